@@ -1,0 +1,23 @@
+"""EyeDP entry point: page navigation and the shared data selection."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import sidebar, theme
+
+st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
+theme.inject_css()
+
+PAGES = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/heatmaps.py", title="Heatmaps", icon=":material/blur_on:"),
+    st.Page("pages/time_series.py", title="Time series", icon=":material/show_chart:"),
+    st.Page("pages/attacks.py", title="Attacks", icon=":material/policy:"),
+    st.Page("pages/gaze_samples.py", title="Gaze samples", icon=":material/scatter_plot:"),
+    st.Page("pages/report.py", title="Report", icon=":material/summarize:"),
+    st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
+]
+
+nav = st.navigation(PAGES)
+sidebar.render()
+nav.run()

@@ -1,0 +1,132 @@
+"""EyeDP benchmark: prints every timing figure the issues ask for, as ratios to a baseline measured in the same run.
+
+Run: python bench/run.py [--repeats N] [--skip-browser] [--only app|heatmaps|timeseries]
+Figures:
+* app cold start (process start -> first page fully drawn in Chromium) vs the trivial page;
+* each page's re-render after a slider move (real browser) vs the trivial page's;
+* the core figures of bench/bench_*.py modules (each with its own baseline).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+import harness  # noqa: E402
+
+# Installs a listener that stamps the keydown and resolves when the next script run has finished.
+_ARM = """() => {
+  window.__eyedp_ms = undefined;
+  const app = document.querySelector('[data-testid="stApp"]');
+  let t0 = null, running = false;
+  document.addEventListener('keydown', () => { if (t0 === null) t0 = performance.now(); }, {capture: true, once: true});
+  const obs = new MutationObserver(() => {
+    const s = app.getAttribute('data-test-script-state');
+    if (s === 'running') running = true;
+    else if (running && s === 'notRunning') {
+      obs.disconnect();
+      requestAnimationFrame(() => requestAnimationFrame(() => { window.__eyedp_ms = performance.now() - t0; }));
+    }
+  });
+  obs.observe(app, {attributes: true});
+}"""
+
+
+def cold_start(browser, script: str, path: str = "") -> float:
+    """Seconds from `streamlit run` to the first page fully drawn in the browser."""
+    t0 = time.perf_counter()
+    proc, url = harness.start_app(script)
+    try:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{url}/{path}")
+        harness.wait_idle(page, 120_000)
+        elapsed = time.perf_counter() - t0
+        page.close()
+        return elapsed
+    finally:
+        harness.stop_app(proc)
+
+
+def slider_rerender(page, repeats: int, key: str = "ArrowRight") -> list[float]:
+    """Seconds from a slider key press to the end of the re-run it triggers, `repeats` times."""
+    slider = page.locator('[data-testid="stMain"] [role="slider"]').first
+    out = []
+    for i in range(repeats):
+        page.evaluate(_ARM)
+        slider.focus()
+        page.keyboard.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
+        page.wait_for_function("window.__eyedp_ms !== undefined", timeout=120_000)
+        out.append(page.evaluate("window.__eyedp_ms") / 1000)
+    return out
+
+
+def browser_figures(repeats: int) -> list[dict]:
+    """Cold start and per-page re-render figures, each against the trivial page."""
+    from playwright.sync_api import sync_playwright
+
+    rows: list[dict] = []
+    with sync_playwright() as p:
+        browser = harness.launch_browser(p)
+        base_cold = statistics.median(cold_start(browser, "bench/trivial_app.py") for _ in range(2))
+        app_cold = statistics.median(cold_start(browser, "app.py") for _ in range(2))
+        rows.append(dict(name="app cold start to first render", seconds=app_cold, baseline_seconds=base_cold))
+
+        proc, url = harness.start_app("bench/trivial_app.py")
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            harness.wait_idle(page)
+            base = statistics.median(slider_rerender(page, repeats))
+        finally:
+            harness.stop_app(proc)
+        proc, url = harness.start_app("app.py")
+        try:
+            for path in harness.PAGES:
+                page = browser.new_page(viewport={"width": 1440, "height": 1000})
+                page.goto(f"{url}/{path}")
+                harness.wait_idle(page, 120_000)
+                if page.locator('[data-testid="stMain"] [role="slider"]').count() == 0:
+                    page.close()
+                    continue
+                t = statistics.median(slider_rerender(page, repeats))
+                rows.append(dict(name=f"re-render after slider move: /{path or 'home'}", seconds=t, baseline_seconds=base))
+                page.close()
+        finally:
+            harness.stop_app(proc)
+        browser.close()
+    return rows
+
+
+def main() -> None:
+    """Parse options, run the selected figures, print a table."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--skip-browser", action="store_true")
+    ap.add_argument("--only", choices=["app", "heatmaps", "timeseries"])
+    args = ap.parse_args()
+    rows: list[dict] = []
+    if not args.skip_browser and args.only in (None, "app"):
+        rows += browser_figures(args.repeats)
+    for mod in ("heatmaps", "timeseries"):
+        if args.only not in (None, mod):
+            continue
+        try:
+            m = importlib.import_module(f"bench.bench_{mod}")
+        except ModuleNotFoundError:
+            continue
+        rows += m.run()
+    print(f"{'figure':62s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s}")
+    for r in rows:
+        base = r.get("baseline_seconds")
+        ratio = r.get("ratio", r["seconds"] / base if base else float("nan"))
+        print(f"{r['name'][:62]:62s} {r['seconds']:9.3f} {base if base is not None else float('nan'):9.3f} {ratio:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

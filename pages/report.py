@@ -1,0 +1,36 @@
+"""Report: every release of this session, composed per person, for an ethics board."""
+from __future__ import annotations
+
+import streamlit as st
+
+from eyedp_core import io
+from ui import state
+
+st.title("Report")
+ledger = state.ledger()
+st.markdown(
+    "Every view records what it releases in this session's **privacy ledger**. Releases that read the "
+    "same person's data add up (sequential composition); releases about disjoint people do not "
+    "(parallel composition). The headline is the worst-case total for any one person."
+)
+if not ledger.releases:
+    st.info("Nothing has been released yet. Move to a view, choose settings and press its *record* "
+            "or *export* button; the release appears here.", icon=":material/info:")
+    st.stop()
+
+eps, delta = ledger.total()
+c1, c2, c3 = st.columns(3)
+c1.metric("Worst-case ε per person", f"{eps:.4g}")
+c2.metric("Worst-case δ per person", f"{delta:.2g}")
+c3.metric("Releases", len(ledger.releases))
+for w in ledger.warnings():
+    st.warning(w)
+st.subheader("Releases")
+table = ledger.to_frame()
+st.dataframe(table, hide_index=True)
+st.subheader("Per person")
+st.dataframe(ledger.per_participant(), hide_index=True)
+st.download_button("Download the ledger (CSV)", io.to_csv_bytes(table), "eyedp_ledger.csv", "text/csv")
+if st.button("Clear the ledger"):
+    ledger.clear()
+    st.rerun()

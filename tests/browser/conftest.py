@@ -1,0 +1,65 @@
+"""Fixtures for real-browser tests: skip with a reason without Chromium, unless EYEDP_REQUIRE_BROWSER=1."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+
+def _missing_reason() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not Path(harness.CHROMIUM).exists():
+        return f"Chromium not found at {harness.CHROMIUM} (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -r requirements-dev.txt)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """Start the app once for the browser tests; yields its base URL."""
+    reason = _missing_reason()
+    if reason:
+        if os.environ.get("EYEDP_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests required but cannot run: {reason}")
+        pytest.skip(reason)
+    proc, url = harness.start_app()
+    yield url
+    harness.stop_app(proc)
+
+
+@pytest.fixture(scope="session")
+def browser(app_url):
+    """A headless Chromium shared by the browser tests."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = harness.launch_browser(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page (new context: own session state) at a desktop size."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory) -> Path:
+    """Folder for screenshots (EYEDP_SCREENSHOTS overrides, to keep them after the run)."""
+    d = os.environ.get("EYEDP_SCREENSHOTS")
+    if d:
+        Path(d).mkdir(parents=True, exist_ok=True)
+        return Path(d)
+    return tmp_path_factory.mktemp("screenshots")

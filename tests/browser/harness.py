@@ -1,0 +1,76 @@
+"""Start the real app on a free port and drive it in Debian's headless Chromium (tests and bench share this)."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-quic"]
+PAGES = {  # url path -> a heading the page must show
+    "": "EyeDP",
+    "heatmaps": "Heatmaps",
+    "time_series": "Time series",
+    "attacks": "Attacks",
+    "gaze_samples": "Gaze samples",
+    "report": "Report",
+    "your_data": "Your data",
+}
+
+
+def free_port() -> int:
+    """Ask the OS for a free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(script: str = "app.py", port: int | None = None, timeout: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """Script path -> (running streamlit process, base URL), once its health endpoint answers."""
+    port = port or free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early: {proc.stderr.read().decode(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not answer on {url} within {timeout} s")
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    """Stop a process started by start_app."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def launch_browser(playwright):
+    """Playwright instance -> a headless Debian Chromium browser with the workplace's flags."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+
+
+def wait_idle(page, timeout_ms: float = 60_000) -> None:
+    """Wait until the Streamlit script run has finished and the page is drawn."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    # The script may finish a moment before the last element paints.
+    page.wait_for_timeout(150)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)

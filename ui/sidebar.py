@@ -1,0 +1,29 @@
+"""The shared sidebar: which data every page works on, and the privacy spent so far."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state
+
+
+def render() -> None:
+    """Draw the data selectors and the ledger summary in the sidebar."""
+    with st.sidebar:
+        st.markdown("### Data in use")
+        for kind, spec in state.KINDS.items():
+            state.apply_pending_selection(kind)
+            opts = state.options(kind)
+            if st.session_state.get(f"sel_{kind}") not in opts:
+                st.session_state[f"sel_{kind}"] = opts[0]
+            st.selectbox(spec["label"], opts, key=f"sel_{kind}")
+        st.page_link("pages/your_data.py", label="Upload your own data", icon=":material/upload_file:")
+        st.divider()
+        ledger = state.ledger()
+        eps, delta = ledger.total()
+        st.markdown("### Privacy spent")
+        if not ledger.releases:
+            st.caption("Nothing released yet in this session.")
+        else:
+            st.metric("Worst-case ε per person", f"{eps:.3g}", help="Sum over every release that read the "
+                      "same person's data (sequential composition, MECHANISMS.md §0.6).")
+            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · see the Report page")

@@ -1,0 +1,119 @@
+"""Session state shared by every page: the datasets on offer, which one is selected, the privacy ledger."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from eyedp_core import datasets
+from eyedp_core.accounting import Ledger
+
+# Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
+KINDS: dict[str, dict[str, str]] = {
+    "features": {"label": "Feature windows", "sample": "reading_features"},
+    "fixations": {"label": "Fixations", "sample": "fixations"},
+    "gaze": {"label": "Gaze streams", "sample": "gaze_streams"},
+}
+SAMPLE_PREFIX = "Sample: "
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One table (or image) on offer: where it came from and a content token for caching."""
+
+    kind: str
+    name: str
+    source: str  # "sample" | "upload"
+    token: str
+    frame: pd.DataFrame | None = None
+    image: np.ndarray | None = field(default=None, repr=False)
+    notes: tuple[str, ...] = ()
+
+
+def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:
+    """DataFrame, array or bytes -> short content hash used as the cache key."""
+    h = hashlib.blake2b(digest_size=12)
+    if isinstance(obj, pd.DataFrame):
+        h.update(pd.util.hash_pandas_object(obj, index=False).values.tobytes())
+        h.update("|".join(map(str, obj.columns)).encode())
+    elif isinstance(obj, np.ndarray):
+        h.update(np.ascontiguousarray(obj).tobytes())
+        h.update(str(obj.shape).encode())
+    else:
+        h.update(obj)
+    return h.hexdigest()
+
+
+@st.cache_data(show_spinner=False)
+def _sample_frame(name: str) -> pd.DataFrame:
+    """Bundled sample name -> its table (read once per server process)."""
+    return datasets.load_sample(name)
+
+
+@st.cache_data(show_spinner=False)
+def _sample_image(name: str) -> np.ndarray:
+    """Bundled stimulus name -> its RGB pixels (read once per server process)."""
+    return datasets.stimulus_image(name)
+
+
+def _uploads() -> dict[str, dict[str, Dataset]]:
+    """The user's uploads of this session, by kind then name (never written to disk)."""
+    if "eyedp_uploads" not in st.session_state:
+        st.session_state["eyedp_uploads"] = {k: {} for k in [*KINDS, "image"]}
+    return st.session_state["eyedp_uploads"]
+
+
+def add_upload(ds: Dataset) -> None:
+    """Keep an uploaded dataset in this session and select it."""
+    _uploads()[ds.kind][ds.name] = ds
+    if ds.kind in KINDS:
+        # The sidebar selectbox already exists in this run; it picks this up before it is drawn next run.
+        st.session_state[f"pending_sel_{ds.kind}"] = ds.name
+
+
+def apply_pending_selection(kind: str) -> None:
+    """Move a selection requested by an upload into the selector's state (call before drawing it)."""
+    pending = st.session_state.pop(f"pending_sel_{kind}", None)
+    if pending is not None:
+        st.session_state[f"sel_{kind}"] = pending
+
+
+def options(kind: str) -> list[str]:
+    """Kind -> names offered in the selector: the bundled sample first, then uploads."""
+    sample = SAMPLE_PREFIX + KINDS[kind]["sample"].replace("_", " ")
+    return [sample, *_uploads()[kind].keys()]
+
+
+def current(kind: str) -> Dataset:
+    """Kind -> the dataset selected in the sidebar (the bundled sample by default)."""
+    name = st.session_state.get(f"sel_{kind}")
+    uploads = _uploads()[kind]
+    if name in uploads:
+        return uploads[name]
+    sample = KINDS[kind]["sample"]
+    return Dataset(kind, SAMPLE_PREFIX + sample.replace("_", " "), "sample", "sample:" + sample, _sample_frame(sample))
+
+
+def demographics() -> pd.DataFrame:
+    """The bundled demographics table (age, gender per participant)."""
+    return _sample_frame("demographics")
+
+
+def stimuli() -> dict[str, Dataset]:
+    """Stimulus images on offer: the bundled ones, then the user's uploads."""
+    out = {
+        n: Dataset("image", n, "sample", "sample-image:" + n, image=_sample_image(n))
+        for n in datasets.stimulus_names()
+    }
+    out.update(_uploads()["image"])
+    return out
+
+
+def ledger() -> Ledger:
+    """The privacy ledger of this session (every view records what it released)."""
+    if "eyedp_ledger" not in st.session_state:
+        st.session_state["eyedp_ledger"] = Ledger()
+    return st.session_state["eyedp_ledger"]
