@@ -42,7 +42,7 @@ class ScreenGeometry:
         """Visual angle of one pixel at the screen centre -> (deg/px horizontally, vertically)."""
         cx, cy = self.cm_per_px()
         d = self.distance_cm
-        return (float(np.degrees(2 * np.arctan(cx / (2 * d)))), float(np.degrees(2 * np.arctan(cy / (2 * d)))))
+        return float(np.degrees(2 * np.arctan(cx / (2 * d)))), float(np.degrees(2 * np.arctan(cy / (2 * d))))
 
 
 def _to_cm(x_px: Any, y_px: Any, geometry: ScreenGeometry) -> tuple[np.ndarray, np.ndarray]:
@@ -76,18 +76,22 @@ def angular_distance_deg(x1: Any, y1: Any, x2: Any, y2: Any, geometry: ScreenGeo
 def _check_time(t_s: Any, row_labels: Any = None) -> np.ndarray:
     """Timestamps -> float array; raises ValueError naming the first NaN, duplicated or backwards row."""
     t = np.asarray(t_s, dtype=float)
-    labels = np.arange(len(t)) if row_labels is None else np.asarray(row_labels)
+
+    def row(i: int) -> str:
+        label = i if row_labels is None else row_labels[i]
+        return repr(label.item() if isinstance(label, np.generic) else label)
+
     bad = np.flatnonzero(~np.isfinite(t))
     if bad.size:
-        raise ValueError(f"timestamp t_s is missing or not finite at row {labels[bad[0]]!r}")
+        raise ValueError(f"timestamp t_s is missing or not finite at row {row(bad[0])}")
     step = np.diff(t)
     bad = np.flatnonzero(step <= 0)
     if bad.size:
-        i = bad[0]
+        i = int(bad[0])
         kind = "duplicated" if step[i] == 0 else "goes backwards"
         raise ValueError(
-            f"timestamps must strictly increase: t_s {kind} at row {labels[i + 1]!r} "
-            f"(t_s={t[i + 1]!r}, previous row {labels[i]!r} has t_s={t[i]!r})")
+            f"timestamps must strictly increase: t_s {kind} at row {row(i + 1)} "
+            f"(t_s={float(t[i + 1])!r}, previous row {row(i)} has t_s={float(t[i])!r})")
     return t
 
 
@@ -230,32 +234,31 @@ def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
     n = t.size
     xd, yd = pix_to_deg(x_px, y_px, geometry)
     valid = np.isfinite(xd) & np.isfinite(yd)
-    labels = np.where(valid, SACCADE, NONE).astype(np.int8)
-    if n < 2:
-        return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
     gap, _, typical = _timing(t)
-    w = max(2, int(np.ceil(min_duration_ms / 1000 / typical - 1e-9)))
-    if n >= w:
-        xf, yf = np.where(valid, xd, 0.0), np.where(valid, yd, 0.0)
-        # Forward windows [i, i+w): origin shifts scipy's centred filter so output i starts at i.
-        org = -(w // 2)
-        disp = (maximum_filter1d(xf, w, origin=org) - minimum_filter1d(xf, w, origin=org)
-                + maximum_filter1d(yf, w, origin=org) - minimum_filter1d(yf, w, origin=org))
-        bad = np.r_[0, np.cumsum(~valid)]
-        gaps = np.r_[0, np.cumsum(gap)]
-        starts = np.arange(n - w + 1)
-        clean = (bad[starts + w] == bad[starts]) & (gaps[starts + w - 1] == gaps[starts])
-        ok = np.zeros(n, bool)
-        ok[: n - w + 1] = clean & (disp[: n - w + 1] <= dispersion_threshold_deg)
-        cs = np.r_[0, np.cumsum(ok)]
-        k = np.arange(n)
-        covered = (cs[k + 1] - cs[np.maximum(0, k - w + 1)]) > 0
-        labels[covered] = FIXATION
-        # Two covered neighbours that share no window are two fixations with an instant jump between
-        # them (fast saccade at a low rate): mark the first sample after the jump as saccade.
-        joint = (cs[k[:-1] + 1] - cs[np.maximum(0, k[:-1] - w + 2)]) > 0
-        jump = np.flatnonzero(covered[:-1] & covered[1:] & ~joint & ~gap[:-1]) + 1
-        labels[jump] = SACCADE
+    w = max(2, int(np.ceil(min_duration_ms / 1000 / typical - 1e-9))) if n >= 2 else 2
+    if n < w:  # shorter than one window: nothing can be decided
+        return _finish_labels(t, x_px, y_px, np.zeros(n, np.int8), pupil, blinks)
+    labels = np.where(valid, SACCADE, NONE).astype(np.int8)
+    xf, yf = np.where(valid, xd, 0.0), np.where(valid, yd, 0.0)
+    # Forward windows [i, i+w): origin shifts scipy's centred filter so output i starts at i.
+    org = -(w // 2)
+    disp = (maximum_filter1d(xf, w, origin=org) - minimum_filter1d(xf, w, origin=org)
+            + maximum_filter1d(yf, w, origin=org) - minimum_filter1d(yf, w, origin=org))
+    bad = np.r_[0, np.cumsum(~valid)]
+    gaps = np.r_[0, np.cumsum(gap)]
+    starts = np.arange(n - w + 1)
+    clean = (bad[starts + w] == bad[starts]) & (gaps[starts + w - 1] == gaps[starts])
+    ok = np.zeros(n, bool)
+    ok[: n - w + 1] = clean & (disp[: n - w + 1] <= dispersion_threshold_deg)
+    cs = np.r_[0, np.cumsum(ok)]
+    k = np.arange(n)
+    covered = (cs[k + 1] - cs[np.maximum(0, k - w + 1)]) > 0
+    labels[covered] = FIXATION
+    # Two covered neighbours that share no window are two fixations with an instant jump between
+    # them (fast saccade at a low rate): mark the first sample after the jump as saccade.
+    joint = (cs[k[:-1] + 1] - cs[np.maximum(0, k[:-1] - w + 2)]) > 0
+    jump = np.flatnonzero(covered[:-1] & covered[1:] & ~joint & ~gap[:-1]) + 1
+    labels[jump] = SACCADE
     return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
 
 
@@ -263,8 +266,9 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Scre
                      pupil: Any = None, *, velocity: np.ndarray | None = None) -> pd.DataFrame:
     """Samples + per-sample labels -> event table, one row per run of label 1, 2 or 3 (EVENT_COLUMNS).
 
-    Fixations: x, y = centroid and x_end, y_end the same (dx = dy = 0), amplitude NaN. Saccades: start
-    and end sample positions, amplitude = exact angle between them. Blinks: positions NaN.
+    Fixations: x, y = centroid and x_end, y_end the same (dx = dy = 0), amplitude NaN. Saccades: the
+    valid samples just before and after the run (else its own first/last), amplitude = exact angle
+    between them. Blinks: positions NaN. `velocity` (deg/s per sample) defaults to velocity_deg_s.
     """
     t = _check_time(t_s)
     lab = np.asarray(labels)
@@ -282,6 +286,7 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Scre
     keep = np.isin(vals, (FIXATION, SACCADE, BLINK))
 
     def run_nanmean(a: np.ndarray) -> np.ndarray:
+        """Per-sample values -> NaN-ignoring mean of each run (NaN for all-NaN runs)."""
         fin = np.isfinite(a)
         s = np.add.reduceat(np.where(fin, a, 0.0), starts)
         c = np.add.reduceat(fin.astype(float), starts)
@@ -293,7 +298,16 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Scre
     vmax = np.where(np.isfinite(vmax), vmax, np.nan)
     start_s = t[starts]
     end_s = t[ends - 1] + dur[ends - 1]
-    x0, y0, x1, y1 = x[starts], y[starts], x[ends - 1], y[ends - 1]
+    # Saccades run from the last sample before the run to the first after it (when those are valid):
+    # at low rates the labelled samples alone can miss part of a 2-3 sample movement.
+    ok = np.isfinite(x) & np.isfinite(y)
+    before = np.maximum(starts - 1, 0)
+    use_b = (starts > 0) & ok[before] & ~gap[before]
+    after = np.minimum(ends, t.size - 1)
+    use_a = (ends < t.size) & ok[after] & ~gap[ends - 1]
+    i0 = np.where((vals == SACCADE) & use_b, before, starts)
+    i1 = np.where((vals == SACCADE) & use_a, after, ends - 1)
+    x0, y0, x1, y1 = x[i0], y[i0], x[i1], y[i1]
 
     fix, sac, blk = vals == FIXATION, vals == SACCADE, vals == BLINK
     ex = np.where(fix, mx, np.where(sac, x0, np.nan))
@@ -313,7 +327,7 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Scre
 
 def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str = "ivt",
                   **thresholds: Any) -> pd.DataFrame:
-    """Sample table (t_s, x, y, [pupil], [grouping columns]) -> event table per group (grouping columns first).
+    """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
 
     method "ivt" or "idt"; `thresholds` go to detect_ivt / detect_idt. Samples are processed in the
     given order within each group; timestamps must strictly increase there (ValueError names the row).
@@ -330,7 +344,8 @@ def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str =
     allowed = set(params) - {"t_s", "x_px", "y_px", "geometry", "pupil"}
     unknown = set(thresholds) - allowed
     if unknown:
-        raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; allowed: {sorted(allowed)}")
+        raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
+                        f"allowed: {sorted(allowed)}")
     opts = {k: params[k].default for k in allowed} | thresholds
     if groups:
         parts = samples.groupby(groups, sort=False, dropna=False).indices.items()
