@@ -50,7 +50,9 @@ class Release:
         if self.unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
         if self.sensitivity_type not in SENSITIVITY_TYPES:
-            raise ValueError(f"sensitivity_type must be one of {SENSITIVITY_TYPES}, got {self.sensitivity_type!r}")
+            raise ValueError(
+                f"sensitivity_type must be one of {SENSITIVITY_TYPES}, got {self.sensitivity_type!r}"
+            )
         eps = float(self.epsilon)
         # +inf is allowed on purpose: a mechanism with no DP guarantee is recorded honestly as ε = ∞.
         if math.isnan(eps) or eps < 0:
@@ -127,16 +129,19 @@ class Ledger:
             self.add(r)
 
     def _universe(self, all_participants: Sequence[str] | None) -> list[str]:
-        named: list[str] = [str(p) for p in all_participants] if all_participants is not None else []
+        named = [str(p) for p in all_participants] if all_participants is not None else []
         seen = set(named)
         extra = sorted({p for r in self._releases if r.participants for p in r.participants} - seen)
         return named + extra
 
+    @staticmethod
+    def _sums(releases: Iterable[Release]) -> tuple[float, float, int, int]:
+        rs = list(releases)
+        return (math.fsum(r.epsilon_total for r in rs), math.fsum(r.delta_total for r in rs),
+                len(rs), sum(r.count for r in rs))
+
     def _person(self, participant: str) -> tuple[float, float, int, int]:
-        rs = [r for r in self._releases if r.covers(participant)]
-        eps = math.fsum(r.epsilon_total for r in rs)
-        dlt = math.fsum(r.delta_total for r in rs)
-        return eps, dlt, len(rs), sum(r.count for r in rs)
+        return self._sums(r for r in self._releases if r.covers(participant))
 
     def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
         """Optional participant ids in, table (participant, epsilon, delta, n_releases, n_invocations) out.
@@ -144,20 +149,19 @@ class Ledger:
         Releases with participants=None cover everyone. If no participant is named anywhere the table
         has one row, EVERYONE, holding the total that applies to each participant.
         """
+        cols = ["participant", "epsilon", "delta", "n_releases", "n_invocations"]
         people = self._universe(all_participants)
-        if not people and self._releases:
-            people = [EVERYONE]
-        rows = []
-        for p in people:
-            eps, dlt, n_rel, n_inv = self._person(p) if p != EVERYONE else self._everyone()
-            rows.append({"participant": p, "epsilon": eps, "delta": dlt, "n_releases": n_rel,
-                         "n_invocations": n_inv})
-        return pd.DataFrame(rows, columns=["participant", "epsilon", "delta", "n_releases", "n_invocations"])
-
-    def _everyone(self) -> tuple[float, float, int, int]:
-        rs = [r for r in self._releases if r.participants is None]
-        return (math.fsum(r.epsilon_total for r in rs), math.fsum(r.delta_total for r in rs),
-                len(rs), sum(r.count for r in rs))
+        everyone = [r for r in self._releases if r.participants is None]
+        if not people:
+            rows = [(EVERYONE, *self._sums(everyone))] if self._releases else []
+            return pd.DataFrame(rows, columns=cols)
+        # One pass over the named releases: cost grows with the ids listed, not ids x releases.
+        named: dict[str, list[Release]] = {p: [] for p in people}
+        for r in self._releases:
+            for p in set(r.participants or ()):
+                named[p].append(r)
+        rows = [(p, *self._sums(everyone + named[p])) for p in people]
+        return pd.DataFrame(rows, columns=cols)
 
     def total(self, participant: str | None = None,
               all_participants: Sequence[str] | None = None) -> tuple[float, float]:
@@ -186,8 +190,12 @@ class Ledger:
                 "epsilon_total", "delta_total", "participants", "tuned_on_private_data"]
         rows = []
         for r in self._releases:
-            who = "all" if r.participants is None else (
-                ", ".join(r.participants) if len(r.participants) <= 5 else f"{len(r.participants)} participants")
+            if r.participants is None:
+                who = "all"
+            elif len(r.participants) <= 5:
+                who = ", ".join(r.participants)
+            else:
+                who = f"{len(r.participants)} participants"
             rows.append({"view": r.view, "label": r.label, "unit": r.unit, "mechanism": r.mechanism,
                          "sensitivity_type": r.sensitivity_type, "epsilon": r.epsilon, "delta": r.delta,
                          "count": r.count, "epsilon_total": r.epsilon_total, "delta_total": r.delta_total,
@@ -203,8 +211,9 @@ class Ledger:
                 out.append(f"{name}: the noise scale was computed from the data itself (data-derived "
                            "sensitivity), so this is not a DP guarantee.")
             if r.tuned_on_private_data:
-                out.append(f"{name}: parameters were tuned on the private data; the stated ε excludes tuning.")
-            if r.unit not in PARTICIPANT_UNITS:
+                out.append(f"{name}: parameters were tuned on the private data; "
+                           "the stated ε excludes tuning.")
+            if r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
                 out.append(f"{name}: ε = {r.epsilon:.4g} protects only one {r.unit}, not the whole person; "
                            f"the worst case for the person is the sum over all their {r.unit}s "
                            f"({r.count} × {r.epsilon:.4g} = {r.epsilon_total:.4g}).")
@@ -259,7 +268,8 @@ def zcdp_rho(l2_sensitivity: float, sigma: float) -> float:
 
 def _cks20_objective(rho: float, log_inv_delta: float, alpha: float) -> float:
     # Canonne–Kamath–Steinke 2020, Prop. 12 / Cor. 13 (same bound as Asoodeh et al. 2021).
-    return rho * alpha + (log_inv_delta + (alpha - 1.0) * math.log1p(-1.0 / alpha) - math.log(alpha)) / (alpha - 1.0)
+    gap = alpha - 1.0
+    return rho * alpha + (log_inv_delta + gap * math.log1p(-1.0 / alpha) - math.log(alpha)) / gap
 
 
 def zcdp_to_dp(rho: float, delta: float, method: str = "cks20") -> float:

@@ -272,6 +272,8 @@ def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike
     """Target noise std, cells r, ε, δ (number or function of n) and caps in, the smallest n with
     noise_std(n) <= target out (None if not reached by n_max)."""
     def f(n: int) -> float:
+        if mechanism == "gaussian" and not 0 < float(_delta_of(delta, np.asarray(n))) < 1:
+            return math.inf  # e.g. δ = n^-1.5 at n = 1: no Gaussian calibration exists
         return float(noise_std(n, r, epsilon, delta, m, cap_total, mechanism, method))
 
     if f(1) <= target_std:

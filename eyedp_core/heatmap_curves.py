@@ -64,18 +64,23 @@ class _Engine:
         self.clean = {"mean": cs.mean(), "var_clean": b0.var(), "var_ref": a.var(), "cov": float((a * b0).mean()),
                       "d2": float((d * d).sum()), "ref2": float((rs * rs).sum())}
 
+    def stats(self, z_block: np.ndarray) -> np.ndarray:
+        """DCT coefficients of unit-variance noise on the retained block, shape (draws, kr, kc) or
+        (draws, kr·kc), in; (draws, 5) array of ‖KZ‖², <1,KZ>, <a,KZ>, <b0,KZ>, <d,KZ> out."""
+        z = np.asarray(z_block, dtype=np.float64).reshape(len(z_block), -1)
+        lam2 = (self.lam * self.lam).ravel()
+        return np.column_stack([(z * z) @ lam2, z @ self.w])
+
     def draws(self, mechanism: str, R: int, rng: np.random.Generator,
               progress: Callable[[float], None] | None, offset: float, weight: float) -> np.ndarray:
-        """(R, 5) array of q = ‖KZ‖², <1,KZ>, <a,KZ>, <b0,KZ>, <d,KZ> for unit-variance noise Z."""
+        """Mechanism, number of draws, generator in, (R, 5) statistics of unit-variance noise out."""
         out = np.empty((R, 5))
         block = self.kr * self.kc
-        lam2 = (self.lam * self.lam).ravel()
         if mechanism == "gaussian":
             step = max(1, 2_000_000 // block)
             for s in range(0, R, step):
-                z = rng.standard_normal((min(step, R - s), block), dtype=np.float32).astype(np.float64)
-                out[s:s + z.shape[0], 0] = (z * z) @ lam2
-                out[s:s + z.shape[0], 1:] = z @ self.w
+                z = rng.standard_normal((min(step, R - s), block), dtype=np.float32)
+                out[s:s + z.shape[0]] = self.stats(z)
                 if progress:
                     progress(offset + weight * (s + z.shape[0]) / R)
         elif mechanism == "laplace":
@@ -83,9 +88,7 @@ class _Engine:
             for s in range(R):
                 zp = draw_noise(rng, "laplace", b, self.shape)
                 z = sfft.dctn(zp, type=2, norm="ortho", overwrite_x=True)[:self.kr, :self.kc]
-                z = z.astype(np.float64).ravel()
-                out[s, 0] = (z * z) @ lam2
-                out[s, 1:] = z @ self.w
+                out[s] = self.stats(z[None])[0]
                 if progress and (s % 5 == 4 or s == R - 1):
                     progress(offset + weight * (s + 1) / R)
         else:

@@ -52,7 +52,7 @@ MIN_LENGTH_RATIO = 0.5
 
 
 def read_table(data: bytes, filename: str) -> pd.DataFrame:
-    """Uploaded CSV/TSV bytes (optionally gzip) -> DataFrame indexed by spreadsheet row; DataError if unreadable."""
+    """CSV/TSV bytes (may be gzip) -> DataFrame indexed by spreadsheet row; DataError if unreadable."""
     return parse_table(data, filename, max_bytes=MAX_UPLOAD_BYTES, max_rows=MAX_ROWS)
 
 
@@ -69,7 +69,7 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename
 
 def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str,
                     tolerance_px: float = 0.0) -> None:
-    """Table with x, y and the stimulus size in px -> None, or DataError naming the first row outside and the count."""
+    """Table with x, y and stimulus size in px -> None, or DataError naming the first row outside + count."""
     _check_in_bounds(df, width, height, filename, tolerance_px)
 
 

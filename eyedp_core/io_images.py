@@ -21,9 +21,10 @@ def _not_image(filename: str) -> DataError:
 
 def _too_big(filename: str, width: int, height: int, max_pixels: int) -> DataError:
     """Image size and limit -> the 'too many pixels' error."""
-    return DataError(f"{filename} is {width:,} × {height:,} px = {width * height / 1e6:.1f} megapixels; the limit "
-                     f"is {max_pixels / 1e6:.1f} megapixels. Scale it down to the size it was shown at on "
-                     "screen and upload it again.", expected=f"at most {max_pixels} pixels", file=filename)
+    return DataError(f"{filename} is {width:,} × {height:,} px = {width * height / 1e6:.1f} megapixels; the "
+                     f"limit is {max_pixels / 1e6:.1f} megapixels. Scale it down to the size it was shown at "
+                     "on screen and upload it again.", expected=f"at most {max_pixels} pixels",
+                     file=filename)
 
 
 def _to_rgb(img: Image.Image) -> Image.Image:
@@ -55,9 +56,9 @@ def decode_image(data: bytes, filename: str, max_pixels: int, max_bytes: int) ->
             # open() reads only the header, so the pixel count is known before any pixel is decoded.
             img = Image.open(BytesIO(data), formats=FORMATS)
     except Image.DecompressionBombError:
-        raise DataError(f"{filename} has far more pixels than the limit of {max_pixels / 1e6:.1f} megapixels. "
-                        "Scale it down and upload it again.", expected=f"at most {max_pixels} pixels",
-                        file=filename) from None
+        raise DataError(f"{filename} has far more pixels than the limit of {max_pixels / 1e6:.1f} "
+                        "megapixels. Scale it down and upload it again.",
+                        expected=f"at most {max_pixels} pixels", file=filename) from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
         raise _not_image(filename) from None
     width, height = img.size

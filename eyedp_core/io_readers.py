@@ -98,7 +98,7 @@ def _tobii_detect(df_or_header: Any) -> bool:
 
 
 def _tobii_to_canonical(df: pd.DataFrame) -> tuple[pd.DataFrame, Mapping]:
-    """Tobii export -> (table with a PupilMean column if pupils exist, gaze mapping; time unit from the header)."""
+    """Tobii export -> (table plus a PupilMean column if pupils exist, gaze mapping with the time unit)."""
     keys = _keys(df)
     t_col = _first(keys, _TOBII_TIME)
     key = re.sub(r"[^a-z0-9]", "", t_col.lower().replace("µ", "u").replace("μ", "u"))

@@ -73,9 +73,10 @@ ROLES: dict[str, tuple[Role, ...]] = {
 }
 
 # Names are normalised (see norm) and matched in full against these patterns, best first.
-_ID = [r"participant", r"participant_?(id|name|nr|no|code|label)", r"subject", r"subj", r"subject_?(id|name|nr|no)",
-       r"subj_?id", r"sub", r"sub_?id", r"pid", r"ppt", r"person", r"user", r"user_?id", r"observer",
-       r"observer_?id", r"viewer", r"recording_session_label", r"session_?label", r"id"]
+_ID = [r"participant", r"participant_?(id|name|nr|no|code|label)", r"subject", r"subj",
+       r"subject_?(id|name|nr|no)", r"subj_?id", r"sub", r"sub_?id", r"pid", r"ppt", r"person", r"user",
+       r"user_?id", r"observer", r"observer_?id", r"viewer", r"recording_session_label", r"session_?label",
+       r"id"]
 _XY = [r"{a}", r"{a}_?px", r"gaze_?{a}", r"gaze_?{a}_?px", r"gaze_?point_?{a}_mcspx", r"gaze_?point_?{a}",
        r"gaze_?point_?{a}_.*", r"gaze_?pos(ition)?_?{a}", r"pos_?{a}", r"{a}_?pos", r"por_?{a}",
        r"(average|avg|mean)_(gaze_)?{a}", r"fix(ation)?_?(point_?|pos_?)?{a}(_.*)?", r"current_fix_{a}",

@@ -49,8 +49,8 @@ HINT_SAVE_AS = "Save it from your spreadsheet program as 'CSV UTF-8' (comma-sepa
 def _check_size(n_bytes: int, filename: str, max_bytes: int, what: str = "") -> None:
     """Byte count -> nothing, or DataError when it exceeds max_bytes."""
     if n_bytes > max_bytes:
-        raise DataError(f"the file is {n_bytes / 2**20:.1f} MB{what}; the limit is {max_bytes / 2**20:.0f} MB. "
-                        "Upload fewer participants or a shorter recording.", file=filename,
+        raise DataError(f"the file is {n_bytes / 2**20:.1f} MB{what}; the limit is {max_bytes / 2**20:.0f} "
+                        "MB. Upload fewer participants or a shorter recording.", file=filename,
                         expected=f"at most {max_bytes} bytes")
 
 
@@ -132,7 +132,7 @@ def sniff_delimiter(lines: list[str]) -> str | None:
 
 
 def sniff_decimal(lines: list[str], sep: str) -> str:
-    """Sample lines and delimiter -> ',' when numbers use a decimal comma (never for comma-separated files)."""
+    """Sample lines and delimiter -> ',' when numbers use a decimal comma (never if comma-separated)."""
     if sep == ",":
         return "."
     fields = [f.strip() for ln in lines for f in _split(ln, sep)]
@@ -194,15 +194,16 @@ def parse_table(data: bytes, filename: str, max_bytes: int, max_rows: int) -> pd
                         "separated by commas, tabs or semicolons.", file=filename,
                         expected="at least two columns")
     decimal = sniff_decimal(lines[1:], sep)
-    first = [f.strip() for f in _split(lines[0], sep)]
+    raw_first = _split(lines[0], sep)
+    first = [f.strip() for f in raw_first]
     header = has_header(first, decimal)
     kw: dict = dict(sep=sep, decimal=decimal, skip_blank_lines=False, nrows=max_rows + 1,
                     low_memory=False, skipinitialspace=True)
     if header:
         kw["header"] = 0
-        if len(set(first)) == len(first):
-            # Identifier columns stay text, so participant '007' does not become the number 7.
-            kw["dtype"] = {name: str for name in first if is_id_name(name)}
+        # Identifier columns stay text, so participant '007' does not become the number 7. The keys are
+        # the names as pandas sees them (trailing spaces kept); duplicated names get renamed, so skip them.
+        kw["dtype"] = {name: str for name in raw_first if is_id_name(name) and raw_first.count(name) == 1}
     else:
         kw.update(header=None, names=[f"col{i + 1}" for i in range(len(first))])
     try:

@@ -42,8 +42,9 @@ def _resolve(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str
         col = mapping.get(role.name)
         if col is None or (isinstance(col, str) and not col.strip()):
             if role.required:
-                raise DataError(f"no column is chosen for the required role '{role.name}' ({role.description})",
-                                file=filename, expected=f"a column for '{role.name}'")
+                raise DataError(f"no column is chosen for the required role '{role.name}' "
+                                f"({role.description})", file=filename,
+                                expected=f"a column for '{role.name}'")
             continue
         if col == WHOLE_FILE and role.name in ID_ROLES:
             cols[role.name] = WHOLE_FILE
@@ -64,7 +65,7 @@ def _resolve(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str
 
 def as_number(df: pd.DataFrame, col: str, filename: str, allow_missing: bool = False,
               nonnegative: bool = False, expected: str = "a number") -> np.ndarray:
-    """Column -> float array; DataError at the first non-number, infinity, disallowed empty or negative cell."""
+    """Column -> float array; DataError at the first non-number, infinity, or disallowed empty/negative."""
     s = df[col]
     if pd.api.types.is_bool_dtype(s.dtype):
         v = np.full(len(s), np.nan)
@@ -108,7 +109,8 @@ def as_text(df: pd.DataFrame, col: str, filename: str, allow_missing: bool = Fal
     if not allow_missing:
         hit = first_row(df, empty)
         if hit is not None:
-            raise DataError(f"expected {expected}, found an empty cell.{_count_note(int(empty.sum()), 'are empty')}",
+            note = _count_note(int(empty.sum()), "are empty")
+            raise DataError(f"expected {expected}, found an empty cell.{note}",
                             file=filename, row=hit[1], column=str(col), expected=expected,
                             found="an empty cell", count=int(empty.sum()))
     return text.mask(empty)
@@ -126,7 +128,7 @@ def _expected(role: Role) -> str:
 
 
 def check_increasing(out: pd.DataFrame, raw_t: np.ndarray, filename: str, t_col: str, unit: str) -> None:
-    """Canonical gaze table -> nothing, or DataError at the first repeated/backwards timestamp per recording."""
+    """Canonical gaze table -> None, or DataError at the first repeated/backwards time in a recording."""
     keys = [k for k in ("participant", "stimulus") if k in out.columns]
     codes = out.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
     order = np.argsort(codes, kind="stable")
@@ -138,15 +140,17 @@ def check_increasing(out: pd.DataFrame, raw_t: np.ndarray, filename: str, t_col:
     rows = row_numbers(out)
     k = int(np.argmin(rows[later]))
     cur, prev = int(later[k]), int(earlier[k])
-    what = "repeats" if raw_t[cur] == raw_t[prev] else "goes backwards"
+    if raw_t[cur] == raw_t[prev]:
+        what = f"{raw_t[cur]:g} {unit} of row {rows[prev]} appears again"
+    else:
+        what = f"goes backwards from {raw_t[prev]:g} {unit} (row {rows[prev]}) to {raw_t[cur]:g} {unit}"
     who = f"participant '{out['participant'].iloc[cur]}'"
     if "stimulus" in out.columns:
         who += f", stimulus '{out['stimulus'].iloc[cur]}'"
     hint = ("Sort the file by participant and time" if "stimulus" in out.columns else
             "Sort the file by participant and time, or choose the stimulus/trial column if the clock "
             "restarts for each trial")
-    raise DataError(f"timestamps must strictly increase within each recording; for {who} the time {what} "
-                    f"from {raw_t[prev]:g} {unit} (row {rows[prev]}) to {raw_t[cur]:g} {unit}. "
+    raise DataError(f"timestamps must strictly increase within each recording; for {who} the time {what}. "
                     f"{int(bad.sum()):,} rows have this problem. {hint}.",
                     file=filename, row=int(rows[cur]), column=t_col, expected="increasing timestamps",
                     found=f"{raw_t[cur]:g}", count=int(bad.sum()))
@@ -175,7 +179,7 @@ def check_pixel_units(out: pd.DataFrame, filename: str, x_col: str) -> None:
 
 
 def check_lengths(df: pd.DataFrame, filename: str, min_ratio: float = 0.5) -> DataWarning | None:
-    """Canonical feature table -> DataWarning listing lengths when the shortest recording < min_ratio × longest."""
+    """Feature table -> DataWarning with the lengths if the shortest recording < min_ratio × longest."""
     keys = ["participant", *(["task"] if "task" in df.columns else [])]
     sizes = df.groupby(keys, sort=False).size().sort_values()
     if sizes.empty or sizes.iloc[0] >= min_ratio * sizes.iloc[-1]:
@@ -184,7 +188,8 @@ def check_lengths(df: pd.DataFrame, filename: str, min_ratio: float = 0.5) -> Da
     lengths = dict(zip(labels, map(int, sizes.to_numpy())))
     shown_items = list(lengths.items())
     if len(shown_items) > MAX_LENGTHS_SHOWN:
-        shown_items = shown_items[: MAX_LENGTHS_SHOWN // 2] + [("…", "…")] + shown_items[-MAX_LENGTHS_SHOWN // 2:]
+        half = MAX_LENGTHS_SHOWN // 2
+        shown_items = shown_items[:half] + [("…", "…")] + shown_items[-half:]
     listing = ", ".join(f"{k}: {v}" for k, v in shown_items)
     unit = "participant / task" if len(keys) > 1 else "participant"
     msg = (f"recordings ({unit}) have very different lengths: the shortest has {sizes.iloc[0]} windows, "
@@ -196,7 +201,7 @@ def check_lengths(df: pd.DataFrame, filename: str, min_ratio: float = 0.5) -> Da
 
 def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str,
                     tolerance_px: float = 0.0) -> None:
-    """Table with x, y and a stimulus size -> nothing, or DataError naming the first row outside it and the count."""
+    """Table with x, y and stimulus size -> None, or DataError naming the first row outside, with a count."""
     x = df["x"].to_numpy(dtype=float, na_value=np.nan)
     y = df["y"].to_numpy(dtype=float, na_value=np.nan)
     tol = float(tolerance_px)
@@ -208,11 +213,11 @@ def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str
         return
     pos, row = hit
     col, val, size = ("x", x[pos], width) if out_x[pos] else ("y", y[pos], height)
-    n, total = int(out.sum()), int(np.isfinite(x).sum())
+    n, total = int(out.sum()), int((np.isfinite(x) | np.isfinite(y)).sum())
     raise DataError(f"expected 0 ≤ {col} ≤ {size:g} px (stimulus {width:g} × {height:g} px, tolerance "
-                    f"{tol:g} px), found {val:g}. {n:,} of {total:,} rows ({n / max(total, 1):.1%}) are outside "
-                    "the stimulus: check the stimulus size, or whether the coordinates are screen rather "
-                    "than stimulus pixels.", file=filename, row=row, column=col,
+                    f"{tol:g} px), found {val:g}. {n:,} of {total:,} rows ({n / max(total, 1):.1%}) are "
+                    "outside the stimulus: check the stimulus size, or whether the coordinates are screen "
+                    "rather than stimulus pixels.", file=filename, row=row, column=col,
                     expected=f"0 ≤ {col} ≤ {size:g}", found=f"{val:g}", count=n)
 
 
@@ -235,7 +240,7 @@ def _feature_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str],
 
 def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str,
                     min_length_ratio: float = 0.5) -> pd.DataFrame:
-    """Raw table, mapping, kind -> canonical table (index = spreadsheet row), warnings in attrs['warnings']."""
+    """Raw table, mapping, kind -> canonical table (index = spreadsheet row); warnings in attrs."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {tuple(ROLES)}, got {kind!r}")
     cols = _resolve(df, mapping, kind, filename)
@@ -258,7 +263,10 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
     unit = "s"
     if kind == "gaze":
         unit_given = mapping.get(TIME_UNIT_KEY)
-        unit = guess_time_unit(df[cols["t_s"]], cols["t_s"]) if unit_given is None else canonical_unit(unit_given)
+        if unit_given is None:
+            unit = guess_time_unit(df[cols["t_s"]], cols["t_s"])
+        else:
+            unit = canonical_unit(unit_given)
         if unit is None:
             raise DataError(f"the time unit must be one of {', '.join(TIME_UNITS)}, got {unit_given!r}.",
                             file=filename, column=str(cols["t_s"]), expected="s, ms or us")

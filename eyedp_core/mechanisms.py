@@ -157,7 +157,7 @@ def gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float
 
 
 def classical_sigma_formula(l2_sensitivity: float, epsilon: float, delta: float) -> float:
-    """L2 sensitivity, ε, δ in, Δ2·√(2 ln(1.25/δ))/ε out — the bare formula, valid (ε, δ)-DP only for ε < 1."""
+    """L2 sensitivity, ε, δ in, bare formula Δ2·√(2 ln(1.25/δ))/ε out; (ε, δ)-DP proven only for ε < 1."""
     eps = _check_epsilon(epsilon)
     dlt = _check_delta(delta)
     d2 = _check_sensitivity(l2_sensitivity, "L2")
@@ -216,7 +216,8 @@ def gaussian_noise(rng: np.random.Generator, sigma: float, size: int | tuple[int
 
 
 _ANALYTIC_TEX = (
-    r"\sigma = \min\Big\{\sigma:\ \Phi\big(\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\big)"
+    r"\sigma = \min\Big\{\sigma:\ "
+    r"\Phi\big(\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\big)"
     r" - e^{\varepsilon}\,\Phi\big(-\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\big)"
     r" \le \delta\Big\}"
 )

@@ -161,7 +161,7 @@ def pearson_cc(a: np.ndarray, b: np.ndarray, axis: int | None = None) -> np.ndar
 
 
 def lag_correlation(signals: np.ndarray, ref_index: int = 4, max_lag: int | None = None) -> np.ndarray:
-    """Signals (participants, T) in, Pearson CC across participants of column ref vs ref+Δ, Δ = 0..max_lag, out.
+    """Signals (participants, T) in, CC across participants of column ref vs ref+Δ (Δ = 0..max_lag) out.
 
     Bozkir et al.'s correlation-versus-lag curve; max_lag defaults to T − 1 − ref_index.
     """
@@ -181,7 +181,7 @@ def lag_correlation(signals: np.ndarray, ref_index: int = 4, max_lag: int | None
 
 
 def acf(x: np.ndarray, max_lag: int) -> np.ndarray:
-    """Series (T,) or (..., T) in, sample autocorrelation r_0..r_max_lag per row out (FFT; nan for constant rows).
+    """Series (T,) or (..., T) in, sample autocorrelation r_0..r_max_lag per row out (nan for constant rows).
 
     r_k = Σ_t (x_t − x̄)(x_{t+k} − x̄) / Σ_t (x_t − x̄)², the usual biased estimator.
     """

@@ -47,7 +47,9 @@ def lattice_k(scale: float, n: int, sensitivity: float | None = None, norm: str 
 def _prepare(values: np.ndarray, scale: float, name: str) -> tuple[np.ndarray, list[float]]:
     arr = np.asarray(values, dtype=float)
     if not np.all(np.isfinite(arr)):
-        raise ValueError("release values must be finite: clamp to public bounds and fill missing values first")
+        raise ValueError(
+            "release values must be finite: clamp to public bounds and fill missing values first"
+        )
     s = float(scale)
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"{name} must be a finite number > 0 for a release, got {scale!r}")

@@ -40,7 +40,8 @@ TRAITS: dict[str, Trait] = {
     "sacc_len_chars": Trait(7.8, 0.15, "log", female_shift=-0.4),
     "regress_p": Trait(0.12, 0.35, "log"),
     "skim_p": Trait(0.06, 0.5, "log"),
-    "comic_img_fix": Trait(3.2, 0.35, "log", female_shift=-0.3),
+    "picture_interest": Trait(1.0, 0.35, "log", female_shift=-0.3),
+    "zoom": Trait(1.0, 0.06, "log"),            # document zoom the reader chose (personal habit)
     "vertical_bias": Trait(0.0, 0.18),          # line heights; habitual landing above/below the line
     "sacc_speed": Trait(1.0, 0.12, "log", female_shift=-0.2, age_per_year=-0.02),
     "sacc_dur0_ms": Trait(22.0, 3.0),
@@ -52,13 +53,12 @@ TRAITS: dict[str, Trait] = {
     "fatigue_per_10min": Trait(0.025, 0.015),
     "state_gain": Trait(1.0, 0.25, "log"),
     "center_bias": Trait(0.55, 0.25, "log"),
-    "explore_deg": Trait(6.0, 0.25, "log"),
     "idio_p": Trait(0.22, 0.25, "log"),
 }
 
 # Situational (per recording) sd of each trait, in the trait's own scale (log units for "log" traits).
 SITUATIONAL_SD = {"fix_median_ms": 0.05, "sacc_len_chars": 0.05, "blink_per_min": 0.20, "pupil_mm": 0.22,
-                  "regress_p": 0.15, "skim_p": 0.2, "comic_img_fix": 0.15, "noise_deg": 0.15,
+                  "regress_p": 0.15, "skim_p": 0.2, "picture_interest": 0.2, "zoom": 0.04, "noise_deg": 0.15,
                   "sacc_speed": 0.03, "blink_ms": 0.06, "vertical_bias": 0.08}
 
 # Latent-state time constants (s) and how strongly each state moves the traits (per unit of state).

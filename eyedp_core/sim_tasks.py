@@ -34,16 +34,17 @@ class TextLayout:
     glances: tuple[tuple[float, float, float, float], ...] = ()
 
 
-TEXTBOOK = TextLayout((190.0,), 90, 10.0, 30.0, 22, 100.0, ((640.0, 55.0, 200.0, 12.0),))
+TEXTBOOK = TextLayout((120.0,), 74, 10.0, 30.0, 22, 100.0, ((1030.0, 290.0, 110.0, 90.0), (490.0, 55.0, 200.0, 12.0)))
 NEWSPAPER = TextLayout((90.0, 470.0, 850.0), 36, 9.5, 25.0, 20, 270.0,
                        ((640.0, 100.0, 260.0, 18.0), (1040.0, 195.0, 120.0, 35.0), (400.0, 200.0, 200.0, 12.0)))
 
 # Population-level task effects: log-factor on fixation duration, saccade length, blink rate; pupil
-# offset in mm (brighter pages -> smaller pupils); probability of a glance away from the text.
+# offset in mm (brighter pages -> smaller pupils); rate (per fixation) and mean length (fixations) of
+# excursions from the text to pictures/headlines; skimming multiplier.
 TASK_EFFECTS = {
-    "textbook": {"fix": 0.06, "len": 0.0, "blink": -0.30, "pupil": -0.10, "glance": 0.004, "skim": 0.15},
-    "newspaper": {"fix": -0.05, "len": 0.08, "blink": -0.15, "pupil": 0.0, "glance": 0.03, "skim": 1.0},
-    "comic": {"fix": -0.03, "len": -0.05, "blink": 0.05, "pupil": 0.20, "glance": 0.0, "skim": 0.3},
+    "textbook": {"fix": 0.06, "len": 0.0, "blink": -0.30, "pupil": -0.10, "glance": 0.006, "run": 6.0, "skim": 0.15},
+    "newspaper": {"fix": -0.05, "len": 0.08, "blink": -0.15, "pupil": 0.0, "glance": 0.02, "run": 4.0, "skim": 1.0},
+    "comic": {"fix": -0.03, "len": -0.05, "blink": 0.05, "pupil": 0.20, "glance": 0.0, "run": 1.0, "skim": 0.3},
 }
 PICTURE_FIX_LOG = 0.22      # fixations on pictures last longer than on text
 MIN_FIX_MS = 70.0           # fixations shorter than this are rare in reading (Rayner 1998)
@@ -59,9 +60,25 @@ def _durations(rng: np.random.Generator, n: int, traits: dict, mod: Modulation, 
     return MIN_FIX_MS + med * np.exp(z + log_offset + mod.log_factor("fix_median_ms", t_approx))
 
 
+def _runs_mask(rng: np.random.Generator, n: int, rate: float, mean_len: float) -> np.ndarray:
+    """Count, start rate per item, mean run length -> boolean mask of geometric-length runs."""
+    start = np.flatnonzero(rng.random(n) < rate)
+    end = np.minimum(start + rng.geometric(1.0 / max(mean_len, 1.0), start.size), n)
+    d = np.zeros(n + 1, int)
+    np.add.at(d, start, 1)
+    np.add.at(d, end, -1)
+    return np.cumsum(d[:-1]) > 0
+
+
+def zoom(x: np.ndarray, y: np.ndarray, factor: float, centre: tuple[float, float] = (640.0, 400.0)) -> tuple[np.ndarray, np.ndarray]:
+    """Positions, zoom factor -> positions of the same content shown larger/smaller about the centre."""
+    factor = float(np.clip(factor, 0.85, 1.15))  # beyond this the page no longer fits the screen
+    return centre[0] + (x - centre[0]) * factor, centre[1] + (y - centre[1]) * factor
+
+
 def _text_positions(rng: np.random.Generator, n: int, traits: dict, mod: Modulation, task: str,
-                    t_approx: np.ndarray, cpl: int) -> np.ndarray:
-    """Count, traits, task, approximate onsets, chars per line -> reading position in characters."""
+                    t_approx: np.ndarray, cpl: int, away: np.ndarray) -> np.ndarray:
+    """Count, traits, task, approximate onsets, chars per line, off-text mask -> reading position (chars)."""
     eff = TASK_EFFECTS[task]
     mean_len = traits["sacc_len_chars"] * np.exp(eff["len"] + mod.log_factor("sacc_len_chars", t_approx))
     # Gamma-distributed forward moves (shape 4: few very short moves, long right tail = word skipping).
@@ -71,7 +88,8 @@ def _text_positions(rng: np.random.Generator, n: int, traits: dict, mod: Modulat
     step = np.where(back, -rng.gamma(2.0, 3.5, n), step)
     skim = rng.random(n) < np.clip(traits["skim_p"] * eff["skim"], 0, 0.5)
     step = step + np.where(skim & ~back, cpl * (1 + rng.geometric(0.55, n)) * rng.uniform(0.8, 1.2, n), 0.0)
-    return np.maximum(np.cumsum(step), 0.0)
+    # While the eyes are on a picture the place in the text is kept.
+    return np.maximum(np.cumsum(np.where(away, 0.0, step)), 0.0)
 
 
 def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task: str, duration_s: float,
@@ -82,7 +100,9 @@ def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task
     dur = _durations(rng, n, traits, mod, np.full(n, eff["fix"]))
     t_approx = np.cumsum(dur + 35.0) / 1000.0
     cpl, lpc = layout.chars_per_line, layout.lines_per_col
-    s = _text_positions(rng, n, traits, mod, task, t_approx, cpl)
+    away = (_runs_mask(rng, n, eff["glance"] * traits["picture_interest"], eff["run"])
+            if layout.glances else np.zeros(n, bool))
+    s = _text_positions(rng, n, traits, mod, task, t_approx, cpl, away)
     line = np.floor(s / cpl).astype(int)
     # Return sweeps often undershoot: an extra short fixation a few characters in, then a small
     # corrective saccade to the left (Hofmeister et al. 1999).
@@ -90,7 +110,7 @@ def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task
     undershoot = new_line & (rng.random(n) < 0.4)
     idx = np.repeat(np.arange(n), np.where(undershoot, 2, 1))
     first_copy = undershoot[idx] & np.r_[True, idx[1:] != idx[:-1]]
-    s, line, dur = s[idx], line[idx], dur[idx]
+    s, line, dur, away = s[idx], line[idx], dur[idx], away[idx] & ~first_copy
     col_char = s - line * cpl
     col_char = np.where(first_copy, col_char + rng.uniform(4, 9, col_char.size), col_char)
     dur = np.where(first_copy, MIN_FIX_MS + 0.45 * (dur - MIN_FIX_MS), dur)
@@ -105,12 +125,15 @@ def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task
     page_turn = np.r_[False, (line[1:] // (lpc * ncol)) > (line[:-1] // (lpc * ncol))]
     dur = np.where(page_turn, dur + rng.uniform(150, 500, dur.size), dur)
     if layout.glances:
-        glance = rng.random(x.size) < eff["glance"]
-        g = np.asarray(layout.glances)[rng.integers(0, len(layout.glances), x.size)]
-        x = np.where(glance, g[:, 0] + rng.normal(0, 1, x.size) * g[:, 2], x)
-        y = np.where(glance, g[:, 1] + rng.normal(0, 1, x.size) * g[:, 3], y)
-        dur = np.where(glance, dur * np.exp(PICTURE_FIX_LOG), dur)
-        kind = np.where(glance, KIND_PICTURE, kind)
+        # One target per excursion (its first fixation picks it), scanned with picture-like scatter.
+        run_id = np.cumsum(np.r_[away[:1], away[1:] & ~away[:-1]])
+        pick = rng.integers(0, len(layout.glances), run_id.max() + 1)
+        g = np.asarray(layout.glances)[pick[run_id]]
+        x = np.where(away, g[:, 0] + rng.normal(0, 0.8, x.size) * g[:, 2], x)
+        y = np.where(away, g[:, 1] + rng.normal(0, 0.8, x.size) * g[:, 3], y)
+        dur = np.where(away, MIN_FIX_MS + (dur - MIN_FIX_MS) * np.exp(PICTURE_FIX_LOG), dur)
+        kind = np.where(away, KIND_PICTURE, kind)
+    x, y = zoom(x, y, traits["zoom"])
     return {"x": x, "y": y, "dur_ms": dur, "kind": kind}
 
 
@@ -134,7 +157,7 @@ def comic_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, dur
     chars = n_lines * 20.0
     n_text = 1 + rng.poisson(chars / (traits["sacc_len_chars"] * 0.85))
     n_text = np.where(steps < 0, rng.integers(0, 2, n_visits), n_text)
-    n_pic = rng.poisson(traits["comic_img_fix"], n_visits) + (rng.random(n_visits) < 0.4)
+    n_pic = rng.poisson(3.0 * traits["picture_interest"], n_visits) + (rng.random(n_visits) < 0.4)
     pre = (rng.random(n_visits) < 0.45) & (n_pic > 0)
     # Order inside a visit: optional picture glance, bubble text, then the remaining picture fixations.
     phase_counts = np.stack([pre.astype(int), n_text, n_pic - pre], axis=1).ravel()
@@ -171,4 +194,5 @@ def comic_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, dur
                            rng.uniform(box[:, 1] + 20, box[:, 3] - 20)))
     log_off = TASK_EFFECTS["comic"]["fix"] + np.where(is_text, 0.0, PICTURE_FIX_LOG)
     dur = _durations(rng, n, traits, mod, log_off)
-    return {"x": np.where(is_text, tx, px), "y": np.where(is_text, ty, py), "dur_ms": dur, "kind": phase}
+    x, y = zoom(np.where(is_text, tx, px), np.where(is_text, ty, py), traits["zoom"])
+    return {"x": x, "y": y, "dur_ms": dur, "kind": phase}

@@ -36,6 +36,7 @@ __all__ = [
     "noise_unit_error",
     "optimal_k",
     "parseval_weights",
+    "partial_exp_sums",
     "public_k",
     "reconstruction_errors",
 ]
@@ -59,7 +60,7 @@ def _cum_sq_weights(n: int) -> np.ndarray:
     return np.cumsum(parseval_weights(n) ** 2)
 
 
-def _partial_exp_sums(n: int) -> np.ndarray:
+def partial_exp_sums(n: int) -> np.ndarray:
     """S_j(t) = Σ_{s≤t} e^{2πijs/n} as an (nb, n) complex array (cumulated Fourier basis)."""
     j = np.arange(n // 2 + 1)[:, None]
     t = np.arange(n)[None, :]
@@ -83,7 +84,7 @@ def dcfpa_noise_variance(n: int, k: int, lam: float) -> np.ndarray:
     if not 1 <= int(k) <= n // 2 + 1:
         raise ValueError(f"k must lie in 1 … {n // 2 + 1} for n = {n}")
     w2 = parseval_weights(n)[: int(k), None] ** 2
-    s2 = np.abs(_partial_exp_sums(n)[: int(k)]) ** 2
+    s2 = np.abs(partial_exp_sums(n)[: int(k)]) ** 2
     return 2.0 * float(lam) ** 2 / n**2 * (w2 * s2).sum(axis=0)
 
 
@@ -95,7 +96,7 @@ def noise_unit_error(n: int, difference: bool = False) -> np.ndarray:
     k = np.arange(1, n // 2 + 2, dtype=float)
     if not difference:
         return 2.0 * k * _cum_sq_weights(n)
-    per_bin = (parseval_weights(n)[:, None] ** 2 * np.abs(_partial_exp_sums(n)) ** 2).sum(axis=1)
+    per_bin = (parseval_weights(n)[:, None] ** 2 * np.abs(partial_exp_sums(n)) ** 2).sum(axis=1)
     # λ² = k·n·(Δ2/ε)², variance carries 2λ²/n², summed over t.
     return 2.0 * k / n * np.cumsum(per_bin)
 
@@ -120,7 +121,7 @@ def _dcfpa_bin_paths(d: np.ndarray) -> np.ndarray:
     """Difference rows (..., n) in, (..., nb, n): each bin's contribution to the cumulated series."""
     n = d.shape[-1]
     spec = np.fft.rfft(d, axis=-1)
-    paths = (parseval_weights(n) / n)[:, None] * (spec[..., :, None] * _partial_exp_sums(n)).real
+    paths = (parseval_weights(n) / n)[:, None] * (spec[..., :, None] * partial_exp_sums(n)).real
     return paths
 
 
@@ -272,7 +273,7 @@ def _noise_paths_prefix(z_re: np.ndarray, z_im: np.ndarray, n: int) -> np.ndarra
     """Standard noise (..., nb) in, prefix-over-bins cumulated noise paths (..., nb, n) out (DCFPA)."""
     w = parseval_weights(n)
     z = z_re + 1j * z_im
-    paths = (w / n)[:, None] * (z[..., :, None] * _partial_exp_sums(n)).real
+    paths = (w / n)[:, None] * (z[..., :, None] * partial_exp_sums(n)).real
     return np.cumsum(paths, axis=-2)
 
 

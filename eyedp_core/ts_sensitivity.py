@@ -25,6 +25,7 @@ __all__ = [
     "l2_public",
     "n_chunks",
     "row_param",
+    "split_chunks",
     "to_public_length",
     "value_range",
 ]
@@ -190,6 +191,22 @@ def chunk_lengths(length: int, chunk: int) -> np.ndarray:
     c = n_chunks(length, chunk)
     out = np.full(c, int(chunk), dtype=int)
     out[-1] = int(length) - (c - 1) * int(chunk)
+    return out
+
+
+def split_chunks(x: np.ndarray, chunk: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Series (..., T), chunk length in, [(full chunks (..., C_f, N_c), positions), (tail (..., 1, r), [C−1])] out.
+
+    The tail entry is present only when N_c does not divide T; it keeps its true length r.
+    """
+    arr = np.asarray(x)
+    t, size = arr.shape[-1], int(chunk)
+    full = t // size
+    out = []
+    if full:
+        out.append((arr[..., : full * size].reshape(arr.shape[:-1] + (full, size)), np.arange(full)))
+    if t > full * size:
+        out.append((arr[..., full * size :][..., None, :], np.array([full])))
     return out
 
 

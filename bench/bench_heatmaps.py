@@ -1,0 +1,129 @@
+"""Timing figures of the Heatmaps core (eyedp_core.heatmaps and friends), each against a baseline measured
+in the same run. Run alone: python bench/bench_heatmaps.py; or via bench/run.py --only heatmaps.
+
+Baselines:
+* floor: draw r = 1280·800 Gaussian numbers with numpy (float64, the default) and smooth them once with
+  scipy.ndimage.gaussian_filter — the least a naive "noisy heatmap" costs;
+* sparse build: np.bincount of the same number of (observer, cell) codes, i.e. touching each fixation once.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import ndimage
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eyedp_core import heatmaps as hm  # noqa: E402
+from eyedp_core.heatmap_calibration import heatmap_sensitivity  # noqa: E402
+from eyedp_core.heatmap_curves import eps_curves  # noqa: E402
+
+WIDTH, HEIGHT = 1280, 800
+SIGMA_PX = 40.0  # about 1° of visual angle on the sample screen (1280 px over 47.5 cm at 60 cm)
+
+
+def _fixations(n_obs: int, per_obs: int, width: int, height: int, seed: int = 0) -> pd.DataFrame:
+    """Synthetic fixations: a few hot spots plus background, one row per fixation."""
+    rng = np.random.default_rng(seed)
+    n = n_obs * per_obs
+    centres = rng.uniform([0.2 * width, 0.2 * height], [0.8 * width, 0.8 * height], size=(5, 2))
+    pick = rng.integers(0, 5, n)
+    hot = rng.random(n) < 0.7
+    x = np.where(hot, centres[pick, 0] + rng.normal(0, 25, n), rng.uniform(0, width, n))
+    y = np.where(hot, centres[pick, 1] + rng.normal(0, 25, n), rng.uniform(0, height, n))
+    return pd.DataFrame({"observer": np.repeat(np.arange(n_obs), per_obs), "x": x, "y": y,
+                         "duration_ms": rng.gamma(2.0, 110.0, n)})
+
+
+def _sample_or_synthetic() -> tuple[pd.DataFrame, str]:
+    """The bundled sample's busiest stimulus if it exists, otherwise 50 synthetic observers."""
+    try:
+        from eyedp_core import datasets
+
+        fix = datasets.load_sample("fixations")
+        name = fix["stimulus"].value_counts().index[0]
+        return fix[fix["stimulus"] == name], f"sample '{name}'"
+    except Exception:  # sample data not generated yet: fall back, the figure stays comparable
+        return _fixations(50, 40, WIDTH, HEIGHT, seed=1), "synthetic, 50 observers"
+
+
+def _time(fn, repeats: int) -> float:
+    fn()  # warm caches (kernel spectra, FFT plans)
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return statistics.median(out)
+
+
+def run(repeats: int = 5) -> list[dict]:
+    """Repeats in, one dict per figure out: name, seconds, baseline_seconds, ratio."""
+    rng = np.random.default_rng(0)
+    r = WIDTH * HEIGHT
+
+    def floor():
+        z = np.random.default_rng(1).standard_normal((HEIGHT, WIDTH))
+        ndimage.gaussian_filter(z, SIGMA_PX)
+
+    t_floor = _time(floor, max(2, repeats // 2))
+    rows = [dict(name="floor: draw r normals + gaussian_filter once (1280x800)", seconds=t_floor,
+                 baseline_seconds=t_floor)]
+
+    fix, label = _sample_or_synthetic()
+    gm = hm.gaze_maps(fix, WIDTH, HEIGHT)
+    n = gm.n_observers
+    sens = heatmap_sensitivity(gm.n_cells, n, 1.0)
+    agg = hm.aggregate(gm, 1.0)
+
+    def rerender():
+        a = hm.aggregate(gm, 1.0)
+        pm = hm.privatize(a, 1.0, n ** -1.5, "gaussian", sens, rng)
+        hm.smooth(pm.map, SIGMA_PX)
+
+    rows.append(dict(name=f"eps/m change: aggregate+privatize+smooth ({label})", seconds=_time(rerender, repeats),
+                     baseline_seconds=t_floor))
+
+    def priv_smooth():
+        hm.smooth(hm.privatize(agg, 1.0, n ** -1.5, "gaussian", sens, rng).map, SIGMA_PX)
+
+    rows.append(dict(name="privatize+smooth at full res 1280x800", seconds=_time(priv_smooth, repeats),
+                     baseline_seconds=t_floor))
+
+    eps = np.linspace(0.5, 5.0, 10)
+    t_curves = _time(lambda: eps_curves(agg, sens, eps, n ** -1.5, rng, R=100, sigma_px=SIGMA_PX), 1)
+    rows.append(dict(name="eps-curves R=100 x 10 eps x 2 mechanisms, 1280x800", seconds=t_curves,
+                     baseline_seconds=t_floor))
+
+    big = _fixations(1000, 40, 1920, 1080, seed=2)
+
+    def build():
+        g = hm.gaze_maps(big, 1920, 1080)
+        hm.aggregate(g, 1.0)
+
+    def bincount():
+        codes = big["observer"].to_numpy() * (1920 * 1080) + (big["y"].to_numpy().clip(0, 1079).astype(np.int64) * 1920
+                                                               + big["x"].to_numpy().clip(0, 1919).astype(np.int64))
+        np.unique(codes)
+
+    t_base = _time(bincount, repeats)
+    rows.append(dict(name="gaze maps + aggregate, 1000 observers, 1920x1080", seconds=_time(build, repeats),
+                     baseline_seconds=t_base))
+    g_big = hm.gaze_maps(big, 1920, 1080)
+    rows.append(dict(name="Algorithm 1 curve (m = 1..g_max), 1000 observers",
+                     seconds=_time(lambda: hm.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
+    for row in rows:
+        row["ratio"] = row["seconds"] / row["baseline_seconds"]
+    del r
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row['name'][:70]:70s} {row['seconds']:8.3f}s  baseline {row['baseline_seconds']:8.3f}s  "
+              f"ratio {row['ratio']:7.2f}")
