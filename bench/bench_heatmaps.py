@@ -86,8 +86,8 @@ def run(repeats: int = 5) -> list[dict]:
         pm = hm.privatize(a, 1.0, n ** -1.5, "gaussian", sens, rng)
         hm.smooth(pm.map, SIGMA_PX)
 
-    rows.append(dict(name=f"eps/m change: aggregate+privatize+smooth ({label})", seconds=_time(rerender, repeats),
-                     baseline_seconds=t_floor))
+    rows.append(dict(name=f"eps/m change: aggregate+privatize+smooth ({label})",
+                     seconds=_time(rerender, repeats), baseline_seconds=t_floor))
 
     def priv_smooth():
         hm.smooth(hm.privatize(agg, 1.0, n ** -1.5, "gaussian", sens, rng).map, SIGMA_PX)
@@ -107,9 +107,9 @@ def run(repeats: int = 5) -> list[dict]:
         hm.aggregate(g, 1.0)
 
     def bincount():
-        codes = big["observer"].to_numpy() * (1920 * 1080) + (big["y"].to_numpy().clip(0, 1079).astype(np.int64) * 1920
-                                                               + big["x"].to_numpy().clip(0, 1919).astype(np.int64))
-        np.unique(codes)
+        cells = (big["y"].to_numpy().clip(0, 1079).astype(np.int64) * 1920
+                 + big["x"].to_numpy().clip(0, 1919).astype(np.int64))
+        np.unique(big["observer"].to_numpy() * (1920 * 1080) + cells)
 
     t_base = _time(bincount, repeats)
     rows.append(dict(name="gaze maps + aggregate, 1000 observers, 1920x1080", seconds=_time(build, repeats),

@@ -54,7 +54,8 @@ def random_selection(maps: GazeMaps, fraction: float, replace: bool, rng: np.ran
     sel = rng.choice(n, size=k, replace=replace)
     counts = np.bincount(sel, minlength=n).astype(float)
     summed = np.asarray(cap_matrix(maps, cap_m, cap_total).T @ counts).ravel()
-    return NonPrivateRelease((summed / k).reshape(maps.grid_shape), "rs2" if replace else "rs1", k, np.sort(sel))
+    name = "rs2" if replace else "rs1"
+    return NonPrivateRelease((summed / k).reshape(maps.grid_shape), name, k, np.sort(sel))
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,7 +122,8 @@ def difference_attack(released_map: np.ndarray, maps: GazeMaps, target: int, cap
     err = recovered - truth
     scale = max(float(np.abs(truth).max()), 1.0)
     exact = bool(np.max(np.abs(err), initial=0.0) <= 1e-9 * scale * max(n, k or 1))
-    return AttackResult(mechanism, int(target), recovered.reshape(maps.grid_shape), truth.reshape(maps.grid_shape),
+    shape = maps.grid_shape
+    return AttackResult(mechanism, int(target), recovered.reshape(shape), truth.reshape(shape),
                         exact, float(np.mean(err * err)), float(np.max(np.abs(err), initial=0.0)), included)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 
 from eyedp_core.mechanisms import (
     Calibration,
@@ -33,6 +34,7 @@ __all__ = [
     "liu_thm34_sigma",
     "liu_thm35_std",
     "noise_std",
+    "noise_surface",
     "observers_needed",
     "privacy_level",
     "privacy_presets",
@@ -84,7 +86,7 @@ def heatmap_sensitivity(r: int, n: int, m: float = 1.0, cap_total: float | None 
     """Cells r, observers n, per-cell cap m and optional total cap C in, HeatmapSensitivity out (§6.1)."""
     if r < 1 or n < 1:
         raise ValueError(f"need r >= 1 cells and n >= 1 observers, got r={r}, n={n}")
-    if not m > 0:
+    if not (m > 0 and math.isfinite(m)):
         raise ValueError(f"the per-cell cap m must be > 0 (a finite public number), got {m!r}")
     if cap_total is not None and not cap_total > 0:
         raise ValueError(f"the total cap C must be > 0, got {cap_total!r}")
@@ -212,7 +214,8 @@ def privacy_presets(n: int) -> dict[str, PrivacyPreset]:
     return {
         "poor": PrivacyPreset("poor", 1.0, 1.0 / n, "Poor: δ ≥ 1/n",
                               "Any δ ≥ 1/n is poor whatever ε is: the mechanism may reveal one observer "
-                              "completely with probability δ, and with n observers that is expected to happen."),
+                              "completely with probability δ, and with n observers that is expected "
+                              "to happen."),
         "okay": PrivacyPreset("okay", 3.0, d, "Okay: ε = 3, δ = n^-1.5", f"δ = {n}^-1.5 = {d:.3g}"),
         "good": PrivacyPreset("good", 1.0, d, "Good: ε = 1, δ = n^-1.5", f"δ = {n}^-1.5 = {d:.3g}"),
     }
@@ -225,7 +228,8 @@ def privacy_warnings(epsilon: float, delta: float, n: int) -> list[str]:
         out.append(f"δ = {delta:.3g} ≥ 1/n = {1.0 / n:.3g}: poor privacy. A mechanism that publishes one "
                    "randomly chosen observer's map in the clear satisfies this δ; choose δ ≤ n^-1.5.")
     if epsilon > 10:
-        out.append(f"ε = {epsilon:g} > 10: the guarantee is vacuous in practice (e^ε = {math.exp(epsilon):.3g}).")
+        out.append(f"ε = {epsilon:g} > 10: the guarantee is vacuous in practice "
+                   f"(e^ε = {math.exp(epsilon):.3g}).")
     return out
 
 
@@ -246,7 +250,9 @@ def privacy_level(epsilon: float, delta: float, n: int) -> str:
 
 
 def _delta_of(delta: DeltaLike, n: np.ndarray) -> np.ndarray:
-    return np.asarray(delta(n) if callable(delta) else np.broadcast_to(float(delta), np.shape(n)), dtype=float)
+    if callable(delta):
+        return np.asarray(delta(n), dtype=float)
+    return np.broadcast_to(float(delta), np.shape(n)).astype(float)
 
 
 def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total: float | None = None,
@@ -264,6 +270,20 @@ def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total:
     uniq, inv = np.unique(d, return_inverse=True)
     unit = np.array([gaussian_sigma(1.0, epsilon, float(v), method=method) for v in uniq])
     return l2 * unit[inv.reshape(d.shape)]
+
+
+def noise_surface(n_values, sqrt_r_values, epsilon: float, delta: DeltaLike, m: float = 1.0,
+                  cap_total: float | None = None, mechanism: str = "gaussian",
+                  method: str = "analytic") -> pd.DataFrame:
+    """Observer counts, √r values (grid side), ε, δ (number or function of n) and caps in, tidy DataFrame
+    (n, sqrt_r, r, delta, std) out — Liu et al. Figure 2(a) with a proven calibration."""
+    n_grid, s_grid = np.meshgrid(np.asarray(n_values, dtype=float), np.asarray(sqrt_r_values, dtype=float),
+                                 indexing="ij")
+    r_grid = np.round(s_grid ** 2)
+    std = noise_std(n_grid, r_grid, epsilon, delta, m, cap_total, mechanism, method)
+    return pd.DataFrame({"n": n_grid.ravel().astype(int), "sqrt_r": s_grid.ravel(), "r": r_grid.ravel(),
+                         "delta": _delta_of(delta, n_grid).ravel() if mechanism == "gaussian" else 0.0,
+                         "std": np.asarray(std).ravel()})
 
 
 def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike, m: float = 1.0,

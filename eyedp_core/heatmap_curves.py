@@ -28,8 +28,9 @@ from eyedp_core.heatmaps import draw_noise, kernel_spectrum, smooth
 
 __all__ = ["eps_curves", "expected_noise_mse", "plan_study", "summarize_curves"]
 
-PLANNING_LABEL = ("PLANNING ONLY: noise and quality if N different observers had maps like these. Replicating "
-                  "the real observers to reach N gives them no privacy: each would occupy N/n records and group "
+PLANNING_LABEL = ("PLANNING ONLY: noise and quality if N different observers had maps like these. "
+                  "Replicating the real observers to reach N gives them no privacy: each would occupy N/n "
+                  "records and group "
                   "privacy multiplies ε by N/n (MECHANISMS.md §6.4).")
 
 
@@ -61,7 +62,8 @@ class _Engine:
         # Linear statistics <v, K Z> = <Λ·Dv, DZ> restricted to the retained block.
         dv = sfft.dctn(vecs, type=2, norm="ortho", axes=(-2, -1))[:, :self.kr, :self.kc]
         self.w = (dv * self.lam).reshape(4, -1).T  # (block, 4)
-        self.clean = {"mean": cs.mean(), "var_clean": b0.var(), "var_ref": a.var(), "cov": float((a * b0).mean()),
+        self.clean = {"mean": cs.mean(), "var_clean": b0.var(), "var_ref": a.var(),
+                      "cov": float((a * b0).mean()),
                       "d2": float((d * d).sum()), "ref2": float((rs * rs).sum())}
 
     def stats(self, z_block: np.ndarray) -> np.ndarray:
@@ -87,7 +89,9 @@ class _Engine:
             b = 1.0 / np.sqrt(2.0)  # unit variance
             for s in range(R):
                 zp = draw_noise(rng, "laplace", b, self.shape)
-                z = sfft.dctn(zp, type=2, norm="ortho", overwrite_x=True)[:self.kr, :self.kc]
+                # Only the retained block is needed: transform columns, cut, then rows.
+                z = sfft.dct(zp, type=2, norm="ortho", axis=1, overwrite_x=True)[:, :self.kc]
+                z = sfft.dct(z, type=2, norm="ortho", axis=0, overwrite_x=True)[:self.kr]
                 out[s] = self.stats(z[None])[0]
                 if progress and (s % 5 == 4 or s == R - 1):
                     progress(offset + weight * (s + 1) / R)
@@ -180,7 +184,8 @@ def plan_study(clean_map: np.ndarray, n_values: Sequence[int], epsilon: float, d
     for N in ns:
         d = float(delta(N)) if callable(delta) else float(delta)
         sens = heatmap_sensitivity(clean.size, int(N), m, cap_total)
-        cals.append(calibrate_heatmap(sens, epsilon, d, mechanism, method if mechanism == "gaussian" else "laplace"))
+        meth = method if mechanism == "gaussian" else "laplace"
+        cals.append(calibrate_heatmap(sens, epsilon, d, mechanism, meth))
     stds = np.array([c.std for c in cals])
     stats = eng.draws(mechanism, R, rng, None, 0.0, 1.0)
     met = eng.metrics(stats, stds)

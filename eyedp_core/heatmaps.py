@@ -27,12 +27,14 @@ __all__ = [
     "PrivateMap",
     "aggregate",
     "cap_matrix",
+    "draw_noise",
     "expected_mse",
     "gaze_maps",
     "kernel_spectrum",
     "optimal_cap",
     "privatize",
     "sigma_px_from_degrees",
+    "sigma_px_from_geometry",
     "smooth",
     "to_pixels",
 ]
@@ -216,6 +218,11 @@ def sigma_px_from_degrees(deg: float, width_px: int, width_cm: float, distance_c
     return 2.0 * distance_cm * math.tan(math.radians(deg) / 2.0) * width_px / width_cm
 
 
+def sigma_px_from_geometry(deg: float, geometry) -> float:
+    """Visual angle in degrees and a ScreenGeometry (width_px, width_cm, distance_cm) in, px out."""
+    return sigma_px_from_degrees(deg, geometry.width_px, geometry.width_cm, geometry.distance_cm)
+
+
 def to_pixels(map_: np.ndarray, cell: int, width: int, height: int) -> np.ndarray:
     """Map on the cell grid, cell size and stimulus size in, the map repeated onto stimulus pixels out."""
     if cell == 1:
@@ -239,12 +246,14 @@ def draw_noise(rng: np.random.Generator, mechanism: str, scale: float, shape: tu
                dtype: type = np.float32) -> np.ndarray:
     """Generator, mechanism ("gaussian": scale = σ, "laplace": scale = b) and shape in, i.i.d. noise out.
 
-    Laplace is drawn as b·(E1 − E2) with standard exponentials, which is exactly Lap(b)."""
+    Laplace is drawn as b·S·E, E standard exponential and S a fair random sign: exactly Lap(b)."""
     if mechanism == "gaussian":
         z = rng.standard_normal(shape, dtype=dtype)
     elif mechanism == "laplace":
         z = rng.standard_exponential(shape, dtype=dtype)
-        z -= rng.standard_exponential(shape, dtype=dtype)
+        size = z.size
+        signs = np.unpackbits(np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8), count=size)
+        np.negative(z, out=z, where=signs.reshape(z.shape).astype(bool))
     else:
         raise ValueError(f"unknown mechanism {mechanism!r}")
     z *= dtype(scale)
@@ -258,8 +267,9 @@ def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism
     PrivateMap (noisy map, calibration) out. A precomputed `calibration` skips the calibration step.
 
     PREVIEW noise (numpy): not for data releases (MECHANISMS.md §11); those go through eyedp_core.release."""
-    cal = calibration if calibration is not None else calibrate_heatmap(sensitivity, epsilon, delta, mechanism,
-                                                                       method)
+    cal = calibration
+    if cal is None:
+        cal = calibrate_heatmap(sensitivity, epsilon, delta, mechanism, method)
     if cal.mechanism != mechanism:
         raise ValueError(f"calibration is for {cal.mechanism!r}, not {mechanism!r}")
     a = np.asarray(aggregate_map)

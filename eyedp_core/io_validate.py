@@ -238,6 +238,28 @@ def _feature_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str],
     return [c for c in rest if c not in text], text
 
 
+def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str], columns: dict[str, Any],
+                  filename: str) -> list[DataWarning]:
+    """Feature table and resolved roles -> feature arrays added to `columns`; -> warnings (skipped)."""
+    used = {c for c in cols.values() if c != WHOLE_FILE}
+    feats, skipped = _feature_columns(df, mapping, used, filename)
+    if not feats:
+        raise DataError("there are no numeric feature columns besides the ones chosen for roles.",
+                        file=filename, expected="at least one numeric feature column")
+    # A feature called e.g. 'window' would be mistaken downstream for the role of that name.
+    clash = [c for c in feats if c in {r.name for r in ROLES["features"]}]
+    if clash:
+        raise DataError("a feature column has the name of a role; rename it in the file or choose it for "
+                        "that role.", file=filename, column=str(clash[0]))
+    for c in feats:
+        columns[c] = as_number(df, c, filename)
+    if not skipped:
+        return []
+    names = ", ".join(f"'{c}'" for c in skipped)
+    return [DataWarning(f"these columns hold text, not numbers, and are not used as features: {names}.",
+                        file=filename, details={"skipped": skipped})]
+
+
 def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str,
                     min_length_ratio: float = 0.5) -> pd.DataFrame:
     """Raw table, mapping, kind -> canonical table (index = spreadsheet row); warnings in attrs."""
@@ -276,22 +298,7 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
                 raise DataError("every cell of this column is empty.", file=filename, column=str(cols[c]),
                                 expected="gaze positions")
     if kind == "features":
-        used = {c for c in cols.values() if c != WHOLE_FILE}
-        feats, skipped = _feature_columns(df, mapping, used, filename)
-        if not feats:
-            raise DataError("there are no numeric feature columns besides the ones chosen for roles.",
-                            file=filename, expected="at least one numeric feature column")
-        clash = [c for c in feats if c in ROLES["features"] and c not in columns]
-        clash += [c for c in feats if c in columns]
-        if clash:
-            raise DataError("a feature column has the name of a role; rename it in the file.", file=filename,
-                            column=str(clash[0]))
-        for c in feats:
-            columns[c] = as_number(df, c, filename)
-        if skipped:
-            warnings.append(DataWarning("these columns hold text, not numbers, and are not used as features: "
-                                        + ", ".join(f"'{c}'" for c in skipped) + ".", file=filename,
-                                        details={"skipped": skipped}))
+        warnings += _add_features(df, mapping, cols, columns, filename)
     out = pd.DataFrame(columns, index=df.index)
     if kind == "gaze":
         check_increasing(out, raw_t, filename, str(cols["t_s"]), unit)

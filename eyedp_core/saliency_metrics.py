@@ -115,7 +115,8 @@ def emd(reference: np.ndarray, estimate: np.ndarray, max_bins: int = 32, cell: f
     e = np.arange(tail.size)
     # Node balance: outflow − inflow = p − q at every node (one row is redundant; HiGHS copes).
     a_eq = sp.csr_matrix((np.concatenate([np.ones(e.size), -np.ones(e.size)]),
-                          (np.concatenate([tail, head]), np.concatenate([e, e]))), shape=(rows * cols, e.size))
+                          (np.concatenate([tail, head]), np.concatenate([e, e]))),
+                         shape=(rows * cols, e.size))
     res = linprog(cost, A_eq=a_eq, b_eq=(p - q).ravel(), bounds=(0, None), method="highs")
     if not res.success:
         raise RuntimeError(f"EMD linear program failed: {res.message}")
@@ -124,7 +125,7 @@ def emd(reference: np.ndarray, estimate: np.ndarray, max_bins: int = 32, cell: f
 
 def heatmap_metrics(reference: np.ndarray, estimate: np.ndarray, emd_bins: int | None = 32,
                     cell: float = 1.0) -> dict[str, float]:
-    """Clean and noisy heatmaps in, dict of cc, mse, nmse, kl, sim (and emd_px unless emd_bins is None) out."""
+    """Clean and noisy heatmaps in, dict of cc, mse, nmse, kl, sim (and emd_px unless emd_bins=None) out."""
     out = {
         "cc": pearson_cc(reference, estimate),
         "mse": mse(reference, estimate),

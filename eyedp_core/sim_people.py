@@ -33,21 +33,23 @@ class Trait:
 
 
 # Centres and spreads follow reading research (Rayner 1998; Holmqvist et al. 2011) and the pupil /
-# blink literature; gender effects are deliberately small (|shift| <= 0.7 sd).
+# blink literature. Gender moves four traits by about one person-sd (women: longer fixations,
+# shorter saccades, more blinks, larger pupils) and three more by 0.3 sd: the two groups overlap
+# heavily, so gender is only guessed moderately well from 19 other people (Steil et al.: ~0.7).
 TRAITS: dict[str, Trait] = {
-    "fix_median_ms": Trait(225.0, 0.13, "log", female_shift=0.35, age_per_year=0.03),
+    "fix_median_ms": Trait(225.0, 0.13, "log", female_shift=0.9, age_per_year=0.03),
     "fix_log_sd": Trait(0.40, 0.05),
-    "sacc_len_chars": Trait(7.8, 0.15, "log", female_shift=-0.4),
+    "sacc_len_chars": Trait(7.8, 0.15, "log", female_shift=-0.9),
     "regress_p": Trait(0.12, 0.35, "log"),
     "skim_p": Trait(0.06, 0.5, "log"),
     "picture_interest": Trait(1.0, 0.35, "log", female_shift=-0.3),
     "zoom": Trait(1.0, 0.06, "log"),            # document zoom the reader chose (personal habit)
     "vertical_bias": Trait(0.0, 0.18),          # line heights; habitual landing above/below the line
-    "sacc_speed": Trait(1.0, 0.12, "log", female_shift=-0.2, age_per_year=-0.02),
+    "sacc_speed": Trait(1.0, 0.12, "log", female_shift=-0.3, age_per_year=-0.02),
     "sacc_dur0_ms": Trait(22.0, 3.0),
-    "blink_per_min": Trait(13.0, 0.40, "log", female_shift=0.6),
-    "blink_ms": Trait(150.0, 0.18, "log", female_shift=0.2),
-    "pupil_mm": Trait(3.7, 0.5, female_shift=0.4, age_per_year=-0.05),
+    "blink_per_min": Trait(13.0, 0.40, "log", female_shift=1.2),
+    "blink_ms": Trait(150.0, 0.18, "log", female_shift=0.3),
+    "pupil_mm": Trait(3.7, 0.5, female_shift=1.0, age_per_year=-0.05),
     "pupil_hippus_mm": Trait(0.07, 0.3, "log"),
     "noise_deg": Trait(0.06, 0.35, "log"),
     "fatigue_per_10min": Trait(0.025, 0.015),

@@ -34,9 +34,16 @@ class TextLayout:
     glances: tuple[tuple[float, float, float, float], ...] = ()
 
 
-TEXTBOOK = TextLayout((120.0,), 74, 10.0, 30.0, 22, 100.0, ((1030.0, 290.0, 110.0, 90.0), (490.0, 55.0, 200.0, 12.0)))
-NEWSPAPER = TextLayout((90.0, 470.0, 850.0), 36, 9.5, 25.0, 20, 270.0,
-                       ((640.0, 100.0, 260.0, 18.0), (1040.0, 195.0, 120.0, 35.0), (400.0, 200.0, 200.0, 12.0)))
+_TEXTBOOK_GLANCES = ((1030.0, 290.0, 110.0, 90.0), (490.0, 55.0, 200.0, 12.0))
+_NEWS_GLANCES = ((640.0, 100.0, 260.0, 18.0), (1040.0, 195.0, 120.0, 35.0), (400.0, 200.0, 200.0, 12.0))
+# Page variants: full-width prose and pages with lists/equations (shorter lines); newspaper pages
+# with three narrow columns or two wider ones. {task: (layouts, share of pages)}.
+DOCUMENTS: dict[str, tuple[tuple[TextLayout, ...], tuple[float, ...]]] = {
+    "textbook": ((TextLayout((120.0,), 74, 10.0, 30.0, 22, 100.0, _TEXTBOOK_GLANCES),
+                  TextLayout((120.0,), 52, 10.0, 30.0, 22, 100.0, _TEXTBOOK_GLANCES)), (0.7, 0.3)),
+    "newspaper": ((TextLayout((90.0, 470.0, 850.0), 36, 9.5, 25.0, 20, 270.0, _NEWS_GLANCES),
+                   TextLayout((90.0, 660.0), 56, 9.5, 25.0, 20, 270.0, _NEWS_GLANCES)), (0.6, 0.4)),
+}
 
 # Population-level task effects: log-factor on fixation duration, saccade length, blink rate; pupil
 # offset in mm (brighter pages -> smaller pupils); rate (per fixation) and mean length (fixations) of
@@ -92,43 +99,62 @@ def _text_positions(rng: np.random.Generator, n: int, traits: dict, mod: Modulat
     return np.maximum(np.cumsum(np.where(away, 0.0, step)), 0.0)
 
 
+def _page_geometry(layouts: tuple[TextLayout, ...], page_kind: np.ndarray) -> dict[str, np.ndarray]:
+    """Layouts, layout index of every page -> per-page arrays (chars, cpl, lpc, columns, x0s, ...)."""
+    ncol_max = max(len(lay.x0) for lay in layouts)
+    x0 = np.array([list(lay.x0) + [lay.x0[-1]] * (ncol_max - len(lay.x0)) for lay in layouts])[page_kind]
+    get = {k: np.array([getattr(lay, k) for lay in layouts], float)[page_kind]
+           for k in ("chars_per_line", "char_w", "line_h", "lines_per_col", "y0")}
+    ncol = np.array([len(lay.x0) for lay in layouts])[page_kind]
+    chars = get["chars_per_line"] * get["lines_per_col"] * ncol
+    return {**get, "ncol": ncol, "x0": x0, "start": np.r_[0.0, np.cumsum(chars)[:-1]]}
+
+
 def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task: str, duration_s: float,
-                   layout: TextLayout) -> dict[str, np.ndarray]:
-    """Reader traits, modulation, task, duration, text layout -> fixations {x, y, dur_ms, kind}."""
+                   layouts: tuple[TextLayout, ...], page_p: tuple[float, ...]) -> dict[str, np.ndarray]:
+    """Reader traits, modulation, task, duration, page layouts and their shares -> fixations {x, y, dur_ms, kind}.
+
+    Every page of the document uses one of `layouts` (drawn with probabilities `page_p`), e.g. a
+    newspaper page with three narrow or two wider columns."""
     n = int(duration_s / 0.12) + 50
     eff = TASK_EFFECTS[task]
     dur = _durations(rng, n, traits, mod, np.full(n, eff["fix"]))
     t_approx = np.cumsum(dur + 35.0) / 1000.0
-    cpl, lpc = layout.chars_per_line, layout.lines_per_col
-    away = (_runs_mask(rng, n, eff["glance"] * traits["picture_interest"], eff["run"])
-            if layout.glances else np.zeros(n, bool))
-    s = _text_positions(rng, n, traits, mod, task, t_approx, cpl, away)
-    line = np.floor(s / cpl).astype(int)
+    pg = _page_geometry(layouts, rng.choice(len(layouts), size=64, p=page_p))
+    glances = layouts[0].glances
+    away = _runs_mask(rng, n, eff["glance"] * traits["picture_interest"], eff["run"]) if glances else np.zeros(n, bool)
+    cpl_mean = float(np.mean([lay.chars_per_line for lay in layouts]))
+    s = _text_positions(rng, n, traits, mod, task, t_approx, cpl_mean, away)
+    page = np.minimum(np.searchsorted(pg["start"], s, side="right") - 1, pg["start"].size - 1)
+    cpl = pg["chars_per_line"][page]
+    rel = s - pg["start"][page]
+    line = np.floor(rel / cpl)
+    line_id = page * 10000 + line
     # Return sweeps often undershoot: an extra short fixation a few characters in, then a small
     # corrective saccade to the left (Hofmeister et al. 1999).
-    new_line = np.r_[False, line[1:] > line[:-1]]
+    new_line = np.r_[False, line_id[1:] > line_id[:-1]]
     undershoot = new_line & (rng.random(n) < 0.4)
     idx = np.repeat(np.arange(n), np.where(undershoot, 2, 1))
     first_copy = undershoot[idx] & np.r_[True, idx[1:] != idx[:-1]]
-    s, line, dur, away = s[idx], line[idx], dur[idx], away[idx] & ~first_copy
-    col_char = s - line * cpl
+    rel, line, page, cpl, dur, away = rel[idx], line[idx], page[idx], cpl[idx], dur[idx], away[idx] & ~first_copy
+    col_char = rel - line * cpl
     col_char = np.where(first_copy, col_char + rng.uniform(4, 9, col_char.size), col_char)
     dur = np.where(first_copy, MIN_FIX_MS + 0.45 * (dur - MIN_FIX_MS), dur)
     # Readers rarely fixate the first and last few letters of a line.
     char = 3.0 + np.clip(col_char, 0, cpl) * (cpl - 9.0) / cpl + rng.normal(0, 0.7, col_char.size)
-    ncol = len(layout.x0)
-    col = (line // lpc) % ncol
-    row = line % lpc
-    x = np.asarray(layout.x0)[col] + char * layout.char_w
-    y = layout.y0 + (row + 0.5 + traits["vertical_bias"] + rng.normal(0, 0.12, row.size)) * layout.line_h
+    lpc = pg["lines_per_col"][page]
+    col = np.minimum(line // lpc, pg["ncol"][page] - 1).astype(int)
+    row = line - col * lpc
+    x = pg["x0"][page, col] + char * pg["char_w"][page]
+    y = pg["y0"][page] + (row + 0.5 + traits["vertical_bias"] + rng.normal(0, 0.12, row.size)) * pg["line_h"][page]
     kind = np.full(x.size, KIND_TEXT)
-    page_turn = np.r_[False, (line[1:] // (lpc * ncol)) > (line[:-1] // (lpc * ncol))]
+    page_turn = np.r_[False, page[1:] > page[:-1]]
     dur = np.where(page_turn, dur + rng.uniform(150, 500, dur.size), dur)
-    if layout.glances:
+    if glances:
         # One target per excursion (its first fixation picks it), scanned with picture-like scatter.
         run_id = np.cumsum(np.r_[away[:1], away[1:] & ~away[:-1]])
-        pick = rng.integers(0, len(layout.glances), run_id.max() + 1)
-        g = np.asarray(layout.glances)[pick[run_id]]
+        pick = rng.integers(0, len(glances), run_id.max() + 1)
+        g = np.asarray(glances)[pick[run_id]]
         x = np.where(away, g[:, 0] + rng.normal(0, 0.8, x.size) * g[:, 2], x)
         y = np.where(away, g[:, 1] + rng.normal(0, 0.8, x.size) * g[:, 3], y)
         dur = np.where(away, MIN_FIX_MS + (dur - MIN_FIX_MS) * np.exp(PICTURE_FIX_LOG), dur)

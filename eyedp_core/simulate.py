@@ -29,7 +29,7 @@ from eyedp_core.sim_freeview import freeview_fixations
 from eyedp_core.sim_people import Modulation, draw_people, ou_paths, situational
 from eyedp_core.sim_samples import synthesize
 from eyedp_core.sim_stimuli import STIMULI, comic_layout, render_stimuli
-from eyedp_core.sim_tasks import NEWSPAPER, TASK_EFFECTS, TASKS, TEXTBOOK, comic_fixations, text_fixations
+from eyedp_core.sim_tasks import DOCUMENTS, TASK_EFFECTS, TASKS, comic_fixations, text_fixations
 
 MASTER_SEED = 20190625          # the one seed behind every bundled file (Steil et al., ETRA 2019)
 N_READERS, N_OBSERVERS = 20, 40
@@ -83,7 +83,7 @@ def simulate_recording(reader: int, task: str, people: pd.DataFrame | None = Non
         panels = comic_layout(np.random.default_rng([seed, _STIMULI, STIMULI.index("comic")]))
         fix = comic_fixations(rng, traits, mod, duration, panels)
     else:
-        fix = text_fixations(rng, traits, mod, task, duration, TEXTBOOK if task == "textbook" else NEWSPAPER)
+        fix = text_fixations(rng, traits, mod, task, duration, *DOCUMENTS[task])
     eff = TASK_EFFECTS[task]
     deg_per_px = SAMPLE_SCREEN.deg_per_px()[0]
     s = synthesize(rng, fix, traits, mod, duration, deg_per_px, (SAMPLE_SCREEN.width_px, SAMPLE_SCREEN.height_px),

@@ -24,6 +24,8 @@ st.markdown(
 
 if msg := st.session_state.pop("upload_done", None):
     st.success(msg)
+for warning in st.session_state.pop("upload_warnings", []):
+    st.warning(warning)
 
 kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get, horizontal=True,
                 key="upload_kind")
@@ -53,13 +55,25 @@ except io.DataError as err:
 st.markdown(f"**{upload.name}** — {len(raw):,} rows, {raw.shape[1]} columns. First rows:")
 st.dataframe(raw.head(8), hide_index=True)
 
+reader = io.READERS[io.detect_reader(raw)] if kind == "gaze" else None
+if reader is not None and reader.name != "generic":
+    if st.toggle(f"Recognised as a {reader.label} export — use its reader", value=True, key="use_reader"):
+        try:
+            raw, guess = reader.to_canonical(raw)
+        except io.DataError as err:
+            st.error(str(err), icon=":material/error:")
+            st.stop()
+        st.caption(f"The {reader.label} reader converted the file; check the mapping below.")
+
 st.subheader("Which column is which?")
-guess = io.guess_mapping(raw, kind)
+if reader is None or reader.name == "generic" or not st.session_state.get("use_reader"):
+    guess = io.guess_mapping(raw, kind)
 cols = list(map(str, raw.columns))
 mapping: dict[str, object] = {}
 grid = st.columns(3)
 for i, role in enumerate(io.ROLES[kind]):
-    choices = cols if role.required else [NONE, *cols]
+    whole = [io.WHOLE_FILE] if role.name in ("participant", "observer") else []
+    choices = [*cols, *whole] if role.required else [NONE, *cols]
     default = guess.get(role.name)
     index = choices.index(default) if default in choices else 0
     with grid[i % 3]:
@@ -83,4 +97,5 @@ if st.button("Use this data", type="primary"):
     state.add_upload(state.Dataset(kind, name, "upload", state.content_token(table), frame=table))
     st.session_state["upload_done"] = (f"{upload.name} loaded ({len(table):,} rows) and selected as "
                                        f"'{state.KINDS[kind]['label']}' in the sidebar.")
+    st.session_state["upload_warnings"] = [str(w) for w in table.attrs.get("warnings", [])]
     st.rerun()

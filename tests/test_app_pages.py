@@ -6,13 +6,15 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import ROOT
+
 PAGES = ["pages/home.py", "pages/heatmaps.py", "pages/time_series.py", "pages/attacks.py",
          "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py"]
 
 
 def _app() -> AppTest:
     """A fresh app session, run once on the home page."""
-    at = AppTest.from_file("app.py", default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert not at.exception, at.exception
     return at

@@ -41,7 +41,8 @@ def test_sparse_maps_equal_naive_dense_builder(rng, cell, weight):
     width, height = 97, 61
     df = _fixations(rng, 6, 40, width, height)
     # Edge cases: outside the stimulus, on the far border, missing, and an observer with nothing valid.
-    extra = pd.DataFrame({"observer": ["p00", "p01", "p02", "p03", "zz"], "x": [-0.5, 97.0, np.nan, 96.999, 200.0],
+    extra = pd.DataFrame({"observer": ["p00", "p01", "p02", "p03", "zz"],
+                          "x": [-0.5, 97.0, np.nan, 96.999, 200.0],
                           "y": [3.0, 5.0, 4.0, 60.999, 10.0], "duration_ms": [100.0] * 5})
     df = pd.concat([df, extra], ignore_index=True)
     gm = hm.gaze_maps(df, width, height, cell=cell, weight=weight)
@@ -63,6 +64,20 @@ def test_roster_and_observer_column_detection(rng):
     assert gm.totals()[0] == ((df["subject"] == "p02") & inside).sum()
     with pytest.raises(ValueError):
         hm.gaze_maps(df, 50, 40, observers=["p00"])
+
+
+def test_raw_samples_count_each_valid_sample(rng):
+    t = np.arange(600) / 300.0
+    samples = pd.DataFrame({"participant": np.repeat(["a", "b"], 300), "t_s": t,
+                            "x": rng.uniform(0, 64, 600), "y": rng.uniform(0, 48, 600)})
+    samples.loc[rng.choice(600, 50, replace=False), ["x", "y"]] = np.nan  # blinks / track loss
+    gm = hm.gaze_maps(samples, 64, 48, cell=8)
+    valid = samples.dropna()
+    assert gm.n_dropped == 50
+    assert list(gm.totals()) == [(valid.participant == "a").sum(), (valid.participant == "b").sum()]
+    cells = (valid.y // 8).astype(int) * 8 + (valid.x // 8).astype(int)
+    ref = np.bincount(cells[valid.participant == "b"], minlength=48)
+    np.testing.assert_array_equal(gm.observer_map(1).ravel(), ref)
 
 
 def test_cap_and_aggregate_semantics(rng):
@@ -88,7 +103,7 @@ def test_cap_and_aggregate_semantics(rng):
 
 
 def test_sensitivity_bounds_hold_for_capped_maps(rng):
-    """‖G(D) − G(D')‖ over many replace-one neighbours never exceeds Δ1, Δ2, and the cell bound is attained."""
+    """‖G(D) − G(D')‖ over replace-one neighbours never exceeds Δ1, Δ2; the cell bound is attained."""
     r, n, m, C = 60, 10, 2.0, 12.0
     sens = heatmap_sensitivity(r, n, m, C)
     for _ in range(300):
@@ -176,7 +191,8 @@ def test_realdata_osie_image_maps_and_aggregate(realdata):
     agg = hm.aggregate(gm, cap_m=1)
     assert agg.shape == (600, 800)
     # Aggregate of the capped maps, checked against a direct count of distinct fixated pixels.
-    px = one.assign(cx=(one.x // 1).astype(int), cy=(one.y // 1).astype(int)).drop_duplicates(["subject", "cx", "cy"])
+    px = one.assign(cx=(one.x // 1).astype(int), cy=(one.y // 1).astype(int))
+    px = px.drop_duplicates(["subject", "cx", "cy"])
     assert math.isclose(agg.sum() * 15, len(px))
     coarse = hm.gaze_maps(one, 800, 600, cell=25, weight="duration", observer_col="subject")
     assert coarse.grid_shape == (24, 32)

@@ -98,8 +98,9 @@ def test_v_liu_3_r_star(eps, delta, expected):
 
 def test_v_liu_4_other_settings():
     sens = hc.heatmap_sensitivity(90_000, 900, 1.0)
-    assert hc.calibrate_heatmap(sens, 3.0, D900, "gaussian", "liu-thm-3.4").scale == pytest.approx(0.5341563, rel=1e-6)
-    assert hc.calibrate_heatmap(sens, 3.0, D900, "gaussian", "analytic").scale == pytest.approx(0.4324517, rel=1e-6)
+    liu3 = hc.calibrate_heatmap(sens, 3.0, D900, "gaussian", "liu-thm-3.4")
+    assert liu3.scale == pytest.approx(0.5341563, rel=1e-6)
+    assert hc.calibrate_heatmap(sens, 3.0, D900).scale == pytest.approx(0.4324517, rel=1e-6)
     n = 50_000
     paper = hc.heatmap_sensitivity(1050 * 1680, n, 1.0)
     assert hc.liu_thm34_sigma(paper.l2, 1.5, n ** -1.5, paper.r) == pytest.approx(0.0991734, rel=1e-6)
@@ -139,11 +140,21 @@ def test_noise_std_is_vectorised_and_matches_scalar_calibration():
     assert out.shape == (3, 3)
     for i, n in enumerate(ns.ravel()):
         for j, r in enumerate(rs.ravel()):
-            assert out[i, j] == pytest.approx(math.sqrt(r) / n * gaussian_sigma(1.0, 1.0, n ** -1.5), rel=1e-12)
+            indep = math.sqrt(r) / n * gaussian_sigma(1.0, 1.0, n ** -1.5)
+            assert out[i, j] == pytest.approx(indep, rel=1e-12)
     liu = hc.noise_std(900, 90_000, 1.0, D900, method="liu-thm-3.4")
     assert float(liu) == pytest.approx(1.5674167, rel=1e-6)
     lap = hc.noise_std(900, 90_000, 1.0, D900, mechanism="laplace")
     assert float(lap) == pytest.approx(141.421356, rel=1e-8)
+
+
+def test_noise_surface_figure_2a():
+    df = hc.noise_surface([300, 900], [100, 300], 1.0, lambda n: n ** -1.5, method="liu-thm-3.4")
+    assert len(df) == 4 and set(df.columns) >= {"n", "sqrt_r", "r", "delta", "std"}
+    row = df[(df.n == 900) & (df.sqrt_r == 300)].iloc[0]
+    assert row["std"] == pytest.approx(1.5674167, rel=1e-6)  # the paper's σ ≈ 1.5 at n = 900, 300×300
+    good = hc.noise_surface([900], [300], 1.0, lambda n: n ** -1.5)
+    assert good["std"].iloc[0] == pytest.approx(1.1426220, rel=1e-6)
 
 
 @pytest.mark.parametrize("delta", [1e-6, "n^-1.5"])

@@ -50,7 +50,8 @@ def test_v_liu_6_choice_depends_on_one_observer():
 
 
 def test_expected_mse_vectorised_equals_loop_reference(rng):
-    df = pd.DataFrame({"observer": rng.integers(0, 30, 3000), "x": rng.normal(50, 4, 3000), "y": rng.normal(40, 4, 3000)})
+    df = pd.DataFrame({"observer": rng.integers(0, 30, 3000), "x": rng.normal(50, 4, 3000),
+                       "y": rng.normal(40, 4, 3000)})
     gm = hm.gaze_maps(df, 100, 80, cell=2)
     dense = gm.dense()
     ms = np.array([1, 2, 3, 5, 8, 13, 40], dtype=float)

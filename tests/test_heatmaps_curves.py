@@ -92,7 +92,8 @@ def test_plan_study(rng):
     ns = [100, 1_000, 10_000]
     df = hcur.plan_study(clean, ns, 1.0, 1e-6, rng, m=1.0, sigma_px=3.0, R=40)
     assert list(df["N"]) == ns
-    assert np.allclose(df["std"].to_numpy() * df["N"].to_numpy(), df["std"].iloc[0] * 100)  # σ ∝ 1/N at fixed δ
+    # σ ∝ 1/N at fixed δ
+    assert np.allclose(df["std"].to_numpy() * df["N"].to_numpy(), df["std"].iloc[0] * 100)
     assert df["label"].str.contains("PLANNING ONLY").all() and df["label"].str.contains("no privacy").all()
     exp = [hcur.expected_noise_mse(s, clean.shape, 3.0) for s in df["std"]]
     assert np.allclose(df["expected_mse"], exp)  # reference = clean: no bias term

@@ -286,6 +286,9 @@ def test_feature_columns_must_be_numeric_and_text_columns_are_skipped():
     assert (err.row, err.column) == (9, "fix_rate")
     _raises(io.apply_mapping, _features({"a": 3}), {"participant": "pid", "features": ["note"]}, "features",
             "f.csv", match="found 'ok'")
+    # Left unmapped, 'window' would pass as a feature and be mistaken for the window index downstream.
+    assert _raises(io.apply_mapping, _features({"a": 3}), {"participant": "pid"}, "features", "f.csv",
+                   match="name of a role").column == "window"
 
 
 def test_feature_recordings_of_very_different_lengths_give_a_warning_with_lengths():
@@ -295,7 +298,8 @@ def test_feature_recordings_of_very_different_lengths_give_a_warning_with_length
     (warn,) = [w for w in out.attrs["warnings"] if "lengths" in w.details]
     assert warn.details["lengths"] == {"c": 12, "a": 40, "b": 38}
     assert "12 windows" in str(warn) and "40" in str(warn) and "public length T" in str(warn)
-    even = io.apply_mapping(_features({"a": 40, "b": 21}), {"participant": "pid"}, "features", "f.csv")
+    even = io.apply_mapping(_features({"a": 40, "b": 21}), {"participant": "pid", "window": "window"},
+                            "features", "f.csv")
     assert not [w for w in even.attrs["warnings"] if "lengths" in w.details]
 
 
