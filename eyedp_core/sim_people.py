@@ -47,9 +47,9 @@ TRAITS: dict[str, Trait] = {
     "vertical_bias": Trait(0.0, 0.18),          # line heights; habitual landing above/below the line
     "sacc_speed": Trait(1.0, 0.12, "log", female_shift=-0.3, age_per_year=-0.02),
     "sacc_dur0_ms": Trait(22.0, 3.0),
-    "blink_per_min": Trait(13.0, 0.40, "log", female_shift=1.2),
+    "blink_per_min": Trait(13.5, 0.25, "log", female_shift=1.2),
     "blink_ms": Trait(150.0, 0.18, "log", female_shift=0.3),
-    "pupil_mm": Trait(3.7, 0.5, female_shift=1.0, age_per_year=-0.05),
+    "pupil_mm": Trait(4.0, 0.5, female_shift=1.0, age_per_year=-0.05),
     "pupil_hippus_mm": Trait(0.07, 0.3, "log"),
     "noise_deg": Trait(0.06, 0.35, "log"),
     "fatigue_per_10min": Trait(0.025, 0.015),
@@ -59,7 +59,7 @@ TRAITS: dict[str, Trait] = {
 }
 
 # Situational (per recording) sd of each trait, in the trait's own scale (log units for "log" traits).
-SITUATIONAL_SD = {"fix_median_ms": 0.05, "sacc_len_chars": 0.05, "blink_per_min": 0.20, "pupil_mm": 0.22,
+SITUATIONAL_SD = {"fix_median_ms": 0.05, "sacc_len_chars": 0.05, "blink_per_min": 0.15, "pupil_mm": 0.22,
                   "regress_p": 0.15, "skim_p": 0.2, "picture_interest": 0.2, "zoom": 0.04, "noise_deg": 0.15,
                   "sacc_speed": 0.03, "blink_ms": 0.06, "vertical_bias": 0.08}
 
@@ -67,7 +67,7 @@ SITUATIONAL_SD = {"fix_median_ms": 0.05, "sacc_len_chars": 0.05, "blink_per_min"
 STATE_TAU_S = {"engagement": 70.0, "arousal": 110.0}
 STATE_EFFECTS = {"fix_median_ms": ("engagement", 0.09), "sacc_len_chars": ("engagement", -0.07),
                  "regress_p": ("engagement", -0.25), "pupil_mm": ("arousal", 0.22),
-                 "blink_per_min": ("arousal", 0.30)}
+                 "blink_per_min": ("arousal", 0.20)}
 
 
 def _value(trait: Trait, z: np.ndarray | float) -> np.ndarray:
@@ -82,7 +82,9 @@ def draw_people(rng: np.random.Generator, ids: list[str], genders: list[str], ag
     female = np.array([g == "female" for g in genders], dtype=float)
     out = {"id": ids, "gender": genders, "age": np.asarray(ages, dtype=int)}
     for name, tr in TRAITS.items():
-        z = rng.standard_normal(n) + tr.female_shift * (female - 0.5) + tr.age_per_year * (np.asarray(ages) - 28)
+        # Tails cut at 2.2 sd: the simulated panel stays within normal physiology (no clinical outliers).
+        z = (np.clip(rng.standard_normal(n), -2.2, 2.2) + tr.female_shift * (female - 0.5)
+             + tr.age_per_year * (np.asarray(ages) - 28))
         out[name] = _value(tr, z)
     return pd.DataFrame(out)
 
@@ -136,7 +138,7 @@ class Modulation:
         if trait == "fix_median_ms":
             out = out + self.fatigue_units(t_s)
         elif trait == "blink_per_min":
-            out = out + 3.0 * self.fatigue_units(t_s)
+            out = out + 2.0 * self.fatigue_units(t_s)
         elif trait == "pupil_mm":
             out = out - 4.0 * self.fatigue_units(t_s)
         return out

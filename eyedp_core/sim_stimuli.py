@@ -42,6 +42,7 @@ def _font(size: float) -> ImageFont.FreeTypeFont:
 def _sentence(rng: np.random.Generator, n_chars: int) -> str:
     """Target length -> pseudo-English text of about that many characters."""
     words = rng.choice(_WORDS, size=max(2, n_chars // 4))
+    words = words[np.r_[True, words[1:] != words[:-1]]]  # "from from" reads like a bug
     text = " ".join(words)
     return text[:n_chars].rsplit(" ", 1)[0] if len(text) > n_chars else text
 

@@ -21,10 +21,11 @@ import pandas as pd
 from . import metrics
 from .ts_accounting import epsilon_plan
 from .ts_k import (
-    partial_exp_sums,
+    dcfpa_noise_basis,
     dcfpa_reconstruction_errors,
     noise_unit_error,
     parseval_weights,
+    prefix_quadratic,
     public_k,
     reconstruction_errors,
 )
@@ -101,16 +102,6 @@ def _fft_errors(
     return out
 
 
-def _dcfpa_basis(n: int, kmax: int) -> np.ndarray:
-    """(2·kmax, n) basis: the cumulated time paths of unit Re and Im noise on bins 0 … kmax−1."""
-    s = partial_exp_sums(n)[:kmax]
-    w = (parseval_weights(n)[:kmax] / n)[:, None]
-    phi = np.empty((2 * kmax, n))
-    phi[0::2] = w * s.real
-    phi[1::2] = -w * s.imag
-    return phi
-
-
 def _dcfpa_errors(
     xrows: np.ndarray,
     drows: np.ndarray,
@@ -125,7 +116,7 @@ def _dcfpa_errors(
     n = xrows.shape[-1]
     runs = z_re.shape[0]
     kmax = int(k.max())
-    phi = _dcfpa_basis(n, kmax)
+    phi = dcfpa_noise_basis(n, kmax)
     gram = phi @ phi.T
     k_set = np.unique(k)
     spec = np.fft.rfft(drows, axis=-1)
@@ -141,10 +132,7 @@ def _dcfpa_errors(
     u[..., 0::2] = z_re[..., :kmax]
     u[..., 1::2] = z_im[..., :kmax]  # already 0 for DC and Nyquist
     cross = np.einsum("r...a,...ka->r...k", u, proj)  # (R, Rec, F, C, K)
-    # uᵀQu over the first 2k coordinates for every k: Σ_{a<m} u_a(2(tril(Q)u)_a − Q_aa u_a).
-    v = u @ np.tril(gram).T
-    quad = np.cumsum(u * (2.0 * v - np.diag(gram) * u), axis=-1)
-    quad = quad[..., 2 * k_set - 1]  # (R, Rec, F, C, K)
+    quad = prefix_quadratic(u, gram)[..., 2 * k_set - 1]  # uᵀQu over the first 2k coordinates (R, Rec, F, C, K)
     out = np.empty((eps.size, runs) + xrows.shape[:2])
     for e in range(eps.size):
         lam = np.sqrt(k[e] * n) * d2 / eps[e]

@@ -28,6 +28,7 @@ from .ts_sensitivity import (
 
 __all__ = [
     "OptimalK",
+    "dcfpa_noise_basis",
     "dcfpa_noise_variance",
     "dcfpa_reconstruction_errors",
     "expected_error_curve",
@@ -37,6 +38,7 @@ __all__ = [
     "optimal_k",
     "parseval_weights",
     "partial_exp_sums",
+    "prefix_quadratic",
     "public_k",
     "reconstruction_errors",
 ]
@@ -269,12 +271,54 @@ class OptimalK:
     )
 
 
-def _noise_paths_prefix(z_re: np.ndarray, z_im: np.ndarray, n: int) -> np.ndarray:
-    """Standard noise (..., nb) in, prefix-over-bins cumulated noise paths (..., nb, n) out (DCFPA)."""
-    w = parseval_weights(n)
-    z = z_re + 1j * z_im
-    paths = (w / n)[:, None] * (z[..., :, None] * partial_exp_sums(n)).real
-    return np.cumsum(paths, axis=-2)
+def dcfpa_noise_basis(n: int, kmax: int) -> np.ndarray:
+    """Chunk length n, bins kmax in, (2·kmax, n) basis: cumulated time paths of unit Re/Im noise per bin.
+
+    DCFPA's integrated noise is λ·Σ_a u_a φ_a with u = (Re z_0, Im z_0, Re z_1, …) standard Laplace.
+    """
+    s = partial_exp_sums(n)[:kmax]
+    w = (parseval_weights(n)[:kmax] / n)[:, None]
+    phi = np.empty((2 * kmax, n))
+    phi[0::2] = w * s.real
+    phi[1::2] = -w * s.imag
+    return phi
+
+
+def prefix_quadratic(u: np.ndarray, gram: np.ndarray) -> np.ndarray:
+    """Coefficients (..., m) and Gram matrix (m, m) in, q_M = Σ_{a,b<M} u_a Q_ab u_b for M = 1 … m out."""
+    v = u @ np.tril(gram).T  # v_a = Σ_{b≤a} Q_ab u_b
+    return np.cumsum(u * (2.0 * v - np.diag(gram) * u), axis=-1)
+
+
+def _dcfpa_search_errors(
+    rows: np.ndarray, lam: np.ndarray, idx: np.ndarray, z_re: np.ndarray, z_im: np.ndarray
+) -> np.ndarray:
+    """Difference chunks (S, C, n), λ (S, C, K), k indices, noise (R, S, C, nb) in, Σ_R Σ_S Σ_t err² (C, K) out.
+
+    err_k = λN_k − r_k with r_k the cumulated truncation error: ‖r‖² − 2λ⟨u, Φr⟩ + λ²uᵀQu, so no
+    (runs × bins × time) tensor is ever formed.
+    """
+    n, nb = rows.shape[-1], rows.shape[-1] // 2 + 1
+    phi = dcfpa_noise_basis(n, nb)
+    gram = phi @ phi.T
+    u = np.empty(z_re.shape[:-1] + (2 * nb,))
+    u[..., 0::2], u[..., 1::2] = z_re, z_im
+    mask = (np.arange(2 * nb)[None, :] < 2 * (idx[:, None] + 1)).astype(float)  # (K, 2nb)
+    quad = prefix_quadratic(u, gram)[..., 2 * idx + 1]  # (R, S, C, K)
+    out = np.zeros((rows.shape[1], idx.size))
+    step = max(1, _BLOCK_ELEMS // (rows.shape[1] * nb * n))
+    for start in range(0, rows.shape[0], step):  # series blocks bound memory only
+        paths = _dcfpa_bin_paths(rows[start : start + step])  # (s, C, nb, n)
+        suffix = np.cumsum(paths[..., ::-1, :], axis=-2)[..., ::-1, :]
+        resid = -np.concatenate([suffix[..., 1:, :], np.zeros_like(suffix[..., :1, :])], axis=-2)[..., idx, :]
+        rr = np.einsum("sckt,sckt->sck", resid, resid)
+        proj = (resid @ phi.T) * mask  # (s, C, K, 2nb)
+        ub = u[:, start : start + step]
+        cross = np.einsum("rsca,scka->rsck", ub, proj)
+        lb = lam[start : start + step]
+        err = rr[None] + 2.0 * lb * cross + lb**2 * quad[:, start : start + step]
+        out += err.sum(axis=(0, 1))
+    return out
 
 
 def optimal_k(
@@ -293,7 +337,8 @@ def optimal_k(
     """Series (..., T), method, ε, rng in, the paper's k minimising the mean error over `runs` draws out.
 
     All candidate k are evaluated on the same draws at once: with Parseval the FPA/CFPA error is
-    RE(k) + λ(k)²·(prefix energy of the standard noise); DCFPA uses cumulated bin paths. Flagged as
+    RE(k) + λ(k)²·(prefix energy of the standard noise); DCFPA uses a fixed noise basis and Gram
+    prefix sums (no runs × bins × time tensor). Flagged as
     tuned on private data.
     """
     groups, c = _groups(x, method, chunk, sensitivity, bounds, increment_bound)
@@ -311,16 +356,7 @@ def optimal_k(
         if n % 2 == 0:
             z_im[..., -1] = 0.0
         if method == "dcfpa":
-            paths = _dcfpa_bin_paths(g.rows)  # (S, C_g, nb, n)
-            suffix = np.cumsum(paths[..., ::-1, :], axis=-2)[..., ::-1, :]
-            # Truncation error path for k kept bins is −Σ_{j≥k} path_j; zero when all bins are kept.
-            trunc = np.concatenate([suffix[..., 1:, :], np.zeros_like(suffix[..., :1, :])], axis=-2)[..., idx, :]
-            total = np.zeros((c_g, ks.size))
-            step = max(1, _BLOCK_ELEMS // (s_rows * c_g * nb * n))
-            for start in range(0, runs, step):  # draw blocks bound memory only
-                noise = _noise_paths_prefix(z_re[start : start + step], z_im[start : start + step], n)
-                e = lam[..., None] * noise[..., idx, :] - trunc
-                total += (e**2).sum(axis=(0, 1, -1))
+            total = _dcfpa_search_errors(g.rows, lam, idx, z_re, z_im)
             per_chunk[g.chunk_index] = total / runs / s_rows
         else:
             re = reconstruction_errors(g.rows)[..., idx]  # (S, C_g, K)

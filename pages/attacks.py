@@ -5,6 +5,9 @@ import streamlit as st
 
 from ui import state
 from ui.widgets import coming_soon
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 st.title("Attacks")
 ds = state.current("features")

@@ -9,6 +9,9 @@ from plotly.subplots import make_subplots
 from eyedp_core import datasets, events
 from ui import state, theme
 from ui.widgets import coming_soon
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 st.title("Gaze samples")
 ds = state.current("gaze")

@@ -8,6 +8,9 @@ import streamlit as st
 from eyedp_core import explain
 from ui import state, theme
 from ui.widgets import fmt_num, log_slider
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 st.title("EyeDP — what does privacy cost your gaze data?")
 st.markdown(

@@ -5,6 +5,9 @@ import streamlit as st
 
 from eyedp_core import io
 from ui import state
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 st.title("Report")
 ledger = state.ledger()

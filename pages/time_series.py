@@ -1,11 +1,15 @@
 """Time series: LPA, FPA, CFPA and DCFPA on eye-movement feature signals (Bozkir et al.)."""
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui import state, theme
 from ui.widgets import coming_soon
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 st.title("Time series")
 df = state.current("features").frame
@@ -17,7 +21,7 @@ participant = c2.selectbox("Participant", sorted(df["participant"].unique()), ke
 tasks = sorted(df["task"].unique()) if "task" in df.columns else [None]
 task = c3.selectbox("Task", tasks, key="ts_task")
 sel = df[(df["participant"] == participant) & ((df["task"] == task) if task is not None else True)]
-x = sel["t_start_s"] if "t_start_s" in sel.columns else range(len(sel))
+x = sel["t_start_s"] if "t_start_s" in sel.columns else np.arange(len(sel))
 fig = go.Figure(go.Scatter(x=x, y=sel[feature], line=dict(color=theme.CLEAN), name="clean"))
 fig.update_layout(xaxis_title="window start (s)", yaxis_title=feature)
 st.plotly_chart(theme.style(fig, 360, f"{feature} — participant {participant}, {task} (data preview)"))

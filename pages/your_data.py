@@ -5,6 +5,9 @@ import streamlit as st
 
 from eyedp_core import io
 from ui import state
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 KIND_LABELS = {
     "gaze": "Raw gaze samples (CSV/TSV)",

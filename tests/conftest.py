@@ -23,3 +23,32 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"real recordings not found at {REALDATA} (shared/ must sit beside the repository)")
     return REALDATA
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    """Make AppTest runs behave like a server after app.py's first st.navigation call.
+
+    AppTest resets Streamlit's legacy pages/-folder flag before every run, so each run would start
+    in legacy mode and ui.shell.ensure_shell would spend a rerun (dropping button clicks) to leave it.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture(autouse=True)
+def _full_error_details():
+    """Show the real exception text in AppTest failures (the app itself hides tracebacks from users)."""
+    from streamlit import config
+
+    old = config.get_option("client.showErrorDetails")
+    config.set_option("client.showErrorDetails", "full")
+    yield
+    config.set_option("client.showErrorDetails", old)

@@ -41,11 +41,11 @@ def test_home_explains_epsilon_and_lists_data():
     at = _app()
     text = _text(at)
     assert "e^ε" in text and "odds" in text
-    assert "Sample: reading features" in str(at.dataframe[0].value)
+    assert "Sample: reading features" in at.dataframe[0].value["dataset"].tolist()
     # Moving ε changes the odds metric to e^ε of the new value.
-    at.select_slider(key="home_eps").set_value(2.2).run()
+    at.select_slider(key="home_eps").set_value(3.0).run()
     odds = [m for m in at.metric if m.label == "Odds factor e^ε"][0]
-    assert float(odds.value) == pytest.approx(np.exp(2.2), rel=1e-2)
+    assert float(odds.value) == pytest.approx(np.exp(3.0), rel=1e-2)
 
 
 def _upload_features(at: AppTest, csv: bytes, name: str = "mine.csv") -> AppTest:
@@ -68,7 +68,7 @@ def test_feature_upload_is_selected_and_used_by_pages():
     at.button[0].click().run()
     assert not at.exception, at.exception
     assert "loaded (120 rows)" in _text(at)
-    assert at.selectbox(key="sel_features").value == "Upload: mine.csv"
+    assert at.sidebar.selectbox(key="sel_features").value == "Upload: mine.csv"
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
     assert set(at.selectbox(key="ts_participant").options) == {"a", "b"}

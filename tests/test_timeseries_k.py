@@ -109,3 +109,40 @@ def test_public_k_is_prior_argmin_and_monotone_in_epsilon():
     assert np.all(np.diff(ks) >= 0) and ks[0] == 1 and ks[-1] > 1
     assert ts_k.public_k(n, epsilon=10.0) == ks[2]
     assert ts_k.fraction_k(64, 0.1) == 3 and ts_k.fraction_k(8, 0.01) == 1
+
+
+class _RecordingRNG:
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.draws: list[np.ndarray] = []
+
+    def laplace(self, size=None):
+        out = self._rng.laplace(size=size)
+        self.draws.append(out.copy())
+        return out
+
+
+@pytest.mark.parametrize("method", ["cfpa", "dcfpa"])
+def test_optimal_k_equals_loop_over_k_with_the_same_draws(method):
+    x = _smooth(np.random.default_rng(8), (2, 40))  # chunks 16, 16, tail 8
+    rec = _RecordingRNG(4)
+    res = ts_k.optimal_k(x, method=method, epsilon=30.0, chunk=16, bounds=(0, 1), runs=3, rng=rec)
+    full_re, full_im, tail_re, tail_im = rec.draws  # one (runs, series, chunks, nb) pair per chunk length
+    ref = np.zeros((3, 9))
+    for c, (start, n) in enumerate([(0, 16), (16, 16), (32, 8)]):
+        z_re, z_im, ci = (full_re, full_im, c) if c < 2 else (tail_re, tail_im, 0)
+        for k in range(1, 10):
+            kk = min(k, n // 2 + 1)
+            for r in range(3):
+                for s in range(2):
+                    seg = x[s, start : start + n]
+                    sig = np.concatenate([[seg[0]], np.diff(seg)]) if method == "dcfpa" else seg
+                    d2 = np.sqrt(4 * n - 3) if method == "dcfpa" else np.sqrt(n)
+                    lam = np.sqrt(kk * n) * d2 / 30.0
+                    spec = np.fft.rfft(sig)
+                    spec[kk:] = 0
+                    spec[:kk] += lam * (z_re[r, s, ci, :kk] + 1j * z_im[r, s, ci, :kk])
+                    out = np.fft.irfft(spec, n)
+                    out = np.cumsum(out) if method == "dcfpa" else out
+                    ref[c, k - 1] += np.sum((out - seg) ** 2) / 3 / 2
+    np.testing.assert_allclose(res.per_chunk_error, ref, rtol=1e-9)

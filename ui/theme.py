@@ -92,3 +92,24 @@ def inject_css() -> None:
     """Load assets/style.css into the page (small visual polish on top of the Streamlit theme)."""
     css = (ROOT / "assets" / "style.css").read_text(encoding="utf-8")
     st.html(f"<style>{css}</style>")
+
+
+def _rgba(text: str) -> tuple[float, float, float, float]:
+    """'rgba(r,g,b,a)', 'rgb(r,g,b)' or '#rrggbb' -> (r, g, b, a) floats (r, g, b in 0..255, a in 0..1)."""
+    t = text.strip()
+    if t.startswith("#"):
+        return float(int(t[1:3], 16)), float(int(t[3:5], 16)), float(int(t[5:7], 16)), 1.0
+    parts = [float(p) for p in t[t.index("(") + 1:t.index(")")].split(",")]
+    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
+
+
+def heat_lut(size: int = 256) -> "np.ndarray":
+    """Number of levels -> (size, 4) uint8 RGBA look-up table interpolated from HEAT_SCALE (level 0 transparent)."""
+    import numpy as np
+
+    stops = np.array([s for s, _ in HEAT_SCALE], dtype=float)
+    cols = np.array([_rgba(c) for _, c in HEAT_SCALE], dtype=float)
+    cols[:, 3] *= 255.0
+    x = np.linspace(0.0, 1.0, size)
+    lut = np.stack([np.interp(x, stops, cols[:, k]) for k in range(4)], axis=1)
+    return np.clip(np.rint(lut), 0, 255).astype(np.uint8)

@@ -9,12 +9,16 @@ import streamlit as st
 from eyedp_core.mechanisms import Calibration
 
 
+# Round mantissas per decade, so that 1, 0.1, 3, 10 … are reachable exactly on a log slider.
+_MANTISSAS = {3: (1, 2, 5), 6: (1, 1.5, 2, 3, 5, 7), 10: (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)}
+
+
 def log_values(lo: float, hi: float, per_decade: int = 6) -> list[float]:
-    """Bounds -> rounded, log-spaced values (two significant digits) for a log-scale slider."""
-    n = int(round(math.log10(hi / lo) * per_decade)) + 1
-    vals = np.geomspace(lo, hi, n)
-    out = sorted({float(f"{v:.2g}") for v in vals})
-    return out
+    """Bounds -> round, log-spaced values (1-1.5-2-3-5-7 per decade) from lo to hi inclusive."""
+    mant = _MANTISSAS.get(per_decade, _MANTISSAS[6])
+    decades = range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+    vals = {float(f"{m * 10.0 ** d:.6g}") for d in decades for m in mant}
+    return sorted({v for v in vals if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)} | {float(lo), float(hi)})
 
 
 def fmt_num(v: float) -> str:
@@ -66,3 +70,22 @@ def preview_watermark() -> None:
 def coming_soon(text: str) -> None:
     """A note saying which capability of this view is still being built."""
     st.info(text, icon=":material/construction:")
+
+
+def log_select_slider(label: str, lo: float, hi: float, default: float, key: str,
+                      extra: tuple[float, ...] = (), help: str | None = None, per_decade: int = 6,
+                      on_change=None, disabled: bool = False) -> float:
+    """Like log_slider, with exact extra values (e.g. a preset's δ = n^-1.5) among the log-spaced ones."""
+    vals = sorted(set(log_values(lo, hi, per_decade)) | {float(v) for v in extra if lo <= v <= hi})
+
+    def nearest(v: float) -> float:
+        return min(vals, key=lambda o: abs(math.log(o) - math.log(v)))
+
+    if key in st.session_state:
+        cur = st.session_state[key]
+        if cur not in vals:  # options depend on n: keep the widget valid when the data changes
+            st.session_state[key] = nearest(float(cur))
+        return float(st.select_slider(label, options=vals, format_func=fmt_num, key=key, help=help,
+                                      on_change=on_change, disabled=disabled))
+    return float(st.select_slider(label, options=vals, value=nearest(default), format_func=fmt_num, key=key,
+                                  help=help, on_change=on_change, disabled=disabled))
