@@ -55,7 +55,7 @@ def cold_start(browser, script: str, path: str = "") -> float:
 
 def slider_rerender(page, repeats: int, key: str = "ArrowRight") -> list[float]:
     """Seconds from a slider key press to the end of the re-run it triggers, `repeats` times."""
-    slider = page.locator('[data-testid="stMain"] [role="slider"]').first
+    slider = page.locator(harness.SLIDER).first
     out = []
     for i in range(repeats):
         page.evaluate(_ARM)
@@ -91,7 +91,7 @@ def browser_figures(repeats: int) -> list[dict]:
                 page = browser.new_page(viewport={"width": 1440, "height": 1000})
                 page.goto(f"{url}/{path}")
                 harness.wait_idle(page, 120_000)
-                if page.locator('[data-testid="stMain"] [role="slider"]').count() == 0:
+                if page.locator(harness.SLIDER).count() == 0:
                     page.close()
                     continue
                 t = statistics.median(slider_rerender(page, repeats))

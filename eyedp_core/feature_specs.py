@@ -2,14 +2,15 @@
 
 Bounds come from the feature definitions and device/physiology limits, never from data, so they can be
 published and used as clamp bounds (sensitivity = upper - lower) by the DP mechanisms:
-* rates: at most `MAX_EVENT_RATE_HZ` fixations or saccades per second (a fixation lasts at least
-  ~200 ms on average in any viewing task; faster sequences do not occur), blinks at most 60/min;
+* rates: at most MAX_FIX_RATE_HZ fixations per second (a fixation lasts about 200 ms or more on
+  average in any viewing task) and MAX_SACC_RATE_HZ saccades (one more per second for the
+  saccade-like artefacts I-VT finds at blink edges and tracker glitches); blinks at most 60/min;
 * positions and amplitudes: the simulated desktop screen spans 43 x 28 deg, so no on-screen saccade
   exceeds its 50 deg diagonal and no spread (sd) exceeds half the screen;
 * durations: the detector's limits (fixations >= 60 ms, blinks 50-500 ms), long fixations clamped at
   `MAX_FIX_MS`; saccade peak velocity is physiologically below 1000 deg/s;
 * pupil diameter is physiologically 1.5-9 mm;
-* wordbook counts: a window holds at most MAX_EVENT_RATE_HZ * window_s saccade n-grams.
+* wordbook counts: a window holds at most MAX_SACC_RATE_HZ * window_s saccade n-grams.
 Count-type bounds scale with the window length: use `feature_bounds(names, window_s)`.
 Statistics over an empty set of events (e.g. blink duration in a window without blinks) are 0.
 """
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MAX_EVENT_RATE_HZ = 5.0
+MAX_FIX_RATE_HZ = 5.0
+MAX_SACC_RATE_HZ = 6.0
 MAX_FIX_MS = 2000.0
 SCREEN_DIAG_DEG = 50.0
 HALF_WIDTH_DEG, HALF_HEIGHT_DEG = 22.0, 14.0
@@ -47,11 +49,11 @@ def _spec(name: str, group: str, unit: str, description: str, lower: float, uppe
     return name, FeatureSpec(name, group, unit, description, float(lower), float(upper), counts)
 
 
-_NGRAMS = MAX_EVENT_RATE_HZ * DEFAULT_WINDOW_S
+_NGRAMS = MAX_SACC_RATE_HZ * DEFAULT_WINDOW_S
 _D2 = SCREEN_DIAG_DEG**2 / 4
 
 FEATURE_SPECS: dict[str, FeatureSpec] = dict([
-    _spec("fix_rate_hz", "fixation", "1/s", "fixations starting in the window per second", 0, MAX_EVENT_RATE_HZ),
+    _spec("fix_rate_hz", "fixation", "1/s", "fixations starting in the window per second", 0, MAX_FIX_RATE_HZ),
     _spec("fix_dur_mean_ms", "fixation", "ms", "mean fixation duration", 0, MAX_FIX_MS),
     _spec("fix_dur_var_ms2", "fixation", "ms^2", "variance of fixation durations", 0, MAX_FIX_MS**2 / 4),
     _spec("fix_dur_max_ms", "fixation", "ms", "longest fixation", 0, MAX_FIX_MS),
@@ -59,7 +61,7 @@ FEATURE_SPECS: dict[str, FeatureSpec] = dict([
     _spec("fix_time_ratio", "fixation", "1", "share of the window spent fixating", 0, 1),
     _spec("fix_disp_x_deg", "fixation", "deg", "sd of horizontal fixation positions", 0, HALF_WIDTH_DEG),
     _spec("fix_disp_y_deg", "fixation", "deg", "sd of vertical fixation positions", 0, HALF_HEIGHT_DEG),
-    _spec("sacc_rate_hz", "saccade", "1/s", "saccades starting in the window per second", 0, MAX_EVENT_RATE_HZ),
+    _spec("sacc_rate_hz", "saccade", "1/s", "saccades starting in the window per second", 0, MAX_SACC_RATE_HZ),
     _spec("sacc_amp_mean_deg", "saccade", "deg", "mean saccade amplitude", 0, SCREEN_DIAG_DEG),
     _spec("sacc_amp_var_deg2", "saccade", "deg^2", "variance of saccade amplitudes", 0, _D2),
     _spec("sacc_amp_max_deg", "saccade", "deg", "largest saccade amplitude", 0, SCREEN_DIAG_DEG),

@@ -16,8 +16,14 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.events import ScreenGeometry, angular_distance_deg, detect_events, pix_to_deg
-from eyedp_core.feature_specs import (FEATURE_NAMES, FEATURE_SPECS, LARGE_SACCADE_DEG, WORDBOOK_LETTERS,
-                                      WORDBOOK_N, feature_bounds)
+from eyedp_core.feature_specs import (
+    FEATURE_NAMES,
+    FEATURE_SPECS,
+    LARGE_SACCADE_DEG,
+    WORDBOOK_LETTERS,
+    WORDBOOK_N,
+    feature_bounds,
+)
 
 __all__ = ["window_features", "input_kind", "FEATURE_SPECS", "FEATURE_NAMES", "feature_bounds",
            "DEFAULT_GROUPS", "saccade_letters"]
@@ -292,7 +298,7 @@ def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 
             continue
         ws, feats = res
         key = key if isinstance(key, tuple) else (key,)
-        head = {c: np.repeat(np.asarray([v], dtype=object), ws.size) for c, v in zip(groups, key)}
+        head = {c: np.repeat(np.asarray([v], dtype=object), ws.size) for c, v in zip(groups, key, strict=True)}
         head.update({"window": np.arange(ws.size), "t_start_s": ws})
         frames.append(pd.DataFrame({**head, **{n: feats[n].astype(float) for n in FEATURE_NAMES}}))
     if not frames:

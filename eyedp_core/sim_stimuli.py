@@ -116,7 +116,7 @@ def _landscape(c: _Canvas, box: tuple[float, float, float, float], rng: np.rando
         n = 7
         xs = np.linspace(x0, x1, n)
         ys = y0 + h * (0.45 + 0.12 * k + rng.uniform(-0.1, 0.08, n))
-        c.polygon([(x0, y1)] + list(zip(xs, ys)) + [(x1, y1)], fill=col)
+        c.polygon([(x0, y1)] + list(zip(xs, ys, strict=True)) + [(x1, y1)], fill=col)
     c.polygon([(x0 + 0.1 * w, y1), (x0 + 0.35 * w, y0 + 0.82 * h), (x0 + 0.75 * w, y0 + 0.86 * h), (x1, y1)],
               fill=(84, 140, 170))
     return sx, sy

@@ -212,10 +212,10 @@ def comic_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, dur
     fxy = face_tab[pv, which]
     box = np.array([p.box for p in panels])[pv]
     u = rng.random(n)
-    px = np.where(u < 0.65, fxy[:, 0] + rng.normal(0, 16, n),
+    px = np.where(u < 0.65, fxy[:, 0] + rng.normal(0, 24, n),
                   np.where(u < 0.85, (box[:, 0] + box[:, 2]) / 2 + rng.normal(0, 70, n),
                            rng.uniform(box[:, 0] + 20, box[:, 2] - 20)))
-    py = np.where(u < 0.65, fxy[:, 1] + rng.normal(0, 16, n),
+    py = np.where(u < 0.65, fxy[:, 1] + rng.normal(0, 24, n),
                   np.where(u < 0.85, box[:, 1] + 260 + rng.normal(0, 35, n),
                            rng.uniform(box[:, 1] + 20, box[:, 3] - 20)))
     log_off = TASK_EFFECTS["comic"]["fix"] + np.where(is_text, 0.0, PICTURE_FIX_LOG)

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.datasets import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR
-from eyedp_core.features import window_features
 from eyedp_core.feature_specs import FEATURE_NAMES
+from eyedp_core.features import window_features
 from eyedp_core.sim_freeview import freeview_fixations
 from eyedp_core.sim_people import Modulation, draw_people, ou_paths, situational
 from eyedp_core.sim_samples import synthesize

@@ -89,15 +89,17 @@ with left:
     st.plotly_chart(theme.style(fig, 520, f"Raw gaze of {who}: {len(part):,} samples (blue = fixations, orange = blinks)"))
 with right:
     sp = go.Figure()
-    sp.add_scattergl(x=part["x"], y=part["y"], mode="lines", line=dict(color="rgba(107,119,133,0.45)", width=1),
-                     name="raw samples")
+    sp.add_scatter(x=part["x"], y=part["y"], mode="lines", line=dict(color="rgba(107,119,133,0.45)", width=1),
+                   name="raw samples")
     sp.add_scatter(x=fx["x"], y=fx["y"], mode="markers+lines", name="fixations",
                    marker=dict(size=(fx["duration_ms"] / 25).clip(4, 30), color=theme.CATEGORY[0], opacity=0.7,
                                line=dict(color="white", width=1)),
                    line=dict(color=theme.CATEGORY[0], width=1))
-    sp.update_yaxes(autorange="reversed", scaleanchor="x", title_text="y (px)",
-                    range=[geometry.height_px, 0])
-    sp.update_xaxes(range=[0, geometry.width_px], title_text="x (px)")
+    # Screen coordinates: y grows downwards, one pixel is square, the frame is the whole screen.
+    sp.update_yaxes(range=[geometry.height_px, 0], scaleanchor="x", scaleratio=1, constrain="domain",
+                    title_text="y (px)")
+    sp.update_xaxes(range=[0, geometry.width_px], constrain="domain", title_text="x (px)", mirror=True,
+                    showline=True)
     sp.update_layout(legend=dict(orientation="h", y=-0.15))
     st.plotly_chart(theme.style(sp, 520, "Scanpath (marker size = fixation duration)"))
 

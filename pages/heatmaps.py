@@ -1,23 +1,224 @@
-"""Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.)."""
+"""Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; MECHANISMS.md §6)."""
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from ui import state, theme
-from ui.widgets import coming_soon
+from eyedp_core import datasets, io
+from eyedp_core.heatmap_calibration import calibration_table, privacy_level, privacy_presets, privacy_warnings
+from eyedp_core.heatmaps import sigma_px_from_degrees
+from ui import heatmap_panels as panels
+from ui import heatmap_release as release
+from ui import heatmap_view as hv
+from ui import state
+from ui.shell import ensure_shell
+from ui.widgets import badge, calibration_box, fmt_num, log_select_slider, preview_watermark
+
+ensure_shell()
+
+CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
+MECHS = {"gaussian": "Gaussian", "laplace": "Laplace"}
+METHODS = {"analytic": "analytic (exact, any ε)", "classical": "classical (ε < 1 only)"}
+DEFAULT_C = {"count": 30.0, "duration": 8.0}
 
 st.title("Heatmaps")
-fix = state.current("fixations").frame
+st.caption("Private gaze heatmaps after Liu et al.: each observer's gaze map is capped at m per cell, the maps "
+           "are averaged, noise is added to the average, and the heatmap is smoothed afterwards (smoothing is "
+           "post-processing and costs no privacy).")
+
+# ---- data -----------------------------------------------------------------------------------
+fix_ds = state.current("fixations")
 stims = state.stimuli()
-name = st.selectbox("Stimulus", list(stims), key="hm_stimulus")
-img = stims[name].image
-sub = fix[fix["stimulus"] == name] if "stimulus" in fix.columns else fix
-st.caption(f"{sub['observer'].nunique()} observers, {len(sub):,} fixations on '{name}' ({img.shape[1]}×{img.shape[0]} px).")
-fig = go.Figure(go.Image(z=img))
-fig.add_scattergl(x=sub["x"], y=sub["y"], mode="markers", marker=dict(size=4, color=theme.DANGER, opacity=0.35),
-                  name="fixations")
-fig.update_xaxes(visible=False)
-fig.update_yaxes(visible=False)
-st.plotly_chart(theme.style(fig, 520, "Fixations over the stimulus (data preview)"))
-coming_soon("Private heatmaps with cap m, Gaussian and Laplace noise, the optimal cap and the noise calculator.")
+top = st.columns([1, 1.1, 2.2], gap="medium")
+stim_name = top[0].selectbox("Stimulus", list(stims), key="hm_stimulus",
+                             help="The bundled stimuli, then images uploaded on the Your data page.")
+stim = stims[stim_name]
+H, W = stim.image.shape[:2]
+weights = ["count", "duration"] if fix_ds.frame is not None and "duration_ms" in fix_ds.frame.columns else ["count"]
+weight = top[1].radio("Each fixation adds", weights, format_func=hv.WEIGHTS.get, horizontal=True, key="hm_weight",
+                      help="Dwell time makes the cap m and the map values seconds per cell.")
+try:
+    sub, how = hv.fixations_for(fix_ds, stim_name, W, H)
+except ValueError as err:  # io.DataError is a ValueError: bad coordinates, no matching rows, too few observers
+    st.error(str(err), icon=":material/error:")
+    st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")
+    st.stop()
+n = int(sub["observer"].nunique())
+top[2].caption(f"**{n} observers**, {len(sub):,} fixations on '{stim_name}' ({W} × {H} px), from {how}. "
+               "Change the fixation table in the sidebar.")
+
+# ---- settings -------------------------------------------------------------------------------
+presets = privacy_presets(n)
+st.session_state.setdefault("hm_preset", "good")
+if st.session_state["hm_preset"] in presets:  # a preset follows n: δ = n^-1.5 or 1/n for this data
+    p = presets[st.session_state["hm_preset"]]
+    st.session_state["hm_eps"], st.session_state["hm_delta"] = p.epsilon, p.delta
+
+
+def _clear_preset() -> None:
+    """A manual ε or δ move leaves the preset."""
+    st.session_state["hm_preset"] = None
+
+
+m_key = panels.M_KEYS[weight]
+with st.container(border=True):
+    cp, cm, cg = st.columns([1.15, 0.9, 1.25], gap="large")
+    with cp:
+        st.segmented_control("Privacy level (Liu et al. §3.2)", list(presets), key="hm_preset",
+                             format_func=lambda k: k.capitalize(),
+                             help=" · ".join(f"{v.label}" for v in presets.values()))
+        eps = log_select_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
+                                on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+        delta = log_select_slider("δ — failure probability (log scale)", 1e-12, 0.5, n ** -1.5, "hm_delta",
+                                  extra=(1.0 / n, n ** -1.5), per_decade=3, on_change=_clear_preset,
+                                  help=f"Keep δ well below 1/n = {fmt_num(1 / n)}; the paper uses n^-1.5.")
+        level = privacy_level(eps, delta, n)
+        kind = {"good": "dp", "okay": "paper", "poor": "notdp"}.get(level, "preview")
+        st.markdown(f"Level: {badge(level, kind)} ε = {fmt_num(eps)}, δ = {fmt_num(delta)}, n = {n}",
+                    unsafe_allow_html=True)
+    with cm:
+        mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
+        method = "laplace"
+        if mech == "gaussian":
+            method = st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
+            if method == "classical" and eps >= 1:
+                st.info("The classical calibration is proven only for ε < 1; the analytic one is used.",
+                        icon=":material/info:")
+                method = "analytic"
+        seed = int(st.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
+                                   help="Previews use seeded numpy noise: the same seed gives the same noise "
+                                        "pattern at every ε. Exports use fresh OpenDP noise."))
+    with cg:
+        cell = int(st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
+                                    help="Gaze maps are counted on square cells; coarser cells mean fewer "
+                                         "cells r and less noise per cell."))
+        deg = st.slider("Kernel width σ (degrees of visual angle)", 0.0, 4.0, 1.5, 0.1, key="hm_deg",
+                        help="Gaussian smoothing after the noise (post-processing). 0 = no smoothing.")
+        st.session_state.setdefault(m_key, 1 if weight == "count" else 0.5)  # no value=: buttons may set m
+        if weight == "count":
+            m = float(st.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key))
+        else:
+            m = float(st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS, key=m_key))
+        use_c = st.toggle("Also cap each observer's total at C", value=True, key="hm_use_c",
+                          help="MECHANISMS.md §6.1: with totals ≤ C the L2 sensitivity is at most √(2mC)/n.")
+        cap_total = None
+        if use_c:
+            unit = "fixations" if weight == "count" else "seconds"
+            cap_total = float(st.number_input(f"Total cap C ({unit} per observer)", min_value=0.01, max_value=1e6,
+                                              value=DEFAULT_C[weight], key=f"hm_c_{weight}",
+                                              help="A public number fixed in advance (e.g. trial length × "
+                                                   "fixation rate), not read off the data."))
+    with st.expander("Screen geometry (converts the kernel width from degrees to pixels)",
+                     expanded=stim.source == "upload"):
+        g0 = datasets.SAMPLE_SCREEN
+        g = st.columns(3)
+        wpx = int(g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx"))
+        wcm = float(g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm"))
+        dist = float(g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm), key="hm_dist"))
+        sigma_px = sigma_px_from_degrees(deg, wpx, wcm, dist)
+        st.caption(f"σ = {deg:g}° = {sigma_px:.1f} px (assuming the stimulus was shown at its own pixel size).")
+
+tuned = st.session_state.get("hm_m_tuned")
+if not tuned or tuned.get("weight") != weight or tuned.get("m") != m:
+    tuned = None
+
+# ---- compute --------------------------------------------------------------------------------
+key = (fix_ds.token, stim.token, cell, weight)
+try:
+    gm = hv.gaze_maps(*key, W, H, sub)
+    sens = hv.sensitivity(gm, m, cap_total)
+    clean = hv.clean_maps(key, m, cap_total, sigma_px, gm)
+    prev = hv.noisy_preview(clean, sens, eps, delta, mech, method, seed, sigma_px, cell)
+except ValueError as err:
+    st.error(f"These settings cannot be used: {err}", icon=":material/error:")
+    st.stop()
+ctx = hv.Context(fix_ds, stim, key, gm, sens, clean, prev, eps, delta, mech, method, m, cap_total, cell,
+                 sigma_px, weight, seed, tuned)
+for w in privacy_warnings(eps, delta, n):
+    st.warning(w, icon=":material/warning:")
+
+# ---- clean vs noisy -------------------------------------------------------------------------
+preview_watermark()
+left, right = st.columns(2, gap="small")
+left.plotly_chart(ctx.overlay(clean.smooth, clean.vmax, "Clean heatmap (no noise — not publishable)", 400),
+                  key="hm_clean_chart")
+right.plotly_chart(ctx.overlay(prev.smooth, clean.vmax,
+                               f"Noisy heatmap — {MECHS[mech]}, ε = {fmt_num(eps)}, δ = {fmt_num(delta)}", 400),
+                   key="hm_noisy_chart")
+st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} {ctx.unit}); "
+           f"noisy cells below 0 are shown as 0 and above the maximum as the top colour. Grid {gm.grid_shape[0]} × "
+           f"{gm.grid_shape[1]} = {gm.n_cells:,} cells of {cell} px; kernel σ = {sigma_px:.1f} px."
+           + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
+met = prev.metrics
+mc = st.columns(6)
+mc[0].metric("CC", f"{met['cc']:.3f}", help="Pearson correlation with the clean heatmap (1 = identical).")
+mc[1].metric("MSE", f"{met['mse']:.3g}", help=f"Mean squared difference per cell ({ctx.short_unit}²).")
+mc[2].metric("NMSE", f"{met['nmse']:.3g}", help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")
+mc[3].metric("KL (nats)", f"{met['kl']:.3g}", help="KL divergence of the clean from the noisy distribution (0 = same).")
+mc[4].metric("SIM", f"{met['sim']:.3f}", help="Histogram intersection of the two distributions (1 = identical).")
+mc[5].metric("EMD (px)", f"{met['emd_px']:.0f}", help="Earth mover's distance: how far gaze mass must move, in px.")
+
+# ---- noise scale ----------------------------------------------------------------------------
+st.subheader("Noise scale")
+cal = prev.calibration
+st.markdown(f"**Sensitivity of the capped mean map** — neighbours replace one observer's whole map, n = {n} is "
+            f"public, entries are capped at m = {m:g}{f' and totals at C = {fmt_num(cap_total)}' if cap_total else ''}"
+            f" (Δ₂ is set by the {sens.binding}).")
+s1, s2 = st.columns(2, gap="large")
+with s1:
+    st.latex(sens.l2_tex)
+    st.latex(sens.l2_plugged)
+with s2:
+    st.latex(sens.l1_tex)
+    st.latex(sens.l1_plugged)
+table = calibration_table(sens, eps, delta)
+liu = next(c for c in table if c.method == "liu-thm-3.4")
+u, v = st.columns([1.6, 1], gap="large")
+with u:
+    calibration_box(cal, f"{MECHS[mech]} noise used here — {cal.method}")
+with v:
+    a, b = st.columns(2)
+    a.metric("Δ₂ (L2 sensitivity)", f"{sens.l2:.6g}")
+    b.metric("Δ₁ (L1 sensitivity)", f"{sens.l1:.6g}")
+    if mech == "gaussian":
+        a.metric("Noise σ per cell", f"{cal.std:.6g}")
+        b.metric("Liu Thm 3.4 σ (paper)", f"{liu.std:.6g}", help="As in the paper; see below.")
+    else:
+        a.metric("Laplace scale b", f"{cal.scale:.6g}")
+        b.metric("Noise std √2·b", f"{cal.std:.6g}", help="Liu et al.'s 'noise level' σ_L.")
+p_, q = st.columns([1.6, 1], gap="large")
+with p_:
+    if mech == "gaussian":
+        calibration_box(liu, "As in the paper: Liu et al. Theorem 3.4")
+    else:
+        st.markdown("**As in the paper: Liu et al. Theorem 3.5** " + badge("σ_L is a standard deviation", "paper"),
+                    unsafe_allow_html=True)
+        st.latex(r"\sigma_L \ge \frac{\sqrt{2}\,m\,r}{\varepsilon\, n} = \sqrt{2}\,\frac{\Delta_1}{\varepsilon}"
+                 rf" = {cal.std:.6g} = \sqrt{{2}}\,b")
+with q:
+    if mech == "gaussian":
+        st.markdown(f"**Paper vs correct:** Liu's σ = {fmt_num(liu.std)} is {liu.std / cal.std:.2f}× the "
+                    f"{cal.method} σ = {fmt_num(cal.std)}. Theorem 3.4's proof is wrong in general (MECHANISMS.md "
+                    "§6.2): its σ is enough only when r ≥ r*, and then it adds more noise than needed.")
+    else:
+        st.markdown(f"**Scale or standard deviation?** Liu's 'noise level' σ_L = {fmt_num(cal.std)} is the "
+                    f"standard deviation √2·b. Passing σ_L as numpy's Laplace *scale* adds √2× too much noise; "
+                    f"passing b = {fmt_num(cal.scale)} where a standard deviation is expected adds too little "
+                    "(unsafe).")
+with st.expander("All calibrations side by side (analytic, classical, Liu Thm 3.4, Laplace)"):
+    st.dataframe([{"mechanism": c.mechanism, "calibration": c.method, "scale (σ or b)": c.scale, "std": c.std,
+                   "guarantee": c.guarantee if c.valid else "NOT the stated guarantee", "note": c.note}
+                  for c in table], hide_index=True)
+
+release.accounting_box(ctx)
+
+# ---- secondary panels (only the chosen one runs) -------------------------------------------
+st.subheader("Explore")
+view = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
+                            default="curves", label_visibility="collapsed")
+if view:
+    panels.RUNNERS[view](ctx)
+else:
+    st.caption("Choose a panel above.")
+
+st.divider()
+release.export_section(ctx)

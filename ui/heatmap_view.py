@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io as _io
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -28,6 +29,7 @@ from ui.state import Dataset
 DISPLAY_WIDTH = 960  # overlay images are sent to the browser at most this wide (JPEG)
 WEIGHTS = {"count": "fixation count", "duration": "dwell time (s)"}
 UNITS = {"count": "fixations per observer per cell", "duration": "seconds per observer per cell"}
+BAR_UNITS = {"count": "fixations / observer / cell", "duration": "s / observer / cell"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,15 +137,33 @@ def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mec
                                 noise_std=std_for_caps(_gm, m, cap_total, eps, delta, mechanism, method))
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
+CURVE_CACHE_SIZE = 24
+
+
+@st.cache_resource(show_spinner=False)
+def _curve_store() -> OrderedDict:
+    """Process-wide LRU store of ε-curve tables (st.cache_data cannot replay a progress bar drawn outside)."""
+    return OrderedDict()
+
+
 def curves(key: tuple, cell: int, m: float, cap_total: float | None, sigma_px: float,
-           eps_list: tuple[float, ...], delta: float, method: str, R: int, seed: int, _clean: CleanMaps,
-           _sens: HeatmapSensitivity,
-           _progress: Callable[[float], None] | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """Map key, caps, kernel, ε grid, δ, Gaussian method, draws R and seed -> (tidy curve table, notes)."""
-    df = eps_curves(_clean.agg, _sens, list(eps_list), delta, np.random.default_rng(seed), R=R,
-                    sigma_px=sigma_px, cell=cell, method=method, progress=_progress)
-    return df, list(df.attrs.get("notes", []))
+           eps_list: tuple[float, ...], delta: float, method: str, R: int, seed: int, clean: CleanMaps,
+           sens: HeatmapSensitivity, progress: Callable[[float], None] | None = None
+           ) -> tuple[pd.DataFrame, list[str]]:
+    """Map key, caps, kernel, ε grid, δ, Gaussian method, draws R and seed -> (tidy curve table, notes).
+
+    Cached on the tokens and parameters; `progress` is called only when the curves are computed."""
+    store = _curve_store()
+    k = (key, cell, m, cap_total, sigma_px, eps_list, delta, method, R, seed)
+    if k in store:
+        store.move_to_end(k)
+        return store[k]
+    df = eps_curves(clean.agg, sens, list(eps_list), delta, np.random.default_rng(seed), R=R,
+                    sigma_px=sigma_px, cell=cell, method=method, progress=progress)
+    store[k] = (df, list(df.attrs.get("notes", [])))
+    while len(store) > CURVE_CACHE_SIZE:
+        store.popitem(last=False)
+    return store[k]
 
 
 @st.cache_data(show_spinner="Running the difference attack…", max_entries=24)
@@ -191,10 +211,21 @@ def _display_stimulus(stim_token: str, _image: np.ndarray) -> np.ndarray:
 
 
 def _display_map(map_: np.ndarray, cell: int, width: int, height: int, dw: int, dh: int) -> np.ndarray:
-    """Map on the cell grid -> values sampled at the display pixels (nearest cell, like to_pixels)."""
-    ys = np.minimum(((np.arange(dh) + 0.5) * height / dh).astype(np.int64) // cell, map_.shape[0] - 1)
-    xs = np.minimum(((np.arange(dw) + 0.5) * width / dw).astype(np.int64) // cell, map_.shape[1] - 1)
-    return map_[np.ix_(ys, xs)]
+    """Map on the cell grid -> values at the display pixels, bilinear between cell centres (display only)."""
+    ys = (np.arange(dh) + 0.5) * height / dh / cell - 0.5
+    xs = (np.arange(dw) + 0.5) * width / dw / cell - 0.5
+    if cell == 1 and dw == width and dh == height:
+        return map_[:height, :width]
+    y0 = np.clip(np.floor(ys).astype(np.int64), 0, map_.shape[0] - 1)
+    x0 = np.clip(np.floor(xs).astype(np.int64), 0, map_.shape[1] - 1)
+    y1 = np.minimum(y0 + 1, map_.shape[0] - 1)
+    x1 = np.minimum(x0 + 1, map_.shape[1] - 1)
+    fy = np.clip(ys - y0, 0.0, 1.0)[:, None].astype(np.float32)
+    fx = np.clip(xs - x0, 0.0, 1.0)[None, :].astype(np.float32)
+    a = np.asarray(map_, dtype=np.float32)
+    top = a[np.ix_(y0, x0)] * (1 - fx) + a[np.ix_(y0, x1)] * fx
+    bottom = a[np.ix_(y1, x0)] * (1 - fx) + a[np.ix_(y1, x1)] * fx
+    return top * (1 - fy) + bottom * fy
 
 
 def composite(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float,
@@ -283,10 +314,11 @@ class Context:
         """Short unit of the cap m and of map values."""
         return "fixations" if self.weight == "count" else "s"
 
-    def overlay(self, map_: np.ndarray, vmax: float, title: str, fig_height: int = 430):
-        """Map on the cell grid, colour range and title -> overlay figure on this stimulus."""
+    def overlay(self, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420):
+        """Map on the cell grid, colour range, title and the expected plot width in px -> overlay figure."""
         from ui import heatmap_figs
 
         rgb = composite(self.stim.token, self.stim.image, map_, self.cell, vmax)
+        fig_height = int(np.clip(plot_width * self.height / self.width + 95, 220, 640))
         return heatmap_figs.overlay_figure(to_data_uri(rgb), self.width, self.height, rgb.shape[1], vmax, title,
-                                           self.unit, fig_height)
+                                           BAR_UNITS[self.weight], fig_height)

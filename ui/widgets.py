@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import streamlit as st
 
 from eyedp_core.mechanisms import Calibration

@@ -74,3 +74,29 @@ def wait_idle(page, timeout_ms: float = 60_000) -> None:
     # The script may finish a moment before the last element paints.
     page.wait_for_timeout(150)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+
+
+SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
+
+
+def slider_text(page, index: int = 0) -> str:
+    """The value a slider shows (its aria-valuetext, e.g. '0.1' for a select-slider)."""
+    return page.locator(SLIDER).nth(index).get_attribute("aria-valuetext") or ""
+
+
+def move_slider(page, index: int = 0, key: str = "ArrowRight", presses: int = 1) -> None:
+    """Focus the index-th slider of the main area and press a key on it, then wait for the re-run."""
+    s = page.locator(SLIDER).nth(index)
+    s.focus()
+    for _ in range(presses):
+        page.keyboard.press(key)
+    wait_idle(page)
+
+
+def screenshot(page, path: str, width: int = 1440) -> None:
+    """Screenshot the whole main area: Streamlit scrolls inside stMain, so grow the viewport to fit it."""
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": width, "height": min(max(int(height), 800), 8000)})
+    page.wait_for_timeout(400)  # let Plotly re-layout to the new size
+    page.screenshot(path=path)
+    page.set_viewport_size({"width": width, "height": 1000})

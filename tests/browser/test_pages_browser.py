@@ -9,6 +9,8 @@ pytestmark = pytest.mark.browser
 
 # Pages that must draw at least one Plotly chart with the bundled sample data.
 CHART_PAGES = {"", "heatmaps", "time_series", "gaze_samples"}
+# Pages whose main area has a slider to move.
+SLIDER_PAGES = {"", "heatmaps", "time_series", "gaze_samples"}
 
 
 def _assert_healthy(page, path: str) -> None:
@@ -28,18 +30,15 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
     assert page.get_by_role("heading", name=heading).first.is_visible()
     _assert_healthy(page, path)
     name = path or "home"
-    page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    harness.screenshot(page, str(shots / f"{name}.png"))
 
-    sliders = page.locator('[data-testid="stMain"] [role="slider"]')
-    if sliders.count():
-        before = sliders.first.get_attribute("aria-valuenow")
-        sliders.first.focus()
-        for _ in range(3):
-            page.keyboard.press("ArrowRight")
-        harness.wait_idle(page)
-        assert sliders.first.get_attribute("aria-valuenow") != before, "slider did not move"
+    if path in SLIDER_PAGES:
+        assert page.locator(harness.SLIDER).count() >= 1, f"/{path} shows no slider"
+        before = harness.slider_text(page)
+        harness.move_slider(page, presses=3)
+        assert harness.slider_text(page) != before, "slider did not move"
         _assert_healthy(page, path)
-        page.screenshot(path=str(shots / f"{name}_moved.png"), full_page=True)
+        harness.screenshot(page, str(shots / f"{name}_moved.png"))
 
 
 def test_sidebar_navigation_reaches_every_view(page, app_url):
