@@ -9,21 +9,23 @@ Baselines:
 * optimal k: evaluating every candidate k separately (one batched mechanism call over all runs per k),
   timed on up to 8 k and scaled to all candidates.
 """
+
 from __future__ import annotations
 
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eyedp_core import timeseries as ts  # noqa: E402
-from eyedp_core.ts_experiments import utility_sweep  # noqa: E402
-from eyedp_core.ts_k import optimal_k  # noqa: E402
-from eyedp_core.ts_signals import DEFAULT_MECHANISMS, feature_tensor, run_mechanism  # noqa: E402
+from eyedp_core import timeseries as ts
+from eyedp_core.ts_experiments import utility_sweep
+from eyedp_core.ts_k import optimal_k
+from eyedp_core.ts_signals import DEFAULT_MECHANISMS, feature_tensor, run_mechanism
 
 EPSILONS = np.logspace(-1, 3, 10)
 
@@ -36,11 +38,12 @@ def _data() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], str]:
         from eyedp_core.ts_signals import feature_columns
 
         table = datasets.load_sample("reading_features")
-        names = [c for c in feature_columns(table)]
+        names = feature_columns(table)
         lo, hi = feature_bounds(names)
         x, _ = feature_tensor(table, names, fill="edge")
         return x, (lo, hi), f"sample, {x.shape[0]} recordings × {x.shape[1]} features × {x.shape[2]}"
-    except Exception:  # sample data not generated yet: same shape, synthetic AR(1) features in [0, 1]
+    except (ImportError, FileNotFoundError, KeyError):
+        # Sample data not generated yet: same shape, synthetic AR(1) features in [0, 1].
         rng = np.random.default_rng(0)
         rec, feat, t = 60, 35, 541
         x = np.empty((rec, feat, t))
@@ -51,7 +54,7 @@ def _data() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], str]:
         return np.clip(x, 0, 1), (np.zeros(feat), np.ones(feat)), "synthetic AR(1), 60 × 35 × 541"
 
 
-def _time(fn, repeats: int = 3) -> float:
+def _time(fn: Callable[[], object], repeats: int = 3) -> float:
     fn()
     out = []
     for _ in range(repeats):
@@ -72,8 +75,15 @@ def _loop_fpa_chunk(seg: np.ndarray, k: int, lam: float, rng: np.random.Generato
     return np.fft.irfft(spec, seg.size)
 
 
-def loop_cfpa(x: np.ndarray, bounds, eps: float, k: int, chunk: int, rng: np.random.Generator,
-              difference: bool = False) -> np.ndarray:
+def loop_cfpa(
+    x: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray],
+    eps: float,
+    k: int,
+    chunk: int,
+    rng: np.random.Generator,
+    difference: bool = False,
+) -> np.ndarray:
     """Baseline: per recording, per feature, per chunk Python loops (CFPA, or DCFPA with difference=True)."""
     lo, hi = bounds
     out = np.empty_like(x)
@@ -95,7 +105,9 @@ def loop_cfpa(x: np.ndarray, bounds, eps: float, k: int, chunk: int, rng: np.ran
     return out
 
 
-def loop_lpa(x: np.ndarray, bounds, eps: float, rng: np.random.Generator) -> np.ndarray:
+def loop_lpa(
+    x: np.ndarray, bounds: tuple[np.ndarray, np.ndarray], eps: float, rng: np.random.Generator
+) -> np.ndarray:
     """Baseline: per recording, per feature loop of the Laplace mechanism."""
     lo, hi = bounds
     out = np.empty_like(x)
@@ -106,7 +118,7 @@ def loop_lpa(x: np.ndarray, bounds, eps: float, rng: np.random.Generator) -> np.
     return out
 
 
-def _naive_sweep_estimate(x, bounds, rng) -> float:
+def _naive_sweep_estimate(x: np.ndarray, bounds: tuple, rng: np.random.Generator) -> float:
     """Seconds of the naive sweep (mechanism call + NMSE per mechanism, ε, run, mode), extrapolated."""
     from eyedp_core import metrics
 
@@ -125,28 +137,41 @@ def run() -> list[dict]:
     rows: list[dict] = []
 
     def add(name: str, seconds: float, base: float) -> None:
-        rows.append(dict(name=name, seconds=seconds, baseline_seconds=base, ratio=seconds / base))
+        rows.append({"name": name, "seconds": seconds, "baseline_seconds": base, "ratio": seconds / base})
 
     base_cfpa = _time(lambda: loop_cfpa(x, bounds, 1.0, 4, 32, rng), repeats=1)
-    add(f"CFPA-32 batched, all data ({what})", _time(lambda: ts.cfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds,
-                                                                       rng=rng)), base_cfpa)
+    add(
+        f"CFPA-32 batched, all data ({what})",
+        _time(lambda: ts.cfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng)),
+        base_cfpa,
+    )
     base_dc = _time(lambda: loop_cfpa(x, bounds, 1.0, 4, 32, rng, difference=True), repeats=1)
-    add("DCFPA-32 batched, all data", _time(lambda: ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds,
-                                                              rng=rng)), base_dc)
+    add(
+        "DCFPA-32 batched, all data",
+        _time(lambda: ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng)),
+        base_dc,
+    )
     base_fpa = _time(lambda: loop_cfpa(x, bounds, 1.0, 4, x.shape[2], rng), repeats=1)
     add("FPA batched, all data", _time(lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng)), base_fpa)
-    add("LPA batched, all data", _time(lambda: ts.lpa(x, epsilon=1.0, bounds=bounds, rng=rng)),
-        _time(lambda: loop_lpa(x, bounds, 1.0, rng), repeats=1))
+    add(
+        "LPA batched, all data",
+        _time(lambda: ts.lpa(x, epsilon=1.0, bounds=bounds, rng=rng)),
+        _time(lambda: loop_lpa(x, bounds, 1.0, rng), repeats=1),
+    )
 
     def sweep() -> None:
         utility_sweep(x, bounds, epsilons=EPSILONS, rng=rng, runs=20, n_recordings=3)
 
-    add("utility sweep: 8 mechanisms × 10 ε × 20 runs × 2 modes (baseline extrapolated)",
-        _time(sweep, repeats=1), _naive_sweep_estimate(x, bounds, rng))
+    add(
+        "utility sweep: 8 mechanisms × 10 ε × 20 runs × 2 modes (baseline extrapolated)",
+        _time(sweep, repeats=1),
+        _naive_sweep_estimate(x, bounds, rng),
+    )
 
     one = x[:, 0]  # one feature, every recording
     one_bounds = (bounds[0][0], bounds[1][0])
     for method, chunk in [("fpa", None), ("cfpa", 32), ("dcfpa", 32)]:
+
         def search(method=method, chunk=chunk) -> None:
             optimal_k(one, method=method, epsilon=50.0, chunk=chunk, bounds=one_bounds, runs=100, rng=rng)
 
@@ -162,8 +187,11 @@ def run() -> list[dict]:
                 np.mean((out - one) ** 2)
 
         label = method.upper() + (f"-{chunk}" if chunk else "")
-        add(f"optimal-k search, one feature, all {n_bins} k, 100 runs: {label} (baseline extrapolated)",
-            _time(search, repeats=1), _time(naive, repeats=1) * n_bins / sample_ks.size)
+        add(
+            f"optimal-k search, one feature, all {n_bins} k, 100 runs: {label} (baseline extrapolated)",
+            _time(search, repeats=1),
+            _time(naive, repeats=1) * n_bins / sample_ks.size,
+        )
     return rows
 
 

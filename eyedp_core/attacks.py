@@ -73,7 +73,8 @@ def _standardise(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.nan_to_num((train - mu) / sd), np.nan_to_num((test - mu) / sd)
 
 
-def _fit_predict(xtr: np.ndarray, ytr: np.ndarray, xte: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fit_predict(xtr: np.ndarray, ytr: np.ndarray,
+                 xte: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training data, labels, test data -> (predicted labels, decision scores, class order)."""
     a, b = _standardise(xtr, xte)
     clf = SVC(kernel="rbf", C=1.0, gamma="scale", decision_function_shape="ovr")
@@ -95,7 +96,8 @@ def _vote(pred: pd.DataFrame, keys: list[str], scores: np.ndarray, classes: np.n
     winner = classes[np.argmax(tally, axis=1)]
     g = pred.groupby(keys, sort=True)
     out = g.agg(true=("true", "first"), n_windows=("true", "size")).reset_index()
-    out["window_accuracy"] = g.apply(lambda d: float((d["true"] == d["predicted"]).mean()), include_groups=False).to_numpy()
+    hit = (pred["true"] == pred["predicted"]).astype(float)
+    out["window_accuracy"] = hit.groupby([pred[k] for k in keys], sort=True).mean().to_numpy()
     out["predicted"] = winner
     return out
 
@@ -108,9 +110,10 @@ def _result(protocol: str, pred: pd.DataFrame, keys: list[str], scores: np.ndarr
     confusion = pd.crosstab(pd.Categorical(units["true"], labels), pd.Categorical(units["predicted"], labels),
                             rownames=["true"], colnames=["predicted"], dropna=False)
     chance = float(units["true"].value_counts(normalize=True).max())
-    return AttackResult(protocol, float((pred["true"] == pred["predicted"]).mean()),
-                        float((units["true"] == units["predicted"]).mean()), chance, n_train, len(pred), stride,
-                        confusion, units, pred, tuple(features))
+    window_acc = float((pred["true"] == pred["predicted"]).mean())
+    vote_acc = float((units["true"] == units["predicted"]).mean())
+    return AttackResult(protocol, window_acc, vote_acc, chance, n_train, len(pred), stride, confusion, units,
+                        pred, tuple(features))
 
 
 def _check(train: pd.DataFrame, test: pd.DataFrame, needed: Sequence[str]) -> None:
@@ -137,7 +140,8 @@ def reidentify(train: pd.DataFrame, test: pd.DataFrame | None = None, stride: in
     te = test[half(test, False) & _strided(test, stride)]
     yhat, scores, classes = _fit_predict(tr[cols].to_numpy(float), tr["participant"].to_numpy(),
                                          te[cols].to_numpy(float))
-    pred = te[keys + ["window"]].reset_index(drop=True).assign(true=te["participant"].to_numpy(), predicted=yhat)
+    pred = te[keys + ["window"]].reset_index(drop=True)
+    pred = pred.assign(true=te["participant"].to_numpy(), predicted=yhat)
     return _result("reidentification", pred, keys, scores, classes, len(tr), stride, cols)
 
 
@@ -159,8 +163,9 @@ def _lopo(protocol: str, label: str, vote_keys: list[str], train: pd.DataFrame, 
         full = np.full((yhat.size, classes_all.size), -np.inf)
         full[:, np.searchsorted(classes_all, classes)] = scores
         n_train = max(n_train, int(fold_tr.sum()))
-        part = te.loc[fold_te, vote_keys + (["task"] if "task" in te and "task" not in vote_keys else []) + ["window"]]
-        preds.append(part.reset_index(drop=True).assign(true=te.loc[fold_te, label].to_numpy(), predicted=yhat))
+        extra = ["task"] if "task" in te.columns and "task" not in vote_keys else []
+        part = te.loc[fold_te, vote_keys + extra + ["window"]].reset_index(drop=True)
+        preds.append(part.assign(true=te.loc[fold_te, label].to_numpy(), predicted=yhat))
         scores_all.append(np.where(np.isfinite(full), full, np.nanmin(scores) - 1))
     pred = pd.concat(preds, ignore_index=True)
     return _result(protocol, pred, vote_keys, np.vstack(scores_all), classes_all, n_train, stride, cols)
@@ -174,8 +179,9 @@ def classify_documents(train: pd.DataFrame, test: pd.DataFrame | None = None, st
 
 
 def infer_gender(train: pd.DataFrame, test: pd.DataFrame | None = None, stride: int = 20,
-                 features: Sequence[str] | None = None, demographics: pd.DataFrame | None = None) -> AttackResult:
-    """Feature table(s) [+ demographics] -> gender inference without prior knowledge, LOPO, vote per participant."""
+                 features: Sequence[str] | None = None,
+                 demographics: pd.DataFrame | None = None) -> AttackResult:
+    """Feature table(s) [+ demographics] -> gender inference, no prior knowledge (LOPO, vote per person)."""
     test = train if test is None else test
     if demographics is not None:
         g = demographics.set_index("participant")["gender"]
@@ -185,7 +191,8 @@ def infer_gender(train: pd.DataFrame, test: pd.DataFrame | None = None, stride: 
 
 
 PROTOCOLS = {
-    "reidentification": (reidentify, "who is it? SVM trained on the first half of each recording (prior knowledge)"),
+    "reidentification": (reidentify, "who is it? trained on the first half of each recording (prior "
+                                     "knowledge)"),
     "document_type": (classify_documents, "which document? leave-one-participant-out (utility task)"),
     "gender": (infer_gender, "which gender? leave-one-participant-out (no prior knowledge)"),
 }

@@ -53,7 +53,8 @@ _NGRAMS = MAX_SACC_RATE_HZ * DEFAULT_WINDOW_S
 _D2 = SCREEN_DIAG_DEG**2 / 4
 
 FEATURE_SPECS: dict[str, FeatureSpec] = dict([
-    _spec("fix_rate_hz", "fixation", "1/s", "fixations starting in the window per second", 0, MAX_FIX_RATE_HZ),
+    _spec("fix_rate_hz", "fixation", "1/s", "fixations starting in the window per second",
+          0, MAX_FIX_RATE_HZ),
     _spec("fix_dur_mean_ms", "fixation", "ms", "mean fixation duration", 0, MAX_FIX_MS),
     _spec("fix_dur_var_ms2", "fixation", "ms^2", "variance of fixation durations", 0, MAX_FIX_MS**2 / 4),
     _spec("fix_dur_max_ms", "fixation", "ms", "longest fixation", 0, MAX_FIX_MS),
@@ -61,7 +62,8 @@ FEATURE_SPECS: dict[str, FeatureSpec] = dict([
     _spec("fix_time_ratio", "fixation", "1", "share of the window spent fixating", 0, 1),
     _spec("fix_disp_x_deg", "fixation", "deg", "sd of horizontal fixation positions", 0, HALF_WIDTH_DEG),
     _spec("fix_disp_y_deg", "fixation", "deg", "sd of vertical fixation positions", 0, HALF_HEIGHT_DEG),
-    _spec("sacc_rate_hz", "saccade", "1/s", "saccades starting in the window per second", 0, MAX_SACC_RATE_HZ),
+    _spec("sacc_rate_hz", "saccade", "1/s", "saccades starting in the window per second",
+          0, MAX_SACC_RATE_HZ),
     _spec("sacc_amp_mean_deg", "saccade", "deg", "mean saccade amplitude", 0, SCREEN_DIAG_DEG),
     _spec("sacc_amp_var_deg2", "saccade", "deg^2", "variance of saccade amplitudes", 0, _D2),
     _spec("sacc_amp_max_deg", "saccade", "deg", "largest saccade amplitude", 0, SCREEN_DIAG_DEG),
@@ -85,7 +87,8 @@ FEATURE_SPECS: dict[str, FeatureSpec] = dict([
     _spec("pupil_var_mm2", "pupil", "mm^2", "variance of per-fixation pupil diameters", 0, 3.75**2),
     _spec("pupil_min_mm", "pupil", "mm", "smallest per-fixation pupil diameter", 1.5, 9),
     _spec("pupil_max_mm", "pupil", "mm", "largest per-fixation pupil diameter", 1.5, 9),
-    _spec("pupil_slope_mm_min", "pupil", "mm/min", "least-squares trend of pupil diameter in the window", -10, 10),
+    _spec("pupil_slope_mm_min", "pupil", "mm/min", "least-squares trend of pupil diameter in the window",
+          -10, 10),
 ] + [
     item for n in WORDBOOK_N for item in (
         _spec(f"wb{n}_distinct", "wordbook", "count", f"distinct saccade {n}-grams in the window",
@@ -103,8 +106,9 @@ FEATURE_NAMES: list[str] = list(FEATURE_SPECS)
 FEATURE_GROUPS: tuple[str, ...] = ("fixation", "saccade", "blink", "pupil", "wordbook")
 
 
-def feature_bounds(names: list[str] | tuple[str, ...], window_s: float = DEFAULT_WINDOW_S) -> tuple[np.ndarray, np.ndarray]:
-    """Feature names [, window length s] -> (lower bounds, upper bounds) as float arrays; KeyError if unknown."""
+def feature_bounds(names: list[str] | tuple[str, ...],
+                   window_s: float = DEFAULT_WINDOW_S) -> tuple[np.ndarray, np.ndarray]:
+    """Feature names [, window length s] -> (lower bounds, upper bounds) float arrays; KeyError if unknown."""
     lo = np.empty(len(names))
     hi = np.empty(len(names))
     scale = window_s / DEFAULT_WINDOW_S

@@ -33,7 +33,7 @@ _WORDBOOK_BLOCK = 512  # windows per block: bounds the (windows x distinct n-gra
 
 
 def input_kind(data: pd.DataFrame) -> str:
-    """Table -> "events" (has `type`), "fixations" (has duration_ms) or "samples" (t_s, x, y); else ValueError."""
+    """Table -> "events" (has `type`), "fixations" (duration_ms) or "samples" (t_s, x, y); else ValueError."""
     cols = set(data.columns)
     if {"type", "start_s", "duration_ms"} <= cols:
         return "events"
@@ -41,8 +41,9 @@ def input_kind(data: pd.DataFrame) -> str:
         return "fixations"
     if {"t_s", "x", "y"} <= cols:
         return "samples"
-    raise ValueError("window_features needs raw samples (t_s, x, y[, pupil]), an event table (type, start_s, "
-                     f"duration_ms, ...) or a fixation table (x, y, duration_ms[, start_s]); got {sorted(cols)}")
+    raise ValueError("window_features needs raw samples (t_s, x, y[, pupil]), an event table (type, "
+                     "start_s, duration_ms, ...) or a fixation table (x, y, duration_ms[, start_s]); "
+                     f"got {sorted(cols)}")
 
 
 def _default_geometry() -> ScreenGeometry:
@@ -66,8 +67,8 @@ def _events_from_fixations(g: pd.DataFrame, geometry: ScreenGeometry) -> tuple[p
     x, y = _col(g, "x")[order], _col(g, "y")[order]
     pupil = _col(g, "mean_pupil" if "mean_pupil" in g.columns else "pupil")[order]
     end = start + dur / 1000.0
-    fix = pd.DataFrame({"type": "fixation", "start_s": start, "end_s": end, "duration_ms": dur, "x": x, "y": y,
-                        "mean_pupil": pupil})
+    fix = pd.DataFrame({"type": "fixation", "start_s": start, "end_s": end, "duration_ms": dur,
+                        "x": x, "y": y, "mean_pupil": pupil})
     s_start = end[:-1]
     s_dur = (start[1:] - end[:-1]) * 1000.0 if timed else np.full(s_start.size, np.nan)
     sac = pd.DataFrame({"type": "saccade", "start_s": s_start, "duration_ms": s_dur, "x": x[:-1], "y": y[:-1],
@@ -169,7 +170,8 @@ def _wordbook(letters: np.ndarray, t: np.ndarray, ws: np.ndarray, we: np.ndarray
 
 
 def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, step_s: float,
-                    geometry: ScreenGeometry, has_blinks: bool) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
+                    geometry: ScreenGeometry,
+                    has_blinks: bool) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """Events of one recording, its time span, window settings -> (window starts, {feature: values})."""
     k = int(np.floor((t_end - t0 - window_s) / step_s + 1e-9)) + 1
     if k <= 0:
@@ -218,7 +220,8 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
     n_dir = wsac._range_sum(valid_dir.astype(float))
     letters = saccade_letters(np.nan_to_num(dx), np.nan_to_num(dy), np.nan_to_num(amp))
     with np.errstate(invalid="ignore", divide="ignore"):
-        f["sacc_large_ratio"] = np.where(n_amp > 0, wsac._range_sum((amp >= LARGE_SACCADE_DEG) * 1.0) / n_amp, 0.0)
+        n_large = wsac._range_sum((amp >= LARGE_SACCADE_DEG) * 1.0)
+        f["sacc_large_ratio"] = np.where(n_amp > 0, n_large / n_amp, 0.0)
         for i, name in enumerate(("right", "left", "up", "down")):
             hit = valid_dir & (letters // 2 == i)
             f[f"sacc_{name}_ratio"] = np.where(n_dir > 0, wsac._range_sum(hit * 1.0) / n_dir, 0.0)
@@ -289,7 +292,10 @@ def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 
     missing = [c for c in groups if c not in data.columns]
     if missing:
         raise ValueError(f"group column(s) {missing} not in the table")
-    parts = data.groupby(groups, sort=False, dropna=False).indices.items() if groups else [((), np.arange(len(data)))]
+    if groups:
+        parts = data.groupby(groups, sort=False, dropna=False).indices.items()
+    else:
+        parts = [((), np.arange(len(data)))]
     frames = []
     for key, pos in parts:  # one recording at a time; everything inside is vectorised
         ev, t0, t1, has_blinks = _recording_events(data.iloc[np.sort(pos)], kind, geometry, method)
@@ -298,12 +304,14 @@ def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 
             continue
         ws, feats = res
         key = key if isinstance(key, tuple) else (key,)
-        head = {c: np.repeat(np.asarray([v], dtype=object), ws.size) for c, v in zip(groups, key, strict=True)}
+        head = {c: np.repeat(np.asarray([v], dtype=object), ws.size)
+                for c, v in zip(groups, key, strict=True)}
         head.update({"window": np.arange(ws.size), "t_start_s": ws})
         frames.append(pd.DataFrame({**head, **{n: feats[n].astype(float) for n in FEATURE_NAMES}}))
     if not frames:
-        return pd.DataFrame({**{c: pd.Series(dtype=data[c].dtype) for c in groups}, "window": pd.Series(dtype=int),
-                             "t_start_s": pd.Series(dtype=float), **{n: pd.Series(dtype=float) for n in FEATURE_NAMES}})
+        empty = {c: pd.Series(dtype=data[c].dtype) for c in groups}
+        empty.update({"window": pd.Series(dtype=int), "t_start_s": pd.Series(dtype=float)})
+        return pd.DataFrame({**empty, **{n: pd.Series(dtype=float) for n in FEATURE_NAMES}})
     out = pd.concat(frames, ignore_index=True)
     for c in groups:  # restore the input dtype of grouping columns (object arrays lose it)
         out[c] = out[c].astype(data[c].dtype)

@@ -27,7 +27,7 @@ def idiosyncratic_spots(seed: int, n_observers: int) -> np.ndarray:
 
 def _one_viewing(rng: np.random.Generator, obs: pd.Series, spot: np.ndarray, regions: list[Region],
                  w: int, h: int, deg_per_px: float) -> dict[str, np.ndarray]:
-    """Observer traits, spot, regions, picture size -> fixations {x, y, duration_ms, start_s} of one viewing."""
+    """Observer traits, spot, regions, picture size -> one viewing: {x, y, duration_ms, start_s}."""
     n = int(VIEW_S / 0.12) + 10
     dur = 70.0 + (obs["fix_median_ms"] * 1.12 - 70.0) * np.exp(rng.normal(0, obs["fix_log_sd"], n))
     p_idio = min(float(obs["idio_p"]), 0.5)
@@ -70,7 +70,8 @@ def freeview_fixations(seed: int, observers: pd.DataFrame, regions: dict[str, li
     for o in range(len(observers)):  # observers x stimuli, each viewing vectorised
         for s, (name, regs) in enumerate(regions.items()):
             rng = np.random.default_rng([seed, _STREAM, o, s])
-            fx = _one_viewing(rng, observers.iloc[o], spots[o], regs, screen.width_px, screen.height_px, deg_per_px)
+            fx = _one_viewing(rng, observers.iloc[o], spots[o], regs, screen.width_px, screen.height_px,
+                              deg_per_px)
             df = pd.DataFrame(fx)
             df.insert(0, "stimulus", name)
             df.insert(0, "observer", observers.iloc[o]["id"])

@@ -76,7 +76,8 @@ def _value(trait: Trait, z: np.ndarray | float) -> np.ndarray:
     return trait.centre * np.exp(trait.sd * z) if trait.scale == "log" else trait.centre + trait.sd * z
 
 
-def draw_people(rng: np.random.Generator, ids: list[str], genders: list[str], ages: np.ndarray) -> pd.DataFrame:
+def draw_people(rng: np.random.Generator, ids: list[str], genders: list[str],
+                ages: np.ndarray) -> pd.DataFrame:
     """Ids, genders ("female"/"male"), ages -> one row per person: id, gender, age, every trait value."""
     n = len(ids)
     female = np.array([g == "female" for g in genders], dtype=float)
@@ -100,7 +101,8 @@ def situational(rng: np.random.Generator, person: pd.Series) -> dict[str, float]
     return vals
 
 
-def ou_paths(rng: np.random.Generator, duration_s: float, gain: float, dt: float = 1.0) -> dict[str, np.ndarray]:
+def ou_paths(rng: np.random.Generator, duration_s: float, gain: float,
+             dt: float = 1.0) -> dict[str, np.ndarray]:
     """Duration, person's state gain -> {state: values on a dt grid}, unit-variance OU paths times gain."""
     n = int(np.ceil(duration_s / dt)) + 2
     paths = {}
@@ -116,7 +118,8 @@ def ou_paths(rng: np.random.Generator, duration_s: float, gain: float, dt: float
 class Modulation:
     """Time-varying trait multipliers/offsets of one recording (latent states + fatigue)."""
 
-    def __init__(self, paths: dict[str, np.ndarray], dt: float, session_start_s: float, fatigue: float) -> None:
+    def __init__(self, paths: dict[str, np.ndarray], dt: float, session_start_s: float,
+                 fatigue: float) -> None:
         self.paths, self.dt, self.t0, self.fatigue = paths, dt, session_start_s, fatigue
 
     def state(self, name: str, t_s: np.ndarray) -> np.ndarray:

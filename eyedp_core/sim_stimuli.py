@@ -64,7 +64,8 @@ class _Canvas:
         self.d.rounded_rectangle(self._p(box), radius=radius * _S, fill=fill, outline=outline,
                                  width=int(width * _S))
 
-    def ellipse(self, box: tuple[float, float, float, float], fill=None, outline=None, width: float = 0) -> None:
+    def ellipse(self, box: tuple[float, float, float, float], fill=None, outline=None,
+                width: float = 0) -> None:
         """Ellipse in its bounding box."""
         self.d.ellipse(self._p(box), fill=fill, outline=outline, width=int(width * _S))
 
@@ -76,7 +77,8 @@ class _Canvas:
         """Poly-line."""
         self.d.line([(x * _S, y * _S) for x, y in pts], fill=fill, width=int(width * _S), joint="curve")
 
-    def arc(self, box: tuple[float, float, float, float], start: float, end: float, fill, width: float) -> None:
+    def arc(self, box: tuple[float, float, float, float], start: float, end: float, fill,
+            width: float) -> None:
         """Elliptic arc (degrees, clockwise from 3 o'clock)."""
         self.d.arc(self._p(box), start, end, fill=fill, width=int(width * _S))
 
@@ -105,7 +107,8 @@ class _Canvas:
         return self.img.resize((WIDTH, HEIGHT), Image.Resampling.LANCZOS)
 
 
-def _landscape(c: _Canvas, box: tuple[float, float, float, float], rng: np.random.Generator) -> tuple[float, float]:
+def _landscape(c: _Canvas, box: tuple[float, float, float, float],
+               rng: np.random.Generator) -> tuple[float, float]:
     """Sky, sun, mountains and lake inside a box -> position of the sun (the picture's eye-catcher)."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
@@ -137,7 +140,8 @@ def draw_webpage(rng: np.random.Generator) -> tuple[Image.Image, list[Region]]:
     sun = _landscape(c, hero, rng)
     c.rect((40, 300, 850, 388), fill=(20, 24, 32))
     c.text((64, 326), "Glaciers retreat faster than expected", 30, (255, 255, 255), "lm")
-    c.text((64, 364), "New satellite data show a decade of rapid change in the Alps", 16, (200, 205, 215), "lm")
+    c.text((64, 364), "New satellite data show a decade of rapid change in the Alps", 16, (200, 205, 215),
+           "lm")
     # Right column: trending list, advert with a loud colour, call-to-action button.
     c.rect((880, 88, 1248, 420), fill=(255, 255, 255), radius=10)
     c.text((904, 116), "Trending", 22, dark, "lm")
@@ -157,7 +161,8 @@ def draw_webpage(rng: np.random.Generator) -> tuple[Image.Image, list[Region]]:
                Region("hero picture", sun[0], sun[1] + 40, 120, 70, 0.9),
                Region("headline", 330, 330, 230, 22, 1.6), Region("trending", 1040, 240, 140, 110, 0.8),
                Region("advert", 1064, 520, 120, 40, 1.0), Region("button", 1064, 600, 60, 18, 0.6)]
-    thumbs = [((170, 210, 160), (60, 140, 80)), ((250, 220, 170), (200, 120, 60)), ((190, 200, 235), (70, 90, 170))]
+    thumbs = [((170, 210, 160), (60, 140, 80)), ((250, 220, 170), (200, 120, 60)),
+              ((190, 200, 235), (70, 90, 170))]
     for k, (bg, fg) in enumerate(thumbs):
         x0 = 40 + k * 275
         c.rect((x0, 410, x0 + 260, 770), fill=(255, 255, 255), radius=10)
@@ -217,7 +222,8 @@ def draw_portrait(rng: np.random.Generator) -> tuple[Image.Image, list[Region]]:
         ex, ey = cx + sgn * 48, cy - 18
         eyes.append((ex, ey))
         c.arc((ex - 30, ey - 34, ex + 30, ey - 10), 200, 340, (70, 48, 36), 6)
-        c.ellipse((ex - 25, ey - 12, ex + 25, ey + 12), fill=(250, 250, 250), outline=(120, 90, 80), width=1.5)
+        c.ellipse((ex - 25, ey - 12, ex + 25, ey + 12), fill=(250, 250, 250), outline=(120, 90, 80),
+                  width=1.5)
         c.ellipse((ex - 11, ey - 11, ex + 11, ey + 11), fill=(92, 122, 84))
         c.ellipse((ex - 5, ey - 5, ex + 5, ey + 5), fill=(20, 20, 20))
         c.ellipse((ex + 2, ey - 7, ex + 6, ey - 3), fill=(255, 255, 255))
@@ -252,7 +258,10 @@ def comic_layout(rng: np.random.Generator) -> list[ComicPanel]:
             x0, y0 = 40 + col * 404, 40 + row * 372
             box = (x0, y0, x0 + 392, y0 + 356)
             n_faces = int(rng.integers(1, 3))
-            fx = np.sort(rng.uniform(x0 + 90, x0 + 302, n_faces)) if n_faces > 1 else [x0 + rng.uniform(150, 250)]
+            if n_faces > 1:
+                fx = np.sort(rng.uniform(x0 + 90, x0 + 302, n_faces))
+            else:
+                fx = [x0 + rng.uniform(150, 250)]
             if n_faces > 1 and fx[1] - fx[0] < 130:
                 fx = [x0 + 110, x0 + 280]
             faces = tuple((float(x), float(y0 + rng.uniform(190, 215))) for x in fx)
@@ -262,11 +271,13 @@ def comic_layout(rng: np.random.Generator) -> list[ComicPanel]:
     return panels
 
 
-def draw_comic(rng: np.random.Generator, panels: list[ComicPanel] | None = None) -> tuple[Image.Image, list[Region]]:
+def draw_comic(rng: np.random.Generator,
+               panels: list[ComicPanel] | None = None) -> tuple[Image.Image, list[Region]]:
     """Generator [, layout] -> (comic page with six panels, its salient regions)."""
     panels = comic_layout(rng) if panels is None else panels
     c = _Canvas((250, 248, 240))
-    skies = [(150, 200, 240), (255, 214, 160), (190, 225, 200), (220, 200, 240), (140, 190, 230), (255, 190, 170)]
+    skies = [(150, 200, 240), (255, 214, 160), (190, 225, 200), (220, 200, 240), (140, 190, 230),
+             (255, 190, 170)]
     clothes = [(220, 80, 70), (60, 120, 200), (240, 180, 40), (90, 160, 90)]
     regions = []
     for k, p in enumerate(panels):
@@ -281,11 +292,13 @@ def draw_comic(rng: np.random.Generator, panels: list[ComicPanel] | None = None)
         for j, (fx, fy) in enumerate(p.faces):
             col = clothes[(k + j) % len(clothes)]
             c.rect((fx - 34, fy + 34, fx + 34, fy + 140), fill=col, radius=20)
-            c.ellipse((fx - 36, fy - 36, fx + 36, fy + 36), fill=(246, 206, 170), outline=(40, 30, 30), width=2.5)
+            c.ellipse((fx - 36, fy - 36, fx + 36, fy + 36), fill=(246, 206, 170), outline=(40, 30, 30),
+                      width=2.5)
             c.ellipse((fx - 36, fy - 40, fx + 36, fy - 8), fill=(60, 40, 30) if j == 0 else (200, 150, 60))
             look = 5 if j == 0 else -5
             for sgn in (-1, 1):
-                c.ellipse((fx + sgn * 13 - 5 + look, fy - 2, fx + sgn * 13 + 5 + look, fy + 10), fill=(20, 20, 20))
+                ex = fx + sgn * 13 + look
+                c.ellipse((ex - 5, fy - 2, ex + 5, fy + 10), fill=(20, 20, 20))
             c.arc((fx - 14, fy + 6, fx + 14, fy + 24), 20, 160, (120, 40, 40), 3)
             regions.append(Region(f"panel {k + 1} face {j + 1}", fx, fy, 24, 24, 1.3))
         bx0, by0, bx1, by1 = p.bubble
@@ -298,7 +311,8 @@ def draw_comic(rng: np.random.Generator, panels: list[ComicPanel] | None = None)
         c.ellipse((bx0 + 3, by0 + 3, bx1 - 3, by1 - 3), fill=(255, 255, 255))
         lh = (by1 - by0 - 24) / p.n_lines
         for i in range(p.n_lines):
-            c.text(((bx0 + bx1) / 2, by0 + 12 + (i + 0.5) * lh), _sentence(rng, 22).upper(), 13, (20, 20, 20), "mm")
+            c.text(((bx0 + bx1) / 2, by0 + 12 + (i + 0.5) * lh), _sentence(rng, 22).upper(), 13,
+                   (20, 20, 20), "mm")
         c.rect(p.box, outline=(25, 25, 25), width=4)
         regions.append(Region(f"panel {k + 1} bubble", (bx0 + bx1) / 2, (by0 + by1) / 2, 80, 18, 1.0))
         regions.append(Region(f"panel {k + 1} scene", (x0 + x1) / 2, y0 + 250, 120, 60, 0.2))

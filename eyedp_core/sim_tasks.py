@@ -49,15 +49,19 @@ DOCUMENTS: dict[str, tuple[tuple[TextLayout, ...], tuple[float, ...]]] = {
 # offset in mm (brighter pages -> smaller pupils); rate (per fixation) and mean length (fixations) of
 # excursions from the text to pictures/headlines; skimming multiplier.
 TASK_EFFECTS = {
-    "textbook": {"fix": 0.06, "len": 0.0, "blink": -0.30, "pupil": -0.10, "glance": 0.006, "run": 6.0, "skim": 0.15},
-    "newspaper": {"fix": -0.05, "len": 0.08, "blink": -0.15, "pupil": 0.0, "glance": 0.02, "run": 4.0, "skim": 1.0},
-    "comic": {"fix": -0.03, "len": -0.05, "blink": 0.05, "pupil": 0.20, "glance": 0.0, "run": 1.0, "skim": 0.3},
+    "textbook": {"fix": 0.06, "len": 0.0, "blink": -0.30, "pupil": -0.10, "glance": 0.006, "run": 6.0,
+                 "skim": 0.15},
+    "newspaper": {"fix": -0.05, "len": 0.08, "blink": -0.15, "pupil": 0.0, "glance": 0.02, "run": 4.0,
+                  "skim": 1.0},
+    "comic": {"fix": -0.03, "len": -0.05, "blink": 0.05, "pupil": 0.20, "glance": 0.0, "run": 1.0,
+              "skim": 0.3},
 }
 PICTURE_FIX_LOG = 0.22      # fixations on pictures last longer than on text
 MIN_FIX_MS = 70.0           # fixations shorter than this are rare in reading (Rayner 1998)
 
 
-def _durations(rng: np.random.Generator, n: int, traits: dict, mod: Modulation, log_offset: np.ndarray) -> np.ndarray:
+def _durations(rng: np.random.Generator, n: int, traits: dict, mod: Modulation,
+               log_offset: np.ndarray) -> np.ndarray:
     """Count, traits, modulation, per-fixation log offsets -> fixation durations in ms (time-varying)."""
     med = traits["fix_median_ms"] - MIN_FIX_MS
     z = rng.standard_normal(n) * traits["fix_log_sd"]
@@ -77,7 +81,8 @@ def _runs_mask(rng: np.random.Generator, n: int, rate: float, mean_len: float) -
     return np.cumsum(d[:-1]) > 0
 
 
-def zoom(x: np.ndarray, y: np.ndarray, factor: float, centre: tuple[float, float] = (640.0, 400.0)) -> tuple[np.ndarray, np.ndarray]:
+def zoom(x: np.ndarray, y: np.ndarray, factor: float,
+         centre: tuple[float, float] = (640.0, 400.0)) -> tuple[np.ndarray, np.ndarray]:
     """Positions, zoom factor -> positions of the same content shown larger/smaller about the centre."""
     factor = float(np.clip(factor, 0.85, 1.15))  # beyond this the page no longer fits the screen
     return centre[0] + (x - centre[0]) * factor, centre[1] + (y - centre[1]) * factor
@@ -112,7 +117,7 @@ def _page_geometry(layouts: tuple[TextLayout, ...], page_kind: np.ndarray) -> di
 
 def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task: str, duration_s: float,
                    layouts: tuple[TextLayout, ...], page_p: tuple[float, ...]) -> dict[str, np.ndarray]:
-    """Reader traits, modulation, task, duration, page layouts and their shares -> fixations {x, y, dur_ms, kind}.
+    """Traits, modulation, task, duration, page layouts and their shares -> fixations {x, y, dur_ms, kind}.
 
     Every page of the document uses one of `layouts` (drawn with probabilities `page_p`), e.g. a
     newspaper page with three narrow or two wider columns."""
@@ -122,7 +127,9 @@ def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task
     t_approx = np.cumsum(dur + 35.0) / 1000.0
     pg = _page_geometry(layouts, rng.choice(len(layouts), size=64, p=page_p))
     glances = layouts[0].glances
-    away = _runs_mask(rng, n, eff["glance"] * traits["picture_interest"], eff["run"]) if glances else np.zeros(n, bool)
+    away = np.zeros(n, bool)
+    if glances:
+        away = _runs_mask(rng, n, eff["glance"] * traits["picture_interest"], eff["run"])
     cpl_mean = float(np.mean([lay.chars_per_line for lay in layouts]))
     s = _text_positions(rng, n, traits, mod, task, t_approx, cpl_mean, away)
     page = np.minimum(np.searchsorted(pg["start"], s, side="right") - 1, pg["start"].size - 1)
@@ -136,7 +143,8 @@ def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task
     undershoot = new_line & (rng.random(n) < 0.4)
     idx = np.repeat(np.arange(n), np.where(undershoot, 2, 1))
     first_copy = undershoot[idx] & np.r_[True, idx[1:] != idx[:-1]]
-    rel, line, page, cpl, dur, away = rel[idx], line[idx], page[idx], cpl[idx], dur[idx], away[idx] & ~first_copy
+    rel, line, page, cpl, dur = rel[idx], line[idx], page[idx], cpl[idx], dur[idx]
+    away = away[idx] & ~first_copy
     col_char = rel - line * cpl
     col_char = np.where(first_copy, col_char + rng.uniform(4, 9, col_char.size), col_char)
     dur = np.where(first_copy, MIN_FIX_MS + 0.45 * (dur - MIN_FIX_MS), dur)
@@ -146,7 +154,8 @@ def text_fixations(rng: np.random.Generator, traits: dict, mod: Modulation, task
     col = np.minimum(line // lpc, pg["ncol"][page] - 1).astype(int)
     row = line - col * lpc
     x = pg["x0"][page, col] + char * pg["char_w"][page]
-    y = pg["y0"][page] + (row + 0.5 + traits["vertical_bias"] + rng.normal(0, 0.12, row.size)) * pg["line_h"][page]
+    row_pos = row + 0.5 + traits["vertical_bias"] + rng.normal(0, 0.12, row.size)
+    y = pg["y0"][page] + row_pos * pg["line_h"][page]
     kind = np.full(x.size, KIND_TEXT)
     page_turn = np.r_[False, page[1:] > page[:-1]]
     dur = np.where(page_turn, dur + rng.uniform(150, 500, dur.size), dur)

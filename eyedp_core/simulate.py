@@ -71,7 +71,7 @@ def session_plan(reader: int, seed: int = MASTER_SEED) -> list[tuple[str, float,
 
 def simulate_recording(reader: int, task: str, people: pd.DataFrame | None = None,
                        seed: int = MASTER_SEED) -> pd.DataFrame:
-    """Reader index (0-based), task [, readers, seed] -> raw samples: participant, task, t_s, x, y, pupil (120 Hz)."""
+    """Reader (0-based), task [, readers, seed] -> 120 Hz samples (participant, task, t_s, x, y, pupil)."""
     people = readers(seed) if people is None else people
     person = people.iloc[reader]
     plan = {p[0]: p for p in session_plan(reader, seed)}
@@ -86,8 +86,8 @@ def simulate_recording(reader: int, task: str, people: pd.DataFrame | None = Non
         fix = text_fixations(rng, traits, mod, task, duration, *DOCUMENTS[task])
     eff = TASK_EFFECTS[task]
     deg_per_px = SAMPLE_SCREEN.deg_per_px()[0]
-    s = synthesize(rng, fix, traits, mod, duration, deg_per_px, (SAMPLE_SCREEN.width_px, SAMPLE_SCREEN.height_px),
-                   eff["blink"], eff["pupil"])
+    screen = (SAMPLE_SCREEN.width_px, SAMPLE_SCREEN.height_px)
+    s = synthesize(rng, fix, traits, mod, duration, deg_per_px, screen, eff["blink"], eff["pupil"])
     out = pd.DataFrame(s)
     out.insert(0, "task", task)
     out.insert(0, "participant", person["id"])
@@ -95,7 +95,7 @@ def simulate_recording(reader: int, task: str, people: pd.DataFrame | None = Non
 
 
 def reader_features(reader: int, people: pd.DataFrame | None = None, seed: int = MASTER_SEED) -> pd.DataFrame:
-    """Reader index [, readers, seed] -> that reader's rows of reading_features (three documents, as stored)."""
+    """Reader index [, readers, seed] -> that reader's reading_features rows (three documents, as stored)."""
     people = readers(seed) if people is None else people
     frames = []
     for task in TASKS:
@@ -140,7 +140,8 @@ def demographics(people: pd.DataFrame | None = None) -> pd.DataFrame:
     return people[["id", "age", "gender"]].rename(columns={"id": "participant"}).reset_index(drop=True)
 
 
-def generate_all(sample_dir: Path = SAMPLE_DIR, stimulus_dir: Path = STIMULUS_DIR, verbose: bool = True) -> dict[str, float]:
+def generate_all(sample_dir: Path = SAMPLE_DIR, stimulus_dir: Path = STIMULUS_DIR,
+                 verbose: bool = True) -> dict[str, float]:
     """Output folders -> writes every sample table and stimulus; returns seconds spent per part."""
     timings = {}
     sample_dir.mkdir(parents=True, exist_ok=True)
@@ -153,8 +154,8 @@ def generate_all(sample_dir: Path = SAMPLE_DIR, stimulus_dir: Path = STIMULUS_DI
     people = readers()
     parts = {
         "demographics": lambda: demographics(people),
-        "fixations": lambda: freeview_fixations(MASTER_SEED, observers(), {k: v[1] for k, v in stimuli.items()},
-                                                SAMPLE_SCREEN),
+        "fixations": lambda: freeview_fixations(MASTER_SEED, observers(),
+                                                {k: v[1] for k, v in stimuli.items()}, SAMPLE_SCREEN),
         "gaze_streams": lambda: gaze_streams(people),
         "reading_features": lambda: reading_features(people),
     }

@@ -5,6 +5,7 @@ series with i.i.d. Lap(T'·R_i/ε_i) noise, T' the released length, R_i the publ
 sampler (§7.1) moves every element by the same random magnitude; it is NOT differentially private
 (§7.2) and exists here only to reproduce the paper, labelled `PUBLISHED_LABEL`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,9 +40,7 @@ def subsampled_length(length: int, w: int) -> int:
     return -(-int(length) // int(w))
 
 
-def subsample(
-    x: np.ndarray, w: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
+def subsample(x: np.ndarray, w: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Series (..., T), window w, rng in, (one sample per non-overlapping window (..., T'), positions) out.
 
     Positions are drawn uniformly inside each window, independently per series and of the data
@@ -118,7 +117,7 @@ def steil_laplace(
 
 
 def published_range(x: np.ndarray, axis: tuple[int, ...] | int | None = None) -> np.ndarray | float:
-    """Data (participants, …, T) in, Steil's data-derived δ_i = global max − min out (NOT a DP sensitivity)."""
+    """Data (participants, …, T) in, Steil's data-derived δ_i = max − min out (NOT a DP sensitivity)."""
     arr = np.asarray(x, dtype=float)
     return np.nanmax(arr, axis=axis) - np.nanmin(arr, axis=axis)
 
@@ -163,10 +162,8 @@ def published_log_density(z: np.ndarray, epsilon: float, value_range: float) -> 
     return np.logaddexp(log_fw(zz), log_fw(-zz)) - math.log(2.0)
 
 
-def published_worst_log_ratio(
-    epsilon: float, value_range: float, grid: np.ndarray | None = None
-) -> float:
-    """Nominal ε, range δ (optional z grid) in, max_z |ln f_Z(z) − ln f_Z(z − δ)| of the published sampler out.
+def published_worst_log_ratio(epsilon: float, value_range: float, grid: np.ndarray | None = None) -> float:
+    """Nominal ε, range δ (optional z grid) in, max_z |ln f_Z(z) − ln f_Z(z − δ)| of the published sampler.
 
     A true ε-DP mechanism keeps this ≤ ε; the published sampler exceeds it (V-STEIL-3).
     """

@@ -7,6 +7,7 @@ forward matrix P^F[a, b] = Pr(next = b | now = a). This is a MODEL-BASED ESTIMAT
 as the matrices, which must come from public data (estimating them on the private data is a release).
 The rigorous bound for a whole participant stays the group/sequential total C·ε (ts_accounting).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -99,8 +100,9 @@ def temporal_leakage(
     eps = _as_budgets(epsilons, steps)
     bpl = backward_leakage(backward, eps)
     fpl = forward_leakage(forward, eps)
-    return pd.DataFrame({"t": np.arange(1, eps.size + 1), "epsilon": eps, "bpl": bpl, "fpl": fpl,
-                         "tpl": bpl + fpl - eps})
+    return pd.DataFrame(
+        {"t": np.arange(1, eps.size + 1), "epsilon": eps, "bpl": bpl, "fpl": fpl, "tpl": bpl + fpl - eps}
+    )
 
 
 def discretise(x: np.ndarray, bounds: tuple[float, float], n_states: int) -> np.ndarray:

@@ -11,6 +11,7 @@ arrays broadcast over the leading axes; the chunked methods also accept per-chun
 
 All noise comes from numpy generators: previews only, not a release sampler (MECHANISMS.md §11).
 """
+
 from __future__ import annotations
 
 from typing import Literal
@@ -125,7 +126,7 @@ def _check_k(k: np.ndarray, n: int | None, what: str) -> np.ndarray:
 
 
 def truncate_spectrum(x: np.ndarray, k: int | np.ndarray, norm: Norm = "backward") -> np.ndarray:
-    """Series (..., n) and k (scalar or per-series) in, noise-free reconstruction from the first k bins out."""
+    """Series (..., n) and k (scalar or per-series) in, noise-free reconstruction from k bins out."""
     arr = as_float_series(x)
     kk = _check_k(row_param(k, arr.shape[:-1], "k"), arr.shape[-1], "the series")
     return _fpa_rows(arr, kk, np.zeros(arr.shape[:-1]), norm, None)
@@ -218,7 +219,7 @@ def _chunked_fpa(
     norm: Norm,
     rng: np.random.Generator | None,
 ) -> np.ndarray:
-    """Rows (..., T) with per-chunk Δ2 (..., C) in, FPA on every chunk (full chunks batched, tail at its true length) out."""
+    """Rows (..., T), per-chunk Δ2 (..., C) in, FPA on every chunk out (tail at its true length)."""
     chunk = int(chunk)
     lead, t = arr.shape[:-1], arr.shape[-1]
     lengths = chunk_lengths(t, chunk)
@@ -284,7 +285,7 @@ def dcfpa(
     increment_bound: float | np.ndarray | None = None,
     norm: Norm = "backward",
 ) -> np.ndarray:
-    """Series (..., T), per-chunk ε and k, chunk length, Δ2 of the DIFFERENCE chunk or bounds in, DCFPA out (§4).
+    """Series (..., T), per-chunk ε and k, chunk length, Δ2 of the DIFFERENCE chunk or bounds in, DCFPA out.
 
     Within-chunk differences (first sample kept and noised), optional public increment bound B
     (increments clipped to [−B, B]), FPA on the differences, reconstruction by cumulative sum inside
@@ -298,7 +299,11 @@ def dcfpa(
         d = clip_increments(d, int(chunk), increment_bound)
     lengths = chunk_lengths(arr.shape[-1], int(chunk))
     if sensitivity is None:
-        b = None if increment_bound is None else row_param(increment_bound, lead, "increment bound")[..., None]
+        b = (
+            None
+            if increment_bound is None
+            else row_param(increment_bound, lead, "increment bound")[..., None]
+        )
         d2 = diff_l2_public(lengths, value_range(bounds, lead)[..., None], b)
     else:
         d2 = _chunk_param(sensitivity, lead, lengths.size, "sensitivity")

@@ -6,6 +6,7 @@ invocation on that participant's data, so the participant-level ε is the SUM ov
 and recordings (sequential composition). The paper counts chunks in parallel and reports Σ_features ε
 per recording; we show that number only as "as in the paper".
 """
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,14 @@ __all__ = [
 Mode = Literal["paper", "participant"]
 MECHANISMS: tuple[str, ...] = ("lpa", "fpa", "cfpa", "dcfpa", "steil", "steil-published")
 CHUNKED: tuple[str, ...] = ("cfpa", "dcfpa")
-_NAMES = {"lpa": "LPA", "fpa": "FPA", "cfpa": "CFPA", "dcfpa": "DCFPA", "steil": "Steil (Laplace form)",
-          "steil-published": "Steil (as published — not DP)"}
+_NAMES = {
+    "lpa": "LPA",
+    "fpa": "FPA",
+    "cfpa": "CFPA",
+    "dcfpa": "DCFPA",
+    "steil": "Steil (Laplace form)",
+    "steil-published": "Steil (as published — not DP)",
+}
 
 
 @dataclass(frozen=True)
@@ -77,10 +84,17 @@ class EpsilonPlan:
     def to_dict(self) -> dict:
         """Plan in, flat dict of inputs and derived totals out (for tables)."""
         return {
-            "mode": self.mode, "mechanism": self.mechanism, "epsilon_input": self.epsilon_input,
-            "per_invocation": self.per_invocation, "n_chunks": self.n_chunks, "n_features": self.n_features,
-            "n_recordings": self.n_recordings, "invocations": self.invocations, "unit": self.unit,
-            "per_series": self.per_series, "paper_total": self.paper_total,
+            "mode": self.mode,
+            "mechanism": self.mechanism,
+            "epsilon_input": self.epsilon_input,
+            "per_invocation": self.per_invocation,
+            "n_chunks": self.n_chunks,
+            "n_features": self.n_features,
+            "n_recordings": self.n_recordings,
+            "invocations": self.invocations,
+            "unit": self.unit,
+            "per_series": self.per_series,
+            "paper_total": self.paper_total,
             "participant_total": self.participant_total,
         }
 
@@ -140,12 +154,14 @@ def plan_releases(
     participants: tuple[str, ...] | None = None,
     tuned_on_private_data: bool = False,
 ) -> list[Release]:
-    """EpsilonPlan and release metadata in, ledger Release records (count = features × chunks × recordings) out."""
+    """EpsilonPlan and metadata in, ledger Release records (count = features × chunks × recordings) out."""
     name = _NAMES[plan.mechanism]
     if label is None:
         chunk_txt = f", {plan.n_chunks} chunks per series" if plan.mechanism in CHUNKED else ""
-        label = (f"{name}: {plan.n_features} features × {plan.n_recordings} recordings{chunk_txt}, "
-                 f"ε = {plan.per_invocation:.4g} per {plan.unit}")
+        label = (
+            f"{name}: {plan.n_features} features × {plan.n_recordings} recordings{chunk_txt}, "
+            f"ε = {plan.per_invocation:.4g} per {plan.unit}"
+        )
     eps = plan.per_invocation if plan.has_guarantee else math.inf
     return [
         Release(
@@ -181,21 +197,41 @@ def sub_participant_bounds(
     g_eps, g_delta = group_privacy(eps, delta, plan.n_chunks)
     rows = [
         {"scope": f"one {plan.unit} (as in the paper)", "epsilon": eps, "delta": delta, "kind": "per unit"},
-        {"scope": f"one feature series ({plan.n_chunks} {plan.unit}s), group bound", "epsilon": g_eps,
-         "delta": g_delta, "kind": "rigorous"},
-        {"scope": "participant (all features, chunks, recordings)", "epsilon": plan.participant_total,
-         "delta": delta * plan.invocations, "kind": "rigorous"},
+        {
+            "scope": f"one feature series ({plan.n_chunks} {plan.unit}s), group bound",
+            "epsilon": g_eps,
+            "delta": g_delta,
+            "kind": "rigorous",
+        },
+        {
+            "scope": "participant (all features, chunks, recordings)",
+            "epsilon": plan.participant_total,
+            "delta": delta * plan.invocations,
+            "kind": "rigorous",
+        },
     ]
     adv = advanced_composition(eps, plan.invocations, delta_prime)
     if adv < plan.participant_total:
-        rows.append({"scope": "participant, advanced composition", "epsilon": adv,
-                     "delta": delta * plan.invocations + delta_prime, "kind": "rigorous (ε, δ)"})
+        rows.append(
+            {
+                "scope": "participant, advanced composition",
+                "epsilon": adv,
+                "delta": delta * plan.invocations + delta_prime,
+                "kind": "rigorous (ε, δ)",
+            }
+        )
     if backward is not None or forward is not None:
         pb = backward if backward is not None else forward
         pf = forward if forward is not None else backward
         tpl = temporal_leakage(pb, pf, eps, steps=plan.n_chunks)
-        rows.append({"scope": f"one feature series, Markov-model TPL over {plan.n_chunks} {plan.unit}s",
-                     "epsilon": float(tpl["tpl"].max()), "delta": delta, "kind": "model-based estimate"})
+        rows.append(
+            {
+                "scope": f"one feature series, Markov-model TPL over {plan.n_chunks} {plan.unit}s",
+                "epsilon": float(tpl["tpl"].max()),
+                "delta": delta,
+                "kind": "model-based estimate",
+            }
+        )
     if not plan.has_guarantee:
         for r in rows:
             r["epsilon"], r["kind"] = math.inf, "no guarantee"

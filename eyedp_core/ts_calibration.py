@@ -3,6 +3,7 @@
 For the page: every mechanism invocation's Laplace scale (LPA: b per sample; FPA family: λ per Re/Im
 part of a retained bin, one per chunk length), with the formula in LaTeX and the numbers plugged in.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,7 +34,7 @@ _LAMBDA_TEX = {
 
 
 def mark_sensitivity(cal: Calibration, sensitivity_type: str) -> Calibration:
-    """Calibration and sensitivity type ("public" | "data-derived") in, calibration flagged accordingly out."""
+    """Calibration and sensitivity type ("public" | "data-derived") in, calibration flagged accordingly."""
     if sensitivity_type == "public":
         return cal
     if sensitivity_type != "data-derived":
@@ -55,12 +56,17 @@ def lpa_calibration(
         if value_range is None:
             raise ValueError("give the L1 sensitivity or the public range R")
         sensitivity = int(length) * float(value_range)
-        derived = rf"\Delta_1 = T R = {int(length)}\cdot {tex_number(value_range)} = {tex_number(sensitivity)};\ "
+        derived = (
+            rf"\Delta_1 = T R = {int(length)}\cdot {tex_number(value_range)} = {tex_number(sensitivity)};\ "
+        )
     else:
         derived = ""
     cal = mechanisms.calibrate_laplace(sensitivity, epsilon)
     cal = dataclasses.replace(
-        cal, method="lpa", plugged_tex=derived + cal.plugged_tex, note=f"i.i.d. Lap(b) on each of the {length} samples"
+        cal,
+        method="lpa",
+        plugged_tex=derived + cal.plugged_tex,
+        note=f"i.i.d. Lap(b) on each of the {length} samples",
     )
     return mark_sensitivity(cal, sensitivity_type)
 
@@ -77,7 +83,7 @@ def fpa_calibration(
     increment_bound: float | None = None,
     sensitivity_type: str = "public",
 ) -> Calibration:
-    """Transform length n, k, ε, Δ2 or public range (DCFPA: of the differences) in, FPA-family Calibration out.
+    """Transform length n, k, ε, Δ2 or public range (DCFPA: of the differences) in, FPA Calibration out.
 
     `scale` is λ per Re/Im part (coefficient units of `norm`); `std` = √2·λ; the note gives the
     time-domain noise variance per sample (same under every norm).
@@ -108,13 +114,18 @@ def fpa_calibration(
     root = {"backward": f"{k}\\cdot {n}", "ortho": f"{k}", "forward": f"{k}/{n}"}[norm]
     plugged = (
         d_tex
-        + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)} = {tex_number(lam)}"
+        + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
+        + rf" = {tex_number(lam)}"
     )
     what = "difference signal" if difference else "series"
     note = (
         f"Lap(λ) on Re and Im of the first {k} rfft bins of the {what} (norm='{norm}'); "
         f"time-domain noise variance per sample {var:.4g}"
-        + (" before the cumulative sum (it grows along each chunk, see ts_k.dcfpa_noise_variance)" if difference else "")
+        + (
+            " before the cumulative sum (it grows along each chunk, see ts_k.dcfpa_noise_variance)"
+            if difference
+            else ""
+        )
     )
     cal = Calibration(
         mechanism="laplace",
@@ -134,7 +145,7 @@ def fpa_calibration(
 
 @dataclass(frozen=True)
 class ChunkCalibration:
-    """One chunk length of a chunked mechanism: length n_c, chunks of that length per series, k, Calibration."""
+    """One chunk length of a chunked mechanism: n_c, chunks of that length per series, k, Calibration."""
 
     length: int
     count: int

@@ -1,16 +1,11 @@
 """Utility-versus-ε sweeps for the Time-series view (LPA, FPA, CFPA-n, DCFPA-n; both accounting modes).
 
-Why this is fast: the noise-free part of every FFT mechanism (truncation to k bins) does not depend
-on ε, and the noise is λ(ε)·(standard noise). So per mechanism we draw the standard noise ONCE per
-run r, reduce it to a few numbers per series and chunk, and evaluate every ε and every k from those:
-* FPA/CFPA (Parseval): Σ_t err² = RE(k) + λ²·Σ_{j<k} w_j|z_j|²/n, prefix sums over bins;
-* DCFPA (cumulative sum breaks Parseval): err = r_k + λ·N_k with r_k the noise-free cumulated
-  truncation error and N_k = Σ_{a<2k} u_a φ_a the integrated standard noise on a fixed basis φ, so
-  Σ err² = ‖r_k‖² + 2λ⟨u, Φr_k⟩ + λ²·uᵀQu (Q = ΦΦᵀ), all prefix/Gram sums;
-* LPA: Σ_t err² = b²·Σ_t z_t².
-The results are exact (not approximations) for the draws used; runs share draws across ε (common
-random numbers), which makes the curves smooth and comparable.
+Why this is fast: the noise-free part of every FFT mechanism does not depend on ε and the noise is
+λ(ε)·(standard noise), so per mechanism the standard noise is drawn ONCE per run and every ε and k
+is evaluated from a few sums per series and chunk (exact for the draws used; see `ts_errors`). Runs
+share draws across ε (common random numbers), which keeps the curves smooth and comparable.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -20,12 +15,10 @@ import pandas as pd
 
 from . import metrics
 from .ts_accounting import epsilon_plan
+from .ts_errors import dcfpa_errors, fft_errors, lpa_errors, standard_noise
 from .ts_k import (
-    dcfpa_noise_basis,
     dcfpa_reconstruction_errors,
     noise_unit_error,
-    parseval_weights,
-    prefix_quadratic,
     public_k,
     reconstruction_errors,
 )
@@ -48,112 +41,6 @@ K_RULES = ("public", "fixed", "oracle")
 
 
 # --------------------------------------------------------------------------------------------
-# squared errors per (ε setting, run, recording, feature)
-
-
-def _lpa_errors(x: np.ndarray, d1: np.ndarray, eps: np.ndarray, runs: int, rng: np.random.Generator) -> np.ndarray:
-    """(Rec, F, T), Δ1 (F,), ε (E,) in, Σ_t err² (E, R, Rec, F) out."""
-    sq = np.empty((runs,) + x.shape[:-1])
-    for r in range(runs):  # one draw per run keeps memory at one copy of the data
-        # Only z² enters and |Lap(1)| ~ Exp(1): exponentials are 4× cheaper to draw than Laplace.
-        z = rng.standard_exponential(size=x.shape)
-        sq[r] = np.einsum("...t,...t->...", z, z)
-    b2 = (d1[None, :] / eps[:, None]) ** 2  # (E, F)
-    return b2[:, None, None, :] * sq[None]
-
-
-def _standard_noise(
-    rng: np.random.Generator, shape: tuple[int, ...], n: int, signed: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """Standard Laplace Re/Im parts (..., kmax) for transform length n; Im of DC/Nyquist set to 0.
-
-    signed=False draws |Lap(1)| ~ Exp(1) (enough where only squares enter, and 4× cheaper).
-    """
-    draw = rng.laplace if signed else rng.standard_exponential
-    z_re, z_im = draw(size=shape), draw(size=shape)
-    z_im[..., 0] = 0.0
-    if n % 2 == 0 and shape[-1] > n // 2:
-        z_im[..., n // 2] = 0.0
-    return z_re, z_im
-
-
-def _fft_errors(
-    rows: np.ndarray, d2: np.ndarray, k: np.ndarray, eps: np.ndarray, z_re: np.ndarray, z_im: np.ndarray
-) -> np.ndarray:
-    """Chunks (Rec, F, C, n), Δ2 (F, C), k (E, F, C), ε (E,), standard noise (R, Rec, F, C, ≥kmax) in,
-    FPA Σ_t err² summed over chunks (E, R, Rec, F) out (Parseval; no inverse transform needed)."""
-    n = rows.shape[-1]
-    runs = z_re.shape[0]
-    re_all = reconstruction_errors(rows)
-    kmax = int(k.max())
-    z_re, z_im = z_re[..., :kmax], z_im[..., :kmax]
-    prefix = np.cumsum(parseval_weights(n)[:kmax] * (z_re**2 + z_im**2) / n, axis=-1)
-    out = np.empty((eps.size, runs) + rows.shape[:2])
-    for e in range(eps.size):  # ε settings: gathers only, every draw reused
-        lam2 = k[e] * n * d2**2 / eps[e] ** 2
-        if np.all(k[e] == k[e].flat[0]):  # the usual case (public k rule): plain slicing
-            kk = int(k[e].flat[0]) - 1
-            re_k, p_k = re_all[..., kk], prefix[..., kk]
-        else:
-            idx = (k[e] - 1)[None, :, :, None]
-            re_k = np.take_along_axis(re_all, idx, axis=-1)[..., 0]  # (Rec, F, C)
-            p_k = np.take_along_axis(prefix, idx[None], axis=-1)[..., 0]  # (R, Rec, F, C)
-        out[e] = re_k.sum(axis=-1)[None] + np.einsum("rsfc,fc->rsf", p_k, lam2)
-    return out
-
-
-def _dcfpa_errors(
-    xrows: np.ndarray,
-    drows: np.ndarray,
-    d2: np.ndarray,
-    k: np.ndarray,
-    eps: np.ndarray,
-    z_re: np.ndarray,
-    z_im: np.ndarray,
-) -> np.ndarray:
-    """Chunks of x and of d (Rec, F, C, n), Δ2(d) (F, C), k (E, F, C), ε (E,), standard noise
-    (R, Rec, F, C, ≥kmax) in, DCFPA Σ_t err² summed over chunks (E, R, Rec, F) out."""
-    n = xrows.shape[-1]
-    runs = z_re.shape[0]
-    kmax = int(k.max())
-    phi = dcfpa_noise_basis(n, kmax)
-    gram = phi @ phi.T
-    k_set = np.unique(k)
-    spec = np.fft.rfft(drows, axis=-1)
-    bins = np.arange(n // 2 + 1)
-    rr = np.empty(xrows.shape[:-1] + (k_set.size,))
-    proj = np.empty(xrows.shape[:-1] + (k_set.size, 2 * kmax))
-    for i, kk in enumerate(k_set):  # distinct k values only (a handful), each one batched irfft
-        trunc = np.fft.irfft(np.where(bins < kk, spec, 0.0), n=n, axis=-1)
-        resid = np.cumsum(trunc, axis=-1) - xrows
-        rr[..., i] = np.einsum("...t,...t->...", resid, resid)
-        proj[..., i, :] = (resid @ phi.T) * (np.arange(2 * kmax) < 2 * kk)
-    u = np.empty((runs,) + xrows.shape[:-1] + (2 * kmax,))
-    u[..., 0::2] = z_re[..., :kmax]
-    u[..., 1::2] = z_im[..., :kmax]  # already 0 for DC and Nyquist
-    cross = np.einsum("r...a,...ka->r...k", u, proj)  # (R, Rec, F, C, K)
-    quad = prefix_quadratic(u, gram)[..., 2 * k_set - 1]  # uᵀQu over the first 2k coordinates (R, Rec, F, C, K)
-    out = np.empty((eps.size, runs) + xrows.shape[:2])
-    for e in range(eps.size):
-        lam = np.sqrt(k[e] * n) * d2 / eps[e]
-        pos = np.searchsorted(k_set, k[e])
-        if np.all(pos == pos.flat[0]):  # the usual case (public k rule): plain slicing
-            i = int(pos.flat[0])
-            rr_k, cr_k, qq_k = rr[..., i], cross[..., i], quad[..., i]
-        else:
-            idx = pos[None, :, :, None]  # (1, F, C, 1)
-            rr_k = np.take_along_axis(rr, idx, axis=-1)[..., 0]
-            cr_k = np.take_along_axis(cross, idx[None], axis=-1)[..., 0]
-            qq_k = np.take_along_axis(quad, idx[None], axis=-1)[..., 0]
-        out[e] = (
-            rr_k.sum(axis=-1)[None]
-            + 2.0 * np.einsum("rsfc,fc->rsf", cr_k, lam)
-            + np.einsum("rsfc,fc->rsf", qq_k, lam**2)
-        )
-    return out
-
-
-# --------------------------------------------------------------------------------------------
 # choice of k inside the sweep
 
 
@@ -169,7 +56,7 @@ def _choose_k(
     signal_fraction: float,
     decay: float,
 ) -> np.ndarray:
-    """Rule, chunks (Rec, F, C, n) (differences for DCFPA), Δ2 (F, C), ranges (F,), ε (E,) in, k (E, F, C) out."""
+    """Rule, chunks (Rec, F, C, n) (DCFPA: differences), Δ2 (F, C), ranges (F,), ε (E,) in, k (E, F, C)."""
     n = rows.shape[-1]
     nb = n // 2 + 1
     e_count, (f_count, c_count) = eps.size, d2.shape
@@ -180,8 +67,15 @@ def _choose_k(
         rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R matters
         for val in np.unique(np.round(rel, 12)):  # public bounds: one value per chunk length
             mask = np.isclose(rel, val, rtol=0, atol=1e-12)
-            kk = public_k(n, epsilon=eps, value_range=1.0, sensitivity=float(val), signal_fraction=signal_fraction,
-                          decay=decay, difference=difference)
+            kk = public_k(
+                n,
+                epsilon=eps,
+                value_range=1.0,
+                sensitivity=float(val),
+                signal_fraction=signal_fraction,
+                decay=decay,
+                difference=difference,
+            )
             out[:, mask] = np.asarray(kk)[:, None]
         return out
     if rule != "oracle":
@@ -220,10 +114,10 @@ def _summarise(err: np.ndarray, length: int, inv_norm: np.ndarray, band: tuple[f
     db = float(metrics.utility_db(1.0 / util))
     if runs > 1:
         loo = (mean_mse[None] * runs - mse_runs) / (runs - 1)  # leave-one-run-out means
-        loo_db = metrics.utility_db(1.0 / _utility_of(loo, inv_norm))
-        se_db = float(np.sqrt((runs - 1) / runs * np.sum((loo_db - loo_db.mean()) ** 2)))
         loo_u = _utility_of(loo, inv_norm)
+        loo_db = metrics.utility_db(1.0 / loo_u)
         se_u = float(np.sqrt((runs - 1) / runs * np.sum((loo_u - loo_u.mean()) ** 2)))
+        se_db = float(np.sqrt((runs - 1) / runs * np.sum((loo_db - loo_db.mean()) ** 2)))
     else:
         se_db = se_u = float("nan")
     util_runs = _utility_of(mse_runs, inv_norm)  # (R,)
@@ -284,8 +178,10 @@ def utility_sweep(
     With `features` given, a per-feature table is returned as well.
     """
     if nmse_kind not in ("var", "range"):
-        raise ValueError("the sweep averages over runs; use nmse_kind 'var' or 'range' (the paper's NMSE "
-                         "has no expectation, MECHANISMS.md §5 — evaluate it per run with metrics.nmse)")
+        raise ValueError(
+            "the sweep averages over runs; use nmse_kind 'var' or 'range' (the paper's NMSE "
+            "has no expectation, MECHANISMS.md §5 — evaluate it per run with metrics.nmse)"
+        )
     if sensitivity not in ("public", "data-derived"):
         raise ValueError("sensitivity must be 'public' or 'data-derived'")
     arr = as_float_series(x)
@@ -304,7 +200,11 @@ def utility_sweep(
         family, size = parse_mechanism(label)
         if family not in ("lpa", "fpa", "cfpa", "dcfpa"):
             raise ValueError(f"the sweep covers LPA, FPA, CFPA and DCFPA, not {label!r}")
-        plans = [epsilon_plan(mode, e, family, size, length, n_feat, n_recordings) for mode in modes for e in epsilons]
+        plans = [
+            epsilon_plan(mode, e, family, size, length, n_feat, n_recordings)
+            for mode in modes
+            for e in epsilons
+        ]
         eps_inv = np.array([p.per_invocation for p in plans])
         chunk = length if family in ("lpa", "fpa") else int(size)
         k_desc = np.zeros(eps_inv.size)
@@ -313,7 +213,7 @@ def utility_sweep(
                 d1 = length * rng_f
             else:
                 d1 = empirical_sensitivity(arr, order=1)
-            err = _lpa_errors(arr, d1, eps_inv, runs, rng)
+            err = lpa_errors(arr, d1, eps_inv, runs, rng)
             k_desc[:] = np.nan
         else:
             src = chunk_differences(arr, chunk) if family == "dcfpa" else arr
@@ -323,7 +223,9 @@ def utility_sweep(
                 d2_all = empirical_chunk_sensitivity(arr, chunk, order=2, difference=family == "dcfpa")
             err = np.zeros((eps_inv.size, runs, n_rec, n_feat))
             ks_used = []
-            for (part, pos), (xpart, _) in zip(split_chunks(src, chunk), split_chunks(arr, chunk), strict=True):
+            for (part, pos), (xpart, _) in zip(
+                split_chunks(src, chunk), split_chunks(arr, chunk), strict=True
+            ):
                 n = part.shape[-1]
                 if sensitivity == "data-derived":
                     d2 = d2_all[:, pos]
@@ -332,33 +234,62 @@ def utility_sweep(
                     d2 = np.broadcast_to(diff_l2_public(n, rng_f[:, None], bb), (n_feat, pos.size))
                 else:
                     d2 = np.broadcast_to(l2_public(n, rng_f[:, None]), (n_feat, pos.size))
-                kk = _choose_k(k_rule, part, d2, rng_f, eps_inv, difference=family == "dcfpa", fixed_k=k,
-                               signal_fraction=signal_fraction, decay=decay)
+                kk = _choose_k(
+                    k_rule,
+                    part,
+                    d2,
+                    rng_f,
+                    eps_inv,
+                    difference=family == "dcfpa",
+                    fixed_k=k,
+                    signal_fraction=signal_fraction,
+                    decay=decay,
+                )
                 ks_used.append(kk.reshape(eps_inv.size, -1))
-                z_re, z_im = _standard_noise(rng, (runs,) + part.shape[:-1] + (int(kk.max()),), n,
-                                             signed=family == "dcfpa")
+                z_re, z_im = standard_noise(
+                    rng, (runs,) + part.shape[:-1] + (int(kk.max()),), n, signed=family == "dcfpa"
+                )
                 if family == "dcfpa":
-                    err += _dcfpa_errors(xpart, part, d2, kk, eps_inv, z_re, z_im)
+                    err += dcfpa_errors(xpart, part, d2, kk, eps_inv, z_re, z_im)
                 else:
-                    err += _fft_errors(part, d2, kk, eps_inv, z_re, z_im)
+                    err += fft_errors(part, d2, kk, eps_inv, z_re, z_im)
             k_desc = np.median(np.concatenate(ks_used, axis=1), axis=1)
         for i, plan in enumerate(plans):
             summary = _summarise(err[i], length, inv_norm, band)
             nmse_feat = summary.pop("_nmse_feat")
-            rows.append({
-                "mechanism": label.upper(), "family": family, "chunk": size if family in ("cfpa", "dcfpa") else None,
-                "mode": plan.mode, "epsilon": plan.epsilon_input, "eps_invocation": plan.per_invocation,
-                "eps_per_series": plan.per_series, "eps_paper_total": plan.paper_total,
-                "eps_participant": plan.participant_total, "k_median": float(k_desc[i]), **summary,
-                "runs": runs, "k_rule": k_rule if family != "lpa" else "-", "sensitivity_type": sensitivity,
-                "tuned_on_private_data": k_rule == "oracle" and family != "lpa",
-            })
+            rows.append(
+                {
+                    "mechanism": label.upper(),
+                    "family": family,
+                    "chunk": size if family in ("cfpa", "dcfpa") else None,
+                    "mode": plan.mode,
+                    "epsilon": plan.epsilon_input,
+                    "eps_invocation": plan.per_invocation,
+                    "eps_per_series": plan.per_series,
+                    "eps_paper_total": plan.paper_total,
+                    "eps_participant": plan.participant_total,
+                    "k_median": float(k_desc[i]),
+                    **summary,
+                    "runs": runs,
+                    "k_rule": k_rule if family != "lpa" else "-",
+                    "sensitivity_type": sensitivity,
+                    "tuned_on_private_data": k_rule == "oracle" and family != "lpa",
+                }
+            )
             if features is not None:
-                per_feature.append(pd.DataFrame({
-                    "mechanism": label.upper(), "mode": plan.mode, "epsilon": plan.epsilon_input,
-                    "feature": list(features), "nmse": nmse_feat, "utility": metrics.utility(nmse_feat),
-                    "utility_db": metrics.utility_db(nmse_feat),
-                }))
+                per_feature.append(
+                    pd.DataFrame(
+                        {
+                            "mechanism": label.upper(),
+                            "mode": plan.mode,
+                            "epsilon": plan.epsilon_input,
+                            "feature": list(features),
+                            "nmse": nmse_feat,
+                            "utility": metrics.utility(nmse_feat),
+                            "utility_db": metrics.utility_db(nmse_feat),
+                        }
+                    )
+                )
         if progress is not None:
             progress((m_i + 1) / len(labels))
     table = pd.DataFrame(rows)

@@ -1,19 +1,19 @@
-"""Choice of k for the FPA family: analytic error curves, data-independent rules, the paper's search.
+"""Choice of k for the FPA family: analytic error curves and data-independent rules (search: ts_k_search).
 
 MECHANISMS.md §2.5 (error model), §2.6 (choosing k leaks), §4 (integrated DCFPA noise). All errors
 are total squared errors Σ_t (x̃_t − x_t)² in the units of the series; the time-domain noise does not
 depend on the FFT `norm` (λ changes with it exactly as the transform does), so everything here uses
 the unnormalised ("backward") λ.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from .timeseries import fpa_scale
 from .ts_sensitivity import (
     as_float_series,
     chunk_differences,
@@ -27,7 +27,6 @@ from .ts_sensitivity import (
 )
 
 __all__ = [
-    "OptimalK",
     "dcfpa_noise_basis",
     "dcfpa_noise_variance",
     "dcfpa_reconstruction_errors",
@@ -35,7 +34,6 @@ __all__ = [
     "fpa_noise_variance",
     "fraction_k",
     "noise_unit_error",
-    "optimal_k",
     "parseval_weights",
     "partial_exp_sums",
     "prefix_quadratic",
@@ -320,5 +318,10 @@ def fraction_k(n: int, fraction: float = 0.1) -> int:
     return int(max(1, round(fraction * (n // 2 + 1))))
 
 
-# The paper's search lives in its own module; re-exported here so `ts_k.optimal_k` keeps working.
-from .ts_k_search import OptimalK, optimal_k  # noqa: E402
+def __getattr__(name: str) -> object:
+    """Lazy re-export of the paper's search (ts_k_search imports this module) as ts_k.optimal_k/OptimalK."""
+    if name in ("optimal_k", "OptimalK"):
+        from . import ts_k_search
+
+        return getattr(ts_k_search, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

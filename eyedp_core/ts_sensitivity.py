@@ -4,6 +4,7 @@ MECHANISMS.md §0.4 (public bounds versus data-derived sensitivity), §0.5 (publ
 (chunk and difference-signal sensitivities). Arrays are (..., T): the last axis is time, every
 leading axis (participants, features, recordings) is a batch of independent series.
 """
+
 from __future__ import annotations
 
 from typing import Literal
@@ -195,7 +196,7 @@ def chunk_lengths(length: int, chunk: int) -> np.ndarray:
 
 
 def split_chunks(x: np.ndarray, chunk: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Series (..., T), chunk length in, [(full chunks (..., C_f, N_c), positions), (tail (..., 1, r), [C−1])] out.
+    """Series (..., T), chunk length in, [(full chunks (..., C_f, N_c), positions), (tail (..., 1, r), [C−1])]
 
     The tail entry is present only when N_c does not divide T; it keeps its true length r.
     """

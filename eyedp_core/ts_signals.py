@@ -5,6 +5,7 @@ one column per feature) into a (recordings, features, T) array at a public lengt
 chosen by its label, and computes Bozkir et al.'s correlation-versus-lag curves (Figures 1, 3–6) and
 per-participant ACFs through `metrics`.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,7 +29,14 @@ __all__ = [
 ]
 
 DEFAULT_MECHANISMS: tuple[str, ...] = (
-    "LPA", "FPA", "CFPA-32", "CFPA-64", "CFPA-128", "DCFPA-32", "DCFPA-64", "DCFPA-128",
+    "LPA",
+    "FPA",
+    "CFPA-32",
+    "CFPA-64",
+    "CFPA-128",
+    "DCFPA-32",
+    "DCFPA-64",
+    "DCFPA-128",
 )
 _ID_COLUMNS = ("participant", "gender", "task", "window", "t_start_s", "t_end_s", "document", "recording")
 _LABEL = re.compile(r"^(LPA|FPA|CFPA|DCFPA|STEIL|STEIL-PUBLISHED)(?:-(\d+))?$", re.IGNORECASE)
@@ -147,7 +155,7 @@ def correlation_curves(
 def acf_table(
     signals: Mapping[str, np.ndarray], max_lag: int, participants: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """{name: (participants, T)} in, tidy DataFrame signal, participant, lag, acf (metrics.acf per row) out."""
+    """{name: (participants, T)} in, tidy DataFrame signal, participant, lag, acf (metrics.acf) out."""
     frames = []
     for name, sig in signals.items():
         arr = np.atleast_2d(np.asarray(sig, dtype=float))

@@ -48,7 +48,7 @@ top[2].caption(f"**{n} observers**, {len(sub):,} fixations on '{stim_name}' ({W}
 
 # ---- settings -------------------------------------------------------------------------------
 presets = privacy_presets(n)
-st.session_state.setdefault("hm_preset", "good")
+st.session_state.setdefault("hm_preset", "okay")
 if st.session_state["hm_preset"] in presets:  # a preset follows n: δ = n^-1.5 or 1/n for this data
     p = presets[st.session_state["hm_preset"]]
     st.session_state["hm_eps"], st.session_state["hm_delta"] = p.epsilon, p.delta
@@ -139,10 +139,10 @@ for w in privacy_warnings(eps, delta, n):
 # ---- clean vs noisy -------------------------------------------------------------------------
 preview_watermark()
 left, right = st.columns(2, gap="small")
-left.plotly_chart(ctx.overlay(clean.smooth, clean.vmax, "Clean heatmap (no noise — not publishable)", 400),
+left.plotly_chart(ctx.overlay(clean.smooth, clean.vmax, "Clean heatmap (no noise — not publishable)", 420),
                   key="hm_clean_chart")
 right.plotly_chart(ctx.overlay(prev.smooth, clean.vmax,
-                               f"Noisy heatmap — {MECHS[mech]}, ε = {fmt_num(eps)}, δ = {fmt_num(delta)}", 400),
+                               f"Noisy heatmap — {MECHS[mech]}, ε = {fmt_num(eps)}, δ = {fmt_num(delta)}", 420),
                    key="hm_noisy_chart")
 st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} {ctx.unit}); "
            f"noisy cells below 0 are shown as 0 and above the maximum as the top colour. Grid {gm.grid_shape[0]} × "

@@ -25,8 +25,9 @@ def _table(rng: np.random.Generator, person_sd: float = 1.0, task_sd: float = 1.
             t_eff = task[j] if task_shared else rng.normal(0, task_sd, n_features)
             e = rng.normal(0, noise_sd, (n_windows, n_features))
             x = person[i] + t_eff + (g if gender[i] == "female" else -g) + e
-            df = pd.DataFrame(x, columns=["fix_rate_hz", "fix_dur_mean_ms", "sacc_rate_hz", "sacc_amp_mean_deg",
-                                          "blink_rate_per_min", "pupil_mean_mm"][:n_features])
+            names = ["fix_rate_hz", "fix_dur_mean_ms", "sacc_rate_hz", "sacc_amp_mean_deg",
+                     "blink_rate_per_min", "pupil_mean_mm"]
+            df = pd.DataFrame(x, columns=names[:n_features])
             df.insert(0, "window", np.arange(n_windows))
             df.insert(0, "task", t)
             df.insert(0, "gender", gender[i])

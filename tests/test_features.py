@@ -56,24 +56,28 @@ def _reference(ev: pd.DataFrame, ws: float, we: float, window_s: float) -> dict[
     tm = (f["start_s"].to_numpy() - ev["start_s"].min()) / 60
     letters = saccade_letters(s["dx"].to_numpy(), s["dy"].to_numpy(), a)
     r = {"fix_rate_hz": len(f) / window_s, "fix_dur_mean_ms": d.mean(), "fix_dur_var_ms2": d.var(),
-         "fix_dur_max_ms": d.max(), "fix_dur_min_ms": d.min(), "fix_time_ratio": min(d.sum() / 1000 / window_s, 1),
+         "fix_dur_max_ms": d.max(), "fix_dur_min_ms": d.min(),
+         "fix_time_ratio": min(d.sum() / 1000 / window_s, 1),
          "fix_disp_x_deg": xd.std(), "fix_disp_y_deg": yd.std(), "sacc_rate_hz": len(s) / window_s,
          "sacc_amp_mean_deg": a.mean(), "sacc_amp_var_deg2": a.var(), "sacc_amp_max_deg": a.max(),
          "sacc_amp_min_deg": a.min(), "sacc_dur_mean_ms": s["duration_ms"].mean(),
-         "sacc_peak_vel_mean_deg_s": pv.mean(), "sacc_peak_vel_max_deg_s": pv.max(), "sacc_peak_vel_var": pv.var(),
+         "sacc_peak_vel_mean_deg_s": pv.mean(), "sacc_peak_vel_max_deg_s": pv.max(),
+         "sacc_peak_vel_var": pv.var(),
          "sacc_vel_per_deg_hz": pv.sum() / a.sum(), "sacc_large_ratio": np.mean(a >= LARGE_SACCADE_DEG),
          "sacc_right_ratio": np.mean(letters // 2 == 0), "sacc_left_ratio": np.mean(letters // 2 == 1),
          "sacc_up_ratio": np.mean(letters // 2 == 2), "sacc_down_ratio": np.mean(letters // 2 == 3),
          "blink_rate_per_min": len(b) / window_s * 60, "blink_dur_mean_ms": bd.mean() if len(bd) else 0.0,
          "blink_dur_var_ms2": bd.var() if len(bd) else 0.0, "blink_dur_max_ms": bd.max() if len(bd) else 0.0,
-         "pupil_mean_mm": p.mean(), "pupil_var_mm2": p.var(), "pupil_min_mm": p.min(), "pupil_max_mm": p.max(),
+         "pupil_mean_mm": p.mean(), "pupil_var_mm2": p.var(), "pupil_min_mm": p.min(),
+         "pupil_max_mm": p.max(),
          "pupil_slope_mm_min": np.polyfit(tm, p, 1)[0]}
     # n-grams over the whole saccade sequence, kept when their first and last saccade start in the window.
     all_s = ev[ev["type"] == "saccade"]
     all_l = saccade_letters(all_s["dx"].to_numpy(), all_s["dy"].to_numpy(), all_s["amplitude_deg"].to_numpy())
     t = all_s["start_s"].to_numpy()
     for n in (1, 2, 3, 4):
-        c = Counter(tuple(all_l[i:i + n]) for i in range(len(all_l) - n + 1) if t[i] >= ws and t[i + n - 1] < we)
+        c = Counter(tuple(all_l[i:i + n]) for i in range(len(all_l) - n + 1)
+                    if t[i] >= ws and t[i + n - 1] < we)
         v = np.array(list(c.values()), float)
         r.update({f"wb{n}_distinct": len(v), f"wb{n}_max_count": v.max(), f"wb{n}_mean_count": v.mean(),
                   f"wb{n}_var_count": v.var()})
@@ -97,7 +101,7 @@ def test_event_table_features_match_brute_force(rng):
 
 
 def test_samples_path_recovers_known_gaze_pattern():
-    """Synthetic gaze: 250-ms fixations alternating between two points 10 deg apart, a 150-ms blink every 5 s."""
+    """Synthetic gaze: 250-ms fixations alternating between two points 10 deg apart, a blink every 5 s."""
     fs, dur = 120.0, 40.0
     t = np.arange(int(dur * fs)) / fs
     dpp = SAMPLE_SCREEN.deg_per_px()[0]
@@ -181,10 +185,10 @@ def _uniss_samples(path) -> pd.DataFrame:
     n_ok = np.isfinite(pup).sum(axis=1)
     pupil = np.where(n_ok > 0, np.nansum(pup, axis=1) / np.maximum(n_ok, 1), np.nan)
     # Media coordinates + media position = screen pixels, where the viewing geometry applies.
+    x = df["GazePointX(MCSpx)"].to_numpy(float) + df["MediaPosX(ADCSpx)"].to_numpy(float)
+    y = df["GazePointY(MCSpx)"].to_numpy(float) + df["MediaPosY(ADCSpx)"].to_numpy(float)
     return pd.DataFrame({"participant": df["ParticipantName"].astype(str).to_numpy(), "t_s": t_s,
-                         "x": df["GazePointX(MCSpx)"].to_numpy(float) + df["MediaPosX(ADCSpx)"].to_numpy(float),
-                         "y": df["GazePointY(MCSpx)"].to_numpy(float) + df["MediaPosY(ADCSpx)"].to_numpy(float),
-                         "pupil": pupil})
+                         "x": x, "y": y, "pupil": pupil})
 
 
 # Uniss-FGD: Tobii at ~300 Hz, 1280 x 1024 screen. Size and distance are not published: assumed a 17"

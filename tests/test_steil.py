@@ -1,4 +1,5 @@
 """Steil et al.: published sampler (not DP, V-STEIL-1..3) and the faithful Laplace replacement (§7.3)."""
+
 from __future__ import annotations
 
 import math
@@ -39,7 +40,10 @@ def test_v_steil_2_degenerate_support(rng):
 
 def _reference_density(z: np.ndarray, eps: float, delta: float) -> np.ndarray:
     lam = eps / (2 * delta)
-    fw = lambda v: lam**2 * np.exp(lam * v) * np.exp(-lam * np.exp(lam * v))  # noqa: E731
+
+    def fw(v: np.ndarray) -> np.ndarray:
+        return lam**2 * np.exp(lam * v) * np.exp(-lam * np.exp(lam * v))
+
     return 0.5 * (fw(z) + fw(-z))
 
 
@@ -49,8 +53,12 @@ def test_v_steil_3_one_element_is_not_eps_dp(eps, delta, expected):
     assert worst == pytest.approx(expected, abs=1e-3)
     assert worst > eps
     z = np.linspace(-30, 30, 2001)
-    np.testing.assert_allclose(np.exp(steil.published_log_density(z, eps, delta)),
-                               _reference_density(z, eps, delta), rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(
+        np.exp(steil.published_log_density(z, eps, delta)),
+        _reference_density(z, eps, delta),
+        rtol=1e-9,
+        atol=1e-300,
+    )
 
 
 def test_published_sampler_follows_its_density(rng):

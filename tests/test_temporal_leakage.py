@@ -1,4 +1,5 @@
 """Cao et al. temporal privacy leakage (MECHANISMS.md §10.2, V-TPL-1/2)."""
+
 from __future__ import annotations
 
 import itertools
@@ -41,8 +42,9 @@ def test_sorted_prefix_equals_brute_force_on_random_matrices():
         m[0] /= m[0].sum()
         for alpha in (0.05, 0.5, 2.0):
             assert tl.leakage_loss(m, alpha) == pytest.approx(brute_loss(m, alpha), rel=1e-10, abs=1e-12)
-    np.testing.assert_allclose(tl.leakage_loss(P2, np.array([0.1, 0.5])),
-                               [brute_loss(P2, 0.1), brute_loss(P2, 0.5)], rtol=1e-10)
+    np.testing.assert_allclose(
+        tl.leakage_loss(P2, np.array([0.1, 0.5])), [brute_loss(P2, 0.1), brute_loss(P2, 0.5)], rtol=1e-10
+    )
 
 
 def test_v_tpl_2_recursion():
@@ -69,4 +71,11 @@ def test_transition_matrices_recover_a_simulated_chain():
     # Stationary chain: Pr(prev = b | now = a) = π_b P[b, a] / π_a.
     pi = np.array([1 / 3, 2 / 3])
     np.testing.assert_allclose(back, (pi[None, :] * P2.T) / pi[:, None], atol=0.02)
-    assert tl.discretise(np.array([-1.0, 0.0, 0.49, 0.5, 1.0, 2.0]), (0.0, 1.0), 2).tolist() == [0, 0, 0, 1, 1, 1]
+    assert tl.discretise(np.array([-1.0, 0.0, 0.49, 0.5, 1.0, 2.0]), (0.0, 1.0), 2).tolist() == [
+        0,
+        0,
+        0,
+        1,
+        1,
+        1,
+    ]

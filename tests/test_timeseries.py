@@ -1,4 +1,5 @@
 """LPA, FPA, CFPA, DCFPA mechanisms against VECTORS.md (V-LPA, V-FPA, V-DCFPA) and loop references."""
+
 from __future__ import annotations
 
 import itertools
@@ -7,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from eyedp_core import metrics, timeseries as ts
+from eyedp_core import metrics
+from eyedp_core import timeseries as ts
 from eyedp_core.ts_calibration import chunk_calibrations, fpa_calibration, lpa_calibration
 
 
@@ -106,8 +108,9 @@ def _param_matrix(n: int, k: int) -> np.ndarray:
     return np.array(rows)
 
 
-@pytest.mark.parametrize("n,k,expected", [(8, 2, 4.0), (8, 5, 6.324555), (16, 3, 6.928203), (32, 4, 11.313708),
-                                          (12, 7, 9.165151)])
+@pytest.mark.parametrize(
+    "n,k,expected", [(8, 2, 4.0), (8, 5, 6.324555), (16, 3, 6.928203), (32, 4, 11.313708), (12, 7, 9.165151)]
+)
 def test_v_fpa_2_sqrt_kn_is_exact_by_brute_force(n, k, expected):
     a = _param_matrix(n, k)
     best = max(np.linalg.norm(a.T @ np.array(s)) for s in itertools.product((-1.0, 1.0), repeat=a.shape[0]))
@@ -254,7 +257,9 @@ def test_cfpa_batched_equals_per_chunk_loop_with_partial_tail():
             np.testing.assert_allclose(out[i, c * chunk : (c + 1) * chunk], ref, atol=1e-9)
         # The tail of 4 samples at its TRUE length: k capped at 3 bins, Δ2 = √4·R.
         lam_tail = math.sqrt(3 * 4) * math.sqrt(4) * 2.0 / eps
-        np.testing.assert_allclose(out[i, 96:], loop_fpa(x[i, 96:], 3, lam_tail, re_tail[i], im_tail[i]), atol=1e-9)
+        np.testing.assert_allclose(
+            out[i, 96:], loop_fpa(x[i, 96:], 3, lam_tail, re_tail[i], im_tail[i]), atol=1e-9
+        )
 
 
 def test_cfpa_per_chunk_parameters_and_calibrations():
@@ -262,8 +267,14 @@ def test_cfpa_per_chunk_parameters_and_calibrations():
     assert [(c.length, c.count, c.k) for c in cals] == [(32, 3, 4), (4, 1, 3)]
     assert cals[1].calibration.scale == pytest.approx(math.sqrt(12) * 2 * 2.0 / 0.8)
     x = np.zeros((2, 100))
-    out = ts.cfpa(x, epsilon=np.array([1, 1, 1, 1e12]), k=np.array([1, 2, 3, 1]), chunk=32, bounds=(0, 1),
-                  rng=np.random.default_rng(0))
+    out = ts.cfpa(
+        x,
+        epsilon=np.array([1, 1, 1, 1e12]),
+        k=np.array([1, 2, 3, 1]),
+        chunk=32,
+        bounds=(0, 1),
+        rng=np.random.default_rng(0),
+    )
     assert np.abs(out[:, 96:]).max() < 1e-9  # huge ε on the tail only
     assert np.abs(out[:, :96]).max() > 1.0
 
@@ -271,7 +282,9 @@ def test_cfpa_per_chunk_parameters_and_calibrations():
 def test_cfpa_and_dcfpa_all_bins_without_noise_return_input(rng):
     x = rng.random((4, 150))
     np.testing.assert_allclose(ts.cfpa(x, epsilon=1, k=17, chunk=32, sensitivity=0.0, rng=rng), x, atol=1e-12)
-    np.testing.assert_allclose(ts.dcfpa(x, epsilon=1, k=17, chunk=32, sensitivity=0.0, rng=rng), x, atol=1e-12)
+    np.testing.assert_allclose(
+        ts.dcfpa(x, epsilon=1, k=17, chunk=32, sensitivity=0.0, rng=rng), x, atol=1e-12
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -307,7 +320,8 @@ def test_v_dcfpa_2_integrated_noise_variance(rng):
     np.testing.assert_allclose(dcfpa_noise_variance(32, 4, lam), ref, rtol=1e-12)
     x = np.broadcast_to(np.linspace(0, 1, 32), (40_000, 32))
     noise = ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, sensitivity=1.0, rng=rng) - ts.dcfpa(
-        x[:1], epsilon=1.0, k=4, chunk=32, sensitivity=0.0, rng=rng)
+        x[:1], epsilon=1.0, k=4, chunk=32, sensitivity=0.0, rng=rng
+    )
     emp = noise.var(axis=0)
     np.testing.assert_allclose(emp[[0, 7, 15, 31]], ref[[0, 7, 15, 31]], rtol=0.05)
 
@@ -321,7 +335,9 @@ def test_v_dcfpa_3_and_4_sensitivities_and_variances():
     # Alternating worst case: x = (1, 0, 1, …) versus x' = (0, 1, 0, …) in [0, 1].
     dx = np.where(np.arange(32) % 2 == 0, 1.0, 0.0) - np.where(np.arange(32) % 2 == 0, 0.0, 1.0)
     dd = np.diff(dx, prepend=0.0)
-    assert np.abs(dd).sum() == pytest.approx(63) and np.linalg.norm(dd) == pytest.approx(math.sqrt(4 * 32 - 3))
+    assert np.abs(dd).sum() == pytest.approx(63) and np.linalg.norm(dd) == pytest.approx(
+        math.sqrt(4 * 32 - 3)
+    )
     d2 = diff_l2_public(32, 1.0, 1 / 60)
     assert d2 == pytest.approx(1.017076, rel=1e-6)
     var = dcfpa_noise_variance(32, 4, ts.fpa_scale(32, 4, d2, 1.0))
@@ -351,3 +367,16 @@ def test_dcfpa_without_noise_inverts_clipped_differences(rng):
     x = np.cumsum(rng.normal(size=(3, 90)), axis=1)
     out = ts.dcfpa(x, epsilon=1.0, k=17, chunk=32, sensitivity=0.0, increment_bound=10.0, rng=rng)
     np.testing.assert_allclose(out, x, atol=1e-10)  # B larger than every increment: exact inverse
+
+
+def test_v_nmse_3_paper_nmse_on_lpa_output_is_unstable(rng):
+    x = np.array([0.1, 0.4, 0.35, 0.8, 0.9, 0.6, 0.2, 0.5])
+    runs = np.broadcast_to(x, (2000, 8))
+    noisy = ts.lpa(runs, epsilon=8.0, bounds=(0.0, 1.0), rng=rng)  # b = 1
+    paper = metrics.nmse(runs, noisy, kind="paper")
+    assert 0.12 <= np.mean(paper < 0) <= 0.23
+    # The data-only normaliser stays positive and its run average is stable (V-LPA-2).
+    var = metrics.nmse(runs, noisy, kind="var")
+    assert np.all(var > 0)
+    halves = var.reshape(2, -1).mean(axis=1)
+    assert abs(halves[0] - halves[1]) < 0.1 * var.mean()

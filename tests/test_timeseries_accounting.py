@@ -1,4 +1,5 @@
 """Participant-level versus paper accounting for the time-series mechanisms (V-COMP-1, §3, §4, §10)."""
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,10 @@ def test_v_comp_1_cfpa_participant_total_and_advanced_composition():
     assert not big.scope.str.contains("advanced").any()
 
 
-@pytest.mark.parametrize("mech,chunk,c", [("lpa", None, 1), ("fpa", None, 1), ("cfpa", 64, 9), ("dcfpa", 128, 5),
-                                          ("steil", None, 1)])
+@pytest.mark.parametrize(
+    "mech,chunk,c",
+    [("lpa", None, 1), ("fpa", None, 1), ("cfpa", 64, 9), ("dcfpa", 128, 5), ("steil", None, 1)],
+)
 def test_participant_mode_splits_the_total_evenly(mech, chunk, c):
     plan = epsilon_plan("participant", 2.0, mech, chunk, 541, 35, 3)
     assert plan.n_chunks == c

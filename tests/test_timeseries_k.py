@@ -1,4 +1,5 @@
 """Choice of k: reconstruction error, analytic error curves (§2.5, §4), the paper's search, public rules."""
+
 from __future__ import annotations
 
 import math
@@ -6,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from eyedp_core import timeseries as ts, ts_k
+from eyedp_core import timeseries as ts
+from eyedp_core import ts_k
 from eyedp_core.ts_sensitivity import chunk_differences, l2_public
 
 
@@ -18,7 +20,9 @@ def _smooth(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 def test_reconstruction_errors_equal_direct_truncation(rng, n):
     x = rng.normal(size=(3, n))
     re = ts_k.reconstruction_errors(x)
-    direct = np.stack([((ts.truncate_spectrum(x, k) - x) ** 2).sum(axis=1) for k in range(1, n // 2 + 2)], axis=1)
+    direct = np.stack(
+        [((ts.truncate_spectrum(x, k) - x) ** 2).sum(axis=1) for k in range(1, n // 2 + 2)], axis=1
+    )
     np.testing.assert_allclose(re, direct, atol=1e-9)
     assert np.all(np.diff(re, axis=1) <= 1e-12) and np.allclose(re[:, -1], 0.0)
 
@@ -52,7 +56,9 @@ def test_v_comp_2_per_sample_variance_under_honest_accounting():
     assert 2 * c**2 * k * (4 * k - 3) == 106_496
     lam_whole = ts.fpa_scale(1024, 128, l2_public(1024, 1.0), 1.0)
     assert ts_k.fpa_noise_variance(1024, 128, lam_whole) == pytest.approx(130_304)
-    assert ts_k.fpa_noise_variance(1024, 4, ts.fpa_scale(1024, 4, l2_public(1024, 1.0), 1.0)) == pytest.approx(104)
+    assert ts_k.fpa_noise_variance(
+        1024, 4, ts.fpa_scale(1024, 4, l2_public(1024, 1.0), 1.0)
+    ) == pytest.approx(104)
     assert ts_k.fpa_noise_variance(32, 4, ts.fpa_scale(32, 4, l2_public(32, 1.0), 1.0)) == pytest.approx(104)
 
 
@@ -98,7 +104,7 @@ def test_public_k_is_prior_argmin_and_monotone_in_epsilon():
     ks = ts_k.public_k(n, epsilon=eps, value_range=1.0, signal_fraction=frac, decay=decay)
     # Independent recomputation of the rule's cost.
     j = np.arange(1, 17)
-    w = np.where(j == 16, 1.0, 2.0) * j ** -decay
+    w = np.where(j == 16, 1.0, 2.0) * j**-decay
     for e, kk in zip(eps, ks, strict=True):
         cost = []
         for k in range(1, 18):

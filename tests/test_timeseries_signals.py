@@ -1,4 +1,5 @@
 """Bounds, public length, empirical sensitivity, chunk helpers, feature tensors, correlation curves."""
+
 from __future__ import annotations
 
 import itertools
@@ -42,7 +43,9 @@ def test_empirical_sensitivity_equals_pairwise_loop(rng):
     assert chunks.shape == (2, 4)
     np.testing.assert_allclose(chunks[:, 3], sens.empirical_sensitivity(x[..., 48:], 2))
     diff = sens.empirical_chunk_sensitivity(x, 16, order=1, difference=True)
-    np.testing.assert_allclose(diff[:, 1], sens.empirical_sensitivity(sens.chunk_differences(x, 16)[..., 16:32], 1))
+    np.testing.assert_allclose(
+        diff[:, 1], sens.empirical_sensitivity(sens.chunk_differences(x, 16)[..., 16:32], 1)
+    )
 
 
 def test_chunk_differences_roundtrip_and_increment_clip(rng):
@@ -65,13 +68,20 @@ def test_lag_correlation_of_white_noise_and_random_walk(rng):
     p, ref = 3000, 100
     white = rng.normal(size=(p, 200))
     walk = np.cumsum(rng.normal(size=(p, 200)), axis=1)
-    curves = correlation_curves({"white": white, "walk": walk, "diff": difference_signal(walk)},
-                                ref_index=ref, max_lag=20).set_index(["signal", "lag"]).cc
+    curves = (
+        correlation_curves(
+            {"white": white, "walk": walk, "diff": difference_signal(walk)}, ref_index=ref, max_lag=20
+        )
+        .set_index(["signal", "lag"])
+        .cc
+    )
     lags = np.arange(1, 21)
     assert np.abs(curves["white"].to_numpy()[1:]).max() < 4 / np.sqrt(p)
     assert curves["white"].iloc[0] == pytest.approx(1.0)
     # corr(W_t, W_{t+h}) = sqrt((t+1)/(t+1+h)) for a random walk started at W_0 = step 0.
-    np.testing.assert_allclose(curves["walk"].to_numpy()[1:], np.sqrt((ref + 1) / (ref + 1 + lags)), atol=0.01)
+    np.testing.assert_allclose(
+        curves["walk"].to_numpy()[1:], np.sqrt((ref + 1) / (ref + 1 + lags)), atol=0.01
+    )
     assert curves["walk"].iloc[1] > 0.99
     # The difference of a random walk is white noise: Bozkir's Figure 1(b).
     assert np.abs(curves["diff"].to_numpy()[1:]).max() < 4 / np.sqrt(p)
@@ -94,13 +104,25 @@ def test_feature_tensor_orders_pads_and_reports_lengths():
     rows = []
     for p, task, n in [("P01", "comic", 4), ("P02", "comic", 3), ("P01", "textbook", 2)]:
         for w in range(n):
-            rows.append({"participant": p, "gender": "f", "task": task, "window": w, "t_start_s": w * 0.5,
-                         "a": 10 * w + 1.0, "b": -w * 1.0})
+            rows.append(
+                {
+                    "participant": p,
+                    "gender": "f",
+                    "task": task,
+                    "window": w,
+                    "t_start_s": w * 0.5,
+                    "a": 10 * w + 1.0,
+                    "b": -w * 1.0,
+                }
+            )
     table = pd.DataFrame(rows).sample(frac=1.0, random_state=0)  # shuffled rows
     arr, recs = feature_tensor(table, length=4, fill="edge")
     assert arr.shape == (3, 2, 4)
     assert recs[["participant", "task", "length"]].values.tolist() == [
-        ["P01", "comic", 4], ["P01", "textbook", 2], ["P02", "comic", 3]]
+        ["P01", "comic", 4],
+        ["P01", "textbook", 2],
+        ["P02", "comic", 3],
+    ]
     np.testing.assert_allclose(arr[0, 0], [1, 11, 21, 31])
     np.testing.assert_allclose(arr[1, 0], [1, 11, 11, 11])
     const, _ = feature_tensor(table, ["b"], length=3, fill=np.array([5.0]))

@@ -1,4 +1,5 @@
 """Utility-versus-ε sweep: exactness of the shortcuts against time-domain loops, statistics, modes."""
+
 from __future__ import annotations
 
 import math
@@ -8,7 +9,8 @@ import pandas as pd
 import pytest
 
 from eyedp_core import metrics, ts_k
-from eyedp_core.ts_experiments import _dcfpa_errors, _fft_errors, utility_sweep
+from eyedp_core.ts_errors import dcfpa_errors, fft_errors
+from eyedp_core.ts_experiments import utility_sweep
 from eyedp_core.ts_sensitivity import chunk_differences, split_chunks
 
 
@@ -61,23 +63,42 @@ def test_shortcut_errors_equal_time_domain_loop(difference):
     for (part, pos), (xpart, _) in zip(split_chunks(src, chunk), split_chunks(x, chunk), strict=True):
         zr, zi = z_re[..., pos, :], z_im[..., pos, :]
         if difference:
-            got += _dcfpa_errors(xpart, part, d2[:, pos], k[..., pos], eps, zr, zi)
+            got += dcfpa_errors(xpart, part, d2[:, pos], k[..., pos], eps, zr, zi)
         else:
-            got += _fft_errors(part, d2[:, pos], k[..., pos], eps, zr, zi)
+            got += fft_errors(part, d2[:, pos], k[..., pos], eps, zr, zi)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
 
 
 def test_sweep_matches_analytic_expected_error(rng):
     x = _series(rng, (4, 2, 96))
     eps = [50.0, 500.0]
-    table = utility_sweep(x, (0.0, 1.0), epsilons=eps, rng=rng, mechanisms=["FPA", "CFPA-32", "DCFPA-32"],
-                          modes=["paper"], runs=400, k_rule="fixed", k=3, nmse_kind="range")
+    table = utility_sweep(
+        x,
+        (0.0, 1.0),
+        epsilons=eps,
+        rng=rng,
+        mechanisms=["FPA", "CFPA-32", "DCFPA-32"],
+        modes=["paper"],
+        runs=400,
+        k_rule="fixed",
+        k=3,
+        nmse_kind="range",
+    )
     for label, method, chunk in [("FPA", "fpa", None), ("CFPA-32", "cfpa", 32), ("DCFPA-32", "dcfpa", 32)]:
         for e in eps:
             # Per series expected MSE = (RE(3) + h(3)Δ2²/ε²)/T; NMSE_range with R = 1 is the MSE.
-            mse = np.array([[ts_k.expected_error_curve(x[i, f], method=method, epsilon=e, chunk=chunk,
-                                                       bounds=(0, 1), ks=[3]).total[0] / 96
-                             for f in range(2)] for i in range(4)])
+            mse = np.array(
+                [
+                    [
+                        ts_k.expected_error_curve(
+                            x[i, f], method=method, epsilon=e, chunk=chunk, bounds=(0, 1), ks=[3]
+                        ).total[0]
+                        / 96
+                        for f in range(2)
+                    ]
+                    for i in range(4)
+                ]
+            )
             expected = np.mean(1.0 / mse.mean(axis=0))
             row = table[(table.mechanism == label) & (table.epsilon == e)].iloc[0]
             assert row.utility == pytest.approx(expected, rel=0.05)
@@ -86,7 +107,9 @@ def test_sweep_matches_analytic_expected_error(rng):
 
 def test_lpa_sweep_matches_closed_form(rng):
     x = _series(rng, (3, 2, 50))
-    table = utility_sweep(x, (0.0, 2.0), epsilons=[10.0], rng=rng, mechanisms=["LPA"], modes=["paper"], runs=400)
+    table = utility_sweep(
+        x, (0.0, 2.0), epsilons=[10.0], rng=rng, mechanisms=["LPA"], modes=["paper"], runs=400
+    )
     b = 50 * 2.0 / 10.0
     var = x.var(axis=-1)  # NMSE_var normaliser per series
     expected = np.mean(1.0 / np.mean(2 * b**2 / var, axis=0))
@@ -96,8 +119,9 @@ def test_lpa_sweep_matches_closed_form(rng):
 def test_participant_mode_shrinks_the_cfpa_advantage(rng):
     x = _series(rng, (6, 4, 256))
     eps = [10.0, 100.0, 1000.0]
-    table = utility_sweep(x, (0.0, 1.0), epsilons=eps, rng=rng, mechanisms=["FPA", "CFPA-32"], runs=10,
-                          n_recordings=3)
+    table = utility_sweep(
+        x, (0.0, 1.0), epsilons=eps, rng=rng, mechanisms=["FPA", "CFPA-32"], runs=10, n_recordings=3
+    )
     wide = table.pivot_table(index=["mode", "epsilon"], columns="mechanism", values="utility_db")
     gap = wide["CFPA-32"] - wide["FPA"]
     assert (gap.loc["paper"] > gap.loc["participant"] + 3.0).all()
@@ -111,15 +135,31 @@ def test_sweep_table_shape_progress_and_flags(rng):
     x = _series(rng, (3, 2, 70))
     seen: list[float] = []
     table, per_feature = utility_sweep(
-        x, (np.zeros(2), np.ones(2)), epsilons=[1.0, 10.0], rng=rng, runs=3, k_rule="oracle",
-        sensitivity="data-derived", progress=seen.append, features=["a", "b"])
+        x,
+        (np.zeros(2), np.ones(2)),
+        epsilons=[1.0, 10.0],
+        rng=rng,
+        runs=3,
+        k_rule="oracle",
+        sensitivity="data-derived",
+        progress=seen.append,
+        features=["a", "b"],
+    )
     assert len(table) == 8 * 2 * 2 and len(per_feature) == 8 * 2 * 2 * 2
     assert seen == pytest.approx([(i + 1) / 8 for i in range(8)])
     assert table.loc[table.family != "lpa", "tuned_on_private_data"].all()
     assert not table.loc[table.family == "lpa", "tuned_on_private_data"].any()
     assert (table.sensitivity_type == "data-derived").all()
-    assert set(table.mechanism) == {"LPA", "FPA", "CFPA-32", "CFPA-64", "CFPA-128", "DCFPA-32", "DCFPA-64",
-                                    "DCFPA-128"}
+    assert set(table.mechanism) == {
+        "LPA",
+        "FPA",
+        "CFPA-32",
+        "CFPA-64",
+        "CFPA-128",
+        "DCFPA-32",
+        "DCFPA-64",
+        "DCFPA-128",
+    }
     assert np.all(np.isfinite(table[["utility_db", "utility_db_lo", "utility_db_hi"]].to_numpy()))
     assert isinstance(per_feature, pd.DataFrame) and set(per_feature.feature) == {"a", "b"}
     with pytest.raises(ValueError):
@@ -129,7 +169,9 @@ def test_sweep_table_shape_progress_and_flags(rng):
 def test_sweep_normaliser_comes_from_metrics(rng):
     x = _series(rng, (2, 1, 64))
     x[1, 0] = 0.25  # a constant series: NMSE_var falls back to NMSE_range (metrics' rule)
-    table = utility_sweep(x, (0.0, 1.0), epsilons=[5.0], rng=rng, mechanisms=["LPA"], modes=["paper"], runs=200)
+    table = utility_sweep(
+        x, (0.0, 1.0), epsilons=[5.0], rng=rng, mechanisms=["LPA"], modes=["paper"], runs=200
+    )
     b = 64 / 5.0
     inv = metrics.nmse(x, x + 1.0, kind="var", bounds=(0.0, 1.0))
     assert inv[1, 0] == pytest.approx(1.0)

@@ -32,16 +32,18 @@ def overlay_figure(uri: str, width: int, height: int, display_w: int, vmax: floa
     fig = go.Figure()
     s = width / display_w  # the source is drawn at its own pixel size: scale it to stimulus pixels
     fig.add_trace(go.Image(source=uri, x0=s / 2, y0=s / 2, dx=s, dy=s, hoverinfo="skip"))
-    # The colour bar comes from an invisible scatter with the same colour scale and range as the image.
+    # The colour bar comes from an invisible scatter with the same colour scale and range as the image;
+    # it sits under the image so that the image can use the full width of its column.
     fig.add_trace(go.Scatter(
         x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
         marker=dict(colorscale=theme.HEAT_SCALE, cmin=0.0, cmax=vmax, color=[0.0], showscale=True,
-                    colorbar=dict(title=dict(text=unit, side="right"), thickness=12, len=0.9,
-                                  outlinewidth=0, tickformat=".2g"))))
-    fig.update_xaxes(range=[0, width], title_text="x (px)", showgrid=False, zeroline=False, constrain="domain")
-    fig.update_yaxes(range=[height, 0], title_text="y (px)", showgrid=False, zeroline=False,
+                    colorbar=dict(title=dict(text=unit, side="top", font=dict(size=12)), orientation="h",
+                                  x=0.5, xanchor="center", y=-0.15, yanchor="top", len=1.0, thickness=10,
+                                  outlinewidth=0, tickformat=".2g", ypad=0))))
+    fig.update_xaxes(range=[0, width], ticksuffix=" px", showgrid=False, zeroline=False, constrain="domain")
+    fig.update_yaxes(range=[height, 0], ticksuffix=" px", showgrid=False, zeroline=False,
                      scaleanchor="x", constrain="domain")
-    fig.update_layout(margin=dict(l=55, r=10, t=45, b=45))
+    fig.update_layout(margin=dict(l=10, r=10, t=40, b=95))
     return theme.style(fig, fig_height, title)
 
 

@@ -114,7 +114,7 @@ def export_section(ctx: hv.Context) -> None:
     st.markdown(
         f"Releases the noisy aggregate of '{ctx.stim.name}' at cell resolution ({r:,} cells of {ctx.cell} px, "
         f"about {max(r * SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice sampler, "
-        f"cryptographic RNG, no seed — not the preview above): {cal.mechanism} with "
+        f"cryptographic RNG, no seed — not the preview above): {cal.mechanism.capitalize()} noise with "
         f"{'σ' if cal.mechanism == 'gaussian' else 'scale b'} = {fmt_num(cal.scale)}. The release is recorded "
         "in the session's ledger (Report page) for every observer of this stimulus.")
     if st.button("Export (private release)", type="primary", key="hm_export", icon=":material/ios_share:"):

@@ -319,6 +319,6 @@ class Context:
         from ui import heatmap_figs
 
         rgb = composite(self.stim.token, self.stim.image, map_, self.cell, vmax)
-        fig_height = int(np.clip(plot_width * self.height / self.width + 95, 220, 640))
+        fig_height = int(np.clip(plot_width * self.height / self.width + 140, 240, 700))
         return heatmap_figs.overlay_figure(to_data_uri(rgb), self.width, self.height, rgb.shape[1], vmax, title,
                                            BAR_UNITS[self.weight], fig_height)
