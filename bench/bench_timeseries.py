@@ -137,24 +137,36 @@ def run() -> list[dict]:
     rows: list[dict] = []
 
     def add(name: str, seconds: float, base: float) -> None:
-        rows.append({"name": name, "seconds": seconds, "baseline_seconds": base, "ratio": seconds / base})
+        rows.append(
+            {
+                "name": name,
+                "seconds": seconds,
+                "baseline_seconds": base,
+                "ratio": seconds / base,
+                "data": what,
+            }
+        )
 
     base_cfpa = _time(lambda: loop_cfpa(x, bounds, 1.0, 4, 32, rng), repeats=1)
     add(
-        f"CFPA-32 batched, all data ({what})",
+        "CFPA-32, all recordings × features, one setting",
         _time(lambda: ts.cfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng)),
         base_cfpa,
     )
     base_dc = _time(lambda: loop_cfpa(x, bounds, 1.0, 4, 32, rng, difference=True), repeats=1)
     add(
-        "DCFPA-32 batched, all data",
+        "DCFPA-32, all recordings × features, one setting",
         _time(lambda: ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng)),
         base_dc,
     )
     base_fpa = _time(lambda: loop_cfpa(x, bounds, 1.0, 4, x.shape[2], rng), repeats=1)
-    add("FPA batched, all data", _time(lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng)), base_fpa)
     add(
-        "LPA batched, all data",
+        "FPA, all recordings × features, one setting",
+        _time(lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng)),
+        base_fpa,
+    )
+    add(
+        "LPA, all recordings × features, one setting",
         _time(lambda: ts.lpa(x, epsilon=1.0, bounds=bounds, rng=rng)),
         _time(lambda: loop_lpa(x, bounds, 1.0, rng), repeats=1),
     )
@@ -163,7 +175,7 @@ def run() -> list[dict]:
         utility_sweep(x, bounds, epsilons=EPSILONS, rng=rng, runs=20, n_recordings=3)
 
     add(
-        "utility sweep: 8 mechanisms × 10 ε × 20 runs × 2 modes (baseline extrapolated)",
+        "utility sweep 8 mech × 10 ε × 20 runs × 2 modes (extrap. base)",
         _time(sweep, repeats=1),
         _naive_sweep_estimate(x, bounds, rng),
     )
@@ -188,7 +200,7 @@ def run() -> list[dict]:
 
         label = method.upper() + (f"-{chunk}" if chunk else "")
         add(
-            f"optimal-k search, one feature, all {n_bins} k, 100 runs: {label} (baseline extrapolated)",
+            f"optimal k, 1 feature, {n_bins} k × 100 runs: {label} (extrap. base)",
             _time(search, repeats=1),
             _time(naive, repeats=1) * n_bins / sample_ks.size,
         )
@@ -196,6 +208,11 @@ def run() -> list[dict]:
 
 
 if __name__ == "__main__":
-    print(f"{'figure':78s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s}")
-    for r in run():
-        print(f"{r['name'][:78]:78s} {r['seconds']:9.3f} {r['baseline_seconds']:9.3f} {r['ratio']:8.3f}")
+    results = run()
+    print(f"data: {results[0]['data']}")
+    print(f"{'figure':64s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s} {'speed-up':>9s}")
+    for r in results:
+        print(
+            f"{r['name'][:64]:64s} {r['seconds']:9.3f} {r['baseline_seconds']:9.3f} {r['ratio']:8.3f}"
+            f" {1 / r['ratio']:8.1f}x"
+        )

@@ -18,7 +18,7 @@ def _band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, name:
     sd = np.nan_to_num(np.asarray(sd, dtype=float))
     kw = dict(row=row, col=col) if row else {}
     r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
+    fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself", mode="lines",
                              fillcolor=f"rgba({r},{g},{b},0.18)", line=dict(width=0), hoverinfo="skip",
                              showlegend=False, legendgroup=name), **kw)
     fig.add_trace(go.Scatter(x=x, y=mean, name=name, legendgroup=name, showlegend=legend, mode="lines+markers",
@@ -30,6 +30,7 @@ def overlay_figure(uri: str, width: int, height: int, display_w: int, vmax: floa
     """Overlay image (data URI, display_w px wide), stimulus size, colour range and labels -> figure with a
     colour bar; the axes are in stimulus pixels."""
     fig = go.Figure()
+    plot_h = max(fig_height - 135, 60)
     s = width / display_w  # the source is drawn at its own pixel size: scale it to stimulus pixels
     fig.add_trace(go.Image(source=uri, x0=s / 2, y0=s / 2, dx=s, dy=s, hoverinfo="skip"))
     # The colour bar comes from an invisible scatter with the same colour scale and range as the image;
@@ -38,7 +39,7 @@ def overlay_figure(uri: str, width: int, height: int, display_w: int, vmax: floa
         x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
         marker=dict(colorscale=theme.HEAT_SCALE, cmin=0.0, cmax=vmax, color=[0.0], showscale=True,
                     colorbar=dict(title=dict(text=unit, side="top", font=dict(size=12)), orientation="h",
-                                  x=0.5, xanchor="center", y=-0.15, yanchor="top", len=1.0, thickness=10,
+                                  x=0.5, xanchor="center", y=-40 / plot_h, yanchor="top", len=1.0, thickness=10,
                                   outlinewidth=0, tickformat=".2g", ypad=0))))
     fig.update_xaxes(range=[0, width], ticksuffix=" px", showgrid=False, zeroline=False, constrain="domain")
     fig.update_yaxes(range=[height, 0], ticksuffix=" px", showgrid=False, zeroline=False,
@@ -60,9 +61,9 @@ def curves_figure(summary: pd.DataFrame, current_eps: float, mse_unit: str) -> g
         _band(fig, x, g["mse_mean"].to_numpy(), g["mse_sd"].to_numpy(), name, color, 1, 2, False)
     for c in (1, 2):
         fig.add_vline(x=current_eps, line=dict(color=theme.MUTED, dash="dot"), row=1, col=c)
-    fig.update_xaxes(type="log", title_text="ε (log scale)")
+    fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])
     fig.update_yaxes(title_text="CC (1 = identical)", range=[-0.1, 1.05], row=1, col=1)
-    fig.update_yaxes(title_text=f"MSE ({mse_unit}², log)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text=f"MSE ({mse_unit}², log)", type="log", dtick=1, row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
     return theme.style(fig, 420)
 
@@ -104,7 +105,7 @@ def calculator_contour(surface: pd.DataFrame, target: float, n_now: int, sqrt_r_
     fig.add_trace(go.Contour(
         x=piv.columns.to_numpy(), y=piv.index.to_numpy(), z=z, showscale=False, hoverinfo="skip",
         contours=dict(start=np.log10(target), end=np.log10(target), size=1, coloring="none",
-                      showlabels=False), line=dict(color="white", width=3, dash="dash"), name="target σ"))
+                      showlabels=False), line=dict(color="white", width=3, dash="dash"), showlegend=False))
     fig.add_scatter(x=[n_now], y=[sqrt_r_now], mode="markers+text", text=["this study"],
                     textposition="top right", marker=dict(symbol="x", size=12, color="white",
                                                           line=dict(color=theme.INK, width=1.5)),
@@ -120,12 +121,16 @@ def calculator_slice(n: np.ndarray, series: dict[str, tuple[np.ndarray, str, str
     fig = go.Figure()
     for name, (y, color, dash) in series.items():
         fig.add_scatter(x=n, y=y, name=name, mode="lines", line=dict(color=color, dash=dash, width=2))
-    fig.add_hline(y=target, line=dict(color=theme.INK, dash="dot"),
-                  annotation_text=f"target σ = {target:.3g}", annotation_position="top left")
-    fig.add_vline(x=n_now, line=dict(color=theme.MUTED, dash="dot"),
-                  annotation_text=f"n = {n_now}", annotation_position="bottom right")
-    fig.update_xaxes(type="log", title_text="observers n (log scale)")
-    fig.update_yaxes(type="log", title_text="noise std per cell (log scale)")
+    # Shapes, not add_hline/add_vline annotations: those misplace text on log axes (x = 40 drawn at 10^40).
+    fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=target, y1=target,
+                  line=dict(color=theme.INK, dash="dot"))
+    fig.add_shape(type="line", yref="paper", y0=0, y1=1, x0=n_now, x1=n_now, line=dict(color=theme.MUTED, dash="dot"))
+    fig.add_annotation(xref="paper", x=0.99, y=np.log10(target), text=f"target σ = {target:.3g}", showarrow=False,
+                       xanchor="right", yanchor="bottom", font=dict(size=11))
+    fig.add_annotation(x=np.log10(n_now), yref="paper", y=0.02, text=f" n = {n_now}", showarrow=False,
+                       xanchor="left", yanchor="bottom", font=dict(size=11, color=theme.MUTED))
+    fig.update_xaxes(type="log", title_text="observers n (log scale)", dtick=1)
+    fig.update_yaxes(type="log", title_text="noise std per cell (log scale)", dtick=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.25, x=0))
     return theme.style(fig, 420, f"Slice at √r = {sqrt_r:.0f} (r = {int(round(sqrt_r ** 2)):,} cells)")
 
@@ -137,10 +142,12 @@ def attack_figure(table: pd.DataFrame) -> go.Figure:
               "laplace": theme.color_for("Laplace")}
     y = np.maximum(table["mse"].to_numpy(dtype=float), 1e-16)
     text = ["exact" if e else f"{v:.2g}" for e, v in zip(table["exact_recovery"], table["mse"])]
-    fig = go.Figure(go.Bar(x=table["label"], y=y, marker_color=[colors.get(m, theme.MUTED) for m in table["mechanism"]],
+    short = {"noise-free": "noise-free<br>mean", "rs1": "random sel.<br>w/o replacement",
+             "rs2": "random sel.<br>with replacement", "gaussian": "Gaussian<br>noise", "laplace": "Laplace<br>noise"}
+    fig = go.Figure(go.Bar(x=[short.get(m, m) for m in table["mechanism"]], y=y, marker_color=[colors.get(m, theme.MUTED) for m in table["mechanism"]],
                            text=text, textposition="outside", cliponaxis=False,
                            hovertemplate="%{x}<br>MSE %{y:.3g}<extra></extra>"))
-    fig.update_yaxes(type="log", title_text="MSE of the recovered map (log; 1e-16 = exact)")
+    fig.update_yaxes(type="log", title_text="MSE per cell (log; 1e-16 = exact)", dtick=4)
     fig.update_xaxes(title_text=None, tickangle=0)
     fig.update_layout(margin=dict(t=60))
     return theme.style(fig, 380, "How well the attacker recovers the target's capped map")
@@ -156,7 +163,8 @@ def plan_figure(plan: pd.DataFrame, n_now: int) -> go.Figure:
     fig.add_scatter(x=x, y=plan["std"], mode="lines+markers", line=dict(color=color), showlegend=False, row=1, col=2)
     for c in (1, 2):
         fig.add_vline(x=n_now, line=dict(color=theme.MUTED, dash="dot"), row=1, col=c)
-    fig.update_xaxes(type="log", title_text="hypothetical observers N (log scale)")
+    fig.update_xaxes(type="log", title_text="hypothetical observers N (log scale)", dtick=1)
     fig.update_yaxes(title_text="CC (1 = identical)", range=[-0.1, 1.05], row=1, col=1)
-    fig.update_yaxes(type="log", title_text="σ per cell (log)", row=1, col=2)
-    return theme.style(fig, 380, "PLANNING ONLY — not a privacy guarantee for the observers at hand")
+    fig.update_yaxes(type="log", title_text="σ per cell (log)", dtick=1, row=1, col=2)
+    fig.update_layout(margin=dict(t=80))
+    return theme.style(fig, 400, "PLANNING ONLY — not a privacy guarantee for the observers at hand")

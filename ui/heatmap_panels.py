@@ -106,7 +106,7 @@ def cap_panel(ctx: hv.Context) -> None:
     curve = hv.cap_curve(ctx.key, ctx.cap_total, ctx.eps, ctx.delta, ctx.mechanism, ctx.method, cands, ctx.gm)
     st.plotly_chart(figs.cap_figure(curve.m, curve.expected_mse, curve.bias, curve.variance, curve.m_opt, ctx.m,
                                     ctx.short_unit), key="hm_cap_chart")
-    st.caption(f"Noise variance at each m for the current {ctx.mechanism} setting (ε = {fmt_num(ctx.eps)}, "
+    st.caption(f"Noise variance at each m for the current {figs.MECH_LABEL[ctx.mechanism]} setting (ε = {fmt_num(ctx.eps)}, "
                f"δ = {fmt_num(ctx.delta)}{', total cap C = ' + fmt_num(ctx.cap_total) if ctx.cap_total else ''}); "
                "squared bias = mean over cells of (capped − uncapped aggregate)². Both are per cell, before "
                f"smoothing. Largest value of any observer in any cell g_max = {fmt_num(curve.g_max)} {ctx.short_unit}.")
@@ -191,7 +191,7 @@ def calculator_panel(ctx: hv.Context) -> None:
     b.metric(f"Observers needed at r = {r:,} cells", "not reachable" if needed is None else f"{needed:,}")
     c.metric(f"Finest grid for n = {ctx.n}", "none" if grid is None else
              f"{grid.cell} px cells ({grid.grid_shape[0]}×{grid.grid_shape[1]})")
-    st.caption(f"Contour: the current mechanism ({ctx.mechanism}{', ' + ctx.method if ctx.mechanism == 'gaussian' else ''}), "
+    st.caption(f"Contour: the current mechanism ({figs.MECH_LABEL[ctx.mechanism]}{', ' + ctx.method if ctx.mechanism == 'gaussian' else ''}), "
                f"ε = {fmt_num(ctx.eps)}, cap m = {ctx.m:g}{', C = ' + fmt_num(ctx.cap_total) if ctx.cap_total else ''}. "
                "Liu's Theorem 3.4 σ (dashed) is what the paper's Figure 2 plots; it is not a proof in general "
                "(too small when r < r*) and larger than needed otherwise. Laplace noise grows with r, not √r.")
@@ -208,7 +208,7 @@ def attack_panel(ctx: hv.Context) -> None:
                 "random selection of observers is broken by a covering argument; with DP noise the same "
                 "subtraction returns n × the noise.")
     ids = [str(o) for o in ctx.gm.observers]
-    target = st.selectbox("Target observer", ids, key="hm_target")
+    target = st.columns([1, 3])[0].selectbox("Target observer", ids, key="hm_target")
     i = ctx.gm.index_of(ctx.gm.observers[ids.index(target)])
     table = hv.attack_table(ctx.key, i, ctx.m, ctx.cap_total, ctx.eps, ctx.delta, ctx.method, ctx.seed, ctx.gm)
     nf = heatmap_attacks.difference_attack(ctx.clean.agg, ctx.gm, i, ctx.m, ctx.cap_total, "noise-free")
@@ -225,16 +225,15 @@ def attack_panel(ctx: hv.Context) -> None:
     st.caption(f"Same colour scale (from the target's true map), smoothed with the page's kernel. Noise-free: "
                f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.eps)}): MSE "
                f"{noisy.mse:.3g} per cell, i.e. the recovered map is the target's map plus {ctx.n} × the noise.")
-    left, right = st.columns([1.2, 1])
-    with left:
-        st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar")
-    with right:
-        show = table[["label", "privacy", "exact_recovery", "mse", "max_abs_error", "target_drawn"]].rename(
-            columns={"label": "mechanism", "exact_recovery": "exact recovery", "mse": "MSE",
-                     "max_abs_error": "max |error|", "target_drawn": "target drawn?"})
-        st.dataframe(show, hide_index=True)
-        st.caption(heatmap_attacks.NOT_DP_LABEL.replace("NOT", "Noise-free and random selection are NOT", 1)
-                   .replace(": shown only", "; shown only"))
+    st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar")
+    show = table[["label", "privacy", "exact_recovery", "mse", "max_abs_error", "target_drawn"]].rename(
+        columns={"label": "mechanism", "exact_recovery": "exact recovery", "mse": "MSE per cell",
+                 "max_abs_error": "max |error|", "target_drawn": "target drawn? (random selection)"})
+    st.dataframe(show, hide_index=True, column_config={
+        "MSE per cell": st.column_config.NumberColumn(format="%.3g"),
+        "max |error|": st.column_config.NumberColumn(format="%.3g")})
+    st.caption("Noise-free mean and random selection are NOT differentially private: shown only to demonstrate "
+               "the attack (MECHANISMS.md §6.4), never offered as privacy options.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,8 +261,10 @@ def planning_panel(ctx: hv.Context) -> None:
     st.plotly_chart(figs.plan_figure(plan, ctx.n), key="hm_plan_chart")
     show = plan[["N", "delta", "std", "expected_mse", "cc_mean", "cc_sd", "label"]].rename(
         columns={"delta": "δ", "std": "noise std", "expected_mse": "E[MSE]", "cc_mean": "CC mean",
-                 "cc_sd": "CC sd", "label": "label (planning only)"})
-    st.dataframe(show, hide_index=True)
+                 "cc_sd": "CC sd", "label": "status"})
+    show["status"] = show["status"].str.split(":").str[0]
+    fmt = st.column_config.NumberColumn(format="%.3g")
+    st.dataframe(show, hide_index=True, column_config={c: fmt for c in ("δ", "noise std", "E[MSE]", "CC mean", "CC sd")})
 
 
 RUNNERS = {"curves": curves_panel, "cap": cap_panel, "calculator": calculator_panel, "attack": attack_panel,
