@@ -77,7 +77,7 @@ with st.container(border=True):
                     unsafe_allow_html=True)
     with cm:
         mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
-        method = "laplace"
+        method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
         if mech == "gaussian":
             method = st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
             if method == "classical" and eps >= 1:

@@ -121,7 +121,8 @@ def cap_panel(ctx: hv.Context) -> None:
         st.markdown(f"**Private choice of m** {badge('ε charged to the ledger', 'dp')}", unsafe_allow_html=True)
         default_b = 10.0 if ctx.weight == "count" else 5.0
         bound = st.number_input(f"Public upper bound B on any observer's value in one cell ({ctx.short_unit})",
-                                min_value=float(min(cands)), max_value=1000.0, value=default_b, key="hm_sel_bound",
+                                min_value=float(min(cands)), max_value=1000.0, value=default_b,
+                                key=f"hm_sel_bound_{ctx.weight}",
                                 help="Fixed before looking at the data (e.g. from the trial length); values above "
                                      "B are clipped when the candidates are scored.")
         c1, c2 = st.columns(2)
