@@ -139,7 +139,8 @@ for w in privacy_warnings(eps, delta, n):
 # ---- clean vs noisy -------------------------------------------------------------------------
 preview_watermark()
 left, right = st.columns(2, gap="small")
-left.plotly_chart(ctx.overlay(clean.smooth, clean.vmax, "Clean heatmap (no noise — not publishable)", 420),
+left.plotly_chart(ctx.overlay(clean.smooth, clean.vmax, "Clean heatmap (no noise — not publishable)", 420,
+                              cache_key=("clean", key, m, cap_total, sigma_px)),
                   key="hm_clean_chart")
 right.plotly_chart(ctx.overlay(prev.smooth, clean.vmax,
                                f"Noisy heatmap — {MECHS[mech]}, ε = {fmt_num(eps)}, δ = {fmt_num(delta)}", 420),

@@ -93,3 +93,66 @@ def test_non_image_upload_is_refused_clearly():
     at.file_uploader(key="uploader_image").set_value(("stim.png", b"not an image at all", "image/png")).run()
     assert not at.exception
     assert "stim.png" in " ".join(e.value for e in at.error)
+
+
+def _upload(at: AppTest, kind: str, name: str, data: bytes, mapping: dict[str, str]) -> AppTest:
+    """Upload a table of `kind` on the Your data page, map its columns, press 'Use this data'."""
+    at.switch_page("pages/your_data.py").run()
+    at.radio(key="upload_kind").set_value(kind).run()
+    at.file_uploader(key=f"uploader_{kind}").set_value((name, data, "text/csv")).run()
+    for role, col in mapping.items():
+        at.selectbox(key=f"map_{kind}_{role}").set_value(col).run()
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
+    """A gaze export with its own column names and ms timestamps is mapped, converted and plotted."""
+    from eyedp_core import datasets
+
+    g = datasets.load_sample("gaze_streams")
+    g = g[g["participant"].isin(["P01", "P02"])].groupby("participant").head(1500)
+    mine = pd.DataFrame({"subject": g["participant"].str.replace("P", "S"), "time_ms": g["t_s"] * 1000,
+                         "gx": g["x"], "gy": g["y"], "pupil_mm": g["pupil"]})
+    at = _upload(_app(), "gaze", "tracker.csv", mine.to_csv(index=False).encode(),
+                 {"participant": "subject", "t_s": "time_ms", "x": "gx", "y": "gy"})
+    assert at.sidebar.selectbox(key="sel_gaze").value == "Upload: tracker.csv"
+    at.switch_page("pages/gaze_samples.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="gs_participant").options == ["S01", "S02"]
+    # ms were converted to seconds: 1500 samples at 120 Hz span about 12.5 s.
+    assert at.slider(key="gs_window").max == pytest.approx(1499 / 120, abs=0.05)
+    fix_rate = float([m for m in at.metric if m.label == "Fixations / s"][0].value)
+    assert 1.0 < fix_rate < 6.0
+
+
+def test_feature_upload_drives_the_attacks_page():
+    """An uploaded feature table with participant, task and gender runs the clean attack baseline."""
+    from eyedp_core import datasets
+
+    f = datasets.load_sample("reading_features")
+    f = f[f["participant"].isin([f"P{i:02d}" for i in range(1, 7)])].iloc[::4]
+    at = _upload(_app(), "features", "feat.csv", f.to_csv(index=False).encode(), {})
+    at.switch_page("pages/attacks.py").run()
+    assert not at.exception, at.exception
+    assert "feat.csv" in _text(at) and "6 participants" in _text(at)
+
+
+def test_report_composes_releases_per_person():
+    """The Report page shows the worst-case total: releases over the same person add up, disjoint ones do not."""
+    from eyedp_core.accounting import Ledger, Release
+
+    ledger = Ledger()
+    ledger.add(Release(view="Time series", label="CFPA-32, 48 features", unit="participant", mechanism="CFPA",
+                       sensitivity_type="public", epsilon=0.01, count=48 * 36, participants=("P01", "P02")))
+    ledger.add(Release(view="Heatmaps", label="webpage", unit="observer", mechanism="Gaussian",
+                       sensitivity_type="public", epsilon=1.0, delta=1e-6, participants=("P02",)))
+    at = _app()
+    at.session_state["eyedp_ledger"] = ledger
+    at.switch_page("pages/report.py").run()
+    assert not at.exception, at.exception
+    shown = {m.label: m.value for m in at.metric}
+    assert float(shown["Worst-case ε per person"]) == pytest.approx(0.01 * 48 * 36 + 1.0, rel=1e-3)
+    per_person = at.dataframe[1].value.set_index("participant")["epsilon"]
+    assert per_person["P01"] == pytest.approx(17.28) and per_person["P02"] == pytest.approx(18.28)

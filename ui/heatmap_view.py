@@ -255,6 +255,19 @@ def to_data_uri(rgb: np.ndarray, fmt: str = "JPEG") -> str:
     return f"data:{mime};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _overlay_uri(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> tuple[str, int]:
+    """Stimulus, map, cell size and colour range -> (JPEG data URI of the overlay, its width in px)."""
+    rgb = composite(stim_token, image, map_, cell, vmax)
+    return to_data_uri(rgb), rgb.shape[1]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _cached_overlay_uri(cache_key: tuple, stim_token: str, cell: int, vmax: float, _image: np.ndarray,
+                        _map: np.ndarray) -> tuple[str, int]:
+    """Cache key of a map that does not change with ε (the clean map) -> its overlay data URI and width."""
+    return _overlay_uri(stim_token, _image, _map, cell, vmax)
+
+
 def png_bytes(rgb: np.ndarray) -> bytes:
     """RGB uint8 array -> PNG file bytes."""
     buf = _io.BytesIO()
@@ -314,11 +327,17 @@ class Context:
         """Short unit of the cap m and of map values."""
         return "fixations" if self.weight == "count" else "s"
 
-    def overlay(self, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420):
-        """Map on the cell grid, colour range, title and the expected plot width in px -> overlay figure."""
+    def overlay(self, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420,
+                cache_key: tuple | None = None):
+        """Map on the cell grid, colour range, title and the expected plot width in px -> overlay figure.
+
+        With a cache_key (e.g. the clean map's parameters) the composited image is cached."""
         from ui import heatmap_figs
 
-        rgb = composite(self.stim.token, self.stim.image, map_, self.cell, vmax)
+        if cache_key is None:
+            uri, display_w = _overlay_uri(self.stim.token, self.stim.image, map_, self.cell, vmax)
+        else:
+            uri, display_w = _cached_overlay_uri(cache_key, self.stim.token, self.cell, vmax, self.stim.image, map_)
         fig_height = int(np.clip(plot_width * self.height / self.width + 140, 240, 700))
-        return heatmap_figs.overlay_figure(to_data_uri(rgb), self.width, self.height, rgb.shape[1], vmax, title,
+        return heatmap_figs.overlay_figure(uri, self.width, self.height, display_w, vmax, title,
                                            BAR_UNITS[self.weight], fig_height)
