@@ -152,7 +152,7 @@ def test_report_composes_releases_per_person():
     at.session_state["eyedp_ledger"] = ledger
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
-    shown = {m.label: m.value for m in at.metric}
+    shown = {m.label: m.value for m in at.main.metric}
     assert float(shown["Worst-case ε per person"]) == pytest.approx(0.01 * 48 * 36 + 1.0, rel=1e-3)
     per_person = at.dataframe[1].value.set_index("participant")["epsilon"]
     assert per_person["P01"] == pytest.approx(17.28) and per_person["P02"] == pytest.approx(18.28)
