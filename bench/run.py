@@ -103,14 +103,37 @@ def browser_figures(repeats: int) -> list[dict]:
     return rows
 
 
+def sample_load_figure(repeats: int) -> list[dict]:
+    """Cold load of all bundled samples in a fresh process, against a process that only imports pandas."""
+    import subprocess
+
+    def timed(code: str) -> float:
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+        return float(out.stdout.strip().splitlines()[-1])
+
+    load = ("import time; from eyedp_core import datasets; t = time.perf_counter(); "
+            "[datasets.load_sample(n) for n in ('reading_features', 'fixations', 'gaze_streams', 'demographics')]; "
+            "[datasets.stimulus_image(n) for n in datasets.stimulus_names()]; print(time.perf_counter() - t)")
+    # The floor: reading the same files with pandas/PIL and nothing else.
+    base = ("import time, glob, numpy, pandas; from PIL import Image; t = time.perf_counter(); "
+            "[pandas.read_parquet(f) for f in glob.glob('sample_data/*.parquet')]; "
+            "[numpy.asarray(Image.open(f).convert('RGB')) for f in glob.glob('assets/stimuli/*.png')]; "
+            "print(time.perf_counter() - t)")
+    t = statistics.median(timed(load) for _ in range(repeats))
+    b = statistics.median(timed(base) for _ in range(repeats))
+    return [dict(name="load all bundled samples + stimuli (fresh process)", seconds=t, baseline_seconds=b)]
+
+
 def main() -> None:
     """Parse options, run the selected figures, print a table."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-browser", action="store_true")
-    ap.add_argument("--only", choices=["app", "heatmaps", "timeseries"])
+    ap.add_argument("--only", choices=["app", "data", "heatmaps", "timeseries"])
     args = ap.parse_args()
     rows: list[dict] = []
+    if args.only in (None, "data"):
+        rows += sample_load_figure(args.repeats)
     if not args.skip_browser and args.only in (None, "app"):
         rows += browser_figures(args.repeats)
     for mod in ("heatmaps", "timeseries"):

@@ -49,7 +49,6 @@ def _set_eps(page, target: str) -> None:
 
 def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
     """ε = 10 then 0.1: screenshots of both, no exception, CC drops; then each panel once."""
-    page.set_viewport_size({"width": 1440, "height": 1900})
     page.goto(f"{app_url}/heatmaps")
     _wait_drawn(page)
     _no_exception(page)
@@ -57,12 +56,12 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
     _set_eps(page, "10")
     _no_exception(page)
     cc_high = _cc(page)
-    page.screenshot(path=str(shots / "heatmaps_eps10.png"), full_page=True)
+    harness.screenshot(page, str(shots / "heatmaps_eps10.png"))
 
     _set_eps(page, "0.1")
     _no_exception(page)
     cc_low = _cc(page)
-    page.screenshot(path=str(shots / "heatmaps_eps0.1.png"), full_page=True)
+    harness.screenshot(page, str(shots / "heatmaps_eps0.1.png"))
     assert cc_low < cc_high, f"CC did not drop: ε=10 gives {cc_high}, ε=0.1 gives {cc_low}"
 
     for name in PANELS:
