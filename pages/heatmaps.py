@@ -33,7 +33,8 @@ stim_name = top[0].selectbox("Stimulus", list(stims), key="hm_stimulus",
                              help="The bundled stimuli, then images uploaded on the Your data page.")
 stim = stims[stim_name]
 H, W = stim.image.shape[:2]
-weights = ["count", "duration"] if fix_ds.frame is not None and "duration_ms" in fix_ds.frame.columns else ["count"]
+has_durations = fix_ds.frame is not None and "duration_ms" in fix_ds.frame.columns
+weights = ["count", "duration"] if has_durations else ["count"]
 weight = top[1].radio("Each fixation adds", weights, format_func=hv.WEIGHTS.get, horizontal=True, key="hm_weight",
                       help="Dwell time makes the cap m and the map values seconds per cell.")
 try:
@@ -68,13 +69,16 @@ with st.container(border=True):
                              help=" · ".join(f"{v.label}" for v in presets.values()))
         eps = log_select_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
                                 on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+        pure = st.session_state.get("hm_mech") == "laplace"  # Laplace noise is ε-DP: δ is not used
         delta = log_select_slider("δ — failure probability (log scale)", 1e-12, 0.5, n ** -1.5, "hm_delta",
                                   extra=(1.0 / n, n ** -1.5), per_decade=3, on_change=_clear_preset,
-                                  help=f"Keep δ well below 1/n = {fmt_num(1 / n)}; the paper uses n^-1.5.")
-        level = privacy_level(eps, delta, n)
+                                  disabled=pure, help=f"Keep δ well below 1/n = {fmt_num(1 / n)}; the paper "
+                                                      "uses n^-1.5. Not used by Laplace noise (pure ε-DP).")
+        delta_used = 0.0 if pure else delta
+        level = privacy_level(eps, delta_used, n)
         kind = {"good": "dp", "okay": "paper", "poor": "notdp"}.get(level, "preview")
-        st.markdown(f"Level: {badge(level, kind)} ε = {fmt_num(eps)}, δ = {fmt_num(delta)}, n = {n}",
-                    unsafe_allow_html=True)
+        st.markdown(f"Level: {badge(level, kind)} ε = {fmt_num(eps)}, δ = {fmt_num(delta_used)}"
+                    f"{' (Laplace: pure ε-DP)' if pure else ''}, n = {n}", unsafe_allow_html=True)
     with cm:
         mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
         method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
@@ -113,7 +117,8 @@ with st.container(border=True):
         g = st.columns(3)
         wpx = int(g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx"))
         wcm = float(g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm"))
-        dist = float(g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm), key="hm_dist"))
+        dist = float(g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm),
+                                       key="hm_dist"))
         sigma_px = sigma_px_from_degrees(deg, wpx, wcm, dist)
         st.caption(f"σ = {deg:g}° = {sigma_px:.1f} px (assuming the stimulus was shown at its own pixel size).")
 
@@ -133,7 +138,7 @@ except ValueError as err:
     st.stop()
 ctx = hv.Context(fix_ds, stim, key, gm, sens, clean, prev, eps, delta, mech, method, m, cap_total, cell,
                  sigma_px, weight, seed, tuned)
-for w in privacy_warnings(eps, delta, n):
+for w in privacy_warnings(eps, ctx.delta_used, n):
     st.warning(w, icon=":material/warning:")
 
 # ---- clean vs noisy -------------------------------------------------------------------------
@@ -142,9 +147,8 @@ left, right = st.columns(2, gap="small")
 left.plotly_chart(ctx.overlay(clean.smooth, clean.vmax, "Clean heatmap (no noise — not publishable)", 420,
                               cache_key=("clean", key, m, cap_total, sigma_px)),
                   key="hm_clean_chart")
-right.plotly_chart(ctx.overlay(prev.smooth, clean.vmax,
-                               f"Noisy heatmap — {MECHS[mech]}, ε = {fmt_num(eps)}, δ = {fmt_num(delta)}", 420),
-                   key="hm_noisy_chart")
+noisy_title = f"Noisy heatmap — {MECHS[mech]}, ε = {fmt_num(eps)}" + ("" if pure else f", δ = {fmt_num(delta)}")
+right.plotly_chart(ctx.overlay(prev.smooth, clean.vmax, noisy_title, 420), key="hm_noisy_chart")
 st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} {ctx.unit}); "
            f"noisy cells below 0 are shown as 0 and above the maximum as the top colour. Grid {gm.grid_shape[0]} × "
            f"{gm.grid_shape[1]} = {gm.n_cells:,} cells of {cell} px; kernel σ = {sigma_px:.1f} px."
@@ -153,17 +157,20 @@ met = prev.metrics
 mc = st.columns(6)
 mc[0].metric("CC", f"{met['cc']:.3f}", help="Pearson correlation with the clean heatmap (1 = identical).")
 mc[1].metric("MSE", f"{met['mse']:.3g}", help=f"Mean squared difference per cell ({ctx.short_unit}²).")
-mc[2].metric("NMSE", f"{met['nmse']:.3g}", help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")
-mc[3].metric("KL (nats)", f"{met['kl']:.3g}", help="KL divergence of the clean from the noisy distribution (0 = same).")
+mc[2].metric("NMSE", f"{met['nmse']:.3g}",
+              help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")
+mc[3].metric("KL (nats)", f"{met['kl']:.3g}",
+              help="KL divergence of the clean from the noisy distribution (0 = same).")
 mc[4].metric("SIM", f"{met['sim']:.3f}", help="Histogram intersection of the two distributions (1 = identical).")
-mc[5].metric("EMD (px)", f"{met['emd_px']:.0f}", help="Earth mover's distance: how far gaze mass must move, in px.")
+mc[5].metric("EMD (px)", f"{met['emd_px']:.0f}",
+              help="Earth mover's distance: how far gaze mass must move, in px.")
 
 # ---- noise scale ----------------------------------------------------------------------------
 st.subheader("Noise scale")
 cal = prev.calibration
 st.markdown(f"**Sensitivity of the capped mean map** — neighbours replace one observer's whole map, n = {n} is "
-            f"public, entries are capped at m = {m:g}{f' and totals at C = {fmt_num(cap_total)}' if cap_total else ''}"
-            f" (Δ₂ is set by the {sens.binding}).")
+            f"public, entries are capped at m = {m:g}"
+            f"{f' and totals at C = {fmt_num(cap_total)}' if cap_total else ''} (Δ₂ is set by the {sens.binding}).")
 s1, s2 = st.columns(2, gap="large")
 with s1:
     st.latex(sens.l2_tex)
@@ -175,7 +182,7 @@ table = calibration_table(sens, eps, delta)
 liu = next(c for c in table if c.method == "liu-thm-3.4")
 u, v = st.columns([1.6, 1], gap="large")
 with u:
-    calibration_box(cal, f"{MECHS[mech]} noise used here — {cal.method}")
+    calibration_box(cal, f"{MECHS[mech]} noise used here" + ("" if pure else f" — {cal.method} calibration"))
 with v:
     a, b = st.columns(2)
     a.metric("Δ₂ (L2 sensitivity)", f"{sens.l2:.6g}")
@@ -193,8 +200,11 @@ with p_:
     else:
         st.markdown("**As in the paper: Liu et al. Theorem 3.5** " + badge("σ_L is a standard deviation", "paper"),
                     unsafe_allow_html=True)
-        st.latex(r"\sigma_L \ge \frac{\sqrt{2}\,m\,r}{\varepsilon\, n} = \sqrt{2}\,\frac{\Delta_1}{\varepsilon}"
-                 rf" = {cal.std:.6g} = \sqrt{{2}}\,b")
+        paper = (r"\frac{\sqrt{2}\,m\,r}{\varepsilon\, n}" if cap_total is None
+                 else r"\sqrt{2}\,\frac{\Delta_1}{\varepsilon}")
+        st.latex(rf"\sigma_L \ge {paper} = {cal.std:.6g} = \sqrt{{2}}\,b")
+        if cap_total is not None:
+            st.caption("The paper has Δ₁ = m·r/n; with the total cap C, Δ₁ = min(m·r, 2C)/n.")
 with q:
     if mech == "gaussian":
         st.markdown(f"**Paper vs correct:** Liu's σ = {fmt_num(liu.std)} is {liu.std / cal.std:.2f}× the "
@@ -214,12 +224,11 @@ release.accounting_box(ctx)
 
 # ---- secondary panels (only the chosen one runs) -------------------------------------------
 st.subheader("Explore")
+st.session_state.setdefault("hm_panel", "curves")
 view = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
-                            default="curves", label_visibility="collapsed")
-if view:
-    panels.RUNNERS[view](ctx)
-else:
-    st.caption("Choose a panel above.")
+                            on_change=panels.keep_a_panel, label_visibility="collapsed")
+panels.remember_panel(view)
+panels.RUNNERS[view or "curves"](ctx)
 
 st.divider()
 release.export_section(ctx)

@@ -1,28 +1,258 @@
-"""Time series: LPA, FPA, CFPA and DCFPA on eye-movement feature signals (Bozkir et al.)."""
+"""Time series: LPA, FPA, CFPA, DCFPA (Bozkir et al.) and Steil et al.'s mechanism on eye-movement feature signals."""
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
-from ui import state, theme
-from ui.widgets import coming_soon
+from eyedp_core.ts_accounting import epsilon_plan
+from ui import state
+from ui import ts_data as td
+from ui import ts_figs as figs
+from ui import ts_panels as tp
+from ui import ts_view as tv
 from ui.shell import ensure_shell
+from ui.ts_steil import steil_panel
+from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
 ensure_shell()
 
+MODES = {"paper": "As in the paper", "participant": "Same total ε per participant"}
+SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
+CHUNKS = ["32", "64", "128", "free"]
+BOUND_KINDS = {"public": "public (feature definition)", "declared": "declared by you",
+               "pre-filled": "from this data (unconfirmed)"}
+
 st.title("Time series")
-df = state.current("features").frame
-meta = [c for c in ("participant", "gender", "task", "window", "t_start_s") if c in df.columns]
-feats = [c for c in df.columns if c not in meta]
-c1, c2, c3 = st.columns(3)
-feature = c1.selectbox("Feature", feats, key="ts_feature")
-participant = c2.selectbox("Participant", sorted(df["participant"].unique()), key="ts_participant")
-tasks = sorted(df["task"].unique()) if "task" in df.columns else [None]
-task = c3.selectbox("Task", tasks, key="ts_task")
-sel = df[(df["participant"] == participant) & ((df["task"] == task) if task is not None else True)]
-x = sel["t_start_s"] if "t_start_s" in sel.columns else np.arange(len(sel))
-fig = go.Figure(go.Scatter(x=x, y=sel[feature], line=dict(color=theme.CLEAN), name="clean"))
-fig.update_layout(xaxis_title="window start (s)", yaxis_title=feature)
-st.plotly_chart(theme.style(fig, 360, f"{feature} — participant {participant}, {task} (data preview)"))
-coming_soon("LPA, FPA, CFPA and DCFPA with utility versus ε, the choice of k and honest accounting.")
+st.caption("Record release of eye-movement feature signals: every participant's series is perturbed and published. "
+           "LPA, FPA, CFPA and DCFPA after Bozkir et al. (with their errors corrected and shown next to the "
+           "corrections), and Steil et al.'s per-feature mechanism. MECHANISMS.md §0–§5, §7, §10.")
+
+ds = state.current("features")
+try:
+    info = td.inspect(ds.token, ds.frame)
+except td.SeriesProblem as err:
+    st.error(f"{ds.name}: {err}", icon=":material/error:")
+    st.page_link("pages/your_data.py", label="Upload or re-map a feature table", icon=":material/upload_file:")
+    st.stop()
+td.sync_to_data(ds.token)
+for note in info.notes:
+    st.warning(f"{ds.name}: {note}", icon=":material/warning:")
+if len(info.participants) == 1:
+    st.info(f"{ds.name} holds a single participant ('{info.participants[0]}'): no participant column was mapped, so "
+            "the whole file counts as one person. Everything below runs, but comparisons across participants "
+            "(correlation curves, the data-derived sensitivity) need at least 2–3 people.", icon=":material/person:")
+
+# ---- data: features, bounds, shown series, public length ----------------------------------------------------
+top = st.columns([1.5, 1, 1, 1.1], gap="medium")
+n_chosen = len(st.session_state.get("ts_features", info.features))
+with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with their public bounds",
+                 expanded=any(not td.has_public_bounds(f) for f in info.features)):
+    released = st.multiselect("Features released (each one is perturbed and counts in the budget)", info.features,
+                              default=list(info.features), key="ts_features", format_func=td.feature_label)
+    undeclared = [f for f in released if not td.has_public_bounds(f)]
+    known = tuple(f for f in released if td.has_public_bounds(f))
+    bounds = dict(zip(known, zip(*td.public_bounds(known)))) if known else {}
+    confirmed = True
+    if undeclared:
+        st.markdown(f"**{len(undeclared)} feature(s) have no public bounds in EyeDP's feature definitions.** The "
+                    "mechanisms clamp every value to [L, U] and calibrate the noise to U − L, so declare bounds from "
+                    "public knowledge (device specs, the feature's definition, a pilot study). The boxes start at "
+                    "round numbers around this data's own min/max — that is read from the data, so the page labels "
+                    "the result *not a DP guarantee* until you confirm.")
+        confirmed = st.checkbox("These bounds are public knowledge, not read from this data", key="ts_bounds_public")
+        prefill = td.data_ranges(ds.token, tuple(undeclared), ds.frame)
+        grid = st.columns([1.3, 1, 1, 1.3, 1, 1])
+        for i, f in enumerate(undeclared):
+            j = 3 * (i % 2)
+            grid[j].markdown(f"<div style='padding-top:2.1rem'><b>{f}</b></div>", unsafe_allow_html=True)
+            lo_f = grid[j + 1].number_input(f"L ({f})", value=prefill[f][0], key=f"ts_lo_{f}", format="%g")
+            hi_f = grid[j + 2].number_input(f"U ({f})", value=prefill[f][1], key=f"ts_hi_{f}", format="%g")
+            bounds[f] = (lo_f, hi_f)
+    if known:
+        st.caption(f"{len(known)} feature(s) use public bounds from their definitions (eyedp_core.feature_specs).")
+if not released:
+    st.warning("Choose at least one feature to release.")
+    st.stop()
+bad = [f for f in released if not bounds[f][1] > bounds[f][0]]
+if bad:
+    st.error("Each feature needs an upper bound U above its lower bound L; check: " + ", ".join(bad) + ".")
+    st.stop()
+names = tuple(released)
+kinds = tuple("public" if td.has_public_bounds(f) else ("declared" if confirmed else "pre-filled") for f in names)
+lo = np.array([bounds[f][0] for f in names], dtype=float)
+hi = np.array([bounds[f][1] for f in names], dtype=float)
+
+feature = top[0].selectbox("Feature shown", names, index=names.index(td.default_feature(names)), key="ts_feature",
+                           format_func=td.feature_label)
+task = top[1].selectbox("Task (document)", info.tasks, key="ts_task") if info.tasks else None
+participant = top[2].selectbox("Participant", info.participants, key="ts_participant")
+length = int(top[3].number_input("Public length T (windows)", 2, 20 * info.data_length, info.data_length,
+                                 key="ts_length", help="Every recording is cut or padded (repeating its last value) "
+                                 "to this length before the mechanism (MECHANISMS.md §0.5)."))
+secs = f" = {length * info.step_s:g} s" if info.step_s else ""
+if length == info.data_length:
+    st.caption(f"⚠ T = {length} windows{secs} is the longest recording in this data: the length is then read from "
+               "the data and released with it. Set T from the study protocol to make it public. Shorter recordings "
+               f"({info.min_length}–{info.data_length} windows here) are padded by repeating their last value.")
+else:
+    st.caption(f"Public T = {length} windows{secs}, set by you (the data's recordings have {info.min_length}–"
+               f"{info.data_length} windows); shorter ones are padded with their last value, longer ones cut.")
+try:
+    data = td.series(ds.token, ds.frame, names, lo, hi, length)
+except td.SeriesProblem as err:
+    st.error(f"{ds.name}: {err}", icon=":material/error:")
+    st.stop()
+f_idx = names.index(feature)
+row = data.row(participant, task)
+
+# ---- mechanism settings --------------------------------------------------------------------------------------
+with st.container(border=True):
+    ca, cb, cc = st.columns([1.05, 0.95, 1.45], gap="large")
+    with ca:
+        mode = st.radio("Accounting", list(MODES), format_func=MODES.get, horizontal=True, key="ts_mode",
+                        help="As in the paper: ε is per chunk (CFPA/DCFPA) or per feature series (LPA/FPA). Same "
+                             "total: ε is the whole participant's budget, split over features × chunks × recordings.")
+        eps = log_slider("ε per chunk / series (as in the paper)" if mode == "paper" else "ε total per participant",
+                         0.001, 10000.0, 1.0, key="ts_eps", help="Log scale. Smaller ε = stronger privacy = more noise.")
+    with cb:
+        family = st.segmented_control("Mechanism previewed", list(tv.FAMILIES), format_func=str.upper, default="cfpa",
+                                      required=True, key="ts_mech")
+        chunked = family in ("cfpa", "dcfpa")
+        choice = st.segmented_control("Chunk size N_c", CHUNKS, default="32", required=True, key="ts_chunk",
+                                      disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
+        chunk = None
+        if chunked:
+            chunk = int(choice) if choice != "free" else int(st.slider(
+                "Free chunk size (windows)", 4, max(8, min(length, 512)), min(48, max(8, min(length, 512))),
+                key="ts_chunk_free"))
+            if chunk >= length:
+                st.caption("N_c ≥ T: a single chunk, the same as FPA on the whole series.")
+        sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
+                             help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s Eq. 7, "
+                                  "the largest distance between two observed recordings (not DP, MECHANISMS §0.4).")
+    label = tv.mech_label(family, chunk)
+    n = tv.transform_length(family, chunk, length)
+    plan = epsilon_plan(mode, eps, family, chunk, length, len(names), info.n_recordings)
+    eps_inv = plan.per_invocation
+    sens = None
+    if sens_mode == "empirical":
+        try:
+            sens = tv.empirical(ds.token, names, length, family, chunk, data.x)
+        except ValueError as err:
+            st.warning(f"{err}; using the public bounds instead.")
+            sens_mode = "public"
+    sens_f = None if sens is None else sens[f_idx]
+    with cc:
+        k_src = st.segmented_control("Choice of k", list(tp.K_SOURCES), format_func=tp.K_SOURCES.get, default="rule",
+                                     required=True, key="ts_k_src", disabled=family == "lpa",
+                                     help="Rule: a public, data-free rule (ts_k.public_k). Analytic: the minimum of the "
+                                          "expected-error curve. Paper's optimal: Bozkir et al.'s search over noisy "
+                                          "runs. Both read the private data: " + tp.TUNED_NOTE + ". Manual: the slider.")
+        k_max = n // 2 + 1
+        auto = None
+        if family != "lpa":
+            xf = data.x[:, f_idx, :]
+            lo_f, hi_f = float(lo[f_idx]), float(hi[f_idx])
+            if k_src == "rule":
+                auto = tv.k_rule(family, n, eps_inv)
+            elif k_src == "analytic":
+                curve = tv.k_curve(ds.token, names, length, f_idx, lo_f, hi_f, family, chunk, eps_inv, sens_mode,
+                                   xf, sens_f)
+                auto = int(curve.loc[curve["total"].idxmin(), "k"])
+            elif k_src == "optimal":
+                auto = tv.k_optimal(ds.token, names, length, f_idx, lo_f, hi_f, family, chunk, eps_inv, sens_mode,
+                                    int(st.session_state.get("ts_runs", 20)), 20190625, xf, sens_f).k
+        if auto is not None:
+            st.session_state["ts_k"] = int(min(auto, k_max))
+        st.session_state["ts_k"] = int(min(max(st.session_state.get("ts_k", 1), 1), k_max))
+        k = st.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
+                      1, max(k_max, 2), key="ts_k", disabled=family == "lpa" or k_src != "manual",
+                      help=f"1 … ⌊n/2⌋+1 = {k_max} for n = {n}. Set by the choice above unless it is 'Manual'.")
+        runs = st.slider("Draws R (utility sweep, paper's search)", 5, 100, 20, 5, key="ts_runs")
+    with st.expander("More settings"):
+        m1, m2, m3 = st.columns(3)
+        nmse_kind = m1.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
+                             format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
+        seed = int(m2.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
+        zoom = m3.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
+
+setting = tv.Setting(family, chunk, mode, eps, int(k), k_src, sens_mode, nmse_kind, int(runs), seed)
+sens_type = "data-derived" if sens_mode == "empirical" or "pre-filled" in kinds else "public"
+try:
+    prev = tv.preview(ds.token, names, length, tuple(lo.tolist()), tuple(hi.tolist()), label, eps_inv, int(k),
+                      sens_mode, seed, f_idx, nmse_kind, data.x, tv.sensitivity_arg(family, sens))
+except ValueError as err:
+    st.error(f"The mechanism cannot run with these settings: {err}")
+    st.stop()
+ctx = tp.Ctx(ds.token, info, data, setting, plan, f_idx, task, participant, row, n, sens, sens_type, kinds, prev)
+
+# ---- budget in one line ------------------------------------------------------------------------------------
+unit = "chunk" if chunked else "series"
+cal_title, cal, cal_note = tv.calibrations(setting, length, n, eps_inv, float(hi[f_idx] - lo[f_idx]), sens_f,
+                                          sens_type)
+m = st.columns(5)
+m[0].metric(f"ε per {unit} (paper's unit)", f"{eps_inv:.6g}")
+m[1].metric("Participant-level ε", f"{plan.participant_total:.6g}",
+            help="ε per invocation × features × chunks × recordings (sequential composition, MECHANISMS.md §3).")
+m[2].metric("Paper's claimed ε", f"{plan.paper_total:.6g}", help="Σ over features, chunks counted in parallel, per "
+            "recording — as Bozkir et al. report it. Not a bound for a person.")
+chunks_txt = f" × {plan.n_chunks}" if chunked else ""
+m[3].metric("Calls per participant", f"{plan.invocations:,}",
+            help=f"{plan.n_features} features{chunks_txt} {'chunks ' if chunked else ''}× {plan.n_recordings} recordings")
+sym = "b" if family == "lpa" else "λ"
+where = "per sample" if family == "lpa" else (f"chunk of {n}" if chunked else f"n = {n}")
+m[4].metric(f"Noise scale {sym} ({where})", f"{cal.scale:.4g}",
+            help="Laplace scale for the shown feature; λ applies to Re and Im of each kept Fourier coefficient.")
+st.markdown(tp.accounting_line(ctx))
+b1, b2 = st.columns([1, 3])
+if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:"):
+    tp.record(tp.main_releases(ctx), steil=False)
+    st.session_state["ts_recorded_msg"] = f"Recorded {label} with participant-level ε = {plan.participant_total:.4g}."
+    st.rerun()
+if msg := st.session_state.pop("ts_recorded_msg", None):
+    b2.success(msg, icon=":material/check:")
+else:
+    b2.caption("Previews are not releases: record the setting you would publish; the Report page composes the "
+               "session's releases per person.")
+
+# ---- preview -----------------------------------------------------------------------------------------------
+st.subheader("Preview: one participant's clean and noisy series")
+preview_watermark()
+left, right = st.columns([2.15, 1], gap="medium")
+with left:
+    if row is None:
+        st.info(f"{participant} has no recording for task '{task}'. Choose another task or participant.")
+    else:
+        t, t_title = figs.time_axis(length, info.step_s)
+        true_len = int(data.recs["length"].iloc[row])
+        clean = np.clip(data.x[row, f_idx], lo[f_idx], hi[f_idx])
+        title = (f"{feature} — {participant}{', ' + task if task else ''}: clean vs {label} "
+                 f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if family != 'lpa' else ''})")
+        st.plotly_chart(figs.preview_figure(
+            t, t_title, clean, prev.noisy[row], prev.paper[row] if prev.paper is not None else None, label,
+            td.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None))
+        paper_note = (" The dotted red line reconstructs DCFPA with the two-term formula printed in the paper "
+                      "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
+                      "data, MECHANISMS §4); the product uses the cumulative sum.") if prev.paper is not None else ""
+        st.caption(f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
+                   f"{label} over all {data.x.shape[0]} recordings × {len(names)} features took "
+                   f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}")
+with right:
+    if sens_type == "data-derived":
+        st.markdown(badge("as in paper, not a DP guarantee", "notdp"), unsafe_allow_html=True)
+    if setting.tuned:
+        st.markdown(badge(tp.TUNED_NOTE, "notdp"), unsafe_allow_html=True)
+    calibration_box(cal, cal_title)
+    if cal_note:
+        st.caption(cal_note)
+    if sens is not None:
+        st.caption(f"Data-derived Δ of '{feature}' per {unit}: {fmt_num(float(np.min(sens_f)))} – "
+                   f"{fmt_num(float(np.max(sens_f)))} (Bozkir Eq. 7: the largest distance between two observed "
+                   "recordings). An outlier sets the noise level, and the noise level is visible.")
+
+# ---- secondary views: only the visible one computes --------------------------------------------------------
+st.divider()
+panel = st.segmented_control("More views", list(tp.PANELS), format_func=tp.PANELS.get, default="utility",
+                             required=True, key="ts_panel")
+{"utility": tp.utility_panel, "k": tp.k_panel, "corr": tp.correlation_panel, "acct": tp.accounting_panel,
+ "steil": steil_panel, "table": tp.table_panel}[panel](ctx)

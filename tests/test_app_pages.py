@@ -1,12 +1,14 @@
 """Every page run headless with Streamlit's AppTest, on the bundled samples and on uploads."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[1]
 
 PAGES = ["pages/home.py", "pages/heatmaps.py", "pages/time_series.py", "pages/attacks.py",
          "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py"]

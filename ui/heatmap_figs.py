@@ -18,7 +18,8 @@ def _band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, name:
     sd = np.nan_to_num(np.asarray(sd, dtype=float))
     kw = dict(row=row, col=col) if row else {}
     r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself", mode="lines",
+    fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
+                             mode="lines",
                              fillcolor=f"rgba({r},{g},{b},0.18)", line=dict(width=0), hoverinfo="skip",
                              showlegend=False, legendgroup=name), **kw)
     fig.add_trace(go.Scatter(x=x, y=mean, name=name, legendgroup=name, showlegend=legend, mode="lines+markers",
@@ -86,8 +87,9 @@ def cap_figure(m: np.ndarray, mse: np.ndarray, bias: np.ndarray, var: np.ndarray
     positive = np.concatenate([mse, var, bias])
     positive = positive[positive > 0]
     lo = float(positive.min()) if positive.size else 1e-12
+    top = max(float(np.max(mse)), 1e-300)
     fig.update_yaxes(type="log", title_text=f"per-cell error ({unit}², log)",
-                     range=[np.log10(max(lo, float(np.max(mse)) * 1e-8)) - 0.2, np.log10(float(np.max(mse))) + 0.3])
+                     range=[np.log10(max(lo, top * 1e-8)) - 0.2, np.log10(top) + 0.3])
     fig.update_xaxes(title_text=f"cap m ({unit} per cell)")
     fig.update_layout(legend=dict(orientation="h", y=-0.25, x=0))
     return theme.style(fig, 400, "Liu's Theorem 4.1: expected MSE of the noisy map versus the cap m")
@@ -124,7 +126,8 @@ def calculator_slice(n: np.ndarray, series: dict[str, tuple[np.ndarray, str, str
     # Shapes, not add_hline/add_vline annotations: those misplace text on log axes (x = 40 drawn at 10^40).
     fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=target, y1=target,
                   line=dict(color=theme.INK, dash="dot"))
-    fig.add_shape(type="line", yref="paper", y0=0, y1=1, x0=n_now, x1=n_now, line=dict(color=theme.MUTED, dash="dot"))
+    fig.add_shape(type="line", yref="paper", y0=0, y1=1, x0=n_now, x1=n_now,
+                  line=dict(color=theme.MUTED, dash="dot"))
     fig.add_annotation(xref="paper", x=0.99, y=np.log10(target), text=f"target σ = {target:.3g}", showarrow=False,
                        xanchor="right", yanchor="bottom", font=dict(size=11))
     fig.add_annotation(x=np.log10(n_now), yref="paper", y=0.02, text=f" n = {n_now}", showarrow=False,
@@ -143,8 +146,11 @@ def attack_figure(table: pd.DataFrame) -> go.Figure:
     y = np.maximum(table["mse"].to_numpy(dtype=float), 1e-16)
     text = ["exact" if e else f"{v:.2g}" for e, v in zip(table["exact_recovery"], table["mse"])]
     short = {"noise-free": "noise-free<br>mean", "rs1": "random sel.<br>w/o replacement",
-             "rs2": "random sel.<br>with replacement", "gaussian": "Gaussian<br>noise", "laplace": "Laplace<br>noise"}
-    fig = go.Figure(go.Bar(x=[short.get(m, m) for m in table["mechanism"]], y=y, marker_color=[colors.get(m, theme.MUTED) for m in table["mechanism"]],
+             "rs2": "random sel.<br>with replacement", "gaussian": "Gaussian<br>noise",
+             "laplace": "Laplace<br>noise"}
+    mechs = list(table["mechanism"])
+    fig = go.Figure(go.Bar(x=[short.get(m, m) for m in mechs], y=y,
+                           marker_color=[colors.get(m, theme.MUTED) for m in mechs],
                            text=text, textposition="outside", cliponaxis=False,
                            hovertemplate="%{x}<br>MSE %{y:.3g}<extra></extra>"))
     fig.update_yaxes(type="log", title_text="MSE per cell (log; 1e-16 = exact)", dtick=4)
@@ -160,7 +166,8 @@ def plan_figure(plan: pd.DataFrame, n_now: int) -> go.Figure:
     x = plan["N"].to_numpy(dtype=float)
     color = theme.PRIMARY
     _band(fig, x, plan["cc_mean"].to_numpy(), plan["cc_sd"].to_numpy(), "CC (planning)", color, 1, 1, False)
-    fig.add_scatter(x=x, y=plan["std"], mode="lines+markers", line=dict(color=color), showlegend=False, row=1, col=2)
+    fig.add_scatter(x=x, y=plan["std"], mode="lines+markers", line=dict(color=color), showlegend=False,
+                    row=1, col=2)
     for c in (1, 2):
         fig.add_vline(x=n_now, line=dict(color=theme.MUTED, dash="dot"), row=1, col=c)
     fig.update_xaxes(type="log", title_text="hypothetical observers N (log scale)", dtick=1)

@@ -28,6 +28,18 @@ DURATION_CAPS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
 
 
+def remember_panel(view: str | None) -> None:
+    """Keep the panel shown in this run, so that clicking it again does not leave the switcher empty."""
+    if view:
+        st.session_state["hm_panel_last"] = view
+
+
+def keep_a_panel() -> None:
+    """Switcher callback: a click on the selected panel deselects it; select it again instead."""
+    if not st.session_state.get("hm_panel"):
+        st.session_state["hm_panel"] = st.session_state.get("hm_panel_last", "curves")
+
+
 def _delta_fn(rule: str, delta: float):
     """δ rule ('n^-1.5' or 'fixed') and the current δ -> δ as a number or a function of n."""
     return (lambda n: np.asarray(n, dtype=float) ** -1.5) if rule == "n^-1.5" else delta
@@ -94,7 +106,8 @@ def _select_private(ctx: hv.Context, cands: tuple[float, ...], bound: float, eps
     c = np.asarray([v for v in cands if v <= bound], dtype=float)
     stds = hv.std_for_caps(ctx.gm, c, ctx.cap_total, ctx.eps, ctx.delta, ctx.mechanism, ctx.method)
     rng = np.random.default_rng(ctx.seed + 7919)
-    sel = heatmap_cap.select_cap_private(ctx.gm, c, bound, stds, eps_sel, rng, method, raw_total_bound=ctx.cap_total)
+    sel = heatmap_cap.select_cap_private(ctx.gm, c, bound, stds, eps_sel, rng, method,
+                                         raw_total_bound=ctx.cap_total)
     st.session_state["hm_selection_counter"] = st.session_state.get("hm_selection_counter", 0) + 1
     _set_cap(ctx.weight, sel.m, {"how": "dp", "epsilon": sel.epsilon, "method": sel.method, "note": sel.note,
                                  "id": st.session_state["hm_selection_counter"]})
@@ -106,13 +119,16 @@ def cap_panel(ctx: hv.Context) -> None:
     curve = hv.cap_curve(ctx.key, ctx.cap_total, ctx.eps, ctx.delta, ctx.mechanism, ctx.method, cands, ctx.gm)
     st.plotly_chart(figs.cap_figure(curve.m, curve.expected_mse, curve.bias, curve.variance, curve.m_opt, ctx.m,
                                     ctx.short_unit), key="hm_cap_chart")
-    st.caption(f"Noise variance at each m for the current {figs.MECH_LABEL[ctx.mechanism]} setting (ε = {fmt_num(ctx.eps)}, "
-               f"δ = {fmt_num(ctx.delta)}{', total cap C = ' + fmt_num(ctx.cap_total) if ctx.cap_total else ''}); "
+    total = f", total cap C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else ""
+    st.caption(f"Noise variance at each m for the current {figs.MECH_LABEL[ctx.mechanism]} setting "
+               f"(ε = {fmt_num(ctx.eps)}, δ = {fmt_num(ctx.delta_used)}{total}); "
                "squared bias = mean over cells of (capped − uncapped aggregate)². Both are per cell, before "
-               f"smoothing. Largest value of any observer in any cell g_max = {fmt_num(curve.g_max)} {ctx.short_unit}.")
+               "smoothing. Largest value of any observer in any cell: g_max = "
+               f"{fmt_num(curve.g_max)} {ctx.short_unit}.")
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown(f"**Algorithm 1 (as in the paper)** {badge('spends privacy', 'notdp')}", unsafe_allow_html=True)
+        st.markdown(f"**Algorithm 1 (as in the paper)** {badge('spends privacy', 'notdp')}",
+                    unsafe_allow_html=True)
         st.metric("m minimising E[MSE]", f"{curve.m_opt:g} {ctx.short_unit}")
         st.warning(curve.note, icon=":material/warning:")
         st.button(f"Use m = {curve.m_opt:g} (marks the release as tuned on private data)", key="hm_use_mopt",
@@ -192,8 +208,9 @@ def calculator_panel(ctx: hv.Context) -> None:
     b.metric(f"Observers needed at r = {r:,} cells", "not reachable" if needed is None else f"{needed:,}")
     c.metric(f"Finest grid for n = {ctx.n}", "none" if grid is None else
              f"{grid.cell} px cells ({grid.grid_shape[0]}×{grid.grid_shape[1]})")
-    st.caption(f"Contour: the current mechanism ({figs.MECH_LABEL[ctx.mechanism]}{', ' + ctx.method if ctx.mechanism == 'gaussian' else ''}), "
-               f"ε = {fmt_num(ctx.eps)}, cap m = {ctx.m:g}{', C = ' + fmt_num(ctx.cap_total) if ctx.cap_total else ''}. "
+    how = figs.MECH_LABEL[ctx.mechanism] + (f", {ctx.method}" if ctx.mechanism == "gaussian" else "")
+    caps = f"cap m = {ctx.m:g}" + (f", C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else "")
+    st.caption(f"Contour: the current mechanism ({how}), ε = {fmt_num(ctx.eps)}, {caps}. "
                "Liu's Theorem 3.4 σ (dashed) is what the paper's Figure 2 plots; it is not a proof in general "
                "(too small when r < r*) and larger than needed otherwise. Laplace noise grows with r, not √r.")
 
@@ -222,7 +239,8 @@ def attack_panel(ctx: hv.Context) -> None:
             (heatmaps.smooth(nf.recovered, ctx.sigma_px, ctx.cell), "Recovered from the noise-free mean"),
             (heatmaps.smooth(noisy.recovered, ctx.sigma_px, ctx.cell), f"Recovered from the {mech} release")]
     for j, (col, (mp, title)) in enumerate(zip(cols, maps)):
-        col.plotly_chart(ctx.overlay(mp, vmax, title, 230), key=f"hm_attack_map_{j}")
+        col.plotly_chart(ctx.overlay(mp, vmax, title, 230, unit=f"{ctx.short_unit} / cell (one observer)"),
+                         key=f"hm_attack_map_{j}")
     st.caption(f"Same colour scale (from the target's true map), smoothed with the page's kernel. Noise-free: "
                f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.eps)}): MSE "
                f"{noisy.mse:.3g} per cell, i.e. the recovered map is the target's map plus {ctx.n} × the noise.")
@@ -265,7 +283,8 @@ def planning_panel(ctx: hv.Context) -> None:
                  "cc_sd": "CC sd", "label": "status"})
     show["status"] = show["status"].str.split(":").str[0]
     fmt = st.column_config.NumberColumn(format="%.3g")
-    st.dataframe(show, hide_index=True, column_config={c: fmt for c in ("δ", "noise std", "E[MSE]", "CC mean", "CC sd")})
+    st.dataframe(show, hide_index=True,
+                 column_config={c: fmt for c in ("δ", "noise std", "E[MSE]", "CC mean", "CC sd")})
 
 
 RUNNERS = {"curves": curves_panel, "cap": cap_panel, "calculator": calculator_panel, "attack": attack_panel,

@@ -90,7 +90,8 @@ class CleanMaps:
 
 
 @st.cache_data(show_spinner="Aggregating…", max_entries=48)
-def clean_maps(key: tuple, m: float, cap_total: float | None, sigma_px: float, _gm: heatmaps.GazeMaps) -> CleanMaps:
+def clean_maps(key: tuple, m: float, cap_total: float | None, sigma_px: float,
+               _gm: heatmaps.GazeMaps) -> CleanMaps:
     """Gaze-map key, caps and kernel σ in px -> CleanMaps (aggregate, smoothed, colour range)."""
     agg = heatmaps.aggregate(_gm, m, cap_total)
     sm = heatmaps.smooth(agg, sigma_px, _gm.cell)
@@ -236,7 +237,7 @@ def composite(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, v
     h, w = image.shape[:2]
     if full_size:
         base = image.astype(np.float32)
-        vals = heatmaps.to_pixels(map_, cell, w, h)
+        vals = _display_map(map_, cell, w, h, w, h)
     else:
         base = _display_stimulus(stim_token, image)
         vals = _display_map(map_, cell, w, h, base.shape[1], base.shape[0])
@@ -308,6 +309,11 @@ class Context:
         return self.gm.n_observers
 
     @property
+    def delta_used(self) -> float:
+        """δ the preview/export spends: the chosen δ for Gaussian noise, 0 for Laplace (pure ε-DP)."""
+        return self.delta if self.mechanism == "gaussian" else 0.0
+
+    @property
     def width(self) -> int:
         """Stimulus width in px."""
         return self.gm.width
@@ -328,7 +334,7 @@ class Context:
         return "fixations" if self.weight == "count" else "s"
 
     def overlay(self, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420,
-                cache_key: tuple | None = None):
+                cache_key: tuple | None = None, unit: str | None = None):
         """Map on the cell grid, colour range, title and the expected plot width in px -> overlay figure.
 
         With a cache_key (e.g. the clean map's parameters) the composited image is cached."""
@@ -337,7 +343,8 @@ class Context:
         if cache_key is None:
             uri, display_w = _overlay_uri(self.stim.token, self.stim.image, map_, self.cell, vmax)
         else:
-            uri, display_w = _cached_overlay_uri(cache_key, self.stim.token, self.cell, vmax, self.stim.image, map_)
+            uri, display_w = _cached_overlay_uri(cache_key, self.stim.token, self.cell, vmax, self.stim.image,
+                                                 map_)
         fig_height = int(np.clip(plot_width * self.height / self.width + 140, 240, 700))
         return heatmap_figs.overlay_figure(uri, self.width, self.height, display_w, vmax, title,
-                                           BAR_UNITS[self.weight], fig_height)
+                                           unit or BAR_UNITS[self.weight], fig_height)

@@ -1,0 +1,217 @@
+"""Time-series view, figures: Plotly builders for the preview, utility versus ε, k, correlation, accounting, Steil."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui import theme
+from ui.widgets import fmt_num
+
+MODE_TITLES = {"paper": "As in the paper (ε per chunk / per series)",
+               "participant": "Same total ε per participant"}
+DB_TITLE = "utility 10·log₁₀(1/NMSE) (dB)"
+
+
+def rgba(color: str, alpha: float) -> str:
+    """'#rrggbb' colour and opacity in, 'rgba(r,g,b,a)' out (other colour strings are returned unchanged)."""
+    if not (color.startswith("#") and len(color) == 7):
+        return color
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def time_axis(length: int, step_s: float | None) -> tuple[np.ndarray, str]:
+    """Public length and seconds per window in, x values and the axis title out."""
+    if step_s:
+        return np.arange(length) * step_s, "time (s, window start)"
+    return np.arange(length, dtype=float), "window (index)"
+
+
+def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None,
+                   label: str, y_title: str, title: str, true_length: int, chunk: int | None,
+                   zoom: tuple[float, float] | None) -> go.Figure:
+    """Clean and noisy series of one recording (and the paper's DCFPA step 3) in, the preview chart out."""
+    fig = go.Figure()
+    if paper is not None:
+        fig.add_scatter(x=t, y=paper, name="DCFPA as printed in the paper (x̃ₜ = d̃ₜ + d̃ₜ₋₁) — wrong",
+                        line=dict(color=theme.DANGER, width=1, dash="dot"), opacity=0.8)
+    fig.add_scatter(x=t, y=noisy, name=f"noisy: {label}" + (" (cumulative sum, correct)" if paper is not None else ""),
+                    line=dict(color=theme.color_for(label, 1), width=1.3))
+    fig.add_scatter(x=t, y=clean, name="clean (clamped to the bounds)", line=dict(color=theme.CLEAN, width=2.2))
+    shapes = []
+    if chunk and chunk < len(t):
+        step = t[1] - t[0] if len(t) > 1 else 1.0
+        shapes += [dict(type="line", xref="x", yref="paper", x0=t[0] + (c - 0.5) * step, x1=t[0] + (c - 0.5) * step,
+                        y0=0, y1=1, line=dict(color=theme.GRID, width=1, dash="dot"), layer="below")
+                   for c in range(chunk, len(t), chunk)]
+    if true_length < len(t):
+        shapes.append(dict(type="rect", xref="x", yref="paper", x0=t[true_length - 1], x1=t[-1], y0=0, y1=1,
+                           fillcolor="rgba(107,119,133,0.10)", line_width=0, layer="below"))
+        fig.add_annotation(x=t[-1], y=1, xref="x", yref="paper", xanchor="right", yanchor="top", showarrow=False,
+                           text="padding to the public T", font=dict(size=11, color=theme.MUTED))
+    fig.update_layout(shapes=shapes, xaxis_title=t_title, yaxis_title=y_title,
+                      legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90))
+    if zoom is not None:
+        pad = 0.15 * (zoom[1] - zoom[0])
+        fig.update_yaxes(range=[zoom[0] - pad, zoom[1] + pad])
+    return theme.style(fig, 430, title)
+
+
+def utility_figure(table: pd.DataFrame, modes: list[str], labels: list[str], current: tuple[str, float],
+                   run_band: bool, x_titles: dict[str, str]) -> go.Figure:
+    """Sweep table in, utility (dB) against log ε, one colour per mechanism, one facet per accounting mode."""
+    fig = make_subplots(rows=1, cols=len(modes), shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=[MODE_TITLES[m] for m in modes])
+    for col, mode in enumerate(modes, start=1):
+        part = table[table["mode"] == mode]
+        for i, label in enumerate(labels):
+            d = part[part["mechanism"] == label].sort_values("epsilon")
+            if d.empty:
+                continue
+            color = theme.color_for(label, i)
+            x = d["epsilon"].to_numpy()
+            bands = [("utility_db_lo", "utility_db_hi", 0.22)]
+            if run_band:
+                bands.append(("utility_db_run_lo", "utility_db_run_hi", 0.10))
+            for lo, hi, alpha in bands:
+                fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[d[hi].to_numpy(), d[lo].to_numpy()[::-1]],
+                                fill="toself", fillcolor=rgba(color, alpha), line=dict(width=0), hoverinfo="skip",
+                                legendgroup=label, showlegend=False, row=1, col=col)
+            dash = "dash" if label.startswith("DCFPA") else ("dot" if label in ("LPA", "FPA") else "solid")
+            fig.add_scatter(x=x, y=d["utility_db"], mode="lines+markers", name=label, legendgroup=label,
+                            showlegend=col == 1, line=dict(color=color, width=2, dash=dash), marker=dict(size=5),
+                            customdata=np.c_[d["eps_invocation"], d["eps_participant"], d["k_median"]],
+                            hovertemplate=(f"{label}<br>ε = %{{x:.3g}}<br>utility %{{y:.1f}} dB<br>ε per invocation "
+                                           "%{customdata[0]:.3g}<br>ε per participant %{customdata[1]:.3g}"
+                                           "<br>median k %{customdata[2]:.0f}<extra></extra>"),
+                            row=1, col=col)
+        fig.update_xaxes(type="log", title_text=x_titles[mode], exponentformat="power", row=1, col=col)
+        if current[0] == mode:
+            fig.add_vline(x=current[1], line=dict(color=theme.MUTED, dash="dash", width=1), row=1, col=col,
+                          annotation_text=f"your ε = {fmt_num(current[1])}", annotation_position="top left",
+                          annotation_font=dict(size=11, color=theme.MUTED))
+    fig.update_yaxes(title_text=DB_TITLE, row=1, col=1)
+    fig.add_hline(y=0, line=dict(color=theme.MUTED, width=1))
+    fig.update_layout(legend=dict(orientation="h", y=-0.2, x=0), margin=dict(b=95, t=70))
+    return theme.style(fig, 500, "Utility against ε (the shape of Bozkir et al.'s Figure 2; 0 dB = noise as large as "
+                                 "the signal's variance)")
+
+
+def k_figure(curve: pd.DataFrame, marks: dict[str, int], search: pd.DataFrame | None, y_unit: str) -> go.Figure:
+    """Expected error over k (and the paper's search) in, the choice-of-k chart with the candidate ks marked."""
+    fig = go.Figure()
+    parts = [("total_per_sample", "expected total error", theme.INK, "solid"),
+             ("reconstruction_per_sample", "dropped signal RE(k) (reads the data)", theme.CATEGORY[2], "dot"),
+             ("perturbation_per_sample", "noise h(k)·Δ₂²/ε² (data-free)", theme.CATEGORY[1], "dash")]
+    top = float(np.nanmax(curve["total_per_sample"].to_numpy()))
+    values = curve[[p[0] for p in parts]].to_numpy().ravel()
+    floor = max(float(np.min(values[values > 0])) / 2, top / 1e9)
+    for col, name, color, dash in parts:
+        y = curve[col].where(curve[col] > 0)  # log axis: an exact zero (every bin kept) is left out
+        fig.add_scatter(x=curve["k"], y=y, name=name, mode="lines",
+                        line=dict(color=color, dash=dash, width=2.6 if dash == "solid" else 1.8))
+    if search is not None:
+        fig.add_scatter(x=search["k"], y=search["error"], name="paper's search: mean over R noisy draws",
+                        mode="markers", marker=dict(color=theme.CATEGORY[4], size=6, symbol="circle-open"))
+    colors = {"rule": theme.OK, "analytic": theme.PRIMARY, "optimal": theme.DANGER, "current": theme.MUTED}
+    by_k: dict[int, list[str]] = {}
+    for name, k in marks.items():
+        by_k.setdefault(int(k), []).append(name)
+    for i, (k, names) in enumerate(sorted(by_k.items())):
+        color = colors.get(names[0].split(" ")[0], theme.MUTED)
+        fig.add_vline(x=k, line=dict(color=color, dash="dash", width=1.4),
+                      annotation_text=" = ".join(names) + f": k = {k}", annotation_position="top right",
+                      annotation_yshift=-18 * i, annotation_font=dict(size=11, color=color))
+    fig.update_layout(xaxis_title="k (retained Fourier coefficients per invocation)",
+                      yaxis=dict(type="log", range=[np.log10(floor), np.log10(top) + 0.6], exponentformat="power",
+                                 title=f"expected squared error per sample ({y_unit})" if y_unit else
+                                 "expected squared error per sample"),
+                      legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90, t=60))
+    if len(curve) > 40:
+        fig.update_xaxes(type="log", title_text="k (retained Fourier coefficients, log scale)")
+    return theme.style(fig, 430, "Why this k: the dropped signal falls and the noise grows with k")
+
+
+def correlation_figure(curves: pd.DataFrame, step_s: float | None, label: str, feature: str, task: str | None) -> go.Figure:
+    """Tidy correlation curves (signal, lag, cc) in, CC against Δt for original, difference and noisy."""
+    fig = go.Figure()
+    scale = step_s or 1.0
+    names = {"original": "original signal", "difference": "difference signal (DCFPA's input)",
+             "noisy": f"noisy ({label})"}
+    for sig, d in curves.groupby("signal", sort=False):
+        color = theme.color_for(label, 1) if sig == "noisy" else theme.color_for(str(sig))
+        fig.add_scatter(x=d["lag"] * scale, y=d["cc"], name=names.get(str(sig), str(sig)), mode="lines",
+                        line=dict(color=color, width=2.4 if sig == "original" else 1.6))
+    fig.add_hline(y=0, line=dict(color=theme.MUTED, width=1))
+    fig.update_layout(xaxis_title="time difference Δt (s)" if step_s else "time difference Δt (windows)",
+                      yaxis_title="correlation coefficient across participants", yaxis_range=[-1.05, 1.05],
+                      legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90))
+    where = f", {task}" if task else ""
+    return theme.style(fig, 420, f"{feature}{where}: CC with the 5th sample vs Δt")
+
+
+def acf_figure(table: pd.DataFrame, step_s: float | None) -> go.Figure:
+    """Tidy per-participant ACF (signal, participant, lag, acf) in, thin line per participant, bold mean."""
+    fig = go.Figure()
+    scale = step_s or 1.0
+    for sig, d in table.groupby("signal", sort=False):
+        color = theme.color_for(str(sig))
+        for j, (_, p) in enumerate(d.groupby("participant", sort=False)):
+            fig.add_scatter(x=p["lag"] * scale, y=p["acf"], mode="lines", line=dict(color=rgba(color, 0.25), width=1),
+                            legendgroup=str(sig), showlegend=False, hoverinfo="skip")
+        mean = d.groupby("lag")["acf"].mean()
+        fig.add_scatter(x=mean.index * scale, y=mean.to_numpy(), mode="lines", name=f"{sig}: mean over participants",
+                        legendgroup=str(sig), line=dict(color=color, width=2.6))
+    fig.add_hline(y=0, line=dict(color=theme.MUTED, width=1))
+    fig.update_layout(xaxis_title="lag (s)" if step_s else "lag (windows)", yaxis_title="autocorrelation",
+                      yaxis_range=[-1.05, 1.05], legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90))
+    return theme.style(fig, 420, "Autocorrelation of each participant's series (thin lines)")
+
+
+KIND_COLORS = {"as in the paper": theme.WARN, "per unit": theme.MUTED, "rigorous": theme.OK,
+               "rigorous (ε, δ)": theme.PRIMARY, "model-based estimate": "#7b4ea3", "no guarantee": theme.DANGER}
+
+
+def accounting_figure(rows: pd.DataFrame) -> go.Figure:
+    """Table scope, epsilon, kind in, horizontal bars of ε (log) coloured by how rigorous each number is."""
+    d = rows[np.isfinite(rows["epsilon"]) & (rows["epsilon"] > 0)].iloc[::-1]
+    text = [f"{v:,.0f}" if v >= 1000 else fmt_num(v) for v in d["epsilon"]]
+    fig = go.Figure(go.Bar(x=d["epsilon"], y=d["scope"], orientation="h", text=text,
+                           textposition="outside", cliponaxis=False,
+                           marker_color=[KIND_COLORS.get(k, theme.MUTED) for k in d["kind"]],
+                           customdata=d["kind"], hovertemplate="%{y}<br>ε = %{x:.4g}<br>%{customdata}<extra></extra>"))
+    hi = float(d["epsilon"].max()) if len(d) else 1.0
+    lo = float(d["epsilon"].min()) if len(d) else 1.0
+    fig.update_layout(xaxis=dict(type="log", title="ε (log scale; bigger = weaker privacy)",
+                                 range=[np.log10(lo) - 0.5, np.log10(hi) + 0.8], exponentformat="power"),
+                      yaxis=dict(automargin=True), showlegend=False, margin=dict(l=20, r=40, t=50, b=55))
+    return theme.style(fig, 120 + 44 * len(d), "The same release, counted at different scopes")
+
+
+def tpl_figure(tpl: pd.DataFrame, group: float) -> go.Figure:
+    """Cao et al. BPL/FPL/TPL per chunk in, leakage over the chunks of one series with the group bound."""
+    fig = go.Figure()
+    for col, name, color in [("bpl", "backward leakage BPL", theme.CATEGORY[0]),
+                             ("fpl", "forward leakage FPL", theme.CATEGORY[1]),
+                             ("tpl", "temporal leakage TPL (model-based)", "#7b4ea3")]:
+        fig.add_scatter(x=tpl["t"], y=tpl[col], name=name, mode="lines+markers", marker=dict(size=4),
+                        line=dict(color=color, width=2.4 if col == "tpl" else 1.4))
+    fig.add_hline(y=group, line=dict(color=theme.OK, dash="dash"),
+                  annotation_text=f"group bound C·ε = {fmt_num(group)} (rigorous)", annotation_position="top left")
+    fig.update_layout(xaxis_title="chunk of the series (t)", yaxis_title="ε leaked about one chunk",
+                      legend=dict(orientation="h", y=-0.25, x=0), margin=dict(b=90))
+    return theme.style(fig, 380, "Markov-model leakage about one chunk (Cao et al.) across the chunks")
+
+
+def steil_figure(t: np.ndarray, t_title: str, clean: np.ndarray, pos: np.ndarray, values: np.ndarray,
+                 name: str, color: str, y_title: str, title: str) -> go.Figure:
+    """Clean series and one Steil output (released samples at their positions) in, the Steil chart out."""
+    fig = go.Figure()
+    fig.add_scatter(x=t, y=clean, name="clean (clamped)", line=dict(color=theme.CLEAN, width=2))
+    fig.add_scatter(x=t[pos], y=values, name=name, mode="markers+lines",
+                    line=dict(color=rgba(color, 0.5), width=1), marker=dict(color=color, size=6))
+    fig.update_layout(xaxis_title=t_title, yaxis_title=y_title, legend=dict(orientation="h", y=-0.22, x=0),
+                      margin=dict(b=90))
+    return theme.style(fig, 380, title)
