@@ -12,10 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from eyedp_core import mechanisms
 
-try:
-    from conftest import ROOT
-except ImportError:  # a full run imports tests/browser/conftest.py as 'conftest' first; it has no ROOT
-    ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]
 
 PAGE = "pages/heatmaps.py"
 PANELS = ["curves", "cap", "calculator", "attack", "planning"]
