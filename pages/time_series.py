@@ -19,8 +19,6 @@ ensure_shell()
 MODES = {"paper": "As in the paper", "participant": "Same total ε per participant"}
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = ["32", "64", "128", "free"]
-BOUND_KINDS = {"public": "public (feature definition)", "declared": "declared by you",
-               "pre-filled": "from this data (unconfirmed)"}
 
 st.title("Time series")
 st.caption("Record release of eye-movement feature signals: every participant's series is perturbed and published. "
@@ -35,8 +33,11 @@ except td.SeriesProblem as err:
     st.page_link("pages/your_data.py", label="Upload or re-map a feature table", icon=":material/upload_file:")
     st.stop()
 td.sync_to_data(ds.token)
-for note in info.notes:
-    st.warning(f"{ds.name}: {note}", icon=":material/warning:")
+for note in info.notes:  # the upload's own warnings already name the file
+    st.warning(note, icon=":material/warning:")
+if info.excluded:
+    st.warning(f"{ds.name}: not usable as time series, left out: " +
+               "; ".join(f"'{k}' {v}" for k, v in info.excluded.items()) + ".", icon=":material/warning:")
 if len(info.participants) == 1:
     st.info(f"{ds.name} holds a single participant ('{info.participants[0]}'): no participant column was mapped, so "
             "the whole file counts as one person. Everything below runs, but comparisons across participants "
@@ -107,13 +108,14 @@ row = data.row(participant, task)
 
 # ---- mechanism settings --------------------------------------------------------------------------------------
 with st.container(border=True):
-    ca, cb, cc = st.columns([1.05, 0.95, 1.45], gap="large")
+    ca, cb, cc = st.columns([0.95, 1.15, 1.4], gap="medium")
     with ca:
         mode = st.radio("Accounting", list(MODES), format_func=MODES.get, horizontal=True, key="ts_mode",
                         help="As in the paper: ε is per chunk (CFPA/DCFPA) or per feature series (LPA/FPA). Same "
                              "total: ε is the whole participant's budget, split over features × chunks × recordings.")
-        eps = log_slider("ε per chunk / series (as in the paper)" if mode == "paper" else "ε total per participant",
-                         0.001, 10000.0, 1.0, key="ts_eps", help="Log scale. Smaller ε = stronger privacy = more noise.")
+        eps_label = "ε per chunk / series (as in the paper)" if mode == "paper" else "ε total per participant"
+        eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
+                         help="Log scale. Smaller ε = stronger privacy = more noise.")
     with cb:
         family = st.segmented_control("Mechanism previewed", list(tv.FAMILIES), format_func=str.upper, default="cfpa",
                                       required=True, key="ts_mech")
@@ -145,9 +147,10 @@ with st.container(border=True):
     with cc:
         k_src = st.segmented_control("Choice of k", list(tp.K_SOURCES), format_func=tp.K_SOURCES.get, default="rule",
                                      required=True, key="ts_k_src", disabled=family == "lpa",
-                                     help="Rule: a public, data-free rule (ts_k.public_k). Analytic: the minimum of the "
-                                          "expected-error curve. Paper's optimal: Bozkir et al.'s search over noisy "
-                                          "runs. Both read the private data: " + tp.TUNED_NOTE + ". Manual: the slider.")
+                                     help="Rule: a public, data-free rule (ts_k.public_k). Analytic: the minimum of "
+                                          "the expected-error curve. Paper's optimal: Bozkir et al.'s search over "
+                                          "noisy runs. Both read the private data: " + tp.TUNED_NOTE
+                                          + ". Manual: the slider.")
         k_max = n // 2 + 1
         auto = None
         if family != "lpa":
@@ -160,8 +163,10 @@ with st.container(border=True):
                                    xf, sens_f)
                 auto = int(curve.loc[curve["total"].idxmin(), "k"])
             elif k_src == "optimal":
+                # R and the seed are drawn further down; their current values come from the session.
                 auto = tv.k_optimal(ds.token, names, length, f_idx, lo_f, hi_f, family, chunk, eps_inv, sens_mode,
-                                    int(st.session_state.get("ts_runs", 20)), 20190625, xf, sens_f).k
+                                    int(st.session_state.get("ts_runs", 20)),
+                                    int(st.session_state.get("ts_seed", 20190625)), xf, sens_f).k
         if auto is not None:
             st.session_state["ts_k"] = int(min(auto, k_max))
         st.session_state["ts_k"] = int(min(max(st.session_state.get("ts_k", 1), 1), k_max))
@@ -198,7 +203,8 @@ m[2].metric("Paper's claimed ε", f"{plan.paper_total:.6g}", help="Σ over featu
             "recording — as Bozkir et al. report it. Not a bound for a person.")
 chunks_txt = f" × {plan.n_chunks}" if chunked else ""
 m[3].metric("Calls per participant", f"{plan.invocations:,}",
-            help=f"{plan.n_features} features{chunks_txt} {'chunks ' if chunked else ''}× {plan.n_recordings} recordings")
+            help=f"{plan.n_features} features{chunks_txt} {'chunks ' if chunked else ''}× {plan.n_recordings} "
+                 "recordings")
 sym = "b" if family == "lpa" else "λ"
 where = "per sample" if family == "lpa" else (f"chunk of {n}" if chunked else f"n = {n}")
 m[4].metric(f"Noise scale {sym} ({where})", f"{cal.scale:.4g}",
@@ -212,13 +218,13 @@ if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/re
 if msg := st.session_state.pop("ts_recorded_msg", None):
     b2.success(msg, icon=":material/check:")
 else:
-    b2.caption("Previews are not releases: record the setting you would publish; the Report page composes the "
-               "session's releases per person.")
+    b2.caption("Previews use seeded noise and are not releases (this view has no export yet): record the setting "
+               "you would publish; the Report page composes the session's releases per person.")
 
 # ---- preview -----------------------------------------------------------------------------------------------
 st.subheader("Preview: one participant's clean and noisy series")
 preview_watermark()
-left, right = st.columns([2.15, 1], gap="medium")
+left, right = st.columns([1.75, 1.25], gap="medium")
 with left:
     if row is None:
         st.info(f"{participant} has no recording for task '{task}'. Choose another task or participant.")
@@ -246,9 +252,10 @@ with right:
     if cal_note:
         st.caption(cal_note)
     if sens is not None:
-        st.caption(f"Data-derived Δ of '{feature}' per {unit}: {fmt_num(float(np.min(sens_f)))} – "
-                   f"{fmt_num(float(np.max(sens_f)))} (Bozkir Eq. 7: the largest distance between two observed "
-                   "recordings). An outlier sets the noise level, and the noise level is visible.")
+        lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
+        st.caption(f"Data-derived Δ of '{feature}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
+                   "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the noise "
+                   "level, and the noise level is visible.")
 
 # ---- secondary views: only the visible one computes --------------------------------------------------------
 st.divider()

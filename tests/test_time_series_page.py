@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+# Not `from conftest import ROOT`: with tests/browser/conftest.py collected first, `conftest` is that module.
+ROOT = Path(__file__).resolve().parents[1]
 
 PANELS = ["utility", "k", "corr", "acct", "steil", "table"]
 
@@ -63,8 +65,9 @@ def _features(rng: np.random.Generator, lengths: dict[tuple[str, str], int]) -> 
     rows = []
     for (p, task), n in lengths.items():
         walk = np.clip(0.5 + np.cumsum(rng.normal(0, 0.03, n)), 0.05, 0.95)
-        rows.append(pd.DataFrame({"participant": p, "task": task, "window": np.arange(n), "t_start_s": 0.5 * np.arange(n),
-                                  "sacc_large_ratio": walk, "my_score": 40 + 20 * walk + rng.normal(0, 1, n)}))
+        rows.append(pd.DataFrame({"participant": p, "task": task, "window": np.arange(n),
+                                  "t_start_s": 0.5 * np.arange(n), "sacc_large_ratio": walk,
+                                  "my_score": 40 + 20 * walk + rng.normal(0, 1, n)}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -259,18 +262,31 @@ def test_non_numeric_feature_is_refused_clearly_and_the_page_keeps_working():
     assert "P01" in at.selectbox(key="ts_participant").options
 
 
-def test_text_and_empty_columns_are_reported_on_the_page():
-    """A column of words and an all-empty column are left out with a warning the Time series page repeats."""
+def test_text_column_is_reported_on_the_page():
+    """A column of words is left out with a warning that the Time series page repeats (not only once on upload)."""
     rng = np.random.default_rng(3)
     df = _features(rng, {(f"p{i}", "read"): 60 for i in range(3)})
     df["note"] = "fine"
-    df["empty"] = np.nan
     at = _upload(_ts(), df, "extra.csv")
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
-    warn = " ".join(w.value for w in at.warning)
-    assert "'note'" in warn and "'empty'" in warn
-    assert "empty" not in at.multiselect(key="ts_features").options
+    assert "'note'" in " ".join(w.value for w in at.warning)
+    assert "note" not in at.multiselect(key="ts_features").options
+    at.run()  # the warning stays on later runs
+    assert "'note'" in " ".join(w.value for w in at.warning)
+
+
+def test_nan_only_feature_is_refused_clearly():
+    """An all-empty feature column: the upload names the file and column; Time series keeps the sample."""
+    rng = np.random.default_rng(3)
+    df = _features(rng, {(f"p{i}", "read"): 60 for i in range(3)})
+    df["empty"] = np.nan
+    at = _upload(_ts(), df, "holes.csv")
+    err = " ".join(e.value for e in at.error)
+    assert "holes.csv" in err and "'empty'" in err and "empty cell" in err
+    at.switch_page("pages/time_series.py").run()
+    assert not at.exception, at.exception
+    assert "P01" in at.selectbox(key="ts_participant").options
 
 
 def test_recordings_of_very_different_lengths_warn_and_still_work():

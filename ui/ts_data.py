@@ -33,7 +33,7 @@ class TableInfo:
     min_length: int
     n_recordings: int  # most recordings (tasks) of any one participant
     step_s: float | None  # seconds between windows, None without t_start_s
-    notes: tuple[str, ...] = field(default=())  # warnings to show (upload checks, exclusions)
+    notes: tuple[str, ...] = field(default=())  # the upload's own warnings (they name the file)
 
 
 @dataclass(frozen=True)
@@ -110,9 +110,6 @@ def inspect(token: str, _df: pd.DataFrame) -> TableInfo:
         d = d[np.isfinite(d) & (d > 0)]
         step = float(d.median()) if len(d) else None
     notes = [str(w) for w in df.attrs.get("warnings", [])]
-    if excluded:
-        notes.append("Not usable as time series (left out): " +
-                     "; ".join(f"'{k}' {v}" for k, v in excluded.items()) + ".")
     people = tuple(sorted(map(str, df["participant"].dropna().unique())))
     tasks = tuple(sorted(map(str, df["task"].dropna().unique()))) if "task" in df.columns else ()
     return TableInfo(

@@ -89,9 +89,11 @@ def utility_figure(table: pd.DataFrame, modes: list[str], labels: list[str], cur
                             row=1, col=col)
         fig.update_xaxes(type="log", title_text=x_titles[mode], exponentformat="power", row=1, col=col)
         if current[0] == mode:
-            fig.add_vline(x=current[1], line=dict(color=theme.MUTED, dash="dash", width=1), row=1, col=col,
-                          annotation_text=f"your ε = {fmt_num(current[1])}", annotation_position="top left",
-                          annotation_font=dict(size=11, color=theme.MUTED))
+            # On a log axis shapes take data values but annotations take log10 of them.
+            fig.add_vline(x=current[1], line=dict(color=theme.MUTED, dash="dash", width=1), row=1, col=col)
+            fig.add_annotation(x=np.log10(current[1]), y=1, yref="y domain", text=f"your ε = {fmt_num(current[1])}",
+                               showarrow=False, xanchor="left", yanchor="top", font=dict(size=11, color=theme.MUTED),
+                               row=1, col=col)
     fig.update_yaxes(title_text=DB_TITLE, row=1, col=1)
     fig.add_hline(y=0, line=dict(color=theme.MUTED, width=1))
     fig.update_layout(legend=dict(orientation="h", y=-0.2, x=0), margin=dict(b=95, t=70))
@@ -119,22 +121,26 @@ def k_figure(curve: pd.DataFrame, marks: dict[str, int], search: pd.DataFrame | 
     by_k: dict[int, list[str]] = {}
     for name, k in marks.items():
         by_k.setdefault(int(k), []).append(name)
+    log_x = len(curve) > 40
     for i, (k, names) in enumerate(sorted(by_k.items())):
         color = colors.get(names[0].split(" ")[0], theme.MUTED)
-        fig.add_vline(x=k, line=dict(color=color, dash="dash", width=1.4),
-                      annotation_text=" = ".join(names) + f": k = {k}", annotation_position="top right",
-                      annotation_yshift=-18 * i, annotation_font=dict(size=11, color=color))
+        fig.add_vline(x=k, line=dict(color=color, dash="dash", width=1.4))
+        # Annotations on a log axis take log10 of the data value (shapes do not).
+        fig.add_annotation(x=np.log10(k) if log_x else k, y=1, yref="paper", yshift=-18 * i, showarrow=False,
+                           xanchor="left", yanchor="top", text=" = ".join(names) + f": k = {k}",
+                           font=dict(size=11, color=color), bgcolor="rgba(255,255,255,0.8)")
     fig.update_layout(xaxis_title="k (retained Fourier coefficients per invocation)",
                       yaxis=dict(type="log", range=[np.log10(floor), np.log10(top) + 0.6], exponentformat="power",
                                  title=f"expected squared error per sample ({y_unit})" if y_unit else
                                  "expected squared error per sample"),
                       legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90, t=60))
-    if len(curve) > 40:
+    if log_x:
         fig.update_xaxes(type="log", title_text="k (retained Fourier coefficients, log scale)")
     return theme.style(fig, 430, "Why this k: the dropped signal falls and the noise grows with k")
 
 
-def correlation_figure(curves: pd.DataFrame, step_s: float | None, label: str, feature: str, task: str | None) -> go.Figure:
+def correlation_figure(curves: pd.DataFrame, step_s: float | None, label: str, feature: str,
+                       task: str | None) -> go.Figure:
     """Tidy correlation curves (signal, lag, cc) in, CC against Δt for original, difference and noisy."""
     fig = go.Figure()
     scale = step_s or 1.0
@@ -206,10 +212,10 @@ def tpl_figure(tpl: pd.DataFrame, group: float) -> go.Figure:
 
 
 def steil_figure(t: np.ndarray, t_title: str, clean: np.ndarray, pos: np.ndarray, values: np.ndarray,
-                 name: str, color: str, y_title: str, title: str) -> go.Figure:
+                 name: str, color: str, y_title: str, title: str, clean_name: str = "clean (clamped)") -> go.Figure:
     """Clean series and one Steil output (released samples at their positions) in, the Steil chart out."""
     fig = go.Figure()
-    fig.add_scatter(x=t, y=clean, name="clean (clamped)", line=dict(color=theme.CLEAN, width=2))
+    fig.add_scatter(x=t, y=clean, name=clean_name, line=dict(color=theme.CLEAN, width=2))
     fig.add_scatter(x=t[pos], y=values, name=name, mode="markers+lines",
                     line=dict(color=rgba(color, 0.5), width=1), marker=dict(color=color, size=6))
     fig.update_layout(xaxis_title=t_title, yaxis_title=y_title, legend=dict(orientation="h", y=-0.22, x=0),

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from eyedp_core.accounting import Release
+from eyedp_core.accounting import Release, advanced_composition
 from eyedp_core.ts_accounting import EpsilonPlan, plan_releases, sub_participant_bounds
 from eyedp_core.temporal_leakage import temporal_leakage
 from eyedp_core.ts_signals import acf_table, correlation_curves, difference_signal
-from ui import state, theme
+from ui import state
 from ui import ts_figs as figs
 from ui import ts_view as tv
 from ui.ts_data import Series, TableInfo, feature_label, unit_of
@@ -69,6 +69,8 @@ def fe(v: float) -> str:
     """ε in, compact text out: '∞', thousands with separators, else 3 significant digits."""
     if not math.isfinite(v):
         return "∞"
+    if abs(v) >= 1e7:
+        return f"{v:.3g}"
     return f"{v:,.0f}" if abs(v) >= 1000 else fmt_num(v)
 
 
@@ -81,8 +83,9 @@ def accounting_words(c: Ctx) -> str:
     p = c.plan
     unit = "chunk" if p.unit == "chunk" else "series"
     if c.sens_type == "data-derived":
-        assume = ("**no DP guarantee**: the noise scale was derived from the data itself (as in the paper), so "
-                  "the numbers below are what the paper would claim")
+        why = ("the noise scale was derived from the data itself (as in the paper)" if c.s.sens_mode == "empirical"
+               else "the bounds were read from this data and not confirmed as public")
+        assume = f"**no DP guarantee**: {why}, so the numbers below are only what the paper would claim"
     else:
         assume = ("assuming every value is clamped to the public bounds, the public length T = "
                   f"{c.data.length} windows, and at most {p.n_recordings} recording(s) per participant")
@@ -101,7 +104,8 @@ def accounting_line(c: Ctx) -> str:
     p = c.plan
     unit = "chunk" if p.unit == "chunk" else "series"
     chunks = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
-    cond = " — **not a DP guarantee** (data-derived sensitivity)" if c.sens_type == "data-derived" else ""
+    why = "data-derived sensitivity" if c.s.sens_mode == "empirical" else "bounds read from the data"
+    cond = f" — **not a DP guarantee** ({why})" if c.sens_type == "data-derived" else ""
     return (f"Each participant's whole recording is protected with **total ε = {fe(p.participant_total)}** "
             f"({p.n_features} features{chunks} × {p.n_recordings} recordings × ε = {fe(p.per_invocation)} per {unit})"
             f"{cond}; the paper would state ε = {fe(p.paper_total)}. Details and assumptions under *Accounting*.")
@@ -171,7 +175,8 @@ def utility_panel(c: Ctx) -> None:
         return
     modes = ["paper", "participant"] if both else [c.s.mode]
     unit = "chunk / series"
-    xt = {"paper": f"ε per {unit}, as the paper states it (log scale)", "participant": "total ε per participant (log scale)"}
+    xt = {"paper": f"ε per {unit}, as the paper states it (log scale)",
+          "participant": "total ε per participant (log scale)"}
     st.plotly_chart(figs.utility_figure(table, modes, [m for m in labels if m in chosen], (c.s.mode, c.s.epsilon),
                                         band, xt))
     flags = []
@@ -185,7 +190,9 @@ def utility_panel(c: Ctx) -> None:
         f"NMSE ({c.s.nmse_kind}) per series, averaged over recordings per feature, 1/NMSE averaged over features. "
         f"Shaded: ±2 jackknife standard errors of that mean. Left: ε per invocation as the paper states it; "
         f"right: the same total ε per participant (split over features × chunks × recordings), where chunking "
-        f"no longer looks free. Computed in {secs:.1f} s (cached afterwards).", unsafe_allow_html=True)
+        f"no longer looks free. Computed in {table.groupby('mechanism')['compute_s'].first().sum():.1f} s "
+        f"({'just now' if secs >= 0.8 * table.groupby('mechanism')['compute_s'].first().sum() else 'cached since'}).",
+        unsafe_allow_html=True)
     with st.expander("Numbers (utility in dB)"):
         piv = table[table["mode"].isin(modes)].pivot_table(index="epsilon", columns=["mode", "mechanism"],
                                                            values="utility_db")
@@ -215,8 +222,8 @@ def k_panel(c: Ctx) -> None:
     unit = unit_of(c.feature)
     st.plotly_chart(figs.k_figure(curve, marks, search, f"{unit}²" if unit and unit != "1" else ""))
     if marks["analytic minimum"] == 1:
-        st.caption("At this ε the noise term is larger than any signal it would keep, so keeping only the mean of "
-                   "each chunk (k = 1) is best. Raise ε to see the trade-off move to larger k.")
+        st.caption("At this ε the noise term is larger than any signal it would keep, so keeping only the first "
+                   "coefficient (k = 1) is best. Raise ε to see the trade-off move to larger k.")
     st.markdown(
         f"**{c.feature}**, {c.s.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
         "The expected error of one invocation is RE(k) + h(k)·Δ₂²/ε² (MECHANISMS §2.5): keeping more coefficients "
@@ -313,23 +320,26 @@ def accounting_panel(c: Ctx) -> None:
                            "delta": 0.0, "kind": "as in the paper"}])
     table = pd.concat([paper, table], ignore_index=True)
     st.plotly_chart(figs.accounting_figure(table.assign(scope=table["what"])))
-    left, right = st.columns([1, 1.25], gap="large")
-    with left:
-        st.markdown(
-            "* **Rigorous** (green, blue): the participant total (basic composition) and, where smaller, advanced "
-            "composition — an (ε, δ′) guarantee. The group bound C·ε covers all the correlated chunks of one "
-            "feature series.\n"
-            "* **Advanced estimate (model-based)** (purple): Cao et al.'s temporal leakage about one chunk when "
-            "consecutive chunks follow a Markov chain — only as good as the matrix, which must come from public "
-            "data: **estimating it on the private data would itself leak**.\n"
-            "* **As in the paper** (orange): Σ over features of the per-chunk ε; it protects one chunk, not a person.")
-        if source_note:
-            st.caption(source_note)
-    with right:
-        st.dataframe(table[["what", "epsilon", "delta", "kind"]], hide_index=True,
-                     column_config={"what": st.column_config.TextColumn("scope", width="large"),
-                                    "epsilon": st.column_config.NumberColumn("ε", format="%.4g", width="small"),
-                                    "delta": st.column_config.NumberColumn("δ", format="%.2g", width="small")})
+    if not (table["kind"] == "rigorous (ε, δ)").any() and p.invocations > 1:
+        adv = advanced_composition(p.per_invocation, p.invocations, 1e-6)
+        st.caption(f"Advanced composition of the {p.invocations:,} calls would give ε′ = {fe(adv)} (δ′ = 10⁻⁶), "
+                   f"more than the basic total {fe(p.participant_total)} at ε₀ = {fe(p.per_invocation)}, so it does "
+                   "not help here (it pays off only for small per-call ε).")
+    st.dataframe(table[["what", "epsilon", "delta", "kind"]], hide_index=True,
+                 column_config={"what": st.column_config.TextColumn("scope", width="large"),
+                                "epsilon": st.column_config.NumberColumn("ε", format="%.4g"),
+                                "delta": st.column_config.NumberColumn("δ", format="%.2g"),
+                                "kind": st.column_config.TextColumn("how rigorous")})
+    st.markdown(
+        "* **Rigorous** (green, blue): the participant total (basic composition) and, where smaller, advanced "
+        "composition — an (ε, δ′) guarantee. The group bound C·ε covers all the correlated chunks of one feature "
+        "series.\n"
+        "* **Advanced estimate (model-based)** (purple): Cao et al.'s temporal leakage about one chunk when "
+        "consecutive chunks follow a Markov chain — only as good as the matrix, which must come from public data: "
+        "**estimating it on the private data would itself leak**.\n"
+        "* **As in the paper** (orange): Σ over features of the per-chunk ε; it protects one chunk, not a person.")
+    if source_note:
+        st.caption(source_note)
     if pb is not None:
         tpl = temporal_leakage(pb, pf, p.per_invocation, steps=p.n_chunks)
         st.plotly_chart(figs.tpl_figure(tpl, p.per_invocation * p.n_chunks))
@@ -347,7 +357,7 @@ def table_panel(c: Ctx) -> None:
     fam = c.s.family
     if c.sens is not None:
         delta = np.median(c.sens, axis=-1) if c.sens.ndim == 2 else c.sens
-        what = "Δ (data-derived, median over chunks)"
+        what = "Δ (data)"
     elif fam == "lpa":
         delta, what = d.length * r, "Δ₁ = T·R"
     elif fam == "dcfpa":
@@ -372,9 +382,13 @@ def table_panel(c: Ctx) -> None:
     config["NMSE as in paper (one run, median)"] = st.column_config.NumberColumn(
         "NMSE (paper)", format="%.4g", width="small", help="mean (x − x̃)²/(mean x · mean x̃), median over recordings")
     st.dataframe(frame, hide_index=True, height=min(36 * (len(frame) + 1) + 4, 560), column_config=config)
+    scale_note = ("b: Laplace scale per sample" if fam == "lpa" else "λ: Laplace scale per Re/Im part of a kept "
+                  "coefficient, for a full-length chunk (a shorter last chunk gets its own)")
+    sens_note = (" Δ (data): Bozkir et al.'s data-derived sensitivity (median over chunks) — as in paper, not a DP "
+                 "guarantee." if c.sens is not None else "")
     st.caption(
         f"{c.s.label}, ε = {fmt_num(eps)} per invocation, n = {n}, one seeded run over all {d.x.shape[0]} recordings "
-        f"(NMSE averaged over them). {'b: Laplace scale per sample' if fam == 'lpa' else 'λ: Laplace scale per Re/Im part of a kept coefficient, for a full-length chunk (a shorter last chunk gets its own)'}. 'NMSE as in "
-        "paper' divides by mean(x)·mean(x̃): it can be negative and has no expectation (MECHANISMS §5), so only "
-        "one run's median is shown. Bounds: 'public' = from the feature definition (FEATURE_SPECS); 'declared' = "
-        "entered by you; 'pre-filled' = read from this data, not a DP guarantee until you confirm them.")
+        f"(NMSE averaged over them). {scale_note}. 'NMSE (paper)' divides by mean(x)·mean(x̃): it can be negative "
+        "and has no expectation (MECHANISMS §5), so only one run's median is shown. Bounds: 'public' = from the "
+        "feature definition (FEATURE_SPECS); 'declared' = entered by you; 'pre-filled' = read from this data, not a "
+        f"DP guarantee until you confirm them.{sens_note}")

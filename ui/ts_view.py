@@ -215,16 +215,18 @@ def sweep_one(token: str, names: tuple[str, ...], length: int, lo: tuple[float, 
               label: str, epsilons: tuple[float, ...], runs: int, k_rule_name: str, k_fixed: int,
               sensitivity: str, nmse_kind: str, n_recordings: int, seed: int, _x: np.ndarray) -> pd.DataFrame:
     """Series and one mechanism label in, its utility-versus-ε rows for both accounting modes out."""
+    t0 = time.perf_counter()
     rng = np.random.default_rng([seed, zlib.crc32(label.encode())])
-    return utility_sweep(_x, (np.asarray(lo), np.asarray(hi)), epsilons=list(epsilons), rng=rng, mechanisms=[label],
-                         modes=("paper", "participant"), runs=int(runs), n_recordings=int(n_recordings),
-                         k_rule=k_rule_name, k=int(k_fixed), sensitivity=sensitivity, nmse_kind=nmse_kind)
+    table = utility_sweep(_x, (np.asarray(lo), np.asarray(hi)), epsilons=list(epsilons), rng=rng, mechanisms=[label],
+                          modes=("paper", "participant"), runs=int(runs), n_recordings=int(n_recordings),
+                          k_rule=k_rule_name, k=int(k_fixed), sensitivity=sensitivity, nmse_kind=nmse_kind)
+    return table.assign(compute_s=time.perf_counter() - t0)
 
 
 def sweep(token: str, names: tuple[str, ...], length: int, lo: tuple[float, ...], hi: tuple[float, ...],
           labels: list[str], epsilons: tuple[float, ...], runs: int, k_rule_name: str, k_fixed: int,
           sensitivity: str, nmse_kind: str, n_recordings: int, seed: int, x: np.ndarray) -> tuple[pd.DataFrame, float]:
-    """Mechanism labels in, the sweep table of all of them and the seconds it took out, with a progress bar."""
+    """Mechanism labels in, the sweep table of all of them and the seconds this run waited out, with a progress bar."""
     t0 = time.perf_counter()
     bar = st.progress(0.0, text="Computing utility versus ε…")
     parts = []
