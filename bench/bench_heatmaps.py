@@ -8,9 +8,7 @@ Baselines:
 """
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from eyedp_core import heatmaps as hm  # noqa: E402
 from eyedp_core.heatmap_calibration import heatmap_sensitivity  # noqa: E402
 from eyedp_core.heatmap_curves import eps_curves  # noqa: E402
+
+from bench.timing import median_time  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 800
 SIGMA_PX = 40.0  # about 1° of visual angle on the sample screen (1280 px over 47.5 cm at 60 cm)
@@ -52,14 +52,7 @@ def _sample_or_synthetic() -> tuple[pd.DataFrame, str]:
         return _fixations(50, 40, WIDTH, HEIGHT, seed=1), "synthetic, 50 observers"
 
 
-def _time(fn, repeats: int) -> float:
-    fn()  # warm caches (kernel spectra, FFT plans)
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
+_time = median_time
 
 
 def run(repeats: int = 5) -> list[dict]:

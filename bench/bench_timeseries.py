@@ -12,10 +12,8 @@ Baselines:
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +24,8 @@ from eyedp_core import timeseries as ts
 from eyedp_core.ts_experiments import utility_sweep
 from eyedp_core.ts_k import optimal_k
 from eyedp_core.ts_signals import DEFAULT_MECHANISMS, feature_tensor, run_mechanism
+
+from bench.timing import median_time  # noqa: E402
 
 EPSILONS = np.logspace(-1, 3, 10)
 
@@ -54,14 +54,7 @@ def _data() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], str]:
         return np.clip(x, 0, 1), (np.zeros(feat), np.ones(feat)), "synthetic AR(1), 60 × 35 × 541"
 
 
-def _time(fn: Callable[[], object], repeats: int = 3) -> float:
-    fn()
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
+_time = median_time
 
 
 def _loop_fpa_chunk(seg: np.ndarray, k: int, lam: float, rng: np.random.Generator) -> np.ndarray:

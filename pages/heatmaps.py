@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eyedp_core import datasets, io
+from eyedp_core import datasets
 from eyedp_core.heatmap_calibration import calibration_table, privacy_level, privacy_presets, privacy_warnings
 from eyedp_core.heatmaps import sigma_px_from_degrees
 from ui import heatmap_panels as panels

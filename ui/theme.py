@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
@@ -103,10 +104,8 @@ def _rgba(text: str) -> tuple[float, float, float, float]:
     return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
 
 
-def heat_lut(size: int = 256) -> "np.ndarray":
+def heat_lut(size: int = 256) -> np.ndarray:
     """Number of levels -> (size, 4) uint8 RGBA look-up table interpolated from HEAT_SCALE (level 0 transparent)."""
-    import numpy as np
-
     stops = np.array([s for s, _ in HEAT_SCALE], dtype=float)
     cols = np.array([_rgba(c) for _, c in HEAT_SCALE], dtype=float)
     cols[:, 3] *= 255.0
