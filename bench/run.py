@@ -20,21 +20,21 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 import harness  # noqa: E402
 
-# Installs a listener that stamps the keydown and resolves when the next script run has finished.
+# Stamps the keydown, then the time of every DOM change outside the slider itself. A fast run can
+# start and finish inside one React render (the app's script-state attribute never flips), so the
+# end of a re-render is the last DOM change before the page goes quiet.
 _ARM = """() => {
-  window.__eyedp_ms = undefined;
-  const app = document.querySelector('[data-testid="stApp"]');
-  let t0 = null, running = false;
-  document.addEventListener('keydown', () => { if (t0 === null) t0 = performance.now(); }, {capture: true, once: true});
-  const obs = new MutationObserver(() => {
-    const s = app.getAttribute('data-test-script-state');
-    if (s === 'running') running = true;
-    else if (running && s === 'notRunning') {
-      obs.disconnect();
-      requestAnimationFrame(() => requestAnimationFrame(() => { window.__eyedp_ms = performance.now() - t0; }));
-    }
+  window.__eyedp_t0 = null; window.__eyedp_last = null;
+  document.addEventListener('keydown', () => {
+    if (window.__eyedp_t0 === null) window.__eyedp_t0 = performance.now();
+  }, {capture: true, once: true});
+  if (window.__eyedp_obs) window.__eyedp_obs.disconnect();
+  window.__eyedp_obs = new MutationObserver((records) => {
+    if (window.__eyedp_t0 === null) return;
+    if (records.every(r => r.target.closest && r.target.closest('[data-testid="stSlider"]'))) return;
+    window.__eyedp_last = performance.now();
   });
-  obs.observe(app, {attributes: true});
+  window.__eyedp_obs.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 
 
@@ -53,16 +53,20 @@ def cold_start(browser, script: str, path: str = "") -> float:
         harness.stop_app(proc)
 
 
-def slider_rerender(page, repeats: int, key: str = "ArrowRight") -> list[float]:
-    """Seconds from a slider key press to the end of the re-run it triggers, `repeats` times."""
+def slider_rerender(page, repeats: int, key: str = "ArrowRight", quiet_ms: int = 700) -> list[float]:
+    """Seconds from a slider key press to the last DOM change of the re-render it triggers, `repeats` times."""
     slider = page.locator(harness.SLIDER).first
+    back = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
     out = []
     for i in range(repeats):
         page.evaluate(_ARM)
         slider.focus()
-        page.keyboard.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
-        page.wait_for_function("window.__eyedp_ms !== undefined", timeout=120_000)
-        out.append(page.evaluate("window.__eyedp_ms") / 1000)
+        page.keyboard.press(key if i % 2 == 0 else back)
+        harness.wait_idle(page)
+        # Quiet for quiet_ms after the last change (the ms it waits is not counted).
+        page.wait_for_function(f"window.__eyedp_last !== null && performance.now() - window.__eyedp_last > {quiet_ms}",
+                               timeout=120_000, polling=50)
+        out.append(page.evaluate("(window.__eyedp_last - window.__eyedp_t0) / 1000"))
     return out
 
 
