@@ -78,10 +78,12 @@ for i, role in enumerate(io.ROLES[kind]):
     whole = [io.WHOLE_FILE] if role.name in ("participant", "observer") else []
     choices = [*cols, *whole] if role.required else [NONE, *cols]
     default = guess.get(role.name)
-    index = choices.index(default) if default in choices else 0
+    # A required role we could not guess starts empty, so nobody maps 'x' to an ID column by accident.
+    index = choices.index(default) if default in choices else (None if role.required else 0)
     with grid[i % 3]:
         pick = st.selectbox(f"{role.name}{' *' if role.required else ''}", choices, index=index,
-                            help=role.description, key=f"map_{kind}_{role.name}")
+                            help=role.description, key=f"map_{kind}_{role.name}",
+                            placeholder="choose a column")
     mapping[role.name] = None if pick == NONE else pick
 if kind == "gaze":
     units = ["s", "ms", "us"]
