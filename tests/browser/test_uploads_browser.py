@@ -32,8 +32,15 @@ def _upload(page, kind_label: str, name: str, data: bytes, mime: str, button: st
     for role, col in (mapping or {}).items():
         _choose(page, role, col)
     page.get_by_role("button", name=button).click()
+    _accepted(page, name)
+
+
+def _accepted(page, name: str) -> None:
+    """Wait for the success message (the button's run ends in st.rerun, so idle alone can come too early)."""
+    ok = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=name)
+    ok.wait_for(timeout=30_000)
     harness.wait_idle(page)
-    assert page.locator('[data-testid="stAlertContentSuccess"]').count() == 1, f"{name} was not accepted"
+    assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def _nav(page, title: str) -> None:
@@ -88,8 +95,7 @@ def test_uploaded_feature_csv_drives_the_time_series(page, app_url, shots):
     harness.wait_idle(page)
     _choose(page, "participant", "person")
     page.get_by_role("button", name="Use this data").click()
-    harness.wait_idle(page)
-    assert page.locator('[data-testid="stAlertContentSuccess"]').count() == 1
+    _accepted(page, "feats.csv")
     _nav(page, "Time series")
     _healthy(page)
     harness.move_slider(page)
