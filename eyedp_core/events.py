@@ -325,6 +325,13 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Scre
     return out[keep].reset_index(drop=True)
 
 
+def group_positions(frame: pd.DataFrame, groups: list[str]) -> list[tuple[Any, np.ndarray]]:
+    """Table and grouping columns -> (group key, sorted row positions) per group, in order of appearance."""
+    if not groups:
+        return [((), np.arange(len(frame)))]
+    return [(key, np.sort(pos)) for key, pos in frame.groupby(groups, sort=False, dropna=False).indices.items()]
+
+
 def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str = "ivt",
                   **thresholds: Any) -> pd.DataFrame:
     """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
@@ -347,13 +354,8 @@ def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str =
         raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
                         f"allowed: {sorted(allowed)}")
     opts = {k: params[k].default for k in allowed} | thresholds
-    if groups:
-        parts = samples.groupby(groups, sort=False, dropna=False).indices.items()
-    else:
-        parts = [((), np.arange(len(samples)))]
     frames = []
-    for key, pos in parts:  # one recording at a time; everything inside is vectorised
-        pos = np.sort(pos)
+    for key, pos in group_positions(samples, groups):  # one recording at a time; inside is vectorised
         g = samples.iloc[pos]
         t = _check_time(g["t_s"].to_numpy(float), g.index)
         x, y = g["x"].to_numpy(float), g["y"].to_numpy(float)

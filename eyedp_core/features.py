@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from eyedp_core.events import ScreenGeometry, angular_distance_deg, detect_events, pix_to_deg
+from eyedp_core.events import ScreenGeometry, angular_distance_deg, detect_events, group_positions, pix_to_deg
 from eyedp_core.feature_specs import (
     FEATURE_NAMES,
     FEATURE_SPECS,
@@ -292,13 +292,9 @@ def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 
     missing = [c for c in groups if c not in data.columns]
     if missing:
         raise ValueError(f"group column(s) {missing} not in the table")
-    if groups:
-        parts = data.groupby(groups, sort=False, dropna=False).indices.items()
-    else:
-        parts = [((), np.arange(len(data)))]
     frames = []
-    for key, pos in parts:  # one recording at a time; everything inside is vectorised
-        ev, t0, t1, has_blinks = _recording_events(data.iloc[np.sort(pos)], kind, geometry, method)
+    for key, pos in group_positions(data, groups):  # one recording at a time; inside is vectorised
+        ev, t0, t1, has_blinks = _recording_events(data.iloc[pos], kind, geometry, method)
         res = _group_features(ev, t0, t1, window_s, step_s, geometry, has_blinks)
         if res is None:
             continue

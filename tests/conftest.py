@@ -17,6 +17,26 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20261121)
 
 
+class RecordingRNG:
+    """Wraps a Generator and keeps every Laplace array it hands out, so a loop reference can reuse them."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.draws: list[np.ndarray] = []
+
+    def laplace(self, size=None):
+        """Standard Laplace draws, remembered in order."""
+        out = self._rng.laplace(size=size)
+        self.draws.append(out.copy())
+        return out
+
+
+@pytest.fixture
+def recording_rng() -> type[RecordingRNG]:
+    """The RecordingRNG class: call it with a seed to get a generator that remembers its Laplace draws."""
+    return RecordingRNG
+
+
 @pytest.fixture(scope="session")
 def realdata() -> Path:
     """Folder of real recordings; skips the test with a reason when shared/ is not beside the repo."""

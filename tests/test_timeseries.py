@@ -13,19 +13,6 @@ from eyedp_core import timeseries as ts
 from eyedp_core.ts_calibration import chunk_calibrations, fpa_calibration, lpa_calibration
 
 
-class RecordingRNG:
-    """Wraps a Generator and keeps every Laplace array it hands out, so a loop reference can reuse them."""
-
-    def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(seed)
-        self.draws: list[np.ndarray] = []
-
-    def laplace(self, size=None):
-        out = self._rng.laplace(size=size)
-        self.draws.append(out.copy())
-        return out
-
-
 def loop_fpa(x: np.ndarray, k: int, lam: float, z_re: np.ndarray, z_im: np.ndarray) -> np.ndarray:
     """Straightforward single-series FPA (backward norm) with given standard noise."""
     n = x.size
@@ -118,10 +105,10 @@ def test_v_fpa_2_sqrt_kn_is_exact_by_brute_force(n, k, expected):
     assert ts.fpa_scale(n, k, 1.0, 1.0) == pytest.approx(best, rel=1e-9)
 
 
-def test_fpa_noises_exactly_the_retained_parameters():
+def test_fpa_noises_exactly_the_retained_parameters(recording_rng):
     n, k = 12, 7  # includes the Nyquist bin
     x = np.linspace(0, 1, n)
-    rec = RecordingRNG(5)
+    rec = recording_rng(5)
     out = ts.fpa(x, epsilon=1.0, k=k, sensitivity=1.0, rng=rec)
     noise = np.fft.rfft(out) - np.fft.rfft(ts.truncate_spectrum(x, k))
     lam = math.sqrt(k * n)
@@ -211,9 +198,9 @@ def test_v_fpa_8_imaginary_parts_of_retained_bins_change(rng):
     assert np.all(np.abs(np.fft.rfft(out).imag[1:3] - spec.imag[1:3]) > 1e-9)
 
 
-def test_fpa_batched_equals_per_series_loop():
+def test_fpa_batched_equals_per_series_loop(recording_rng):
     x = np.random.default_rng(1).normal(size=(4, 3, 21))
-    rec = RecordingRNG(7)
+    rec = recording_rng(7)
     out = ts.fpa(x, epsilon=0.5, k=5, sensitivity=2.0, rng=rec)
     lam = math.sqrt(5 * 21) * 2.0 / 0.5
     for i, j in itertools.product(range(4), range(3)):
@@ -243,10 +230,10 @@ def test_cfpa_with_chunk_equal_to_length_equals_fpa():
     np.testing.assert_array_equal(a, b)
 
 
-def test_cfpa_batched_equals_per_chunk_loop_with_partial_tail():
+def test_cfpa_batched_equals_per_chunk_loop_with_partial_tail(recording_rng):
     t, chunk, k, eps = 100, 32, 4, 0.8
     x = np.random.default_rng(2).random((3, t))
-    rec = RecordingRNG(9)
+    rec = recording_rng(9)
     out = ts.cfpa(x, epsilon=eps, k=k, chunk=chunk, bounds=(0.0, 2.0), rng=rec)
     re_full, im_full, re_tail, im_tail = rec.draws
     for i in range(3):
@@ -346,10 +333,10 @@ def test_v_dcfpa_3_and_4_sensitivities_and_variances():
     assert fpa_noise_variance(32, 4, ts.fpa_scale(32, 4, l2_public(32, 1.0), 1.0)) == pytest.approx(104.0)
 
 
-def test_dcfpa_batched_equals_loop_with_increment_bound():
+def test_dcfpa_batched_equals_loop_with_increment_bound(recording_rng):
     t, chunk, k, eps, b = 70, 32, 3, 2.0, 0.05
     x = np.clip(np.cumsum(np.random.default_rng(4).normal(0, 0.08, size=(2, t)), axis=1) + 0.5, 0, 1)
-    rec = RecordingRNG(13)
+    rec = recording_rng(13)
     out = ts.dcfpa(x, epsilon=eps, k=k, chunk=chunk, bounds=(0.0, 1.0), increment_bound=b, rng=rec)
     re_full, im_full, re_tail, im_tail = rec.draws
     for i in range(2):

@@ -117,21 +117,10 @@ def test_public_k_is_prior_argmin_and_monotone_in_epsilon():
     assert ts_k.fraction_k(64, 0.1) == 3 and ts_k.fraction_k(8, 0.01) == 1
 
 
-class _RecordingRNG:
-    def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(seed)
-        self.draws: list[np.ndarray] = []
-
-    def laplace(self, size=None):
-        out = self._rng.laplace(size=size)
-        self.draws.append(out.copy())
-        return out
-
-
 @pytest.mark.parametrize("method", ["cfpa", "dcfpa"])
-def test_optimal_k_equals_loop_over_k_with_the_same_draws(method):
+def test_optimal_k_equals_loop_over_k_with_the_same_draws(recording_rng, method):
     x = _smooth(np.random.default_rng(8), (2, 40))  # chunks 16, 16, tail 8
-    rec = _RecordingRNG(4)
+    rec = recording_rng(4)
     res = ts_k.optimal_k(x, method=method, epsilon=30.0, chunk=16, bounds=(0, 1), runs=3, rng=rec)
     full_re, full_im, tail_re, tail_im = rec.draws  # one (runs, series, chunks, nb) pair per chunk length
     ref = np.zeros((3, 9))
