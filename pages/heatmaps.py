@@ -11,7 +11,7 @@ from ui import heatmap_release as release
 from ui import heatmap_view as hv
 from ui import state
 from ui.shell import ensure_shell
-from ui.widgets import badge, calibration_box, fmt_num, log_select_slider, preview_watermark
+from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
 ensure_shell()
 
@@ -67,13 +67,13 @@ with st.container(border=True):
         st.segmented_control("Privacy level (Liu et al. §3.2)", list(presets), key="hm_preset",
                              format_func=lambda k: k.capitalize(),
                              help=" · ".join(f"{v.label}" for v in presets.values()))
-        eps = log_select_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
-                                on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+        eps = log_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
+                         on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
         pure = st.session_state.get("hm_mech") == "laplace"  # Laplace noise is ε-DP: δ is not used
-        delta = log_select_slider("δ — failure probability (log scale)", 1e-12, 0.5, n ** -1.5, "hm_delta",
-                                  extra=(1.0 / n, n ** -1.5), per_decade=3, on_change=_clear_preset,
-                                  disabled=pure, help=f"Keep δ well below 1/n = {fmt_num(1 / n)}; the paper "
-                                                      "uses n^-1.5. Not used by Laplace noise (pure ε-DP).")
+        delta = log_slider("δ — failure probability (log scale)", 1e-12, 0.5, n ** -1.5, "hm_delta",
+                           extra=(1.0 / n, n ** -1.5), per_decade=3, on_change=_clear_preset,
+                           disabled=pure, help=f"Keep δ well below 1/n = {fmt_num(1 / n)}; the paper "
+                                               "uses n^-1.5. Not used by Laplace noise (pure ε-DP).")
         delta_used = 0.0 if pure else delta
         level = privacy_level(eps, delta_used, n)
         kind = {"good": "dp", "okay": "paper", "poor": "notdp"}.get(level, "preview")

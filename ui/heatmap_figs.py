@@ -17,10 +17,9 @@ def _band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, name:
     """Add a mean line with a ±1 sd band (filled) to a figure."""
     sd = np.nan_to_num(np.asarray(sd, dtype=float))
     kw = dict(row=row, col=col) if row else {}
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
     fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
                              mode="lines",
-                             fillcolor=f"rgba({r},{g},{b},0.18)", line=dict(width=0), hoverinfo="skip",
+                             fillcolor=theme.rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
                              showlegend=False, legendgroup=name), **kw)
     fig.add_trace(go.Scatter(x=x, y=mean, name=name, legendgroup=name, showlegend=legend, mode="lines+markers",
                              line=dict(color=color, width=2, dash=dash), marker=dict(size=5)), **kw)

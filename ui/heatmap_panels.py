@@ -14,7 +14,7 @@ from eyedp_core.heatmap_curves import PLANNING_LABEL, summarize_curves
 from ui import heatmap_figs as figs
 from ui import heatmap_view as hv
 from ui import theme
-from ui.widgets import badge, fmt_num, log_select_slider, log_values
+from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
     "curves": "ε-curves (Figure 3)",
@@ -143,7 +143,7 @@ def cap_panel(ctx: hv.Context) -> None:
                                      "B are clipped when the candidates are scored.")
         c1, c2 = st.columns(2)
         with c1:
-            eps_sel = log_select_slider("ε for choosing m", 0.01, 2.0, 0.1, "hm_sel_eps", per_decade=4)
+            eps_sel = log_slider("ε for choosing m", 0.01, 2.0, 0.1, "hm_sel_eps", per_decade=4)
         with c2:
             method = st.radio("Selection", ["exponential", "report-noisy-min"], key="hm_sel_method",
                               format_func={"exponential": "exponential mechanism",

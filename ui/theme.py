@@ -104,6 +104,14 @@ def _rgba(text: str) -> tuple[float, float, float, float]:
     return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
 
 
+def rgba(color: str, alpha: float) -> str:
+    """'#rrggbb' colour and opacity in, 'rgba(r,g,b,a)' out (other colour strings are returned unchanged)."""
+    if not (color.startswith("#") and len(color) == 7):
+        return color
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
 def heat_lut(size: int = 256) -> np.ndarray:
     """Number of levels -> (size, 4) uint8 RGBA look-up table interpolated from HEAT_SCALE (level 0 transparent)."""
     stops = np.array([s for s, _ in HEAT_SCALE], dtype=float)

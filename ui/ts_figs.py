@@ -14,14 +14,6 @@ MODE_TITLES = {"paper": "As in the paper (ε per chunk / per series)",
 DB_TITLE = "utility 10·log₁₀(1/NMSE) (dB)"
 
 
-def rgba(color: str, alpha: float) -> str:
-    """'#rrggbb' colour and opacity in, 'rgba(r,g,b,a)' out (other colour strings are returned unchanged)."""
-    if not (color.startswith("#") and len(color) == 7):
-        return color
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
-
-
 def time_axis(length: int, step_s: float | None) -> tuple[np.ndarray, str]:
     """Public length and seconds per window in, x values and the axis title out."""
     if step_s:
@@ -77,7 +69,7 @@ def utility_figure(table: pd.DataFrame, modes: list[str], labels: list[str], cur
                 bands.append(("utility_db_run_lo", "utility_db_run_hi", 0.10))
             for lo, hi, alpha in bands:
                 fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[d[hi].to_numpy(), d[lo].to_numpy()[::-1]],
-                                fill="toself", fillcolor=rgba(color, alpha), line=dict(width=0), hoverinfo="skip",
+                                fill="toself", fillcolor=theme.rgba(color, alpha), line=dict(width=0), hoverinfo="skip",
                                 legendgroup=label, showlegend=False, row=1, col=col)
             dash = "dash" if label.startswith("DCFPA") else ("dot" if label in ("LPA", "FPA") else "solid")
             fig.add_scatter(x=x, y=d["utility_db"], mode="lines+markers", name=label, legendgroup=label,
@@ -165,7 +157,7 @@ def acf_figure(table: pd.DataFrame, step_s: float | None) -> go.Figure:
     for sig, d in table.groupby("signal", sort=False):
         color = theme.color_for(str(sig))
         for j, (_, p) in enumerate(d.groupby("participant", sort=False)):
-            fig.add_scatter(x=p["lag"] * scale, y=p["acf"], mode="lines", line=dict(color=rgba(color, 0.25), width=1),
+            fig.add_scatter(x=p["lag"] * scale, y=p["acf"], mode="lines", line=dict(color=theme.rgba(color, 0.25), width=1),
                             legendgroup=str(sig), showlegend=False, hoverinfo="skip")
         mean = d.groupby("lag")["acf"].mean()
         fig.add_scatter(x=mean.index * scale, y=mean.to_numpy(), mode="lines", name=f"{sig}: mean over participants",
@@ -217,7 +209,7 @@ def steil_figure(t: np.ndarray, t_title: str, clean: np.ndarray, pos: np.ndarray
     fig = go.Figure()
     fig.add_scatter(x=t, y=clean, name=clean_name, line=dict(color=theme.CLEAN, width=2))
     fig.add_scatter(x=t[pos], y=values, name=name, mode="markers+lines",
-                    line=dict(color=rgba(color, 0.5), width=1), marker=dict(color=color, size=6))
+                    line=dict(color=theme.rgba(color, 0.5), width=1), marker=dict(color=color, size=6))
     fig.update_layout(xaxis_title=t_title, yaxis_title=y_title, legend=dict(orientation="h", y=-0.22, x=0),
                       margin=dict(b=90))
     return theme.style(fig, 380, title)

@@ -29,14 +29,6 @@ def fmt_num(v: float) -> str:
     return f"{v:.3g}"
 
 
-def log_slider(label: str, lo: float, hi: float, default: float, key: str, help: str | None = None,
-               per_decade: int = 6) -> float:
-    """A select-slider over log-spaced values; returns the chosen float."""
-    vals = log_values(lo, hi, per_decade)
-    start = min(vals, key=lambda v: abs(math.log(v) - math.log(default)))
-    return float(st.select_slider(label, options=vals, value=start, format_func=fmt_num, key=key, help=help))
-
-
 def badge(text: str, kind: str = "dp") -> str:
     """Text and kind (dp | notdp | paper | preview) -> HTML of a coloured badge."""
     return f'<span class="eyedp-badge {kind}">{text}</span>'
@@ -71,10 +63,10 @@ def coming_soon(text: str) -> None:
     st.info(text, icon=":material/construction:")
 
 
-def log_select_slider(label: str, lo: float, hi: float, default: float, key: str,
-                      extra: tuple[float, ...] = (), help: str | None = None, per_decade: int = 6,
-                      on_change=None, disabled: bool = False) -> float:
-    """Like log_slider, with exact extra values (e.g. a preset's δ = n^-1.5) among the log-spaced ones."""
+def log_slider(label: str, lo: float, hi: float, default: float, key: str, help: str | None = None,
+               per_decade: int = 6, *, extra: tuple[float, ...] = (), on_change=None,
+               disabled: bool = False) -> float:
+    """A select-slider over round log-spaced values (plus exact `extra` ones, e.g. a preset's δ = n^-1.5)."""
     vals = sorted(set(log_values(lo, hi, per_decade)) | {float(v) for v in extra if lo <= v <= hi})
 
     def nearest(v: float) -> float:
@@ -82,7 +74,7 @@ def log_select_slider(label: str, lo: float, hi: float, default: float, key: str
 
     if key in st.session_state:
         cur = st.session_state[key]
-        if cur not in vals:  # options depend on n: keep the widget valid when the data changes
+        if cur not in vals:  # options can depend on the data (n): keep the widget valid when the data changes
             st.session_state[key] = nearest(float(cur))
         return float(st.select_slider(label, options=vals, format_func=fmt_num, key=key, help=help,
                                       on_change=on_change, disabled=disabled))
