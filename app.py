@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import sidebar, theme
+from ui import sidebar
+
+from ui import theme
 
 st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
 theme.inject_css()

@@ -17,9 +17,9 @@ from scipy import ndimage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eyedp_core import heatmaps as hm  # noqa: E402
-from eyedp_core.heatmap_calibration import heatmap_sensitivity  # noqa: E402
-from eyedp_core.heatmap_curves import eps_curves  # noqa: E402
+from eyedp_core.heatmaps import maps as hm  # noqa: E402
+from eyedp_core.heatmaps.calibration import heatmap_sensitivity  # noqa: E402
+from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
 
 from bench.timing import median_time  # noqa: E402
 
@@ -43,7 +43,7 @@ def _fixations(n_obs: int, per_obs: int, width: int, height: int, seed: int = 0)
 def _sample_or_synthetic() -> tuple[pd.DataFrame, str]:
     """The bundled sample's busiest stimulus if it exists, otherwise 50 synthetic observers."""
     try:
-        from eyedp_core import datasets
+        from eyedp_core.data import samples as datasets
 
         fix = datasets.load_sample("fixations")
         name = fix["stimulus"].value_counts().index[0]

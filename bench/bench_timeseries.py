@@ -20,10 +20,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eyedp_core import timeseries as ts
-from eyedp_core.ts_experiments import utility_sweep
-from eyedp_core.ts_k import optimal_k
-from eyedp_core.ts_signals import DEFAULT_MECHANISMS, feature_tensor, run_mechanism
+from eyedp_core.timeseries import mechanisms as ts
+from eyedp_core.timeseries.experiments import utility_sweep
+from eyedp_core.timeseries.k_search import optimal_k
+from eyedp_core.timeseries.signals import DEFAULT_MECHANISMS, feature_tensor, run_mechanism
 
 from bench.timing import median_time  # noqa: E402
 
@@ -33,9 +33,9 @@ EPSILONS = np.logspace(-1, 3, 10)
 def _data() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], str]:
     """(recordings, features, T) reading features with public bounds; synthetic if the sample is missing."""
     try:
-        from eyedp_core import datasets
-        from eyedp_core.feature_specs import feature_bounds
-        from eyedp_core.ts_signals import feature_columns
+        from eyedp_core.data import samples as datasets
+        from eyedp_core.gaze.feature_specs import feature_bounds
+        from eyedp_core.timeseries.signals import feature_columns
 
         table = datasets.load_sample("reading_features")
         names = feature_columns(table)

@@ -5,8 +5,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from eyedp_core import attacks
-from ui import state, theme
+from eyedp_core.attacks import protocols as attacks
+from ui import state
+from ui import theme
 from ui.shell import ensure_shell
 from ui.widgets import coming_soon
 

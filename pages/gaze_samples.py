@@ -6,8 +6,11 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from eyedp_core import datasets, events
-from ui import state, theme
+from eyedp_core.data import samples as datasets
+
+from eyedp_core.gaze import events
+from ui import state
+from ui import theme
 from ui.widgets import coming_soon
 from ui.shell import ensure_shell
 

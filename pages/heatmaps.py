@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eyedp_core import datasets
-from eyedp_core.heatmap_calibration import calibration_table, privacy_level, privacy_presets, privacy_warnings
-from eyedp_core.heatmaps import sigma_px_from_degrees
-from ui import heatmap_panels as panels
-from ui import heatmap_release as release
-from ui import heatmap_view as hv
+from eyedp_core.data import samples as datasets
+from eyedp_core.heatmaps.calibration import calibration_table, privacy_level, privacy_presets, privacy_warnings
+from eyedp_core.heatmaps.maps import sigma_px_from_degrees
+from ui.heatmaps import panels
+from ui.heatmaps import release
+from ui.heatmaps import view as hv
 from ui import state
 from ui.shell import ensure_shell
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark

@@ -5,8 +5,9 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from eyedp_core import explain
-from ui import state, theme
+from eyedp_core.dp import explain
+from ui import state
+from ui import theme
 from ui.widgets import fmt_num, log_slider
 from ui.shell import ensure_shell
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from eyedp_core.ts_accounting import epsilon_plan
+from eyedp_core.timeseries.accounting import epsilon_plan
 from ui import state
-from ui import ts_data as td
-from ui import ts_figs as figs
-from ui import ts_panels as tp
-from ui import ts_view as tv
+from ui.timeseries import data as td
+from ui.timeseries import figs
+from ui.timeseries import panels as tp
+from ui.timeseries import view as tv
 from ui.shell import ensure_shell
-from ui.ts_steil import steil_panel
+from ui.timeseries.steil import steil_panel
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
 ensure_shell()

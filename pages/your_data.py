@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eyedp_core import io
+from eyedp_core.io import uploads as io
 from ui import state
 from ui.shell import ensure_shell
 

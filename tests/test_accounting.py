@@ -8,7 +8,7 @@ import opendp.prelude as dp
 import pytest
 from scipy.optimize import brentq
 
-from eyedp_core.accounting import (
+from eyedp_core.dp.accounting import (
     EVERYONE,
     Ledger,
     Release,
@@ -17,7 +17,7 @@ from eyedp_core.accounting import (
     zcdp_rho,
     zcdp_to_dp,
 )
-from eyedp_core.mechanisms import gaussian_delta
+from eyedp_core.dp.mechanisms import gaussian_delta
 
 DELTA_900 = 900 ** -1.5
 dp.enable_features("contrib")

@@ -111,7 +111,7 @@ def _upload(at: AppTest, kind: str, name: str, data: bytes, mapping: dict[str, s
 
 def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
     """A gaze export with its own column names and ms timestamps is mapped, converted and plotted."""
-    from eyedp_core import datasets
+    from eyedp_core.data import samples as datasets
 
     g = datasets.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02"])].groupby("participant").head(1500)
@@ -131,7 +131,7 @@ def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
 
 def test_feature_upload_drives_the_attacks_page():
     """An uploaded feature table with participant, task and gender runs the clean attack baseline."""
-    from eyedp_core import datasets
+    from eyedp_core.data import samples as datasets
 
     f = datasets.load_sample("reading_features")
     f = f[f["participant"].isin([f"P{i:02d}" for i in range(1, 7)])].iloc[::4]
@@ -143,7 +143,7 @@ def test_feature_upload_drives_the_attacks_page():
 
 def test_report_composes_releases_per_person():
     """The Report page shows the worst-case total: releases over the same person add up, disjoint ones do not."""
-    from eyedp_core.accounting import Ledger, Release
+    from eyedp_core.dp.accounting import Ledger, Release
 
     ledger = Ledger()
     ledger.add(Release(view="Time series", label="CFPA-32, 48 features", unit="participant", mechanism="CFPA",

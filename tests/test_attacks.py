@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import attacks
+from eyedp_core.attacks import protocols as attacks
 
 TASKS = ("textbook", "newspaper", "comic")
 

@@ -6,8 +6,8 @@ import time
 import numpy as np
 import pytest
 
-from eyedp_core import datasets
-from eyedp_core.feature_specs import FEATURE_NAMES
+from eyedp_core.data import samples as datasets
+from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 
 
 def test_reading_features_layout():

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from eyedp_core.events import (
+from eyedp_core.gaze.events import (
     EVENT_COLUMNS, ScreenGeometry, angular_distance_deg, detect_blinks, detect_events, detect_idt,
     detect_ivt, labels_to_events, pix_to_deg, velocity_deg_s,
 )

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from eyedp_core import explain
+from eyedp_core.dp import explain
 
 
 def test_posterior_bound_is_bayes_with_likelihood_ratio_e_eps():

@@ -8,17 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import attacks
-from eyedp_core.datasets import SAMPLE_SCREEN
-from eyedp_core.events import ScreenGeometry, angular_distance_deg, pix_to_deg
-from eyedp_core.feature_specs import (
+from eyedp_core.attacks import protocols as attacks
+from eyedp_core.data.samples import SAMPLE_SCREEN
+from eyedp_core.gaze.events import ScreenGeometry, angular_distance_deg, pix_to_deg
+from eyedp_core.gaze.feature_specs import (
     FEATURE_GROUPS,
     FEATURE_NAMES,
     FEATURE_SPECS,
     LARGE_SACCADE_DEG,
     feature_bounds,
 )
-from eyedp_core.features import saccade_letters, window_features
+from eyedp_core.gaze.features import saccade_letters, window_features
 
 
 def _random_events(rng: np.random.Generator, duration_s: float = 60.0) -> pd.DataFrame:

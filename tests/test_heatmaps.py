@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from scipy import ndimage, stats
 
-from eyedp_core import heatmaps as hm
-from eyedp_core.heatmap_calibration import heatmap_sensitivity
+from eyedp_core.heatmaps import maps as hm
+from eyedp_core.heatmaps.calibration import heatmap_sensitivity
 
 
 def _fixations(rng: np.random.Generator, n_obs: int, per_obs: int, width: int, height: int) -> pd.DataFrame:

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import heatmap_attacks as ha
-from eyedp_core import heatmaps as hm
-from eyedp_core.heatmap_calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps import attacks as ha
+from eyedp_core.heatmaps import maps as hm
+from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
 
 
 def _sparse_observers(rng, n=20, per=12, width=300, height=200, repeats=True):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from eyedp_core import heatmap_calibration as hc
-from eyedp_core.mechanisms import gaussian_sigma
+from eyedp_core.heatmaps import calibration as hc
+from eyedp_core.dp.mechanisms import gaussian_sigma
 
 D900 = 900 ** -1.5
 

@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
-from eyedp_core import heatmap_cap as hcap
-from eyedp_core import heatmaps as hm
+from eyedp_core.heatmaps import cap as hcap
+from eyedp_core.heatmaps import maps as hm
 
 G5 = np.array([[3.0, 0.0, 1.0, 2.0], [1.0, 1.0, 0.0, 4.0]])  # V-LIU-5, 2 observers × 2×2 pixels
 

@@ -7,11 +7,11 @@ import pytest
 import scipy.fft as sfft
 from scipy import ndimage, stats
 
-from eyedp_core import heatmap_curves as hcur
-from eyedp_core.heatmap_calibration import calibrate_heatmap, heatmap_sensitivity
-from eyedp_core.saliency_metrics import mse as direct_mse
-from eyedp_core.saliency_metrics import nmse as direct_nmse
-from eyedp_core.saliency_metrics import pearson_cc
+from eyedp_core.heatmaps import curves as hcur
+from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps.saliency import mse as direct_mse
+from eyedp_core.heatmaps.saliency import nmse as direct_nmse
+from eyedp_core.heatmaps.saliency import pearson_cc
 
 
 def _maps(rng, shape=(24, 36)):

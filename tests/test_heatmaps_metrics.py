@@ -8,7 +8,7 @@ from scipy.optimize import linprog
 from scipy.special import rel_entr
 from scipy.stats import wasserstein_distance
 
-from eyedp_core import saliency_metrics as sm
+from eyedp_core.heatmaps import saliency as sm
 
 
 def test_cc_mse_nmse(rng):

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-from eyedp_core import mechanisms
+from eyedp_core.dp import mechanisms
 
 ROOT = Path(__file__).resolve().parents[1]
 

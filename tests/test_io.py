@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import io
+from eyedp_core.io import uploads as io
 
 
 def _gaze_csv(n: int = 30, participants: tuple[str, ...] = ("P1", "P2")) -> bytes:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from eyedp_core import io
+from eyedp_core.io import uploads as io
 
 
 def _encode(img: Image.Image, fmt: str = "PNG", **kw) -> bytes:

@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import io, io_readers
+from eyedp_core.io import uploads as io
+
+from eyedp_core.io import readers as io_readers
 
 
 def _raises(fn, *args, match: str, **kw) -> io.DataError:

@@ -14,9 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import attacks, datasets, simulate
-from eyedp_core.feature_specs import FEATURE_NAMES
-from eyedp_core.features import window_features
+from eyedp_core.attacks import protocols as attacks
+
+from eyedp_core.data import samples as datasets
+
+from eyedp_core.data.simulator import main as simulate
+from eyedp_core.gaze.feature_specs import FEATURE_NAMES
+from eyedp_core.gaze.features import window_features
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import opendp.prelude as dp
 import pytest
 from scipy import stats
 
-from eyedp_core.accounting import zcdp_rho, zcdp_to_dp
-from eyedp_core.release import SAMPLER, lattice_k, release_gaussian, release_laplace
+from eyedp_core.dp.accounting import zcdp_rho, zcdp_to_dp
+from eyedp_core.dp.release import SAMPLER, lattice_k, release_gaussian, release_laplace
 
 DELTA_900 = 900 ** -1.5
 N = 20000

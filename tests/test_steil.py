@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from eyedp_core import steil
+from eyedp_core.timeseries import steil
 
 
 def test_v_steil_1_magnitudes(rng):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from eyedp_core import temporal_leakage as tl
+from eyedp_core.timeseries import temporal_leakage as tl
 
 P2 = np.array([[0.8, 0.2], [0.1, 0.9]])
 P3 = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.3, 0.5]])

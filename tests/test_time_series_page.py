@@ -319,7 +319,7 @@ def test_single_window_recordings_give_a_clear_message():
 
 def test_inspect_excludes_nan_only_features():
     """A NaN-only feature, or one without values in a recording, is left out with the reason; none usable = error."""
-    from ui import ts_data
+    from ui.timeseries import data as ts_data
 
     base = pd.DataFrame({"participant": np.repeat(["a", "b"], 5), "window": np.tile(np.arange(5), 2),
                          "good": np.arange(10.0), "nan_only": np.nan,

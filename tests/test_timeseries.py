@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from eyedp_core import metrics
-from eyedp_core import timeseries as ts
-from eyedp_core.ts_calibration import chunk_calibrations, fpa_calibration, lpa_calibration
+from eyedp_core.timeseries import mechanisms as ts
+from eyedp_core.timeseries.calibration import chunk_calibrations, fpa_calibration, lpa_calibration
 
 
 def loop_fpa(x: np.ndarray, k: int, lam: float, z_re: np.ndarray, z_im: np.ndarray) -> np.ndarray:
@@ -298,7 +298,7 @@ def _dcfpa_var_reference(n: int, k: int, lam: float) -> np.ndarray:
 
 
 def test_v_dcfpa_2_integrated_noise_variance(rng):
-    from eyedp_core.ts_k import dcfpa_noise_variance
+    from eyedp_core.timeseries.k import dcfpa_noise_variance
 
     lam = ts.fpa_scale(32, 4, 1.0, 1.0)
     ref = _dcfpa_var_reference(32, 4, lam)
@@ -314,8 +314,8 @@ def test_v_dcfpa_2_integrated_noise_variance(rng):
 
 
 def test_v_dcfpa_3_and_4_sensitivities_and_variances():
-    from eyedp_core.ts_k import dcfpa_noise_variance, fpa_noise_variance
-    from eyedp_core.ts_sensitivity import diff_l1_public, diff_l2_public, l1_public, l2_public
+    from eyedp_core.timeseries.k import dcfpa_noise_variance, fpa_noise_variance
+    from eyedp_core.timeseries.sensitivity import diff_l1_public, diff_l2_public, l1_public, l2_public
 
     assert l1_public(32, 1.0) == 32 and l2_public(32, 1.0) == pytest.approx(5.656854, rel=1e-6)
     assert diff_l1_public(32, 1.0) == 63 and diff_l2_public(32, 1.0) == pytest.approx(11.180340, rel=1e-6)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from eyedp_core.accounting import Ledger
-from eyedp_core.ts_accounting import epsilon_plan, plan_releases, sub_participant_bounds
+from eyedp_core.dp.accounting import Ledger
+from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases, sub_participant_bounds
 
 
 def test_v_comp_1_cfpa_participant_total_and_advanced_composition():

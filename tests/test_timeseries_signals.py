@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import ts_sensitivity as sens
-from eyedp_core.ts_signals import (
+from eyedp_core.timeseries import sensitivity as sens
+from eyedp_core.timeseries.signals import (
     acf_table,
     correlation_curves,
     difference_signal,

@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import metrics, ts_k
-from eyedp_core.ts_errors import dcfpa_errors, fft_errors
-from eyedp_core.ts_experiments import utility_sweep
-from eyedp_core.ts_sensitivity import chunk_differences, split_chunks
+from eyedp_core import metrics
+
+from eyedp_core.timeseries import k as ts_k
+from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors
+from eyedp_core.timeseries.experiments import utility_sweep
+from eyedp_core.timeseries.sensitivity import chunk_differences, split_chunks
 
 
 def _series(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from eyedp_core import datasets
-from eyedp_core.accounting import Ledger
+from eyedp_core.data import samples as datasets
+from eyedp_core.dp.accounting import Ledger
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
 KINDS: dict[str, dict[str, str]] = {

@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from eyedp_core.mechanisms import Calibration
+from eyedp_core.dp.mechanisms import Calibration
 
 
 # Round mantissas per decade, so that 1, 0.1, 3, 10 … are reachable exactly on a log slider.

@@ -1,0 +1,1 @@
+"""Bundled sample datasets and the gaze simulator that wrote them."""

@@ -1,0 +1,1 @@
+"""Differential-privacy building blocks: mechanism objects and calibrations, the ledger, OpenDP release, plain-words explanations."""

@@ -1,0 +1,301 @@
+"""The privacy ledger: per-participant basic composition of every release (MECHANISMS.md §0.6, §10).
+
+Plain Python objects only (no locks, no callables) so a Ledger pickles into Streamlit session state.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+from scipy.optimize import minimize_scalar
+
+__all__ = [
+    "EVERYONE",
+    "PARTICIPANT_UNITS",
+    "UNITS",
+    "Ledger",
+    "Release",
+    "advanced_composition",
+    "group_privacy",
+    "zcdp_rho",
+    "zcdp_to_dp",
+]
+
+UNITS = ("participant", "observer", "record", "chunk", "w-event", "event", "sample")
+# Units whose neighbouring relation replaces a whole person's contribution (MECHANISMS.md §0.2).
+PARTICIPANT_UNITS = ("participant", "observer")
+SENSITIVITY_TYPES = ("public", "data-derived")
+# Row label used when no participant is named anywhere: the total applies to every participant.
+EVERYONE = "(every participant)"
+
+
+@dataclass(frozen=True)
+class Release:
+    """One ledger entry: `count` identical (ε, δ) invocations on the data of the covered participants."""
+
+    view: str
+    label: str
+    unit: str
+    mechanism: str
+    sensitivity_type: str
+    epsilon: float
+    delta: float = 0.0
+    count: int = 1
+    participants: tuple[str, ...] | None = None
+    tuned_on_private_data: bool = False
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
+        if self.sensitivity_type not in SENSITIVITY_TYPES:
+            raise ValueError(
+                f"sensitivity_type must be one of {SENSITIVITY_TYPES}, got {self.sensitivity_type!r}"
+            )
+        eps = float(self.epsilon)
+        # +inf is allowed on purpose: a mechanism with no DP guarantee is recorded honestly as ε = ∞.
+        if math.isnan(eps) or eps < 0:
+            raise ValueError(f"epsilon must be >= 0 (or inf for no guarantee), got {self.epsilon!r}")
+        dlt = float(self.delta)
+        if not (0.0 <= dlt < 1.0):
+            raise ValueError(f"delta must lie in [0, 1), got {self.delta!r}")
+        if int(self.count) != self.count or self.count < 1:
+            raise ValueError(f"count must be a positive integer, got {self.count!r}")
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "delta", dlt)
+        object.__setattr__(self, "count", int(self.count))
+        if self.participants is not None:
+            if isinstance(self.participants, str):
+                raise ValueError("participants must be a sequence of ids, not a single string")
+            object.__setattr__(self, "participants", tuple(str(p) for p in self.participants))
+
+    @property
+    def epsilon_total(self) -> float:
+        """ε charged to each covered participant: ε·count (basic sequential composition)."""
+        return self.epsilon * self.count
+
+    @property
+    def delta_total(self) -> float:
+        """δ charged to each covered participant: δ·count."""
+        return self.delta * self.count
+
+    def covers(self, participant: str) -> bool:
+        """Participant id in, whether this release read that participant's data out."""
+        return self.participants is None or participant in self.participants
+
+
+class Ledger:
+    """Ordered list of releases with per-participant basic composition and plain-language warnings."""
+
+    def __init__(self, releases: Iterable[Release] = ()) -> None:
+        self._releases: list[Release] = []
+        for r in releases:
+            self.add(r)
+
+    def add(self, release: Release) -> None:
+        """Release in, appended to the ledger (nothing out)."""
+        if not isinstance(release, Release):
+            raise TypeError(f"expected a Release, got {type(release).__name__}")
+        self._releases.append(release)
+
+    @property
+    def releases(self) -> list[Release]:
+        """A copy of the recorded releases, oldest first."""
+        return list(self._releases)
+
+    def __len__(self) -> int:
+        return len(self._releases)
+
+    def __iter__(self):
+        return iter(list(self._releases))
+
+    def clear(self) -> None:
+        """Forget every release."""
+        self._releases.clear()
+
+    def remove(self, view: str) -> None:
+        """View name in, all releases recorded by that view dropped."""
+        self._releases = [r for r in self._releases if r.view != view]
+
+    def replace_view(self, view: str, releases: Iterable[Release]) -> None:
+        """View name and its current releases in; the view's earlier releases are replaced by these."""
+        new = list(releases)
+        for r in new:
+            if r.view != view:
+                raise ValueError(f"release {r.label!r} belongs to view {r.view!r}, not {view!r}")
+        self.remove(view)
+        for r in new:
+            self.add(r)
+
+    def _universe(self, all_participants: Sequence[str] | None) -> list[str]:
+        named = [str(p) for p in all_participants] if all_participants is not None else []
+        seen = set(named)
+        extra = sorted({p for r in self._releases if r.participants for p in r.participants} - seen)
+        return named + extra
+
+    @staticmethod
+    def _sums(releases: Iterable[Release]) -> tuple[float, float, int, int]:
+        rs = list(releases)
+        return (math.fsum(r.epsilon_total for r in rs), math.fsum(r.delta_total for r in rs),
+                len(rs), sum(r.count for r in rs))
+
+    def _person(self, participant: str) -> tuple[float, float, int, int]:
+        return self._sums(r for r in self._releases if r.covers(participant))
+
+    def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
+        """Optional participant ids in, table (participant, epsilon, delta, n_releases, n_invocations) out.
+
+        Releases with participants=None cover everyone. If no participant is named anywhere the table
+        has one row, EVERYONE, holding the total that applies to each participant.
+        """
+        cols = ["participant", "epsilon", "delta", "n_releases", "n_invocations"]
+        people = self._universe(all_participants)
+        everyone = [r for r in self._releases if r.participants is None]
+        if not people:
+            rows = [(EVERYONE, *self._sums(everyone))] if self._releases else []
+            return pd.DataFrame(rows, columns=cols)
+        # One pass over the named releases: cost grows with the ids listed, not ids x releases.
+        named: dict[str, list[Release]] = {p: [] for p in people}
+        for r in self._releases:
+            for p in set(r.participants or ()):
+                named[p].append(r)
+        rows = [(p, *self._sums(everyone + named[p])) for p in people]
+        return pd.DataFrame(rows, columns=cols)
+
+    def total(self, participant: str | None = None,
+              all_participants: Sequence[str] | None = None) -> tuple[float, float]:
+        """Participant id (or None) in, composed (ε, δ) out; None gives the worst-case participant.
+
+        For None the result is (max ε, max δ) over participants, a bound valid for every participant.
+        """
+        if participant is not None:
+            eps, dlt, _, _ = self._person(str(participant))
+            return eps, dlt
+        table = self.per_participant(all_participants)
+        if table.empty:
+            return 0.0, 0.0
+        return float(table["epsilon"].max()), float(table["delta"].max())
+
+    def would_exceed(self, release: Release, epsilon_cap: float, delta_cap: float = 1.0,
+                     all_participants: Sequence[str] | None = None) -> bool:
+        """Candidate release and caps in, whether adding it pushes any participant over a cap out."""
+        trial = Ledger(self._releases + [release])
+        eps, dlt = trial.total(all_participants=all_participants)
+        return eps > epsilon_cap or dlt > delta_cap
+
+    def to_frame(self) -> pd.DataFrame:
+        """Ledger in, one table row per release (inputs plus the ε·count, δ·count charged) out."""
+        cols = ["view", "label", "unit", "mechanism", "sensitivity_type", "epsilon", "delta", "count",
+                "epsilon_total", "delta_total", "participants", "tuned_on_private_data"]
+        rows = []
+        for r in self._releases:
+            if r.participants is None:
+                who = "all"
+            elif len(r.participants) <= 5:
+                who = ", ".join(r.participants)
+            else:
+                who = f"{len(r.participants)} participants"
+            rows.append({"view": r.view, "label": r.label, "unit": r.unit, "mechanism": r.mechanism,
+                         "sensitivity_type": r.sensitivity_type, "epsilon": r.epsilon, "delta": r.delta,
+                         "count": r.count, "epsilon_total": r.epsilon_total, "delta_total": r.delta_total,
+                         "participants": who, "tuned_on_private_data": r.tuned_on_private_data})
+        return pd.DataFrame(rows, columns=cols)
+
+    def warnings(self) -> list[str]:
+        """Ledger in, plain-language warnings (one per problem and release, no duplicates) out."""
+        out: list[str] = []
+        for r in self._releases:
+            name = f"{r.view} — {r.label}"
+            if r.sensitivity_type == "data-derived":
+                out.append(f"{name}: the noise scale was computed from the data itself (data-derived "
+                           "sensitivity), so this is not a DP guarantee.")
+            if r.tuned_on_private_data:
+                out.append(f"{name}: parameters were tuned on the private data; "
+                           "the stated ε excludes tuning.")
+            if r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
+                out.append(f"{name}: ε = {r.epsilon:.4g} protects only one {r.unit}, not the whole person; "
+                           f"the worst case for the person is the sum over all their {r.unit}s "
+                           f"({r.count} × {r.epsilon:.4g} = {r.epsilon_total:.4g}).")
+            if math.isinf(r.epsilon):
+                out.append(f"{name}: this mechanism has no differential-privacy guarantee (ε = ∞).")
+        return list(dict.fromkeys(out))
+
+
+# --------------------------------------------------------------------------------------------
+# composition bounds
+
+
+def advanced_composition(epsilon0: float, k: int, delta_prime: float) -> float:
+    """Per-mechanism ε0, number k and slack δ' in, ε' = ε0·√(2k ln(1/δ')) + k·ε0·(e^ε0 − 1) out.
+
+    Dwork–Rothblum–Vadhan: k mechanisms each (ε0, δ0)-DP are (ε', k·δ0 + δ')-DP. For large ε0 it can
+    exceed the basic k·ε0; callers should show the smaller of the two.
+    """
+    eps0 = float(epsilon0)
+    if not math.isfinite(eps0) or eps0 < 0:
+        raise ValueError(f"epsilon0 must be a finite number >= 0, got {epsilon0!r}")
+    if int(k) != k or k < 0:
+        raise ValueError(f"k must be a non-negative integer, got {k!r}")
+    if not (0.0 < float(delta_prime) < 1.0):
+        raise ValueError(f"delta_prime must lie strictly between 0 and 1, got {delta_prime!r}")
+    return eps0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * eps0 * math.expm1(eps0)
+
+
+def group_privacy(epsilon: float, delta: float, group_size: int) -> tuple[float, float]:
+    """(ε, δ) per unit and group size L in, (L·ε, L·e^{(L−1)ε}·δ) for a block of L correlated units out."""
+    eps = float(epsilon)
+    if math.isnan(eps) or eps < 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    if not (0.0 <= float(delta) < 1.0):
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    if int(group_size) != group_size or group_size < 1:
+        raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
+    size = int(group_size)
+    grp_delta = 0.0 if delta == 0 else min(1.0, size * math.exp((size - 1) * eps) * float(delta))
+    return size * eps, grp_delta
+
+
+def zcdp_rho(l2_sensitivity: float, sigma: float) -> float:
+    """L2 sensitivity and Gaussian std σ in, zCDP parameter ρ = Δ2²/(2σ²) out (Bun–Steinke 2016)."""
+    d2, sig = float(l2_sensitivity), float(sigma)
+    if not math.isfinite(d2) or d2 < 0:
+        raise ValueError(f"l2_sensitivity must be a finite number >= 0, got {l2_sensitivity!r}")
+    if not math.isfinite(sig) or sig <= 0:
+        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+    return d2 * d2 / (2.0 * sig * sig)
+
+
+def _cks20_objective(rho: float, log_inv_delta: float, alpha: float) -> float:
+    # Canonne–Kamath–Steinke 2020, Prop. 12 / Cor. 13 (same bound as Asoodeh et al. 2021).
+    gap = alpha - 1.0
+    return rho * alpha + (log_inv_delta + gap * math.log1p(-1.0 / alpha) - math.log(alpha)) / gap
+
+
+def zcdp_to_dp(rho: float, delta: float, method: str = "cks20") -> float:
+    """ρ-zCDP and δ in, ε such that the mechanism is (ε, δ)-DP out.
+
+    "bun-steinke": ε = ρ + 2√(ρ ln(1/δ)) (Bun–Steinke 2016 Prop. 1.3, the textbook conversion).
+    "cks20" (default): inf over α > 1 of ρα + [ln(1/δ) + (α−1)ln(1−1/α) − ln α]/(α−1)
+    (Canonne–Kamath–Steinke 2020 Cor. 13), the conversion OpenDP 0.16 uses; never larger.
+    """
+    r, d = float(rho), float(delta)
+    if not math.isfinite(r) or r < 0:
+        raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
+    if not (0.0 < d < 1.0):
+        raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
+    if r == 0.0:
+        return 0.0
+    log_inv = math.log(1.0 / d)
+    standard = r + 2.0 * math.sqrt(r * log_inv)
+    if method == "bun-steinke":
+        return standard
+    if method != "cks20":
+        raise ValueError(f"unknown conversion {method!r}; use 'cks20' or 'bun-steinke'")
+    # Search over u = ln(α − 1), centred on the RDP optimum α ≈ 1 + √(ln(1/δ)/ρ).
+    centre = 0.5 * math.log(log_inv / r)
+    res = minimize_scalar(lambda u: _cks20_objective(r, log_inv, 1.0 + math.exp(u)),
+                          bounds=(centre - 30.0, centre + 30.0), method="bounded",
+                          options={"xatol": 1e-12, "maxiter": 500})
+    best = min(float(res.fun), _cks20_objective(r, log_inv, 1.0 + math.exp(centre)), standard)
+    return max(best, 0.0)

@@ -1,0 +1,383 @@
+"""Fixation, saccade and blink detection from raw gaze samples (I-VT and I-DT), vectorised.
+
+Positions are screen pixels (origin top-left); thresholds are in degrees of visual angle, converted
+with the exact viewing geometry (a flat screen seen from `distance_cm` in front of its centre).
+Per-sample labels: 0 none (loss, gap, too short), 1 fixation, 2 saccade, 3 blink.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.ndimage import maximum_filter1d, minimum_filter1d
+from scipy.signal import savgol_filter
+
+NONE, FIXATION, SACCADE, BLINK = 0, 1, 2, 3
+LABEL_NAMES = {FIXATION: "fixation", SACCADE: "saccade", BLINK: "blink"}
+GROUP_COLUMNS = ("participant", "task", "recording", "stimulus", "trial")
+EVENT_COLUMNS = ["type", "start_s", "end_s", "duration_ms", "x", "y", "x_end", "y_end", "dx", "dy",
+                 "amplitude_deg", "peak_velocity_deg_s", "mean_pupil"]
+# A step longer than this many typical sample intervals is a gap (dropped samples), not signal.
+GAP_FACTOR = 2.5
+
+
+@dataclass(frozen=True)
+class ScreenGeometry:
+    """Screen size in pixels and cm, and the eye-to-screen distance in cm."""
+
+    width_px: int
+    height_px: int
+    width_cm: float
+    height_cm: float
+    distance_cm: float
+
+    def cm_per_px(self) -> tuple[float, float]:
+        """Physical pixel pitch -> (cm per px horizontally, vertically)."""
+        return self.width_cm / self.width_px, self.height_cm / self.height_px
+
+    def deg_per_px(self) -> tuple[float, float]:
+        """Visual angle of one pixel at the screen centre -> (deg/px horizontally, vertically)."""
+        cx, cy = self.cm_per_px()
+        d = self.distance_cm
+        return float(np.degrees(2 * np.arctan(cx / (2 * d)))), float(np.degrees(2 * np.arctan(cy / (2 * d))))
+
+
+# The simulated sample screen: a 22" 16:10 desktop monitor at 60 cm, about 43 x 28 deg, 28 px per degree.
+SAMPLE_SCREEN = ScreenGeometry(width_px=1280, height_px=800, width_cm=47.5, height_cm=29.7, distance_cm=60.0)
+
+
+def _to_cm(x_px: Any, y_px: Any, geometry: ScreenGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel positions -> cm offsets from the screen centre (x right, y down)."""
+    cx, cy = geometry.cm_per_px()
+    x = (np.asarray(x_px, dtype=float) - geometry.width_px / 2) * cx
+    y = (np.asarray(y_px, dtype=float) - geometry.height_px / 2) * cy
+    return x, y
+
+
+def pix_to_deg(x_px: Any, y_px: Any, geometry: ScreenGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel positions -> (x_deg, y_deg), exact atan angles relative to the screen centre."""
+    x, y = _to_cm(x_px, y_px, geometry)
+    return np.degrees(np.arctan2(x, geometry.distance_cm)), np.degrees(np.arctan2(y, geometry.distance_cm))
+
+
+def angular_distance_deg(x1: Any, y1: Any, x2: Any, y2: Any, geometry: ScreenGeometry) -> np.ndarray:
+    """Two arrays of pixel gaze points -> exact visual angle between them in degrees (NaN in, NaN out)."""
+    ax, ay = _to_cm(x1, y1, geometry)
+    bx, by = _to_cm(x2, y2, geometry)
+    d = geometry.distance_cm
+    # atan2(|a x b|, a.b) stays accurate for tiny angles, where arccos of the dot product does not.
+    cross_x = ay * d - d * by
+    cross_y = d * bx - ax * d
+    cross_z = ax * by - ay * bx
+    cross = np.sqrt(cross_x**2 + cross_y**2 + cross_z**2)
+    dot = ax * bx + ay * by + d * d
+    return np.degrees(np.arctan2(cross, dot))
+
+
+def _check_time(t_s: Any, row_labels: Any = None) -> np.ndarray:
+    """Timestamps -> float array; raises ValueError naming the first NaN, duplicated or backwards row."""
+    t = np.asarray(t_s, dtype=float)
+
+    def row(i: int) -> str:
+        label = i if row_labels is None else row_labels[i]
+        return repr(label.item() if isinstance(label, np.generic) else label)
+
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise ValueError(f"timestamp t_s is missing or not finite at row {row(bad[0])}")
+    step = np.diff(t)
+    bad = np.flatnonzero(step <= 0)
+    if bad.size:
+        i = int(bad[0])
+        kind = "duplicated" if step[i] == 0 else "goes backwards"
+        raise ValueError(
+            f"timestamps must strictly increase: t_s {kind} at row {row(i + 1)} "
+            f"(t_s={float(t[i + 1])!r}, previous row {row(i)} has t_s={float(t[i])!r})")
+    return t
+
+
+def _timing(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Timestamps -> (gap after sample i, duration of sample i, typical interval)."""
+    if t.size < 2:
+        return np.zeros(t.size, bool), np.full(t.size, 0.0), 0.0
+    step = np.diff(t)
+    typical = float(np.median(step))
+    gap = np.r_[step > GAP_FACTOR * typical, False]
+    # Samples before a gap count as one typical interval so gaps never inflate event durations.
+    dur = np.where(gap, typical, np.r_[step, typical])
+    return gap, dur, typical
+
+
+def velocity_deg_s(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry, smooth: str = "savgol",
+                   savgol_ms: float = 20.0) -> np.ndarray:
+    """Samples (s, px, px) -> angular velocity in deg/s per sample; NaN at missing gaze and across gaps.
+
+    smooth="central": central difference (one-sided next to loss or edges); "savgol": positions are first
+    smoothed with a quadratic Savitzky-Golay filter over about `savgol_ms`, then central difference.
+    """
+    t = _check_time(t_s)
+    x = np.asarray(x_px, dtype=float)
+    y = np.asarray(y_px, dtype=float)
+    n = t.size
+    if n < 2:
+        return np.full(n, np.nan)
+    gap, _, typical = _timing(t)
+    if smooth == "savgol":
+        win = int(round(savgol_ms / 1000 / typical)) | 1
+        if win >= 5 and n >= win:
+            # mode="nearest" avoids the polynomial edge fit, which fails on NaN; NaN spreads one window.
+            x = savgol_filter(x, win, 2, mode="nearest")
+            y = savgol_filter(y, win, 2, mode="nearest")
+    elif smooth != "central":
+        raise ValueError(f"smooth must be 'central' or 'savgol', got {smooth!r}")
+    # One-step speeds between i and i+1, invalid across gaps.
+    d1 = angular_distance_deg(x[:-1], y[:-1], x[1:], y[1:], geometry) / np.diff(t)
+    d1[gap[:-1]] = np.nan
+    fwd = np.r_[d1, np.nan]
+    bwd = np.r_[np.nan, d1]
+    central = np.full(n, np.nan)
+    central[1:-1] = angular_distance_deg(x[:-2], y[:-2], x[2:], y[2:], geometry) / (t[2:] - t[:-2])
+    both = np.isfinite(fwd) & np.isfinite(bwd)
+    v = np.where(both, central, np.where(np.isfinite(fwd), fwd, bwd))
+    v[~(np.isfinite(x) & np.isfinite(y))] = np.nan
+    return v
+
+
+def _runs(values: np.ndarray, breaks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Label array (+ optional break-after-sample mask) -> (run starts, run ends exclusive, run values)."""
+    n = values.size
+    change = values[1:] != values[:-1]
+    if breaks is not None:
+        change = change | breaks[:-1]
+    cut = np.flatnonzero(change) + 1
+    starts = np.r_[0, cut].astype(np.intp)
+    ends = np.r_[cut, n].astype(np.intp)
+    return starts, ends, values[starts]
+
+
+def _relabel_short(labels: np.ndarray, dur: np.ndarray, gap: np.ndarray, value: int, min_s: float,
+                   new_value: int) -> np.ndarray:
+    """Labels -> labels with runs of `value` shorter than `min_s` seconds replaced by `new_value`."""
+    if labels.size == 0 or min_s <= 0:
+        return labels
+    starts, ends, vals = _runs(labels, gap)
+    run_dur = np.add.reduceat(dur, starts)
+    # Tolerance: a run of exactly the minimum length must survive float round-off in the durations.
+    short = (vals == value) & (run_dur < min_s - 1e-9)
+    return np.repeat(np.where(short, new_value, vals), ends - starts).astype(labels.dtype)
+
+
+def detect_blinks(t_s: Any, x_px: Any, y_px: Any, pupil: Any = None, min_ms: float = 50,
+                  max_ms: float = 500) -> np.ndarray:
+    """Samples -> per-sample bool: True inside runs of missing gaze lasting min_ms..max_ms (blink-like).
+
+    A sample is missing when x or y is NaN, or the pupil is NaN or <= 0; longer runs are signal loss.
+    """
+    t = _check_time(t_s)
+    missing = ~(np.isfinite(np.asarray(x_px, float)) & np.isfinite(np.asarray(y_px, float)))
+    if pupil is not None:
+        p = np.asarray(pupil, dtype=float)
+        missing |= ~(p > 0)
+    if t.size == 0:
+        return missing
+    gap, dur, _ = _timing(t)
+    starts, ends, vals = _runs(missing, gap)
+    run_dur = np.add.reduceat(dur, starts) * 1000
+    blink = vals & (run_dur >= min_ms - 1e-9) & (run_dur <= max_ms + 1e-9)
+    return np.repeat(blink, ends - starts)
+
+
+def _finish_labels(t: np.ndarray, x: Any, y: Any, labels: np.ndarray, pupil: Any,
+                   blinks: bool) -> np.ndarray:
+    """Labels -> labels with blink-like runs of missing gaze marked BLINK (when `blinks`)."""
+    if blinks:
+        labels[detect_blinks(t, x, y, pupil)] = BLINK
+    return labels
+
+
+def _ivt_labels(t: np.ndarray, v: np.ndarray, threshold: float, min_fixation_ms: float,
+                min_saccade_ms: float) -> np.ndarray:
+    """Timestamps + velocity -> I-VT labels 0/1/2 after the minimum-duration clean-up."""
+    labels = np.where(v >= threshold, SACCADE, FIXATION).astype(np.int8)
+    labels[~np.isfinite(v)] = NONE
+    if t.size:
+        gap, dur, _ = _timing(t)
+        labels = _relabel_short(labels, dur, gap, SACCADE, min_saccade_ms / 1000, FIXATION)
+        labels = _relabel_short(labels, dur, gap, FIXATION, min_fixation_ms / 1000, NONE)
+    return labels
+
+
+def detect_ivt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
+               velocity_threshold_deg_s: float = 30.0, min_fixation_ms: float = 60.0,
+               min_saccade_ms: float = 6.0, *, pupil: Any = None, smooth: str = "savgol",
+               savgol_ms: float = 20.0, blinks: bool = True) -> np.ndarray:
+    """Samples -> per-sample labels (0 none, 1 fixation, 2 saccade, 3 blink) by velocity threshold.
+
+    Saccade runs shorter than `min_saccade_ms` become fixation (noise spikes); fixation runs shorter
+    than `min_fixation_ms` become 0. Velocity as in `velocity_deg_s(smooth, savgol_ms)`.
+    """
+    t = _check_time(t_s)
+    v = velocity_deg_s(t, x_px, y_px, geometry, smooth=smooth, savgol_ms=savgol_ms)
+    labels = _ivt_labels(t, v, velocity_threshold_deg_s, min_fixation_ms, min_saccade_ms)
+    return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
+
+
+def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
+               dispersion_threshold_deg: float = 1.0, min_duration_ms: float = 100.0, *,
+               pupil: Any = None, blinks: bool = True) -> np.ndarray:
+    """Samples -> per-sample labels (0 none, 1 fixation, 2 saccade, 3 blink) by dispersion threshold.
+
+    Every window of `min_duration_ms` whose dispersion (x range + y range, degrees) is within the
+    threshold marks its samples as fixation; overlapping windows merge into one fixation. Valid
+    samples covered by no such window are saccade samples (as in Salvucci & Goldberg 2000).
+    """
+    t = _check_time(t_s)
+    n = t.size
+    xd, yd = pix_to_deg(x_px, y_px, geometry)
+    valid = np.isfinite(xd) & np.isfinite(yd)
+    gap, _, typical = _timing(t)
+    w = max(2, int(np.ceil(min_duration_ms / 1000 / typical - 1e-9))) if n >= 2 else 2
+    if n < w:  # shorter than one window: nothing can be decided
+        return _finish_labels(t, x_px, y_px, np.zeros(n, np.int8), pupil, blinks)
+    labels = np.where(valid, SACCADE, NONE).astype(np.int8)
+    xf, yf = np.where(valid, xd, 0.0), np.where(valid, yd, 0.0)
+    # Forward windows [i, i+w): origin shifts scipy's centred filter so output i starts at i.
+    org = -(w // 2)
+    disp = (maximum_filter1d(xf, w, origin=org) - minimum_filter1d(xf, w, origin=org)
+            + maximum_filter1d(yf, w, origin=org) - minimum_filter1d(yf, w, origin=org))
+    bad = np.r_[0, np.cumsum(~valid)]
+    gaps = np.r_[0, np.cumsum(gap)]
+    starts = np.arange(n - w + 1)
+    clean = (bad[starts + w] == bad[starts]) & (gaps[starts + w - 1] == gaps[starts])
+    ok = np.zeros(n, bool)
+    ok[: n - w + 1] = clean & (disp[: n - w + 1] <= dispersion_threshold_deg)
+    cs = np.r_[0, np.cumsum(ok)]
+    k = np.arange(n)
+    covered = (cs[k + 1] - cs[np.maximum(0, k - w + 1)]) > 0
+    labels[covered] = FIXATION
+    # Two covered neighbours that share no window are two fixations with an instant jump between
+    # them (fast saccade at a low rate): mark the first sample after the jump as saccade.
+    joint = (cs[k[:-1] + 1] - cs[np.maximum(0, k[:-1] - w + 2)]) > 0
+    jump = np.flatnonzero(covered[:-1] & covered[1:] & ~joint & ~gap[:-1]) + 1
+    labels[jump] = SACCADE
+    return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
+
+
+def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: ScreenGeometry,
+                     pupil: Any = None, *, velocity: np.ndarray | None = None) -> pd.DataFrame:
+    """Samples + per-sample labels -> event table, one row per run of label 1, 2 or 3 (EVENT_COLUMNS).
+
+    Fixations: x, y = centroid and x_end, y_end the same (dx = dy = 0), amplitude NaN. Saccades: the
+    valid samples just before and after the run (else its own first/last), amplitude = exact angle
+    between them. Blinks: positions NaN. `velocity` (deg/s per sample) defaults to velocity_deg_s.
+    """
+    t = _check_time(t_s)
+    lab = np.asarray(labels)
+    x = np.asarray(x_px, dtype=float)
+    y = np.asarray(y_px, dtype=float)
+    if t.size == 0:
+        return pd.DataFrame({c: pd.Series(dtype=object if c == "type" else float) for c in EVENT_COLUMNS})
+    gap, dur, _ = _timing(t)
+    v = velocity_deg_s(t, x, y, geometry) if velocity is None else np.asarray(velocity, float)
+    p = np.full(t.size, np.nan) if pupil is None else np.asarray(pupil, dtype=float)
+    p = np.where(p > 0, p, np.nan)
+
+    starts, ends, vals = _runs(lab, gap)
+    # Aggregates run over every run (reduceat needs contiguous runs); label-0 runs are dropped at the end.
+    keep = np.isin(vals, (FIXATION, SACCADE, BLINK))
+
+    def run_nanmean(a: np.ndarray) -> np.ndarray:
+        """Per-sample values -> NaN-ignoring mean of each run (NaN for all-NaN runs)."""
+        fin = np.isfinite(a)
+        s = np.add.reduceat(np.where(fin, a, 0.0), starts)
+        c = np.add.reduceat(fin.astype(float), starts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(c > 0, s / np.maximum(c, 1), np.nan)
+
+    mx, my, mp = run_nanmean(x), run_nanmean(y), run_nanmean(p)
+    vmax = np.maximum.reduceat(np.where(np.isfinite(v), v, -np.inf), starts)
+    vmax = np.where(np.isfinite(vmax), vmax, np.nan)
+    start_s = t[starts]
+    end_s = t[ends - 1] + dur[ends - 1]
+    # Saccades run from the last sample before the run to the first after it (when those are valid):
+    # at low rates the labelled samples alone can miss part of a 2-3 sample movement.
+    ok = np.isfinite(x) & np.isfinite(y)
+    before = np.maximum(starts - 1, 0)
+    use_b = (starts > 0) & ok[before] & ~gap[before]
+    after = np.minimum(ends, t.size - 1)
+    use_a = (ends < t.size) & ok[after] & ~gap[ends - 1]
+    i0 = np.where((vals == SACCADE) & use_b, before, starts)
+    i1 = np.where((vals == SACCADE) & use_a, after, ends - 1)
+    x0, y0, x1, y1 = x[i0], y[i0], x[i1], y[i1]
+
+    fix, sac, blk = vals == FIXATION, vals == SACCADE, vals == BLINK
+    ex = np.where(fix, mx, np.where(sac, x0, np.nan))
+    ey = np.where(fix, my, np.where(sac, y0, np.nan))
+    ex_end = np.where(fix, mx, np.where(sac, x1, np.nan))
+    ey_end = np.where(fix, my, np.where(sac, y1, np.nan))
+    amp = np.where(sac, angular_distance_deg(x0, y0, x1, y1, geometry), np.nan)
+    out = pd.DataFrame({
+        "type": pd.Series(vals).map(LABEL_NAMES).to_numpy(dtype=object),
+        "start_s": start_s, "end_s": end_s, "duration_ms": (end_s - start_s) * 1000,
+        "x": ex, "y": ey, "x_end": ex_end, "y_end": ey_end, "dx": ex_end - ex, "dy": ey_end - ey,
+        "amplitude_deg": amp, "peak_velocity_deg_s": np.where(blk, np.nan, vmax),
+        "mean_pupil": np.where(blk, np.nan, mp),
+    })
+    return out[keep].reset_index(drop=True)
+
+
+def group_positions(frame: pd.DataFrame, groups: list[str]) -> list[tuple[Any, np.ndarray]]:
+    """Table and grouping columns -> (group key, sorted row positions) per group, in order of appearance."""
+    if not groups:
+        return [((), np.arange(len(frame)))]
+    return [(key, np.sort(pos)) for key, pos in frame.groupby(groups, sort=False, dropna=False).indices.items()]
+
+
+def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str = "ivt",
+                  **thresholds: Any) -> pd.DataFrame:
+    """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
+
+    method "ivt" or "idt"; `thresholds` go to detect_ivt / detect_idt. Samples are processed in the
+    given order within each group; timestamps must strictly increase there (ValueError names the row).
+    """
+    detectors = {"ivt": detect_ivt, "idt": detect_idt}
+    if method not in detectors:
+        raise ValueError(f"method must be one of {sorted(detectors)}, got {method!r}")
+    missing = [c for c in ("t_s", "x", "y") if c not in samples.columns]
+    if missing:
+        raise ValueError(f"samples lack required column(s) {missing}; have {list(samples.columns)}")
+    groups = [c for c in GROUP_COLUMNS if c in samples.columns]
+    has_pupil = "pupil" in samples.columns
+    params = inspect.signature(detectors[method]).parameters
+    allowed = set(params) - {"t_s", "x_px", "y_px", "geometry", "pupil"}
+    unknown = set(thresholds) - allowed
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
+                        f"allowed: {sorted(allowed)}")
+    opts = {k: params[k].default for k in allowed} | thresholds
+    frames = []
+    for key, pos in group_positions(samples, groups):  # one recording at a time; inside is vectorised
+        g = samples.iloc[pos]
+        t = _check_time(g["t_s"].to_numpy(float), g.index)
+        x, y = g["x"].to_numpy(float), g["y"].to_numpy(float)
+        pupil = g["pupil"].to_numpy(float) if has_pupil else None
+        if method == "ivt":
+            # Velocity is computed once and reused for the peak velocities of the events.
+            v = velocity_deg_s(t, x, y, geometry, smooth=opts["smooth"], savgol_ms=opts["savgol_ms"])
+            labels = _ivt_labels(t, v, opts["velocity_threshold_deg_s"], opts["min_fixation_ms"],
+                                 opts["min_saccade_ms"])
+            labels = _finish_labels(t, x, y, labels, pupil, opts["blinks"])
+        else:
+            labels = detect_idt(t, x, y, geometry, pupil=pupil, **thresholds)
+            v = None
+        ev = labels_to_events(t, x, y, labels, geometry, pupil, velocity=v)
+        key = key if isinstance(key, tuple) else (key,)
+        for col, val in zip(groups, key):
+            ev.insert(groups.index(col), col, val)
+        frames.append(ev)
+    if not frames:
+        return pd.DataFrame(columns=groups + EVENT_COLUMNS)
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,338 @@
+"""Noise calibration for private heatmaps (MECHANISMS.md §6.1-6.3): sensitivities, Liu's Theorem 3.4
+"as in the paper" with its validity threshold r*, privacy presets and the noise calculator.
+
+All numbers refer to the aggregate G = (1/n)·Σ_i min(G_i, m) on a grid of r cells, n observers (public),
+neighbours = replace one observer's whole map. The Gaussian σ always comes from
+`eyedp_core.mechanisms` (analytic Balle–Wang by default); nothing here re-implements it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from eyedp_core.dp.mechanisms import (
+    Calibration,
+    calibrate_gaussian,
+    calibrate_laplace,
+    gaussian_delta,
+    gaussian_sigma,
+    tex_number,
+)
+
+__all__ = [
+    "GridChoice",
+    "HeatmapSensitivity",
+    "PrivacyPreset",
+    "calibrate_heatmap",
+    "calibration_table",
+    "grid_for_sigma",
+    "heatmap_sensitivity",
+    "liu_thm34_sigma",
+    "liu_thm35_std",
+    "noise_std",
+    "noise_surface",
+    "observers_needed",
+    "privacy_level",
+    "privacy_presets",
+    "privacy_warnings",
+    "r_star",
+]
+
+DeltaLike = float | Callable[[np.ndarray], np.ndarray]
+
+
+# --------------------------------------------------------------------------------------------
+# sensitivities
+
+
+@dataclass(frozen=True)
+class HeatmapSensitivity:
+    """L1/L2 sensitivities of the capped mean map, with the formulas and plugged-in numbers (LaTeX)."""
+
+    r: int
+    n: int
+    m: float
+    cap_total: float | None
+    l1: float
+    l2: float
+    l1_cell_only: float
+    l2_cell_only: float
+    l1_tex: str
+    l2_tex: str
+    l1_plugged: str
+    l2_plugged: str
+    binding: str  # which cap sets Δ2: "per-cell cap m" or "total cap C"
+
+
+def _sens_values(r, n, m, cap_total):
+    """Arrays r, n, m, C (C may be None or inf) in, (Δ1, Δ2) arrays out (§6.1)."""
+    r = np.asarray(r, dtype=float)
+    n = np.asarray(n, dtype=float)
+    m = np.asarray(m, dtype=float)
+    l1 = m * r
+    l2 = m * np.sqrt(r)
+    if cap_total is not None and np.isfinite(cap_total):
+        # Non-negative maps with totals <= C: ||a-b||_1 <= 2C and ||a-b||_2^2 <= ||a||^2 + ||b||^2 <= 2mC.
+        l1 = np.minimum(l1, 2.0 * cap_total)
+        l2 = np.minimum(l2, np.sqrt(2.0 * m * cap_total))
+    return l1 / n, l2 / n
+
+
+def heatmap_sensitivity(r: int, n: int, m: float = 1.0, cap_total: float | None = None) -> HeatmapSensitivity:
+    """Cells r, observers n, per-cell cap m and optional total cap C in, HeatmapSensitivity out (§6.1)."""
+    if r < 1 or n < 1:
+        raise ValueError(f"need r >= 1 cells and n >= 1 observers, got r={r}, n={n}")
+    if not (m > 0 and math.isfinite(m)):
+        raise ValueError(f"the per-cell cap m must be > 0 (a finite public number), got {m!r}")
+    if cap_total is not None and not cap_total > 0:
+        raise ValueError(f"the total cap C must be > 0, got {cap_total!r}")
+    l1, l2 = (float(v) for v in _sens_values(r, n, m, cap_total))
+    l1c, l2c = m * r / n, m * math.sqrt(r) / n
+    t = tex_number
+    if cap_total is None:
+        l1_tex, l2_tex = r"\Delta_1 = m\,r/n", r"\Delta_2 = m\sqrt{r}/n"
+        l1_pl = rf"\Delta_1 = {t(m)}\cdot {r} / {n} = {t(l1)}"
+        l2_pl = rf"\Delta_2 = {t(m)}\cdot\sqrt{{{r}}} / {n} = {t(l2)}"
+        binding = "per-cell cap m"
+    else:
+        C = cap_total
+        l1_tex = r"\Delta_1 = \min(m\,r,\ 2C)/n"
+        l2_tex = r"\Delta_2 = \min(m\sqrt{r},\ \sqrt{2mC})/n"
+        l1_pl = rf"\Delta_1 = \min({t(m * r)},\ {t(2 * C)}) / {n} = {t(l1)}"
+        l2_pl = rf"\Delta_2 = \min({t(m * math.sqrt(r))},\ {t(math.sqrt(2 * m * C))}) / {n} = {t(l2)}"
+        binding = "total cap C" if math.sqrt(2 * m * C) < m * math.sqrt(r) else "per-cell cap m"
+    return HeatmapSensitivity(r=int(r), n=int(n), m=float(m), cap_total=cap_total, l1=l1, l2=l2,
+                              l1_cell_only=l1c, l2_cell_only=l2c, l1_tex=l1_tex, l2_tex=l2_tex,
+                              l1_plugged=l1_pl, l2_plugged=l2_pl, binding=binding)
+
+
+# --------------------------------------------------------------------------------------------
+# Liu's theorems, r*
+
+
+def liu_thm34_sigma(l2_sensitivity: float, epsilon: float, delta: float, r: float) -> float:
+    """Δ2, ε, δ, r in, Liu Thm 3.4 σ = Δ2·√(ε/2 + ln(r/δ))/ε out (as in the paper; wrong for r < r*)."""
+    return l2_sensitivity * math.sqrt(epsilon / 2.0 + math.log(r / delta)) / epsilon
+
+
+def liu_thm35_std(l1_sensitivity: float, epsilon: float) -> float:
+    """Δ1 and ε in, Liu Thm 3.5 Laplace "noise level" σ_L = √2·Δ1/ε out (a std; the scale is σ_L/√2)."""
+    return math.sqrt(2.0) * l1_sensitivity / epsilon
+
+
+def r_star(epsilon: float, delta: float) -> float:
+    """ε, δ in, r* = exp((ε·σ_an/Δ2)² − ε/2 + ln δ) out: Liu's σ is (ε, δ)-DP iff r >= r* (§6.2)."""
+    s = gaussian_sigma(1.0, epsilon, delta, method="analytic")
+    return math.exp((epsilon * s) ** 2 - epsilon / 2.0 + math.log(delta))
+
+
+# --------------------------------------------------------------------------------------------
+# calibrations
+
+
+_LIU_TEX = r"\sigma = \frac{\Delta_2}{\varepsilon}\sqrt{\frac{\varepsilon}{2} + \ln\frac{r}{\delta}}" \
+           r" \;=\; \frac{m}{n\varepsilon}\sqrt{r\left(\frac{\varepsilon}{2} + \ln\frac{r}{\delta}\right)}"
+
+
+def calibrate_heatmap(sensitivity: HeatmapSensitivity, epsilon: float, delta: float,
+                      mechanism: str = "gaussian", method: str = "analytic") -> Calibration:
+    """Sensitivity, ε, δ, mechanism ("gaussian"|"laplace") and method in, Calibration out.
+
+    Gaussian methods: "analytic" (default, exact), "classical" (ε < 1 only), "liu-thm-3.4" (as in the
+    paper: `valid` is False and `note` gives the δ actually achieved whenever r < r*)."""
+    if mechanism == "laplace":
+        cal = calibrate_laplace(sensitivity.l1, epsilon)
+        std = cal.std
+        return replace(
+            cal,
+            plugged_tex=cal.plugged_tex + rf",\quad \text{{std}} = \sqrt{{2}}\,b = {tex_number(std)}",
+            note=(f"scale b = {cal.scale:.6g}, standard deviation √2·b = {std:.6g}. Liu et al.'s "
+                  f"'noise level' σ_L (Thm 3.5) is this standard deviation, not the scale."),
+        )
+    if mechanism != "gaussian":
+        raise ValueError(f"unknown mechanism {mechanism!r}; private options are 'gaussian' and 'laplace'")
+    if method in ("analytic", "classical"):
+        return calibrate_gaussian(sensitivity.l2, epsilon, delta, method=method)
+    if method != "liu-thm-3.4":
+        raise ValueError(f"unknown Gaussian method {method!r}; use 'analytic', 'classical' or 'liu-thm-3.4'")
+    sigma = liu_thm34_sigma(sensitivity.l2, epsilon, delta, sensitivity.r)
+    rs = r_star(epsilon, delta)
+    achieved = gaussian_delta(sigma, sensitivity.l2, epsilon)
+    valid = sensitivity.r >= rs
+    if valid:
+        note = (f"r = {sensitivity.r} >= r* = {rs:.4g}: this σ happens to be enough (exact δ achieved "
+                f"{achieved:.3g} <= {delta:.3g}), but it is larger than the analytic σ.")
+    else:
+        note = (f"WARNING: r = {sensitivity.r} < r* = {rs:.4g}, so Theorem 3.4 does NOT give "
+                f"(ε={epsilon:g}, δ={delta:.3g})-DP: the exact δ at this σ is {achieved:.3g} "
+                f"({achieved / delta:.3g}× the target). Use the analytic calibration.")
+    plugged = (rf"\sigma = \frac{{{tex_number(sensitivity.l2)}}}{{{tex_number(epsilon)}}}"
+               rf"\sqrt{{{tex_number(epsilon / 2)} + \ln\frac{{{sensitivity.r}}}{{{tex_number(delta)}}}}}"
+               rf" = {tex_number(sigma)}")
+    return Calibration(mechanism="gaussian", method="liu-thm-3.4", scale=sigma, std=sigma,
+                       epsilon=float(epsilon), delta=float(delta), sensitivity=sensitivity.l2,
+                       formula_tex=_LIU_TEX, plugged_tex=plugged,
+                       guarantee="as in the paper (Liu et al. Thm 3.4); not a proof in general",
+                       valid=bool(valid), note=note)
+
+
+def calibration_table(sensitivity: HeatmapSensitivity, epsilon: float, delta: float) -> list[Calibration]:
+    """Sensitivity, ε, δ in, the calibrations to show side by side out: analytic, classical (ε < 1 only),
+    Liu Thm 3.4 (as in the paper, flagged when invalid) and Laplace."""
+    out = [calibrate_heatmap(sensitivity, epsilon, delta, "gaussian", "analytic")]
+    if epsilon < 1:
+        out.append(calibrate_heatmap(sensitivity, epsilon, delta, "gaussian", "classical"))
+    out.append(calibrate_heatmap(sensitivity, epsilon, delta, "gaussian", "liu-thm-3.4"))
+    out.append(calibrate_heatmap(sensitivity, epsilon, delta, "laplace"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# privacy levels of the paper
+
+
+@dataclass(frozen=True)
+class PrivacyPreset:
+    """A privacy level of Liu et al. §3.2 for a given n: name, ε, δ and what it means."""
+
+    name: str
+    epsilon: float
+    delta: float
+    label: str
+    note: str
+
+
+def privacy_presets(n: int) -> dict[str, PrivacyPreset]:
+    """Number of observers n in, the paper's levels "poor", "okay", "good" as PrivacyPresets out."""
+    if n < 2:
+        raise ValueError(f"privacy levels need n >= 2 observers, got {n}")
+    d = float(n) ** -1.5
+    return {
+        "poor": PrivacyPreset("poor", 1.0, 1.0 / n, "Poor: δ ≥ 1/n",
+                              "Any δ ≥ 1/n is poor whatever ε is: the mechanism may reveal one observer "
+                              "completely with probability δ, and with n observers that is expected "
+                              "to happen."),
+        "okay": PrivacyPreset("okay", 3.0, d, "Okay: ε = 3, δ = n^-1.5", f"δ = {n}^-1.5 = {d:.3g}"),
+        "good": PrivacyPreset("good", 1.0, d, "Good: ε = 1, δ = n^-1.5", f"δ = {n}^-1.5 = {d:.3g}"),
+    }
+
+
+def privacy_warnings(epsilon: float, delta: float, n: int) -> list[str]:
+    """ε, δ, n in, list of plain-language warnings out (empty when the level is acceptable)."""
+    out = []
+    if delta >= 1.0 / n:
+        out.append(f"δ = {delta:.3g} ≥ 1/n = {1.0 / n:.3g}: poor privacy. A mechanism that publishes one "
+                   "randomly chosen observer's map in the clear satisfies this δ; choose δ ≤ n^-1.5.")
+    if epsilon > 10:
+        out.append(f"ε = {epsilon:g} > 10: the guarantee is vacuous in practice "
+                   f"(e^ε = {math.exp(epsilon):.3g}).")
+    return out
+
+
+def privacy_level(epsilon: float, delta: float, n: int) -> str:
+    """ε, δ, n in, the paper's level out: "poor", "good", "okay" or "custom"."""
+    if delta >= 1.0 / n:
+        return "poor"
+    if delta <= n ** -1.5 * (1 + 1e-12):
+        if epsilon <= 1.0:
+            return "good"
+        if epsilon <= 3.0:
+            return "okay"
+    return "custom"
+
+
+# --------------------------------------------------------------------------------------------
+# noise calculator
+
+
+def _delta_of(delta: DeltaLike, n: np.ndarray) -> np.ndarray:
+    if callable(delta):
+        return np.asarray(delta(n), dtype=float)
+    return np.broadcast_to(float(delta), np.shape(n)).astype(float)
+
+
+def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total: float | None = None,
+              mechanism: str = "gaussian", method: str = "analytic") -> np.ndarray:
+    """Observers n and cells r (broadcastable arrays), ε, δ (number or function of n), caps, mechanism and
+    method in, per-cell noise standard deviation array out (Laplace: √2·b)."""
+    n_arr, r_arr = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(r, dtype=float))
+    l1, l2 = _sens_values(r_arr, n_arr, m, cap_total)
+    if mechanism == "laplace":
+        return math.sqrt(2.0) * l1 / epsilon
+    d = _delta_of(delta, n_arr)
+    if method == "liu-thm-3.4":
+        return l2 * np.sqrt(epsilon / 2.0 + np.log(r_arr / d)) / epsilon
+    # σ = Δ2 · s(ε, δ): one root-find per distinct δ, the rest is broadcasting.
+    uniq, inv = np.unique(d, return_inverse=True)
+    unit = np.array([gaussian_sigma(1.0, epsilon, float(v), method=method) for v in uniq])
+    return l2 * unit[inv.reshape(d.shape)]
+
+
+def noise_surface(n_values, sqrt_r_values, epsilon: float, delta: DeltaLike, m: float = 1.0,
+                  cap_total: float | None = None, mechanism: str = "gaussian",
+                  method: str = "analytic") -> pd.DataFrame:
+    """Observer counts, √r values (grid side), ε, δ (number or function of n) and caps in, tidy DataFrame
+    (n, sqrt_r, r, delta, std) out — Liu et al. Figure 2(a) with a proven calibration."""
+    n_grid, s_grid = np.meshgrid(np.asarray(n_values, dtype=float), np.asarray(sqrt_r_values, dtype=float),
+                                 indexing="ij")
+    r_grid = np.round(s_grid ** 2)
+    std = noise_std(n_grid, r_grid, epsilon, delta, m, cap_total, mechanism, method)
+    return pd.DataFrame({"n": n_grid.ravel().astype(int), "sqrt_r": s_grid.ravel(), "r": r_grid.ravel(),
+                         "delta": _delta_of(delta, n_grid).ravel() if mechanism == "gaussian" else 0.0,
+                         "std": np.asarray(std).ravel()})
+
+
+def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike, m: float = 1.0,
+                     cap_total: float | None = None, mechanism: str = "gaussian", method: str = "analytic",
+                     n_max: int = 10**12) -> int | None:
+    """Target noise std, cells r, ε, δ (number or function of n) and caps in, the smallest n with
+    noise_std(n) <= target out (None if not reached by n_max)."""
+    def f(n: int) -> float:
+        if mechanism == "gaussian" and not 0 < float(_delta_of(delta, np.asarray(n))) < 1:
+            return math.inf  # e.g. δ = n^-1.5 at n = 1: no Gaussian calibration exists
+        return float(noise_std(n, r, epsilon, delta, m, cap_total, mechanism, method))
+
+    if f(1) <= target_std:
+        return 1
+    hi = 2
+    while f(hi) > target_std:
+        hi *= 2
+        if hi > n_max:
+            return None
+    lo = hi // 2  # f(lo) > target >= f(hi); σ(n) decreases in n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if f(mid) <= target_std:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@dataclass(frozen=True)
+class GridChoice:
+    """Answer of the grid calculator: cell size in px, grid shape (rows, cols), cells r and the noise std."""
+
+    cell: int
+    grid_shape: tuple[int, int]
+    r: int
+    std: float
+
+
+def grid_for_sigma(target_std: float, n: int, width: int, height: int, epsilon: float, delta: DeltaLike,
+                   m: float = 1.0, cap_total: float | None = None, mechanism: str = "gaussian",
+                   method: str = "analytic") -> GridChoice | None:
+    """Target std, observers n, stimulus size, ε, δ, caps in, the finest grid (smallest cell) whose noise
+    std is <= target out (None if even a single cell is too noisy)."""
+    cells = np.arange(1, max(width, height) + 1)
+    rows, cols = -(-height // cells), -(-width // cells)
+    stds = noise_std(n, rows * cols, epsilon, delta, m, cap_total, mechanism, method)
+    ok = np.flatnonzero(stds <= target_std)
+    if ok.size == 0:
+        return None
+    i = ok[0]
+    return GridChoice(int(cells[i]), (int(rows[i]), int(cols[i])), int(rows[i] * cols[i]), float(stds[i]))

@@ -1,0 +1,1 @@
+"""Gaze-samples view: computations on raw gaze streams (events for display; privacy methods of David-John et al.)."""

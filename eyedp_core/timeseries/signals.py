@@ -1,0 +1,178 @@
+"""Feature tables to series tensors, mechanism dispatch by label, correlation curves and ACFs.
+
+Glue for the Time-series view: turns the wide feature table (participant, task, window, t_start_s,
+one column per feature) into a (recordings, features, T) array at a public length, runs a mechanism
+chosen by its label, and computes Bozkir et al.'s correlation-versus-lag curves (Figures 1, 3–6) and
+per-participant ACFs through `metrics`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from eyedp_core import metrics
+
+from eyedp_core.timeseries import steil
+
+from eyedp_core.timeseries import mechanisms as timeseries
+from eyedp_core.timeseries.sensitivity import chunk_differences, to_public_length
+
+__all__ = [
+    "DEFAULT_MECHANISMS",
+    "acf_table",
+    "correlation_curves",
+    "difference_signal",
+    "feature_columns",
+    "feature_tensor",
+    "parse_mechanism",
+    "run_mechanism",
+]
+
+DEFAULT_MECHANISMS: tuple[str, ...] = (
+    "LPA",
+    "FPA",
+    "CFPA-32",
+    "CFPA-64",
+    "CFPA-128",
+    "DCFPA-32",
+    "DCFPA-64",
+    "DCFPA-128",
+)
+_ID_COLUMNS = ("participant", "gender", "task", "window", "t_start_s", "t_end_s", "document", "recording")
+_LABEL = re.compile(r"^(LPA|FPA|CFPA|DCFPA|STEIL|STEIL-PUBLISHED)(?:-(\d+))?$", re.IGNORECASE)
+
+
+def parse_mechanism(label: str) -> tuple[str, int | None]:
+    """Label like "CFPA-64", "FPA", "Steil-10" in, (family in lower case, chunk or window or None) out."""
+    m = _LABEL.match(label.strip())
+    if not m:
+        raise ValueError(f"unknown mechanism label {label!r}; use e.g. LPA, FPA, CFPA-32, DCFPA-64, Steil-10")
+    family = m.group(1).lower()
+    size = int(m.group(2)) if m.group(2) else None
+    if family in ("cfpa", "dcfpa") and size is None:
+        raise ValueError(f"{label!r} needs a chunk length, e.g. {label.upper()}-32")
+    return family, size
+
+
+def feature_columns(table: pd.DataFrame) -> list[str]:
+    """Wide feature table in, the names of its numeric feature columns (identifier columns excluded) out."""
+    return [c for c in table.columns if c not in _ID_COLUMNS and pd.api.types.is_numeric_dtype(table[c])]
+
+
+def feature_tensor(
+    table: pd.DataFrame,
+    features: Sequence[str] | None = None,
+    *,
+    length: int | None = None,
+    fill: float | np.ndarray | str = "edge",
+    recording_cols: Sequence[str] = ("participant", "task"),
+    order_col: str = "window",
+) -> tuple[np.ndarray, pd.DataFrame]:
+    """Wide table in, (array (recordings, features, T), recordings table with true lengths) out.
+
+    Every recording's series are sorted by `order_col` and padded/truncated to the PUBLIC length T
+    (MECHANISMS.md §0.5). length=None takes the longest recording — fine for exploration, but the
+    length is then read from the data; pass a public T for anything shown as private.
+    """
+    feats = list(features) if features is not None else feature_columns(table)
+    cols = [c for c in recording_cols if c in table.columns]
+    if not cols:
+        raise ValueError(f"the table needs at least one of the recording columns {tuple(recording_cols)}")
+    df = table.sort_values(cols + ([order_col] if order_col in table.columns else []), kind="stable")
+    codes = df.groupby(cols, sort=False, observed=True).ngroup().to_numpy()
+    pos = df.groupby(cols, sort=False, observed=True).cumcount().to_numpy()
+    recs = df[cols].drop_duplicates().reset_index(drop=True)
+    recs["length"] = np.bincount(codes, minlength=len(recs))
+    t_max = int(recs["length"].max())
+    raw = np.full((len(recs), len(feats), t_max), np.nan)
+    raw[codes, :, pos] = df[feats].to_numpy(dtype=float)
+    t = t_max if length is None else int(length)
+    if isinstance(fill, str):
+        return to_public_length(raw, t, fill), recs
+    per_feature = np.broadcast_to(np.asarray(fill, dtype=float), (len(feats),))
+    return to_public_length(raw, t, np.broadcast_to(per_feature, (len(recs), len(feats)))), recs
+
+
+def run_mechanism(
+    x: np.ndarray,
+    label: str,
+    *,
+    epsilon: float | np.ndarray,
+    rng: np.random.Generator,
+    bounds: tuple,
+    k: int | np.ndarray = 1,
+    sensitivity: float | np.ndarray | None = None,
+    increment_bound: float | np.ndarray | None = None,
+    norm: timeseries.Norm = "backward",
+) -> np.ndarray:
+    """Series (..., T), mechanism label, per-invocation ε, rng, public bounds in, the mechanism's output out.
+
+    Steil labels ("Steil-w", "Steil-published-w") return the subsampled length ⌈T/w⌉; every other
+    label returns (..., T).
+    """
+    family, size = parse_mechanism(label)
+    common = {"epsilon": epsilon, "rng": rng, "bounds": bounds}
+    if family == "lpa":
+        return timeseries.lpa(x, sensitivity=sensitivity, **common)
+    if family == "fpa":
+        return timeseries.fpa(x, k=k, sensitivity=sensitivity, norm=norm, **common)
+    if family == "cfpa":
+        return timeseries.cfpa(x, k=k, chunk=size, sensitivity=sensitivity, norm=norm, **common)
+    if family == "dcfpa":
+        return timeseries.dcfpa(
+            x, k=k, chunk=size, sensitivity=sensitivity, increment_bound=increment_bound, norm=norm, **common
+        )
+    w = size or 1
+    if family == "steil":
+        return steil.steil_laplace(x, w=w, sensitivity=sensitivity, **common)
+    lo, hi = bounds
+    return steil.steil_published(
+        x, epsilon=epsilon, value_range=np.asarray(hi, float) - np.asarray(lo, float), rng=rng, w=w
+    )
+
+
+def difference_signal(x: np.ndarray) -> np.ndarray:
+    """Series (..., T) in, Bozkir Eq. 8 difference signal (d_1 = x_1, d_t = x_t − x_{t−1}) out."""
+    arr = np.asarray(x, dtype=float)
+    return chunk_differences(arr, arr.shape[-1])
+
+
+def correlation_curves(
+    signals: Mapping[str, np.ndarray], ref_index: int = 4, max_lag: int | None = None
+) -> pd.DataFrame:
+    """{name: (participants, T)} in, tidy DataFrame signal, lag, cc (CC across participants vs Δt) out.
+
+    Bozkir et al.'s Figures 1, 3–6: correlation between the sample at `ref_index` (default the fifth)
+    and the sample Δt later, across participants, via metrics.lag_correlation.
+    """
+    frames = []
+    for name, sig in signals.items():
+        cc = metrics.lag_correlation(np.asarray(sig, dtype=float), ref_index=ref_index, max_lag=max_lag)
+        frames.append(pd.DataFrame({"signal": name, "lag": np.arange(cc.size), "cc": cc}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def acf_table(
+    signals: Mapping[str, np.ndarray], max_lag: int, participants: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """{name: (participants, T)} in, tidy DataFrame signal, participant, lag, acf (metrics.acf) out."""
+    frames = []
+    for name, sig in signals.items():
+        arr = np.atleast_2d(np.asarray(sig, dtype=float))
+        r = metrics.acf(arr, max_lag)
+        ids = list(participants) if participants is not None else [str(i) for i in range(arr.shape[0])]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "signal": name,
+                    "participant": np.repeat(ids, max_lag + 1),
+                    "lag": np.tile(np.arange(max_lag + 1), arr.shape[0]),
+                    "acf": r.reshape(-1),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)

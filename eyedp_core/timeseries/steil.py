@@ -1,0 +1,175 @@
+"""Steil et al.'s per-feature mechanism: the provable Laplace form and the published sampler (not DP).
+
+MECHANISMS.md §7. The faithful replacement (§7.3) releases every element of a (possibly subsampled)
+series with i.i.d. Lap(T'·R_i/ε_i) noise, T' the released length, R_i the public range. The published
+sampler (§7.1) moves every element by the same random magnitude; it is NOT differentially private
+(§7.2) and exists here only to reproduce the paper, labelled `PUBLISHED_LABEL`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from eyedp_core.dp import mechanisms
+from eyedp_core.timeseries.calibration import mark_sensitivity
+from eyedp_core.timeseries.sensitivity import as_float_series, clamp, row_param, value_range
+
+__all__ = [
+    "PUBLISHED_LABEL",
+    "published_log_density",
+    "published_range",
+    "published_worst_log_ratio",
+    "steil_calibration",
+    "steil_laplace",
+    "steil_published",
+    "steil_scale",
+    "subsample",
+    "subsampled_length",
+]
+
+PUBLISHED_LABEL = "Steil et al. sampler, as published — not differentially private"
+
+
+def subsampled_length(length: int, w: int) -> int:
+    """Series length T and window w in, released length T' = ⌈T/w⌉ (one sample per window) out."""
+    if w < 1 or length < 1:
+        raise ValueError("window w and length must be >= 1")
+    return -(-int(length) // int(w))
+
+
+def subsample(x: np.ndarray, w: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Series (..., T), window w, rng in, (one sample per non-overlapping window (..., T'), positions) out.
+
+    Positions are drawn uniformly inside each window, independently per series and of the data
+    (§7.3); the last window may be partial. w = 1 returns the series and 0 … T−1.
+    """
+    arr = np.asarray(x, dtype=float)
+    t = arr.shape[-1]
+    tp = subsampled_length(t, w)
+    starts = np.arange(tp) * int(w)
+    widths = np.minimum(int(w), t - starts)
+    if w == 1:
+        return arr.copy(), np.broadcast_to(starts, arr.shape).copy()
+    offsets = np.floor(rng.random(arr.shape[:-1] + (tp,)) * widths).astype(int)
+    pos = starts + offsets
+    return np.take_along_axis(arr, pos, axis=-1), pos
+
+
+def steil_scale(
+    length: int, w: int, epsilon: float | np.ndarray, value_range: float | np.ndarray
+) -> np.ndarray | float:
+    """Length T, window w, per-feature ε_i, public range R_i in, Laplace scale b_i = T'·R_i/ε_i out."""
+    eps = np.asarray(epsilon, dtype=float)
+    if np.any(eps <= 0):
+        raise ValueError("epsilon must be > 0")
+    return subsampled_length(length, w) * np.asarray(value_range, dtype=float) / eps
+
+
+def steil_calibration(
+    length: int, w: int, epsilon: float, value_range: float, sensitivity_type: str = "public"
+) -> mechanisms.Calibration:
+    """Length, window, ε_i, range R_i in, Calibration of the faithful Steil mechanism (Lap(T'R/ε)) out."""
+    tp = subsampled_length(length, w)
+    cal = mechanisms.calibrate_laplace(tp * float(value_range), epsilon)
+    plugged = (
+        rf"b = T' R/\varepsilon = {tp}\cdot {mechanisms.tex_number(value_range)}"
+        rf" / {mechanisms.tex_number(epsilon)} = {mechanisms.tex_number(cal.scale)}"
+    )
+    cal = dataclasses.replace(
+        cal,
+        method="steil-laplace",
+        formula_tex=r"b = T'\,R_i/\varepsilon_i",
+        plugged_tex=plugged,
+        note=f"T' = ⌈T/w⌉ = {tp} released samples, one per window of w = {w}",
+    )
+    return mark_sensitivity(cal, sensitivity_type)
+
+
+def steil_laplace(
+    x: np.ndarray,
+    *,
+    epsilon: float | np.ndarray,
+    rng: np.random.Generator,
+    bounds: tuple | None = None,
+    sensitivity: float | np.ndarray | None = None,
+    w: int = 1,
+    return_positions: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Series (..., T), per-feature ε_i, bounds or L1 sensitivity of the RELEASED series, window w in,
+    subsampled series + i.i.d. Lap(T'·R_i/ε_i) (..., T') out (provable replacement, §7.3)."""
+    if sensitivity is None and bounds is None:
+        raise ValueError("give either public bounds=(L, U) or the L1 sensitivity of the released series")
+    arr = as_float_series(x)
+    if bounds is not None:
+        arr = clamp(arr, bounds)
+    sub, pos = subsample(arr, w, rng)
+    lead = arr.shape[:-1]
+    if sensitivity is None:
+        d1 = sub.shape[-1] * value_range(bounds, lead)
+    else:
+        d1 = row_param(sensitivity, lead, "sensitivity")
+    scale = np.vectorize(mechanisms.laplace_scale, otypes=[float])(d1, row_param(epsilon, lead, "epsilon"))
+    out = sub + rng.laplace(size=sub.shape) * scale[..., None]
+    return (out, pos) if return_positions else out
+
+
+def published_range(x: np.ndarray, axis: tuple[int, ...] | int | None = None) -> np.ndarray | float:
+    """Data (participants, …, T) in, Steil's data-derived δ_i = max − min out (NOT a DP sensitivity)."""
+    arr = np.asarray(x, dtype=float)
+    return np.nanmax(arr, axis=axis) - np.nanmin(arr, axis=axis)
+
+
+def steil_published(
+    x: np.ndarray,
+    *,
+    epsilon: float | np.ndarray,
+    value_range: float | np.ndarray,
+    rng: np.random.Generator,
+    w: int = 1,
+) -> np.ndarray:
+    """Series (..., T), nominal ε_i, range δ_i, window w in, the paper's sampler output (..., T') out.
+
+    NOT DIFFERENTIALLY PRIVATE (MECHANISMS.md §7.2) — reproduction only: one y ~ Exp(scale 1/λ_i) per
+    series with λ_i = ε_i/(2·t_max·δ_i), and r_j = p_j ± ln(y)/(λ_i·t_max) with a random sign per
+    element, t_max the released length.
+    """
+    arr = as_float_series(x)
+    sub, _ = subsample(arr, w, rng)
+    lead, t_max = sub.shape[:-1], sub.shape[-1]
+    eps = row_param(epsilon, lead, "epsilon")
+    delta = row_param(value_range, lead, "value_range")
+    lam = eps / (2.0 * t_max * delta)
+    y = rng.exponential(scale=1.0 / lam)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=sub.shape)
+    return sub + signs * (np.log(y) / (lam * t_max))[..., None]
+
+
+def published_log_density(z: np.ndarray, epsilon: float, value_range: float) -> np.ndarray:
+    """Displacement z, nominal ε, range δ in, log density of the published sampler for T = 1 out.
+
+    Z = S·ln(Y)/λ, Y ~ Exp(rate λ), λ = ε/(2δ), S a fair sign: f_Z(z) = (f_W(z) + f_W(−z))/2 with
+    f_W(w) = λ²·e^{λw}·exp(−λe^{λw}).
+    """
+    lam = float(epsilon) / (2.0 * float(value_range))
+    zz = np.asarray(z, dtype=float)
+
+    def log_fw(v: np.ndarray) -> np.ndarray:
+        return 2.0 * math.log(lam) + lam * v - lam * np.exp(lam * v)
+
+    return np.logaddexp(log_fw(zz), log_fw(-zz)) - math.log(2.0)
+
+
+def published_worst_log_ratio(epsilon: float, value_range: float, grid: np.ndarray | None = None) -> float:
+    """Nominal ε, range δ (optional z grid) in, max_z |ln f_Z(z) − ln f_Z(z − δ)| of the published sampler.
+
+    A true ε-DP mechanism keeps this ≤ ε; the published sampler exceeds it (V-STEIL-3).
+    """
+    delta = float(value_range)
+    if grid is None:
+        scale = 2.0 * delta / float(epsilon)
+        grid = np.linspace(-40.0 * scale, 40.0 * scale, 400_001)
+    diff = published_log_density(grid, epsilon, delta) - published_log_density(grid - delta, epsilon, delta)
+    return float(np.max(np.abs(diff)))

@@ -1,0 +1,103 @@
+"""Time-series view, Steil et al. panel: the provable Laplace form, and the published sampler under a red banner."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from eyedp_core.timeseries.steil import (PUBLISHED_LABEL, published_range, steil_calibration, steil_laplace, steil_published,
+                              subsample, subsampled_length)
+from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases
+from ui import theme
+from ui.timeseries import figs
+from ui.timeseries import view as tv
+from ui.timeseries.data import feature_label
+from ui.timeseries.panels import VIEW, Ctx, record
+from ui.widgets import badge, calibration_box, fmt_num
+
+
+def steil_panel(c: Ctx) -> None:
+    """Steil's per-feature mechanism on the shown series: faithful Laplace form and, on request, as published."""
+    if c.row is None:
+        st.info("Choose a participant and task with a recording to see Steil et al.'s mechanism.")
+        return
+    a, b = st.columns([1, 1.3])
+    w = a.slider("Subsampling window w (one random sample kept per w windows)", 1, 20, 10, key="ts_steil_w",
+                 help="Steil et al. use w = 10; the positions are drawn independently of the data.")
+    shown = b.toggle("Also show the sampler as published (not differentially private)", value=False,
+                     key="ts_steil_published")
+    t_len, n_feat, n_rec = c.data.length, len(c.data.names), c.plan.n_recordings
+    plan = epsilon_plan(c.s.mode, c.s.epsilon, "steil", None, t_len, n_feat, n_rec)
+    eps_i = plan.per_invocation
+    lo, hi = c.bounds_f
+    series = np.asarray(c.data.x[c.row, c.f, :])
+    rng = np.random.default_rng([c.s.seed, 10])
+    out, pos = steil_laplace(series, epsilon=eps_i, rng=rng, bounds=(lo, hi), w=w, return_positions=True)
+    t, t_title = figs.time_axis(t_len, c.info.step_s)
+    clean = np.clip(series, lo, hi)
+    y_title = feature_label(c.feature)
+    tp = subsampled_length(t_len, w)
+    left, right = st.columns([2, 1], gap="medium")
+    with left:
+        st.plotly_chart(figs.steil_figure(
+            t, t_title, clean, pos, out, f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})", theme.color_for(
+                "Steil (faithful)"), y_title,
+            f"{c.feature} — {c.participant}{', ' + c.task if c.task else ''}: Steil et al., provable Laplace form"))
+    with right:
+        calibration_box(steil_calibration(t_len, w, eps_i, hi - lo, c.sens_type),
+                        "Steil et al., faithful replacement (§7.3)")
+    st.markdown(
+        f"Each released sample gets i.i.d. Laplace noise of scale b = T′·R/ε_i with T′ = ⌈T/w⌉ = {tp}. Budget: "
+        f"ε_i = {fmt_num(eps_i)} per feature series "
+        f"({'as you set it' if c.s.mode == 'paper' else 'your total split'}), "
+        f"so each participant gets **ε = {fmt_num(plan.participant_total)}** over {n_feat} features × {n_rec} "
+        f"recordings (Steil et al. count Σ_i ε_i = {fmt_num(plan.paper_total)}, one recording).")
+    releases = plan_releases(plan, view=VIEW, sensitivity_type=c.sens_type,
+                             label=f"Steil (Laplace form), w = {w}, T′ = {tp}: {n_feat} features × {n_rec} recordings,"
+                                   f" ε_i = {eps_i:.4g}")
+    if shown:
+        _published(c, series, w, eps_i, t, t_title, y_title)
+        pub = epsilon_plan(c.s.mode, c.s.epsilon, "steil-published", None, t_len, n_feat, n_rec)
+        releases += plan_releases(pub, view=VIEW, sensitivity_type="data-derived",
+                                  label=f"{PUBLISHED_LABEL}, w = {w}, nominal ε_i = {eps_i:.4g}")
+    if st.button("Record the Steil release in the privacy ledger", key="ts_steil_record"):
+        record(releases, steil=True)
+        st.session_state["ts_recorded_msg"] = ("Recorded: " + "; ".join(
+            f"{r.mechanism} (ε = {'∞' if np.isinf(r.epsilon) else fmt_num(r.epsilon)} × {r.count})" for r in releases))
+        st.rerun()
+
+
+def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, t_title: str, y_title: str) -> None:
+    """The published sampler under its red banner: output, nominal ε and how far from ε-DP it is."""
+    st.error("**As published — not differentially private.** Shown for reproduction only: every sample moves by "
+             "the same random magnitude (a degenerate support), the score favours outputs far from the data, and the "
+             "range δ_i is read from the data (MECHANISMS §7.2). No privacy claim can be made; the ledger records it "
+             "with ε = ∞.", icon=":material/dangerous:")
+    delta_i = float(published_range(c.data.x[:, c.f, :]))
+    if delta_i <= 0:
+        st.info("This feature is constant in the data, so the published range δ_i is 0 and the sampler is undefined.")
+        return
+    out = steil_published(series, epsilon=eps_i, value_range=delta_i, rng=np.random.default_rng([c.s.seed, 11]), w=w)
+    # The sampler subsamples first, so the same seed gives the positions it used.
+    sub, pos = subsample(series, w, np.random.default_rng([c.s.seed, 11]))
+    moves = np.abs(out - sub)
+    left, right = st.columns([2, 1], gap="medium")
+    with left:
+        st.plotly_chart(figs.steil_figure(t, t_title, series, pos, out,
+                                          f"as published (nominal ε_i = {fmt_num(eps_i)})",
+                                          theme.color_for("Steil (as published)"), y_title,
+                                          "Steil et al.'s sampler as published — NOT differentially private",
+                                          clean_name="clean (not clamped: the sampler does not clamp)"))
+    with right:
+        worst = tv.steil_worst_ratio(eps_i, delta_i)
+        st.markdown(f"{badge('not DP', 'notdp')} nominal ε_i = {fmt_num(eps_i)}, data-derived δ_i = "
+                    f"{fmt_num(delta_i)}", unsafe_allow_html=True)
+        st.metric("Privacy loss of the released series", "∞" if moves.size >= 2 else f"{worst:.3g}",
+                  help="For two or more released values every sample moves by the same distance, so an output "
+                       "possible under one input is impossible under almost every other: no finite ε (§7.2, "
+                       "V-STEIL-2).")
+        verdict = "above" if worst > eps_i else "below"
+        st.caption(f"One released value alone (T = 1): worst log density ratio {worst:.3g}, {verdict} the nominal "
+                   f"ε_i = {fmt_num(eps_i)} (V-STEIL-3: 1.07 at ε = 1, δ = 1).")
+        same = np.unique(np.round(moves, 9)).size
+        st.caption(f"All {moves.size} released samples moved by the same distance |shift| = {fmt_num(float(moves[0]))} "
+                   f"({same} distinct value{'s' if same > 1 else ''}): seeing one shift reveals all the others.")
