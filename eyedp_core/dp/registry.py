@@ -1,0 +1,129 @@
+"""The one registry of mechanism names: each mechanism's key, its noise family, view, unit and plain words.
+
+Code compares `Mech` members, never free strings; `Mech("CFPA")` parses a stored name and
+`Mech.parse("CFPA-32")` splits the chunked labels the pages use. docs/PRIVACY_MODEL.md names the
+neighbouring relation of each unit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["Family", "Mech", "MechInfo", "TIME_SERIES", "HEATMAP"]
+
+
+class Family(str, Enum):
+    """The noise law a mechanism draws from."""
+
+    LAPLACE = "laplace"
+    GAUSSIAN = "gaussian"
+    EXPONENTIAL = "exponential"  # exponential mechanism (private selection)
+    PLANAR_LAPLACE = "planar-laplace"
+    NONE = "none"  # not a noise mechanism (k-anonymity and other syntactic methods)
+
+
+@dataclass(frozen=True)
+class MechInfo:
+    """What the registry knows about one mechanism."""
+
+    family: Family
+    view: str
+    unit: str
+    words: str
+    paper: str
+    chunked: bool = False
+    is_dp: bool = True
+
+
+class Mech(str, Enum):
+    """Every mechanism EyeDP runs or shows, by its stored name."""
+
+    LPA = "LPA"
+    FPA = "FPA"
+    CFPA = "CFPA"
+    DCFPA = "DCFPA"
+    STEIL = "Steil"
+    STEIL_PUBLISHED = "Steil (published)"
+    HEATMAP_GAUSSIAN = "heatmap Gaussian"
+    HEATMAP_LAPLACE = "heatmap Laplace"
+    CAP_SELECTION = "private choice of m"
+    KALEIDO = "Kaleido"
+    K_ANONYMITY = "k-anonymity"
+    K_SAME_SYNTH = "k-same-synth"
+
+    @property
+    def info(self) -> MechInfo:
+        """The registry row of this mechanism."""
+        return _TABLE[self]
+
+    @property
+    def family(self) -> Family:
+        """The noise family of this mechanism."""
+        return _TABLE[self].family
+
+    @property
+    def words(self) -> str:
+        """What the mechanism does, in plain words (acronym second)."""
+        return _TABLE[self].words
+
+    def label(self, chunk: int | None = None) -> str:
+        """Chunk size in, the page label out ("CFPA-32" for chunked mechanisms, the name otherwise)."""
+        return f"{self.value}-{int(chunk)}" if self.info.chunked and chunk else self.value
+
+    @classmethod
+    def parse(cls, label: str) -> tuple["Mech", int | None]:
+        """A label such as "LPA", "FPA" or "CFPA-32" in, (mechanism, chunk size or None) out."""
+        name, _, size = str(label).strip().partition("-")
+        try:
+            mech = cls(name)
+        except ValueError:
+            known = ", ".join(m.value for m in TIME_SERIES)
+            raise ValueError(f"unknown mechanism {label!r}; time-series mechanisms are {known} "
+                             "(chunked ones as CFPA-32, DCFPA-64, ...)") from None
+        if mech.info.chunked:
+            if not size.isdigit() or int(size) < 2:
+                raise ValueError(f"{label!r}: a chunked mechanism needs a chunk size >= 2, e.g. {name}-32")
+            return mech, int(size)
+        if size:
+            raise ValueError(f"{label!r}: {name} takes no chunk size")
+        return mech, None
+
+
+_TABLE: dict[Mech, MechInfo] = {
+    Mech.LPA: MechInfo(Family.LAPLACE, "Time series", "participant",
+                       "adds Laplace noise to every sample of the series", "Bozkir et al."),
+    Mech.FPA: MechInfo(Family.LAPLACE, "Time series", "participant",
+                       "keeps the first k Fourier coefficients of the whole series and adds noise to them",
+                       "Bozkir et al."),
+    Mech.CFPA: MechInfo(Family.LAPLACE, "Time series", "participant",
+                        "cuts the series into chunks and adds noise to the first k Fourier coefficients of each",
+                        "Bozkir et al.", chunked=True),
+    Mech.DCFPA: MechInfo(Family.LAPLACE, "Time series", "participant",
+                         "like the chunked Fourier mechanism, but on the differences between samples",
+                         "Bozkir et al.", chunked=True),
+    Mech.STEIL: MechInfo(Family.LAPLACE, "Time series", "participant",
+                         "subsamples each feature and adds Laplace noise with public bounds", "Steil et al."),
+    Mech.STEIL_PUBLISHED: MechInfo(Family.EXPONENTIAL, "Time series", "participant",
+                                   "the published exponential-mechanism sampler (not differentially private)",
+                                   "Steil et al.", is_dp=False),
+    Mech.HEATMAP_GAUSSIAN: MechInfo(Family.GAUSSIAN, "Heatmaps", "observer",
+                                    "adds Gaussian noise to every cell of the averaged, capped gaze map",
+                                    "Liu et al."),
+    Mech.HEATMAP_LAPLACE: MechInfo(Family.LAPLACE, "Heatmaps", "observer",
+                                   "adds Laplace noise to every cell of the averaged, capped gaze map", "Liu et al."),
+    Mech.CAP_SELECTION: MechInfo(Family.EXPONENTIAL, "Heatmaps", "observer",
+                                 "chooses the per-observer cap m privately from a public list of candidates",
+                                 "Liu et al."),
+    Mech.KALEIDO: MechInfo(Family.PLANAR_LAPLACE, "Gaze samples", "w-event",
+                           "moves each gaze sample by planar Laplace noise, with a budget per window of samples",
+                           "David-John et al."),
+    Mech.K_ANONYMITY: MechInfo(Family.NONE, "Gaze samples", "record",
+                               "generalises demographics so every combination is shared by at least k people",
+                               "David-John et al.", is_dp=False),
+    Mech.K_SAME_SYNTH: MechInfo(Family.NONE, "Gaze samples", "record",
+                                "replaces each person's event parameters by those of a group of at least k",
+                                "David-John et al.", is_dp=False),
+}
+
+TIME_SERIES: tuple[Mech, ...] = (Mech.LPA, Mech.FPA, Mech.CFPA, Mech.DCFPA)
+HEATMAP: tuple[Mech, ...] = (Mech.HEATMAP_GAUSSIAN, Mech.HEATMAP_LAPLACE)
