@@ -45,6 +45,9 @@ class Release:
     count: int = 1
     participants: tuple[str, ...] | None = None
     tuned_on_private_data: bool = False
+    # Parameters treated as public that were in fact read off the private data (e.g. "length T = 431,
+    # the longest recording"): each one is a caveat on the guarantee (docs/PRIVACY_MODEL.md §0.5, §0.7).
+    data_derived_parameters: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -69,6 +72,9 @@ class Release:
             if isinstance(self.participants, str):
                 raise ValueError("participants must be a sequence of ids, not a single string")
             object.__setattr__(self, "participants", tuple(str(p) for p in self.participants))
+        if isinstance(self.data_derived_parameters, str):
+            raise ValueError("data_derived_parameters must be a sequence of descriptions, not a single string")
+        object.__setattr__(self, "data_derived_parameters", tuple(str(p) for p in self.data_derived_parameters))
 
     @property
     def epsilon_total(self) -> float:
@@ -187,7 +193,7 @@ class Ledger:
     def to_frame(self) -> pd.DataFrame:
         """Ledger in, one table row per release (inputs plus the ε·count, δ·count charged) out."""
         cols = ["view", "label", "unit", "mechanism", "sensitivity_type", "epsilon", "delta", "count",
-                "epsilon_total", "delta_total", "participants", "tuned_on_private_data"]
+                "epsilon_total", "delta_total", "participants", "tuned_on_private_data", "data_derived_parameters"]
         rows = []
         for r in self._releases:
             if r.participants is None:
@@ -199,7 +205,8 @@ class Ledger:
             rows.append({"view": r.view, "label": r.label, "unit": r.unit, "mechanism": r.mechanism,
                          "sensitivity_type": r.sensitivity_type, "epsilon": r.epsilon, "delta": r.delta,
                          "count": r.count, "epsilon_total": r.epsilon_total, "delta_total": r.delta_total,
-                         "participants": who, "tuned_on_private_data": r.tuned_on_private_data})
+                         "participants": who, "tuned_on_private_data": r.tuned_on_private_data,
+                         "data_derived_parameters": "; ".join(r.data_derived_parameters)})
         return pd.DataFrame(rows, columns=cols)
 
     def warnings(self) -> list[str]:
@@ -213,6 +220,9 @@ class Ledger:
             if r.tuned_on_private_data:
                 out.append(f"{name}: parameters were tuned on the private data; "
                            "the stated ε excludes tuning.")
+            for what in r.data_derived_parameters:
+                out.append(f"{name}: {what} was read off the private data and treated as public; "
+                           "the stated ε does not cover what that value reveals.")
             if r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
                 out.append(f"{name}: ε = {r.epsilon:.4g} protects only one {r.unit}, not the whole person; "
                            f"the worst case for the person is the sum over all their {r.unit}s "
