@@ -1,4 +1,4 @@
-"""Utility metrics: NMSE variants (MECHANISMS.md §5), correlation, lag correlation and ACF.
+"""Utility metrics: NMSE variants (docs/PRIVACY_MODEL.md §5), correlation, lag correlation and ACF.
 
 All functions are vectorised over leading axes: a 2-D input is a stack of series, one per row.
 """
@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 NMSE_KINDS = ("var", "range", "paper", "paper_abs")
-# Relative threshold below which a normaliser counts as zero (MECHANISMS.md §5).
+# Relative threshold below which a normaliser counts as zero (docs/PRIVACY_MODEL.md §5).
 TAU = 1e-12
 
 Bounds = tuple[Any, Any] | None
@@ -104,7 +104,7 @@ def mean_nmse_over_runs(x: np.ndarray, x_noisy_runs: np.ndarray, kind: str = "va
                         bounds: Bounds = None) -> np.ndarray | float:
     """Clean series (..., T) and noisy runs (R, ..., T) in, NMSE of the run-averaged MSE out.
 
-    Averages the MSE over runs first and normalises once (ratio of means, MECHANISMS.md §5); for the
+    Averages the MSE over runs first and normalises once (ratio of means, docs/PRIVACY_MODEL.md §5); for the
     paper kinds the noisy mean in the normaliser is also averaged over runs.
     """
     if kind not in NMSE_KINDS:

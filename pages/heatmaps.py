@@ -1,4 +1,4 @@
-"""Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; MECHANISMS.md §6)."""
+"""Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; docs/PRIVACY_MODEL.md §6)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -103,7 +103,7 @@ with st.container(border=True):
         else:
             m = float(st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS, key=m_key))
         use_c = st.toggle("Also cap each observer's total at C", value=True, key="hm_use_c",
-                          help="MECHANISMS.md §6.1: with totals ≤ C the L2 sensitivity is at most √(2mC)/n.")
+                          help="docs/PRIVACY_MODEL.md §6.1: with totals ≤ C the L2 sensitivity is at most √(2mC)/n.")
         cap_total = None
         if use_c:
             unit = "fixations" if weight == "count" else "seconds"
@@ -208,7 +208,7 @@ with p_:
 with q:
     if mech == "gaussian":
         st.markdown(f"**Paper vs correct:** Liu's σ = {fmt_num(liu.std)} is {liu.std / cal.std:.2f}× the "
-                    f"{cal.method} σ = {fmt_num(cal.std)}. Theorem 3.4's proof is wrong in general (MECHANISMS.md "
+                    f"{cal.method} σ = {fmt_num(cal.std)}. Theorem 3.4's proof is wrong in general (docs/PRIVACY_MODEL.md "
                     "§6.2): its σ is enough only when r ≥ r*, and then it adds more noise than needed.")
     else:
         st.markdown(f"**Scale or standard deviation?** Liu's 'noise level' σ_L = {fmt_num(cal.std)} is the "

@@ -23,7 +23,7 @@ CHUNKS = ["32", "64", "128", "free"]
 st.title("Time series")
 st.caption("Record release of eye-movement feature signals: every participant's series is perturbed and published. "
            "LPA, FPA, CFPA and DCFPA after Bozkir et al. (with their errors corrected and shown next to the "
-           "corrections), and Steil et al.'s per-feature mechanism. MECHANISMS.md §0–§5, §7, §10.")
+           "corrections), and Steil et al.'s per-feature mechanism. docs/PRIVACY_MODEL.md §0–§5, §7, §10.")
 
 ds = state.current("features")
 try:
@@ -89,7 +89,7 @@ task = top[1].selectbox("Task (document)", info.tasks, key="ts_task") if info.ta
 participant = top[2].selectbox("Participant", info.participants, key="ts_participant")
 length = int(top[3].number_input("Public length T (windows)", 2, 20 * info.data_length, info.data_length,
                                  key="ts_length", help="Every recording is cut or padded (repeating its last value) "
-                                 "to this length before the mechanism (MECHANISMS.md §0.5)."))
+                                 "to this length before the mechanism (docs/PRIVACY_MODEL.md §0.5)."))
 secs = f" = {length * info.step_s:g} s" if info.step_s else ""
 if length == info.data_length:
     st.caption(f"⚠ T = {length} windows{secs} is the longest recording in this data: the length is then read from "
@@ -198,7 +198,7 @@ cal_title, cal, cal_note = tv.calibrations(setting, length, n, eps_inv, float(hi
 m = st.columns(5)
 m[0].metric(f"ε per {unit} (paper's unit)", f"{eps_inv:.6g}")
 m[1].metric("Participant-level ε", f"{plan.participant_total:.6g}",
-            help="ε per invocation × features × chunks × recordings (sequential composition, MECHANISMS.md §3).")
+            help="ε per invocation × features × chunks × recordings (sequential composition, docs/PRIVACY_MODEL.md §3).")
 m[2].metric("Paper's claimed ε", f"{plan.paper_total:.6g}", help="Σ over features, chunks counted in parallel, per "
             "recording — as Bozkir et al. report it. Not a bound for a person.")
 chunks_txt = f" × {plan.n_chunks}" if chunked else ""

@@ -1,4 +1,4 @@
-"""Privacy ledger and composition bounds (MECHANISMS.md §0.6, §10; VECTORS.md V-COMP-1, V-LIB-2)."""
+"""Privacy ledger and composition bounds (docs/PRIVACY_MODEL.md §0.6, §10; VECTORS.md V-COMP-1, V-LIB-2)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Gaze maps, caps, aggregate, smoothing and noise of eyedp_core.heatmaps (MECHANISMS.md §6.1-6.3)."""
+"""Gaze maps, caps, aggregate, smoothing and noise of eyedp_core.heatmaps (docs/PRIVACY_MODEL.md §6.1-6.3)."""
 from __future__ import annotations
 
 import math

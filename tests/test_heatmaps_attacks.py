@@ -1,4 +1,4 @@
-"""The difference attack (Liu et al. §3.3-3.4, MECHANISMS.md §6.4): exact recovery from noise-free and
+"""The difference attack (Liu et al. §3.3-3.4, docs/PRIVACY_MODEL.md §6.4): exact recovery from noise-free and
 random-selection releases, failure under calibrated noise; on synthetic and on real (OSIE) recordings."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Calibrations, Liu's Theorem 3.4 and r*, presets and the noise calculator (MECHANISMS.md §6.1-6.3,
+"""Calibrations, Liu's Theorem 3.4 and r*, presets and the noise calculator (docs/PRIVACY_MODEL.md §6.1-6.3,
 VECTORS.md V-LIU-1..4, V-LIU-7). Exact δ is recomputed here with scipy.stats.norm, independently."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Theorem 4.1, Algorithm 1 and the DP selection of the cap m (MECHANISMS.md §6.5, V-LIU-5/6)."""
+"""Theorem 4.1, Algorithm 1 and the DP selection of the cap m (docs/PRIVACY_MODEL.md §6.5, V-LIU-5/6)."""
 from __future__ import annotations
 
 import math

@@ -148,7 +148,7 @@ def test_every_panel_runs(panel):
     if panel == "planning":
         assert "PLANNING ONLY" in _text(at)
     if panel == "cap":
-        assert "MECHANISMS.md §0.7" in _text(at)
+        assert "docs/PRIVACY_MODEL.md §0.7" in _text(at)
 
 
 def test_cap_choices_are_flagged_and_charged():

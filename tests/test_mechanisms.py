@@ -1,4 +1,4 @@
-"""Calibration and preview noise against MECHANISMS.md §6 and VECTORS.md (V-LPA-1, V-LIU-*, V-LIB-1)."""
+"""Calibration and preview noise against docs/PRIVACY_MODEL.md §6 and VECTORS.md (V-LPA-1, V-LIU-*, V-LIB-1)."""
 from __future__ import annotations
 
 import math
@@ -25,14 +25,14 @@ D2_LIU = 1.0 / 3.0  # m*sqrt(r)/n = 300/900
 
 
 def bw_delta(sigma: float, d2: float, eps: float) -> float:
-    """Balle–Wang exact δ written straight from MECHANISMS.md §6.2 with scipy.stats.norm."""
+    """Balle–Wang exact δ written straight from docs/PRIVACY_MODEL.md §6.2 with scipy.stats.norm."""
     a = d2 / (2 * sigma) - eps * sigma / d2
     b = -d2 / (2 * sigma) - eps * sigma / d2
     return stats.norm.cdf(a) - math.exp(eps) * stats.norm.cdf(b)
 
 
 def liu_sigma(d2: float, eps: float, delta: float, r: float) -> float:
-    """Liu et al. Theorem 3.4, written as Δ2·√(ε/2 + ln(r/δ))/ε (MECHANISMS.md §6.2 table)."""
+    """Liu et al. Theorem 3.4, written as Δ2·√(ε/2 + ln(r/δ))/ε (docs/PRIVACY_MODEL.md §6.2 table)."""
     return d2 * math.sqrt(eps / 2 + math.log(r / delta)) / eps
 
 

@@ -1,4 +1,4 @@
-"""Utility metrics (MECHANISMS.md §5; VECTORS.md V-NMSE-1/2/3, V-LPA-2) and correlation curves."""
+"""Utility metrics (docs/PRIVACY_MODEL.md §5; VECTORS.md V-NMSE-1/2/3, V-LPA-2) and correlation curves."""
 from __future__ import annotations
 
 import math

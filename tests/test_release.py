@@ -1,4 +1,4 @@
-"""OpenDP release sampling (MECHANISMS.md §11, VECTORS.md V-LIB-2, V-FP-1 test for the product)."""
+"""OpenDP release sampling (docs/PRIVACY_MODEL.md §11, VECTORS.md V-LIB-2, V-FP-1 test for the product)."""
 from __future__ import annotations
 
 import importlib.metadata

@@ -1,4 +1,4 @@
-"""Cao et al. temporal privacy leakage (MECHANISMS.md §10.2, V-TPL-1/2)."""
+"""Cao et al. temporal privacy leakage (docs/PRIVACY_MODEL.md §10.2, V-TPL-1/2)."""
 
 from __future__ import annotations
 

@@ -287,7 +287,7 @@ def test_v_dcfpa_1_cumsum_reconstruction_and_paper_formula(rng):
 
 
 def _dcfpa_var_reference(n: int, k: int, lam: float) -> np.ndarray:
-    """Var(x̃_t − x_t) from the formula of MECHANISMS.md §4 with explicit cos/sin partial sums."""
+    """Var(x̃_t − x_t) from the formula of docs/PRIVACY_MODEL.md §4 with explicit cos/sin partial sums."""
     t = np.arange(n)
     total = (t + 1.0) ** 2
     for j in range(1, k):

@@ -25,5 +25,5 @@ def render() -> None:
             st.caption("Nothing released yet in this session.")
         else:
             st.metric("Worst-case ε per person", f"{eps:.3g}", help="Sum over every release that read the "
-                      "same person's data (sequential composition, MECHANISMS.md §0.6).")
+                      "same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6).")
             st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · see the Report page")

@@ -51,7 +51,7 @@ def calibration_box(cal: Calibration, title: str | None = None) -> None:
 
 
 def preview_watermark() -> None:
-    """The persistent notice that a seeded preview is not a private release (MECHANISMS.md §11)."""
+    """The persistent notice that a seeded preview is not a private release (docs/PRIVACY_MODEL.md §11)."""
     st.markdown(
         '<div class="eyedp-watermark">PREVIEW — NOT A PRIVATE RELEASE (seeded numpy noise; use Export for a release)</div>',
         unsafe_allow_html=True,

@@ -1,4 +1,4 @@
-"""The privacy ledger: per-participant basic composition of every release (MECHANISMS.md §0.6, §10).
+"""The privacy ledger: per-participant basic composition of every release (docs/PRIVACY_MODEL.md §0.6, §10).
 
 Plain Python objects only (no locks, no callables) so a Ledger pickles into Streamlit session state.
 """
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 UNITS = ("participant", "observer", "record", "chunk", "w-event", "event", "sample")
-# Units whose neighbouring relation replaces a whole person's contribution (MECHANISMS.md §0.2).
+# Units whose neighbouring relation replaces a whole person's contribution (docs/PRIVACY_MODEL.md §0.2).
 PARTICIPANT_UNITS = ("participant", "observer")
 SENSITIVITY_TYPES = ("public", "data-derived")
 # Row label used when no participant is named anywhere: the total applies to every participant.

@@ -1,7 +1,7 @@
-"""Noise calibration (Laplace, Gaussian) and seeded preview noise (MECHANISMS.md §0.1, §6.2, §6.3).
+"""Noise calibration (Laplace, Gaussian) and seeded preview noise (docs/PRIVACY_MODEL.md §0.1, §6.2, §6.3).
 
 Everything here is for calibration and *previews*: numpy generators are predictable and their
-floating-point samplers are not safe for data releases (MECHANISMS.md §11). Releases go through
+floating-point samplers are not safe for data releases (docs/PRIVACY_MODEL.md §11). Releases go through
 `eyedp_core.release`.
 """
 from __future__ import annotations

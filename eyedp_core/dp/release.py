@@ -1,4 +1,4 @@
-"""Floating-point-safe release sampling through OpenDP (MECHANISMS.md §11).
+"""Floating-point-safe release sampling through OpenDP (docs/PRIVACY_MODEL.md §11).
 
 Textbook float samplers leak through the low bits of their outputs (Mironov 2012) and numpy's
 generators are predictable, so anything that leaves the curator is noised here: OpenDP rounds the
@@ -115,7 +115,7 @@ def release_gaussian(
 
     Discrete Gaussian noise of std σ on a 2^k lattice (OpenDP make_gaussian). With `sensitivity` = Δ2
     the metadata carries OpenDP's zCDP ρ, and with `delta` also OpenDP's converted ε at that δ
-    (conservative compared with the analytic calibration, MECHANISMS.md §11).
+    (conservative compared with the analytic calibration, docs/PRIVACY_MODEL.md §11).
     """
     arr, flat = _prepare(values, sigma, "Gaussian sigma")
     sens = _check_sensitivity(sensitivity)

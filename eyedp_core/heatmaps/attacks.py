@@ -1,5 +1,5 @@
 """Why the noise-free aggregate and random selection of observers are not private (Liu et al. §3.3-3.4,
-MECHANISMS.md §6.4): the non-private mechanisms, for the attack demonstration ONLY — never offer them as
+docs/PRIVACY_MODEL.md §6.4): the non-private mechanisms, for the attack demonstration ONLY — never offer them as
 privacy options — and the difference attack that recovers one observer's map from a released map plus
 everybody else's maps (the adversary of the DP definition).
 """
@@ -23,7 +23,7 @@ __all__ = [
     "random_selection",
 ]
 
-NOT_DP_LABEL = "NOT differentially private: shown only to demonstrate the attack (MECHANISMS.md §6.4)"
+NOT_DP_LABEL = "NOT differentially private: shown only to demonstrate the attack (docs/PRIVACY_MODEL.md §6.4)"
 
 
 @dataclass(frozen=True, eq=False)

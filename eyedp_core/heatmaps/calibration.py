@@ -1,4 +1,4 @@
-"""Noise calibration for private heatmaps (MECHANISMS.md §6.1-6.3): sensitivities, Liu's Theorem 3.4
+"""Noise calibration for private heatmaps (docs/PRIVACY_MODEL.md §6.1-6.3): sensitivities, Liu's Theorem 3.4
 "as in the paper" with its validity threshold r*, privacy presets and the noise calculator.
 
 All numbers refer to the aggregate G = (1/n)·Σ_i min(G_i, m) on a grid of r cells, n observers (public),

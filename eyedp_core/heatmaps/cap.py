@@ -1,4 +1,4 @@
-"""Choosing the per-cell cap m (MECHANISMS.md §6.5): Liu's Theorem 4.1 expected MSE, Algorithm 1 (which
+"""Choosing the per-cell cap m (docs/PRIVACY_MODEL.md §6.5): Liu's Theorem 4.1 expected MSE, Algorithm 1 (which
 reads the private maps, so its choice is an unaccounted release) and a differentially private selection
 of m from a small public candidate set (exponential mechanism or report-noisy-min), whose ε is returned
 so that it can be charged to the ledger.
@@ -28,7 +28,7 @@ __all__ = [
 
 PRIVATE_TUNING_NOTE = (
     "Choosing m this way reads every observer's raw map (and g_max): the chosen m and the noise scale it "
-    "implies are a release that the stated (ε, δ) does not cover (MECHANISMS.md §0.7, §6.5). Use a fixed m, "
+    "implies are a release that the stated (ε, δ) does not cover (docs/PRIVACY_MODEL.md §0.7, §6.5). Use a fixed m, "
     "one chosen on public/pilot data, or the DP selection (select_cap_private), and charge its ε."
 )
 

@@ -31,7 +31,7 @@ __all__ = ["eps_curves", "expected_noise_mse", "plan_study", "summarize_curves"]
 PLANNING_LABEL = ("PLANNING ONLY: noise and quality if N different observers had maps like these. "
                   "Replicating the real observers to reach N gives them no privacy: each would occupy N/n "
                   "records and group "
-                  "privacy multiplies ε by N/n (MECHANISMS.md §6.4).")
+                  "privacy multiplies ε by N/n (docs/PRIVACY_MODEL.md §6.4).")
 
 
 def _prefix(lam: np.ndarray, tol: float) -> int:

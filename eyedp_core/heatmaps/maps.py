@@ -1,4 +1,4 @@
-"""Private gaze heatmaps (Liu et al.; MECHANISMS.md §6): per-observer gaze maps on a grid, cap, aggregate,
+"""Private gaze heatmaps (Liu et al.; docs/PRIVACY_MODEL.md §6): per-observer gaze maps on a grid, cap, aggregate,
 noise, Gaussian-kernel smoothing.
 
 Pipeline: `gaze_maps` (sparse, observers × cells) -> `aggregate` (capped mean map, dense) -> `privatize`
@@ -266,7 +266,7 @@ def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism
     """Aggregate map, ε, δ, mechanism ("gaussian"|"laplace"), sensitivity, generator and Gaussian method in,
     PrivateMap (noisy map, calibration) out. A precomputed `calibration` skips the calibration step.
 
-    PREVIEW noise (numpy): not for data releases (MECHANISMS.md §11); those go through eyedp_core.release."""
+    PREVIEW noise (numpy): not for data releases (docs/PRIVACY_MODEL.md §11); those go through eyedp_core.release."""
     cal = calibration
     if cal is None:
         cal = calibrate_heatmap(sensitivity, epsilon, delta, mechanism, method)

@@ -1,6 +1,6 @@
 """Budget accounting for the time-series mechanisms: the paper's per-chunk ε versus the participant total.
 
-MECHANISMS.md §0.6, §3, §4, §10. One mechanism *invocation* perturbs one chunk (CFPA/DCFPA) or one
+docs/PRIVACY_MODEL.md §0.6, §3, §4, §10. One mechanism *invocation* perturbs one chunk (CFPA/DCFPA) or one
 whole series (LPA/FPA/Steil) of one feature of one recording. Replacing a participant changes every
 invocation on that participant's data, so the participant-level ε is the SUM over features, chunks
 and recordings (sequential composition). The paper counts chunks in parallel and reports Σ_features ε

@@ -180,7 +180,7 @@ def utility_sweep(
     if nmse_kind not in ("var", "range"):
         raise ValueError(
             "the sweep averages over runs; use nmse_kind 'var' or 'range' (the paper's NMSE "
-            "has no expectation, MECHANISMS.md §5 — evaluate it per run with metrics.nmse)"
+            "has no expectation, docs/PRIVACY_MODEL.md §5 — evaluate it per run with metrics.nmse)"
         )
     if sensitivity not in ("public", "data-derived"):
         raise ValueError("sensitivity must be 'public' or 'data-derived'")

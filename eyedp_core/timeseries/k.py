@@ -1,6 +1,6 @@
 """Choice of k for the FPA family: analytic error curves and data-independent rules (search: ts_k_search).
 
-MECHANISMS.md §2.5 (error model), §2.6 (choosing k leaks), §4 (integrated DCFPA noise). All errors
+docs/PRIVACY_MODEL.md §2.5 (error model), §2.6 (choosing k leaks), §4 (integrated DCFPA noise). All errors
 are total squared errors Σ_t (x̃_t − x_t)² in the units of the series; the time-domain noise does not
 depend on the FFT `norm` (λ changes with it exactly as the transform does), so everything here uses
 the unnormalised ("backward") λ.
@@ -70,7 +70,7 @@ def partial_exp_sums(n: int) -> np.ndarray:
 def fpa_noise_variance(n: int, k: int | np.ndarray, lam: float | np.ndarray) -> np.ndarray | float:
     """Length n, retained k, backward λ in, per-sample FPA noise variance 2λ²·Σ_{j<k} w_j²/n² out.
 
-    Equals 2λ²(4k−3)/n² without the Nyquist bin and 2λ²(4k−6)/n² with it (MECHANISMS.md §2.5).
+    Equals 2λ²(4k−3)/n² without the Nyquist bin and 2λ²(4k−6)/n² with it (docs/PRIVACY_MODEL.md §2.5).
     """
     kk = np.asarray(k, dtype=int)
     if np.any(kk < 1) or np.any(kk > n // 2 + 1):
@@ -219,7 +219,7 @@ def expected_error_curve(
 ) -> pd.DataFrame:
     """Series (..., T), method, per-invocation ε in, DataFrame k, reconstruction, perturbation, total out.
 
-    E‖x̃ − x‖² = RE(k) + h(k)·Δ2²/ε² per chunk (MECHANISMS.md §2.5; DCFPA: integrated noise of §4),
+    E‖x̃ − x‖² = RE(k) + h(k)·Δ2²/ε² per chunk (docs/PRIVACY_MODEL.md §2.5; DCFPA: integrated noise of §4),
     summed over chunks and averaged over the series; `*_per_sample` columns divide by T. RE uses the
     private data: the curve explains the trade-off, picking its minimum is tuning on private data.
     """
@@ -290,7 +290,7 @@ def public_k(
     (signal_fraction·R)² and its spectrum falls as j^−decay. decay = 2 is the spectrum of a random
     walk / strongly smoothed signal — sliding-window features (30 s window, 0.5 s step) are such
     low-pass signals. The result depends only on n, ε, the public range and the prior, so it costs
-    no privacy (MECHANISMS.md §2.6 option 1). For DCFPA the same prior RE is used (cumulating the
+    no privacy (docs/PRIVACY_MODEL.md §2.6 option 1). For DCFPA the same prior RE is used (cumulating the
     truncated differences loses the same high-frequency energy, up to edge effects).
     """
     nb = n // 2 + 1

@@ -1,6 +1,6 @@
 """The paper's choice of k: minimum mean error over R noisy draws, all candidate k evaluated at once.
 
-MECHANISMS.md §0.7, §2.6: the search reads the private data and noisy results, so it is a release in
+docs/PRIVACY_MODEL.md §0.7, §2.6: the search reads the private data and noisy results, so it is a release in
 itself; every result is flagged `tuned_on_private_data`. The data-free alternatives live in `ts_k`
 (`public_k`, `fraction_k`), the explanation of the trade-off in `ts_k.expected_error_curve`.
 """
@@ -39,7 +39,7 @@ class OptimalK:
     tuned_on_private_data: bool = True
     note: str = field(
         default="optimal k chosen from noisy runs on the private data: the choice leaks and is not "
-        "covered by the stated ε (MECHANISMS.md §0.7, §2.6)"
+        "covered by the stated ε (docs/PRIVACY_MODEL.md §0.7, §2.6)"
     )
 
 

@@ -1,15 +1,15 @@
 """Record-release mechanisms for feature series: LPA, FPA, CFPA, DCFPA (Bozkir et al., corrected).
 
-MECHANISMS.md §1–§4. Every function takes a series `x` of shape (T,) or (..., T) (rows are independent
+docs/PRIVACY_MODEL.md §1–§4. Every function takes a series `x` of shape (T,) or (..., T) (rows are independent
 series: participants × features × recordings), perturbs each row with its own noise and returns an
 array of the same shape. `epsilon` is the budget of ONE invocation: per series for LPA/FPA, per chunk
 for CFPA/DCFPA, exactly as the paper states it; the participant-level total is in `ts_accounting`.
 
 Sensitivity: pass `sensitivity` (L1 for LPA, L2 for the FFT family, of one series/one chunk) or
-`bounds=(L, U)` to clamp and use the public-bound value (MECHANISMS.md §0.4). Scalars and per-series
+`bounds=(L, U)` to clamp and use the public-bound value (docs/PRIVACY_MODEL.md §0.4). Scalars and per-series
 arrays broadcast over the leading axes; the chunked methods also accept per-chunk arrays (..., C).
 
-All noise comes from numpy generators: previews only, not a release sampler (MECHANISMS.md §11).
+All noise comes from numpy generators: previews only, not a release sampler (docs/PRIVACY_MODEL.md §11).
 """
 
 from __future__ import annotations

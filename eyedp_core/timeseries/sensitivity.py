@@ -1,6 +1,6 @@
 """Public bounds, clamping, public length, chunk differencing and sensitivities for feature series.
 
-MECHANISMS.md §0.4 (public bounds versus data-derived sensitivity), §0.5 (public length), §3 and §4
+docs/PRIVACY_MODEL.md §0.4 (public bounds versus data-derived sensitivity), §0.5 (public length), §3 and §4
 (chunk and difference-signal sensitivities). Arrays are (..., T): the last axis is time, every
 leading axis (participants, features, recordings) is a batch of independent series.
 """
@@ -90,7 +90,7 @@ def to_public_length(
     """Series (..., T_i) or a list of 1-D series of varying length in, (..., length) array out.
 
     Longer series are truncated, shorter ones padded; NaN samples (missing windows) are replaced by
-    the same fill. `fill` is a public constant (scalar or per-series, e.g. L_f, MECHANISMS.md §0.5) or
+    the same fill. `fill` is a public constant (scalar or per-series, e.g. L_f, docs/PRIVACY_MODEL.md §0.5) or
     "edge" (repeat the series' last finite value). "edge" stays DP: it is a fixed map of one
     participant's own record into [L, U]^T, and the public-bound sensitivity covers all of
     [L, U]^T; only the output length must be public, which it is.
@@ -272,7 +272,7 @@ def _pairwise_max(x: np.ndarray, order: int) -> np.ndarray:
 def empirical_sensitivity(x: np.ndarray, order: Literal[1, 2] = 2) -> np.ndarray:
     """Series (P, ..., T) in, Bozkir Eq. 7 max_{p≠q} ‖x_p − x_q‖_order over axis 0 out (...).
 
-    As in the paper: NOT a DP sensitivity (MECHANISMS.md §0.4). Pad to the public length T first.
+    As in the paper: NOT a DP sensitivity (docs/PRIVACY_MODEL.md §0.4). Pad to the public length T first.
     """
     if order not in (1, 2):
         raise ValueError(f"order must be 1 or 2, got {order}")

@@ -75,7 +75,7 @@ def feature_tensor(
     """Wide table in, (array (recordings, features, T), recordings table with true lengths) out.
 
     Every recording's series are sorted by `order_col` and padded/truncated to the PUBLIC length T
-    (MECHANISMS.md §0.5). length=None takes the longest recording — fine for exploration, but the
+    (docs/PRIVACY_MODEL.md §0.5). length=None takes the longest recording — fine for exploration, but the
     length is then read from the data; pass a public T for anything shown as private.
     """
     feats = list(features) if features is not None else feature_columns(table)

@@ -1,6 +1,6 @@
 """Steil et al.'s per-feature mechanism: the provable Laplace form and the published sampler (not DP).
 
-MECHANISMS.md §7. The faithful replacement (§7.3) releases every element of a (possibly subsampled)
+docs/PRIVACY_MODEL.md §7. The faithful replacement (§7.3) releases every element of a (possibly subsampled)
 series with i.i.d. Lap(T'·R_i/ε_i) noise, T' the released length, R_i the public range. The published
 sampler (§7.1) moves every element by the same random magnitude; it is NOT differentially private
 (§7.2) and exists here only to reproduce the paper, labelled `PUBLISHED_LABEL`.
@@ -132,7 +132,7 @@ def steil_published(
 ) -> np.ndarray:
     """Series (..., T), nominal ε_i, range δ_i, window w in, the paper's sampler output (..., T') out.
 
-    NOT DIFFERENTIALLY PRIVATE (MECHANISMS.md §7.2) — reproduction only: one y ~ Exp(scale 1/λ_i) per
+    NOT DIFFERENTIALLY PRIVATE (docs/PRIVACY_MODEL.md §7.2) — reproduction only: one y ~ Exp(scale 1/λ_i) per
     series with λ_i = ε_i/(2·t_max·δ_i), and r_j = p_j ± ln(y)/(λ_i·t_max) with a random sign per
     element, t_max the released length.
     """

@@ -1,6 +1,6 @@
 """Temporal privacy leakage under a Markov model (Cao et al. 2017/2019) for sub-participant units.
 
-MECHANISMS.md §10.2. When the protected unit is smaller than a participant (a chunk, a sample), an
+docs/PRIVACY_MODEL.md §10.2. When the protected unit is smaller than a participant (a chunk, a sample), an
 adversary who knows how consecutive units are correlated learns more than the per-unit ε. Cao et
 al. bound this for a Markov chain with backward matrix P^B[a, b] = Pr(prev = b | now = a) and
 forward matrix P^F[a, b] = Pr(next = b | now = a). This is a MODEL-BASED ESTIMATE: it is only as good

@@ -256,7 +256,7 @@ def attack_panel(ctx: hv.Context) -> None:
         "MSE per cell": st.column_config.NumberColumn(format="%.3g"),
         "max |error|": st.column_config.NumberColumn(format="%.3g")})
     st.caption("Noise-free mean and random selection are NOT differentially private: shown only to demonstrate "
-               "the attack (MECHANISMS.md §6.4), never offered as privacy options.")
+               "the attack (docs/PRIVACY_MODEL.md §6.4), never offered as privacy options.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def opendp_sigma(l2: float, eps: float, delta: float, sigma0: float) -> float:
     """Δ2, (ε, δ) and the calibrated σ0 -> the smallest σ >= σ0 that OpenDP's own accounting certifies.
 
     OpenDP accounts its discrete Gaussian through zCDP, which is looser than the exact analytic
-    calibration (MECHANISMS.md §11); bisection on OpenDP's reported ε over a one-value domain."""
+    calibration (docs/PRIVACY_MODEL.md §11); bisection on OpenDP's reported ε over a one-value domain."""
     def eps_of(sigma: float) -> float:
         return float(release_gaussian(np.zeros(1), sigma, sensitivity=l2, delta=delta)[1]["epsilon"])
 
@@ -143,7 +143,7 @@ def export_section(ctx: hv.Context) -> None:
     scale = export_scale(ctx)
     raised = (f" — {scale / cal.scale:.3f}× the {cal.method} σ = {fmt_num(cal.scale)} of the preview, because "
               "OpenDP accounts its discrete Gaussian through zCDP, which needs a little more noise for the same "
-              "(ε, δ) (MECHANISMS.md §11)") if scale > cal.scale * (1 + 1e-5) else ""
+              "(ε, δ) (docs/PRIVACY_MODEL.md §11)") if scale > cal.scale * (1 + 1e-5) else ""
     st.markdown(
         f"Releases the noisy aggregate of '{ctx.stim.name}' at cell resolution ({r:,} cells of {ctx.cell} px, "
         f"about {max(r * SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice sampler, "

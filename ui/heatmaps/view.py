@@ -121,7 +121,7 @@ def noisy_preview(clean: CleanMaps, sens: HeatmapSensitivity, eps: float, delta:
                   method: str, seed: int, sigma_px: float, cell: int) -> NoisyPreview:
     """Clean maps, sensitivity, (ε, δ), mechanism, Gaussian method, seed, kernel and cell -> NoisyPreview.
 
-    Seeded numpy noise (a preview, MECHANISMS.md §11): the same seed gives the same noise field, scaled."""
+    Seeded numpy noise (a preview, docs/PRIVACY_MODEL.md §11): the same seed gives the same noise field, scaled."""
     rng = np.random.default_rng(seed)
     pm = heatmaps.privatize(clean.agg, eps, delta, mechanism, sens, rng, method)
     sm = heatmaps.smooth(pm.map, sigma_px, cell)

@@ -254,7 +254,7 @@ def public_chain(feature: str, chunk: int, n_states: int) -> tuple[np.ndarray, n
     """Feature, chunk length, states in, (P^B, P^F, chains used) from the bundled synthetic sample out.
 
     The bundled sample is shipped with EyeDP (synthetic), so it is public: estimating the matrices on the
-    private data would itself be a release (MECHANISMS.md §10.2).
+    private data would itself be a release (docs/PRIVACY_MODEL.md §10.2).
     """
     table = datasets.load_sample("reading_features")
     if feature not in feature_columns(table):
