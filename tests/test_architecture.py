@@ -34,3 +34,10 @@ def test_pages_import_only_ui_core_and_drawing_libraries() -> None:
     for page in sorted((ROOT / "pages").glob("*.py")):
         bad = {m for m in _imports(page) if not m.startswith(allowed)}
         assert not bad, f"{page.name} imports {bad}: computation belongs in eyedp_core, called through ui/"
+
+
+def test_nothing_points_at_the_specification_outside_the_repository() -> None:
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    offenders = [f for f in tracked if (ROOT / f).is_file() and f.endswith((".py", ".md", ".toml", ".txt"))
+                 and "MECHANISMS" + ".md" in (ROOT / f).read_text(errors="ignore")]
+    assert offenders == [], f"cite docs/PRIVACY_MODEL.md instead in {offenders}"
