@@ -3,20 +3,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import samples
+from eyedp_core.dp.registry import Family
+from eyedp_core.heatmaps import preview
 from eyedp_core.heatmaps.calibration import calibration_table, privacy_level, privacy_presets, privacy_warnings
 from eyedp_core.heatmaps.maps import sigma_px_from_degrees
-from ui.heatmaps import panels
-from ui.heatmaps import release
-from ui.heatmaps import view as hv
+from eyedp_core.heatmaps.release import MapsSource
 from ui import state
+from ui.heatmaps import figs, panels, release, view
 from ui.shell import ensure_shell
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
 ensure_shell()
 
 CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
-MECHS = {"gaussian": "Gaussian", "laplace": "Laplace"}
+MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
 METHODS = {"analytic": "analytic (exact, any ε)", "classical": "classical (ε < 1 only)"}
 DEFAULT_C = {"count": 30.0, "duration": 8.0}
 
@@ -35,10 +36,10 @@ stim = stims[stim_name]
 H, W = stim.image.shape[:2]
 has_durations = fix_ds.frame is not None and "duration_ms" in fix_ds.frame.columns
 weights = ["count", "duration"] if has_durations else ["count"]
-weight = top[1].radio("Each fixation adds", weights, format_func=hv.WEIGHTS.get, horizontal=True, key="hm_weight",
+weight = top[1].radio("Each fixation adds", weights, format_func=view.WEIGHTS.get, horizontal=True, key="hm_weight",
                       help="Dwell time makes the cap m and the map values seconds per cell.")
 try:
-    sub, how = hv.fixations_for(fix_ds, stim_name, W, H)
+    sub, how = preview.fixations_for_stimulus(fix_ds.frame, fix_ds.name, stim_name, W, H)
 except ValueError as err:  # io.DataError is a ValueError: bad coordinates, no matching rows, too few observers
     st.error(str(err), icon=":material/error:")
     st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")
@@ -69,12 +70,13 @@ with st.container(border=True):
                              help=" · ".join(f"{v.label}" for v in presets.values()))
         eps = log_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
                          on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
-        pure = st.session_state.get("hm_mech") == "laplace"  # Laplace noise is ε-DP: δ is not used
+        mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn later in this run
+        pure = Family(mech_now) is Family.LAPLACE  # Laplace noise is ε-DP: δ is not used
         delta = log_slider("δ — failure probability (log scale)", 1e-12, 0.5, n ** -1.5, "hm_delta",
                            extra=(1.0 / n, n ** -1.5), per_decade=3, on_change=_clear_preset,
                            disabled=pure, help=f"Keep δ well below 1/n = {fmt_num(1 / n)}; the paper "
                                                "uses n^-1.5. Not used by Laplace noise (pure ε-DP).")
-        delta_used = 0.0 if pure else delta
+        delta_used = preview.delta_spent(mech_now, delta)
         level = privacy_level(eps, delta_used, n)
         kind = {"good": "dp", "okay": "paper", "poor": "notdp"}.get(level, "preview")
         st.markdown(f"Level: {badge(level, kind)} ε = {fmt_num(eps)}, δ = {fmt_num(delta_used)}"
@@ -82,12 +84,12 @@ with st.container(border=True):
     with cm:
         mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
         method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
-        if mech == "gaussian":
-            method = st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
-            if method == "classical" and eps >= 1:
+        if Family(mech) is Family.GAUSSIAN:
+            asked = st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
+            method = preview.gaussian_method(asked, eps)
+            if method != asked:
                 st.info("The classical calibration is proven only for ε < 1; the analytic one is used.",
                         icon=":material/info:")
-                method = "analytic"
         seed = int(st.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
                                    help="Previews use seeded numpy noise: the same seed gives the same noise "
                                         "pattern at every ε. Exports use fresh OpenDP noise."))
@@ -113,7 +115,7 @@ with st.container(border=True):
                                                    "fixation rate), not read off the data."))
     with st.expander("Screen geometry (converts the kernel width from degrees to pixels)",
                      expanded=stim.source == "upload"):
-        g0 = datasets.SAMPLE_SCREEN
+        g0 = samples.SAMPLE_SCREEN
         g = st.columns(3)
         wpx = int(g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx"))
         wcm = float(g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm"))
@@ -122,22 +124,22 @@ with st.container(border=True):
         sigma_px = sigma_px_from_degrees(deg, wpx, wcm, dist)
         st.caption(f"σ = {deg:g}° = {sigma_px:.1f} px (assuming the stimulus was shown at its own pixel size).")
 
-tuned = st.session_state.get("hm_m_tuned")
-if not tuned or tuned.get("weight") != weight or tuned.get("m") != m:
-    tuned = None
-
 # ---- compute --------------------------------------------------------------------------------
 key = (fix_ds.token, stim.token, cell, weight)
 try:
-    gm = hv.gaze_maps(*key, W, H, sub)
-    sens = hv.sensitivity(gm, m, cap_total)
-    clean = hv.clean_maps(key, m, cap_total, sigma_px, gm)
-    prev = hv.noisy_preview(clean, sens, eps, delta, mech, method, seed, sigma_px, cell)
+    gm = view.gaze_maps(*key, W, H, sub)
+    sens = preview.maps_sensitivity(gm, m, cap_total)
+    clean = view.clean_maps(key, m, cap_total, sigma_px, gm)
+    prev = preview.noisy_preview(clean, sens, epsilon=eps, delta=delta, mechanism=mech, method=method, seed=seed,
+                                 sigma_px=sigma_px, cell_px=cell)
 except ValueError as err:
     st.error(f"These settings cannot be used: {err}", icon=":material/error:")
     st.stop()
-ctx = hv.Context(fix_ds, stim, key, gm, sens, clean, prev, eps, delta, mech, method, m, cap_total, cell,
-                 sigma_px, weight, seed, tuned)
+ctx = view.Context(fixations=fix_ds, stimulus=stim, maps_key=key, gaze_maps=gm,
+                   source=MapsSource.of(gm, fixations=fix_ds.token, stimulus=stim.token, stimulus_name=stim_name),
+                   sensitivity=sens, clean=clean, preview=prev, epsilon=eps, delta=delta, mechanism=mech,
+                   method=method, cap_m=m, cap_total=cap_total, cell_px=cell, sigma_px=sigma_px, weight=weight,
+                   preview_seed=seed, cap_choice=st.session_state.get(panels.CAP_CHOICE))
 for w in privacy_warnings(eps, ctx.delta_used, n):
     st.warning(w, icon=":material/warning:")
 
@@ -180,6 +182,7 @@ with s2:
     st.latex(sens.l1_plugged)
 table = calibration_table(sens, eps, delta)
 liu = next(c for c in table if c.method == "liu-thm-3.4")
+gaussian = Family(mech) is Family.GAUSSIAN
 u, v = st.columns([1.6, 1], gap="large")
 with u:
     calibration_box(cal, f"{MECHS[mech]} noise used here" + ("" if pure else f" — {cal.method} calibration"))
@@ -187,7 +190,7 @@ with v:
     a, b = st.columns(2)
     a.metric("Δ₂ (L2 sensitivity)", f"{sens.l2:.6g}")
     b.metric("Δ₁ (L1 sensitivity)", f"{sens.l1:.6g}")
-    if mech == "gaussian":
+    if gaussian:
         a.metric("Noise σ per cell", f"{cal.std:.6g}")
         b.metric("Liu Thm 3.4 σ (paper)", f"{liu.std:.6g}", help="As in the paper; see below.")
     else:
@@ -195,7 +198,7 @@ with v:
         b.metric("Noise std √2·b", f"{cal.std:.6g}", help="Liu et al.'s 'noise level' σ_L.")
 p_, q = st.columns([1.6, 1], gap="large")
 with p_:
-    if mech == "gaussian":
+    if gaussian:
         calibration_box(liu, "As in the paper: Liu et al. Theorem 3.4")
     else:
         st.markdown("**As in the paper: Liu et al. Theorem 3.5** " + badge("σ_L is a standard deviation", "paper"),
@@ -206,7 +209,7 @@ with p_:
         if cap_total is not None:
             st.caption("The paper has Δ₁ = m·r/n; with the total cap C, Δ₁ = min(m·r, 2C)/n.")
 with q:
-    if mech == "gaussian":
+    if gaussian:
         st.markdown(f"**Paper vs correct:** Liu's σ = {fmt_num(liu.std)} is {liu.std / cal.std:.2f}× the "
                     f"{cal.method} σ = {fmt_num(cal.std)}. Theorem 3.4's proof is wrong in general (docs/PRIVACY_MODEL.md "
                     "§6.2): its σ is enough only when r ≥ r*, and then it adds more noise than needed.")
@@ -225,10 +228,10 @@ release.accounting_box(ctx)
 # ---- secondary panels (only the chosen one runs) -------------------------------------------
 st.subheader("Explore")
 st.session_state.setdefault("hm_panel", "curves")
-view = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
-                            on_change=panels.keep_a_panel, label_visibility="collapsed")
-panels.remember_panel(view)
-panels.RUNNERS[view or "curves"](ctx)
+panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
+                             on_change=panels.keep_a_panel, label_visibility="collapsed")
+panels.remember_panel(panel)
+panels.RUNNERS[panel or "curves"](ctx)
 
 st.divider()
 release.export_section(ctx)

@@ -72,3 +72,4 @@ def _full_error_details():
     config.set_option("client.showErrorDetails", "full")
     yield
     config.set_option("client.showErrorDetails", old)
+

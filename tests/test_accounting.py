@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import brentq
 
 from eyedp_core.dp.accounting import (
+    COMPOSITION_RULE,
     EVERYONE,
     Ledger,
     Release,
@@ -101,10 +102,11 @@ def test_v_comp_1_cfpa_participant_level_total():
 
 def test_replace_remove_clear():
     ledger = Ledger([rel(view="Heatmaps", eps=1.0), rel(view="Time series", eps=0.5)])
-    ledger.replace_view("Heatmaps", [rel(view="Heatmaps", eps=2.0), rel(view="Heatmaps", eps=0.1)])
+    with pytest.warns(DeprecationWarning, match="composes"):  # replacing breaks the ledger rule
+        ledger.replace_view("Heatmaps", [rel(view="Heatmaps", eps=2.0), rel(view="Heatmaps", eps=0.1)])
     assert len(ledger) == 3
     assert ledger.total() == pytest.approx((2.6, 0.0))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError), pytest.warns(DeprecationWarning):
         ledger.replace_view("Heatmaps", [rel(view="Time series")])
     ledger.remove("Heatmaps")
     assert [r.view for r in ledger.releases] == ["Time series"]
@@ -112,6 +114,20 @@ def test_replace_remove_clear():
     assert len(ledger) == 1
     ledger.clear()
     assert len(ledger) == 0 and ledger.total() == (0.0, 0.0)
+
+
+def test_every_release_composes():
+    """Defect 5: the same release twice, a re-recording and a new setting all add up; nothing replaces."""
+    ledger = Ledger()
+    same = rel(view="Heatmaps", label="heatmap of 'comic'", unit="observer", eps=1.0, delta=1e-5,
+               participants=["o1", "o2"])
+    ledger.add(same)
+    ledger.add(same)  # an identical second export is a second release
+    ledger.add(rel(view="Time series", eps=0.5, participants=["o1"]))
+    assert len(ledger) == 3
+    assert ledger.total("o1") == pytest.approx((2.5, 2e-5))
+    assert ledger.total("o2") == pytest.approx((2.0, 2e-5))
+    assert "Every release composes" in COMPOSITION_RULE and "nothing ever replaces" in COMPOSITION_RULE
 
 
 def test_to_frame_rows():

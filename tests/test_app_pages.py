@@ -8,31 +8,18 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest import open_app, page_text
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PAGES = ["pages/home.py", "pages/heatmaps.py", "pages/time_series.py", "pages/attacks.py",
          "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py"]
 
 
-def _app() -> AppTest:
-    """A fresh app session, run once on the home page."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _text(at: AppTest) -> str:
-    """Everything the page wrote as markdown, captions, titles and alerts, joined."""
-    parts = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "info", "error",
-                                  "success", "warning") for e in getattr(at, kind)]
-    return "\n".join(map(str, parts))
-
-
 @pytest.mark.parametrize("path", PAGES)
 def test_page_runs_on_sample_data(path):
     """Each page renders without an exception and shows its title."""
-    at = _app()
+    at = open_app()
     at.switch_page(path).run()
     assert not at.exception, at.exception
     assert at.title, f"{path} shows no title"
@@ -40,8 +27,8 @@ def test_page_runs_on_sample_data(path):
 
 def test_home_explains_epsilon_and_lists_data():
     """The home page explains ε with the odds reading and lists the loaded samples."""
-    at = _app()
-    text = _text(at)
+    at = open_app()
+    text = page_text(at)
     assert "e^ε" in text and "odds" in text
     assert "Sample: reading features" in at.dataframe[0].value["dataset"].tolist()
     # Moving ε changes the odds metric to e^ε of the new value.
@@ -64,12 +51,12 @@ def test_feature_upload_is_selected_and_used_by_pages():
     n = 60
     df = pd.DataFrame({"pid": np.repeat(["a", "b"], n), "blink_rate": rng.uniform(0, 1, 2 * n),
                        "fix_mean": rng.uniform(100, 300, 2 * n)})
-    at = _upload_features(_app(), df.to_csv(index=False).encode())
+    at = _upload_features(open_app(), df.to_csv(index=False).encode())
     assert not at.exception, at.exception
     at.selectbox(key="map_features_participant").set_value("pid").run()
     at.button[0].click().run()
     assert not at.exception, at.exception
-    assert "loaded (120 rows)" in _text(at)
+    assert "loaded (120 rows)" in page_text(at)
     assert at.sidebar.selectbox(key="sel_features").value == "Upload: mine.csv"
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
@@ -79,7 +66,7 @@ def test_feature_upload_is_selected_and_used_by_pages():
 def test_bad_feature_upload_names_file_row_and_column():
     """A non-numeric feature value gives a message with the file, the row and the column."""
     csv = b"participant,blink_rate\np1,0.2\np1,abc\np2,0.3\n"
-    at = _upload_features(_app(), csv, "bad.csv")
+    at = _upload_features(open_app(), csv, "bad.csv")
     at.selectbox(key="map_features_participant").set_value("participant").run()
     at.button[0].click().run()
     assert not at.exception
@@ -89,7 +76,7 @@ def test_bad_feature_upload_names_file_row_and_column():
 
 def test_non_image_upload_is_refused_clearly():
     """A text file posing as a PNG is refused with a message naming it."""
-    at = _app()
+    at = open_app()
     at.switch_page("pages/your_data.py").run()
     at.radio(key="upload_kind").set_value("image").run()
     at.file_uploader(key="uploader_image").set_value(("stim.png", b"not an image at all", "image/png")).run()
@@ -117,7 +104,7 @@ def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
     g = g[g["participant"].isin(["P01", "P02"])].groupby("participant").head(1500)
     mine = pd.DataFrame({"subject": g["participant"].str.replace("P", "S"), "time_ms": g["t_s"] * 1000,
                          "gx": g["x"], "gy": g["y"], "pupil_mm": g["pupil"]})
-    at = _upload(_app(), "gaze", "tracker.csv", mine.to_csv(index=False).encode(),
+    at = _upload(open_app(), "gaze", "tracker.csv", mine.to_csv(index=False).encode(),
                  {"participant": "subject", "t_s": "time_ms", "x": "gx", "y": "gy"})
     assert at.sidebar.selectbox(key="sel_gaze").value == "Upload: tracker.csv"
     at.switch_page("pages/gaze_samples.py").run()
@@ -135,10 +122,10 @@ def test_feature_upload_drives_the_attacks_page():
 
     f = datasets.load_sample("reading_features")
     f = f[f["participant"].isin([f"P{i:02d}" for i in range(1, 7)])].iloc[::4]
-    at = _upload(_app(), "features", "feat.csv", f.to_csv(index=False).encode(), {})
+    at = _upload(open_app(), "features", "feat.csv", f.to_csv(index=False).encode(), {})
     at.switch_page("pages/attacks.py").run()
     assert not at.exception, at.exception
-    assert "feat.csv" in _text(at) and "6 participants" in _text(at)
+    assert "feat.csv" in page_text(at) and "6 participants" in page_text(at)
 
 
 def test_report_composes_releases_per_person():
@@ -150,7 +137,7 @@ def test_report_composes_releases_per_person():
                        sensitivity_type="public", epsilon=0.01, count=48 * 36, participants=("P01", "P02")))
     ledger.add(Release(view="Heatmaps", label="webpage", unit="observer", mechanism="Gaussian",
                        sensitivity_type="public", epsilon=1.0, delta=1e-6, participants=("P02",)))
-    at = _app()
+    at = open_app()
     at.session_state["eyedp_ledger"] = ledger
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception

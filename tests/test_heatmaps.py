@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy import ndimage, stats
 
+from eyedp_core.dp.noise import from_calibration
 from eyedp_core.heatmaps import maps as hm
 from eyedp_core.heatmaps.calibration import heatmap_sensitivity
 
@@ -180,6 +181,20 @@ def test_privatize_guards(rng):
     same_b = hm.privatize(np.zeros((10, 10)), 2.0, 1e-3, "gaussian", sens, np.random.default_rng(5)).map
     # Same seed, other ε: the same noise pattern rescaled (keeps the preview stable while ε moves).
     assert np.corrcoef(same_a.ravel(), same_b.ravel())[0, 1] > 0.999999
+
+
+@pytest.mark.parametrize("mechanism,method", [("gaussian", "analytic"), ("gaussian", "liu-thm-3.4"),
+                                              ("laplace", "laplace")])
+def test_privatize_draws_through_the_mechanism_object_of_its_calibration(mechanism, method):
+    """One noise path: the preview noise is exactly what the calibration's mechanism object draws."""
+    sens = heatmap_sensitivity(12 * 9, 20, 1.0)
+    agg = np.linspace(0, 1, 12 * 9).reshape(12, 9)
+    out = hm.privatize(agg, 0.7, 1e-5, mechanism, sens, np.random.default_rng(8), method)
+    ref = from_calibration(out.calibration).sample(np.random.default_rng(8), agg.shape, np.float32)
+    assert out.map.dtype == np.float32 and out.calibration.method == method
+    np.testing.assert_array_equal(out.map, ref + agg.astype(np.float32))
+    z = hm.draw_noise(np.random.default_rng(8), mechanism, out.calibration.scale, agg.shape)
+    np.testing.assert_array_equal(z, ref)
 
 
 def test_realdata_osie_image_maps_and_aggregate(realdata):

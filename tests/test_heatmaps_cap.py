@@ -116,14 +116,14 @@ def test_private_selection_samples_the_exponential_mechanism(rng):
     maps = rng.poisson(1.5, size=(n, r)).astype(float)
     p = hcap.selection_probabilities(hcap.cap_scores(maps, cands, B, std), eps,
                                      hcap.cap_score_sensitivity(cands, B, n, r))
-    picks = [hcap.select_cap_private(maps, cands, B, std, eps, rng).m for _ in range(3000)]
+    picks = [hcap.select_cap_private(maps, cands, B, std, eps).m for _ in range(3000)]
     counts = np.array([picks.count(c) for c in cands])
     assert stats.chisquare(counts, p * counts.sum()).pvalue > 1e-3
-    sel = hcap.select_cap_private(maps, cands, B, std, eps, rng, method="report-noisy-min")
+    sel = hcap.select_cap_private(maps, cands, B, std, eps, method="report-noisy-min")
     assert sel.m in cands and sel.epsilon == eps and sel.method == "report-noisy-min"
     assert f"ε = {eps:g}" in sel.note
     with pytest.raises(ValueError):
-        hcap.select_cap_private(maps, [1.0, 6.0], B, [0.1, 0.2], eps, rng)
+        hcap.select_cap_private(maps, [1.0, 6.0], B, [0.1, 0.2], eps)
 
 
 def test_selection_prefers_the_best_cap_when_epsilon_is_large(rng):
@@ -134,5 +134,5 @@ def test_selection_prefers_the_best_cap_when_epsilon_is_large(rng):
     std = 0.001 * cands
     scores = hcap.cap_scores(maps, cands, 6.0, std)
     assert np.argmin(scores) == 2
-    picks = [hcap.select_cap_private(maps, cands, 6.0, std, 50.0, rng).m for _ in range(50)]
+    picks = [hcap.select_cap_private(maps, cands, 6.0, std, 50.0).m for _ in range(50)]
     assert picks.count(6.0) >= 45

@@ -11,6 +11,7 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from eyedp_core.dp import mechanisms
+from tests.apptest import metric_value, open_app, page_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,32 +19,14 @@ PAGE = "pages/heatmaps.py"
 PANELS = ["curves", "cap", "calculator", "attack", "planning"]
 
 
-def _app() -> AppTest:
-    """A fresh session, run once on the home page."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _heatmaps(at: AppTest | None = None) -> AppTest:
     """The Heatmaps page (in a fresh session unless one is given), checked for exceptions."""
-    at = at or _app()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _metric(at: AppTest, label: str) -> float:
-    """Value of the metric with this label, as a float."""
-    hits = [m for m in at.metric if m.label == label]
-    assert hits, f"no metric {label!r}; metrics: {[m.label for m in at.metric]}"
-    return float(hits[0].value.split()[0])
+    return open_app(PAGE, at=at, timeout=240)
 
 
 def _text(at: AppTest, kinds=("markdown", "caption", "info", "warning", "error", "success")) -> str:
     """Everything the page wrote in these element kinds, joined."""
-    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+    return page_text(at, kinds)
 
 
 def _png(width: int, height: int, mode: str = "RGB") -> bytes:
@@ -96,24 +79,24 @@ def test_page_runs_on_sample_data():
     assert "one observer's whole gaze map on this stimulus" in text
     assert "compose sequentially" in text and "one stimulus" in text
     assert "PREVIEW — NOT A PRIVATE RELEASE" in text
-    assert -1.0 <= _metric(at, "CC") <= 1.0
+    assert -1.0 <= metric_value(at, "CC") <= 1.0
     assert any("Liu et al. Theorem 3.4" in str(m.value) for m in at.markdown)
 
 
 def test_eps_move_sets_the_analytic_sigma_for_the_shown_sensitivity():
     """Moving ε changes the shown σ to mechanisms.gaussian_sigma(Δ₂ shown, ε, δ shown)."""
     at = _heatmaps()
-    before = _metric(at, "Noise σ per cell")
+    before = metric_value(at, "Noise σ per cell")
     at.select_slider(key="hm_eps").set_value(0.5).run()
     assert not at.exception, at.exception
-    l2 = _metric(at, "Δ₂ (L2 sensitivity)")
+    l2 = metric_value(at, "Δ₂ (L2 sensitivity)")
     delta = float(at.select_slider(key="hm_delta").value)
-    sigma = _metric(at, "Noise σ per cell")
+    sigma = metric_value(at, "Noise σ per cell")
     assert sigma != before
     assert sigma == pytest.approx(mechanisms.gaussian_sigma(l2, 0.5, delta, method="analytic"), rel=1e-5)
     # Total ε for three stimuli composes sequentially.
     at.number_input(key="hm_k_stimuli").set_value(3).run()
-    assert _metric(at, "Total ε per observer") == pytest.approx(1.5)
+    assert metric_value(at, "Total ε per observer") == pytest.approx(1.5)
 
 
 def test_laplace_shows_scale_and_std():
@@ -122,9 +105,9 @@ def test_laplace_shows_scale_and_std():
     at.radio(key="hm_mech").set_value("laplace").run()
     assert not at.exception, at.exception
     eps = float(at.select_slider(key="hm_eps").value)
-    b = _metric(at, "Laplace scale b")
-    assert b == pytest.approx(_metric(at, "Δ₁ (L1 sensitivity)") / eps, rel=1e-5)
-    assert _metric(at, "Noise std √2·b") == pytest.approx(np.sqrt(2) * b, rel=1e-5)
+    b = metric_value(at, "Laplace scale b")
+    assert b == pytest.approx(metric_value(at, "Δ₁ (L1 sensitivity)") / eps, rel=1e-5)
+    assert metric_value(at, "Noise std √2·b") == pytest.approx(np.sqrt(2) * b, rel=1e-5)
     assert "σ_L" in _text(at)
 
 
@@ -163,7 +146,7 @@ def test_cap_choices_are_flagged_and_charged():
     eps = float(at.select_slider(key="hm_eps").value)
     sel = float(at.select_slider(key="hm_sel_eps").value)
     assert "chosen privately" in _text(at)
-    assert _metric(at, "Total ε per observer") == pytest.approx(eps + sel)
+    assert metric_value(at, "Total ε per observer") == pytest.approx(eps + sel)
 
 
 def test_export_records_a_release_in_the_ledger():
@@ -198,7 +181,7 @@ def test_export_refuses_huge_grids():
 
 def test_uploaded_image_and_fixations_are_used():
     """An uploaded image and a fixation table without a stimulus column drive the page."""
-    at = _upload_image(_app(), "mystim.png", _png(320, 200))
+    at = _upload_image(open_app(timeout=240), "mystim.png", _png(320, 200))
     assert "mystim.png" in _text(at, ("success",))
     at = _upload_fixations(at, "myfix.csv", _my_fixations(320, 200))
     at = _heatmaps(at)
@@ -208,7 +191,7 @@ def test_uploaded_image_and_fixations_are_used():
     text = _text(at)
     assert "6 observers" in text and "72 fixations" in text and "no stimulus column" in text
     assert "Upload: myfix.csv" in text
-    assert _metric(at, "Δ₂ (L2 sensitivity)") > 0
+    assert metric_value(at, "Δ₂ (L2 sensitivity)") > 0
     for panel in PANELS:
         at.segmented_control(key="hm_panel").set_value(panel).run()
         assert not at.exception, (panel, at.exception)
@@ -216,7 +199,7 @@ def test_uploaded_image_and_fixations_are_used():
 
 def test_fixations_outside_the_image_name_the_row():
     """A fixation outside the chosen image gives the DataError message with its row, not a traceback."""
-    at = _upload_image(_app(), "small.png", _png(320, 200))
+    at = _upload_image(open_app(timeout=240), "small.png", _png(320, 200))
     df = _my_fixations(320, 200)
     df.loc[2, "x"] = 500.0  # third data row = line 4 of the CSV
     at = _upload_fixations(at, "outside.csv", df)
@@ -229,7 +212,7 @@ def test_fixations_outside_the_image_name_the_row():
 
 def test_sample_fixations_on_an_uploaded_image_explain_the_mismatch():
     """Sample fixations (with a stimulus column) have no rows for an uploaded image: a clear message."""
-    at = _upload_image(_app(), "other.png", _png(320, 200))
+    at = _upload_image(open_app(timeout=240), "other.png", _png(320, 200))
     at = _heatmaps(at)
     at.selectbox(key="hm_stimulus").set_value("other.png").run()
     assert not at.exception, at.exception
@@ -239,7 +222,7 @@ def test_sample_fixations_on_an_uploaded_image_explain_the_mismatch():
 
 def test_non_image_upload_is_refused():
     """A text file posing as a PNG is refused with a message naming it."""
-    at = _upload_image(_app(), "fake.png", b"this is not an image", use=False)
+    at = _upload_image(open_app(timeout=240), "fake.png", b"this is not an image", use=False)
     assert not at.exception
     err = " ".join(e.value for e in at.error)
     assert "fake.png is not a PNG or JPEG image" in err
@@ -249,7 +232,7 @@ def test_hundred_megapixel_image_is_refused():
     """A 10,000 x 10,000 PNG (small file, 100 megapixels) is refused before decoding, with the limit."""
     data = _png(10_000, 10_000, mode="1")
     assert len(data) < 1_000_000
-    at = _upload_image(_app(), "huge.png", data, use=False)
+    at = _upload_image(open_app(timeout=240), "huge.png", data, use=False)
     assert not at.exception
     err = " ".join(e.value for e in at.error)
     assert "huge.png" in err and "100.0 megapixels" in err and "limit" in err

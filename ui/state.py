@@ -112,8 +112,26 @@ def stimuli() -> dict[str, Dataset]:
     return out
 
 
+LEDGER_KEY = "eyedp_ledger"
+# Session state that remembers releases or values read off the private data. Clearing the ledger must
+# forget these too: a remembered export or choice of m would otherwise bring cleared entries back, or be
+# reused uncharged. The cap sliders go back to their public defaults with the choice of m they held.
+# Views add their own keys here.
+LEDGER_DERIVED_KEYS: tuple[str, ...] = (
+    "hm_export_result", "hm_m_tuned", "hm_m_count", "hm_m_duration",
+    "ts_recorded_msg",
+)
+
+
 def ledger() -> Ledger:
     """The privacy ledger of this session (every view records what it released)."""
-    if "eyedp_ledger" not in st.session_state:
-        st.session_state["eyedp_ledger"] = Ledger()
-    return st.session_state["eyedp_ledger"]
+    if LEDGER_KEY not in st.session_state:
+        st.session_state[LEDGER_KEY] = Ledger()
+    return st.session_state[LEDGER_KEY]
+
+
+def clear_ledger() -> None:
+    """Forget every release of this session and everything that could re-add or reuse one."""
+    ledger().clear()
+    for key in LEDGER_DERIVED_KEYS:
+        st.session_state.pop(key, None)

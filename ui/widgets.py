@@ -6,6 +6,7 @@ import math
 import streamlit as st
 
 from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.registry import Family
 
 
 # Round mantissas per decade, so that 1, 0.1, 3, 10 … are reachable exactly on a log slider.
@@ -42,7 +43,7 @@ def calibration_box(cal: Calibration, title: str | None = None) -> None:
     st.markdown(f"**{head}** {badge(label, kind)}", unsafe_allow_html=True)
     st.latex(cal.formula_tex)
     st.latex(cal.plugged_tex)
-    if cal.mechanism == "laplace":
+    if cal.mechanism == Family.LAPLACE:  # any family name may come in (time-series calibrations too)
         st.caption(f"Laplace scale b = {fmt_num(cal.scale)}; standard deviation √2·b = {fmt_num(cal.std)}.")
     else:
         st.caption(f"Gaussian standard deviation σ = {fmt_num(cal.std)}.")

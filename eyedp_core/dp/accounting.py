@@ -1,10 +1,13 @@
 """The privacy ledger: per-participant basic composition of every release (docs/PRIVACY_MODEL.md §0.6, §10).
 
+The rule is COMPOSITION_RULE: every release composes. `Ledger.add` is the only way a release enters and
+nothing replaces or refunds an entry; `clear` starts a new accounting session from nothing.
 Plain Python objects only (no locks, no callables) so a Ledger pickles into Streamlit session state.
 """
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -12,6 +15,7 @@ import pandas as pd
 from scipy.optimize import minimize_scalar
 
 __all__ = [
+    "COMPOSITION_RULE",
     "EVERYONE",
     "PARTICIPANT_UNITS",
     "UNITS",
@@ -29,6 +33,13 @@ PARTICIPANT_UNITS = ("participant", "observer")
 SENSITIVITY_TYPES = ("public", "data-derived")
 # Row label used when no participant is named anywhere: the total applies to every participant.
 EVERYONE = "(every participant)"
+# The one ledger rule, in the words the Report page shows (docs/PRIVACY_MODEL.md §0.6).
+COMPOSITION_RULE = (
+    "Every release composes. Each export, recording or private choice of a parameter is a new entry in the "
+    "ledger, and a person's total is the sum of the ε (and δ) of every entry that read their data. Releasing "
+    "again — the same setting twice, a new setting, or a re-recording — adds a new entry; nothing ever "
+    "replaces, refunds or overwrites an earlier one. Only releases about different people do not add up."
+)
 
 
 @dataclass(frozen=True)
@@ -100,7 +111,7 @@ class Ledger:
             self.add(r)
 
     def add(self, release: Release) -> None:
-        """Release in, appended to the ledger (nothing out)."""
+        """Release in, appended to the ledger (nothing out): it composes with every earlier entry."""
         if not isinstance(release, Release):
             raise TypeError(f"expected a Release, got {type(release).__name__}")
         self._releases.append(release)
@@ -117,15 +128,19 @@ class Ledger:
         return iter(list(self._releases))
 
     def clear(self) -> None:
-        """Forget every release."""
+        """Forget every release: a new accounting session that starts from nothing."""
         self._releases.clear()
 
     def remove(self, view: str) -> None:
-        """View name in, all releases recorded by that view dropped."""
+        """View name in, all releases recorded by that view dropped (DEPRECATED: breaks COMPOSITION_RULE)."""
         self._releases = [r for r in self._releases if r.view != view]
 
     def replace_view(self, view: str, releases: Iterable[Release]) -> None:
-        """View name and its current releases in; the view's earlier releases are replaced by these."""
+        """View name and its current releases in; the view's earlier releases are replaced by these.
+
+        DEPRECATED: replacing undercounts (COMPOSITION_RULE); kept until every view only calls `add`."""
+        warnings.warn("Ledger.replace_view breaks the every-release-composes rule; record releases with "
+                      "Ledger.add", DeprecationWarning, stacklevel=2)
         new = list(releases)
         for r in new:
             if r.view != view:

@@ -17,7 +17,8 @@ import opendp.prelude as dp
 
 dp.enable_features("contrib")
 
-__all__ = ["SAMPLER", "lattice_k", "release_gaussian", "release_laplace"]
+__all__ = ["SAMPLER", "SELECTION_METHODS", "lattice_k", "opendp_gaussian_sigma", "release_argmin",
+           "release_gaussian", "release_laplace"]
 
 SAMPLER = "OpenDP discrete lattice sampler, CSPRNG"
 OPENDP_VERSION = importlib.metadata.version("opendp")
@@ -137,3 +138,71 @@ def release_gaussian(
             meta["epsilon"] = float(profile.epsilon(float(delta)))
     noisy = np.asarray(meas(flat), dtype=float).reshape(arr.shape)
     return noisy, meta
+
+
+def opendp_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float, sigma0: float) -> float:
+    """Δ2, (ε, δ) and a calibrated σ0 in, the smallest σ >= σ0 (to 1e-6) whose OpenDP release is (ε, δ)-DP
+    by OpenDP's own accounting out.
+
+    OpenDP accounts its discrete Gaussian through zCDP, looser than the exact analytic calibration
+    (docs/PRIVACY_MODEL.md §11), so an export may need a little more noise than the preview; bisection
+    on OpenDP's reported ε over a one-value domain (the map does not depend on the size)."""
+    if not (math.isfinite(sigma0) and sigma0 > 0):
+        raise ValueError(f"sigma0 must be a finite number > 0, got {sigma0!r}")
+
+    def eps_of(sigma: float) -> float:
+        return float(release_gaussian(np.zeros(1), sigma, sensitivity=l2_sensitivity, delta=delta)[1]["epsilon"])
+
+    if eps_of(sigma0) <= epsilon:
+        return float(sigma0)
+    lo, hi = sigma0, sigma0 * 1.05
+    while eps_of(hi) > epsilon:
+        lo, hi = hi, hi * 1.25
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if eps_of(mid) > epsilon else (lo, mid)
+    return hi * (1 + 1e-6)
+
+
+SELECTION_METHODS = ("exponential", "report-noisy-min")
+
+
+def release_argmin(scores: np.ndarray, *, sensitivity: float, epsilon: float,
+                   method: str = "exponential") -> tuple[int, dict[str, Any]]:
+    """Scores (lower is better), their L∞ sensitivity, ε and method in, (ε-DP index of a low score,
+    release metadata) out, drawn by OpenDP from a cryptographic RNG (no seed).
+
+    "exponential": Gumbel noise of scale 2Δ/ε, i.e. exactly the exponential mechanism with P(i) ∝
+    exp(−ε·score_i/(2Δ)) (McSherry–Talwar: ε-DP); OpenDP certifies it as ρ = ε²/8 zCDP, checked here.
+    "report-noisy-min": exponential noise of scale 2Δ/ε (OpenDP's pure-DP noisy max; its map gives ε).
+    Scale 2Δ/ε, not Δ/ε, because the scores of neighbours may move in opposite directions."""
+    if method not in SELECTION_METHODS:
+        raise ValueError(f"unknown selection method {method!r}; use one of {SELECTION_METHODS}")
+    s = np.asarray(scores, dtype=float).ravel()
+    if s.size == 0 or not np.all(np.isfinite(s)):
+        raise ValueError("selection needs at least one score, all finite")
+    eps, sens = float(epsilon), _check_sensitivity(sensitivity)
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    meta: dict[str, Any] = {"mechanism": method, "library": "opendp", "opendp_version": OPENDP_VERSION,
+                            "sampler": SAMPLER, "seeded": False, "n_candidates": int(s.size),
+                            "sensitivity": sens, "sensitivity_metric": "linf", "epsilon": eps, "delta": 0.0}
+    if sens == 0:
+        # The scores do not depend on anyone's data: the plain argmin is 0-DP and needs no noise.
+        meta.update(scale=0.0, epsilon=0.0)
+        return int(np.argmin(s)), meta
+    scale = 2.0 * sens / eps
+    space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float))
+    if method == "exponential":
+        meas = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=scale, negate=True)
+        rho = float(meas.map(sens))
+        # Gumbel noisy max is the exponential mechanism, whose zCDP cost is ε²/8: guards against a change
+        # of OpenDP's noise law under this constructor.
+        if not math.isclose(rho, eps * eps / 8.0, rel_tol=1e-6):
+            raise RuntimeError(f"OpenDP's noisy max is not the exponential mechanism here (ρ = {rho:g})")
+        meta.update(scale=scale, rho=rho, measure="pure ε-DP (exponential mechanism, Gumbel noise)")
+    else:
+        meas = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale, negate=True)
+        meta.update(scale=scale, epsilon=max(eps, float(meas.map(sens))),
+                    measure="pure ε-DP (MaxDivergence, exponential noise)")
+    return int(meas(s.tolist())), meta

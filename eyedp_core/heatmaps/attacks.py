@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, privatize
 
@@ -142,8 +143,9 @@ def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta
         drawn = bool(np.isin(target, rel.selected))
         releases.append((name, rel.map, rel.k, f"not DP: δ ≥ c = {fraction:g}", drawn))
     agg = nf.map
-    for mech in ("gaussian", "laplace"):
-        cal = calibrate_heatmap(sens, epsilon, delta, mech, method if mech == "gaussian" else "laplace")
+    for fam in (Family.GAUSSIAN, Family.LAPLACE):
+        mech = fam.value
+        cal = calibrate_heatmap(sens, epsilon, delta, fam, method if fam is Family.GAUSSIAN else "laplace")
         pm = privatize(agg, epsilon, delta, mech, sens, rng, calibration=cal, dtype=np.float64)
         releases.append((mech, pm.map, None, cal.guarantee, None))
     labels = {"noise-free": "Noise-free aggregate", "rs1": "Random selection, without replacement",
@@ -152,7 +154,7 @@ def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta
     for name, released, k, privacy, drawn in releases:
         res = difference_attack(released, maps, target, cap_m, cap_total, name, k)
         rows.append({
-            "mechanism": name, "label": labels[name], "private": name in ("gaussian", "laplace"),
+            "mechanism": name, "label": labels[name], "private": name in (Family.GAUSSIAN, Family.LAPLACE),
             "privacy": privacy, "exact_recovery": res.exact, "mse": res.mse,
             "max_abs_error": res.max_abs_error, "target_total": truth_total,
             "target_drawn": drawn, "attacker_says_drawn": res.included_guess,

@@ -2,8 +2,9 @@
 "as in the paper" with its validity threshold r*, privacy presets and the noise calculator.
 
 All numbers refer to the aggregate G = (1/n)·Σ_i min(G_i, m) on a grid of r cells, n observers (public),
-neighbours = replace one observer's whole map. The Gaussian σ always comes from
-`eyedp_core.mechanisms` (analytic Balle–Wang by default); nothing here re-implements it.
+neighbours = replace one observer's whole map. Every calibration comes from the mechanism objects of
+`eyedp_core.dp.noise` (analytic Balle–Wang by default; Liu's Thm 3.4 and r* as in the paper); nothing
+here re-implements them.
 """
 from __future__ import annotations
 
@@ -14,14 +15,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from eyedp_core.dp.mechanisms import (
-    Calibration,
-    calibrate_gaussian,
-    calibrate_laplace,
-    gaussian_delta,
-    gaussian_sigma,
-    tex_number,
-)
+from eyedp_core.dp.mechanisms import Calibration, gaussian_sigma, tex_number
+from eyedp_core.dp.noise import (GaussianMechanism, LaplaceMechanism, LiuGaussianMechanism,
+                                 liu_thm34_sigma, r_star)  # noqa: F401  (Liu's σ and r* re-exported)
+from eyedp_core.dp.registry import Family
 
 __all__ = [
     "GridChoice",
@@ -33,6 +30,7 @@ __all__ = [
     "heatmap_sensitivity",
     "liu_thm34_sigma",
     "liu_thm35_std",
+    "noise_family",
     "noise_std",
     "noise_surface",
     "observers_needed",
@@ -114,20 +112,9 @@ def heatmap_sensitivity(r: int, n: int, m: float = 1.0, cap_total: float | None 
 # Liu's theorems, r*
 
 
-def liu_thm34_sigma(l2_sensitivity: float, epsilon: float, delta: float, r: float) -> float:
-    """Δ2, ε, δ, r in, Liu Thm 3.4 σ = Δ2·√(ε/2 + ln(r/δ))/ε out (as in the paper; wrong for r < r*)."""
-    return l2_sensitivity * math.sqrt(epsilon / 2.0 + math.log(r / delta)) / epsilon
-
-
 def liu_thm35_std(l1_sensitivity: float, epsilon: float) -> float:
     """Δ1 and ε in, Liu Thm 3.5 Laplace "noise level" σ_L = √2·Δ1/ε out (a std; the scale is σ_L/√2)."""
     return math.sqrt(2.0) * l1_sensitivity / epsilon
-
-
-def r_star(epsilon: float, delta: float) -> float:
-    """ε, δ in, r* = exp((ε·σ_an/Δ2)² − ε/2 + ln δ) out: Liu's σ is (ε, δ)-DP iff r >= r* (§6.2)."""
-    s = gaussian_sigma(1.0, epsilon, delta, method="analytic")
-    return math.exp((epsilon * s) ** 2 - epsilon / 2.0 + math.log(delta))
 
 
 # --------------------------------------------------------------------------------------------
@@ -138,14 +125,26 @@ _LIU_TEX = r"\sigma = \frac{\Delta_2}{\varepsilon}\sqrt{\frac{\varepsilon}{2} + 
            r" \;=\; \frac{m}{n\varepsilon}\sqrt{r\left(\frac{\varepsilon}{2} + \ln\frac{r}{\delta}\right)}"
 
 
+def noise_family(mechanism: str) -> Family:
+    """"gaussian" | "laplace" (or a Family) in, the Family out; other names are refused."""
+    try:
+        fam = Family(mechanism)
+    except ValueError:
+        fam = None
+    if fam not in (Family.GAUSSIAN, Family.LAPLACE):
+        raise ValueError(f"unknown mechanism {mechanism!r}; private options are 'gaussian' and 'laplace'")
+    return fam
+
+
 def calibrate_heatmap(sensitivity: HeatmapSensitivity, epsilon: float, delta: float,
                       mechanism: str = "gaussian", method: str = "analytic") -> Calibration:
-    """Sensitivity, ε, δ, mechanism ("gaussian"|"laplace") and method in, Calibration out.
+    """Sensitivity, ε, δ, mechanism ("gaussian"|"laplace") and method in, Calibration out, built by the
+    mechanism objects of eyedp_core.dp.noise (the ones that draw the noise).
 
     Gaussian methods: "analytic" (default, exact), "classical" (ε < 1 only), "liu-thm-3.4" (as in the
     paper: `valid` is False and `note` gives the δ actually achieved whenever r < r*)."""
-    if mechanism == "laplace":
-        cal = calibrate_laplace(sensitivity.l1, epsilon)
+    if noise_family(mechanism) is Family.LAPLACE:
+        cal = LaplaceMechanism(epsilon=epsilon, sensitivity=sensitivity.l1).calibration
         std = cal.std
         return replace(
             cal,
@@ -153,41 +152,25 @@ def calibrate_heatmap(sensitivity: HeatmapSensitivity, epsilon: float, delta: fl
             note=(f"scale b = {cal.scale:.6g}, standard deviation √2·b = {std:.6g}. Liu et al.'s "
                   f"'noise level' σ_L (Thm 3.5) is this standard deviation, not the scale."),
         )
-    if mechanism != "gaussian":
-        raise ValueError(f"unknown mechanism {mechanism!r}; private options are 'gaussian' and 'laplace'")
     if method in ("analytic", "classical"):
-        return calibrate_gaussian(sensitivity.l2, epsilon, delta, method=method)
+        return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity.l2, method=method).calibration
     if method != "liu-thm-3.4":
         raise ValueError(f"unknown Gaussian method {method!r}; use 'analytic', 'classical' or 'liu-thm-3.4'")
-    sigma = liu_thm34_sigma(sensitivity.l2, epsilon, delta, sensitivity.r)
-    rs = r_star(epsilon, delta)
-    achieved = gaussian_delta(sigma, sensitivity.l2, epsilon)
-    valid = sensitivity.r >= rs
-    if valid:
-        note = (f"r = {sensitivity.r} >= r* = {rs:.4g}: this σ happens to be enough (exact δ achieved "
-                f"{achieved:.3g} <= {delta:.3g}), but it is larger than the analytic σ.")
-    else:
-        note = (f"WARNING: r = {sensitivity.r} < r* = {rs:.4g}, so Theorem 3.4 does NOT give "
-                f"(ε={epsilon:g}, δ={delta:.3g})-DP: the exact δ at this σ is {achieved:.3g} "
-                f"({achieved / delta:.3g}× the target). Use the analytic calibration.")
-    plugged = (rf"\sigma = \frac{{{tex_number(sensitivity.l2)}}}{{{tex_number(epsilon)}}}"
-               rf"\sqrt{{{tex_number(epsilon / 2)} + \ln\frac{{{sensitivity.r}}}{{{tex_number(delta)}}}}}"
-               rf" = {tex_number(sigma)}")
-    return Calibration(mechanism="gaussian", method="liu-thm-3.4", scale=sigma, std=sigma,
-                       epsilon=float(epsilon), delta=float(delta), sensitivity=sensitivity.l2,
-                       formula_tex=_LIU_TEX, plugged_tex=plugged,
-                       guarantee="as in the paper (Liu et al. Thm 3.4); not a proof in general",
-                       valid=bool(valid), note=note)
+    cal = LiuGaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity.l2, r=sensitivity.r).calibration
+    # The page shows the formula in the heatmap's own terms (m, n, r) and says loudly when it fails.
+    note = cal.note if cal.valid else f"WARNING: {cal.note} Use the analytic calibration."
+    return replace(cal, formula_tex=_LIU_TEX, note=note)
 
 
 def calibration_table(sensitivity: HeatmapSensitivity, epsilon: float, delta: float) -> list[Calibration]:
     """Sensitivity, ε, δ in, the calibrations to show side by side out: analytic, classical (ε < 1 only),
     Liu Thm 3.4 (as in the paper, flagged when invalid) and Laplace."""
-    out = [calibrate_heatmap(sensitivity, epsilon, delta, "gaussian", "analytic")]
+    gauss, lap = Family.GAUSSIAN, Family.LAPLACE
+    out = [calibrate_heatmap(sensitivity, epsilon, delta, gauss, "analytic")]
     if epsilon < 1:
-        out.append(calibrate_heatmap(sensitivity, epsilon, delta, "gaussian", "classical"))
-    out.append(calibrate_heatmap(sensitivity, epsilon, delta, "gaussian", "liu-thm-3.4"))
-    out.append(calibrate_heatmap(sensitivity, epsilon, delta, "laplace"))
+        out.append(calibrate_heatmap(sensitivity, epsilon, delta, gauss, "classical"))
+    out.append(calibrate_heatmap(sensitivity, epsilon, delta, gauss, "liu-thm-3.4"))
+    out.append(calibrate_heatmap(sensitivity, epsilon, delta, lap))
     return out
 
 
@@ -261,7 +244,7 @@ def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total:
     method in, per-cell noise standard deviation array out (Laplace: √2·b)."""
     n_arr, r_arr = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(r, dtype=float))
     l1, l2 = _sens_values(r_arr, n_arr, m, cap_total)
-    if mechanism == "laplace":
+    if noise_family(mechanism) is Family.LAPLACE:
         return math.sqrt(2.0) * l1 / epsilon
     d = _delta_of(delta, n_arr)
     if method == "liu-thm-3.4":
@@ -282,7 +265,8 @@ def noise_surface(n_values, sqrt_r_values, epsilon: float, delta: DeltaLike, m: 
     r_grid = np.round(s_grid ** 2)
     std = noise_std(n_grid, r_grid, epsilon, delta, m, cap_total, mechanism, method)
     return pd.DataFrame({"n": n_grid.ravel().astype(int), "sqrt_r": s_grid.ravel(), "r": r_grid.ravel(),
-                         "delta": _delta_of(delta, n_grid).ravel() if mechanism == "gaussian" else 0.0,
+                         "delta": _delta_of(delta, n_grid).ravel() if noise_family(mechanism) is Family.GAUSSIAN
+                         else 0.0,
                          "std": np.asarray(std).ravel()})
 
 
@@ -292,7 +276,7 @@ def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike
     """Target noise std, cells r, ε, δ (number or function of n) and caps in, the smallest n with
     noise_std(n) <= target out (None if not reached by n_max)."""
     def f(n: int) -> float:
-        if mechanism == "gaussian" and not 0 < float(_delta_of(delta, np.asarray(n))) < 1:
+        if noise_family(mechanism) is Family.GAUSSIAN and not 0 < float(_delta_of(delta, np.asarray(n))) < 1:
             return math.inf  # e.g. δ = n^-1.5 at n = 1: no Gaussian calibration exists
         return float(noise_std(n, r, epsilon, delta, m, cap_total, mechanism, method))
 

@@ -1,7 +1,7 @@
 """Choosing the per-cell cap m (docs/PRIVACY_MODEL.md §6.5): Liu's Theorem 4.1 expected MSE, Algorithm 1 (which
 reads the private maps, so its choice is an unaccounted release) and a differentially private selection
-of m from a small public candidate set (exponential mechanism or report-noisy-min), whose ε is returned
-so that it can be charged to the ledger.
+of m from a public candidate list (exponential mechanism or report-noisy-min, drawn by OpenDP), whose ε
+is returned so that it can be charged to the ledger.
 
 Maps may be GazeMaps (anything with a `.matrix`), a scipy.sparse matrix (observers × cells) or a dense
 array (n, rows, cols) / (n, cells). Everything is computed on the non-zero entries only.
@@ -14,14 +14,21 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from eyedp_core.dp.release import release_argmin
+from eyedp_core.heatmaps.calibration import noise_std
+
 __all__ = [
+    "PUBLIC_CAPS",
     "CapCurve",
     "CapSelection",
     "bias_term",
     "cap_score_sensitivity",
     "cap_scores",
     "expected_mse",
+    "algorithm1_candidates",
+    "noise_std_for_caps",
     "optimal_cap",
+    "public_candidates",
     "select_cap_private",
     "selection_probabilities",
 ]
@@ -198,26 +205,58 @@ class CapSelection:
 
 
 def select_cap_private(per_observer_maps, candidates, raw_bound: float, noise_std, epsilon: float,
-                       rng: np.random.Generator, method: str = "exponential",
-                       raw_total_bound: float | None = None) -> CapSelection:
-    """Maps, public candidate caps, public raw bound B, noise std per candidate, selection ε, generator and
-    method ("exponential" | "report-noisy-min") in, CapSelection (ε-DP choice of m) out.
+                       method: str = "exponential", raw_total_bound: float | None = None) -> CapSelection:
+    """Maps, public candidate caps, public raw bound B, noise std per candidate, selection ε and method
+    ("exponential" | "report-noisy-min") in, CapSelection (ε-DP choice of m) out.
 
-    Charge `epsilon` to the ledger in addition to the heatmap's own (ε, δ) (sequential composition)."""
+    A release: OpenDP draws the choice from a cryptographic RNG, so there is no seed or generator argument
+    (docs/PRIVACY_MODEL.md §0.7, §11). Charge `epsilon` to the ledger in addition to the heatmap's own
+    (ε, δ) (sequential composition)."""
     mat = _as_csr(per_observer_maps)
     n, r = mat.shape
     c = np.asarray(candidates, dtype=float)
     delta_s = cap_score_sensitivity(c, raw_bound, n, r, raw_total_bound)
     scores = cap_scores(mat, c, raw_bound, noise_std, raw_total_bound)
-    if method == "exponential":
-        i = int(rng.choice(c.size, p=selection_probabilities(scores, epsilon, delta_s)))
-    elif method == "report-noisy-min":
-        # Scores of neighbours may move in opposite directions, hence scale 2Δ/ε (not Δ/ε).
-        i = int(np.argmin(scores + rng.laplace(0.0, 2.0 * delta_s / epsilon, size=c.size)))
-    else:
-        raise ValueError(f"unknown selection method {method!r}; use 'exponential' or 'report-noisy-min'")
+    i, _ = release_argmin(scores, sensitivity=delta_s, epsilon=epsilon, method=method)
     note = (f"m chosen with the {method} mechanism over {c.size} public candidates, score = noise variance + "
             f"squared bias against the map clipped at the public bound B = {raw_bound:g} (sensitivity "
             f"{delta_s:.3g}); this choice is {epsilon:g}-DP and adds ε = {epsilon:g} to the ledger.")
     return CapSelection(float(c[i]), tuple(float(v) for v in c), float(epsilon), delta_s, method,
                         float(raw_bound), note)
+
+
+# --------------------------------------------------------------------------------------------
+# candidate lists
+
+
+# Fixed in advance, never read off the data (docs/PRIVACY_MODEL.md §0.7): a DP selection over a list that
+# depends on an observer's counts (e.g. 1..⌈g_max⌉) leaks those counts with unbounded loss.
+PUBLIC_CAPS: dict[str, tuple[float, ...]] = {
+    "count": (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0),
+    "duration": (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0),
+}
+
+
+def public_candidates(weight: str, raw_bound: float) -> tuple[float, ...]:
+    """Map weighting ("count" | "duration") and the public raw bound B in, the public candidate caps <= B
+    for the DP selection of m out (public inputs only, so neighbouring datasets get the same list)."""
+    if weight not in PUBLIC_CAPS:
+        raise ValueError(f"weight must be one of {tuple(PUBLIC_CAPS)}, got {weight!r}")
+    return tuple(v for v in PUBLIC_CAPS[weight] if v <= raw_bound)
+
+
+def algorithm1_candidates(weight: str, g_max: float, limit: int = 20) -> tuple[float, ...]:
+    """Weighting and g_max in, the caps Liu's Algorithm 1 evaluates out: the public grid plus 1..⌈g_max⌉
+    (up to `limit`) for counts. Reads the data: for the NOT private Algorithm 1 only."""
+    base = set(PUBLIC_CAPS[weight])
+    if weight == "count":
+        base |= {float(v) for v in range(1, min(int(np.ceil(g_max)), limit) + 1)}
+    return tuple(sorted(base))
+
+
+def noise_std_for_caps(n: int, r: int, m_values, epsilon: float, delta: float, mechanism: str,
+                       method: str = "analytic", cap_total: float | None = None) -> np.ndarray:
+    """Observers n, cells r (both public), candidate caps, privacy settings and total cap in, the noise std
+    each cap would need out (public numbers: they depend on no observer's map)."""
+    m = np.asarray(m_values, dtype=float)
+    return np.broadcast_to(noise_std(n, r, epsilon, delta, m, cap_total, mechanism, method), m.shape).astype(float)

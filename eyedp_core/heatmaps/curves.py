@@ -8,7 +8,8 @@ CC and MSE of a draw need only those few numbers. For Gaussian Z, DZ is again i.
 drawn directly — and only on the low-frequency block that carries all but `tol` of Σ Λ² per axis (the
 neglected coefficients change ‖KZ‖² by a relative ≤ 2·tol in expectation). Laplace Z is drawn per cell
 (exactly Lap) and transformed with one DCT per draw. One draw serves every ε (the noise is the same
-field scaled by std(ε): common random numbers across ε, independent draws within each ε).
+field scaled by std(ε): common random numbers across ε, independent draws within each ε). All noise is
+drawn by the mechanism objects of eyedp_core.dp.noise (through `maps.draw_noise`).
 """
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ import numpy as np
 import pandas as pd
 import scipy.fft as sfft
 
+from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import (
     DeltaLike,
     HeatmapSensitivity,
     calibrate_heatmap,
     heatmap_sensitivity,
+    noise_family,
 )
 from eyedp_core.heatmaps.maps import draw_noise, kernel_spectrum, smooth
 
@@ -78,25 +81,25 @@ class _Engine:
         """Mechanism, number of draws, generator in, (R, 5) statistics of unit-variance noise out."""
         out = np.empty((R, 5))
         block = self.kr * self.kc
-        if mechanism == "gaussian":
+        fam = noise_family(mechanism)
+        if fam is Family.GAUSSIAN:
             step = max(1, 2_000_000 // block)
             for s in range(0, R, step):
-                z = rng.standard_normal((min(step, R - s), block), dtype=np.float32)
+                # DZ of i.i.d. N(0, 1) is again i.i.d. N(0, 1): draw the retained coefficients directly.
+                z = draw_noise(rng, fam, 1.0, (min(step, R - s), block), np.float32)
                 out[s:s + z.shape[0]] = self.stats(z)
                 if progress:
                     progress(offset + weight * (s + z.shape[0]) / R)
-        elif mechanism == "laplace":
+        else:
             b = 1.0 / np.sqrt(2.0)  # unit variance
             for s in range(R):
-                zp = draw_noise(rng, "laplace", b, self.shape)
+                zp = draw_noise(rng, fam, b, self.shape)
                 # Only the retained block is needed: transform columns, cut, then rows.
                 z = sfft.dct(zp, type=2, norm="ortho", axis=1, overwrite_x=True)[:, :self.kc]
                 z = sfft.dct(z, type=2, norm="ortho", axis=0, overwrite_x=True)[:self.kr]
                 out[s] = self.stats(z[None])[0]
                 if progress and (s % 5 == 4 or s == R - 1):
                     progress(offset + weight * (s + 1) / R)
-        else:
-            raise ValueError(f"unknown mechanism {mechanism!r}")
         return out
 
     def metrics(self, stats: np.ndarray, stds: np.ndarray) -> dict[str, np.ndarray]:
@@ -127,8 +130,10 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
     ref = clean if reference_map is None else np.asarray(reference_map, dtype=float)
     eng = _Engine(clean, ref, float(sigma_px) / cell, truncate, tol)
     frames, notes = [], []
-    for i, mech in enumerate(mechanisms):
-        meth = method if mech == "gaussian" else "laplace"
+    for i, name in enumerate(mechanisms):
+        fam = noise_family(name)
+        mech = fam.value
+        meth = method if fam is Family.GAUSSIAN else "laplace"
         eps_ok = [e for e in epsilons if not (meth == "classical" and e >= 1)]
         if len(eps_ok) < len(epsilons):
             notes.append("classical Gaussian calibration omitted for ε ≥ 1 (only proven for ε < 1)")
@@ -184,7 +189,7 @@ def plan_study(clean_map: np.ndarray, n_values: Sequence[int], epsilon: float, d
     for N in ns:
         d = float(delta(N)) if callable(delta) else float(delta)
         sens = heatmap_sensitivity(clean.size, int(N), m, cap_total)
-        meth = method if mechanism == "gaussian" else "laplace"
+        meth = method if noise_family(mechanism) is Family.GAUSSIAN else "laplace"
         cals.append(calibrate_heatmap(sens, epsilon, d, mechanism, meth))
     stds = np.array([c.std for c in cals])
     stats = eng.draws(mechanism, R, rng, None, 0.0, 1.0)

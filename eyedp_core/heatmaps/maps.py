@@ -3,9 +3,10 @@ noise, Gaussian-kernel smoothing.
 
 Pipeline: `gaze_maps` (sparse, observers × cells) -> `aggregate` (capped mean map, dense) -> `privatize`
 (Gaussian or Laplace noise on the aggregate) -> `smooth` (post-processing, costs no privacy).
-Sensitivities, calibrations, presets and the noise calculator live in `heatmap_calibration`; the cap
-analysis (Theorem 4.1, Algorithm 1, DP selection of m) in `heatmap_cap`; the difference attack and the
-non-private mechanisms in `heatmap_attacks`; ε-curves and planning in `heatmap_curves`.
+Sensitivities, calibrations, presets and the noise calculator live in `calibration`; the cap analysis
+(Theorem 4.1, Algorithm 1, DP selection of m) in `cap`; the difference attack and the non-private
+mechanisms in `attacks`; ε-curves and planning in `curves`; the page's preview in `preview` and the
+private release (OpenDP export, ledger entries) in `release`.
 """
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ import pandas as pd
 import scipy.fft as sfft
 import scipy.sparse as sp
 
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap
-from eyedp_core.heatmaps.cap import expected_mse, optimal_cap  # noqa: F401  (re-exported API)
 from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, NoiseMechanism, from_calibration
+from eyedp_core.dp.registry import Family
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap, noise_family
+from eyedp_core.heatmaps.cap import expected_mse, optimal_cap  # noqa: F401  (re-exported API)
 
 __all__ = [
     "GazeMaps",
@@ -31,12 +34,11 @@ __all__ = [
     "expected_mse",
     "gaze_maps",
     "kernel_spectrum",
+    "noise_family",
     "optimal_cap",
     "privatize",
     "sigma_px_from_degrees",
-    "sigma_px_from_geometry",
     "smooth",
-    "to_pixels",
 ]
 
 OBSERVER_COLUMNS = ("observer", "participant", "subject")
@@ -218,18 +220,6 @@ def sigma_px_from_degrees(deg: float, width_px: int, width_cm: float, distance_c
     return 2.0 * distance_cm * math.tan(math.radians(deg) / 2.0) * width_px / width_cm
 
 
-def sigma_px_from_geometry(deg: float, geometry) -> float:
-    """Visual angle in degrees and a ScreenGeometry (width_px, width_cm, distance_cm) in, px out."""
-    return sigma_px_from_degrees(deg, geometry.width_px, geometry.width_cm, geometry.distance_cm)
-
-
-def to_pixels(map_: np.ndarray, cell: int, width: int, height: int) -> np.ndarray:
-    """Map on the cell grid, cell size and stimulus size in, the map repeated onto stimulus pixels out."""
-    if cell == 1:
-        return map_[:height, :width]
-    return np.repeat(np.repeat(map_, cell, axis=0), cell, axis=1)[:height, :width]
-
-
 # --------------------------------------------------------------------------------------------
 # noise
 
@@ -242,22 +232,20 @@ class PrivateMap:
     calibration: Calibration
 
 
+# One mechanism object per family for draws at a scale given per call (`sample(..., scale=b)`; their own
+# calibration is not used): the ε-curves draw unit noise once and rescale it for every ε. Previews only;
+# releases go through OpenDP.
+_FAMILY_NOISE: dict[Family, NoiseMechanism] = {
+    Family.GAUSSIAN: GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0),
+    Family.LAPLACE: LaplaceMechanism(epsilon=1.0, sensitivity=1.0),
+}
+
+
 def draw_noise(rng: np.random.Generator, mechanism: str, scale: float, shape: tuple[int, ...],
                dtype: type = np.float32) -> np.ndarray:
-    """Generator, mechanism ("gaussian": scale = σ, "laplace": scale = b) and shape in, i.i.d. noise out.
-
-    Laplace is drawn as b·S·E, E standard exponential and S a fair random sign: exactly Lap(b)."""
-    if mechanism == "gaussian":
-        z = rng.standard_normal(shape, dtype=dtype)
-    elif mechanism == "laplace":
-        z = rng.standard_exponential(shape, dtype=dtype)
-        size = z.size
-        signs = np.unpackbits(np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8), count=size)
-        np.negative(z, out=z, where=signs.reshape(z.shape).astype(bool))
-    else:
-        raise ValueError(f"unknown mechanism {mechanism!r}")
-    z *= dtype(scale)
-    return z
+    """Generator, mechanism ("gaussian": scale = σ, "laplace": scale = b) and shape in, i.i.d. PREVIEW
+    noise out, drawn by the mechanism object of that family (eyedp_core.dp.noise)."""
+    return _FAMILY_NOISE[noise_family(mechanism)].sample(rng, shape, dtype=dtype, scale=scale)
 
 
 def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism: str,
@@ -266,15 +254,18 @@ def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism
     """Aggregate map, ε, δ, mechanism ("gaussian"|"laplace"), sensitivity, generator and Gaussian method in,
     PrivateMap (noisy map, calibration) out. A precomputed `calibration` skips the calibration step.
 
-    PREVIEW noise (numpy): not for data releases (docs/PRIVACY_MODEL.md §11); those go through eyedp_core.release."""
+    PREVIEW noise (numpy), drawn by the mechanism object of the calibration it reports, so the shown
+    calibration is the one drawn: not for data releases (docs/PRIVACY_MODEL.md §11; those go through
+    eyedp_core.heatmaps.release)."""
+    fam = noise_family(mechanism)
     cal = calibration
     if cal is None:
-        cal = calibrate_heatmap(sensitivity, epsilon, delta, mechanism, method)
-    if cal.mechanism != mechanism:
-        raise ValueError(f"calibration is for {cal.mechanism!r}, not {mechanism!r}")
+        cal = calibrate_heatmap(sensitivity, epsilon, delta, fam, method)
+    if cal.mechanism != fam.value:
+        raise ValueError(f"calibration is for {cal.mechanism!r}, not {fam.value!r}")
     a = np.asarray(aggregate_map)
     if a.size != sensitivity.r:
         raise ValueError(f"map has {a.size} cells but the sensitivity was computed for r = {sensitivity.r}")
-    noisy = draw_noise(rng, mechanism, cal.scale, a.shape, dtype)
+    noisy = from_calibration(cal).sample(rng, a.shape, dtype=dtype)
     noisy += a.astype(dtype, copy=False)
     return PrivateMap(noisy, cal)

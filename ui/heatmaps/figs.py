@@ -7,9 +7,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from eyedp_core.dp.registry import HEATMAP, Family
 from ui import theme
 
-MECH_LABEL = {"gaussian": "Gaussian", "laplace": "Laplace"}
+# Keyed by the registry's families ("gaussian"/"laplace" strings look them up too: Family is a str Enum).
+MECH_LABEL: dict[Family, str] = {m.family: m.family.value.capitalize() for m in HEATMAP}
 
 
 def _band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, name: str, color: str,
@@ -54,7 +56,7 @@ def curves_figure(summary: pd.DataFrame, current_eps: float, mse_unit: str) -> g
                         subplot_titles=("Correlation with the clean heatmap (CC)", "Mean squared error (MSE)"))
     for i, (mech, g) in enumerate(summary.groupby("mechanism", sort=False)):
         g = g.sort_values("eps")
-        name = MECH_LABEL.get(mech, mech)
+        name = MECH_LABEL.get(Family(mech), mech)
         color = theme.color_for(name)
         x = g["eps"].to_numpy()
         _band(fig, x, g["cc_mean"].to_numpy(), g["cc_sd"].to_numpy(), name, color, 1, 1, True)

@@ -8,16 +8,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from eyedp_core.heatmaps import attacks as heatmap_attacks
-
-from eyedp_core.heatmaps import cap as heatmap_cap
-
-from eyedp_core.heatmaps import maps as heatmaps
+from eyedp_core.dp.registry import Family
+from eyedp_core.heatmaps import attacks, cap, maps, preview, release
 from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_surface, observers_needed
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
-from ui.heatmaps import figs
-from ui.heatmaps import view as hv
-from ui import theme
+from ui import state, theme
+from ui.heatmaps import figs, view
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
@@ -27,15 +23,15 @@ PANELS = {
     "attack": "Difference attack",
     "planning": "Planning",
 }
-COUNT_CAPS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20)
-DURATION_CAPS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
+DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
 M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
+CAP_CHOICE = "hm_m_tuned"  # the last CapChoice read off some data (cleared with the ledger)
 
 
-def remember_panel(view: str | None) -> None:
+def remember_panel(panel: str | None) -> None:
     """Keep the panel shown in this run, so that clicking it again does not leave the switcher empty."""
-    if view:
-        st.session_state["hm_panel_last"] = view
+    if panel:
+        st.session_state["hm_panel_last"] = panel
 
 
 def keep_a_panel() -> None:
@@ -44,12 +40,7 @@ def keep_a_panel() -> None:
         st.session_state["hm_panel"] = st.session_state.get("hm_panel_last", "curves")
 
 
-def _delta_fn(rule: str, delta: float):
-    """δ rule ('n^-1.5' or 'fixed') and the current δ -> δ as a number or a function of n."""
-    return (lambda n: np.asarray(n, dtype=float) ** -1.5) if rule == "n^-1.5" else delta
-
-
-def _delta_rule(key: str, ctx: hv.Context) -> str:
+def _delta_rule(key: str, ctx: view.Context) -> str:
     """Radio: δ follows the paper's n^-1.5 or stays at the current value."""
     return st.radio("δ for other study sizes", ["n^-1.5", "fixed"], horizontal=True, key=key,
                     format_func={"n^-1.5": "δ = n^-1.5 (the paper's levels)",
@@ -60,7 +51,7 @@ def _delta_rule(key: str, ctx: hv.Context) -> str:
 # ε-curves
 
 
-def curves_panel(ctx: hv.Context) -> None:
+def curves_panel(ctx: view.Context) -> None:
     """CC and MSE versus ε for Gaussian and Laplace noise with ±1 sd bands over R draws (Liu Figure 3)."""
     st.markdown("Each point is the mean over **R** seeded noisy heatmaps at that ε (band: ±1 standard "
                 "deviation), compared with the clean heatmap after the same smoothing. δ, the caps, the grid "
@@ -70,16 +61,16 @@ def curves_panel(ctx: hv.Context) -> None:
                                           "cached).")
     eps_list = tuple(log_values(0.1, 10.0, 5))
     bar = st.progress(0.0, text=f"Drawing {R} noisy heatmaps at each of {len(eps_list)} ε values…")
-    df, notes = hv.curves(ctx.key, ctx.cell, ctx.m, ctx.cap_total, ctx.sigma_px, eps_list, ctx.delta, ctx.method,
-                          R, ctx.seed, ctx.clean, ctx.sens,
-                          progress=lambda f: bar.progress(min(max(float(f), 0.0), 1.0),
-                                                           text=f"Drawing noisy heatmaps… {f:.0%}"))
+    df, notes = view.curve_table(ctx, eps_list, R,
+                                 progress=lambda done: bar.progress(min(max(float(done), 0.0), 1.0),
+                                                                    text=f"Drawing noisy heatmaps… {done:.0%}"))
     bar.empty()
     summary = summarize_curves(df)
-    st.plotly_chart(figs.curves_figure(summary, ctx.eps, ctx.short_unit), key="hm_curves_chart")
+    st.plotly_chart(figs.curves_figure(summary, ctx.epsilon, ctx.short_unit), key="hm_curves_chart")
     st.caption(f"Gaussian: {ctx.method} calibration; Laplace: scale b = Δ₁/ε. {len(eps_list)} ε values × R = "
                f"{R} draws per mechanism; δ = {fmt_num(ctx.delta)}. Unlike the paper's Figure 3 (5 observers "
-               f"replicated to 50 000, which gives them no privacy), these curves use the real n = {ctx.n}.")
+               f"replicated to 50 000, which gives them no privacy), these curves use the real n = "
+               f"{ctx.n_observers}.")
     for note in notes:
         st.caption(note)
     with st.expander("Table of the curves"):
@@ -91,41 +82,37 @@ def curves_panel(ctx: hv.Context) -> None:
 # optimal cap
 
 
-def _candidates(ctx: hv.Context) -> tuple[float, ...]:
-    """Cap values Algorithm 1 evaluates: every slider value, plus 1..⌈g_max⌉ for counts."""
-    base = COUNT_CAPS if ctx.weight == "count" else DURATION_CAPS
-    if ctx.weight == "count":
-        base = tuple(sorted(set(base) | set(range(1, min(int(math.ceil(ctx.gm.g_max())), 20) + 1))))
-    return tuple(float(v) for v in base)
+def _set_cap(weight: str, choice: release.CapChoice) -> None:
+    """Put a cap read off the data into the cap slider and remember how it was chosen."""
+    st.session_state[M_KEYS[weight]] = int(choice.m) if weight == "count" else float(choice.m)
+    st.session_state[CAP_CHOICE] = choice
 
 
-def _set_cap(weight: str, m: float, how: dict) -> None:
-    """Callback: put m into the cap slider and remember how it was chosen (for the ledger)."""
-    st.session_state[M_KEYS[weight]] = int(m) if weight == "count" else float(m)
-    st.session_state["hm_m_tuned"] = {**how, "m": float(m), "weight": weight}
+def _use_algorithm1(ctx: view.Context, m: float) -> None:
+    """Callback: use Algorithm 1's cap (flags the releases as tuned on private data)."""
+    _set_cap(ctx.weight, release.algorithm1_choice(m, ctx.weight, ctx.source))
 
 
-def _select_private(ctx: hv.Context, cands: tuple[float, ...], bound: float, eps_sel: float, method: str) -> None:
-    """Callback: choose m with a DP selection over public candidates and put it into the cap slider."""
-    c = np.asarray([v for v in cands if v <= bound], dtype=float)
-    stds = hv.std_for_caps(ctx.gm, c, ctx.cap_total, ctx.eps, ctx.delta, ctx.mechanism, ctx.method)
-    rng = np.random.default_rng(ctx.seed + 7919)
-    sel = heatmap_cap.select_cap_private(ctx.gm, c, bound, stds, eps_sel, rng, method,
-                                         raw_total_bound=ctx.cap_total)
-    st.session_state["hm_selection_counter"] = st.session_state.get("hm_selection_counter", 0) + 1
-    _set_cap(ctx.weight, sel.m, {"how": "dp", "epsilon": sel.epsilon, "method": sel.method, "note": sel.note,
-                                 "id": st.session_state["hm_selection_counter"]})
+def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str) -> None:
+    """Callback: choose m by the DP selection (OpenDP, no seed) and charge its ε to the observers it read."""
+    choice = release.choose_cap_privately(ctx.gaze_maps, ctx.source, weight=ctx.weight, raw_bound=bound,
+                                          selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
+                                          delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
+                                          cap_total=ctx.cap_total)
+    state.ledger().add(release.selection_release(choice))
+    _set_cap(ctx.weight, choice)
 
 
-def cap_panel(ctx: hv.Context) -> None:
+def cap_panel(ctx: view.Context) -> None:
     """Liu's Algorithm 1 curve (not private) and the differentially private choice of m."""
-    cands = _candidates(ctx)
-    curve = hv.cap_curve(ctx.key, ctx.cap_total, ctx.eps, ctx.delta, ctx.mechanism, ctx.method, cands, ctx.gm)
-    st.plotly_chart(figs.cap_figure(curve.m, curve.expected_mse, curve.bias, curve.variance, curve.m_opt, ctx.m,
+    cands = cap.algorithm1_candidates(ctx.weight, ctx.gaze_maps.g_max())
+    curve = view.cap_curve(ctx.maps_key, ctx.cap_total, ctx.epsilon, ctx.delta, ctx.mechanism, ctx.method, cands,
+                           ctx.gaze_maps)
+    st.plotly_chart(figs.cap_figure(curve.m, curve.expected_mse, curve.bias, curve.variance, curve.m_opt, ctx.cap_m,
                                     ctx.short_unit), key="hm_cap_chart")
     total = f", total cap C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else ""
     st.caption(f"Noise variance at each m for the current {figs.MECH_LABEL[ctx.mechanism]} setting "
-               f"(ε = {fmt_num(ctx.eps)}, δ = {fmt_num(ctx.delta_used)}{total}); "
+               f"(ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}{total}); "
                "squared bias = mean over cells of (capped − uncapped aggregate)². Both are per cell, before "
                "smoothing. Largest value of any observer in any cell: g_max = "
                f"{fmt_num(curve.g_max)} {ctx.short_unit}.")
@@ -136,13 +123,13 @@ def cap_panel(ctx: hv.Context) -> None:
         st.metric("m minimising E[MSE]", f"{curve.m_opt:g} {ctx.short_unit}")
         st.warning(curve.note, icon=":material/warning:")
         st.button(f"Use m = {curve.m_opt:g} (marks the release as tuned on private data)", key="hm_use_mopt",
-                  on_click=_set_cap, args=(ctx.weight, curve.m_opt, {"how": "algorithm1"}))
+                  on_click=_use_algorithm1, args=(ctx, curve.m_opt))
     with right:
         st.markdown(f"**Private choice of m** {badge('ε charged to the ledger', 'dp')}", unsafe_allow_html=True)
         default_b = 10.0 if ctx.weight == "count" else 5.0
         bound = st.number_input(f"Public upper bound B on any observer's value in one cell ({ctx.short_unit})",
-                                min_value=float(min(cands)), max_value=1000.0, value=default_b,
-                                key=f"hm_sel_bound_{ctx.weight}",
+                                min_value=float(min(cap.PUBLIC_CAPS[ctx.weight])), max_value=1000.0,
+                                value=default_b, key=f"hm_sel_bound_{ctx.weight}",
                                 help="Fixed before looking at the data (e.g. from the trial length); values above "
                                      "B are clipped when the candidates are scored.")
         c1, c2 = st.columns(2)
@@ -152,13 +139,18 @@ def cap_panel(ctx: hv.Context) -> None:
             method = st.radio("Selection", ["exponential", "report-noisy-min"], key="hm_sel_method",
                               format_func={"exponential": "exponential mechanism",
                                            "report-noisy-min": "report noisy min"}.get)
-        usable = [v for v in cands if v <= bound]
-        st.caption(f"Candidates (public): {', '.join(f'{v:g}' for v in usable)} {ctx.short_unit}.")
+        usable = cap.public_candidates(ctx.weight, float(bound))
+        st.caption(f"Candidates (public, fixed in advance — never read off the data): "
+                   f"{', '.join(f'{v:g}' for v in usable)} {ctx.short_unit}. Drawn by OpenDP from a cryptographic "
+                   "source; the choice's ε is charged to the ledger when you press the button.")
         st.button("Choose m privately", key="hm_select_private", disabled=not usable, on_click=_select_private,
-                  args=(ctx, tuple(usable), float(bound), eps_sel, method))
-        tuned = ctx.tuned
-        if tuned and tuned.get("how") == "dp":
-            st.success(f"m = {tuned['m']:g} chosen privately. {tuned['note']}", icon=":material/check:")
+                  args=(ctx, float(bound), eps_sel, method))
+        choice = ctx.cap_choice
+        if ctx.selection_epsilon:
+            st.success(f"m = {choice.m:g} chosen privately. {choice.note}", icon=":material/check:")
+        elif choice and choice.how == "dp" and choice.is_value(ctx.weight, ctx.cap_m):
+            st.info(f"m = {choice.m:g} was chosen privately on other data ('{choice.source.stimulus_name}'); its "
+                    "ε was charged to the observers it read, not to these.", icon=":material/info:")
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,11 +162,11 @@ def _surface(eps: float, rule: str, delta: float, m: float, cap_total: float | N
              method: str) -> pd.DataFrame:
     """Privacy settings and caps -> noise_surface over n = 5..10^5 and √r = 5..1000 (public numbers only)."""
     n_values = np.unique(np.geomspace(5, 1e5, 48).astype(int))
-    return noise_surface(n_values, np.linspace(5, 1000, 48), eps, _delta_fn(rule, delta), m, cap_total,
+    return noise_surface(n_values, np.linspace(5, 1000, 48), eps, preview.delta_for_sizes(rule, delta), m, cap_total,
                          mechanism, method)
 
 
-def calculator_panel(ctx: hv.Context) -> None:
+def calculator_panel(ctx: view.Context) -> None:
     """Noise std versus n and √r (Liu Figure 2a/2b), observers needed and the finest grid for a target σ."""
     std_now = ctx.preview.calibration.std
     c1, c2 = st.columns([1, 2])
@@ -184,37 +176,37 @@ def calculator_panel(ctx: hv.Context) -> None:
                                  help="The per-cell noise standard deviation you find acceptable (Laplace: √2·b).")
     with c2:
         rule = _delta_rule("hm_calc_delta", ctx)
-    dl = _delta_fn(rule, ctx.delta)
-    surf = _surface(ctx.eps, rule, ctx.delta, ctx.m, ctx.cap_total, ctx.mechanism, ctx.method)
-    sqrt_r = math.sqrt(ctx.gm.n_cells)
+    dl = preview.delta_for_sizes(rule, ctx.delta)
+    surf = _surface(ctx.epsilon, rule, ctx.delta, ctx.cap_m, ctx.cap_total, ctx.mechanism, ctx.method)
+    r = ctx.gaze_maps.n_cells
+    sqrt_r = math.sqrt(r)
+    n_now = ctx.n_observers
     left, right = st.columns(2, gap="medium")
     with left:
-        st.plotly_chart(figs.calculator_contour(surf, target, ctx.n, min(sqrt_r, 1000.0)), key="hm_calc_contour")
+        st.plotly_chart(figs.calculator_contour(surf, target, n_now, min(sqrt_r, 1000.0)), key="hm_calc_contour")
     n_axis = np.unique(np.geomspace(5, 1e5, 80).astype(int))
-    r = ctx.gm.n_cells
+    setting = (ctx.epsilon, dl, ctx.cap_m, ctx.cap_total)
     series = {
-        f"Gaussian, analytic (ε = {fmt_num(ctx.eps)})":
-            (noise_std(n_axis, r, ctx.eps, dl, ctx.m, ctx.cap_total, "gaussian", "analytic"),
-             theme.color_for("Gaussian"), None),
+        f"Gaussian, analytic (ε = {fmt_num(ctx.epsilon)})":
+            (noise_std(n_axis, r, *setting, Family.GAUSSIAN, "analytic"), theme.color_for("Gaussian"), None),
         "Gaussian, Liu Thm 3.4 (as in the paper)":
-            (noise_std(n_axis, r, ctx.eps, dl, ctx.m, ctx.cap_total, "gaussian", "liu-thm-3.4"),
-             theme.color_for("Gaussian"), "dash"),
+            (noise_std(n_axis, r, *setting, Family.GAUSSIAN, "liu-thm-3.4"), theme.color_for("Gaussian"), "dash"),
         "Laplace, std √2·b (= Liu's 'noise level' σ_L)":
-            (noise_std(n_axis, r, ctx.eps, dl, ctx.m, ctx.cap_total, "laplace"), theme.color_for("Laplace"), None),
+            (noise_std(n_axis, r, *setting, Family.LAPLACE), theme.color_for("Laplace"), None),
     }
     with right:
-        st.plotly_chart(figs.calculator_slice(n_axis, series, target, ctx.n, sqrt_r), key="hm_calc_slice")
-    mech_method = (ctx.mechanism, ctx.method)
-    needed = observers_needed(target, r, ctx.eps, dl, ctx.m, ctx.cap_total, *mech_method)
-    grid = grid_for_sigma(target, ctx.n, ctx.width, ctx.height, ctx.eps, dl, ctx.m, ctx.cap_total, *mech_method)
+        st.plotly_chart(figs.calculator_slice(n_axis, series, target, n_now, sqrt_r), key="hm_calc_slice")
+    needed = observers_needed(target, r, *setting, ctx.mechanism, ctx.method)
+    grid = grid_for_sigma(target, n_now, ctx.width, ctx.height, *setting, ctx.mechanism, ctx.method)
     a, b, c = st.columns(3)
-    a.metric("Noise std now", fmt_num(std_now), help=f"{ctx.mechanism}, n = {ctx.n}, r = {r:,} cells")
+    a.metric("Noise std now", fmt_num(std_now), help=f"{ctx.mechanism}, n = {n_now}, r = {r:,} cells")
     b.metric(f"Observers needed at r = {r:,} cells", "not reachable" if needed is None else f"{needed:,}")
-    c.metric(f"Finest grid for n = {ctx.n}", "none" if grid is None else
+    c.metric(f"Finest grid for n = {n_now}", "none" if grid is None else
              f"{grid.cell} px cells ({grid.grid_shape[0]}×{grid.grid_shape[1]})")
-    how = figs.MECH_LABEL[ctx.mechanism] + (f", {ctx.method}" if ctx.mechanism == "gaussian" else "")
-    caps = f"cap m = {ctx.m:g}" + (f", C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else "")
-    st.caption(f"Contour: the current mechanism ({how}), ε = {fmt_num(ctx.eps)}, {caps}. "
+    gaussian = Family(ctx.mechanism) is Family.GAUSSIAN
+    how = figs.MECH_LABEL[ctx.mechanism] + (f", {ctx.method}" if gaussian else "")
+    caps = f"cap m = {ctx.cap_m:g}" + (f", C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else "")
+    st.caption(f"Contour: the current mechanism ({how}), ε = {fmt_num(ctx.epsilon)}, {caps}. "
                "Liu's Theorem 3.4 σ (dashed) is what the paper's Figure 2 plots; it is not a proof in general "
                "(too small when r < r*) and larger than needed otherwise. Laplace noise grows with r, not √r.")
 
@@ -223,31 +215,34 @@ def calculator_panel(ctx: hv.Context) -> None:
 # difference attack
 
 
-def attack_panel(ctx: hv.Context) -> None:
+def attack_panel(ctx: view.Context) -> None:
     """The adversary of the DP definition: everybody's map but the target's, plus the released map."""
     st.markdown("The attacker knows every observer's map except the target's and sees the released map. "
                 "For the noise-free mean, **n × released − (sum of the others)** is exactly the target's map; "
                 "random selection of observers is broken by a covering argument; with DP noise the same "
                 "subtraction returns n × the noise.")
-    ids = [str(o) for o in ctx.gm.observers]
+    gm = ctx.gaze_maps
+    ids = [str(o) for o in gm.observers]
     target = st.columns([1, 3])[0].selectbox("Target observer", ids, key="hm_target")
-    i = ctx.gm.index_of(ctx.gm.observers[ids.index(target)])
-    table = hv.attack_table(ctx.key, i, ctx.m, ctx.cap_total, ctx.eps, ctx.delta, ctx.method, ctx.seed, ctx.gm)
-    nf = heatmap_attacks.difference_attack(ctx.clean.agg, ctx.gm, i, ctx.m, ctx.cap_total, "noise-free")
-    noisy = heatmap_attacks.difference_attack(ctx.preview.noisy, ctx.gm, i, ctx.m, ctx.cap_total, ctx.mechanism)
-    truth_s = heatmaps.smooth(nf.truth, ctx.sigma_px, ctx.cell)
+    i = gm.index_of(gm.observers[ids.index(target)])
+    table = view.attack_table(ctx.maps_key, i, ctx.cap_m, ctx.cap_total, ctx.epsilon, ctx.delta, ctx.method,
+                              ctx.preview_seed, gm)
+    nf = attacks.difference_attack(ctx.clean.agg, gm, i, ctx.cap_m, ctx.cap_total, "noise-free")
+    noisy = attacks.difference_attack(ctx.preview.noisy, gm, i, ctx.cap_m, ctx.cap_total, ctx.mechanism)
+    truth_s = maps.smooth(nf.truth, ctx.sigma_px, ctx.cell_px)
     vmax = float(truth_s.max()) if truth_s.max() > 0 else 1.0
     mech = figs.MECH_LABEL[ctx.mechanism]
     cols = st.columns(3)
-    maps = [(truth_s, f"Target {target}: true capped map"),
-            (heatmaps.smooth(nf.recovered, ctx.sigma_px, ctx.cell), "Recovered from the noise-free mean"),
-            (heatmaps.smooth(noisy.recovered, ctx.sigma_px, ctx.cell), f"Recovered from the {mech} release")]
-    for j, (col, (mp, title)) in enumerate(zip(cols, maps)):
+    shown = [(truth_s, f"Target {target}: true capped map"),
+             (maps.smooth(nf.recovered, ctx.sigma_px, ctx.cell_px), "Recovered from the noise-free mean"),
+             (maps.smooth(noisy.recovered, ctx.sigma_px, ctx.cell_px), f"Recovered from the {mech} release")]
+    for j, (col, (mp, title)) in enumerate(zip(cols, shown)):
         col.plotly_chart(ctx.overlay(mp, vmax, title, 230, unit=f"{ctx.short_unit} / cell (one observer)"),
                          key=f"hm_attack_map_{j}")
     st.caption(f"Same colour scale (from the target's true map), smoothed with the page's kernel. Noise-free: "
-               f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.eps)}): MSE "
-               f"{noisy.mse:.3g} per cell, i.e. the recovered map is the target's map plus {ctx.n} × the noise.")
+               f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.epsilon)}): MSE "
+               f"{noisy.mse:.3g} per cell, i.e. the recovered map is the target's map plus {ctx.n_observers} × the "
+               "noise.")
     st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar")
     show = table[["label", "privacy", "exact_recovery", "mse", "max_abs_error", "target_drawn"]].rename(
         columns={"label": "mechanism", "exact_recovery": "exact recovery", "mse": "MSE per cell",
@@ -263,14 +258,15 @@ def attack_panel(ctx: hv.Context) -> None:
 # planning
 
 
-def planning_panel(ctx: hv.Context) -> None:
+def planning_panel(ctx: view.Context) -> None:
     """What-if for a larger study with maps like these — planning only, labelled as such."""
     st.warning(f"**{PLANNING_LABEL.split(':')[0]}:**{PLANNING_LABEL.split(':', 1)[1]}", icon=":material/warning:")
     c1, c2, c3 = st.columns([2, 1.3, 1])
-    choices = sorted({ctx.n, 50, 100, 300, 1000, 3000, 10000, 50000, 100000})
+    n_now = ctx.n_observers
+    choices = sorted({n_now, 50, 100, 300, 1000, 3000, 10000, 50000, 100000})
     with c1:
         ns = st.multiselect("Hypothetical numbers of observers N", choices,
-                            default=[v for v in choices if v in (ctx.n, 100, 300, 1000, 3000, 10000, 50000)],
+                            default=[v for v in choices if v in (n_now, 100, 300, 1000, 3000, 10000, 50000)],
                             key="hm_plan_n")
     with c2:
         rule = _delta_rule("hm_plan_delta", ctx)
@@ -279,9 +275,9 @@ def planning_panel(ctx: hv.Context) -> None:
     if not ns:
         st.info("Choose at least one study size N.")
         return
-    plan = hv.planning(ctx.key, ctx.cell, tuple(sorted(ns)), ctx.eps, rule, ctx.delta, ctx.m, ctx.cap_total,
-                       ctx.sigma_px, ctx.mechanism, ctx.method, R, ctx.seed, ctx.clean)
-    st.plotly_chart(figs.plan_figure(plan, ctx.n), key="hm_plan_chart")
+    plan = view.planning(ctx.maps_key, ctx.cell_px, tuple(sorted(ns)), ctx.epsilon, rule, ctx.delta, ctx.cap_m,
+                         ctx.cap_total, ctx.sigma_px, ctx.mechanism, ctx.method, R, ctx.preview_seed, ctx.clean)
+    st.plotly_chart(figs.plan_figure(plan, n_now), key="hm_plan_chart")
     show = plan[["N", "delta", "std", "expected_mse", "cc_mean", "cc_sd", "label"]].rename(
         columns={"delta": "δ", "std": "noise std", "expected_mse": "E[MSE]", "cc_mean": "CC mean",
                  "cc_sd": "CC sd", "label": "status"})

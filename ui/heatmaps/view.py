@@ -1,4 +1,4 @@
-"""Heatmaps view: choosing the fixations for a stimulus, cached compute wrappers and the overlay images.
+"""Heatmaps view: cached calls of the core (eyedp_core.heatmaps), the overlay images and the page's context.
 
 Everything expensive is cached with st.cache_data, keyed on the dataset tokens (fixations and stimulus)
 plus the parameters; the large objects (tables, gaze maps, maps) travel as underscore arguments, which
@@ -8,30 +8,23 @@ so an ε move costs a noise draw on the cell grid and never rebuilds gaze maps o
 from __future__ import annotations
 
 import base64
-import io as _io
+import io
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePath
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 from PIL import Image
 
-from eyedp_core.heatmaps import attacks as heatmap_attacks
-
-from eyedp_core.heatmaps import cap as heatmap_cap
-
-from eyedp_core.heatmaps import maps as heatmaps
-
-from eyedp_core.io import uploads as io
-
-from eyedp_core.heatmaps import saliency as saliency_metrics
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity, noise_std
-from eyedp_core.heatmaps.curves import eps_curves, plan_study
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.heatmaps import attacks, cap, curves, maps, preview
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity
+from eyedp_core.heatmaps.preview import CleanMaps, NoisyPreview
+from eyedp_core.heatmaps.release import CapChoice, MapsSource
 from ui import theme
+from ui.heatmaps import figs
 from ui.state import Dataset
 
 DISPLAY_WIDTH = 960  # overlay images are sent to the browser at most this wide (JPEG)
@@ -41,109 +34,28 @@ BAR_UNITS = {"count": "fixations / observer / cell", "duration": "s / observer /
 
 
 # --------------------------------------------------------------------------------------------
-# data selection
-
-
-def stimulus_key(name: str) -> set[str]:
-    """Stimulus or file name -> the names a fixation table's 'stimulus' column may use for it."""
-    return {name, PurePath(name).stem}
-
-
-def fixations_for(ds: Dataset, stim_name: str, width: int, height: int) -> tuple[pd.DataFrame, str]:
-    """Fixation dataset, stimulus name and size -> (rows for that stimulus, how they were chosen).
-
-    Tables with a 'stimulus' column are filtered to the chosen stimulus; tables without one apply to
-    it as a whole. Raises io.DataError when nothing matches or a coordinate lies outside the image."""
-    fix = ds.frame
-    if fix is None or fix.empty:
-        raise io.DataError(f"{ds.name} holds no fixations.", file=ds.name)
-    if "stimulus" in fix.columns:
-        names = stimulus_key(stim_name)
-        sub = fix[fix["stimulus"].astype(str).isin(names)]
-        if sub.empty:
-            have = ", ".join(sorted(map(str, fix["stimulus"].dropna().unique()))[:12])
-            raise io.DataError(f"no fixations for the stimulus '{stim_name}'. The table has fixations for: "
-                               f"{have}. Choose one of those stimuli, or upload fixations recorded on "
-                               f"'{stim_name}' (without a stimulus column they apply to the chosen image).",
-                               file=ds.name, expected=f"rows with stimulus = '{stim_name}'")
-        how = f"the rows of {ds.name} with stimulus = '{stim_name}'"
-    else:
-        sub = fix
-        how = f"every row of {ds.name} (it has no stimulus column, so it applies to the chosen image)"
-    io.check_in_bounds(sub, width, height, ds.name)
-    if sub["observer"].nunique() < 2:
-        raise io.DataError(f"only {sub['observer'].nunique()} observer looked at '{stim_name}'; a private "
-                           "heatmap of the mean map needs at least 2 observers (n is public).", file=ds.name)
-    return sub, how
-
-
-# --------------------------------------------------------------------------------------------
-# cached compute
+# cached calls of the core
 
 
 @st.cache_data(show_spinner="Building gaze maps…", max_entries=24)
 def gaze_maps(fix_token: str, stim_token: str, cell: int, weight: str, width: int, height: int,
-              _sub: pd.DataFrame) -> heatmaps.GazeMaps:
+              _sub: pd.DataFrame) -> maps.GazeMaps:
     """Fixations of one stimulus (keyed by tokens), cell size and weighting -> per-observer GazeMaps."""
-    return heatmaps.gaze_maps(_sub, width, height, cell, weight)
-
-
-@dataclass(frozen=True, eq=False)
-class CleanMaps:
-    """The capped aggregate on the cell grid, its smoothed version and the colour range (from the clean map)."""
-
-    agg: np.ndarray
-    smooth: np.ndarray
-    vmax: float
+    return maps.gaze_maps(_sub, width, height, cell, weight)
 
 
 @st.cache_data(show_spinner="Aggregating…", max_entries=48)
-def clean_maps(key: tuple, m: float, cap_total: float | None, sigma_px: float,
-               _gm: heatmaps.GazeMaps) -> CleanMaps:
+def clean_maps(key: tuple, m: float, cap_total: float | None, sigma_px: float, _gm: maps.GazeMaps) -> CleanMaps:
     """Gaze-map key, caps and kernel σ in px -> CleanMaps (aggregate, smoothed, colour range)."""
-    agg = heatmaps.aggregate(_gm, m, cap_total)
-    sm = heatmaps.smooth(agg, sigma_px, _gm.cell)
-    vmax = float(sm.max()) if sm.size and sm.max() > 0 else 1.0
-    return CleanMaps(agg, sm, vmax)
-
-
-@dataclass(frozen=True, eq=False)
-class NoisyPreview:
-    """A seeded preview: the calibration, the noisy aggregate, its smoothed version and the quality metrics."""
-
-    calibration: Calibration
-    noisy: np.ndarray
-    smooth: np.ndarray
-    metrics: dict[str, float]
-
-
-def noisy_preview(clean: CleanMaps, sens: HeatmapSensitivity, eps: float, delta: float, mechanism: str,
-                  method: str, seed: int, sigma_px: float, cell: int) -> NoisyPreview:
-    """Clean maps, sensitivity, (ε, δ), mechanism, Gaussian method, seed, kernel and cell -> NoisyPreview.
-
-    Seeded numpy noise (a preview, docs/PRIVACY_MODEL.md §11): the same seed gives the same noise field, scaled."""
-    rng = np.random.default_rng(seed)
-    pm = heatmaps.privatize(clean.agg, eps, delta, mechanism, sens, rng, method)
-    sm = heatmaps.smooth(pm.map, sigma_px, cell)
-    met = saliency_metrics.heatmap_metrics(clean.smooth, sm, cell=cell)
-    return NoisyPreview(pm.calibration, pm.map, sm, met)
-
-
-def std_for_caps(gm: heatmaps.GazeMaps, m_values: np.ndarray, cap_total: float | None, eps: float,
-                 delta: float, mechanism: str, method: str) -> np.ndarray:
-    """Candidate caps and the privacy settings -> the noise std each cap would need (public numbers)."""
-    m = np.asarray(m_values, dtype=float)
-    return np.broadcast_to(noise_std(gm.n_observers, gm.n_cells, eps, delta, m, cap_total, mechanism, method),
-                           m.shape).astype(float)
+    return preview.clean_maps(_gm, m, cap_total, sigma_px)
 
 
 @st.cache_data(show_spinner="Evaluating Algorithm 1 (expected MSE per cap)…", max_entries=24)
 def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mechanism: str, method: str,
-              m_values: tuple[float, ...], _gm: heatmaps.GazeMaps) -> heatmap_cap.CapCurve:
+              m_values: tuple[float, ...], _gm: maps.GazeMaps) -> cap.CapCurve:
     """Gaze-map key, caps, privacy settings and candidate caps -> Liu's Algorithm 1 curve (NOT private)."""
-    m = np.asarray(m_values, dtype=float)
-    return heatmaps.optimal_cap(_gm, m_values=m,
-                                noise_std=std_for_caps(_gm, m, cap_total, eps, delta, mechanism, method))
+    stds = cap.noise_std_for_caps(_gm.n_observers, _gm.n_cells, m_values, eps, delta, mechanism, method, cap_total)
+    return cap.optimal_cap(_gm, m_values=np.asarray(m_values, dtype=float), noise_std=stds)
 
 
 CURVE_CACHE_SIZE = 24
@@ -155,20 +67,19 @@ def _curve_store() -> OrderedDict:
     return OrderedDict()
 
 
-def curves(key: tuple, cell: int, m: float, cap_total: float | None, sigma_px: float,
-           eps_list: tuple[float, ...], delta: float, method: str, R: int, seed: int, clean: CleanMaps,
-           sens: HeatmapSensitivity, progress: Callable[[float], None] | None = None
-           ) -> tuple[pd.DataFrame, list[str]]:
-    """Map key, caps, kernel, ε grid, δ, Gaussian method, draws R and seed -> (tidy curve table, notes).
+def curve_table(ctx: "Context", eps_list: tuple[float, ...], R: int,
+                progress: Callable[[float], None] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Context, ε grid and draws R -> (tidy ε-curve table, notes) from seeded preview noise.
 
     Cached on the tokens and parameters; `progress` is called only when the curves are computed."""
     store = _curve_store()
-    k = (key, cell, m, cap_total, sigma_px, eps_list, delta, method, R, seed)
+    k = (ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px, eps_list, ctx.delta, ctx.method, R, ctx.preview_seed)
     if k in store:
         store.move_to_end(k)
         return store[k]
-    df = eps_curves(clean.agg, sens, list(eps_list), delta, np.random.default_rng(seed), R=R,
-                    sigma_px=sigma_px, cell=cell, method=method, progress=progress)
+    df = curves.eps_curves(ctx.clean.agg, ctx.sensitivity, list(eps_list), ctx.delta,
+                           np.random.default_rng(ctx.preview_seed), R=R, sigma_px=ctx.sigma_px, cell=ctx.cell_px,
+                           method=ctx.method, progress=progress)
     store[k] = (df, list(df.attrs.get("notes", [])))
     while len(store) > CURVE_CACHE_SIZE:
         store.popitem(last=False)
@@ -177,10 +88,10 @@ def curves(key: tuple, cell: int, m: float, cap_total: float | None, sigma_px: f
 
 @st.cache_data(show_spinner="Running the difference attack…", max_entries=24)
 def attack_table(key: tuple, target: int, m: float, cap_total: float | None, eps: float, delta: float,
-                 method: str, seed: int, _gm: heatmaps.GazeMaps) -> pd.DataFrame:
+                 method: str, seed: int, _gm: maps.GazeMaps) -> pd.DataFrame:
     """Gaze-map key, target row, caps, privacy settings and seed -> one row per mechanism (attack_demo)."""
-    return heatmap_attacks.attack_demo(_gm, target, m, eps, delta, np.random.default_rng(seed),
-                                       cap_total=cap_total, method=method)
+    return attacks.attack_demo(_gm, target, m, eps, delta, np.random.default_rng(seed), cap_total=cap_total,
+                               method=method)
 
 
 @st.cache_data(show_spinner="Simulating study sizes…", max_entries=24)
@@ -188,15 +99,9 @@ def planning(key: tuple, cell: int, n_values: tuple[int, ...], eps: float, delta
              cap_total: float | None, sigma_px: float, mechanism: str, method: str, R: int, seed: int,
              _clean: CleanMaps) -> pd.DataFrame:
     """Map key, hypothetical study sizes N, privacy settings and kernel -> plan_study table (planning only)."""
-    dl = (lambda N: float(N) ** -1.5) if delta_rule == "n^-1.5" else delta
-    return plan_study(_clean.agg, list(n_values), eps, dl, np.random.default_rng(seed), m=m,
-                      cap_total=cap_total, sigma_px=sigma_px, cell=cell, mechanism=mechanism,
-                      method=method if mechanism == "gaussian" else "analytic", R=R)
-
-
-def sensitivity(gm: heatmaps.GazeMaps, m: float, cap_total: float | None) -> HeatmapSensitivity:
-    """GazeMaps and caps -> the public sensitivities of the capped mean map (§6.1)."""
-    return heatmap_sensitivity(gm.n_cells, gm.n_observers, m, cap_total)
+    return curves.plan_study(_clean.agg, list(n_values), eps, preview.delta_for_sizes(delta_rule, delta),
+                             np.random.default_rng(seed), m=m, cap_total=cap_total, sigma_px=sigma_px, cell=cell,
+                             mechanism=mechanism, method=method, R=R)
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,7 +163,7 @@ def composite(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, v
 
 def to_data_uri(rgb: np.ndarray, fmt: str = "JPEG") -> str:
     """RGB uint8 array -> data URI (JPEG for the page, PNG on request)."""
-    buf = _io.BytesIO()
+    buf = io.BytesIO()
     Image.fromarray(rgb).save(buf, format=fmt, **({"quality": 88} if fmt == "JPEG" else {}))
     mime = "image/jpeg" if fmt == "JPEG" else "image/png"
     return f"data:{mime};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
@@ -279,7 +184,7 @@ def _cached_overlay_uri(cache_key: tuple, stim_token: str, cell: int, vmax: floa
 
 def png_bytes(rgb: np.ndarray) -> bytes:
     """RGB uint8 array -> PNG file bytes."""
-    buf = _io.BytesIO()
+    buf = io.BytesIO()
     Image.fromarray(rgb).save(buf, format="PNG")
     return buf.getvalue()
 
@@ -288,48 +193,59 @@ def png_bytes(rgb: np.ndarray) -> bytes:
 # what the page hands to its panels
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Context:
     """Everything the secondary panels and the export need from the page's current settings."""
 
-    fix_ds: Dataset
-    stim: Dataset
-    key: tuple  # (fixations token, stimulus token, cell, weight): the gaze-map cache key
-    gm: heatmaps.GazeMaps
-    sens: HeatmapSensitivity
+    fixations: Dataset
+    stimulus: Dataset
+    maps_key: tuple  # (fixations token, stimulus token, cell, weight): the gaze-map cache key
+    gaze_maps: maps.GazeMaps
+    source: MapsSource  # whose data the maps read
+    sensitivity: HeatmapSensitivity
     clean: CleanMaps
     preview: NoisyPreview
-    eps: float
+    epsilon: float
     delta: float
     mechanism: str
     method: str
-    m: float
+    cap_m: float
     cap_total: float | None
-    cell: int
+    cell_px: int
     sigma_px: float
     weight: str
-    seed: int
-    tuned: dict | None  # how m was chosen from the data (None: a public/fixed m)
+    preview_seed: int
+    cap_choice: CapChoice | None  # the last choice of m read off some data (None: m was only ever set by hand)
 
     @property
-    def n(self) -> int:
+    def n_observers(self) -> int:
         """Number of observers (public)."""
-        return self.gm.n_observers
+        return self.gaze_maps.n_observers
 
     @property
     def delta_used(self) -> float:
         """δ the preview/export spends: the chosen δ for Gaussian noise, 0 for Laplace (pure ε-DP)."""
-        return self.delta if self.mechanism == "gaussian" else 0.0
+        return preview.delta_spent(self.mechanism, self.delta)
+
+    @property
+    def selection_epsilon(self) -> float:
+        """ε of a DP choice of m made on these very data (0 when m is fixed or was chosen elsewhere)."""
+        return self.cap_choice.selection_epsilon(self.source, self.weight, self.cap_m) if self.cap_choice else 0.0
+
+    @property
+    def tuned_on_private_data(self) -> bool:
+        """Whether the cap in use came from Algorithm 1 on private maps."""
+        return bool(self.cap_choice and self.cap_choice.tuned_on_private_data(self.weight, self.cap_m))
 
     @property
     def width(self) -> int:
         """Stimulus width in px."""
-        return self.gm.width
+        return self.gaze_maps.width
 
     @property
     def height(self) -> int:
         """Stimulus height in px."""
-        return self.gm.height
+        return self.gaze_maps.height
 
     @property
     def unit(self) -> str:
@@ -342,17 +258,15 @@ class Context:
         return "fixations" if self.weight == "count" else "s"
 
     def overlay(self, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420,
-                cache_key: tuple | None = None, unit: str | None = None):
+                cache_key: tuple | None = None, unit: str | None = None) -> go.Figure:
         """Map on the cell grid, colour range, title and the expected plot width in px -> overlay figure.
 
         With a cache_key (e.g. the clean map's parameters) the composited image is cached."""
-        from ui.heatmaps import figs as heatmap_figs
-
         if cache_key is None:
-            uri, display_w = _overlay_uri(self.stim.token, self.stim.image, map_, self.cell, vmax)
+            uri, display_w = _overlay_uri(self.stimulus.token, self.stimulus.image, map_, self.cell_px, vmax)
         else:
-            uri, display_w = _cached_overlay_uri(cache_key, self.stim.token, self.cell, vmax, self.stim.image,
-                                                 map_)
+            uri, display_w = _cached_overlay_uri(cache_key, self.stimulus.token, self.cell_px, vmax,
+                                                 self.stimulus.image, map_)
         fig_height = int(np.clip(plot_width * self.height / self.width + 140, 240, 700))
-        return heatmap_figs.overlay_figure(uri, self.width, self.height, display_w, vmax, title,
-                                           unit or BAR_UNITS[self.weight], fig_height)
+        return figs.overlay_figure(uri, self.width, self.height, display_w, vmax, title,
+                                   unit or BAR_UNITS[self.weight], fig_height)

@@ -1,0 +1,37 @@
+"""AppTest helpers shared by the page tests: open a session on a page, read its text and metrics.
+
+Imported as `from tests.apptest import ...` (a plain module, not conftest: `import conftest` is ambiguous
+once tests/browser/conftest.py is collected)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "error", "success", "warning")
+
+
+def open_app(page: str | None = None, at: AppTest | None = None, timeout: float = 120) -> AppTest:
+    """A session (fresh unless `at` is given) run on app.py and switched to `page`, with no exception."""
+    if at is None:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        at.run()
+        assert not at.exception, at.exception
+    if page is not None:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def page_text(at: AppTest, kinds: Sequence[str] = TEXT_KINDS) -> str:
+    """Everything the page wrote in these element kinds, joined."""
+    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+
+
+def metric_value(at: AppTest, prefix: str) -> float:
+    """Value of the first metric whose label starts with `prefix`, as a float (thousands commas dropped)."""
+    hits = [m for m in at.metric if m.label.startswith(prefix)]
+    assert hits, f"no metric starting with {prefix!r}; metrics: {[m.label for m in at.metric]}"
+    return float(str(hits[0].value).split()[0].replace(",", ""))
