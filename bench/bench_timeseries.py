@@ -20,10 +20,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import mechanisms as ts
-from eyedp_core.timeseries.experiments import utility_sweep
+from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k_search import optimal_k
-from eyedp_core.timeseries.signals import DEFAULT_MECHANISMS, feature_tensor, run_mechanism
+from eyedp_core.timeseries.labels import SWEEP_LABELS
+from eyedp_core.timeseries.signals import feature_tensor, run_mechanism
 
 from bench.timing import median_time  # noqa: E402
 
@@ -116,7 +118,7 @@ def _naive_sweep_estimate(x: np.ndarray, bounds: tuple, rng: np.random.Generator
     from eyedp_core import metrics
 
     t0 = time.perf_counter()
-    for label in DEFAULT_MECHANISMS:
+    for label in SWEEP_LABELS:
         out = run_mechanism(x, label, epsilon=10.0, rng=rng, bounds=bounds, k=2)
         metrics.nmse(x, out, kind="var", bounds=bounds)
     per_setting = time.perf_counter() - t0  # one (ε, run, mode) for all mechanisms
@@ -165,7 +167,7 @@ def run() -> list[dict]:
     )
 
     def sweep() -> None:
-        utility_sweep(x, bounds, epsilons=EPSILONS, rng=rng, runs=20, n_recordings=3)
+        sweep_utility(x, bounds, SweepSpec(epsilons=tuple(EPSILONS), runs=20, n_recordings=3), rng=rng)
 
     add(
         "utility sweep 8 mech × 10 ε × 20 runs × 2 modes (extrap. base)",
@@ -175,7 +177,7 @@ def run() -> list[dict]:
 
     one = x[:, 0]  # one feature, every recording
     one_bounds = (bounds[0][0], bounds[1][0])
-    for method, chunk in [("fpa", None), ("cfpa", 32), ("dcfpa", 32)]:
+    for method, chunk in [(Mech.FPA, None), (Mech.CFPA, 32), (Mech.DCFPA, 32)]:
 
         def search(method=method, chunk=chunk) -> None:
             optimal_k(one, method=method, epsilon=50.0, chunk=chunk, bounds=one_bounds, runs=100, rng=rng)
@@ -187,11 +189,11 @@ def run() -> list[dict]:
             reps = np.broadcast_to(one, (100,) + one.shape)
             for k in sample_ks:  # timed on a few k and scaled to all of them below
                 kw = {} if chunk is None else {"chunk": chunk}
-                fn = {"fpa": ts.fpa, "cfpa": ts.cfpa, "dcfpa": ts.dcfpa}[method]
+                fn = {Mech.FPA: ts.fpa, Mech.CFPA: ts.cfpa, Mech.DCFPA: ts.dcfpa}[method]
                 out = fn(reps, epsilon=50.0, k=k, bounds=one_bounds, rng=rng, **kw)
                 np.mean((out - one) ** 2)
 
-        label = method.upper() + (f"-{chunk}" if chunk else "")
+        label = method.label(chunk)
         add(
             f"optimal k, 1 feature, {n_bins} k × 100 runs: {label} (extrap. base)",
             _time(search, repeats=1),

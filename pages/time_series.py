@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from eyedp_core.dp.registry import TIME_SERIES, Mech
 from eyedp_core.timeseries.accounting import epsilon_plan
+from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
+from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 from ui import state
-from ui.timeseries import data as td
-from ui.timeseries import figs
-from ui.timeseries import panels as tp
-from ui.timeseries import view as tv
 from ui.shell import ensure_shell
+from ui.timeseries import context, data, figs, panels, view
 from ui.timeseries.steil import steil_panel
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
@@ -18,7 +18,7 @@ ensure_shell()
 
 MODES = {"paper": "As in the paper", "participant": "Same total ε per participant"}
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
-CHUNKS = ["32", "64", "128", "free"]
+CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
 
 st.title("Time series")
 st.caption("Record release of eye-movement feature signals: every participant's series is perturbed and published. "
@@ -27,12 +27,12 @@ st.caption("Record release of eye-movement feature signals: every participant's 
 
 ds = state.current("features")
 try:
-    info = td.inspect(ds.token, ds.frame)
-except td.SeriesProblem as err:
+    info = data.inspect(ds.token, ds.frame)
+except data.SeriesProblem as err:
     st.error(f"{ds.name}: {err}", icon=":material/error:")
     st.page_link("pages/your_data.py", label="Upload or re-map a feature table", icon=":material/upload_file:")
     st.stop()
-td.sync_to_data(ds.token)
+data.sync_to_data(ds.token)
 for note in info.notes:  # the upload's own warnings already name the file
     st.warning(note, icon=":material/warning:")
 if info.excluded:
@@ -47,12 +47,12 @@ if len(info.participants) == 1:
 top = st.columns([1.5, 1, 1, 1.1], gap="medium")
 n_chosen = len(st.session_state.get("ts_features", info.features))
 with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with their public bounds",
-                 expanded=any(not td.has_public_bounds(f) for f in info.features)):
+                 expanded=any(not data.has_public_bounds(f) for f in info.features)):
     released = st.multiselect("Features released (each one is perturbed and counts in the budget)", info.features,
-                              default=list(info.features), key="ts_features", format_func=td.feature_label)
-    undeclared = [f for f in released if not td.has_public_bounds(f)]
-    known = tuple(f for f in released if td.has_public_bounds(f))
-    bounds = dict(zip(known, zip(*td.public_bounds(known)))) if known else {}
+                              default=list(info.features), key="ts_features", format_func=data.feature_label)
+    undeclared = [f for f in released if not data.has_public_bounds(f)]
+    known = tuple(f for f in released if data.has_public_bounds(f))
+    bounds = dict(zip(known, zip(*data.public_bounds(known)))) if known else {}
     confirmed = True
     if undeclared:
         st.markdown(f"**{len(undeclared)} feature(s) have no public bounds in EyeDP's feature definitions.** The "
@@ -61,7 +61,7 @@ with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with t
                     "round numbers around this data's own min/max — that is read from the data, so the page labels "
                     "the result *not a DP guarantee* until you confirm.")
         confirmed = st.checkbox("These bounds are public knowledge, not read from this data", key="ts_bounds_public")
-        prefill = td.data_ranges(ds.token, tuple(undeclared), ds.frame)
+        prefill = data.data_ranges(ds.token, tuple(undeclared), ds.frame)
         grid = st.columns([1.3, 1, 1, 1.3, 1, 1])
         for i, f in enumerate(undeclared):
             j = 3 * (i % 2)
@@ -79,32 +79,42 @@ if bad:
     st.error("Each feature needs an upper bound U above its lower bound L; check: " + ", ".join(bad) + ".")
     st.stop()
 names = tuple(released)
-kinds = tuple("public" if td.has_public_bounds(f) else ("declared" if confirmed else "pre-filled") for f in names)
+kinds = tuple("public" if data.has_public_bounds(f) else ("declared" if confirmed else "pre-filled") for f in names)
 lo = np.array([bounds[f][0] for f in names], dtype=float)
 hi = np.array([bounds[f][1] for f in names], dtype=float)
 
-feature = top[0].selectbox("Feature shown", names, index=names.index(td.default_feature(names)), key="ts_feature",
-                           format_func=td.feature_label)
+feature = top[0].selectbox("Feature shown", names, index=names.index(data.default_feature(names)), key="ts_feature",
+                           format_func=data.feature_label)
 task = top[1].selectbox("Task (document)", info.tasks, key="ts_task") if info.tasks else None
 participant = top[2].selectbox("Participant", info.participants, key="ts_participant")
-length = int(top[3].number_input("Public length T (windows)", 2, 20 * info.data_length, info.data_length,
-                                 key="ts_length", help="Every recording is cut or padded (repeating its last value) "
-                                 "to this length before the mechanism (docs/PRIVACY_MODEL.md §0.5)."))
+declared = int(top[3].number_input("Public length T (windows)", 2, MAX_LENGTH, DEFAULT_LENGTH, key="ts_length",
+                                   help="Every recording is cut or padded (repeating its last value) to this length "
+                                        "before the mechanism. Declare it from the study protocol: the default "
+                                        f"{DEFAULT_LENGTH} is the same for every dataset (docs/PRIVACY_MODEL.md §0.5)."))
+from_data = top[3].checkbox(f"Use the longest recording ({info.data_length}) — read from the data",
+                            key="ts_length_from_data",
+                            help="Convenient, but T is then read off the private data: the ledger records it as a "
+                                 "data-derived parameter and the Report shows the caveat.")
+public_t = public_length(LengthSource.DATA if from_data else LengthSource.DECLARED, declared=declared,
+                         longest=info.data_length)
+length = public_t.value
 secs = f" = {length * info.step_s:g} s" if info.step_s else ""
-if length == info.data_length:
-    st.caption(f"⚠ T = {length} windows{secs} is the longest recording in this data: the length is then read from "
-               "the data and released with it. Set T from the study protocol to make it public. Shorter recordings "
-               f"({info.min_length}–{info.data_length} windows here) are padded by repeating their last value.")
+if public_t.data_derived:
+    st.caption(f"⚠ T = {length} windows{secs} is the longest recording in this data: the length is read from the data "
+               "and released with it, so the ledger marks it as data-derived. Declare T from the study protocol to "
+               f"make it public. Shorter recordings ({info.min_length}–{info.data_length} windows here) are padded by "
+               "repeating their last value.")
 else:
-    st.caption(f"Public T = {length} windows{secs}, set by you (the data's recordings have {info.min_length}–"
-               f"{info.data_length} windows); shorter ones are padded with their last value, longer ones cut.")
+    st.caption(f"Public T = {length} windows{secs}, declared (the default {DEFAULT_LENGTH} is the same for every "
+               f"dataset; the data's recordings have {info.min_length}–{info.data_length} windows); shorter ones are "
+               "padded with their last value, longer ones cut.")
 try:
-    data = td.series(ds.token, ds.frame, names, lo, hi, length)
-except td.SeriesProblem as err:
+    series = data.series(ds.token, ds.frame, names, lo, hi, length)
+except data.SeriesProblem as err:
     st.error(f"{ds.name}: {err}", icon=":material/error:")
     st.stop()
 f_idx = names.index(feature)
-row = data.row(participant, task)
+row = series.row(participant, task)
 
 # ---- mechanism settings --------------------------------------------------------------------------------------
 with st.container(border=True):
@@ -117,9 +127,9 @@ with st.container(border=True):
         eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
                          help="Log scale. Smaller ε = stronger privacy = more noise.")
     with cb:
-        family = st.segmented_control("Mechanism previewed", list(tv.FAMILIES), format_func=str.upper, default="cfpa",
-                                      required=True, key="ts_mech")
-        chunked = family in ("cfpa", "dcfpa")
+        mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=lambda m: m.value,
+                                    default=Mech.CFPA, required=True, key="ts_mech")
+        chunked = mech.info.chunked
         choice = st.segmented_control("Chunk size N_c", CHUNKS, default="32", required=True, key="ts_chunk",
                                       disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
         chunk = None
@@ -131,48 +141,38 @@ with st.container(border=True):
                 st.caption("N_c ≥ T: a single chunk, the same as FPA on the whole series.")
         sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
                              help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s Eq. 7, "
-                                  "the largest distance between two observed recordings (not DP, MECHANISMS §0.4).")
-    label = tv.mech_label(family, chunk)
-    n = tv.transform_length(family, chunk, length)
-    plan = epsilon_plan(mode, eps, family, chunk, length, len(names), info.n_recordings)
+                                  "the largest distance between two observed recordings (not DP, "
+                                  "docs/PRIVACY_MODEL.md §0.4).")
+    label = mech.label(chunk)
+    n = transform_length(mech, chunk, length)
+    plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
     eps_inv = plan.per_invocation
     sens = None
     if sens_mode == "empirical":
         try:
-            sens = tv.empirical(ds.token, names, length, family, chunk, data.x)
+            sens = view.empirical(ds.token, names, length, mech, chunk, series.x)
         except ValueError as err:
             st.warning(f"{err}; using the public bounds instead.")
             sens_mode = "public"
     sens_f = None if sens is None else sens[f_idx]
     with cc:
-        k_src = st.segmented_control("Choice of k", list(tp.K_SOURCES), format_func=tp.K_SOURCES.get, default="rule",
-                                     required=True, key="ts_k_src", disabled=family == "lpa",
-                                     help="Rule: a public, data-free rule (ts_k.public_k). Analytic: the minimum of "
-                                          "the expected-error curve. Paper's optimal: Bozkir et al.'s search over "
-                                          "noisy runs. Both read the private data: " + tp.TUNED_NOTE
+        k_src = st.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
+                                     default=KSource.RULE, required=True, key="ts_k_src", disabled=mech is Mech.LPA,
+                                     help="Rule: a public, data-free rule (timeseries.k.public_k). Analytic: the "
+                                          "minimum of the expected-error curve. Paper's optimal: Bozkir et al.'s "
+                                          "search over noisy runs. Both read the private data: " + context.TUNED_NOTE
                                           + ". Manual: the slider.")
-        k_max = n // 2 + 1
-        auto = None
-        if family != "lpa":
-            xf = data.x[:, f_idx, :]
-            lo_f, hi_f = float(lo[f_idx]), float(hi[f_idx])
-            if k_src == "rule":
-                auto = tv.k_rule(family, n, eps_inv)
-            elif k_src == "analytic":
-                curve = tv.k_curve(ds.token, names, length, f_idx, lo_f, hi_f, family, chunk, eps_inv, sens_mode,
-                                   xf, sens_f)
-                auto = int(curve.loc[curve["total"].idxmin(), "k"])
-            elif k_src == "optimal":
-                # R and the seed are drawn further down; their current values come from the session.
-                auto = tv.k_optimal(ds.token, names, length, f_idx, lo_f, hi_f, family, chunk, eps_inv, sens_mode,
-                                    int(st.session_state.get("ts_runs", 20)),
-                                    int(st.session_state.get("ts_seed", 20190625)), xf, sens_f).k
-        if auto is not None:
-            st.session_state["ts_k"] = int(min(auto, k_max))
-        st.session_state["ts_k"] = int(min(max(st.session_state.get("ts_k", 1), 1), k_max))
+        # R and the seed are drawn further down; their current values come from the session.
+        k_choice = view.k_choice((ds.token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
+                                 n, eps_inv, sens_mode, KSource(k_src), int(st.session_state.get("ts_k", 1)),
+                                 int(st.session_state.get("ts_runs", 20)),
+                                 int(st.session_state.get("ts_seed", 20190625)), series.x[:, f_idx, :], sens_f)
+        st.session_state["ts_k"] = k_choice.k
         k = st.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
-                      1, max(k_max, 2), key="ts_k", disabled=family == "lpa" or k_src != "manual",
-                      help=f"1 … ⌊n/2⌋+1 = {k_max} for n = {n}. Set by the choice above unless it is 'Manual'.")
+                      1, max(k_choice.k_max, 2), key="ts_k",
+                      disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
+                      help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice above unless it is "
+                           "'Manual'.")
         runs = st.slider("Draws R (utility sweep, paper's search)", 5, 100, 20, 5, key="ts_runs")
     with st.expander("More settings"):
         m1, m2, m3 = st.columns(3)
@@ -181,45 +181,52 @@ with st.container(border=True):
         seed = int(m2.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
         zoom = m3.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
 
-setting = tv.Setting(family, chunk, mode, eps, int(k), k_src, sens_mode, nmse_kind, int(runs), seed)
+setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
+                       sensitivity_mode=sens_mode, nmse_kind=nmse_kind, runs=int(runs), seed=seed,
+                       tuned=k_choice.tuned_on_private_data)
 sens_type = "data-derived" if sens_mode == "empirical" or "pre-filled" in kinds else "public"
 try:
-    prev = tv.preview(ds.token, names, length, tuple(lo.tolist()), tuple(hi.tolist()), label, eps_inv, int(k),
-                      sens_mode, seed, f_idx, nmse_kind, data.x, tv.sensitivity_arg(family, sens))
+    prev = view.preview(ds.token, names, length, tuple(lo.tolist()), tuple(hi.tolist()), mech, chunk, eps_inv, int(k),
+                        sens_mode, sens_type, seed, f_idx, nmse_kind, series.x, sens)
 except ValueError as err:
     st.error(f"The mechanism cannot run with these settings: {err}")
     st.stop()
-ctx = tp.Ctx(ds.token, info, data, setting, plan, f_idx, task, participant, row, n, sens, sens_type, kinds, prev)
+ctx = context.Ctx(token=ds.token, info=info, series=series, length=public_t, setting=setting, plan=plan,
+                 feature_index=f_idx, task=task, participant=participant, row=row, transform_length=n,
+                 sensitivities=sens, sensitivity_type=sens_type, bounds_kind=kinds, preview=prev)
 
-# ---- budget in one line ------------------------------------------------------------------------------------
+# ---- budget in one line: the participant total first ---------------------------------------------------------
 unit = "chunk" if chunked else "series"
-cal_title, cal, cal_note = tv.calibrations(setting, length, n, eps_inv, float(hi[f_idx] - lo[f_idx]), sens_f,
-                                          sens_type)
+shown = prev.shown[0]  # the calibration the shown feature's noise was drawn with (full-length invocation)
+cal = view.stacked(shown.calibration)
 m = st.columns(5)
-m[0].metric(f"ε per {unit} (paper's unit)", f"{eps_inv:.6g}")
-m[1].metric("Participant-level ε", f"{plan.participant_total:.6g}",
-            help="ε per invocation × features × chunks × recordings (sequential composition, docs/PRIVACY_MODEL.md §3).")
+m[0].metric("Participant-level ε", f"{plan.participant_total:.6g}",
+            help="ε per invocation × features × chunks × recordings (sequential composition, docs/PRIVACY_MODEL.md §3). "
+                 "This is the guarantee for a person.")
+m[1].metric(f"ε per {unit} (paper's unit)", f"{eps_inv:.6g}")
 m[2].metric("Paper's claimed ε", f"{plan.paper_total:.6g}", help="Σ over features, chunks counted in parallel, per "
             "recording — as Bozkir et al. report it. Not a bound for a person.")
 chunks_txt = f" × {plan.n_chunks}" if chunked else ""
 m[3].metric("Calls per participant", f"{plan.invocations:,}",
             help=f"{plan.n_features} features{chunks_txt} {'chunks ' if chunked else ''}× {plan.n_recordings} "
                  "recordings")
-sym = "b" if family == "lpa" else "λ"
-where = "per sample" if family == "lpa" else (f"chunk of {n}" if chunked else f"n = {n}")
-m[4].metric(f"Noise scale {sym} ({where})", f"{cal.scale:.4g}",
-            help="Laplace scale for the shown feature; λ applies to Re and Im of each kept Fourier coefficient.")
-st.markdown(tp.accounting_line(ctx))
+sym = "b" if mech is Mech.LPA else "λ"
+where = "per sample" if mech is Mech.LPA else (f"chunk of {shown.length}" if chunked else f"n = {shown.length}")
+m[4].metric(f"Noise scale {sym} ({where})", f"{shown.calibration.scale:.4g}",
+            help="The Laplace scale the preview's noise for the shown feature was drawn with; λ applies to Re and Im "
+                 "of each kept Fourier coefficient.")
+st.markdown(context.accounting_line(ctx))
 b1, b2 = st.columns([1, 3])
 if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:"):
-    tp.record(tp.main_releases(ctx), steil=False)
+    context.record(context.main_releases(ctx))
     st.session_state["ts_recorded_msg"] = f"Recorded {label} with participant-level ε = {plan.participant_total:.4g}."
     st.rerun()
 if msg := st.session_state.pop("ts_recorded_msg", None):
     b2.success(msg, icon=":material/check:")
 else:
     b2.caption("Previews use seeded noise and are not releases (this view has no export yet): record the setting "
-               "you would publish; the Report page composes the session's releases per person.")
+               "you would publish. Every recording is a release of its own and adds to the ledger; the Report page "
+               "composes all of them per person.")
 
 # ---- preview -----------------------------------------------------------------------------------------------
 st.subheader("Preview: one participant's clean and noisy series")
@@ -230,27 +237,27 @@ with left:
         st.info(f"{participant} has no recording for task '{task}'. Choose another task or participant.")
     else:
         t, t_title = figs.time_axis(length, info.step_s)
-        true_len = int(data.recs["length"].iloc[row])
-        clean = np.clip(data.x[row, f_idx], lo[f_idx], hi[f_idx])
+        true_len = int(series.recs["length"].iloc[row])
+        clean = np.clip(series.x[row, f_idx], lo[f_idx], hi[f_idx])
         title = (f"{feature} — {participant}{', ' + task if task else ''}: clean vs {label} "
-                 f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if family != 'lpa' else ''})")
+                 f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if mech is not Mech.LPA else ''})")
         st.plotly_chart(figs.preview_figure(
             t, t_title, clean, prev.noisy[row], prev.paper[row] if prev.paper is not None else None, label,
-            td.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None))
+            data.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None))
         paper_note = (" The dotted red line reconstructs DCFPA with the two-term formula printed in the paper "
                       "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
-                      "data, MECHANISMS §4); the product uses the cumulative sum.") if prev.paper is not None else ""
+                      "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum.") if prev.paper is not None else ""
         st.caption(f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
-                   f"{label} over all {data.x.shape[0]} recordings × {len(names)} features took "
+                   f"{label} over all {series.x.shape[0]} recordings × {len(names)} features took "
                    f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}")
 with right:
     if sens_type == "data-derived":
         st.markdown(badge("as in paper, not a DP guarantee", "notdp"), unsafe_allow_html=True)
     if setting.tuned:
-        st.markdown(badge(tp.TUNED_NOTE, "notdp"), unsafe_allow_html=True)
-    calibration_box(cal, cal_title)
-    if cal_note:
-        st.caption(cal_note)
+        st.markdown(badge(context.TUNED_NOTE, "notdp"), unsafe_allow_html=True)
+    calibration_box(cal, context.calibration_title(ctx))
+    if note := context.calibration_note(ctx):
+        st.caption(note)
     if sens is not None:
         lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
         st.caption(f"Data-derived Δ of '{feature}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
@@ -259,7 +266,7 @@ with right:
 
 # ---- secondary views: only the visible one computes --------------------------------------------------------
 st.divider()
-panel = st.segmented_control("More views", list(tp.PANELS), format_func=tp.PANELS.get, default="utility",
+panel = st.segmented_control("More views", list(panels.PANELS), format_func=panels.PANELS.get, default="utility",
                              required=True, key="ts_panel")
-{"utility": tp.utility_panel, "k": tp.k_panel, "corr": tp.correlation_panel, "acct": tp.accounting_panel,
- "steil": steil_panel, "table": tp.table_panel}[panel](ctx)
+{"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
+ "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)

@@ -17,24 +17,30 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20261121)
 
 
-class RecordingRNG:
-    """Wraps a Generator and keeps every Laplace array it hands out, so a loop reference can reuse them."""
+class SpyGenerator(np.random.Generator):
+    """A numpy Generator (so the mechanism objects accept it) that remembers its standard Laplace draws."""
 
     def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(seed)
+        super().__init__(np.random.PCG64(seed))
         self.draws: list[np.ndarray] = []
-
-    def laplace(self, size=None):
-        """Standard Laplace draws, remembered in order."""
-        out = self._rng.laplace(size=size)
-        self.draws.append(out.copy())
-        return out
 
 
 @pytest.fixture
-def recording_rng() -> type[RecordingRNG]:
-    """The RecordingRNG class: call it with a seed to get a generator that remembers its Laplace draws."""
-    return RecordingRNG
+def recording_rng(monkeypatch) -> type[SpyGenerator]:
+    """SpyGenerator class: every Lap(1) array eyedp_core.dp.noise draws from one is appended to its `draws`,
+    so a loop reference can reuse exactly the mechanism's noise."""
+    from eyedp_core.dp import noise
+
+    original = noise.standard_laplace
+
+    def spy(rng: np.random.Generator, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+        z = original(rng, shape, dtype)
+        if isinstance(rng, SpyGenerator):
+            rng.draws.append(z.copy())  # a copy: the mechanism scales z in place afterwards
+        return z
+
+    monkeypatch.setattr(noise, "standard_laplace", spy)
+    return SpyGenerator
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-# Not `from conftest import ROOT`: with tests/browser/conftest.py collected first, `conftest` is that module.
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.choices import DEFAULT_LENGTH
+from tests.apptest import metric_value, open_app, page_text
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PANELS = ["utility", "k", "corr", "acct", "steil", "table"]
@@ -17,25 +20,7 @@ PANELS = ["utility", "k", "corr", "acct", "steil", "table"]
 
 def _ts() -> AppTest:
     """A fresh session on the Time series page (bundled sample), no exception."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/time_series.py").run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _text(at: AppTest) -> str:
-    """Everything the page wrote as markdown, captions, alerts, joined."""
-    parts = [e.value for kind in ("title", "subheader", "markdown", "caption", "info", "error", "success", "warning")
-             for e in getattr(at, kind)]
-    return "\n".join(map(str, parts))
-
-
-def _metric(at: AppTest, prefix: str) -> float:
-    """Value of the metric whose label starts with prefix, as a float."""
-    hits = [m for m in at.metric if m.label.startswith(prefix)]
-    assert hits, f"no metric starting with {prefix!r}: {[m.label for m in at.metric]}"
-    return float(hits[0].value.replace(",", ""))
+    return open_app("pages/time_series.py")
 
 
 def _feature_table(at: AppTest) -> pd.DataFrame:
@@ -75,7 +60,7 @@ def _features(rng: np.random.Generator, lengths: dict[tuple[str, str], int]) -> 
 # sample data: noise scale and accounting against the formulas
 
 
-@pytest.mark.parametrize("mech", ["cfpa", "dcfpa", "fpa", "lpa"])
+@pytest.mark.parametrize("mech", [Mech.CFPA, Mech.DCFPA, Mech.FPA, Mech.LPA])
 def test_eps_moves_the_noise_scale_as_the_formula_says(mech):
     """λ = √(k·n)·Δ2/ε (Δ2 = √n·R, DCFPA √(4n−3)·R) and LPA b = T·R/ε, from the shown k, chunk, T and bounds."""
     at = _ts()
@@ -89,19 +74,19 @@ def test_eps_moves_the_noise_scale_as_the_formula_says(mech):
     for eps in (0.1, 3.0, 30.0):
         at.select_slider(key="ts_eps").set_value(eps).run()
         assert not at.exception, at.exception
-        eps_inv = _metric(at, "ε per")
+        eps_inv = metric_value(at, "ε per")
         assert eps_inv == pytest.approx(eps)  # "as in the paper": the slider is the per-invocation ε
         k = at.slider(key="ts_k").value
-        if mech in ("cfpa", "dcfpa"):
+        if mech in (Mech.CFPA, Mech.DCFPA):
             n = min(int(at.segmented_control(key="ts_chunk").value), t)
         else:
             n = t
-        if mech == "lpa":
+        if mech is Mech.LPA:
             want = t * r / eps_inv
         else:
-            d2 = math.sqrt(4 * n - 3) * r if mech == "dcfpa" else math.sqrt(n) * r
+            d2 = math.sqrt(4 * n - 3) * r if mech is Mech.DCFPA else math.sqrt(n) * r
             want = math.sqrt(k * n) * d2 / eps_inv
-        shown = _metric(at, "Noise scale")
+        shown = metric_value(at, "Noise scale")
         assert shown == pytest.approx(want, rel=5e-4), (mech, eps, k, n)
         seen.add(shown)
     assert len(seen) == 3, "moving ε must change the noise scale"
@@ -116,7 +101,7 @@ def test_manual_k_and_chunk_change_the_scale():
     at.slider(key="ts_k").set_value(5).run()
     assert not at.exception, at.exception
     assert at.slider(key="ts_k").value == 5
-    assert _metric(at, "Noise scale") == pytest.approx(math.sqrt(5 * 64) * math.sqrt(64) * 1.0 / 1.0, rel=5e-4)
+    assert metric_value(at, "Noise scale") == pytest.approx(math.sqrt(5 * 64) * math.sqrt(64) * 1.0 / 1.0, rel=5e-4)
 
 
 def test_paper_and_participant_modes_compose_as_section_3():
@@ -128,18 +113,18 @@ def test_paper_and_participant_modes_compose_as_section_3():
     t = int(at.number_input(key="ts_length").value)
     c = math.ceil(t / int(at.segmented_control(key="ts_chunk").value))
     recs = 3  # the bundled sample: textbook, newspaper, comic per reader
-    assert (f, c) == (48, math.ceil(659 / 32))
-    paper_total = _metric(at, "Participant-level")
-    assert _metric(at, "ε per chunk") == pytest.approx(2.0)
+    assert (f, c, t) == (48, math.ceil(600 / 32), 600)  # T: the declared public default, not the data's 659
+    paper_total = metric_value(at, "Participant-level")
+    assert metric_value(at, "ε per chunk") == pytest.approx(2.0)
     assert paper_total == pytest.approx(f * c * recs * 2.0)
-    assert _metric(at, "Paper's claimed") == pytest.approx(f * 2.0)
+    assert metric_value(at, "Paper's claimed") == pytest.approx(f * 2.0)
     at.radio(key="ts_mode").set_value("participant").run()
     assert not at.exception, at.exception
-    assert _metric(at, "Participant-level") == pytest.approx(2.0)
-    eps_c = _metric(at, "ε per chunk")
+    assert metric_value(at, "Participant-level") == pytest.approx(2.0)
+    eps_c = metric_value(at, "ε per chunk")
     assert eps_c == pytest.approx(2.0 / (f * c * recs), rel=1e-5)
     assert f * c * recs * eps_c == pytest.approx(2.0, rel=1e-5)
-    assert "total ε = 2" in _text(at)
+    assert "total ε = 2" in page_text(at)
 
 
 @pytest.mark.parametrize("panel", PANELS)
@@ -148,14 +133,14 @@ def test_every_panel_runs(panel):
     at = _ts()
     at.segmented_control(key="ts_panel").set_value(panel).run()
     assert not at.exception, at.exception
-    text = _text(at)
+    text = page_text(at)
     charts = len(at.get("plotly_chart"))
     if panel == "utility":
         assert charts >= 2 and "jackknife" in text
     elif panel == "k":
         at.toggle(key="ts_k_search").set_value(True).run()
         assert not at.exception, at.exception
-        assert charts >= 2 and "tuned on private data" in _text(at)
+        assert charts >= 2 and "tuned on private data" in page_text(at)
     elif panel == "corr":
         assert charts >= 3 and "not a privacy argument" in text
         cc = [d.value for d in at.dataframe if "Δt = 0.5 s" in d.value.columns][0]
@@ -168,7 +153,7 @@ def test_every_panel_runs(panel):
     elif panel == "steil":
         at.toggle(key="ts_steil_published").set_value(True).run()
         assert not at.exception, at.exception
-        assert "not differentially private" in _text(at).lower()
+        assert "not differentially private" in page_text(at).lower()
     else:
         frame = _feature_table(at)
         assert len(frame) == 48 and {"L", "U", "k", "bounds"} <= set(frame.columns)
@@ -179,8 +164,8 @@ def test_recording_puts_the_participant_total_in_the_ledger():
     at = _ts()
     _feature_table(at)
     at.segmented_control(key="ts_k_src").set_value("optimal").run()
-    assert "tuned on private data" in _text(at)
-    total = _metric(at, "Participant-level")
+    assert "tuned on private data" in page_text(at)
+    total = metric_value(at, "Participant-level")
     at.button(key="ts_record").click().run()
     assert not at.exception, at.exception
     ledger = at.session_state["eyedp_ledger"]
@@ -194,13 +179,61 @@ def test_recording_puts_the_participant_total_in_the_ledger():
     assert len(releases) == 3 and any(math.isinf(r.epsilon) for r in releases)
 
 
+def test_recording_twice_composes():
+    """Defect 5: every release composes — two recordings are two ledger entries and twice the participant total
+    (the page used to replace its earlier entries, so publishing twice was charged once)."""
+    at = _ts()
+    _feature_table(at)
+    total = metric_value(at, "Participant-level")
+    at.button(key="ts_record").click().run()
+    at.button(key="ts_record").click().run()
+    assert not at.exception, at.exception
+    ledger = at.session_state["eyedp_ledger"]
+    mine = [r for r in ledger.releases if r.view == "Time series"]
+    assert len(mine) == 2
+    assert ledger.total()[0] == pytest.approx(2 * total)
+
+
+def test_data_derived_length_is_a_caveat_in_the_ledger():
+    """Defect 4: T read off the data (the longest recording) is recorded as a data-derived parameter and
+    warned about; the declared default T records no such caveat."""
+    at = _ts()
+    _feature_table(at)
+    at.button(key="ts_record").click().run()
+    (declared,) = [r for r in at.session_state["eyedp_ledger"].releases if r.view == "Time series"]
+    assert declared.data_derived_parameters == ()
+    at.checkbox(key="ts_length_from_data").check().run()
+    assert not at.exception, at.exception
+    assert int(metric_value(at, "Calls per participant")) == 48 * math.ceil(659 / 32) * 3
+    at.button(key="ts_record").click().run()
+    ledger = at.session_state["eyedp_ledger"]
+    flagged = [r for r in ledger.releases if r.view == "Time series"][-1]
+    assert flagged.data_derived_parameters == ("length T = 659 windows (longest recording)",)
+    assert any("length T = 659" in w for w in ledger.warnings())
+    assert not any("length T = 600" in w for w in ledger.warnings())
+
+
+def test_default_length_does_not_depend_on_the_data():
+    """Defect 4: two uploads whose longest recordings differ (79 and 210 windows) get the same default T."""
+    rng = np.random.default_rng(6)
+    seen = []
+    at = _ts()
+    for name, n in [("short.csv", 79), ("long.csv", 210)]:
+        at = _upload(at, _features(rng, {(f"p{i}", "read"): n - i for i in range(3)}), name)
+        at.switch_page("pages/time_series.py").run()
+        assert not at.exception, at.exception
+        assert f"{n - 2}–{n} windows" in page_text(at)  # the page did switch to this dataset
+        seen.append(at.number_input(key="ts_length").value)
+    assert seen == [DEFAULT_LENGTH, DEFAULT_LENGTH]
+
+
 def test_data_derived_sensitivity_is_labelled():
     """Bozkir's data-derived sensitivity: shown as 'as in paper, not a DP guarantee'."""
     at = _ts()
     _feature_table(at)
     at.radio(key="ts_sens").set_value("empirical").run()
     assert not at.exception, at.exception
-    assert "as in paper, not a DP guarantee" in _text(at)
+    assert "as in paper, not a DP guarantee" in page_text(at)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -216,20 +249,21 @@ def test_uploaded_feature_table_is_used_with_declared_bounds():
     assert not at.exception, at.exception
     assert set(at.selectbox(key="ts_participant").options) == {"u0", "u1", "u2", "u3"}
     assert set(at.selectbox(key="ts_task").options) == {"read", "watch"}
-    assert at.number_input(key="ts_length").value == 79
-    assert "no public bounds" in _text(at)
-    assert "as in paper, not a DP guarantee" in _text(at)  # pre-filled from the data until confirmed
+    assert at.number_input(key="ts_length").value == DEFAULT_LENGTH  # declared, not this data's 79
+    at.number_input(key="ts_length").set_value(79).run()  # the user declares the protocol's T
+    assert "no public bounds" in page_text(at)
+    assert "as in paper, not a DP guarantee" in page_text(at)  # pre-filled from the data until confirmed
     at.number_input(key="ts_lo_my_score").set_value(0.0).run()
     at.number_input(key="ts_hi_my_score").set_value(100.0).run()
     at.checkbox(key="ts_bounds_public").check().run()
     at.selectbox(key="ts_feature").set_value("my_score").run()
     assert not at.exception, at.exception
-    assert "as in paper, not a DP guarantee" not in _text(at)
+    assert "as in paper, not a DP guarantee" not in page_text(at)
     n = 32
     k = at.slider(key="ts_k").value
-    assert _metric(at, "Noise scale") == pytest.approx(math.sqrt(k * n) * math.sqrt(n) * 100.0, rel=5e-4)
+    assert metric_value(at, "Noise scale") == pytest.approx(math.sqrt(k * n) * math.sqrt(n) * 100.0, rel=5e-4)
     f, c = 2, math.ceil(79 / 32)
-    assert _metric(at, "Participant-level") == pytest.approx(f * c * 2 * 1.0)
+    assert metric_value(at, "Participant-level") == pytest.approx(f * c * 2 * 1.0)
     at.number_input(key="ts_hi_my_score").set_value(-5.0).run()
     assert not at.exception
     assert "upper bound U above its lower bound L" in " ".join(e.value for e in at.error)
@@ -242,7 +276,7 @@ def test_missing_participant_column_is_explained():
     at = _upload(_ts(), df, "nopid.csv")
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
-    text = _text(at)
+    text = page_text(at)
     assert "single participant" in text and "no participant column was mapped" in text
     for panel in PANELS:
         at.segmented_control(key="ts_panel").set_value(panel).run()
@@ -297,14 +331,18 @@ def test_recordings_of_very_different_lengths_warn_and_still_work():
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
     assert "very different lengths" in " ".join(w.value for w in at.warning)
-    assert at.number_input(key="ts_length").value == 210
+    assert at.number_input(key="ts_length").value == DEFAULT_LENGTH
+    at.checkbox(key="ts_length_from_data").check().run()
+    assert not at.exception, at.exception
+    assert "T = 210 windows" in page_text(at) and "longest recording" in page_text(at)
     at.selectbox(key="ts_participant").set_value("b").run()
     for panel in PANELS:
         at.segmented_control(key="ts_panel").set_value(panel).run()
         assert not at.exception, (panel, at.exception)
+    at.checkbox(key="ts_length_from_data").uncheck().run()
     at.number_input(key="ts_length").set_value(100).run()
     assert not at.exception, at.exception
-    assert "set by you" in _text(at)
+    assert "Public T = 100 windows" in page_text(at) and "declared" in page_text(at)
 
 
 def test_single_window_recordings_give_a_clear_message():

@@ -12,7 +12,7 @@ from eyedp_core import metrics
 
 from eyedp_core.timeseries import k as ts_k
 from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors
-from eyedp_core.timeseries.experiments import utility_sweep
+from eyedp_core.timeseries.experiments import SweepResult, SweepSpec, sweep_utility, utility_sweep
 from eyedp_core.timeseries.sensitivity import chunk_differences, split_chunks
 
 
@@ -166,6 +166,26 @@ def test_sweep_table_shape_progress_and_flags(rng):
     assert isinstance(per_feature, pd.DataFrame) and set(per_feature.feature) == {"a", "b"}
     with pytest.raises(ValueError):
         utility_sweep(x, (0, 1), epsilons=[1.0], rng=rng, nmse_kind="paper")
+
+
+def test_sweep_utility_has_one_return_type_and_matches_the_old_form():
+    """sweep_utility always returns a SweepResult (table and per-feature frame), whatever `features` is, and
+    gives the same numbers as the earlier utility_sweep for the same draws."""
+    x = _series(np.random.default_rng(9), (3, 2, 70))
+    spec = SweepSpec(epsilons=(1.0, 10.0), runs=3, modes=("paper",))
+    plain = sweep_utility(x, (0.0, 1.0), spec, rng=np.random.default_rng(4), mechanisms=["LPA", "CFPA-32"])
+    named = sweep_utility(x, (0.0, 1.0), spec, rng=np.random.default_rng(4), mechanisms=["LPA", "CFPA-32"],
+                          features=["a", "b"])
+    for result in (plain, named):
+        assert isinstance(result, SweepResult) and isinstance(result.per_feature, pd.DataFrame)
+        assert len(result.table) == 2 * 2 and len(result.per_feature) == 2 * 2 * 2
+    assert set(named.per_feature.feature) == {"a", "b"}
+    pd.testing.assert_frame_equal(plain.table, named.table)
+    old = utility_sweep(x, (0.0, 1.0), epsilons=[1.0, 10.0], rng=np.random.default_rng(4), runs=3, modes=["paper"],
+                        mechanisms=["LPA", "CFPA-32"])
+    pd.testing.assert_frame_equal(old, plain.table)
+    with pytest.raises(ValueError):
+        SweepSpec(epsilons=(1.0,), k_rule="best")
 
 
 def test_sweep_normaliser_comes_from_metrics(rng):

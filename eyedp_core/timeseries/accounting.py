@@ -17,8 +17,10 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.accounting import Release, advanced_composition, group_privacy
-from eyedp_core.timeseries.temporal_leakage import temporal_leakage
+from eyedp_core.dp.registry import TIME_SERIES, Mech
+from eyedp_core.timeseries.labels import CHUNKED, STEIL, as_mech
 from eyedp_core.timeseries.sensitivity import n_chunks
+from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 
 __all__ = [
     "CHUNKED",
@@ -30,15 +32,12 @@ __all__ = [
 ]
 
 Mode = Literal["paper", "participant"]
-MECHANISMS: tuple[str, ...] = ("lpa", "fpa", "cfpa", "dcfpa", "steil", "steil-published")
-CHUNKED: tuple[str, ...] = ("cfpa", "dcfpa")
+MECHANISMS: tuple[Mech, ...] = TIME_SERIES + STEIL
+# How the ledger names each mechanism (the Steil forms say which one it is).
 _NAMES = {
-    "lpa": "LPA",
-    "fpa": "FPA",
-    "cfpa": "CFPA",
-    "dcfpa": "DCFPA",
-    "steil": "Steil (Laplace form)",
-    "steil-published": "Steil (as published — not DP)",
+    **{m: m.value for m in TIME_SERIES},
+    Mech.STEIL: "Steil (Laplace form)",
+    Mech.STEIL_PUBLISHED: "Steil (as published — not DP)",
 }
 
 
@@ -47,7 +46,7 @@ class EpsilonPlan:
     """Budget split for one mechanism setting: per-invocation ε, counts, paper's and participant totals."""
 
     mode: str
-    mechanism: str
+    mechanism: Mech
     epsilon_input: float  # the number the user chose (meaning depends on mode)
     per_invocation: float  # ε of ONE call: one chunk (chunked) or one series, of one feature and recording
     n_chunks: int  # invocations per feature series (1 for whole-series mechanisms)
@@ -85,7 +84,7 @@ class EpsilonPlan:
         """Plan in, flat dict of inputs and derived totals out (for tables)."""
         return {
             "mode": self.mode,
-            "mechanism": self.mechanism,
+            "mechanism": self.mechanism.value,
             "epsilon_input": self.epsilon_input,
             "per_invocation": self.per_invocation,
             "n_chunks": self.n_chunks,
@@ -102,7 +101,7 @@ class EpsilonPlan:
 def epsilon_plan(
     mode: Mode,
     epsilon: float,
-    mechanism: str,
+    mechanism: Mech | str,
     chunk: int | None,
     length: int,
     n_features: int,
@@ -114,9 +113,7 @@ def epsilon_plan(
     series otherwise). mode="participant": ε is the participant-level total and every invocation gets
     ε/(features × chunks × recordings) — the fair comparison in which CFPA's advantage shrinks.
     """
-    mech = mechanism.lower()
-    if mech not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    mech = as_mech(mechanism)
     if mode not in ("paper", "participant"):
         raise ValueError(f"mode must be 'paper' or 'participant', got {mode!r}")
     eps = float(epsilon)
@@ -141,7 +138,7 @@ def epsilon_plan(
         n_features=int(n_features),
         n_recordings=int(n_recordings),
         unit="chunk" if mech in CHUNKED else "record",
-        has_guarantee=mech != "steil-published",
+        has_guarantee=mech.info.is_dp,
     )
 
 
@@ -153,8 +150,12 @@ def plan_releases(
     sensitivity_type: str = "public",
     participants: tuple[str, ...] | None = None,
     tuned_on_private_data: bool = False,
+    data_derived_parameters: tuple[str, ...] = (),
 ) -> list[Release]:
-    """EpsilonPlan and metadata in, ledger Release records (count = features × chunks × recordings) out."""
+    """EpsilonPlan and metadata in, ledger Release records (count = features × chunks × recordings) out.
+
+    `data_derived_parameters` names what was read off the private data but treated as public (such as
+    the length T of the longest recording); the ledger shows each one as a caveat."""
     name = _NAMES[plan.mechanism]
     if label is None:
         chunk_txt = f", {plan.n_chunks} chunks per series" if plan.mechanism in CHUNKED else ""
@@ -174,6 +175,7 @@ def plan_releases(
             count=plan.invocations,
             participants=participants,
             tuned_on_private_data=tuned_on_private_data,
+            data_derived_parameters=tuple(data_derived_parameters),
         )
     ]
 

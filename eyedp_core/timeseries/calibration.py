@@ -1,7 +1,9 @@
-"""Noise scales of the time-series mechanisms as `Calibration` objects (formula and plugged numbers).
+"""Noise scales of the time-series mechanisms: the formulas, and `Calibration` objects that carry them.
 
-For the page: every mechanism invocation's Laplace scale (LPA: b per sample; FPA family: λ per Re/Im
-part of a retained bin, one per chunk length), with the formula in LaTeX and the numbers plugged in.
+This is the one place the scales are computed (docs/PRIVACY_MODEL.md §1–§4, §7.3): LPA's b = Δ1/ε per
+sample, the FPA family's λ = c·√(kn)·Δ2/ε per Re/Im part of a retained bin, Steil's b = T'·R/ε. The
+mechanisms draw their noise from the `Calibration` objects built here, and return them with the output
+(`PrivateSeries`), so what the page shows is what was drawn.
 """
 
 from __future__ import annotations
@@ -10,19 +12,34 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from typing import Literal
+
+import numpy as np
+
 from eyedp_core.dp import mechanisms
 from eyedp_core.dp.mechanisms import Calibration, tex_number
-from eyedp_core.timeseries.mechanisms import Norm, fpa_scale, norm_factor
 from eyedp_core.timeseries.k import fpa_noise_variance
 from eyedp_core.timeseries.sensitivity import chunk_lengths, diff_l2_public, l2_public
 
 __all__ = [
+    "NORMS",
     "ChunkCalibration",
+    "Norm",
     "chunk_calibrations",
     "fpa_calibration",
+    "fpa_scale",
     "lpa_calibration",
+    "lpa_scale",
     "mark_sensitivity",
+    "max_bins",
+    "norm_factor",
+    "steil_calibration",
+    "steil_scale",
+    "subsampled_length",
 ]
+
+Norm = Literal["backward", "ortho", "forward"]
+NORMS: tuple[str, ...] = ("backward", "ortho", "forward")
 
 DATA_DERIVED_NOTE = "sensitivity derived from the data — as in paper, not a DP guarantee"
 
@@ -31,6 +48,66 @@ _LAMBDA_TEX = {
     "ortho": r"\lambda = \sqrt{k}\;\Delta_2/\varepsilon",
     "forward": r"\lambda = \sqrt{k/n}\;\Delta_2/\varepsilon",
 }
+
+
+def norm_factor(n: int | np.ndarray, norm: Norm = "backward") -> np.ndarray | float:
+    """Transform length n and numpy FFT norm in, the scale factor c of λ = c·√(kn)·Δ2/ε out (§2.2)."""
+    n = np.asarray(n, dtype=float)
+    if norm == "backward":
+        return np.ones_like(n)
+    if norm == "ortho":
+        return 1.0 / np.sqrt(n)
+    if norm == "forward":
+        return 1.0 / n
+    raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+
+
+def max_bins(n: int | np.ndarray) -> np.ndarray | int:
+    """Transform length n in, number of rfft bins ⌊n/2⌋ + 1 (the largest admissible k) out."""
+    return np.asarray(n) // 2 + 1
+
+
+def fpa_scale(
+    n: int | np.ndarray,
+    k: int | np.ndarray,
+    l2_sensitivity: float | np.ndarray,
+    epsilon: float | np.ndarray,
+    norm: Norm = "backward",
+) -> np.ndarray | float:
+    """Length n, retained bins k, Δ2, ε, FFT norm in, Laplace scale λ = c·√(k·n)·Δ2/ε per Re/Im part out."""
+    eps = np.asarray(epsilon, dtype=float)
+    if np.any(~np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError("epsilon must be finite and > 0")
+    d2 = np.asarray(l2_sensitivity, dtype=float)
+    if np.any(d2 < 0) or np.any(~np.isfinite(d2)):
+        raise ValueError("the L2 sensitivity must be finite and >= 0")
+    n_arr = np.asarray(n, dtype=float)
+    return norm_factor(n_arr, norm) * np.sqrt(np.asarray(k, dtype=float) * n_arr) * d2 / eps
+
+
+def subsampled_length(length: int, w: int) -> int:
+    """Series length T and window w in, released length T' = ⌈T/w⌉ (one sample per window) out."""
+    if w < 1 or length < 1:
+        raise ValueError("window w and length must be >= 1")
+    return -(-int(length) // int(w))
+
+
+def lpa_scale(l1_sensitivity: float | np.ndarray, epsilon: float | np.ndarray) -> np.ndarray | float:
+    """Δ1 and ε (broadcasting arrays) in, LPA's Laplace scale b = Δ1/ε per sample out (§1)."""
+    eps = np.asarray(epsilon, dtype=float)
+    if np.any(~np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError("epsilon must be finite and > 0")
+    return np.asarray(l1_sensitivity, dtype=float) / eps
+
+
+def steil_scale(
+    length: int, w: int, epsilon: float | np.ndarray, value_range: float | np.ndarray
+) -> np.ndarray | float:
+    """Length T, window w, per-feature ε_i, public range R_i in, Laplace scale b_i = T'·R_i/ε_i out (§7.3)."""
+    eps = np.asarray(epsilon, dtype=float)
+    if np.any(eps <= 0):
+        raise ValueError("epsilon must be > 0")
+    return subsampled_length(length, w) * np.asarray(value_range, dtype=float) / eps
 
 
 def mark_sensitivity(cal: Calibration, sensitivity_type: str) -> Calibration:
@@ -122,7 +199,7 @@ def fpa_calibration(
         f"Lap(λ) on Re and Im of the first {k} rfft bins of the {what} (norm='{norm}'); "
         f"time-domain noise variance per sample {var:.4g}"
         + (
-            " before the cumulative sum (it grows along each chunk, see ts_k.dcfpa_noise_variance)"
+            " before the cumulative sum (it grows along each chunk, see timeseries.k.dcfpa_noise_variance)"
             if difference
             else ""
         )
@@ -145,11 +222,11 @@ def fpa_calibration(
 
 @dataclass(frozen=True)
 class ChunkCalibration:
-    """One chunk length of a chunked mechanism: n_c, chunks of that length per series, k, Calibration."""
+    """One calibration of a mechanism: transform length n_c, invocations drawn with it, k, Calibration."""
 
     length: int
     count: int
-    k: int
+    k: int | None  # None for LPA and Steil (no Fourier bins)
     calibration: Calibration
 
 
@@ -187,3 +264,36 @@ def chunk_calibrations(
         )
         out.append(ChunkCalibration(length=n_c, count=int((lengths == n_c).sum()), k=k_c, calibration=cal))
     return out
+
+
+def steil_calibration(
+    length: int,
+    w: int,
+    epsilon: float,
+    value_range: float | None = None,
+    sensitivity_type: str = "public",
+    *,
+    sensitivity: float | None = None,
+) -> Calibration:
+    """Length T, window w, ε_i, public range R_i (or the L1 sensitivity of the released series) in,
+    Calibration of the faithful Steil mechanism, b = T'·R_i/ε_i, out (§7.3)."""
+    tp = subsampled_length(length, w)
+    if sensitivity is None:
+        if value_range is None:
+            raise ValueError("give the public range R or the L1 sensitivity of the released series")
+        cal = mechanisms.calibrate_laplace(tp * float(value_range), epsilon)
+        plugged = (
+            rf"b = T' R/\varepsilon = {tp}\cdot {tex_number(value_range)}"
+            rf" / {tex_number(epsilon)} = {tex_number(cal.scale)}"
+        )
+    else:
+        cal = mechanisms.calibrate_laplace(float(sensitivity), epsilon)
+        plugged = cal.plugged_tex
+    cal = dataclasses.replace(
+        cal,
+        method="steil-laplace",
+        formula_tex=r"b = T'\,R_i/\varepsilon_i",
+        plugged_tex=plugged,
+        note=f"T' = ⌈T/w⌉ = {tp} released samples, one per window of w = {w}",
+    )
+    return mark_sensitivity(cal, sensitivity_type)

@@ -16,9 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from eyedp_core.timeseries.k import dcfpa_noise_basis, parseval_weights, prefix_quadratic, reconstruction_errors
+from eyedp_core.dp.noise import LaplaceMechanism
+from eyedp_core.timeseries.calibration import fpa_scale, lpa_scale
+from eyedp_core.timeseries.k import (dcfpa_noise_basis, parseval_weights, prefix_quadratic,
+                                     reconstruction_errors)
 
-__all__ = ["dcfpa_errors", "fft_errors", "lpa_errors", "standard_noise"]
+__all__ = ["UNIT_LAPLACE", "dcfpa_errors", "fft_errors", "lpa_errors", "standard_noise"]
+
+# Lap(1) through the one noise path (Δ1 = ε = 1 gives b = 1): the error formulas scale these standard
+# draws by λ(ε) afterwards, which is what lets every ε share one draw.
+UNIT_LAPLACE = LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -31,10 +38,10 @@ def lpa_errors(
     """(Rec, F, T), Δ1 (F,), ε (E,) in, Σ_t err² (E, R, Rec, F) out."""
     sq = np.empty((runs,) + x.shape[:-1])
     for r in range(runs):  # one draw per run keeps memory at one copy of the data
-        # Only z² enters and |Lap(1)| ~ Exp(1): exponentials are 4× cheaper to draw than Laplace.
-        z = rng.standard_exponential(size=x.shape)
+        # Only z² enters; dp.noise draws Lap(1) as sign × Exp(1), nearly as cheap as the exponential alone.
+        z = UNIT_LAPLACE.sample(rng, x.shape)
         sq[r] = np.einsum("...t,...t->...", z, z)
-    b2 = (d1[None, :] / eps[:, None]) ** 2  # (E, F)
+    b2 = lpa_scale(d1[None, :], eps[:, None]) ** 2  # (E, F)
     return b2[:, None, None, :] * sq[None]
 
 
@@ -43,10 +50,12 @@ def standard_noise(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Standard Laplace Re/Im parts (..., kmax) for transform length n; Im of DC/Nyquist set to 0.
 
-    signed=False draws |Lap(1)| ~ Exp(1) (enough where only squares enter, and 4× cheaper).
+    signed=False returns |Lap(1)| ~ Exp(1) (enough where only squares enter).
     """
-    draw = rng.laplace if signed else rng.standard_exponential
-    z_re, z_im = draw(size=shape), draw(size=shape)
+    z_re, z_im = UNIT_LAPLACE.sample(rng, shape), UNIT_LAPLACE.sample(rng, shape)
+    if not signed:
+        np.abs(z_re, out=z_re)
+        np.abs(z_im, out=z_im)
     z_im[..., 0] = 0.0
     if n % 2 == 0 and shape[-1] > n // 2:
         z_im[..., n // 2] = 0.0
@@ -66,7 +75,7 @@ def fft_errors(
     prefix = np.cumsum(parseval_weights(n)[:kmax] * (z_re**2 + z_im**2) / n, axis=-1)
     out = np.empty((eps.size, runs) + rows.shape[:2])
     for e in range(eps.size):  # ε settings: gathers only, every draw reused
-        lam2 = k[e] * n * d2**2 / eps[e] ** 2
+        lam2 = fpa_scale(n, k[e], d2, eps[e]) ** 2
         if np.all(k[e] == k[e].flat[0]):  # the usual case (public k rule): plain slicing
             kk = int(k[e].flat[0]) - 1
             re_k, p_k = re_all[..., kk], prefix[..., kk]
@@ -113,7 +122,7 @@ def dcfpa_errors(
     ]  # uᵀQu over the first 2k coordinates (R, Rec, F, C, K)
     out = np.empty((eps.size, runs) + xrows.shape[:2])
     for e in range(eps.size):
-        lam = np.sqrt(k[e] * n) * d2 / eps[e]
+        lam = fpa_scale(n, k[e], d2, eps[e])
         pos = np.searchsorted(k_set, k[e])
         if np.all(pos == pos.flat[0]):  # the usual case (public k rule): plain slicing
             i = int(pos.flat[0])

@@ -2,19 +2,21 @@
 
 Why this is fast: the noise-free part of every FFT mechanism does not depend on ε and the noise is
 λ(ε)·(standard noise), so per mechanism the standard noise is drawn ONCE per run and every ε and k
-is evaluated from a few sums per series and chunk (exact for the draws used; see `ts_errors`). Runs
+is evaluated from a few sums per series and chunk (exact for the draws used; see `timeseries.errors`). Runs
 share draws across ε (common random numbers), which keeps the curves smooth and comparable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from eyedp_core import metrics
-from eyedp_core.timeseries.accounting import epsilon_plan
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors, lpa_errors, standard_noise
 from eyedp_core.timeseries.k import (
     dcfpa_reconstruction_errors,
@@ -22,6 +24,7 @@ from eyedp_core.timeseries.k import (
     public_k,
     reconstruction_errors,
 )
+from eyedp_core.timeseries.labels import SWEEP_LABELS, parse_label
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
     chunk_differences,
@@ -30,14 +33,66 @@ from eyedp_core.timeseries.sensitivity import (
     diff_l2_public,
     empirical_chunk_sensitivity,
     empirical_sensitivity,
+    l1_public,
     l2_public,
     split_chunks,
 )
-from eyedp_core.timeseries.signals import DEFAULT_MECHANISMS, parse_mechanism
 
-__all__ = ["utility_sweep"]
+__all__ = ["K_RULES", "SweepData", "SweepResult", "SweepSpec", "mechanism_errors", "prepare", "sweep_utility",
+           "utility_sweep"]
 
 K_RULES = ("public", "fixed", "oracle")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepSpec:
+    """How a sweep runs: the ε grid, accounting modes, draws, the rule for k and the utility normaliser."""
+
+    epsilons: tuple[float, ...]
+    modes: tuple[str, ...] = ("paper", "participant")
+    runs: int = 20
+    n_recordings: int = 1  # recordings per participant (the "participant" mode splits ε over them)
+    k_rule: str = "public"  # "public" (data-free), "fixed" (k below) or "oracle" (tuned on private data)
+    k: int = 4
+    sensitivity: str = "public"  # or "data-derived" (Bozkir Eq. 7, not DP)
+    nmse_kind: str = "var"
+    increment_bound: float | np.ndarray | None = None  # DCFPA's public bound B on increments
+    signal_fraction: float = 0.1  # prior of the public k rule
+    decay: float = 2.0
+    band: tuple[float, float] = (0.1, 0.9)  # quantiles of single-run utility
+
+    def __post_init__(self) -> None:
+        if self.nmse_kind not in ("var", "range"):
+            raise ValueError(
+                "the sweep averages over runs; use nmse_kind 'var' or 'range' (the paper's NMSE "
+                "has no expectation, docs/PRIVACY_MODEL.md §5 — evaluate it per run with metrics.nmse)"
+            )
+        if self.sensitivity not in ("public", "data-derived"):
+            raise ValueError("sensitivity must be 'public' or 'data-derived'")
+        if self.k_rule not in K_RULES:
+            raise ValueError(f"k_rule must be one of {K_RULES}, got {self.k_rule!r}")
+
+
+@dataclass(frozen=True)
+class SweepData:
+    """The series clamped to their public bounds, with what every mechanism's utility needs."""
+
+    x: np.ndarray  # (recordings, F, T), clamped
+    ranges: np.ndarray  # (F,) public ranges U − L
+    inv_norm: np.ndarray  # (recordings, F) 1/normaliser of each series' NMSE
+
+    @property
+    def length(self) -> int:
+        """The public length T."""
+        return int(self.x.shape[-1])
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A sweep's tables: one row per (mechanism, mode, ε), and the same per feature."""
+
+    table: pd.DataFrame
+    per_feature: pd.DataFrame
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,13 +201,154 @@ def _summarise(err: np.ndarray, length: int, inv_norm: np.ndarray, band: tuple[f
     }
 
 
+def prepare(x: np.ndarray, bounds: tuple, nmse_kind: str) -> SweepData:
+    """Series (recordings, F, T), public bounds (L, U) per feature, NMSE kind in, SweepData out."""
+    arr = as_float_series(x)
+    if arr.ndim != 3:
+        raise ValueError(f"x must be (recordings, features, T), got shape {arr.shape}")
+    n_feat = arr.shape[1]
+    lo = np.broadcast_to(np.asarray(bounds[0], dtype=float), (n_feat,))
+    hi = np.broadcast_to(np.asarray(bounds[1], dtype=float), (n_feat,))
+    arr = clamp(arr, (lo, hi))
+    # metrics.nmse of a unit error gives 1/normaliser per series, whatever the kind's rule.
+    inv_norm = metrics.nmse(arr, arr + 1.0, kind=nmse_kind, bounds=(lo, hi))
+    return SweepData(x=arr, ranges=hi - lo, inv_norm=inv_norm)
+
+
+def _fft_errors(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spec: SweepSpec,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """FPA/CFPA/DCFPA Σ err² (E, R, Rec, F) summed over chunks, and the median k per ε setting (E,)."""
+    arr, rng_f = data.x, data.ranges
+    n_rec, n_feat, _ = arr.shape
+    difference = mech is Mech.DCFPA
+    src = chunk_differences(arr, chunk) if difference else arr
+    b_f = None if spec.increment_bound is None else np.broadcast_to(np.asarray(spec.increment_bound, float),
+                                                                    (n_feat,))
+    if difference and b_f is not None:
+        src = clip_increments(src, chunk, b_f)
+    if spec.sensitivity == "data-derived":
+        d2_all = empirical_chunk_sensitivity(arr, chunk, order=2, difference=difference)
+    err = np.zeros((eps_inv.size, spec.runs, n_rec, n_feat))
+    ks_used = []
+    for (part, pos), (xpart, _) in zip(split_chunks(src, chunk), split_chunks(arr, chunk), strict=True):
+        n = part.shape[-1]
+        if spec.sensitivity == "data-derived":
+            d2 = d2_all[:, pos]
+        elif difference:
+            bb = None if b_f is None else b_f[:, None]
+            d2 = np.broadcast_to(diff_l2_public(n, rng_f[:, None], bb), (n_feat, pos.size))
+        else:
+            d2 = np.broadcast_to(l2_public(n, rng_f[:, None]), (n_feat, pos.size))
+        kk = _choose_k(spec.k_rule, part, d2, rng_f, eps_inv, difference=difference, fixed_k=spec.k,
+                       signal_fraction=spec.signal_fraction, decay=spec.decay)
+        ks_used.append(kk.reshape(eps_inv.size, -1))
+        shape = (spec.runs,) + part.shape[:-1] + (int(kk.max()),)
+        z_re, z_im = standard_noise(rng, shape, n, signed=difference)
+        if difference:
+            err += dcfpa_errors(xpart, part, d2, kk, eps_inv, z_re, z_im)
+        else:
+            err += fft_errors(part, d2, kk, eps_inv, z_re, z_im)
+    return err, np.median(np.concatenate(ks_used, axis=1), axis=1)
+
+
+def mechanism_errors(data: SweepData, mech: Mech, chunk: int | None, eps_inv: np.ndarray, spec: SweepSpec,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """SweepData, mechanism, chunk, per-invocation ε (E,) in, (Σ_t err² (E, R, Rec, F), median k (E,)) out;
+    LPA's k is NaN."""
+    if mech is Mech.LPA:
+        if spec.sensitivity == "public":
+            d1 = l1_public(data.length, data.ranges)
+        else:
+            d1 = empirical_sensitivity(data.x, order=1)
+        return lpa_errors(data.x, d1, eps_inv, spec.runs, rng), np.full(eps_inv.size, np.nan)
+    size = data.length if mech is Mech.FPA else int(chunk)
+    return _fft_errors(data, mech, size, eps_inv, spec, rng)
+
+
+def _rows(mech: Mech, chunk: int | None, plans: list[EpsilonPlan], err: np.ndarray, k_median: np.ndarray,
+          data: SweepData, spec: SweepSpec, features: Sequence[str]) -> tuple[list[dict], list[pd.DataFrame]]:
+    """One mechanism's errors in, its table rows and per-feature frames (one per ε setting) out."""
+    rows, per_feature = [], []
+    label = mech.label(chunk)
+    for i, plan in enumerate(plans):
+        summary = _summarise(err[i], data.length, data.inv_norm, spec.band)
+        nmse_feat = summary.pop("_nmse_feat")
+        rows.append({
+            "mechanism": label,
+            "family": mech.name.lower(),
+            "chunk": chunk if mech.info.chunked else None,
+            "mode": plan.mode,
+            "epsilon": plan.epsilon_input,
+            "eps_invocation": plan.per_invocation,
+            "eps_per_series": plan.per_series,
+            "eps_paper_total": plan.paper_total,
+            "eps_participant": plan.participant_total,
+            "k_median": float(k_median[i]),
+            **summary,
+            "runs": spec.runs,
+            "k_rule": spec.k_rule if mech is not Mech.LPA else "-",
+            "sensitivity_type": spec.sensitivity,
+            "tuned_on_private_data": spec.k_rule == "oracle" and mech is not Mech.LPA,
+        })
+        per_feature.append(pd.DataFrame({
+            "mechanism": label,
+            "mode": plan.mode,
+            "epsilon": plan.epsilon_input,
+            "feature": list(features),
+            "nmse": nmse_feat,
+            "utility": metrics.utility(nmse_feat),
+            "utility_db": metrics.utility_db(nmse_feat),
+        }))
+    return rows, per_feature
+
+
+def sweep_utility(
+    x: np.ndarray,
+    bounds: tuple,
+    spec: SweepSpec,
+    *,
+    rng: np.random.Generator,
+    mechanisms: Sequence[str] = SWEEP_LABELS,
+    features: Sequence[str] | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> SweepResult:
+    """Series (recordings, F, T), public bounds (L, U), SweepSpec, rng, labels in, SweepResult out.
+
+    One row per (mechanism, mode, ε): mode "paper" reads ε as the paper does (per chunk / per
+    feature series); mode "participant" reads it as the participant total, split over features ×
+    chunks × `n_recordings` (recordings per participant). Utility is the paper's: MSE averaged over
+    runs, normalised once per series (`nmse_kind` "var" or "range" via metrics), averaged over
+    recordings per feature, utility 1/NMSE per feature averaged over features. Bands: `*_lo/_hi`
+    ±2 jackknife SE over runs; `*_run_lo/_run_hi` the `band` quantiles of single-run utility.
+    """
+    data = prepare(x, bounds, spec.nmse_kind)
+    n_feat = data.x.shape[1]
+    names = list(features) if features is not None else [f"feature {i}" for i in range(n_feat)]
+    rows, per_feature = [], []
+    labels = list(mechanisms)
+    for m_i, text in enumerate(labels):
+        mech, size = parse_label(text)
+        if not mech.info.chunked and mech not in (Mech.LPA, Mech.FPA):
+            raise ValueError(f"the sweep covers LPA, FPA, CFPA and DCFPA, not {text!r}")
+        plans = [epsilon_plan(mode, e, mech, size, data.length, n_feat, spec.n_recordings)
+                 for mode in spec.modes for e in spec.epsilons]
+        eps_inv = np.array([p.per_invocation for p in plans])
+        err, k_median = mechanism_errors(data, mech, size, eps_inv, spec, rng)
+        more_rows, more_frames = _rows(mech, size, plans, err, k_median, data, spec, names)
+        rows += more_rows
+        per_feature += more_frames
+        if progress is not None:
+            progress((m_i + 1) / len(labels))
+    return SweepResult(pd.DataFrame(rows), pd.concat(per_feature, ignore_index=True))
+
+
 def utility_sweep(
     x: np.ndarray,
     bounds: tuple,
     *,
     epsilons: Sequence[float],
     rng: np.random.Generator,
-    mechanisms: Sequence[str] = DEFAULT_MECHANISMS,
+    mechanisms: Sequence[str] = SWEEP_LABELS,
     modes: Sequence[str] = ("paper", "participant"),
     runs: int = 20,
     n_recordings: int = 1,
@@ -167,132 +363,11 @@ def utility_sweep(
     features: Sequence[str] | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-    """Series (recordings, F, T), public bounds (L, U) per feature, ε grid, rng in, tidy utility table out.
-
-    One row per (mechanism, mode, ε): mode "paper" reads ε as the paper does (per chunk / per
-    feature series); mode "participant" reads it as the participant total, split over features ×
-    chunks × `n_recordings` (recordings per participant). Utility is the paper's: MSE averaged over
-    runs, normalised once per series (`nmse_kind` "var" or "range" via metrics), averaged over
-    recordings per feature, utility 1/NMSE per feature averaged over features. Bands: `*_lo/_hi`
-    ±2 jackknife SE over runs; `*_run_lo/_run_hi` the `band` quantiles of single-run utility.
-    With `features` given, a per-feature table is returned as well.
-    """
-    if nmse_kind not in ("var", "range"):
-        raise ValueError(
-            "the sweep averages over runs; use nmse_kind 'var' or 'range' (the paper's NMSE "
-            "has no expectation, docs/PRIVACY_MODEL.md §5 — evaluate it per run with metrics.nmse)"
-        )
-    if sensitivity not in ("public", "data-derived"):
-        raise ValueError("sensitivity must be 'public' or 'data-derived'")
-    arr = as_float_series(x)
-    if arr.ndim != 3:
-        raise ValueError(f"x must be (recordings, features, T), got shape {arr.shape}")
-    n_rec, n_feat, length = arr.shape
-    lo = np.broadcast_to(np.asarray(bounds[0], dtype=float), (n_feat,))
-    hi = np.broadcast_to(np.asarray(bounds[1], dtype=float), (n_feat,))
-    arr = clamp(arr, (lo, hi))
-    rng_f = hi - lo
-    inv_norm = metrics.nmse(arr, arr + 1.0, kind=nmse_kind, bounds=(lo, hi))  # 1/normaliser per series
-    b_f = None if increment_bound is None else np.broadcast_to(np.asarray(increment_bound, float), (n_feat,))
-    rows, per_feature = [], []
-    labels = list(mechanisms)
-    for m_i, label in enumerate(labels):
-        family, size = parse_mechanism(label)
-        if family not in ("lpa", "fpa", "cfpa", "dcfpa"):
-            raise ValueError(f"the sweep covers LPA, FPA, CFPA and DCFPA, not {label!r}")
-        plans = [
-            epsilon_plan(mode, e, family, size, length, n_feat, n_recordings)
-            for mode in modes
-            for e in epsilons
-        ]
-        eps_inv = np.array([p.per_invocation for p in plans])
-        chunk = length if family in ("lpa", "fpa") else int(size)
-        k_desc = np.zeros(eps_inv.size)
-        if family == "lpa":
-            if sensitivity == "public":
-                d1 = length * rng_f
-            else:
-                d1 = empirical_sensitivity(arr, order=1)
-            err = lpa_errors(arr, d1, eps_inv, runs, rng)
-            k_desc[:] = np.nan
-        else:
-            src = chunk_differences(arr, chunk) if family == "dcfpa" else arr
-            if family == "dcfpa" and b_f is not None:
-                src = clip_increments(src, chunk, b_f)
-            if sensitivity == "data-derived":
-                d2_all = empirical_chunk_sensitivity(arr, chunk, order=2, difference=family == "dcfpa")
-            err = np.zeros((eps_inv.size, runs, n_rec, n_feat))
-            ks_used = []
-            for (part, pos), (xpart, _) in zip(
-                split_chunks(src, chunk), split_chunks(arr, chunk), strict=True
-            ):
-                n = part.shape[-1]
-                if sensitivity == "data-derived":
-                    d2 = d2_all[:, pos]
-                elif family == "dcfpa":
-                    bb = None if b_f is None else b_f[:, None]
-                    d2 = np.broadcast_to(diff_l2_public(n, rng_f[:, None], bb), (n_feat, pos.size))
-                else:
-                    d2 = np.broadcast_to(l2_public(n, rng_f[:, None]), (n_feat, pos.size))
-                kk = _choose_k(
-                    k_rule,
-                    part,
-                    d2,
-                    rng_f,
-                    eps_inv,
-                    difference=family == "dcfpa",
-                    fixed_k=k,
-                    signal_fraction=signal_fraction,
-                    decay=decay,
-                )
-                ks_used.append(kk.reshape(eps_inv.size, -1))
-                z_re, z_im = standard_noise(
-                    rng, (runs,) + part.shape[:-1] + (int(kk.max()),), n, signed=family == "dcfpa"
-                )
-                if family == "dcfpa":
-                    err += dcfpa_errors(xpart, part, d2, kk, eps_inv, z_re, z_im)
-                else:
-                    err += fft_errors(part, d2, kk, eps_inv, z_re, z_im)
-            k_desc = np.median(np.concatenate(ks_used, axis=1), axis=1)
-        for i, plan in enumerate(plans):
-            summary = _summarise(err[i], length, inv_norm, band)
-            nmse_feat = summary.pop("_nmse_feat")
-            rows.append(
-                {
-                    "mechanism": label.upper(),
-                    "family": family,
-                    "chunk": size if family in ("cfpa", "dcfpa") else None,
-                    "mode": plan.mode,
-                    "epsilon": plan.epsilon_input,
-                    "eps_invocation": plan.per_invocation,
-                    "eps_per_series": plan.per_series,
-                    "eps_paper_total": plan.paper_total,
-                    "eps_participant": plan.participant_total,
-                    "k_median": float(k_desc[i]),
-                    **summary,
-                    "runs": runs,
-                    "k_rule": k_rule if family != "lpa" else "-",
-                    "sensitivity_type": sensitivity,
-                    "tuned_on_private_data": k_rule == "oracle" and family != "lpa",
-                }
-            )
-            if features is not None:
-                per_feature.append(
-                    pd.DataFrame(
-                        {
-                            "mechanism": label.upper(),
-                            "mode": plan.mode,
-                            "epsilon": plan.epsilon_input,
-                            "feature": list(features),
-                            "nmse": nmse_feat,
-                            "utility": metrics.utility(nmse_feat),
-                            "utility_db": metrics.utility_db(nmse_feat),
-                        }
-                    )
-                )
-        if progress is not None:
-            progress((m_i + 1) / len(labels))
-    table = pd.DataFrame(rows)
-    if features is not None:
-        return table, pd.concat(per_feature, ignore_index=True)
-    return table
+    """The earlier one-call form, kept for its callers: the table, or (table, per-feature table) when
+    `features` is given. New code calls `sweep_utility` with a `SweepSpec` (one return type)."""
+    spec = SweepSpec(epsilons=tuple(epsilons), modes=tuple(modes), runs=runs, n_recordings=n_recordings,
+                     k_rule=k_rule, k=k, sensitivity=sensitivity, nmse_kind=nmse_kind,
+                     increment_bound=increment_bound, signal_fraction=signal_fraction, decay=decay, band=band)
+    result = sweep_utility(x, bounds, spec, rng=rng, mechanisms=mechanisms, features=features,
+                           progress=progress)
+    return (result.table, result.per_feature) if features is not None else result.table

@@ -1,4 +1,4 @@
-"""Choice of k for the FPA family: analytic error curves and data-independent rules (search: ts_k_search).
+"""Choice of k for the FPA family: analytic error curves and data-independent rules (search: k_search).
 
 docs/PRIVACY_MODEL.md §2.5 (error model), §2.6 (choosing k leaks), §4 (integrated DCFPA noise). All errors
 are total squared errors Σ_t (x̃_t − x_t)² in the units of the series; the time-domain noise does not
@@ -14,6 +14,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
     chunk_differences,
@@ -41,7 +43,9 @@ __all__ = [
     "reconstruction_errors",
 ]
 
-Method = Literal["fpa", "cfpa", "dcfpa"]
+# The FFT family by Mech; the lower-case names ("fpa", "cfpa", "dcfpa") of older callers still parse.
+Method = Mech | Literal["fpa", "cfpa", "dcfpa"]
+_FFT = (Mech.FPA, Mech.CFPA, Mech.DCFPA)
 # Elements per block when a (rows, bins, time) tensor is formed; bounds memory at ~160 MB.
 _BLOCK_ELEMS = 10_000_000
 
@@ -166,14 +170,15 @@ def _groups(
     """Series (..., T) in, chunk groups (full chunks; tail at its true length) and chunk count C out."""
     if sensitivity is None and bounds is None:
         raise ValueError("give either a sensitivity or public bounds=(L, U)")
-    if method not in ("fpa", "cfpa", "dcfpa"):
-        raise ValueError(f"method must be 'fpa', 'cfpa' or 'dcfpa', got {method!r}")
+    mech = as_mech(method)
+    if mech not in _FFT:
+        raise ValueError(f"method must be FPA, CFPA or DCFPA, got {method!r}")
     arr = as_float_series(x)
     if bounds is not None:
         arr = clamp(arr, bounds)
     lead, t = arr.shape[:-1], arr.shape[-1]
-    size = t if method == "fpa" or chunk is None else int(chunk)
-    if method == "dcfpa":
+    size = t if mech is Mech.FPA or chunk is None else int(chunk)
+    if mech is Mech.DCFPA:
         arr = chunk_differences(arr, size)
         if increment_bound is not None:
             arr = clip_increments(arr, size, increment_bound)
@@ -181,7 +186,7 @@ def _groups(
     c = lengths.size
     if sensitivity is None:
         r = value_range(bounds, lead)[..., None]
-        if method == "dcfpa":
+        if mech is Mech.DCFPA:
             b = None if increment_bound is None else row_param(increment_bound, lead, "B")[..., None]
             d2 = np.broadcast_to(diff_l2_public(lengths, r, b), lead + (c,))
         else:
@@ -224,6 +229,7 @@ def expected_error_curve(
     private data: the curve explains the trade-off, picking its minimum is tuning on private data.
     """
     groups, _ = _groups(x, method, chunk, sensitivity, bounds, increment_bound)
+    difference = as_mech(method) is Mech.DCFPA
     t = sum(g.rows.shape[-1] * g.rows.shape[-2] for g in groups)
     nb_max = max(g.n // 2 + 1 for g in groups)
     ks = np.arange(1, nb_max + 1) if ks is None else np.asarray(ks, dtype=int)
@@ -232,9 +238,9 @@ def expected_error_curve(
     for g in groups:
         idx = _k_index(ks, g.n)
         s_rows = g.rows.shape[0]
-        re_all = dcfpa_reconstruction_errors(g.rows) if method == "dcfpa" else reconstruction_errors(g.rows)
+        re_all = dcfpa_reconstruction_errors(g.rows) if difference else reconstruction_errors(g.rows)
         recon += re_all[..., idx].sum(axis=(0, 1)) / s_rows
-        h = noise_unit_error(g.n, difference=method == "dcfpa")[idx]
+        h = noise_unit_error(g.n, difference=difference)[idx]
         pert += float((g.d2**2).sum()) / s_rows / float(epsilon) ** 2 * h
     return pd.DataFrame(
         {

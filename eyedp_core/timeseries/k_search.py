@@ -1,8 +1,8 @@
 """The paper's choice of k: minimum mean error over R noisy draws, all candidate k evaluated at once.
 
 docs/PRIVACY_MODEL.md §0.7, §2.6: the search reads the private data and noisy results, so it is a release in
-itself; every result is flagged `tuned_on_private_data`. The data-free alternatives live in `ts_k`
-(`public_k`, `fraction_k`), the explanation of the trade-off in `ts_k.expected_error_curve`.
+itself; every result is flagged `tuned_on_private_data`. The data-free alternatives live in `timeseries.k`
+(`public_k`, `fraction_k`), the explanation of the trade-off in `timeseries.k.expected_error_curve`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from eyedp_core.timeseries.mechanisms import fpa_scale
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.calibration import fpa_scale
+from eyedp_core.timeseries.errors import standard_noise
+from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.k import (
     _BLOCK_ELEMS,
     Method,
@@ -77,7 +80,7 @@ def _dcfpa_search_errors(
 def optimal_k(
     x: np.ndarray,
     *,
-    method: Method,
+    method: Method | Mech,
     epsilon: float,
     rng: np.random.Generator,
     chunk: int | None = None,
@@ -102,12 +105,9 @@ def optimal_k(
         s_rows, c_g = g.rows.shape[:2]
         idx = _k_index(ks, n)
         lam = np.asarray(fpa_scale(n, idx + 1, g.d2[..., None], epsilon))  # (S, C_g, K)
-        shape = (runs, s_rows, c_g, nb)
-        z_re, z_im = rng.laplace(size=shape), rng.laplace(size=shape)
-        z_im[..., 0] = 0.0
-        if n % 2 == 0:
-            z_im[..., -1] = 0.0
-        if method == "dcfpa":
+        # Standard Lap(1) Re/Im draws through dp.noise (Im of DC and Nyquist zero), shared by every k.
+        z_re, z_im = standard_noise(rng, (runs, s_rows, c_g, nb), n)
+        if as_mech(method) is Mech.DCFPA:
             per_chunk[g.chunk_index] = _dcfpa_search_errors(g.rows, lam, idx, z_re, z_im) / runs / s_rows
         else:
             re = reconstruction_errors(g.rows)[..., idx]  # (S, C_g, K)

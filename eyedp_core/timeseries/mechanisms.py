@@ -1,24 +1,41 @@
-"""Record-release mechanisms for feature series: LPA, FPA, CFPA, DCFPA (Bozkir et al., corrected).
+"""Record-release mechanisms for feature series: LPA, FPA, CFPA, DCFPA (Bozkir et al., corrected), and `run`.
 
 docs/PRIVACY_MODEL.md §1–§4. Every function takes a series `x` of shape (T,) or (..., T) (rows are independent
 series: participants × features × recordings), perturbs each row with its own noise and returns an
 array of the same shape. `epsilon` is the budget of ONE invocation: per series for LPA/FPA, per chunk
-for CFPA/DCFPA, exactly as the paper states it; the participant-level total is in `ts_accounting`.
+for CFPA/DCFPA, exactly as the paper states it; the participant-level total is in `timeseries.accounting`.
 
 Sensitivity: pass `sensitivity` (L1 for LPA, L2 for the FFT family, of one series/one chunk) or
 `bounds=(L, U)` to clamp and use the public-bound value (docs/PRIVACY_MODEL.md §0.4). Scalars and per-series
 arrays broadcast over the leading axes; the chunked methods also accept per-chunk arrays (..., C).
 
-All noise comes from numpy generators: previews only, not a release sampler (docs/PRIVACY_MODEL.md §11).
+One noise path: every invocation's scale is a `Calibration` from `timeseries.calibration`, and the noise is
+drawn by the `eyedp_core.dp.noise` mechanism object at exactly that scale. `run` returns the output with
+those calibrations (`PrivateSeries`); `lpa`/`fpa`/`cfpa`/`dcfpa` return the array alone. All noise comes
+from numpy generators: previews only, not a release sampler (docs/PRIVACY_MODEL.md §11).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from functools import partial
 
 import numpy as np
 
-from eyedp_core.dp import mechanisms
+from eyedp_core.dp.noise import NoiseMechanism
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries import steil
+from eyedp_core.timeseries.calibration import (
+    NORMS,
+    ChunkCalibration,
+    Norm,
+    fpa_calibration,
+    fpa_scale,
+    lpa_calibration,
+    max_bins,
+    norm_factor,
+)
+from eyedp_core.timeseries.labels import as_mech
+from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
     chunk_cumsum,
@@ -26,15 +43,13 @@ from eyedp_core.timeseries.sensitivity import (
     chunk_lengths,
     clamp,
     clip_increments,
-    diff_l2_public,
-    l1_public,
-    l2_public,
     row_param,
     value_range,
 )
 
 __all__ = [
     "NORMS",
+    "PrivateSeries",
     "cfpa",
     "dcfpa",
     "dcfpa_paper_reconstruction",
@@ -43,46 +58,9 @@ __all__ = [
     "lpa",
     "max_bins",
     "norm_factor",
+    "run",
     "truncate_spectrum",
 ]
-
-Norm = Literal["backward", "ortho", "forward"]
-NORMS: tuple[str, ...] = ("backward", "ortho", "forward")
-
-
-def norm_factor(n: int | np.ndarray, norm: Norm = "backward") -> np.ndarray | float:
-    """Transform length n and numpy FFT norm in, the scale factor c of λ = c·√(kn)·Δ2/ε out (§2.2)."""
-    n = np.asarray(n, dtype=float)
-    if norm == "backward":
-        return np.ones_like(n)
-    if norm == "ortho":
-        return 1.0 / np.sqrt(n)
-    if norm == "forward":
-        return 1.0 / n
-    raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
-
-
-def max_bins(n: int | np.ndarray) -> np.ndarray | int:
-    """Transform length n in, number of rfft bins ⌊n/2⌋ + 1 (the largest admissible k) out."""
-    return np.asarray(n) // 2 + 1
-
-
-def fpa_scale(
-    n: int | np.ndarray,
-    k: int | np.ndarray,
-    l2_sensitivity: float | np.ndarray,
-    epsilon: float | np.ndarray,
-    norm: Norm = "backward",
-) -> np.ndarray | float:
-    """Length n, retained bins k, Δ2, ε, FFT norm in, Laplace scale λ = c·√(k·n)·Δ2/ε per Re/Im part out."""
-    eps = np.asarray(epsilon, dtype=float)
-    if np.any(~np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError("epsilon must be finite and > 0")
-    d2 = np.asarray(l2_sensitivity, dtype=float)
-    if np.any(d2 < 0) or np.any(~np.isfinite(d2)):
-        raise ValueError("the L2 sensitivity must be finite and >= 0")
-    n_arr = np.asarray(n, dtype=float)
-    return norm_factor(n_arr, norm) * np.sqrt(np.asarray(k, dtype=float) * n_arr) * d2 / eps
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,24 +73,30 @@ def _spectrum_keep(n: int, k: np.ndarray) -> np.ndarray:
 
 
 def _fpa_rows(
-    x: np.ndarray, k: np.ndarray, lam: np.ndarray, norm: Norm, rng: np.random.Generator | None
+    x: np.ndarray,
+    k: np.ndarray,
+    lam: np.ndarray,
+    norm: Norm,
+    rng: np.random.Generator | None,
+    source: NoiseMechanism | None = None,
 ) -> np.ndarray:
-    """(..., n) rows, per-row k and λ in, FPA output rows out; rng=None gives the noise-free truncation."""
+    """(..., n) rows, per-row k and calibrated λ in, FPA output rows out; rng=None: noise-free truncation."""
     n = x.shape[-1]
     spec = np.fft.rfft(x, axis=-1, norm=norm)
     keep = _spectrum_keep(n, k)
     spec[~keep] = 0.0
     kmax = int(k.max()) if k.size else 0
     if rng is not None and kmax > 0:
+        scale = lam[..., None] * keep[..., :kmax]
+        shape = x.shape[:-1] + (kmax,)
         # Re and Im are noised separately (pitfall 1: real-only noise leaves Im published exactly).
-        z_re = rng.laplace(size=x.shape[:-1] + (kmax,))
-        z_im = rng.laplace(size=x.shape[:-1] + (kmax,))
+        z_re = source.sample(rng, shape, scale=scale)
+        z_im = source.sample(rng, shape, scale=scale)
         # DC and (even n) Nyquist are real by construction: they carry one real parameter only.
         z_im[..., 0] = 0.0
         if n % 2 == 0 and kmax > n // 2:
             z_im[..., n // 2] = 0.0
-        noise = (z_re + 1j * z_im) * (lam[..., None] * keep[..., :kmax])
-        spec[..., :kmax] += noise
+        spec[..., :kmax] += z_re + 1j * z_im
     # irfft restores the Hermitian mirror, so no component is halved (pitfall 2).
     return np.fft.irfft(spec, n=n, axis=-1, norm=norm)
 
@@ -142,8 +126,157 @@ def _need_bounds(sensitivity: object, bounds: tuple | None) -> None:
         raise ValueError("give either a sensitivity or public bounds=(L, U) to derive it from")
 
 
+def _chunk_param(value: object, lead: tuple[int, ...], c: int, name: str) -> np.ndarray:
+    """Scalar, per-series (..., 1)/(...,), per-chunk (C,) or (..., C) in, array (..., C) out."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == len(lead) and arr.ndim > 0 and arr.shape != (c,):
+        arr = arr[..., None]  # per-series array given without the chunk axis
+    try:
+        return np.broadcast_to(arr, lead + (c,)).astype(float)
+    except ValueError as exc:
+        raise ValueError(f"{name} of shape {np.shape(value)} does not broadcast to {lead + (c,)}") from exc
+
+
 # --------------------------------------------------------------------------------------------
-# LPA and FPA on whole series
+# calibration groups: every invocation's scale comes from a Calibration of timeseries.calibration
+
+
+def _lpa_group(length: int, epsilon: float, sensitivity_type: str, value_range: float | None = None,
+               sensitivity: float | None = None) -> ChunkCalibration:
+    """One LPA parameter combination in, its calibration (b = Δ1/ε) out."""
+    cal = lpa_calibration(int(length), epsilon, sensitivity=sensitivity, value_range=value_range,
+                          sensitivity_type=sensitivity_type)
+    return ChunkCalibration(length=int(length), count=0, k=None, calibration=cal)
+
+
+def _fpa_group(length: int, k: float, epsilon: float, *, norm: Norm, difference: bool, sensitivity_type: str,
+               value_range: float | None = None, sensitivity: float | None = None,
+               increment_bound: float | None = None) -> ChunkCalibration:
+    """One FPA-family parameter combination in, its calibration (λ = c·√(kn)·Δ2/ε) out."""
+    cal = fpa_calibration(int(length), int(k), epsilon, sensitivity=sensitivity, value_range=value_range,
+                          norm=norm, difference=difference, increment_bound=increment_bound,
+                          sensitivity_type=sensitivity_type)
+    return ChunkCalibration(length=int(length), count=0, k=int(k), calibration=cal)
+
+
+def _sensitivity_column(sensitivity: object, bounds: tuple | None, lead: tuple[int, ...], c: int) -> dict:
+    """The mechanism's sensitivity argument in, the calibration column it defines (Δ or public R) out."""
+    if sensitivity is None:
+        return {"value_range": value_range(bounds, lead)[..., None]}
+    return {"sensitivity": _chunk_param(sensitivity, lead, c, "sensitivity")}
+
+
+# --------------------------------------------------------------------------------------------
+# LPA and the FPA family, returning the calibrations they drew with
+
+
+def _lpa_run(x: np.ndarray, *, epsilon: object, sensitivity: object, rng: np.random.Generator,
+             bounds: tuple | None, sensitivity_type: str) -> PrivateSeries:
+    """Series (..., T) in, x + i.i.d. Lap(Δ1/ε) with its calibrations out (§1)."""
+    _need_bounds(sensitivity, bounds)
+    arr = _prepare(x, bounds)
+    lead, t = arr.shape[:-1], arr.shape[-1]
+    cols = {"length": np.asarray(t), "epsilon": row_param(epsilon, lead, "epsilon")[..., None]}
+    if sensitivity is None:
+        cols["value_range"] = value_range(bounds, lead)[..., None]
+    else:
+        cols["sensitivity"] = row_param(sensitivity, lead, "sensitivity")[..., None]
+    groups, which = group_invocations(cols, partial(_lpa_group, sensitivity_type=sensitivity_type))
+    noise = noise_source(groups).sample(rng, arr.shape, scale=group_scales(groups, which))
+    return PrivateSeries(arr + noise, Mech.LPA, groups, which)
+
+
+def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: int, sens_col: dict,
+             rng: np.random.Generator, norm: Norm, increment_bound: object,
+             sensitivity_type: str) -> PrivateSeries:
+    """Rows (..., T) (DCFPA: the differences) in, FPA on every chunk of `size` (tail at true length) out."""
+    lead, t = arr.shape[:-1], arr.shape[-1]
+    lengths = chunk_lengths(t, size)
+    c = lengths.size
+    full = t // size
+    kk = _chunk_param(k, lead, c, "k")
+    what = "the series" if mech is Mech.FPA else "a chunk"
+    if full:
+        kk[..., :full] = _check_k(kk[..., :full], size, what)
+    if full < c:
+        # The last partial chunk cannot keep more bins than it has.
+        kk[..., -1] = np.minimum(_check_k(kk[..., -1], None, "the tail chunk"), int(lengths[-1]) // 2 + 1)
+    kk = kk.astype(int)
+    cols = {"length": lengths, "k": kk, "epsilon": _chunk_param(epsilon, lead, c, "epsilon"), **sens_col}
+    if increment_bound is not None and "value_range" in sens_col:
+        cols["increment_bound"] = row_param(increment_bound, lead, "increment bound")[..., None]
+    build = partial(_fpa_group, norm=norm, difference=mech is Mech.DCFPA, sensitivity_type=sensitivity_type)
+    groups, which = group_invocations(cols, build)
+    lam = group_scales(groups, which)
+    source = noise_source(groups)
+    out = np.empty_like(arr)
+    if c == 1:
+        # One invocation per series (FPA, or a chunk covering T): draw per series, no chunk axis.
+        out = _fpa_rows(arr, kk[..., 0], lam[..., 0], norm, rng, source)
+    elif full:
+        body = arr[..., : full * size].reshape(lead + (full, size))
+        res = _fpa_rows(body, kk[..., :full], lam[..., :full], norm, rng, source)
+        out[..., : full * size] = res.reshape(lead + (full * size,))
+    if 1 < c and full < c:
+        # Second batched call: the tail runs at its TRUE length (no padding with own values).
+        tail = arr[..., full * size :]
+        out[..., full * size :] = _fpa_rows(tail, kk[..., -1], lam[..., -1], norm, rng, source)
+    if mech is Mech.DCFPA:
+        out = chunk_cumsum(out, size)
+    return PrivateSeries(out, mech, groups, which, chunk=None if mech is Mech.FPA else size)
+
+
+def run(
+    x: np.ndarray,
+    mech: Mech | str,
+    *,
+    epsilon: float | np.ndarray,
+    rng: np.random.Generator,
+    bounds: tuple | None = None,
+    sensitivity: float | np.ndarray | None = None,
+    k: int | np.ndarray = 1,
+    chunk: int | None = None,
+    w: int = 1,
+    increment_bound: float | np.ndarray | None = None,
+    norm: Norm = "backward",
+    sensitivity_type: str = "public",
+) -> PrivateSeries:
+    """Series (..., T), mechanism, per-invocation ε, rng, bounds or sensitivity in, PrivateSeries out:
+    the noisy output and the Calibrations its noise was drawn with (Steil: (..., ⌈T/w⌉) samples)."""
+    m = as_mech(mech)
+    if m is Mech.LPA:
+        return _lpa_run(x, epsilon=epsilon, sensitivity=sensitivity, rng=rng, bounds=bounds,
+                        sensitivity_type=sensitivity_type)
+    if m is Mech.STEIL:
+        return steil.faithful(x, epsilon=epsilon, rng=rng, bounds=bounds, sensitivity=sensitivity, w=w,
+                              sensitivity_type=sensitivity_type)
+    if m is Mech.STEIL_PUBLISHED:
+        if bounds is None:
+            raise ValueError("the published Steil sampler needs bounds=(L, U) for its range δ")
+        lo, hi = bounds
+        return steil.published(x, epsilon=epsilon, rng=rng, w=w,
+                               value_range=np.asarray(hi, float) - np.asarray(lo, float))
+    _need_bounds(sensitivity, bounds)
+    arr = _prepare(x, bounds)
+    if m is Mech.FPA:
+        size = arr.shape[-1]
+    elif chunk is None:
+        raise ValueError(f"{m.value} needs a chunk length")
+    else:
+        size = int(chunk)
+    c = chunk_lengths(arr.shape[-1], size).size
+    sens_col = _sensitivity_column(sensitivity, bounds, arr.shape[:-1], c)
+    if m is Mech.DCFPA:
+        arr = chunk_differences(arr, size)
+        if increment_bound is not None:
+            arr = clip_increments(arr, size, increment_bound)
+    return _fft_run(arr, m, epsilon=epsilon, k=k, size=size, sens_col=sens_col, rng=rng, norm=norm,
+                    increment_bound=increment_bound if m is Mech.DCFPA else None,
+                    sensitivity_type=sensitivity_type)
+
+
+# --------------------------------------------------------------------------------------------
+# the array-returning mechanisms (signatures kept for outside callers)
 
 
 def lpa(
@@ -155,16 +288,7 @@ def lpa(
     bounds: tuple | None = None,
 ) -> np.ndarray:
     """Series (..., T), per-series ε, L1 sensitivity or public bounds in, x + i.i.d. Lap(Δ1/ε) out (§1)."""
-    _need_bounds(sensitivity, bounds)
-    arr = _prepare(x, bounds)
-    lead = arr.shape[:-1]
-    if sensitivity is None:
-        d1 = l1_public(arr.shape[-1], value_range(bounds, lead))
-    else:
-        d1 = row_param(sensitivity, lead, "sensitivity")
-    eps = row_param(epsilon, lead, "epsilon")
-    scale = np.vectorize(mechanisms.laplace_scale, otypes=[float])(d1, eps)
-    return arr + rng.laplace(size=arr.shape) * scale[..., None]
+    return run(x, Mech.LPA, epsilon=epsilon, sensitivity=sensitivity, rng=rng, bounds=bounds).values
 
 
 def fpa(
@@ -182,67 +306,8 @@ def fpa(
     Laplace noise of scale λ = c·√(kn)·Δ2/ε on Re and Im of the first k rfft bins (Im skipped for
     DC/Nyquist), all other bins zeroed, inverted with irfft under the same `norm`.
     """
-    _need_bounds(sensitivity, bounds)
-    arr = _prepare(x, bounds)
-    lead, n = arr.shape[:-1], arr.shape[-1]
-    kk = _check_k(row_param(k, lead, "k"), n, "the series")
-    if sensitivity is None:
-        d2 = l2_public(n, value_range(bounds, lead))
-    else:
-        d2 = row_param(sensitivity, lead, "sensitivity")
-    lam = fpa_scale(n, kk, d2, row_param(epsilon, lead, "epsilon"), norm)
-    return _fpa_rows(arr, kk, np.asarray(lam, dtype=float), norm, rng)
-
-
-# --------------------------------------------------------------------------------------------
-# chunked FPA (CFPA) and difference chunked FPA (DCFPA)
-
-
-def _chunk_param(value: object, lead: tuple[int, ...], c: int, name: str) -> np.ndarray:
-    """Scalar, per-series (..., 1)/(...,), per-chunk (C,) or (..., C) in, array (..., C) out."""
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim == len(lead) and arr.ndim > 0 and arr.shape != (c,):
-        arr = arr[..., None]  # per-series array given without the chunk axis
-    try:
-        return np.broadcast_to(arr, lead + (c,)).astype(float)
-    except ValueError as exc:
-        raise ValueError(f"{name} of shape {np.shape(value)} does not broadcast to {lead + (c,)}") from exc
-
-
-def _chunked_fpa(
-    arr: np.ndarray,
-    *,
-    epsilon: object,
-    k: object,
-    chunk: int,
-    d2: np.ndarray,
-    norm: Norm,
-    rng: np.random.Generator | None,
-) -> np.ndarray:
-    """Rows (..., T), per-chunk Δ2 (..., C) in, FPA on every chunk out (tail at its true length)."""
-    chunk = int(chunk)
-    lead, t = arr.shape[:-1], arr.shape[-1]
-    lengths = chunk_lengths(t, chunk)
-    c = lengths.size
-    full = t // chunk
-    kk = _chunk_param(k, lead, c, "k")
-    if full:
-        kk[..., :full] = _check_k(kk[..., :full], chunk, "a chunk")
-    if full < c:
-        # The last partial chunk cannot keep more bins than it has.
-        tail_n = int(lengths[-1])
-        kk[..., -1] = np.minimum(_check_k(kk[..., -1], None, "the tail chunk"), tail_n // 2 + 1)
-    kk = kk.astype(int)
-    lam = np.asarray(fpa_scale(lengths, kk, d2, _chunk_param(epsilon, lead, c, "epsilon"), norm))
-    out = np.empty_like(arr)
-    if full:
-        body = arr[..., : full * chunk].reshape(lead + (full, chunk))
-        res = _fpa_rows(body, kk[..., :full], lam[..., :full], norm, rng)
-        out[..., : full * chunk] = res.reshape(lead + (full * chunk,))
-    if full < c:
-        # Second batched call: the tail runs at its TRUE length (no padding with own values).
-        out[..., full * chunk :] = _fpa_rows(arr[..., full * chunk :], kk[..., -1], lam[..., -1], norm, rng)
-    return out
+    return run(x, Mech.FPA, epsilon=epsilon, k=k, sensitivity=sensitivity, rng=rng, bounds=bounds,
+               norm=norm).values
 
 
 def cfpa(
@@ -260,17 +325,10 @@ def cfpa(
 
     Non-overlapping chunks of `chunk` samples; the last partial chunk is transformed at its true
     length and, with public bounds, gets Δ2 = √(n_c)·R of that length. k is capped at the tail's
-    ⌊n_c/2⌋+1 there. ε is per chunk: the participant total is C·ε per feature (see ts_accounting).
+    ⌊n_c/2⌋+1 there. ε is per chunk: the participant total is C·ε per feature (timeseries.accounting).
     """
-    _need_bounds(sensitivity, bounds)
-    arr = _prepare(x, bounds)
-    lead = arr.shape[:-1]
-    lengths = chunk_lengths(arr.shape[-1], int(chunk))
-    if sensitivity is None:
-        d2 = l2_public(lengths, value_range(bounds, lead)[..., None])
-    else:
-        d2 = _chunk_param(sensitivity, lead, lengths.size, "sensitivity")
-    return _chunked_fpa(arr, epsilon=epsilon, k=k, chunk=chunk, d2=d2, norm=norm, rng=rng)
+    return run(x, Mech.CFPA, epsilon=epsilon, k=k, chunk=chunk, sensitivity=sensitivity, rng=rng,
+               bounds=bounds, norm=norm).values
 
 
 def dcfpa(
@@ -291,24 +349,8 @@ def dcfpa(
     (increments clipped to [−B, B]), FPA on the differences, reconstruction by cumulative sum inside
     each chunk. Public Δ2(d) = √(R² + 4(n_c−1)·min(B, R)²) per chunk at its true length.
     """
-    _need_bounds(sensitivity, bounds)
-    arr = _prepare(x, bounds)
-    lead = arr.shape[:-1]
-    d = chunk_differences(arr, int(chunk))
-    if increment_bound is not None:
-        d = clip_increments(d, int(chunk), increment_bound)
-    lengths = chunk_lengths(arr.shape[-1], int(chunk))
-    if sensitivity is None:
-        b = (
-            None
-            if increment_bound is None
-            else row_param(increment_bound, lead, "increment bound")[..., None]
-        )
-        d2 = diff_l2_public(lengths, value_range(bounds, lead)[..., None], b)
-    else:
-        d2 = _chunk_param(sensitivity, lead, lengths.size, "sensitivity")
-    noisy_d = _chunked_fpa(d, epsilon=epsilon, k=k, chunk=chunk, d2=d2, norm=norm, rng=rng)
-    return chunk_cumsum(noisy_d, int(chunk))
+    return run(x, Mech.DCFPA, epsilon=epsilon, k=k, chunk=chunk, sensitivity=sensitivity, rng=rng,
+               bounds=bounds, increment_bound=increment_bound, norm=norm).values
 
 
 def dcfpa_paper_reconstruction(noisy_d: np.ndarray, chunk: int) -> np.ndarray:

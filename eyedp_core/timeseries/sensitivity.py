@@ -45,7 +45,7 @@ def as_float_series(x: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(
             "series contain NaN or inf; fill missing samples with a public constant "
-            "(ts_sensitivity.to_public_length(..., fill=...)) before the mechanism"
+            "(timeseries.sensitivity.to_public_length(..., fill=...)) before the mechanism"
         )
     return arr
 

@@ -2,23 +2,22 @@
 
 Glue for the Time-series view: turns the wide feature table (participant, task, window, t_start_s,
 one column per feature) into a (recordings, features, T) array at a public length, runs a mechanism
-chosen by its label, and computes Bozkir et al.'s correlation-versus-lag curves (Figures 1, 3–6) and
+chosen by its label (through `mechanisms.run`), and computes Bozkir et al.'s correlation-versus-lag
+curves (Figures 1, 3–6) and
 per-participant ACFs through `metrics`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from eyedp_core import metrics
-
-from eyedp_core.timeseries import steil
-
-from eyedp_core.timeseries import mechanisms as timeseries
+from eyedp_core.timeseries.calibration import Norm
+from eyedp_core.timeseries.labels import SWEEP_LABELS, parse_label
+from eyedp_core.timeseries.mechanisms import run
 from eyedp_core.timeseries.sensitivity import chunk_differences, to_public_length
 
 __all__ = [
@@ -32,30 +31,18 @@ __all__ = [
     "run_mechanism",
 ]
 
-DEFAULT_MECHANISMS: tuple[str, ...] = (
-    "LPA",
-    "FPA",
-    "CFPA-32",
-    "CFPA-64",
-    "CFPA-128",
-    "DCFPA-32",
-    "DCFPA-64",
-    "DCFPA-128",
-)
+# The sweep's default labels, declared once in timeseries.labels (kept here under their old name).
+DEFAULT_MECHANISMS: tuple[str, ...] = SWEEP_LABELS
 _ID_COLUMNS = ("participant", "gender", "task", "window", "t_start_s", "t_end_s", "document", "recording")
-_LABEL = re.compile(r"^(LPA|FPA|CFPA|DCFPA|STEIL|STEIL-PUBLISHED)(?:-(\d+))?$", re.IGNORECASE)
 
 
 def parse_mechanism(label: str) -> tuple[str, int | None]:
-    """Label like "CFPA-64", "FPA", "Steil-10" in, (family in lower case, chunk or window or None) out."""
-    m = _LABEL.match(label.strip())
-    if not m:
-        raise ValueError(f"unknown mechanism label {label!r}; use e.g. LPA, FPA, CFPA-32, DCFPA-64, Steil-10")
-    family = m.group(1).lower()
-    size = int(m.group(2)) if m.group(2) else None
-    if family in ("cfpa", "dcfpa") and size is None:
-        raise ValueError(f"{label!r} needs a chunk length, e.g. {label.upper()}-32")
-    return family, size
+    """Label like "CFPA-64", "FPA", "Steil-10" in, (lower-case name, chunk or window or None) out.
+
+    Kept for older callers; new code uses `timeseries.labels.parse_label`, which returns the `Mech`.
+    """
+    mech, size = parse_label(label)
+    return mech.name.lower().replace("_", "-"), size
 
 
 def feature_columns(table: pd.DataFrame) -> list[str]:
@@ -107,32 +94,16 @@ def run_mechanism(
     k: int | np.ndarray = 1,
     sensitivity: float | np.ndarray | None = None,
     increment_bound: float | np.ndarray | None = None,
-    norm: timeseries.Norm = "backward",
+    norm: Norm = "backward",
 ) -> np.ndarray:
     """Series (..., T), mechanism label, per-invocation ε, rng, public bounds in, the mechanism's output out.
 
     Steil labels ("Steil-w", "Steil-published-w") return the subsampled length ⌈T/w⌉; every other
-    label returns (..., T).
+    label returns (..., T). `mechanisms.run` gives the same output with its calibrations.
     """
-    family, size = parse_mechanism(label)
-    common = {"epsilon": epsilon, "rng": rng, "bounds": bounds}
-    if family == "lpa":
-        return timeseries.lpa(x, sensitivity=sensitivity, **common)
-    if family == "fpa":
-        return timeseries.fpa(x, k=k, sensitivity=sensitivity, norm=norm, **common)
-    if family == "cfpa":
-        return timeseries.cfpa(x, k=k, chunk=size, sensitivity=sensitivity, norm=norm, **common)
-    if family == "dcfpa":
-        return timeseries.dcfpa(
-            x, k=k, chunk=size, sensitivity=sensitivity, increment_bound=increment_bound, norm=norm, **common
-        )
-    w = size or 1
-    if family == "steil":
-        return steil.steil_laplace(x, w=w, sensitivity=sensitivity, **common)
-    lo, hi = bounds
-    return steil.steil_published(
-        x, epsilon=epsilon, value_range=np.asarray(hi, float) - np.asarray(lo, float), rng=rng, w=w
-    )
+    mech, size = parse_label(label)
+    return run(x, mech, epsilon=epsilon, rng=rng, bounds=bounds, k=k, chunk=size, w=size or 1,
+               sensitivity=sensitivity, increment_bound=increment_bound, norm=norm).values
 
 
 def difference_signal(x: np.ndarray) -> np.ndarray:

@@ -4,21 +4,29 @@ docs/PRIVACY_MODEL.md §7. The faithful replacement (§7.3) releases every eleme
 series with i.i.d. Lap(T'·R_i/ε_i) noise, T' the released length, R_i the public range. The published
 sampler (§7.1) moves every element by the same random magnitude; it is NOT differentially private
 (§7.2) and exists here only to reproduce the paper, labelled `PUBLISHED_LABEL`.
+
+Noise: the faithful form draws through the `eyedp_core.dp.noise` Laplace mechanism at the scale of its
+`Calibration` (built in `timeseries.calibration`). The published sampler keeps its OWN exponential
+draw on purpose: it is the paper's non-DP algorithm, has no calibration, and is never a DP release.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
+from functools import partial
 
 import numpy as np
 
-from eyedp_core.dp import mechanisms
-from eyedp_core.timeseries.calibration import mark_sensitivity
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.calibration import (ChunkCalibration, steil_calibration, steil_scale,
+                                               subsampled_length)
+from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
 from eyedp_core.timeseries.sensitivity import as_float_series, clamp, row_param, value_range
 
 __all__ = [
     "PUBLISHED_LABEL",
+    "faithful",
+    "published",
     "published_log_density",
     "published_range",
     "published_worst_log_ratio",
@@ -31,13 +39,6 @@ __all__ = [
 ]
 
 PUBLISHED_LABEL = "Steil et al. sampler, as published — not differentially private"
-
-
-def subsampled_length(length: int, w: int) -> int:
-    """Series length T and window w in, released length T' = ⌈T/w⌉ (one sample per window) out."""
-    if w < 1 or length < 1:
-        raise ValueError("window w and length must be >= 1")
-    return -(-int(length) // int(w))
 
 
 def subsample(x: np.ndarray, w: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -58,34 +59,40 @@ def subsample(x: np.ndarray, w: int, rng: np.random.Generator) -> tuple[np.ndarr
     return np.take_along_axis(arr, pos, axis=-1), pos
 
 
-def steil_scale(
-    length: int, w: int, epsilon: float | np.ndarray, value_range: float | np.ndarray
-) -> np.ndarray | float:
-    """Length T, window w, per-feature ε_i, public range R_i in, Laplace scale b_i = T'·R_i/ε_i out."""
-    eps = np.asarray(epsilon, dtype=float)
-    if np.any(eps <= 0):
-        raise ValueError("epsilon must be > 0")
-    return subsampled_length(length, w) * np.asarray(value_range, dtype=float) / eps
+def _group(length: int, epsilon: float, *, w: int, sensitivity_type: str, value_range: float | None = None,
+           sensitivity: float | None = None) -> ChunkCalibration:
+    """One Steil parameter combination in, its calibration (b = T'·R/ε) out."""
+    cal = steil_calibration(int(length), w, epsilon, value_range, sensitivity_type, sensitivity=sensitivity)
+    return ChunkCalibration(length=subsampled_length(int(length), w), count=0, k=None, calibration=cal)
 
 
-def steil_calibration(
-    length: int, w: int, epsilon: float, value_range: float, sensitivity_type: str = "public"
-) -> mechanisms.Calibration:
-    """Length, window, ε_i, range R_i in, Calibration of the faithful Steil mechanism (Lap(T'R/ε)) out."""
-    tp = subsampled_length(length, w)
-    cal = mechanisms.calibrate_laplace(tp * float(value_range), epsilon)
-    plugged = (
-        rf"b = T' R/\varepsilon = {tp}\cdot {mechanisms.tex_number(value_range)}"
-        rf" / {mechanisms.tex_number(epsilon)} = {mechanisms.tex_number(cal.scale)}"
-    )
-    cal = dataclasses.replace(
-        cal,
-        method="steil-laplace",
-        formula_tex=r"b = T'\,R_i/\varepsilon_i",
-        plugged_tex=plugged,
-        note=f"T' = ⌈T/w⌉ = {tp} released samples, one per window of w = {w}",
-    )
-    return mark_sensitivity(cal, sensitivity_type)
+def faithful(
+    x: np.ndarray,
+    *,
+    epsilon: float | np.ndarray,
+    rng: np.random.Generator,
+    bounds: tuple | None = None,
+    sensitivity: float | np.ndarray | None = None,
+    w: int = 1,
+    sensitivity_type: str = "public",
+) -> PrivateSeries:
+    """Series (..., T), per-feature ε_i, bounds or L1 sensitivity of the RELEASED series, window w in,
+    subsampled series + i.i.d. Lap(T'·R_i/ε_i) (..., T') with its calibrations out (§7.3)."""
+    if sensitivity is None and bounds is None:
+        raise ValueError("give either public bounds=(L, U) or the L1 sensitivity of the released series")
+    arr = as_float_series(x)
+    if bounds is not None:
+        arr = clamp(arr, bounds)
+    sub, pos = subsample(arr, w, rng)
+    lead = arr.shape[:-1]
+    cols = {"length": np.asarray(arr.shape[-1]), "epsilon": row_param(epsilon, lead, "epsilon")[..., None]}
+    if sensitivity is None:
+        cols["value_range"] = value_range(bounds, lead)[..., None]
+    else:
+        cols["sensitivity"] = row_param(sensitivity, lead, "sensitivity")[..., None]
+    groups, which = group_invocations(cols, partial(_group, w=int(w), sensitivity_type=sensitivity_type))
+    noise = noise_source(groups).sample(rng, sub.shape, scale=group_scales(groups, which))
+    return PrivateSeries(sub + noise, Mech.STEIL, groups, which, chunk=int(w), positions=pos)
 
 
 def steil_laplace(
@@ -100,26 +107,42 @@ def steil_laplace(
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Series (..., T), per-feature ε_i, bounds or L1 sensitivity of the RELEASED series, window w in,
     subsampled series + i.i.d. Lap(T'·R_i/ε_i) (..., T') out (provable replacement, §7.3)."""
-    if sensitivity is None and bounds is None:
-        raise ValueError("give either public bounds=(L, U) or the L1 sensitivity of the released series")
-    arr = as_float_series(x)
-    if bounds is not None:
-        arr = clamp(arr, bounds)
-    sub, pos = subsample(arr, w, rng)
-    lead = arr.shape[:-1]
-    if sensitivity is None:
-        d1 = sub.shape[-1] * value_range(bounds, lead)
-    else:
-        d1 = row_param(sensitivity, lead, "sensitivity")
-    scale = np.vectorize(mechanisms.laplace_scale, otypes=[float])(d1, row_param(epsilon, lead, "epsilon"))
-    out = sub + rng.laplace(size=sub.shape) * scale[..., None]
-    return (out, pos) if return_positions else out
+    out = faithful(x, epsilon=epsilon, rng=rng, bounds=bounds, sensitivity=sensitivity, w=w)
+    return (out.values, out.positions) if return_positions else out.values
 
 
 def published_range(x: np.ndarray, axis: tuple[int, ...] | int | None = None) -> np.ndarray | float:
     """Data (participants, …, T) in, Steil's data-derived δ_i = max − min out (NOT a DP sensitivity)."""
     arr = np.asarray(x, dtype=float)
     return np.nanmax(arr, axis=axis) - np.nanmin(arr, axis=axis)
+
+
+def published(
+    x: np.ndarray,
+    *,
+    epsilon: float | np.ndarray,
+    value_range: float | np.ndarray,
+    rng: np.random.Generator,
+    w: int = 1,
+) -> PrivateSeries:
+    """Series (..., T), nominal ε_i, range δ_i, window w in, the paper's sampler output (..., T') out,
+    with NO calibration (groups empty, invocations −1): NOT DIFFERENTIALLY PRIVATE (§7.2).
+
+    Reproduction only, with its own exponential draw (it is not a noise mechanism of dp.noise): one
+    y ~ Exp(scale 1/λ_i) per series with λ_i = ε_i/(2·t_max·δ_i), and r_j = p_j ± ln(y)/(λ_i·t_max) with
+    a random sign per element, t_max the released length.
+    """
+    arr = as_float_series(x)
+    sub, pos = subsample(arr, w, rng)
+    lead, t_max = sub.shape[:-1], sub.shape[-1]
+    eps = row_param(epsilon, lead, "epsilon")
+    delta = row_param(value_range, lead, "value_range")
+    lam = eps / (2.0 * t_max * delta)
+    y = rng.exponential(scale=1.0 / lam)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=sub.shape)
+    values = sub + signs * (np.log(y) / (lam * t_max))[..., None]
+    none = np.full(lead + (1,), -1, dtype=int)
+    return PrivateSeries(values, Mech.STEIL_PUBLISHED, (), none, chunk=int(w), positions=pos)
 
 
 def steil_published(
@@ -132,19 +155,9 @@ def steil_published(
 ) -> np.ndarray:
     """Series (..., T), nominal ε_i, range δ_i, window w in, the paper's sampler output (..., T') out.
 
-    NOT DIFFERENTIALLY PRIVATE (docs/PRIVACY_MODEL.md §7.2) — reproduction only: one y ~ Exp(scale 1/λ_i) per
-    series with λ_i = ε_i/(2·t_max·δ_i), and r_j = p_j ± ln(y)/(λ_i·t_max) with a random sign per
-    element, t_max the released length.
+    NOT DIFFERENTIALLY PRIVATE (docs/PRIVACY_MODEL.md §7.2) — reproduction only; see `published`.
     """
-    arr = as_float_series(x)
-    sub, _ = subsample(arr, w, rng)
-    lead, t_max = sub.shape[:-1], sub.shape[-1]
-    eps = row_param(epsilon, lead, "epsilon")
-    delta = row_param(value_range, lead, "value_range")
-    lam = eps / (2.0 * t_max * delta)
-    y = rng.exponential(scale=1.0 / lam)
-    signs = rng.choice(np.array([-1.0, 1.0]), size=sub.shape)
-    return sub + signs * (np.log(y) / (lam * t_max))[..., None]
+    return published(x, epsilon=epsilon, value_range=value_range, rng=rng, w=w).values
 
 
 def published_log_density(z: np.ndarray, epsilon: float, value_range: float) -> np.ndarray:

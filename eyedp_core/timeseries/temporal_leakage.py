@@ -5,7 +5,7 @@ adversary who knows how consecutive units are correlated learns more than the pe
 al. bound this for a Markov chain with backward matrix P^B[a, b] = Pr(prev = b | now = a) and
 forward matrix P^F[a, b] = Pr(next = b | now = a). This is a MODEL-BASED ESTIMATE: it is only as good
 as the matrices, which must come from public data (estimating them on the private data is a release).
-The rigorous bound for a whole participant stays the group/sequential total C·ε (ts_accounting).
+The rigorous bound for a whole participant stays the group/sequential total C·ε (timeseries.accounting).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
 # Widget keys that depend on the dataset: dropped when the sidebar selection changes.
-DATA_KEYS = ("ts_features", "ts_feature", "ts_participant", "ts_task", "ts_length", "ts_bounds_public")
+DATA_KEYS = ("ts_features", "ts_feature", "ts_participant", "ts_task", "ts_length", "ts_length_from_data",
+             "ts_bounds_public")
 DATA_KEY_PREFIXES = ("ts_lo_", "ts_hi_")
 PREFERRED_FEATURE = "sacc_large_ratio"  # the feature Bozkir et al. show in their Figure 1
 

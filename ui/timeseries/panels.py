@@ -2,142 +2,26 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from eyedp_core.dp.accounting import Release, advanced_composition
-from eyedp_core.timeseries.accounting import EpsilonPlan, plan_releases, sub_participant_bounds
-from eyedp_core.timeseries.temporal_leakage import temporal_leakage
+from eyedp_core.dp.accounting import advanced_composition
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.accounting import sub_participant_bounds
+from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
+from eyedp_core.timeseries.experiments import SweepSpec
+from eyedp_core.timeseries.labels import CHUNKED, STANDARD_CHUNKS, SWEEP_LABELS
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
-from ui import state
-from ui.timeseries import figs
-from ui.timeseries import view as tv
-from ui.timeseries.data import Series, TableInfo, feature_label, unit_of
+from eyedp_core.timeseries.temporal_leakage import temporal_leakage
+from ui.timeseries import figs, view
+from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
+from ui.timeseries.data import feature_label, unit_of
 from ui.widgets import badge, fmt_num
 
-VIEW = "Time series"
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table"}
-K_SOURCES = {"rule": "Rule", "analytic": "Analytic", "optimal": "Paper's optimal", "manual": "Manual"}
-TUNED_NOTE = "tuned on private data — stated ε excludes tuning"
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """Everything the panels read: data, setting, budget plan, the preview run and the shown feature."""
-
-    token: str
-    info: TableInfo
-    data: Series
-    s: tv.Setting
-    plan: EpsilonPlan
-    f: int  # index of the shown feature in data.names
-    task: str | None
-    participant: str
-    row: int | None  # the shown recording's row in data.x
-    n: int  # FFT length of one invocation (T for LPA/FPA)
-    sens: np.ndarray | None  # empirical sensitivities, None with public bounds
-    sens_type: str  # "public" | "data-derived" (ledger, badges)
-    bounds_kind: tuple[str, ...]  # per feature: "public" | "declared" | "pre-filled"
-    prev: tv.Preview
-
-    @property
-    def feature(self) -> str:
-        """Name of the shown feature."""
-        return self.data.names[self.f]
-
-    @property
-    def bounds_f(self) -> tuple[float, float]:
-        """Public (or declared) bounds (L, U) of the shown feature."""
-        return float(self.data.lo[self.f]), float(self.data.hi[self.f])
-
-    @property
-    def sens_f(self) -> np.ndarray | None:
-        """Empirical sensitivities of the shown feature ((C,) or scalar array), None with public bounds."""
-        return None if self.sens is None else np.asarray(self.sens[self.f], dtype=float)
-
-    @property
-    def keys(self) -> tuple:
-        """Cache-key prefix: dataset token, released features, public T."""
-        return self.token, self.data.names, self.data.length
-
-
-def fe(v: float) -> str:
-    """ε in, compact text out: '∞', thousands with separators, else 3 significant digits."""
-    if not math.isfinite(v):
-        return "∞"
-    if abs(v) >= 1e7:
-        return f"{v:.3g}"
-    return f"{v:,.0f}" if abs(v) >= 1000 else fmt_num(v)
-
-
-# --------------------------------------------------------------------------------------------
-# accounting in words, ledger
-
-
-def accounting_words(c: Ctx) -> str:
-    """Context in, the participant-level guarantee in plain words (markdown) out."""
-    p = c.plan
-    unit = "chunk" if p.unit == "chunk" else "series"
-    if c.sens_type == "data-derived":
-        why = ("the noise scale was derived from the data itself (as in the paper)" if c.s.sens_mode == "empirical"
-               else "the bounds were read from this data and not confirmed as public")
-        assume = f"**no DP guarantee**: {why}, so the numbers below are only what the paper would claim"
-    else:
-        assume = ("assuming every value is clamped to the public bounds, the public length T = "
-                  f"{c.data.length} windows, and at most {p.n_recordings} recording(s) per participant")
-    chunks = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
-    tuned = f" The choice of k was {TUNED_NOTE}." if c.s.tuned else ""
-    return (f"Each participant's whole recording is protected with **total ε = {fe(p.participant_total)}**, "
-            f"{assume}. It is the sum over {p.n_features} features{chunks} × {p.n_recordings} recordings = "
-            f"{p.invocations:,} mechanism calls of **ε = {fe(p.per_invocation)} per {unit}** (sequential "
-            f"composition: replacing one participant changes every {unit}). The paper would report "
-            f"ε = {fe(p.paper_total)} ({p.n_features} features × {fe(p.per_invocation)}, chunks counted in "
-            f"parallel, per recording) — that protects one {unit} of one feature, not the person.{tuned}")
-
-
-def accounting_line(c: Ctx) -> str:
-    """Context in, the one-sentence summary shown above the preview (markdown) out."""
-    p = c.plan
-    unit = "chunk" if p.unit == "chunk" else "series"
-    chunks = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
-    why = "data-derived sensitivity" if c.s.sens_mode == "empirical" else "bounds read from the data"
-    cond = f" — **not a DP guarantee** ({why})" if c.sens_type == "data-derived" else ""
-    return (f"Each participant's whole recording is protected with **total ε = {fe(p.participant_total)}** "
-            f"({p.n_features} features{chunks} × {p.n_recordings} recordings × ε = {fe(p.per_invocation)} per {unit})"
-            f"{cond}; the paper would state ε = {fe(p.paper_total)}. Details and assumptions under *Accounting*.")
-
-
-def main_releases(c: Ctx) -> list[Release]:
-    """Context in, the ledger releases of the previewed mechanism at the current setting out."""
-    p = c.plan
-    how = {"rule": "public rule", "analytic": "analytic minimum", "optimal": "paper's search", "manual": "manual"}
-    k = "" if c.s.family == "lpa" else f", k = {c.s.k} ({how[c.s.k_source]})"
-    chunks = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
-    label = (f"{c.s.label}{k}, T = {c.data.length}: {p.n_features} features{chunks} × {p.n_recordings} "
-             f"recordings, ε = {p.per_invocation:.4g} per {p.unit}")
-    return plan_releases(p, view=VIEW, label=label, sensitivity_type=c.sens_type, tuned_on_private_data=c.s.tuned)
-
-
-def record(releases: list[Release], steil: bool) -> None:
-    """Put these releases in the ledger, replacing this view's earlier ones of the same kind (Steil or not)."""
-    led = state.ledger()
-    keep = [r for r in led.releases if r.view == VIEW and r.mechanism.startswith("Steil") != steil]
-    led.replace_view(VIEW, keep + releases)
-
-
-def _ledger_table() -> None:
-    """Show what this view has recorded in the session's ledger."""
-    frame = state.ledger().to_frame()
-    mine = frame[frame["view"] == VIEW]
-    if mine.empty:
-        st.caption("Nothing from this view is in the ledger yet (use *Record in the privacy ledger* above).")
-    else:
-        st.dataframe(mine[["label", "unit", "mechanism", "sensitivity_type", "epsilon", "count", "epsilon_total",
-                           "tuned_on_private_data"]], hide_index=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,15 +30,15 @@ def _ledger_table() -> None:
 
 def utility_panel(c: Ctx) -> None:
     """Utility (dB) against log ε for the chosen mechanisms, both accountings, with Monte Carlo bands."""
-    labels = list(tv.SWEEP_MECHANISMS)
-    if c.s.chunk and c.s.chunk not in (32, 64, 128):
-        labels += [f"CFPA-{c.s.chunk}", f"DCFPA-{c.s.chunk}"]
+    labels = list(SWEEP_LABELS)
+    if c.setting.chunk and c.setting.chunk not in STANDARD_CHUNKS:
+        labels += [m.label(c.setting.chunk) for m in CHUNKED]
     a, b, d = st.columns([1.6, 1.2, 1], gap="medium")
-    chosen = a.multiselect("Mechanisms to compare", labels, default=list(tv.SWEEP_MECHANISMS), key="ts_sweep_mechs")
+    chosen = a.multiselect("Mechanisms to compare", labels, default=list(SWEEP_LABELS), key="ts_sweep_mechs")
     rule = b.radio("k in the sweep", ["public", "fixed", "oracle"], key="ts_sweep_k",
-                   format_func={"public": "public rule (data-free)", "fixed": f"fixed k = {c.s.k}",
+                   format_func={"public": "public rule (data-free)", "fixed": f"fixed k = {c.setting.k}",
                                 "oracle": "oracle (tuned on private data)"}.get,
-                   help="Public rule: k from ts_k.public_k, costs no privacy. Oracle: per feature and chunk the k "
+                   help="Public rule: k from timeseries.k.public_k, costs no privacy. Oracle: per feature and chunk the k "
                         "minimising the expected error on the private data — " + TUNED_NOTE + ".")
     both = d.toggle("Both accountings side by side", value=True, key="ts_sweep_both")
     band = d.toggle("Spread of single runs", value=False, key="ts_sweep_runband",
@@ -165,19 +49,21 @@ def utility_panel(c: Ctx) -> None:
     if not chosen or lo_e >= hi_e:
         st.info("Choose at least one mechanism and an ε range.")
         return
-    sens = "data-derived" if c.s.sens_mode == "empirical" else "public"
-    lo, hi = tuple(c.data.lo.tolist()), tuple(c.data.hi.tolist())
+    sens = "data-derived" if c.setting.sensitivity_mode == "empirical" else "public"
+    lo, hi = tuple(c.series.lo.tolist()), tuple(c.series.hi.tolist())
     try:
-        table, secs = tv.sweep(*c.keys, lo, hi, chosen, tv.sweep_epsilons(lo_e, hi_e), c.s.runs, rule, c.s.k, sens,
-                               c.s.nmse_kind, c.plan.n_recordings, c.s.seed, c.data.x)
+        spec = SweepSpec(epsilons=view.sweep_epsilons(lo_e, hi_e), runs=c.setting.runs, k_rule=rule,
+                         k=c.setting.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
+                         n_recordings=c.plan.n_recordings)
+        table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
         st.error(f"The sweep cannot run on this data: {err}")
         return
-    modes = ["paper", "participant"] if both else [c.s.mode]
+    modes = ["paper", "participant"] if both else [c.setting.mode]
     unit = "chunk / series"
     xt = {"paper": f"ε per {unit}, as the paper states it (log scale)",
           "participant": "total ε per participant (log scale)"}
-    st.plotly_chart(figs.utility_figure(table, modes, [m for m in labels if m in chosen], (c.s.mode, c.s.epsilon),
+    st.plotly_chart(figs.utility_figure(table, modes, [m for m in labels if m in chosen], (c.setting.mode, c.setting.epsilon),
                                         band, xt))
     flags = []
     if sens == "data-derived":
@@ -185,9 +71,9 @@ def utility_panel(c: Ctx) -> None:
     if rule == "oracle":
         flags.append(badge(TUNED_NOTE, "notdp"))
     st.markdown(
-        " ".join(flags) + f" {c.data.x.shape[0]} recordings × {len(c.data.names)} features, T = {c.data.length}, "
-        f"R = {c.s.runs} draws per ε (shared across ε). Utility as in the paper: MSE averaged over runs, "
-        f"NMSE ({c.s.nmse_kind}) per series, averaged over recordings per feature, 1/NMSE averaged over features. "
+        " ".join(flags) + f" {c.series.x.shape[0]} recordings × {len(c.series.names)} features, T = {c.series.length}, "
+        f"R = {c.setting.runs} draws per ε (shared across ε). Utility as in the paper: MSE averaged over runs, "
+        f"NMSE ({c.setting.nmse_kind}) per series, averaged over recordings per feature, 1/NMSE averaged over features. "
         f"Shaded: ±2 jackknife standard errors of that mean. Left: ε per invocation as the paper states it; "
         f"right: the same total ε per participant (split over features × chunks × recordings), where chunking "
         f"no longer looks free. Computed in {table.groupby('mechanism')['compute_s'].first().sum():.1f} s "
@@ -201,32 +87,33 @@ def utility_panel(c: Ctx) -> None:
 
 def k_panel(c: Ctx) -> None:
     """The expected error over k that explains the choice; the public rule, analytic minimum and paper's search."""
-    if c.s.family == "lpa":
+    if c.setting.mech is Mech.LPA:
         st.info("LPA adds noise to every sample; it keeps no Fourier coefficients, so there is no k to choose.")
         return
-    xf = c.data.x[:, c.f, :]
+    xf = c.series.x[:, c.feature_index, :]
     lo, hi = c.bounds_f
     eps = c.plan.per_invocation
-    curve = tv.k_curve(*c.keys, c.f, lo, hi, c.s.family, c.s.chunk, eps, c.s.sens_mode, xf, c.sens_f)
-    marks = {"rule (public)": tv.k_rule(c.s.family, c.n, eps),
-             "analytic minimum": int(curve.loc[curve["total"].idxmin(), "k"])}
+    mech, chunk = c.setting.mech, c.setting.chunk
+    curve = view.k_curve(*c.keys, c.feature_index, lo, hi, mech, chunk, eps, c.setting.sensitivity_mode, xf,
+                         c.feature_sensitivities)
+    marks = {"rule (public)": rule_k(mech, c.transform_length, eps), "analytic minimum": analytic_k(curve)}
     search = None
-    run = st.toggle(f"Run the paper's search (R = {c.s.runs} noisy draws per k on the private data)",
-                    value=c.s.k_source == "optimal", key="ts_k_search")
+    run = st.toggle(f"Run the paper's search (R = {c.setting.runs} noisy draws per k on the private data)",
+                    value=c.setting.k_source is KSource.OPTIMAL, key="ts_k_search")
     if run:
-        opt = tv.k_optimal(*c.keys, c.f, lo, hi, c.s.family, c.s.chunk, eps, c.s.sens_mode, c.s.runs, c.s.seed, xf,
-                           c.sens_f)
+        opt = view.k_optimal(*c.keys, c.feature_index, lo, hi, mech, chunk, eps, c.setting.sensitivity_mode,
+                             c.setting.runs, c.setting.seed, xf, c.feature_sensitivities)
         marks["optimal (paper's search)"] = opt.k
-        search = pd.DataFrame({"k": opt.ks, "error": opt.mean_error / c.data.length})
-    marks["current k"] = c.s.k
+        search = pd.DataFrame({"k": opt.ks, "error": opt.mean_error / c.series.length})
+    marks["current k"] = c.setting.k
     unit = unit_of(c.feature)
     st.plotly_chart(figs.k_figure(curve, marks, search, f"{unit}²" if unit and unit != "1" else ""))
     if marks["analytic minimum"] == 1:
         st.caption("At this ε the noise term is larger than any signal it would keep, so keeping only the first "
                    "coefficient (k = 1) is best. Raise ε to see the trade-off move to larger k.")
     st.markdown(
-        f"**{c.feature}**, {c.s.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
-        "The expected error of one invocation is RE(k) + h(k)·Δ₂²/ε² (MECHANISMS §2.5): keeping more coefficients "
+        f"**{c.feature}**, {c.setting.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
+        "The expected error of one invocation is RE(k) + h(k)·Δ₂²/ε² (docs/PRIVACY_MODEL.md §2.5): keeping more coefficients "
         "drops less of the signal (RE, falling) but adds noise to more of them (h(k), rising).\n"
         f"* **Public rule** {badge('costs no privacy', 'dp')}: replaces RE by a public prior (signal sd 0.1·R, "
         "spectrum falling as j⁻²), so k depends only on n, ε and the bounds. The default.\n"
@@ -241,8 +128,8 @@ def k_panel(c: Ctx) -> None:
 
 def correlation_panel(c: Ctx) -> None:
     """Correlation against Δt across participants (original, difference, noisy) and per-participant ACFs."""
-    rows = c.data.task_rows(c.task)
-    t = c.data.length
+    rows = c.series.task_rows(c.task)
+    t = c.series.length
     if rows.size < 3:
         st.info(f"The correlation across participants needs at least 3 participants with a recording"
                 f"{' of ' + c.task if c.task else ''}; this data has {rows.size}.")
@@ -255,25 +142,25 @@ def correlation_panel(c: Ctx) -> None:
     default = min(top, int(round(60 / step)) if step else 120)
     lag = st.slider("Largest time difference shown" + (" (windows of 0.5 s)" if step == 0.5 else " (windows)"),
                     5, top, default, key="ts_corr_lag")
-    xf = np.asarray(c.data.x[rows, c.f, :])
-    sig = {"original": xf, "difference": difference_signal(xf), "noisy": c.prev.noisy[rows]}
+    xf = np.asarray(c.series.x[rows, c.feature_index, :])
+    sig = {"original": xf, "difference": difference_signal(xf), "noisy": c.preview.noisy[rows]}
     curves = correlation_curves(sig, ref_index=4, max_lag=lag)
-    ids = c.data.recs["participant"].to_numpy()[rows].tolist()
+    ids = c.series.recs["participant"].to_numpy()[rows].tolist()
     acf = acf_table({"original": xf, "difference": sig["difference"]}, max_lag=lag, participants=ids)
     left, right = st.columns(2)
-    left.plotly_chart(figs.correlation_figure(curves, step, c.s.label, c.feature, c.task))
+    left.plotly_chart(figs.correlation_figure(curves, step, c.setting.label, c.feature, c.task))
     right.plotly_chart(figs.acf_figure(acf, step))
     piv = curves.pivot(index="lag", columns="signal", values="cc")
     picks = sorted({1, min(lag, 10), min(lag, int(round(30 / step)) if step else 60), lag})
     when = [f"Δt = {L * step:g} s" if step else f"Δt = {L} windows" for L in picks]
     cc = pd.DataFrame({w: piv.loc[L, ["original", "difference", "noisy"]].to_numpy() for w, L in zip(when, picks)},
-                      index=["original", "difference", f"noisy ({c.s.label})"])
+                      index=["original", "difference", f"noisy ({c.setting.label})"])
     st.markdown(f"**Correlation coefficient with the 5th sample, across the {rows.size} participants**")
     st.dataframe(cc.round(2), column_config={"_index": st.column_config.TextColumn("signal")})
     st.markdown(
         "Neighbouring windows overlap (30-s windows every 0.5 s), so the original feature signal stays correlated "
         "for tens of seconds; the difference signal DCFPA perturbs is far less correlated. **This is not a privacy "
-        "argument** (MECHANISMS §10): at participant level the DP guarantee already covers every correlation "
+        "argument** (docs/PRIVACY_MODEL.md §10): at participant level the DP guarantee already covers every correlation "
         "inside a person's record. Correlation matters only for sub-participant units such as one chunk — see "
         "the group bound and the Markov estimate under *Accounting*.")
 
@@ -282,9 +169,9 @@ def accounting_panel(c: Ctx) -> None:
     """The accounting in plain words, the ε at each scope, the Markov estimate and the ledger entries."""
     p = c.plan
     st.markdown(f"**Unit of privacy: one participant** — two datasets are neighbours if one participant's whole "
-                f"contribution (every feature, chunk and recording) is replaced. **Mechanism**: {c.s.label}"
-                + ("" if c.s.family == "lpa" else f", k = {c.s.k}") + f", public length T = {c.data.length}, "
-                f"{'public bounds' if c.sens_type == 'public' else 'data-derived sensitivity'}.")
+                f"contribution (every feature, chunk and recording) is replaced. **Mechanism**: {c.setting.label}"
+                + ("" if c.setting.mech is Mech.LPA else f", k = {c.setting.k}") + f", public length T = {c.series.length}, "
+                f"{'public bounds' if c.sensitivity_type == 'public' else 'data-derived sensitivity'}.")
     st.markdown(accounting_words(c), unsafe_allow_html=True)
     pb = pf = None
     source_note = ""
@@ -296,7 +183,7 @@ def accounting_panel(c: Ctx) -> None:
         states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, 4, key="ts_states")
         if src == "public":
             try:
-                pb, pf, chains = tv.public_chain(c.feature, int(c.s.chunk), states)
+                pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
                 source_note = (f"P^B, P^F counted on chunk means of '{c.feature}' in the bundled synthetic sample "
                                f"({chains} recordings, public: shipped with EyeDP).")
             except (KeyError, ValueError):
@@ -304,7 +191,7 @@ def accounting_panel(c: Ctx) -> None:
                 src = "sticky"
         if src == "sticky":
             stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
-            pb = pf = tv.sticky_chain(states, stay)
+            pb = pf = view.sticky_chain(states, stay)
             source_note = f"assumed chain: stay in the same state with probability {stay:g}, else move uniformly."
     table = sub_participant_bounds(p, backward=pb, forward=pf)
     u = p.unit
@@ -344,37 +231,37 @@ def accounting_panel(c: Ctx) -> None:
         tpl = temporal_leakage(pb, pf, p.per_invocation, steps=p.n_chunks)
         st.plotly_chart(figs.tpl_figure(tpl, p.per_invocation * p.n_chunks))
     st.markdown("**In this session's ledger (this view)**")
-    _ledger_table()
+    ledger_table()
 
 
 def table_panel(c: Ctx) -> None:
     """Per feature: bounds and where they come from, clamped share, sensitivity, noise scale, k and NMSE."""
     from ui.timeseries.data import clamped_share
 
-    d = c.data
-    r = d.hi - d.lo
-    n = c.n
-    fam = c.s.family
-    if c.sens is not None:
-        delta = np.median(c.sens, axis=-1) if c.sens.ndim == 2 else c.sens
+    d = c.series
+    n = c.transform_length
+    mech = c.setting.mech
+    # Sensitivity and scale come from the calibrations the preview's noise was drawn with.
+    if c.sensitivities is not None:
         what = "Δ (data)"
-    elif fam == "lpa":
-        delta, what = d.length * r, "Δ₁ = T·R"
-    elif fam == "dcfpa":
-        delta, what = np.sqrt(4 * n - 3) * r, "Δ₂(d) = √(4n−3)·R"
+    elif mech is Mech.LPA:
+        what = "Δ₁ = T·R"
+    elif mech is Mech.DCFPA:
+        what = "Δ₂(d) = √(4n−3)·R"
     else:
-        delta, what = np.sqrt(n) * r, "Δ₂ = √n·R"
+        what = "Δ₂ = √n·R"
+    delta, scale = c.preview.feature_sensitivity, c.preview.feature_scale
     eps = c.plan.per_invocation
-    scale = delta / eps if fam == "lpa" else np.sqrt(c.s.k * n) * delta / eps
+    lpa = mech is Mech.LPA
     clamped = clamped_share(*c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), d.x)
     frame = pd.DataFrame({
         "feature": [feature_label(f) for f in d.names], "L": d.lo, "U": d.hi,
         "bounds": c.bounds_kind, "clamped %": 100 * clamped, what: delta,
-        ("b" if fam == "lpa" else "λ"): scale,
-        "k": "—" if fam == "lpa" else str(c.s.k),
-        f"NMSE ({c.s.nmse_kind})": c.prev.nmse_feature,
-        "utility (dB)": -10 * np.log10(c.prev.nmse_feature),
-        "NMSE as in paper (one run, median)": c.prev.nmse_paper_feature,
+        ("b" if lpa else "λ"): scale,
+        "k": "—" if lpa else str(c.setting.k),
+        f"NMSE ({c.setting.nmse_kind})": c.preview.nmse_feature,
+        "utility (dB)": -10 * np.log10(c.preview.nmse_feature),
+        "NMSE as in paper (one run, median)": c.preview.nmse_paper_feature,
     })
     num = st.column_config.NumberColumn(format="%.4g", width="small")
     config = {col: num for col in frame.columns if frame[col].dtype.kind == "f"}
@@ -382,13 +269,13 @@ def table_panel(c: Ctx) -> None:
     config["NMSE as in paper (one run, median)"] = st.column_config.NumberColumn(
         "NMSE (paper)", format="%.4g", width="small", help="mean (x − x̃)²/(mean x · mean x̃), median over recordings")
     st.dataframe(frame, hide_index=True, height=min(36 * (len(frame) + 1) + 4, 560), column_config=config)
-    scale_note = ("b: Laplace scale per sample" if fam == "lpa" else "λ: Laplace scale per Re/Im part of a kept "
+    scale_note = ("b: Laplace scale per sample" if lpa else "λ: Laplace scale per Re/Im part of a kept "
                   "coefficient, for a full-length chunk (a shorter last chunk gets its own)")
-    sens_note = (" Δ (data): Bozkir et al.'s data-derived sensitivity (median over chunks) — as in paper, not a DP "
-                 "guarantee." if c.sens is not None else "")
+    sens_note = (" Δ (data): Bozkir et al.'s data-derived sensitivity (the chunk with the median scale) — as in "
+                 "paper, not a DP guarantee." if c.sensitivities is not None else "")
     st.caption(
-        f"{c.s.label}, ε = {fmt_num(eps)} per invocation, n = {n}, one seeded run over all {d.x.shape[0]} recordings "
-        f"(NMSE averaged over them). {scale_note}. 'NMSE (paper)' divides by mean(x)·mean(x̃): it can be negative "
-        "and has no expectation (MECHANISMS §5), so only one run's median is shown. Bounds: 'public' = from the "
+        f"{c.setting.label}, ε = {fmt_num(eps)} per invocation, n = {n}, one seeded run over all {d.x.shape[0]} "
+        f"recordings (NMSE averaged over them). {scale_note}. 'NMSE (paper)' divides by mean(x)·mean(x̃): it can be negative "
+        "and has no expectation (docs/PRIVACY_MODEL.md §5), so only one run's median is shown. Bounds: 'public' = from the "
         "feature definition (FEATURE_SPECS); 'declared' = entered by you; 'pre-filled' = read from this data, not a "
         f"DP guarantee until you confirm them.{sens_note}")

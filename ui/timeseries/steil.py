@@ -4,14 +4,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from eyedp_core.timeseries.steil import (PUBLISHED_LABEL, published_range, steil_calibration, steil_laplace, steil_published,
-                              subsample, subsampled_length)
+from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries import steil
 from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases
+from eyedp_core.timeseries.mechanisms import run
 from ui import theme
-from ui.timeseries import figs
-from ui.timeseries import view as tv
+from ui.timeseries import figs, view
 from ui.timeseries.data import feature_label
-from ui.timeseries.panels import VIEW, Ctx, record
+from ui.timeseries.context import VIEW, Ctx, record
 from ui.widgets import badge, calibration_box, fmt_num
 
 
@@ -25,42 +25,43 @@ def steil_panel(c: Ctx) -> None:
                  help="Steil et al. use w = 10; the positions are drawn independently of the data.")
     shown = b.toggle("Also show the sampler as published (not differentially private)", value=False,
                      key="ts_steil_published")
-    t_len, n_feat, n_rec = c.data.length, len(c.data.names), c.plan.n_recordings
-    plan = epsilon_plan(c.s.mode, c.s.epsilon, "steil", None, t_len, n_feat, n_rec)
+    t_len, n_feat, n_rec = c.series.length, len(c.series.names), c.plan.n_recordings
+    plan = epsilon_plan(c.setting.mode, c.setting.epsilon, Mech.STEIL, None, t_len, n_feat, n_rec)
     eps_i = plan.per_invocation
     lo, hi = c.bounds_f
-    series = np.asarray(c.data.x[c.row, c.f, :])
-    rng = np.random.default_rng([c.s.seed, 10])
-    out, pos = steil_laplace(series, epsilon=eps_i, rng=rng, bounds=(lo, hi), w=w, return_positions=True)
+    series = np.asarray(c.series.x[c.row, c.feature_index, :])
+    drawn = run(series, Mech.STEIL, epsilon=eps_i, rng=np.random.default_rng([c.setting.seed, 10]),
+                bounds=(lo, hi), w=w, sensitivity_type=c.sensitivity_type)
     t, t_title = figs.time_axis(t_len, c.info.step_s)
     clean = np.clip(series, lo, hi)
     y_title = feature_label(c.feature)
-    tp = subsampled_length(t_len, w)
+    released = steil.subsampled_length(t_len, w)
     left, right = st.columns([2, 1], gap="medium")
     with left:
         st.plotly_chart(figs.steil_figure(
-            t, t_title, clean, pos, out, f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})", theme.color_for(
+            t, t_title, clean, drawn.positions, drawn.values, f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})", theme.color_for(
                 "Steil (faithful)"), y_title,
             f"{c.feature} — {c.participant}{', ' + c.task if c.task else ''}: Steil et al., provable Laplace form"))
     with right:
-        calibration_box(steil_calibration(t_len, w, eps_i, hi - lo, c.sens_type),
-                        "Steil et al., faithful replacement (§7.3)")
+        # The calibration the noise above was drawn with (one series, one calibration).
+        calibration_box(drawn.calibrations[0], "Steil et al., faithful replacement (§7.3)")
     st.markdown(
-        f"Each released sample gets i.i.d. Laplace noise of scale b = T′·R/ε_i with T′ = ⌈T/w⌉ = {tp}. Budget: "
+        f"Each released sample gets i.i.d. Laplace noise of scale b = T′·R/ε_i with T′ = ⌈T/w⌉ = {released}. Budget: "
         f"ε_i = {fmt_num(eps_i)} per feature series "
-        f"({'as you set it' if c.s.mode == 'paper' else 'your total split'}), "
+        f"({'as you set it' if c.setting.mode == 'paper' else 'your total split'}), "
         f"so each participant gets **ε = {fmt_num(plan.participant_total)}** over {n_feat} features × {n_rec} "
         f"recordings (Steil et al. count Σ_i ε_i = {fmt_num(plan.paper_total)}, one recording).")
-    releases = plan_releases(plan, view=VIEW, sensitivity_type=c.sens_type,
-                             label=f"Steil (Laplace form), w = {w}, T′ = {tp}: {n_feat} features × {n_rec} recordings,"
-                                   f" ε_i = {eps_i:.4g}")
+    releases = plan_releases(plan, view=VIEW, sensitivity_type=c.sensitivity_type,
+                             label=f"Steil (Laplace form), w = {w}, T′ = {released}: {n_feat} features × {n_rec} "
+                                   f"recordings, ε_i = {eps_i:.4g}", data_derived_parameters=c.length.caveats)
     if shown:
         _published(c, series, w, eps_i, t, t_title, y_title)
-        pub = epsilon_plan(c.s.mode, c.s.epsilon, "steil-published", None, t_len, n_feat, n_rec)
+        pub = epsilon_plan(c.setting.mode, c.setting.epsilon, Mech.STEIL_PUBLISHED, None, t_len, n_feat, n_rec)
         releases += plan_releases(pub, view=VIEW, sensitivity_type="data-derived",
-                                  label=f"{PUBLISHED_LABEL}, w = {w}, nominal ε_i = {eps_i:.4g}")
+                                  label=f"{steil.PUBLISHED_LABEL}, w = {w}, nominal ε_i = {eps_i:.4g}",
+                                  data_derived_parameters=c.length.caveats)
     if st.button("Record the Steil release in the privacy ledger", key="ts_steil_record"):
-        record(releases, steil=True)
+        record(releases)
         st.session_state["ts_recorded_msg"] = ("Recorded: " + "; ".join(
             f"{r.mechanism} (ε = {'∞' if np.isinf(r.epsilon) else fmt_num(r.epsilon)} × {r.count})" for r in releases))
         st.rerun()
@@ -70,16 +71,16 @@ def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, 
     """The published sampler under its red banner: output, nominal ε and how far from ε-DP it is."""
     st.error("**As published — not differentially private.** Shown for reproduction only: every sample moves by "
              "the same random magnitude (a degenerate support), the score favours outputs far from the data, and the "
-             "range δ_i is read from the data (MECHANISMS §7.2). No privacy claim can be made; the ledger records it "
-             "with ε = ∞.", icon=":material/dangerous:")
-    delta_i = float(published_range(c.data.x[:, c.f, :]))
+             "range δ_i is read from the data (docs/PRIVACY_MODEL.md §7.2). No privacy claim can be made; the ledger "
+             "records it with ε = ∞.", icon=":material/dangerous:")
+    delta_i = float(steil.published_range(c.series.x[:, c.feature_index, :]))
     if delta_i <= 0:
         st.info("This feature is constant in the data, so the published range δ_i is 0 and the sampler is undefined.")
         return
-    out = steil_published(series, epsilon=eps_i, value_range=delta_i, rng=np.random.default_rng([c.s.seed, 11]), w=w)
-    # The sampler subsamples first, so the same seed gives the positions it used.
-    sub, pos = subsample(series, w, np.random.default_rng([c.s.seed, 11]))
-    moves = np.abs(out - sub)
+    drawn = steil.published(series, epsilon=eps_i, value_range=delta_i, w=w,
+                            rng=np.random.default_rng([c.setting.seed, 11]))
+    out, pos = drawn.values, drawn.positions
+    moves = np.abs(out - np.take_along_axis(series, pos, axis=-1))
     left, right = st.columns([2, 1], gap="medium")
     with left:
         st.plotly_chart(figs.steil_figure(t, t_title, series, pos, out,
@@ -88,7 +89,7 @@ def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, 
                                           "Steil et al.'s sampler as published — NOT differentially private",
                                           clean_name="clean (not clamped: the sampler does not clamp)"))
     with right:
-        worst = tv.steil_worst_ratio(eps_i, delta_i)
+        worst = view.steil_worst_ratio(eps_i, delta_i)
         st.markdown(f"{badge('not DP', 'notdp')} nominal ε_i = {fmt_num(eps_i)}, data-derived δ_i = "
                     f"{fmt_num(delta_i)}", unsafe_allow_html=True)
         st.metric("Privacy loss of the released series", "∞" if moves.size >= 2 else f"{worst:.3g}",
@@ -99,5 +100,5 @@ def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, 
         st.caption(f"One released value alone (T = 1): worst log density ratio {worst:.3g}, {verdict} the nominal "
                    f"ε_i = {fmt_num(eps_i)} (V-STEIL-3: 1.07 at ε = 1, δ = 1).")
         same = np.unique(np.round(moves, 9)).size
-        st.caption(f"All {moves.size} released samples moved by the same distance |shift| = {fmt_num(float(moves[0]))} "
-                   f"({same} distinct value{'s' if same > 1 else ''}): seeing one shift reveals all the others.")
+        st.caption(f"All {moves.size} released samples moved by the same distance |shift| = "
+                   f"{fmt_num(float(moves[0]))} ({same} distinct value{'s' if same > 1 else ''}): seeing one shift reveals all the others.")
