@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import sidebar
-
-from ui import theme
+from ui import sidebar, theme
+from ui.errors import page_guard
 
 st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
 theme.inject_css()
@@ -22,4 +21,7 @@ PAGES = [
 
 nav = st.navigation(PAGES)
 sidebar.render()
-nav.run()
+# One guard for every page: an unexpected error shows a short message with an error id, never a traceback
+# or anything the user uploaded (ui/errors.py).
+with page_guard("app"):
+    nav.run()

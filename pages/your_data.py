@@ -1,10 +1,15 @@
-"""Your data: upload gaze, fixation or feature tables and stimulus images, map their columns, use them."""
+"""Your data: upload recordings, fixation or feature tables and stimulus images, map their columns."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
+import pandas as pd
 import streamlit as st
 
-from eyedp_core.io import uploads as io
+from eyedp_core import io
+from eyedp_core.io import readers
 from ui import state
+from ui.errors import guarded
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -16,91 +21,270 @@ KIND_LABELS = {
     "image": "Stimulus image (PNG/JPEG)",
 }
 NONE = "— not in my file —"
+PREVIEW_ROWS = 5000
+CHUNK_ROWS = 200_000
+TIME_UNITS = ["s", "ms", "us", "ns"]
+CUSTOM = "custom"
 
-st.title("Your data")
-st.markdown(
-    "Upload your own recordings or stimuli. Files are parsed **in memory for this session only**: "
-    "nothing you upload is written to disk or logged, and it is gone when you close the tab. "
-    f"Limits: {io.MAX_UPLOAD_BYTES // 2**20} MB per file, {io.MAX_ROWS:,} rows per table, "
-    f"{io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels per image."
-)
 
-if msg := st.session_state.pop("upload_done", None):
-    st.success(msg)
-for warning in st.session_state.pop("upload_warnings", []):
-    st.warning(warning)
+def _memo(slot: str, key: tuple, compute: Callable[[], Any]) -> Any:
+    """Keep one computed value per slot in this session (memory only), recomputed when the key changes."""
+    memo = st.session_state.setdefault("yd_memo", {})
+    hit = memo.get(slot)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    value = compute()
+    memo[slot] = (key, value)
+    return value
 
-kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get, horizontal=True,
-                key="upload_kind")
-types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt"]
-upload = st.file_uploader("File", type=types, key=f"uploader_{kind}")
 
-if upload is None:
-    st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* table.")
-    st.stop()
+def _limits_text() -> str:
+    """-> the upload limits of this site, as one sentence."""
+    return (f"Limits here: {io.MAX_UPLOAD_BYTES // 2**20} MB per upload (the server's upload cap, "
+            f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES / 2**30:.0f} GB "
+            "once a gzip file is unpacked, {io.MAX_ROWS:,} rows and {io.MAX_COLUMNS:,} columns per table, "
+            f"{io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels and {io.MAX_IMAGE_SIDE:,} px per side per image. "
+            "Reading a file in Python with `eyedp_core.io.read_recording` has no limit.")
 
-data = upload.getvalue()
-try:
-    if kind == "image":
-        img = io.load_image(data, upload.name)
-        st.image(img, caption=f"{upload.name}: {img.shape[1]} × {img.shape[0]} px")
-        if st.button("Use this image", type="primary"):
-            state.add_upload(state.Dataset("image", upload.name, "upload", state.content_token(img), image=img))
-            st.session_state["upload_done"] = f"{upload.name} is now offered as a stimulus on the Heatmaps page."
-            st.rerun()
-        st.stop()
 
-    raw = io.read_table(data, upload.name)
-except io.DataError as err:
-    st.error(str(err), icon=":material/error:")
-    st.stop()
+def _show_messages() -> None:
+    """Messages left by the previous run (after st.rerun)."""
+    if msg := st.session_state.pop("upload_done", None):
+        st.success(msg)
+    for warning in st.session_state.pop("upload_warnings", []):
+        st.warning(warning)
 
-st.markdown(f"**{upload.name}** — {len(raw):,} rows, {raw.shape[1]} columns. First rows:")
-st.dataframe(raw.head(8), hide_index=True)
 
-reader = io.READERS[io.detect_reader(raw)] if kind == "gaze" else None
-if reader is not None and reader.name != "generic":
-    if st.toggle(f"Recognised as a {reader.label} export — use its reader", value=True, key="use_reader"):
-        try:
-            raw, guess = reader.to_canonical(raw)
-        except io.DataError as err:
-            st.error(str(err), icon=":material/error:")
-            st.stop()
-        st.caption(f"The {reader.label} reader converted the file; check the mapping below.")
+def _image(data: bytes, name: str) -> None:
+    """Stimulus image: decode, show, offer it to the Heatmaps page."""
+    img = io.load_image(data, name)
+    st.image(img, caption=f"{name}: {img.shape[1]} × {img.shape[0]} px")
+    if st.button("Use this image", type="primary"):
+        state.add_upload(state.Dataset("image", name, "upload", state.content_token(img), image=img))
+        st.session_state["upload_done"] = f"{name} is now offered as a stimulus on the Heatmaps page."
+        st.rerun()
 
-st.subheader("Which column is which?")
-if reader is None or reader.name == "generic" or not st.session_state.get("use_reader"):
-    guess = io.guess_mapping(raw, kind)
-cols = list(map(str, raw.columns))
-mapping: dict[str, object] = {}
-grid = st.columns(3)
-for i, role in enumerate(io.ROLES[kind]):
-    whole = [io.WHOLE_FILE] if role.name in ("participant", "observer") else []
-    choices = [*cols, *whole] if role.required else [NONE, *cols]
-    default = guess.get(role.name)
-    # A required role we could not guess starts empty, so nobody maps 'x' to an ID column by accident.
-    index = choices.index(default) if default in choices else (None if role.required else 0)
-    with grid[i % 3]:
-        pick = st.selectbox(f"{role.name}{' *' if role.required else ''}", choices, index=index,
-                            help=role.description, key=f"map_{kind}_{role.name}",
-                            placeholder="choose a column")
-    mapping[role.name] = None if pick == NONE else pick
-if kind == "gaze":
-    units = ["s", "ms", "us"]
-    unit = guess.get("time_unit", "s")
-    mapping["time_unit"] = st.radio("Time column unit", units, index=units.index(unit) if unit in units else 0,
-                                    horizontal=True, key="map_gaze_time_unit")
-st.caption("* required. Columns you do not map are ignored (for feature tables: every other column is a feature).")
 
-if st.button("Use this data", type="primary"):
-    try:
-        table = io.apply_mapping(raw, mapping, kind, upload.name)
-    except io.DataError as err:
-        st.error(str(err), icon=":material/error:")
-        st.stop()
-    name = f"Upload: {upload.name}"
-    state.add_upload(state.Dataset(kind, name, "upload", state.content_token(table), frame=table))
-    st.session_state["upload_done"] = (f"{upload.name} loaded ({len(table):,} rows) and selected as "
-                                       f"'{state.KINDS[kind]['label']}' in the sidebar.")
+def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | None) -> tuple[str, bool, Any]:
+    """Units of x/y and the screen geometry -> (units, y_up, Geometry or None)."""
+    label = "Positions and screen geometry" + ("" if units == "px" else f" (this file: {units})")
+    with st.expander(label, expanded=units != "px"):
+        choices = list(io.UNITS)
+        units = st.radio("Units of x and y", choices, index=choices.index(units) if units in choices else 0,
+                         format_func=io.UNIT_LABELS.get,
+                         horizontal=True, key=f"geo_units_{kind}_{tok}")
+        y_up = st.checkbox("y grows upwards (origin at the bottom)", value=y_up, key=f"geo_yup_{kind}_{tok}",
+                           help="Pupil Labs normalised and GazeBase degree coordinates grow upwards.")
+        check = st.checkbox("Set positions more than 10% off the screen to missing (counted)",
+                            value=units != "px" or preset is not None, key=f"geo_check_{kind}_{tok}")
+        presets = [*io.PRESETS, CUSTOM]
+        start = preset if preset in io.PRESETS else "desktop_24"
+        pick = st.selectbox("Screen", presets, index=presets.index(start), key=f"geo_preset_{kind}_{tok}",
+                            format_func=lambda p: io.PRESETS[p].name if p in io.PRESETS else "my own numbers")
+        base = io.PRESETS.get(pick, io.PRESETS["desktop_24"])
+        cols = st.columns(5)
+        custom = pick == CUSTOM
+        w = cols[0].number_input("Width (px)", 1, 100_000, int(base.width_px), disabled=not custom,
+                                 key=f"geo_w_{kind}_{tok}_{pick}")
+        h = cols[1].number_input("Height (px)", 1, 100_000, int(base.height_px), disabled=not custom,
+                                 key=f"geo_h_{kind}_{tok}_{pick}")
+        wmm = cols[2].number_input("Width (mm)", 1.0, 100_000.0, float(round(base.width_mm, 1)),
+                                   disabled=not custom, key=f"geo_wmm_{kind}_{tok}_{pick}")
+        hmm = cols[3].number_input("Height (mm)", 1.0, 100_000.0, float(round(base.height_mm, 1)),
+                                   disabled=not custom, key=f"geo_hmm_{kind}_{tok}_{pick}")
+        dist = cols[4].number_input("Distance (mm)", 1.0, 100_000.0, float(round(base.distance_mm)),
+                                    disabled=not custom, key=f"geo_d_{kind}_{tok}_{pick}")
+        geometry = (io.Geometry(int(w), int(h), float(wmm), float(hmm), float(dist), "my screen")
+                    if custom else base)
+        st.caption(geometry.describe())
+    return units, y_up, (geometry if check or units != "px" else None)
+
+
+def _add(kind: str, name: str, table: pd.DataFrame) -> str:
+    """Keep a canonical table as an uploaded dataset of `kind`; -> its name in the sidebar."""
+    label = f"Upload: {name}"
+    state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
+    return label
+
+
+def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
+    """Remember the success message and warnings for the next run, then rerun."""
+    counts = table.attrs.get("counts", {})
+    what = {k: v for k, v in counts.items() if k not in ("rows_read", "rows_kept", "sample_lines") and v}
+    details = ("; " + ", ".join(f"{k.replace('_', ' ')}: {v:,}" for k, v in what.items())) if what else ""
+    st.session_state["upload_done"] = (f"{name} loaded ({len(table):,} rows{details}) and selected as "
+                                       f"'{state.KINDS[kind]['label']}' in the sidebar.{extra}")
     st.session_state["upload_warnings"] = [str(w) for w in table.attrs.get("warnings", [])]
     st.rerun()
+
+
+def _asc(kind: str, data: bytes, name: str, token: str) -> None:
+    """EyeLink ASC upload: read it with the EyeLink reader, show what it holds, use samples or fixations."""
+    rec = _memo("asc", (token,),
+                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES))
+    st.markdown(f"**{name}** — EyeLink ASC file. {rec.summary()}.")
+    if rec.screen_px:
+        st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")
+    fix = rec.fixations()
+    table = rec.samples if kind == "gaze" else fix
+    if table is None or table.empty:
+        st.error(f"{name}: this file holds no fixation events (EFIX lines) to use as fixations.")
+        st.stop()
+    st.dataframe(table.head(8), hide_index=True)
+    also = False
+    if kind == "gaze" and fix is not None and not fix.empty:
+        also = st.checkbox(f"Also add its {len(fix):,} fixations (EFIX events) as a fixation table",
+                           value=True, key="asc_add_fixations")
+    if st.button("Use this data", type="primary"):
+        table = table.copy()
+        table.attrs = {"counts": rec.counts, "warnings": rec.warnings}
+        _add(kind, name, table)
+        extra = ""
+        if also:
+            _add("fixations", f"{name} (fixations)", fix)
+            extra = f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
+        _done(kind, name, table, extra)
+
+
+def _table(kind: str, data: bytes, name: str, token: str) -> None:
+    """CSV/TSV upload: preview, reader or guessed mapping, options, then the full read on 'Use this data'."""
+    preview = _memo("preview", (token,),
+                    lambda: io.read_table(data, name, nrows=PREVIEW_ROWS, **io.WEB_LIMITS))
+    for w in preview.attrs.get("warnings", []):
+        st.info(str(w))
+    shown = f"first {len(preview):,} rows" if len(preview) >= PREVIEW_ROWS else f"{len(preview):,} rows"
+    st.markdown(f"**{name}** — {shown}, {preview.shape[1]} columns. First rows:")
+    st.dataframe(preview.head(8), hide_index=True)
+    all_cols = [str(c) for c in preview.columns]
+    # The "leave out" box is drawn below the mapping; its value from the last run is read here.
+    leave_key = f"leave_out_{kind}_{token[:8]}"
+    left_out = [c for c in st.session_state.get(leave_key, []) if c in all_cols]
+    kept = [c for c in all_cols if c not in left_out]
+    if len(kept) < 2:
+        st.error(f"{name}: keep at least two columns.")
+        st.stop()
+    raw = preview[kept]
+    reader_name = io.detect_reader(raw, kind) if kind in ("gaze", "fixations") else "generic"
+    reader = io.READERS[reader_name]
+    use_reader = False
+    options: dict[str, Any] = {}
+    notes: list[str] = []
+    if reader_name != "generic":
+        use_reader = st.toggle(f"Recognised as a {reader.label} — use its reader", value=True,
+                               key="use_reader")
+    if use_reader:
+        if reader_name.startswith("pupil_labs"):
+            options["min_confidence"] = st.slider(
+                "Minimum confidence", 0.0, 1.0, io.DEFAULT_MIN_CONFIDENCE, 0.05, key="min_confidence",
+                help="Pupil Labs recommend 0.6; samples below it are set aside.")
+        raw, guess = reader.convert(raw, **options)
+        st.caption(f"The {reader.label} reader prepared the file; check the mapping below.")
+        for w in raw.attrs.get("warnings", [])[len(preview.attrs.get("warnings", [])):]:
+            st.caption(str(w))
+    else:
+        guess = io.guess_mapping(raw, kind)
+        notes = io.guess_notes(raw, kind)
+    for note in notes:
+        st.info(note)
+
+    st.subheader("Which column is which?")
+    cols = list(map(str, raw.columns))
+    mapping: dict[str, Any] = {}
+    grid = st.columns(3)
+    for i, role in enumerate(io.ROLES[kind]):
+        whole = [io.WHOLE_FILE] if role.name in ("participant", "observer") else []
+        choices = [*cols, *whole] if role.required else [NONE, *cols]
+        default = guess.get(role.name)
+        # A required role we could not guess starts empty, so nobody maps 'x' to an ID column by accident.
+        index = choices.index(default) if default in choices else (None if role.required else 0)
+        with grid[i % 3]:
+            pick = st.selectbox(f"{role.name}{' *' if role.required else ''}", choices, index=index,
+                                help=role.description, key=f"map_{kind}_{role.name}",
+                                placeholder="choose a column")
+        mapping[role.name] = None if pick == NONE else pick
+    if kind in ("gaze", "fixations"):
+        unit = guess.get("time_unit", "s" if kind == "gaze" else "ms")
+        label = "Time column unit" if kind == "gaze" else "Unit of the start/end time columns"
+        mapping["time_unit"] = st.radio(label, TIME_UNITS,
+                                        index=TIME_UNITS.index(unit) if unit in TIME_UNITS else 0,
+                                        horizontal=True, key=f"map_{kind}_time_unit")
+    if kind == "features":
+        leftover = [c for c in cols if c not in mapping.values()]
+        st.caption(f"Features: every other column holding numbers ({len(leftover)} columns). Leave "
+                   "columns out above to exclude them.")
+    geometry = None
+    if kind in ("gaze", "fixations"):
+        units, y_up, geometry = _geometry_form(kind, token[:8], guess.get("units", "px"),
+                                               bool(guess.get("y_up")),
+                                               reader.geometry_preset if use_reader else None)
+        mapping["units"], mapping["y_up"] = units, y_up
+    st.multiselect("Leave these columns out", all_cols, key=leave_key,
+                   help="They are not read at all, e.g. a mostly empty column you do not need.")
+    add_fix = False
+    if kind == "gaze" and use_reader and reader_name == "tobii":
+        add_fix = st.checkbox("Also add the export's fixations (one row per fixation index) as a "
+                              "fixation table", value=True, key="tobii_add_fixations")
+    drop = st.checkbox("Drop rows with an empty cell in a chosen column (they are counted)", value=True,
+                       key=f"drop_missing_{kind}")
+    st.caption("\\* required. Columns you do not map are ignored (for feature tables: every other column "
+               "is a feature).")
+
+    if st.button("Use this data", type="primary"):
+        bar = st.progress(0.0, text=f"Reading {name} …")
+        needed = io.columns_needed(kept, reader_name if use_reader else None, mapping, kind) or kept
+        full = io.read_table(data, name, usecols=needed, chunk_rows=CHUNK_ROWS,
+                             progress=lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {name} …"),
+                             **io.WEB_LIMITS)
+        if use_reader:
+            full, _ = reader.convert(full, **options)
+        bar.progress(0.9, text="Checking …")
+        table = io.apply_mapping(full, mapping, kind, name, drop_missing=drop, geometry=geometry)
+        bar.empty()
+        _add(kind, name, table)
+        extra = ""
+        if add_fix:
+            fix = readers.tobii_fixations(full)
+            if fix is not None and not fix.empty:
+                _add("fixations", f"{name} (fixations)", fix)
+                extra = f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
+        _done(kind, name, table, extra)
+
+
+def render() -> None:
+    """The page body (run inside the error guard)."""
+    st.title("Your data")
+    st.markdown(
+        "Upload your own recordings or stimuli. Files are parsed **in memory for this session only**: "
+        "nothing you upload is written to disk or logged, and it is gone when you close the tab.")
+    st.caption("Tobii Studio / Pro Lab exports, EyeLink ASC files and Data Viewer reports, Pupil Labs "
+               "exports and GazeBase recordings are recognised; any other CSV/TSV table is mapped by hand. "
+               "Gzip files (`.csv.gz`) are fine; EyeLink EDF files must be converted to ASC first (SR "
+               "Research's edf2asc). " + _limits_text())
+    _show_messages()
+    kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get,
+                    horizontal=True, key="upload_kind")
+    types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt", "asc", "gz", "edf"]
+    upload = st.file_uploader("File", type=types, key=f"uploader_{kind}")
+    if upload is None:
+        st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* "
+                   "table.")
+        return
+    data = upload.getvalue()
+    if kind == "image":
+        _image(data, upload.name)
+        return
+    token = _memo("token", (getattr(upload, "file_id", upload.name), upload.name, len(data)),
+                  lambda: state.content_token(data))
+    fmt = _memo("format", (token,), lambda: io.peek_format(data, upload.name, max_bytes=io.MAX_UPLOAD_BYTES,
+                                                            max_unpacked=io.MAX_UNPACKED_BYTES))
+    if fmt == "eyelink_asc":
+        if kind == "features":
+            st.error(f"{upload.name}: this is an EyeLink ASC recording; upload it as raw gaze samples or "
+                     "fixations.")
+            return
+        _asc(kind, data, upload.name, token)
+    else:
+        _table(kind, data, upload.name, token)
+
+
+guarded(render, page="your_data")

@@ -1,12 +1,16 @@
 """Shared pytest fixtures: paths to the repository, the bundled data and the real recordings."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Bugs must reach AppTest and the browser tests as exceptions, not hide behind ui/errors.py's friendly
+# message (set before any app process starts, so the browser tests' servers inherit it).
+os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
 # ../shared sits beside the clone, both on developer machines and in CI.
 REALDATA = ROOT.parent / "shared" / "realdata"
 

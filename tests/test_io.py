@@ -111,18 +111,28 @@ def test_participant_ids_keep_leading_zeros():
     assert list(spaced.columns) == ["subject", "x"] and spaced["subject"].str.strip().tolist() == ["007"]
 
 
-def test_size_and_row_limits(monkeypatch):
-    """Byte, decompressed-byte and row limits refuse large uploads and accept ones at the limit."""
-    monkeypatch.setattr(io, "MAX_UPLOAD_BYTES", 1000)
-    _raises(io.read_table, b"a,b\n" + b"1,2\n" * 300, "big.csv", match="limit is")
+def test_size_and_row_limits():
+    """Byte, decompressed-byte and row limits refuse large uploads, state the real size, and accept ones at the limit."""
+    err = _raises(io.read_table, b"a,b\n" + b"1,2\n" * 300, "big.csv", max_bytes=1000, match="limit is")
+    assert "1,204 bytes" in str(err) and "1,000 bytes" in str(err)  # the real size, not just the limit
     bomb = gzip.compress(b"a,b\n" + b"1,2\n" * 10_000)  # ~40 kB unpacked from well under 1 kB
     assert len(bomb) < 1000
-    _raises(io.read_table, bomb, "bomb.csv.gz", match="once decompressed")
-    monkeypatch.setattr(io, "MAX_UPLOAD_BYTES", 10**6)
-    monkeypatch.setattr(io, "MAX_ROWS", 100)
-    _raises(io.read_table, b"a,b\n" + b"1,2\n" * 101, "rows.csv", match="more than 100 data rows")
-    assert len(io.read_table(b"a,b\n" + b"1,2\n" * 100, "ok.csv")) == 100
+    err = _raises(io.read_table, bomb, "bomb.csv.gz", max_bytes=1000, max_unpacked=1000, match="once decompressed")
+    assert "40,004 bytes once decompressed" in str(err) and "limit is 1,000 bytes" in str(err)
+    _raises(io.read_table, b"a,b\n" + b"1,2\n" * 101, "rows.csv", max_rows=100, match="more than 100 data rows")
+    assert len(io.read_table(b"a,b\n" + b"1,2\n" * 100, "ok.csv", max_rows=100)) == 100
     assert len(io.read_table(gzip.compress(b"a,b\n1,2\n"), "ok.csv.gz")) == 1
+
+
+def test_library_reads_have_no_size_limit_but_the_web_limits_are_stated():
+    """read_table without limits reads past the web cap; WEB_LIMITS match .streamlit/config.toml (>= 200 MB)."""
+    import tomllib
+    from pathlib import Path
+
+    assert len(io.read_table(b"a,b\n" + b"1,2\n" * 300, "big.csv")) == 300
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] * 2**20 == io.MAX_UPLOAD_BYTES >= 200 * 2**20
+    assert io.WEB_LIMITS["max_bytes"] == io.MAX_UPLOAD_BYTES
 
 
 # --- guess_mapping -------------------------------------------------------------------------------
@@ -134,7 +144,8 @@ def test_size_and_row_limits(monkeypatch):
     (["Subject", "Time (s)", "GazeX", "GazeY", "xT"], "gaze",
      {"participant": "Subject", "t_s": "Time (s)", "x": "GazeX", "y": "GazeY", "time_unit": "s"}),
     (["image", "subject", "fix_index", "x", "y", "duration_ms"], "fixations",
-     {"observer": "subject", "x": "x", "y": "y", "stimulus": "image", "duration_ms": "duration_ms"}),
+     {"observer": "subject", "x": "x", "y": "y", "stimulus": "image", "duration_ms": "duration_ms",
+      "time_unit": "ms"}),
     (["pid", "sex", "task", "window", "t_start_s", "blink_rate"], "features",
      {"participant": "pid", "gender": "sex", "task": "task", "window": "window", "t_start_s": "t_start_s"}),
 ])

@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core.io import uploads as io
-
+from eyedp_core import io
 from eyedp_core.io import readers as io_readers
 
 
@@ -69,18 +68,28 @@ def test_tobii_pro_lab_style_header_uses_unit_from_header():
     ("eyelink", ["RECORDING_SESSION_LABEL", "TIMESTAMP", "RIGHT_GAZE_X", "RIGHT_GAZE_Y", "RIGHT_PUPIL_SIZE"]),
     ("pupil_labs", ["gaze_timestamp", "world_index", "confidence", "norm_pos_x", "norm_pos_y"]),
     ("pupil_labs", ["section id", "recording id", "timestamp [ns]", "gaze x [px]", "gaze y [px]"]),
+    ("pupil_labs_fixations", ["id", "start_timestamp", "duration", "norm_pos_x", "norm_pos_y", "confidence"]),
+    ("eyelink_fixations", ["RECORDING_SESSION_LABEL", "CURRENT_FIX_X", "CURRENT_FIX_Y", "CURRENT_FIX_DURATION"]),
+    ("gazebase", ["n", "x", "y", "val", "dP", "lab", "xT", "yT"]),
 ])
-def test_eyelink_and_pupil_labs_are_recognised_but_not_supported_yet(name, columns):
-    """EyeLink and Pupil Labs headers are detected and refused as not supported yet."""
-    assert io.detect_reader(columns) == name and not io.READERS[name].supported
-    frame = pd.DataFrame({c: [1.0] for c in columns})
-    _raises(io.READERS[name].to_canonical, frame, match="not supported yet")
+def test_eyelink_pupil_labs_and_gazebase_headers_are_recognised(name, columns):
+    """EyeLink reports, Pupil Labs exports and GazeBase recordings are detected from their headers."""
+    assert io.detect_reader(columns) == name and io.READERS[name].supported
 
 
-def test_eyelink_asc_text_is_refused_clearly(realdata):
-    """A real EyeLink ASC file is refused with a 'not supported yet' message."""
+def test_eyelink_asc_text_is_sent_to_read_recording(realdata):
+    """A real EyeLink ASC file is not a table: read_table says to read it as a recording."""
     data = (realdata / "saccades_testdata" / "example_eyelink_events.txt").read_bytes()
-    _raises(io.read_table, data, "example_eyelink_events.txt", match="EyeLink ASC.*not supported yet")
+    _raises(io.read_table, data, "example_eyelink_events.txt", match="EyeLink ASC.*read_recording")
+    assert io.peek_format(data, "example_eyelink_events.txt") == "eyelink_asc"
+
+
+def test_edf_binary_is_refused_with_the_conversion_hint():
+    """An EDF file (binary) is refused by every entry point with the edf2asc hint."""
+    edf = b"SR_RESEARCH_1000FILE\nDATE: Fri Mar 14 14:03:21 2014\n" + bytes(range(256))
+    _raises(io.read_table, edf, "s1.edf", match="EDF.*edf2asc")
+    _raises(io.read_recording, edf, match="EDF.*edf2asc", filename="s1.edf")
+    _raises(io.peek_format, edf, "s1.edf", match="edf2asc")
 
 
 def test_reader_registry(monkeypatch):
@@ -115,12 +124,15 @@ def test_generic_reader_on_headerless_saccades_example(realdata):
     np.testing.assert_allclose(np.diff(out["t_s"]), 0.004, atol=1e-9)  # 250 Hz, as its source says
 
 
-def test_generic_reader_on_gazebase_refuses_degrees(realdata):
-    """GazeBase columns are guessed, and its degree coordinates are refused clearly."""
+def test_generic_reader_on_gazebase_refuses_degrees_without_geometry(realdata):
+    """GazeBase columns are guessed; its degrees are refused as pixels, and converted with a geometry."""
     name = "S_1001_S1_TEX.csv"
     raw = io.read_table((realdata / "gazebase_sample" / name).read_bytes(), name)
     mapping = io.guess_mapping(raw, "gaze")
     assert (mapping["t_s"], mapping["time_unit"], mapping["x"], mapping["y"], mapping["pupil"]) == (
         "n", "ms", "x", "y", "dP")
     err = _raises(io.apply_mapping, raw, mapping, "gaze", name, match="degrees of visual angle")
-    assert err.column == "x" and "pixels" in str(err)
+    assert err.column == "x" and "geometry" in str(err)
+    out = io.apply_mapping(raw, {**mapping, "units": "deg", "y_up": True}, "gaze", name,
+                           geometry=io.PRESETS["gazebase"])
+    assert out["x"].between(0, 1680).mean() > 0.95 and out.attrs["counts"]["off_screen"] > 0

@@ -97,3 +97,21 @@ def first_row(df: pd.DataFrame, mask: np.ndarray) -> tuple[int, int] | None:
     rows = row_numbers(df)[hits]
     k = int(np.argmin(rows))
     return int(hits[k]), int(rows[k])
+
+
+def size_pair(value: float, limit: float, scale: float = 1.0, unit: str = "",
+              base_unit: str = "") -> tuple[str, str]:
+    """A size over its limit -> both as text, with enough digits that they never read the same."""
+    for digits in (1, 2, 3):
+        a, b = f"{value / scale:,.{digits}f}", f"{limit / scale:,.{digits}f}"
+        if a != b:
+            return f"{a}{unit}", f"{b}{unit}"
+    # Too close for a rounded unit: give the exact counts.
+    return f"{value:,.0f}{base_unit}", f"{limit:,.0f}{base_unit}"
+
+
+def megabytes(n_bytes: float, limit: float) -> tuple[str, str]:
+    """Byte count and limit -> ('50.3 MB', '50.0 MB') style texts that differ (bytes below 1 MB)."""
+    if limit < 2**20:
+        return f"{n_bytes:,.0f} bytes", f"{limit:,.0f} bytes"
+    return size_pair(n_bytes, limit, 2**20, " MB", " bytes")

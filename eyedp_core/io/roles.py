@@ -1,9 +1,14 @@
 """Canonical roles of each upload kind, and guessing which column plays which role.
 
-A mapping is a dict role -> column name (or None when unmapped), plus for gaze the key "time_unit"
-("s", "ms" or "us"; "µs" is accepted too) and for features optionally "features": the list of
+A mapping is a dict role -> column name (or None when unmapped), plus for gaze and fixations the key
+"time_unit" ("s", "ms", "us" or "ns"; "µs" is accepted too) and "units" of x/y ("px", "norm", "mm", "deg";
+default px, with "y_up": True when y grows upwards), and for features optionally "features": the list of
 feature columns (default: every column not mapped to a role). Identifier roles (participant,
 observer) may be mapped to WHOLE_FILE: the whole file is one person, named after the file.
+
+A guess never picks a column whose name says it is something else (a display, trial or stimulus duration
+for the fixation duration, a duration for a time): `guess_notes` says which columns were passed over and
+why, and `name_conflict` lets the validator warn when a user picks such a column anyway.
 """
 from __future__ import annotations
 
@@ -18,9 +23,13 @@ KINDS = ("gaze", "fixations", "features")
 WHOLE_FILE = "(whole file = one person)"
 TIME_UNIT_KEY = "time_unit"
 FEATURES_KEY = "features"
+UNITS_KEY = "units"
+Y_UP_KEY = "y_up"
 # Factor to seconds; "µs" (micro sign) and "μs" (Greek mu) are accepted as spellings of "us".
-TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
-TIME_UNIT_ALIASES = {"µs": "us", "μs": "us", "sec": "s", "msec": "ms", "usec": "us"}
+TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+TIME_UNIT_ALIASES = {"µs": "us", "μs": "us", "sec": "s", "msec": "ms", "usec": "us", "nsec": "ns"}
+# Median step (us) above which a gaze clock is taken to count nanoseconds: 2 kHz is 500,000 ns per sample.
+STEP_US_MAX = 200_000.0
 # Median step between samples that separates the units, for sampling rates of 15 Hz to 2 kHz:
 # steps are 0.0005-0.067 in s, 0.5-67 in ms, 500-66,667 in µs; the cuts sit between these bands.
 STEP_S_MAX = 0.2
@@ -61,6 +70,9 @@ ROLES: dict[str, tuple[Role, ...]] = {
         Role("stimulus", False, "text", "Image or stimulus the fixation belongs to."),
         Role("duration_ms", False, "number", "Fixation duration in milliseconds (not negative).",
              nonnegative=True),
+        Role("t_start_s", False, "time", "Fixation start time; choose its unit below (converted to seconds). "
+             "Keeps the order of fixations."),
+        Role("t_end_s", False, "time", "Fixation end time, in the same unit as the start time."),
     ),
     "features": (
         Role("participant", True, "text", "Participant ID: the person whose windows these are."),
@@ -93,7 +105,9 @@ PATTERNS: dict[str, list[str]] = {
     "pupil": [r"pupil", r"pupil_mm", r"pupil_(size|diameter|diam|dia|area)(_mm)?", r"pupil_.*", r"d_?p",
               r"ps", r".*pupil.*"],
     "stimulus": [r"stimulus", r"stimulus_(name|id|file)", r"stim", r"stim_(name|id)", r"image",
-                 r"image_(file|name|id)", r"img", r"media_?name", r"presented_stimulus_name", r"trial",
+                 r"image_(file|name|id)", r"img", r"media_?name", r"presented_stimulus_name",
+                 r"chart(_(name|id|file))?",
+                 r"picture", r"photo", r"scene", r"trial",
                  r"trial_?(id|index|name|nr)", r"task", r"page_name", r"page", r"image_index"],
     "duration_ms": [r"duration_ms", r"duration", r"dur", r"fix(ation)?_?dur(ation)?(_ms)?",
                     r"gaze_event_duration", r".*duration.*"],
@@ -101,7 +115,30 @@ PATTERNS: dict[str, list[str]] = {
     "task": [r"task", r"task_(name|id)", r"book", r"document", r"doc_?type", r"stimulus", r"condition",
              r"text"],
     "window": [r"window", r"window_(index|id|nr|no|idx)", r"win", r"chunk", r"segment"],
-    "t_start_s": [r"t_start_s", r"t_start", r"start_s", r"window_start(_s)?", r"start_time(_s)?", r"t0"],
+    "t_start_s": [r"t_start_s", r"t_start", r"start_s", r"window_start(_s)?", r"start_time(_s)?", r"t0",
+                  r"start_ts", r"start_timestamp(_(s|ms|us|ns))?", r"start(_(s|ms|us|ns))?", r"onset(_.*)?",
+                  r"(fix(ation)?_)?start(_time)?(_.*)?", r"current_fix_start"],
+    "t_end_s": [r"t_end_s", r"t_end", r"end_s", r"end_time(_s)?", r"end_ts", r"end_timestamp(_(s|ms|us|ns))?",
+                r"end(_(s|ms|us|ns))?", r"offset(_.*)?", r"(fix(ation)?_)?end(_time)?(_.*)?",
+                r"current_fix_end"],
+}
+# Words that, in a column's name, say it holds something other than the role (matched as whole words of
+# the normalised name). A guess skips such a column and says so; a user's choice of one gets a warning.
+CONFLICTS: dict[str, tuple[str, ...]] = {
+    "duration_ms": ("display", "trial", "stimulus", "stim", "screen", "page", "image", "blink", "saccade",
+                    "sacc", "recording", "session", "task", "total", "reaction", "rt", "response", "interval",
+                    "isi", "video", "clip", "block"),
+    "t_s": ("duration", "dur", "trial", "display", "stimulus", "reaction", "rt", "response", "start", "end"),
+    "t_start_s": ("duration", "dur", "trial", "display", "stimulus", "recording", "session", "block",
+                  "window"),
+    "t_end_s": ("duration", "dur", "trial", "display", "stimulus", "recording", "session", "block", "window"),
+    "x": ("target", "stimulus", "media", "resolution", "width", "velocity", "vel", "head", "mouse"),
+    "y": ("target", "stimulus", "media", "resolution", "height", "velocity", "vel", "head", "mouse"),
+    "pupil": ("validity", "valid", "confidence"),
+}
+CONFLICT_WHAT = {
+    "duration_ms": "a fixation duration", "t_s": "a sample timestamp", "t_start_s": "a fixation start time",
+    "t_end_s": "a fixation end time", "x": "a gaze position", "y": "a gaze position", "pupil": "a pupil size",
 }
 _HEADERLESS = re.compile(r"col\d+")
 
@@ -125,9 +162,14 @@ def canonical_unit(unit: Any) -> str | None:
     return u if u in TIME_UNITS else None
 
 
-def guess_time_unit(values: Any, column: str = "") -> str:
-    """Timestamp values and their column name -> 's', 'ms' or 'us' (name first, then the sampling step)."""
+def guess_time_unit(values: Any, column: str = "", events: bool = False) -> str:
+    """Timestamp values and their column name -> 's', 'ms', 'us' or 'ns' (name first, then the step).
+
+    events=True: the values are event (fixation) start times, a few hundred ms apart, not samples.
+    """
     words = set(norm(column).split("_"))
+    if words & {"ns", "nsec", "nano", "nanoseconds"}:
+        return "ns"
     if words & {"us", "usec", "micro", "microseconds", "microsec"}:
         return "us"
     if words & {"ms", "msec", "millis", "milliseconds", "millisec"}:
@@ -136,23 +178,62 @@ def guess_time_unit(values: Any, column: str = "") -> str:
         return "s"
     if str(column) in ("RecordingTimestamp", "TIMESTAMP"):  # Tobii Studio and EyeLink export ms
         return "ms"
-    t = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+    try:
+        t = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        return "s"
     step = np.diff(t[np.isfinite(t)])
     step = step[step > 0]
     if step.size == 0:
         return "s"
     median = float(np.median(step))
-    return "s" if median < STEP_S_MAX else "ms" if median < STEP_MS_MAX else "us"
+    if events:
+        # Fixations start 0.1-1 s apart: 0.1-1 in s, 100-1000 in ms, 1e5-1e6 in us, 1e8-1e9 in ns.
+        return "s" if median < 20 else "ms" if median < 2e4 else "us" if median < 2e7 else "ns"
+    return ("s" if median < STEP_S_MAX else "ms" if median < STEP_MS_MAX else
+            "us" if median < STEP_US_MAX else "ns")
 
 
-def _pick(columns: list[str], role: str, taken: set[str]) -> str | None:
-    """Columns, a role and the columns already used -> the best-matching free column or None."""
-    normed = [norm(c) for c in columns]
-    for pattern in PATTERNS[role]:
-        for col, n in zip(columns, normed):
-            if col not in taken and re.fullmatch(pattern, n):
-                return col
-    return None
+def name_conflict(role: str, column: Any) -> str | None:
+    """Role and column name -> why the name says it holds something else ('a display duration'), or None."""
+    words = norm(column).split("_")
+    hits = [w for w in words if w in CONFLICTS.get(role, ())]
+    if not hits:
+        return None
+    other = [w for w in words if w not in ("ms", "s", "us", "ns", "sec", "msec", "px", "mm")]
+    return " ".join(other) or hits[0]
+
+
+def _role_regex(role: str) -> re.Pattern[str]:
+    """Role -> one regex whose first matching alternative (named p0, p1, ...) is the best pattern."""
+    if role not in _ROLE_REGEX:
+        alts = "|".join(f"(?P<p{i}>{p})" for i, p in enumerate(PATTERNS[role]))
+        _ROLE_REGEX[role] = re.compile(f"(?:{alts})")
+    return _ROLE_REGEX[role]
+
+
+_ROLE_REGEX: dict[str, re.Pattern[str]] = {}
+
+
+def _pick(columns: list[str], normed: list[str], role: str, taken: set[str],
+          passed_over: dict[str, list[str]] | None = None) -> str | None:
+    """Columns (and their normalised names), a role, the columns already used -> best free column or None."""
+    regex = _role_regex(role)
+    best: tuple[int, int] | None = None
+    for i, (col, n) in enumerate(zip(columns, normed)):
+        if col in taken:
+            continue
+        m = regex.fullmatch(n)
+        if m is None or m.lastgroup is None:
+            continue
+        rank = int(m.lastgroup[1:])
+        if name_conflict(role, col) is not None:
+            if passed_over is not None:
+                passed_over.setdefault(role, []).append(col)
+            continue
+        if best is None or rank < best[0]:
+            best = (rank, i)
+    return None if best is None else columns[best[1]]
 
 
 def _guess_headerless(df: pd.DataFrame) -> dict[str, str | None]:
@@ -160,35 +241,71 @@ def _guess_headerless(df: pd.DataFrame) -> dict[str, str | None]:
     numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
     out: dict[str, str | None] = {"t_s": None, "x": None, "y": None}
     for i, col in enumerate(numeric):
-        t = df[col].to_numpy(dtype=float)
+        t = df[col].to_numpy(dtype=float, na_value=np.nan)
         if np.all(np.diff(t[np.isfinite(t)]) >= 0) and len(numeric) - i >= 3:
             out.update(t_s=col, x=numeric[i + 1], y=numeric[i + 2])
             break
     return out
 
 
-def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, str | None]:
-    """Table and kind -> role -> column (or None; WHOLE_FILE for a missing ID) plus 'time_unit' for gaze."""
+def _series(df: pd.DataFrame, column: str) -> pd.Series:
+    """Frame and a column name (as text) -> its first column of that name."""
+    names = [str(c) for c in df.columns]
+    return df.iloc[:, names.index(column)]
+
+
+def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Table and kind -> (guessed mapping, {role: columns passed over because their name conflicts})."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    columns = [str(c) for c in df.columns]
-    headerless = all(_HEADERLESS.fullmatch(c) for c in columns)
-    guess: dict[str, str | None] = {}
+    columns = list(dict.fromkeys(str(c) for c in df.columns))
+    normed = [norm(c) for c in columns]
+    headerless = bool(columns) and all(_HEADERLESS.fullmatch(c) for c in columns)
+    guess: dict[str, Any] = {}
+    passed: dict[str, list[str]] = {}
     taken: set[str] = set()
     if headerless and kind == "gaze":
-        guess.update(_guess_headerless(df))
+        unique = df.loc[:, ~df.columns.duplicated()]
+        guess.update(_guess_headerless(unique))
         taken.update(c for c in guess.values() if c)
     for role in ROLES[kind]:
         if role.name in guess:
             continue
-        col = None if headerless else _pick(columns, role.name, taken)
+        col = None if headerless else _pick(columns, normed, role.name, taken, passed)
         if col is None and role.name in ("participant", "observer"):
             col = WHOLE_FILE
         guess[role.name] = col
         if col:
             taken.add(col)
+    out: dict[str, Any] = {r.name: guess[r.name] for r in ROLES[kind]}
     if kind == "gaze":
         t = guess.get("t_s")
-        guess[TIME_UNIT_KEY] = guess_time_unit(df[t], t) if t in df.columns else "s"
-    return {r.name: guess[r.name] for r in ROLES[kind]} | (
-        {TIME_UNIT_KEY: guess[TIME_UNIT_KEY]} if kind == "gaze" else {})
+        out[TIME_UNIT_KEY] = guess_time_unit(_series(df, t), t) if t in columns else "s"
+    elif kind == "fixations":
+        t = guess.get("t_start_s") or guess.get("t_end_s")
+        out[TIME_UNIT_KEY] = guess_time_unit(_series(df, t), t, events=True) if t in columns else "ms"
+    return out, passed
+
+
+def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, Any]:
+    """Table and kind -> role -> column (or None; WHOLE_FILE for a missing ID) plus 'time_unit'."""
+    return _guess(df, kind)[0]
+
+
+def guess_notes(df: pd.DataFrame, kind: str) -> list[str]:
+    """Table and kind -> plain sentences on columns the guess passed over because their names conflict."""
+    mapping, passed = _guess(df, kind)
+    notes = []
+    for role, cols in passed.items():
+        chosen = mapping.get(role)
+        for col in cols:
+            what = name_conflict(role, col)
+            if chosen:
+                tail = f"'{chosen}' was chosen instead"
+            elif role == "duration_ms" and mapping.get("t_start_s") and mapping.get("t_end_s"):
+                tail = "durations are computed from the start and end times instead"
+            else:
+                tail = "choose the right column yourself"
+            notes.append(f"'{col}' was not chosen for {role} ({CONFLICT_WHAT.get(role, role)}): its name "
+                         f"says it is a {what}; {tail}.")
+    return notes

@@ -1,20 +1,27 @@
 """Bytes of an uploaded CSV/TSV table -> DataFrame, entirely in memory.
 
 Order of checks: size, gzip (decompressed size is checked too), known binary formats, control bytes,
-text encoding (UTF-8, else Windows-1252/Latin-1), unsupported text exports, delimiter, header, parse.
+text encoding (UTF-8, else Windows-1252/Latin-1), formats that are not tables (EyeLink ASC), delimiter,
+number of columns (before parsing), header, parse. Limits are None (no limit) unless the caller sets them:
+the web page does, a library call does not.
+
+Column names are stripped of surrounding spaces; names that then collide, or are empty, are made unique
+the way pandas does it ('x', 'x.1'; 'Unnamed: 3') and the renaming is reported in attrs["warnings"].
 """
 from __future__ import annotations
 
 import csv
 import re
+import warnings
 import zlib
-from io import StringIO
+from collections.abc import Callable
+from io import BytesIO
 
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import ROW_INDEX_NAME, DataError
-from eyedp_core.io.readers import unsupported_text_format
+from eyedp_core.io.asc import looks_like_asc
+from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, DataWarning, megabytes
 from eyedp_core.io.roles import is_id_name
 
 # Leading bytes of formats people upload by mistake, so the message can say what the file really is.
@@ -29,6 +36,8 @@ MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"PAR1", "a Parquet file"),
     (b"SQLite format 3\x00", "an SQLite database"),
     (b"\x7fELF", "a program"),
+    (b"SR_RESEARCH", "an EyeLink EDF recording (binary). Convert it to text with SR Research's edf2asc and "
+                     "upload the .asc file instead"),
 )
 DELIMITERS = (",", "\t", ";")
 WHITESPACE = r"\s+"
@@ -39,31 +48,62 @@ MAX_CONTROL_SHARE = 0.01
 _QUOTED = re.compile(r'"[^"]*"')
 _DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
 _DECIMAL_DOT = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
-_NA_TOKENS = {"", "na", "nan", "n/a", "null", "none", "#n/a", "-nan"}
-# Blank lines and '#' comment lines before the header (SMI and other exports write these) are skipped.
-_LEADING = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*")
+_NA_TOKENS = {"", "na", "nan", "n/a", "null", "none", "#n/a", "-nan", "."}
+# EyeLink writes '.' for a missing sample; pandas' own list covers the rest.
+NA_VALUES = ["."]
+# Blank lines (any whitespace, form feeds and no-break spaces included) and '#' comment lines before the
+# header (SMI and other exports write these) are skipped. Lines end at \n, \r\n or \r, as pandas reads them.
+_LEADING = re.compile(r"\A(?:[^\S\r\n]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_BLANK_LINES = re.compile(r"(?:[^\S\r\n]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
+# A table with more columns than this is refused before it is parsed (a wide feature table has hundreds).
+MAX_COLUMNS = 5000
+MAX_PREAMBLE = 20
 _PARSER_LINE = re.compile(r"(?:line|row) (\d+)")
 HINT_SAVE_AS = "Save it from your spreadsheet program as 'CSV UTF-8' (comma-separated) and upload that."
 
 
-def _check_size(n_bytes: int, filename: str, max_bytes: int, what: str = "") -> None:
-    """Byte count -> nothing, or DataError when it exceeds max_bytes."""
-    if n_bytes > max_bytes:
-        raise DataError(f"the file is {n_bytes / 2**20:.1f} MB{what}; the limit is {max_bytes / 2**20:.0f} "
-                        "MB. Upload fewer participants or a shorter recording.", file=filename,
-                        expected=f"at most {max_bytes} bytes")
+def _check_size(n_bytes: int, filename: str, max_bytes: int | None, what: str = "") -> None:
+    """Byte count -> nothing, or DataError stating the real size over max_bytes (None: no limit)."""
+    if max_bytes is not None and n_bytes > max_bytes:
+        size, limit = megabytes(n_bytes, max_bytes)
+        raise DataError(f"the file is {size}{what}; the limit is {limit}. Upload fewer participants or a "
+                        "shorter recording, or read it with eyedp_core.io.read_recording (no limit).",
+                        file=filename, expected=f"at most {max_bytes} bytes", found=f"{n_bytes} bytes")
 
 
-def gunzip_limited(data: bytes, filename: str, max_bytes: int) -> bytes:
+def gunzip_limited(data: bytes, filename: str, max_bytes: int | None) -> bytes:
     """gzip bytes -> decompressed bytes; DataError when damaged or larger than max_bytes once unpacked."""
-    # Stop decompressing just past the limit, so a small gzip bomb cannot fill the memory.
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(data, max_bytes + 1)
-    except zlib.error:
-        raise DataError("the file looks gzip-compressed but is damaged.", file=filename) from None
-    _check_size(len(out), filename, max_bytes, " once decompressed" if len(out) > max_bytes else "")
-    return out
+    # Stop decompressing just past the limit, so a small gzip bomb cannot fill the memory; the real size
+    # is then read from the gzip trailer (the unpacked size modulo 4 GiB, as gzip stores it).
+    out = bytearray()
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        room = -1 if max_bytes is None else max_bytes + 1 - len(out)
+        try:
+            out += inflater.decompress(rest, room) if room != -1 else inflater.decompress(rest)
+        except zlib.error:
+            raise DataError("the file looks gzip-compressed but is damaged.", file=filename,
+                            expected="a complete gzip file") from None
+        if max_bytes is not None and len(out) > max_bytes:
+            trailer = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0
+            if trailer > max_bytes:
+                size, limit = megabytes(trailer, max_bytes)
+                what = f"{size} once decompressed ({megabytes(len(data), max_bytes)[0]} as uploaded)"
+            else:
+                limit = megabytes(max_bytes + 1, max_bytes)[1]
+                what = f"more than {limit} once decompressed"
+            raise DataError(f"the file is {what}; the limit is {limit}. Upload fewer participants or a "
+                            "shorter recording.", file=filename, expected=f"at most {max_bytes} bytes")
+        if not inflater.eof:
+            raise DataError("the file looks gzip-compressed but is truncated (it ends before the "
+                            "compressed data does).", file=filename, expected="a complete gzip file")
+        rest = inflater.unused_data
+        # Concatenated gzip members are one file (gzip's own rule); padding after the last one is ignored.
+        if not rest.startswith(b"\x1f\x8b"):
+            break
+    return bytes(out)
 
 
 def _refuse_binary(data: bytes, filename: str) -> None:
@@ -171,61 +211,219 @@ def _parser_error(err: Exception, filename: str, offset: int) -> DataError:
     return DataError(msg, file=filename, row=row, expected="a rectangular table")
 
 
-def parse_table(data: bytes, filename: str, max_bytes: int, max_rows: int) -> pd.DataFrame:
-    """Uploaded bytes -> DataFrame indexed by spreadsheet row number (index name 'row')."""
+def unique_names(names: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Header fields -> (stripped unique names, {new name: original} for every renamed one)."""
+    out: list[str] = []
+    renamed: dict[str, str] = {}
+    taken: set[str] = set()
+    stripped = [str(n).strip() for n in names]
+    counts: dict[str, int] = {}
+    for i, (raw, name) in enumerate(zip(names, stripped)):
+        new = name or f"Unnamed: {i}"
+        if new in taken:
+            k = counts.get(new, 0)
+            while f"{new}.{k + 1}" in taken or f"{new}.{k + 1}" in stripped:
+                k += 1
+            counts[new] = k + 1
+            new = f"{new}.{k + 1}"
+        if new != raw and (new != name or not name):
+            renamed[new] = str(raw)
+        taken.add(new)
+        out.append(new)
+    return out, renamed
+
+
+def unpack(data: bytes, filename: str, max_bytes: int | None = None,
+           max_unpacked: int | None = None) -> bytes:
+    """Uploaded bytes -> the file's bytes (gunzipped if gzip); DataError over a limit or when damaged."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DataError("the upload is not a file's bytes.", file=filename, expected="bytes")
+    data = bytes(data)
     _check_size(len(data), filename, max_bytes)
     if data.startswith(b"\x1f\x8b"):
-        data = gunzip_limited(data, filename, max_bytes)
+        data = gunzip_limited(data, filename, max_unpacked)
+    return data
+
+
+def _first_line(body: str) -> str:
+    """Text -> its first line (up to the first \r or \n)."""
+    hit = _NEWLINE.search(body)
+    return body if hit is None else body[: hit.start()]
+
+
+def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_rows: int | None = None, *,
+                max_unpacked: int | None = None, max_columns: int | None = MAX_COLUMNS,
+                usecols: list[str] | None = None, nrows: int | None = None, chunk_rows: int | None = None,
+                progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Uploaded bytes -> DataFrame indexed by spreadsheet row number (index name 'row').
+
+    max_bytes / max_unpacked / max_rows: limits (None: none); max_columns is checked on the header before
+    parsing. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
+    chunk_rows and progress: parse in chunks and report the fraction done (0-1) after each.
+    """
+    data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
     if not data.strip():
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
     text = decode_text(data, filename)
-    body = _LEADING.sub("", text, count=1)
+    del data
+    return parse_text(text, filename, max_rows=max_rows, max_columns=max_columns, usecols=usecols,
+                      nrows=nrows, chunk_rows=chunk_rows, progress=progress)
+
+
+def parse_text(text: str, filename: str, *, max_rows: int | None = None,
+               max_columns: int | None = MAX_COLUMNS, usecols: list[str] | None = None,
+               nrows: int | None = None, chunk_rows: int | None = None,
+               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Decoded text of a table -> DataFrame indexed by spreadsheet row number (see parse_table)."""
+    lead = _LEADING.match(text)
+    skip_at = lead.end() if lead else 0
+    body = text[skip_at:]
     if not body.strip():
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
-    skipped = text[: len(text) - len(body)].count("\n")
-    fmt = unsupported_text_format(body[:SNIFF_BYTES])
-    if fmt:
-        raise DataError(f"this looks like {fmt}, which is not supported yet. Export the samples as a "
-                        "CSV/TSV table (one row per sample) and map its columns.", file=filename)
-    lines = [ln for ln in body[:SNIFF_BYTES].splitlines()[: SNIFF_LINES + 1] if ln.strip()][:SNIFF_LINES]
+    skipped = len(_NEWLINE.findall(text, 0, skip_at))
+    if looks_like_asc(body[:SNIFF_BYTES]):
+        raise DataError("this is an EyeLink ASC file (converted from EDF), not a table. Upload it as raw "
+                        "gaze samples (the page reads it with its EyeLink reader) or read it with "
+                        "eyedp_core.io.read_recording.", file=filename, expected="a CSV or TSV table")
+    head = body[:SNIFF_BYTES]
+    lines = [ln for ln in _NEWLINE.split(head)[: SNIFF_LINES + 1] if ln.strip()][:SNIFF_LINES]
+    if not lines:
+        raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
     sep = sniff_delimiter(lines)
+    preamble: list[str] = []
+    if sep is None:
+        # Some exports put 'key value' lines above the table ("gaze 576 304", "geometry distance 0.75 ...");
+        # skip up to MAX_PREAMBLE of them when the rest is a consistent table.
+        for k in range(1, min(MAX_PREAMBLE, len(lines) - 2) + 1):
+            sep = sniff_delimiter(lines[k:])
+            if sep is not None:
+                preamble = lines[:k]
+                break
+    if preamble:
+        cut = 0
+        for _ in preamble:
+            cut = _BLANK_LINES.match(body, cut).end()
+            hit = _NEWLINE.search(body, cut)
+            cut = len(body) if hit is None else hit.end()
+        cut = _BLANK_LINES.match(body, cut).end()
+        skipped += len(_NEWLINE.findall(body, 0, cut))
+        body = body[cut:]
+        lines = lines[len(preamble):]
     if sep is None:
         raise DataError(f"the file has only one column (first line: {lines[0][:40]!r}). Expected columns "
                         "separated by commas, tabs or semicolons.", file=filename,
                         expected="at least two columns")
+    first_line = _first_line(body)
+    if max_columns is not None:
+        # Counting delimiters is an upper bound that costs nothing; the exact count only when it matters.
+        rough = len(first_line.split()) if sep == WHITESPACE else first_line.count(sep) + 1
+        if rough > max_columns:
+            n_cols = rough if sep == WHITESPACE or '"' not in first_line else len(_split(first_line, sep))
+            if n_cols > max_columns:
+                raise DataError(f"the first line has {n_cols:,} columns; the limit is {max_columns:,}. "
+                                "Is this a table with one row per sample (or fixation, or window)? Leave out "
+                                "columns you do not need before uploading.", file=filename, row=skipped + 1,
+                                expected=f"at most {max_columns} columns", found=f"{n_cols} columns")
     decimal = sniff_decimal(lines[1:], sep)
-    raw_first = _split(lines[0], sep)
+    raw_first = _split(first_line, sep)
     first = [f.strip() for f in raw_first]
     header = has_header(first, decimal)
-    kw: dict = dict(sep=sep, decimal=decimal, skip_blank_lines=False, nrows=max_rows + 1,
-                    low_memory=False, skipinitialspace=True)
+    notes: list[DataWarning] = []
     if header:
-        kw["header"] = 0
-        # Identifier columns stay text, so participant '007' does not become the number 7. The keys are
-        # the names as pandas sees them (trailing spaces kept); duplicated names get renamed, so skip them.
-        kw["dtype"] = {name: str for name in raw_first if is_id_name(name) and raw_first.count(name) == 1}
+        names, renamed = unique_names(raw_first)
+        if renamed:
+            listing = ", ".join(f"{orig!r} -> '{new}'" for new, orig in list(renamed.items())[:8])
+            notes.append(DataWarning(f"some column names were empty or the same once surrounding spaces "
+                                        f"were removed, so they were renamed: {listing}.", file=filename,
+                                        details={"renamed": renamed}))
     else:
-        kw.update(header=None, names=[f"col{i + 1}" for i in range(len(first))])
+        names = [f"col{i + 1}" for i in range(len(first))]
+    if usecols is not None:
+        missing = [c for c in usecols if c not in names]
+        if missing:
+            raise DataError("the column is not in the table.", file=filename, column=str(missing[0]),
+                            expected="a column of the table")
+    limit = None if max_rows is None else max_rows + 1
+    if nrows is not None:
+        limit = nrows if limit is None else min(limit, nrows)
+    kw: dict = dict(sep=sep, decimal=decimal, skip_blank_lines=False, low_memory=False, skipinitialspace=True,
+                    header=0 if header else None, names=names, index_col=False, na_values=NA_VALUES,
+                    usecols=usecols, nrows=limit)
+    if sep == WHITESPACE:
+        kw["engine"] = "c"
+    # Identifier columns stay text, so participant '007' does not become the number 7.
+    kw["dtype"] = {n: str for n in names if header and is_id_name(n) and (usecols is None or n in usecols)}
+    if nrows is not None:
+        # A preview needs only its first lines: do not hand pandas (or the encoder) the whole file.
+        pos = 0
+        for _ in range(nrows + 2):
+            hit = _NEWLINE.search(body, pos)
+            if hit is None:
+                break
+            pos = hit.end()
+        else:
+            body = body[:pos]
+    # pandas reads UTF-8 bytes directly; a StringIO would hold the text as 4 bytes per character.
+    stream = BytesIO(body.encode("utf-8", errors="replace"))
+    del body
+    kw["encoding"] = "utf-8"
     try:
-        df = pd.read_csv(StringIO(body), **kw)
+        with warnings.catch_warnings():
+            # A delimiter at the end of data lines (common in tracker exports) gives them one more, empty
+            # field than the header: pandas drops that trailing field and warns.
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            df = _read_csv(stream, kw, chunk_rows, progress, usecols or names)
     except pd.errors.EmptyDataError:
         raise DataError("the file is empty.", file=filename) from None
-    except (pd.errors.ParserError, ValueError) as err:
+    except (pd.errors.ParserError, ValueError, OverflowError) as err:
         raise _parser_error(err, filename, skipped) from None
-    if len(df) > max_rows:
-        raise DataError(f"the table has more than {max_rows:,} data rows; upload fewer participants or a "
-                        "shorter recording (or downsample it).", file=filename,
+    if max_rows is not None and len(df) > max_rows:
+        raise DataError(f"the table has more than {max_rows:,} data rows; the limit is {max_rows:,}. "
+                        "Upload fewer participants or a shorter recording (or downsample it).", file=filename,
                         expected=f"at most {max_rows} rows")
-    df.columns = [str(c).strip() for c in df.columns]
     # A delimiter at the end of every line makes an empty unnamed column: not the user's data.
-    empty_unnamed = [c for c in df.columns if c.startswith("Unnamed: ") and df[c].isna().all()]
+    empty_unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ") and df[c].isna().all()]
     df = df.drop(columns=empty_unnamed)
     start = skipped + (2 if header else 1)
     df.index = pd.RangeIndex(start, start + len(df), name=ROW_INDEX_NAME)
+    df = _blank_as_missing(df)
     df = df[~df.isna().all(axis=1).to_numpy()]
-    if df.empty:
+    if df.empty and nrows != 0:
         raise DataError("the file has a header row but no data rows.", file=filename,
                         expected="at least one data row")
     df.attrs["source_file"] = filename
     df.attrs["has_header"] = header
+    df.attrs["layout"] = {"sep": sep, "decimal": decimal, "skipped_lines": skipped}
+    df.attrs["preamble"] = [ln[:200] for ln in preamble]
+    df.attrs["warnings"] = notes
+    return df
+
+
+def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Callable[[float], None] | None,
+              columns: list[str]) -> pd.DataFrame:
+    """pandas read_csv, in chunks with progress reports when chunk_rows is set."""
+    if not chunk_rows:
+        return pd.read_csv(stream, **kw)
+    parts = []
+    total = max(len(stream.getbuffer()), 1)
+    for part in pd.read_csv(stream, chunksize=chunk_rows, **kw):
+        parts.append(part)
+        if progress is not None:
+            progress(min(stream.tell() / total, 1.0))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def _blank_as_missing(df: pd.DataFrame) -> pd.DataFrame:
+    """Text cells that hold only whitespace (no-break spaces, form feeds) -> missing, like empty cells."""
+    for col in df.columns:
+        s = df[col]
+        if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+            continue
+        try:
+            blank = s.astype("str").str.strip().eq("").to_numpy(dtype=bool, na_value=False)
+            blank &= s.notna().to_numpy()
+        except (TypeError, ValueError):
+            continue
+        if blank.any():
+            df[col] = s.mask(blank)
     return df

@@ -5,66 +5,99 @@ error messages quote at most one shortened cell value.
 
 Flow used by the *Your data* page::
 
-    raw = read_table(data, filename)            # DataFrame, index = spreadsheet row number ("row")
+    raw = read_table(data, filename, **WEB_LIMITS)   # DataFrame, index = spreadsheet row number ("row")
     guess = guess_mapping(raw, kind)            # role -> column (pre-fills the select boxes)
-    table = apply_mapping(raw, mapping, kind, filename)   # canonical columns, validated
-    table.attrs["warnings"]                     # list of DataWarning to show (may be empty)
+    table = apply_mapping(raw, mapping, kind, filename, drop_missing=..., geometry=...)
+    table.attrs["warnings"], table.attrs["counts"]
 
-or, for eye-tracker exports, `READERS[detect_reader(raw)].to_canonical(raw) -> (raw2, mapping)`.
+or, for eye-tracker exports, `READERS[detect_reader(raw)].convert(raw) -> (raw2, mapping)`; whole
+recordings (EyeLink ASC included) in one call: `eyedp_core.io.read_recording`.
 Any problem raises `DataError` (a ValueError) whose str() names the file, row, column and what was
 expected; rows are numbered as in a spreadsheet (the header is row 1, the first data row is row 2).
 
-Units: times are converted to seconds (`t_s`); x and y must be stimulus/screen pixels with the
-origin top-left (values that look like degrees or 0-1 coordinates are refused); empty x, y, pupil
-cells are blinks/tracking loss and stay NaN.
+Units: times are converted to seconds (`t_s`); x and y end up as stimulus/screen pixels with the origin
+top-left: other units (normalised, mm, degrees) are converted with an `io.Geometry`; pixel data that look
+like degrees or 0-1 coordinates without saying so are refused. Empty x, y, pupil cells are blinks/tracking
+loss and stay NaN, as do x = y = 0 samples.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from eyedp_core.io.asc import looks_like_asc
 from eyedp_core.io.errors import DataError, DataWarning, row_numbers
+from eyedp_core.io.geometry import PRESETS, UNIT_LABELS, UNITS, Geometry
 from eyedp_core.io.images import decode_image
-from eyedp_core.io.readers import READERS, Reader, detect_reader, register_reader
-from eyedp_core.io.roles import (FEATURES_KEY, KINDS, ROLES, TIME_UNIT_KEY, TIME_UNITS, WHOLE_FILE, Role,
-                                 guess_mapping, guess_time_unit)
-from eyedp_core.io.text import parse_table
+from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
+from eyedp_core.io.roles import (FEATURES_KEY, KINDS, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
+                                 Y_UP_KEY, Role, guess_mapping, guess_notes, guess_time_unit)
+from eyedp_core.io.text import MAX_COLUMNS, parse_table, unpack
 from eyedp_core.io.validate import canonical_table, check_lengths
 from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
 
 __all__ = [
     "DataError", "DataWarning", "Role", "Reader", "ROLES", "KINDS", "READERS", "WHOLE_FILE", "TIME_UNITS",
-    "TIME_UNIT_KEY", "FEATURES_KEY", "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_IMAGE_PIXELS", "MIN_LENGTH_RATIO",
-    "read_table", "guess_mapping", "guess_time_unit", "apply_mapping", "check_in_bounds", "check_lengths",
-    "load_image", "to_csv_bytes", "register_reader", "detect_reader", "row_numbers",
+    "TIME_UNIT_KEY", "FEATURES_KEY", "UNITS_KEY", "Y_UP_KEY", "UNITS", "UNIT_LABELS", "Geometry", "PRESETS",
+    "DEFAULT_MIN_CONFIDENCE", "MAX_UPLOAD_BYTES", "MAX_UNPACKED_BYTES", "MAX_ROWS", "MAX_COLUMNS",
+    "MAX_IMAGE_PIXELS", "MAX_IMAGE_SIDE", "MIN_LENGTH_RATIO", "WEB_LIMITS",
+    "read_table", "guess_mapping", "guess_notes", "guess_time_unit", "apply_mapping", "check_in_bounds",
+    "check_lengths", "load_image", "to_csv_bytes", "register_reader", "detect_reader", "row_numbers",
+    "peek_format",
 ]
 
-# 50 MiB holds about 1.5 million gaze samples as CSV; Streamlit itself allows 200 MB per upload.
-MAX_UPLOAD_BYTES = 50 * 2**20
-# One million samples is 55 min at 300 Hz or 17 min at 1000 Hz; more makes the pages sluggish.
-MAX_ROWS = 1_000_000
-# 12 MP covers a 4K screenshot (8.3 MP); decoded as RGB it takes 36 MB of memory.
+# Limits of the web page (a library call has none unless it asks). The upload cap is Streamlit's
+# server.maxUploadSize in .streamlit/config.toml (keep the two equal); a gzip upload may unpack to 1 GiB.
+MAX_UPLOAD_BYTES = 200 * 2**20
+MAX_UNPACKED_BYTES = 2**30
+# Five million samples is 4.6 h at 300 Hz or 83 min at 1000 Hz.
+MAX_ROWS = 5_000_000
+# 12 MP covers a 4K screenshot (8.3 MP); decoded as RGB it takes 36 MB of memory. No side may exceed
+# 16,384 px (a 1 x 12,000,000 px strip passes the pixel cap but no preview could show it).
 MAX_IMAGE_PIXELS = 12_000_000
+MAX_IMAGE_SIDE = 16_384
 # A feature table whose shortest recording is below this fraction of the longest gets a warning.
 MIN_LENGTH_RATIO = 0.5
+WEB_LIMITS: dict[str, int] = {"max_bytes": MAX_UPLOAD_BYTES, "max_unpacked": MAX_UNPACKED_BYTES,
+                              "max_rows": MAX_ROWS}
 
 
-def read_table(data: bytes, filename: str) -> pd.DataFrame:
-    """CSV/TSV bytes (may be gzip) -> DataFrame indexed by spreadsheet row; DataError if unreadable."""
-    return parse_table(data, filename, max_bytes=MAX_UPLOAD_BYTES, max_rows=MAX_ROWS)
+def read_table(data: bytes, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,
+               max_rows: int | None = None, usecols: list[str] | None = None, nrows: int | None = None,
+               chunk_rows: int | None = None,
+               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """CSV/TSV bytes (may be gzip) -> DataFrame indexed by spreadsheet row; DataError if unreadable.
+
+    No size or row limit unless given (the page passes WEB_LIMITS); more than MAX_COLUMNS columns are
+    refused before parsing. usecols/nrows read part of the table; chunk_rows + progress report progress.
+    """
+    return parse_table(data, filename, max_bytes=max_bytes, max_rows=max_rows, max_unpacked=max_unpacked,
+                       usecols=usecols, nrows=nrows, chunk_rows=chunk_rows, progress=progress)
 
 
-def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str) -> pd.DataFrame:
+def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str, *,
+                  drop_missing: bool = False, geometry: Geometry | None = None) -> pd.DataFrame:
     """Raw table, role -> column mapping, kind, file name -> validated canonical table; DataError on problems.
 
-    gaze: participant, t_s (seconds), x, y, [pupil], [stimulus]; fixations: observer, x, y, [stimulus],
-    [duration_ms]; features: participant, [gender], [task], [window], [t_start_s], then the feature
-    columns (mapping["features"], default every other column holding numbers). Unmapped optional roles
-    are left out. The index keeps the spreadsheet row numbers; warnings are in attrs["warnings"].
+    gaze: participant, t_s (seconds), x, y (px), [pupil], [stimulus]; fixations: observer, x, y, [stimulus],
+    [duration_ms], [t_start_s], [t_end_s]; features: participant, [gender], [task], [window], [t_start_s],
+    then the feature columns (mapping["features"], default every other column holding numbers). Unmapped
+    optional roles are left out. mapping["units"] (px, norm, mm, deg) other than px needs `geometry`.
+    drop_missing: rows with an empty cell in a chosen column are dropped and counted, not refused.
+    The index keeps the spreadsheet row numbers; warnings are in attrs["warnings"] (the reader's and
+    read_table's first), counts in attrs["counts"].
     """
-    return canonical_table(df, mapping, kind, filename, min_length_ratio=MIN_LENGTH_RATIO)
+    out = canonical_table(df, mapping, kind, filename, min_length_ratio=MIN_LENGTH_RATIO,
+                          drop_missing=drop_missing, geometry=geometry)
+    attrs = getattr(df, "attrs", {}) or {}
+    before = [w for w in attrs.get("warnings", []) if isinstance(w, DataWarning)]
+    counts = {k: v for k, v in attrs.get("counts", {}).items() if isinstance(v, int)}
+    counts.update(out.attrs["counts"])
+    out.attrs = {**out.attrs, "warnings": before + out.attrs["warnings"], "counts": counts}
+    return out
 
 
 def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str,
@@ -73,11 +106,24 @@ def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str
     _check_in_bounds(df, width, height, filename, tolerance_px)
 
 
-def load_image(data: bytes, filename: str, max_pixels: int = MAX_IMAGE_PIXELS) -> np.ndarray:
-    """PNG/JPEG bytes -> H x W x 3 uint8 RGB; DataError if not PNG/JPEG, damaged or over max_pixels."""
-    return decode_image(data, filename, max_pixels=max_pixels, max_bytes=MAX_UPLOAD_BYTES)
+def load_image(data: bytes, filename: str, max_pixels: int = MAX_IMAGE_PIXELS, *,
+               max_side: int = MAX_IMAGE_SIDE, max_bytes: int | None = MAX_UPLOAD_BYTES) -> np.ndarray:
+    """PNG/JPEG bytes -> H x W x 3 uint8 RGB; DataError if not PNG/JPEG, damaged or over a limit."""
+    return decode_image(data, filename, max_pixels=max_pixels, max_bytes=max_bytes, max_side=max_side)
 
 
 def to_csv_bytes(df: pd.DataFrame) -> bytes:
     """DataFrame -> UTF-8 CSV bytes with a header and without the index, for download buttons."""
     return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def peek_format(data: bytes, filename: str, *, max_bytes: int | None = None,
+                max_unpacked: int | None = None) -> str:
+    """Uploaded bytes -> 'eyelink_asc' for an EyeLink ASC file, else 'table'; DataError for an EDF."""
+    raw = unpack(data, filename, max_bytes, max_unpacked)
+    if raw.startswith(b"SR_RESEARCH"):
+        raise DataError("this is an EyeLink EDF file (binary), which EyeDP does not read: convert it with SR "
+                        "Research's edf2asc (samples and events) and upload the .asc file.", file=filename,
+                        expected="an EyeLink ASC text file")
+    head = raw[:65536].decode("utf-8", errors="replace").lstrip("\ufeff")
+    return "eyelink_asc" if looks_like_asc(head) else "table"

@@ -1,0 +1,202 @@
+"""Fuzz: every reader and validator of eyedp_core.io returns a valid table or raises DataError, nothing else.
+
+Hypothesis mutates seed tables (the vendor fixtures and small generated tables) and seed images byte by byte
+and with table-aware edits (blank lines of form feeds and no-break spaces, names padded with spaces, huge
+numbers, empty cells, BOMs, CRLF, gzip), then runs read_table, guess_mapping / guess_notes, apply_mapping for
+every kind (with and without drop_missing, in every unit), every reader that recognises the table,
+read_recording and load_image. Derandomised and bounded (max_examples, no deadline), so a run is repeatable
+and takes seconds. Outcome counts are printed by the last test (pytest -s).
+"""
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from eyedp_core import io
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+OUTCOMES: Counter = Counter()
+FUZZ = settings(derandomize=True, deadline=None, database=None, max_examples=300,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+GEOMETRY = io.Geometry(1280, 720, 500.0, 281.0, 600.0)
+
+
+def _seeds() -> list[bytes]:
+    """Seed files: the vendor fixtures plus small generated gaze, fixation and feature tables."""
+    seeds = [p.read_bytes() for p in sorted(FIXTURES.iterdir()) if p.is_file()]
+    seeds += [
+        b"participant,t_ms,x,y,pupil\nP1,1000,512.5,300,3.1\nP1,1004,513,301,3.2\nP2,1000,100,200,\nP2,1004,0,0,3\n",
+        b"observer;x;y;stimulus;duration_ms\na;1,5;2;img.png;200\nb;3;4,25;img.png;150\n",
+        b"participant\ttask\twindow\tblink_rate\tfix_dur\np1\tread\t0\t0.2\t210\np1\tread\t1\t0.3\t190\n",
+        b"0,1.5,2.5\n4,1.5,2.5\n8,1.5,2.5\n",
+        b"n,x,y,val,dP,lab,xT,yT\n0,-15.2,3.6,0,2190,0,NaN,NaN\n1,-15.3,3.7,0,2190,1,NaN,NaN\n2,,,4,0,-1,NaN,NaN\n",
+        b"SR_RESEARCH_1000FILE\nDATE: x\n\x00\x01\x02",
+    ]
+    return seeds
+
+
+SEEDS = _seeds()
+NASTY = ["\f", "\u00a0", "\x00", '"', ",", ";", "\t", "\r", "\n", "\r\n", "\ufeff", "nan", "1e309", "-1e400", ".",
+         "9223372036854775808", "18446744073709551616.0", "True", " ", "  x  ", "#", "MSG\t1 TRIALID 1",
+         "SR_RESEARCH", "\x1f\x8b", "é", "\u2028", "EFIX R 1 2 3 . . .", "", "-", "0", "0,0", "inf"]
+
+
+def _record(target: str, fn, *args, **kw):
+    """Call fn; count 'valid' or 'DataError' under target; anything else fails the test. -> result or None."""
+    try:
+        out = fn(*args, **kw)
+    except io.DataError as err:
+        assert str(err), "a DataError must carry a message"
+        OUTCOMES[(target, "DataError")] += 1
+        return None
+    OUTCOMES[(target, "valid")] += 1
+    return out
+
+
+@st.composite
+def mutated(draw) -> bytes:
+    """A seed with up to 6 edits: byte flips, nasty insertions, deletions, duplications, blank-line floods."""
+    data = bytearray(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.sampled_from([0, 0, 1, 1, 2, 3, 6]))):
+        op = draw(st.sampled_from(["flip", "insert", "delete", "dup_line", "flood", "pad_name", "truncate"]))
+        pos = draw(st.integers(0, max(len(data) - 1, 0)))
+        if op == "flip" and data:
+            data[pos] = draw(st.integers(0, 255))
+        elif op == "insert":
+            data[pos:pos] = draw(st.sampled_from(NASTY)).encode("utf-8")
+        elif op == "delete":
+            del data[pos:pos + draw(st.integers(1, 40))]
+        elif op == "dup_line":
+            end = data.find(b"\n", pos)
+            start = data.rfind(b"\n", 0, pos) + 1
+            if end > start:
+                data[end:end] = b"\n" + data[start:end]
+        elif op == "flood":
+            blank = draw(st.sampled_from(["\f\n", "\u00a0\n", " \n", "\r\n", "#c\n"])).encode("utf-8")
+            data[0:0] = blank * draw(st.integers(1, 3000))
+        elif op == "pad_name":
+            end = data.find(b"\n")
+            first = bytes(data[: max(end, 0)])
+            for sep in (b",", b"\t", b";"):
+                if sep in first:
+                    parts = first.split(sep)
+                    k = draw(st.integers(0, len(parts) - 1))
+                    parts[k] = b" " + parts[(k + 1) % len(parts)].strip() + b" "
+                    data[: len(first)] = sep.join(parts)
+                    break
+        elif op == "truncate":
+            del data[pos:]
+    out = bytes(data)
+    return gzip.compress(out) if draw(st.booleans()) and draw(st.booleans()) else out
+
+
+def _check_canonical(out: pd.DataFrame, kind: str) -> None:
+    """A canonical table of `kind`: its required columns, float positions, unique names, row index."""
+    assert isinstance(out, pd.DataFrame) and out.columns.is_unique
+    required = [r.name for r in io.ROLES[kind] if r.required]
+    assert set(required) <= set(out.columns)
+    if kind in ("gaze", "fixations"):
+        assert out["x"].dtype == float and out["y"].dtype == float
+    if kind == "gaze":
+        assert np.isfinite(out["t_s"].to_numpy(dtype=float)).all()
+
+
+def _exercise_table(raw: pd.DataFrame, name: str, unit: str, drop: bool) -> None:
+    """Every guess, mapping, reader and check on one parsed table."""
+    assert raw.columns.is_unique and all(isinstance(c, str) for c in raw.columns)
+    for kind in ("gaze", "fixations", "features"):
+        guess = _record("guess_mapping", io.guess_mapping, raw, kind)
+        _record("guess_notes", io.guess_notes, raw, kind)
+        mapping = {**guess, "units": unit}
+        out = _record(f"apply_mapping[{kind}]", io.apply_mapping, raw, mapping, kind, name, drop_missing=drop,
+                      geometry=GEOMETRY if unit != "px" or drop else None)
+        if out is not None:
+            _check_canonical(out, kind)
+            if kind == "fixations":
+                _record("check_in_bounds", io.check_in_bounds, out, 1280, 720, name)
+    for reader_name, reader in io.READERS.items():
+        if reader_name == "generic" or not reader.detect(raw):
+            continue
+        conv = _record(f"reader[{reader_name}]", reader.convert, raw)
+        if conv is not None:
+            frame, mapping = conv
+            out = _record(f"apply_mapping[{reader_name}]", io.apply_mapping, frame, mapping, reader.kind, name,
+                          drop_missing=drop, geometry=GEOMETRY)
+            if out is not None:
+                _check_canonical(out, reader.kind)
+
+
+@pytest.mark.timeout(120)
+@FUZZ
+@given(data=mutated(), unit=st.sampled_from(["px", "px", "norm", "mm", "deg"]), drop=st.booleans())
+def test_tables_and_recordings_give_a_valid_table_or_a_data_error(data, unit, drop):
+    """read_table, every guess/mapping/reader, and read_recording: valid or DataError."""
+    raw = _record("read_table", io.read_table, data, "fuzz.csv", max_rows=100_000, max_unpacked=2**24)
+    if raw is not None:
+        _exercise_table(raw, "fuzz.csv", unit, drop)
+    rec = _record("read_recording", io.read_recording, data, filename="fuzz.csv",
+                  geometry=GEOMETRY if unit != "px" else None, max_bytes=2**24)
+    if rec is not None:
+        table, fmt = rec
+        assert fmt in io.FORMATS and isinstance(table, pd.DataFrame)
+        _check_canonical(table, rec.kind)
+    _record("peek_format", io.peek_format, data, "fuzz.csv")
+
+
+def _image_seeds() -> list[bytes]:
+    """Small PNG (RGB, RGBA, palette, 16-bit) and JPEG images."""
+    rng = np.random.default_rng(1)
+    rgb = Image.fromarray(rng.integers(0, 256, (12, 17, 3), dtype=np.uint8))
+    out = []
+    for img, fmt in ((rgb, "PNG"), (rgb.convert("RGBA"), "PNG"), (rgb.convert("P"), "PNG"),
+                     (Image.fromarray((rng.integers(0, 65535, (9, 9))).astype(np.uint16)), "PNG"), (rgb, "JPEG")):
+        buf = BytesIO()
+        img.save(buf, format=fmt)
+        out.append(buf.getvalue())
+    return out
+
+
+IMAGES = _image_seeds()
+
+
+@pytest.mark.timeout(60)
+@FUZZ
+@given(seed=st.sampled_from(IMAGES), edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)),
+                                                      max_size=6), cut=st.integers(0, 4))
+def test_images_give_pixels_or_a_data_error(seed, edits, cut):
+    """load_image on mutated PNG/JPEG bytes: an H x W x 3 uint8 array or DataError."""
+    data = bytearray(seed)
+    for pos, value in edits:
+        data[pos % len(data)] = value
+    if cut:
+        data = data[: len(data) * cut // 5]
+    img = _record("load_image", io.load_image, bytes(data), "fuzz.png")
+    if img is not None:
+        assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.iterdir()))
+def test_every_fixture_reads_without_error(name):
+    """The unmutated fixtures are valid recordings (Pupil Labs normalised ones with a geometry)."""
+    rec = io.read_recording(FIXTURES / name, geometry=GEOMETRY)
+    assert len(rec.samples) > 0
+
+
+def test_fuzz_outcome_counts():
+    """Print the outcome counts (pytest -s) and check the fuzz really reached the readers and validators."""
+    if not OUTCOMES:
+        pytest.skip("run with the fuzz tests above")
+    for (target, outcome), n in sorted(OUTCOMES.items()):
+        print(f"fuzz {target:32s} {outcome:9s} {n:6d}")
+    targets = {t for t, _ in OUTCOMES}
+    assert {"read_table", "read_recording", "load_image", "apply_mapping[gaze]"} <= targets
+    assert OUTCOMES[("read_table", "valid")] > 0 and OUTCOMES[("load_image", "valid")] > 0
