@@ -50,6 +50,8 @@ class Mech(str, Enum):
     KALEIDO = "Kaleido"
     K_ANONYMITY = "k-anonymity"
     K_SAME_SYNTH = "k-same-synth"
+    EVENT_SYNTH_PD = "event-synth-PD"
+    EVENT_SYNTH_PD_RANDOMISED = "event-synth-PD (randomised threshold)"
 
     @property
     def info(self) -> MechInfo:
@@ -123,6 +125,14 @@ _TABLE: dict[Mech, MechInfo] = {
     Mech.K_SAME_SYNTH: MechInfo(Family.NONE, "Gaze samples", "record",
                                 "replaces each person's event parameters by those of a group of at least k",
                                 "David-John et al.", is_dp=False),
+    Mech.EVENT_SYNTH_PD: MechInfo(Family.NONE, "Gaze samples", "event",
+                                  "re-draws each fixation until enough other people could have produced it "
+                                  "(plausible deniability as published; not differentially private)",
+                                  "David-John et al.", is_dp=False),
+    Mech.EVENT_SYNTH_PD_RANDOMISED: MechInfo(Family.LAPLACE, "Gaze samples", "event",
+                                             "re-draws each fixation once and publishes it only if enough other "
+                                             "people pass a noisy threshold (record-level, as claimed by "
+                                             "Bindschaedler et al.)", "Bindschaedler et al.; David-John et al."),
 }
 
 TIME_SERIES: tuple[Mech, ...] = (Mech.LPA, Mech.FPA, Mech.CFPA, Mech.DCFPA)

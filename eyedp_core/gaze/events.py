@@ -381,3 +381,18 @@ def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str =
     if not frames:
         return pd.DataFrame(columns=groups + EVENT_COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def label_runs(t_s: Any, labels: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Timestamps + per-sample labels -> (run starts, run ends exclusive, run labels); runs break at gaps.
+
+    The same runs `labels_to_events` turns into events, so row j of its table (before label-0 runs are
+    dropped) is run j here; callers use the sample positions (e.g. to fit a saccade's velocity profile).
+    """
+    t = _check_time(t_s)
+    lab = np.asarray(labels)
+    if t.size == 0:
+        empty = np.zeros(0, np.intp)
+        return empty, empty, lab[:0]
+    gap, _, _ = _timing(t)
+    return _runs(lab, gap)

@@ -1,0 +1,129 @@
+"""The Gaze samples page in AppTest: guarantees first, slider moves, the k-anonymity view, bad input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.state import Dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _page(uploaded: pd.DataFrame | None = None) -> AppTest:
+    """A fresh session on the Gaze samples page (optionally with an uploaded gaze table selected)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    if uploaded is not None:
+        name = "Upload: odd.csv"
+        ds = Dataset("gaze", name, "upload", f"test:{len(uploaded)}:{uploaded['t_s'].sum():.6f}", uploaded)
+        at.session_state["eyedp_uploads"] = {"features": {}, "fixations": {}, "gaze": {name: ds}, "image": {}}
+        at.session_state["sel_gaze"] = name
+    at.run()
+    at.switch_page("pages/gaze_samples.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "error", "warning", "subheader") for e in getattr(at, kind)]
+    return "\n".join(map(str, parts))
+
+
+def _row(at: AppTest, method: str) -> pd.Series:
+    table = next(d.value for d in at.dataframe if "method" in d.value.columns and "heatmap_cc" in d.value.columns)
+    return table.set_index("method").loc[method]
+
+
+def test_raw_view_and_its_time_window_slider():
+    at = _page()
+    assert {m.label for m in at.metric} >= {"Fixations / s", "Median fixation", "Blinks / min"}
+    before = at.main.caption[-1].value
+    at.slider(key="gs_window").set_value((30.0, 60.0)).run()
+    assert not at.exception, at.exception
+    assert at.main.caption[-1].value != before and "fixations" in at.main.caption[-1].value
+
+
+def test_protect_view_leads_with_guarantees_and_reacts_to_epsilon():
+    at = _page()
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "ε = 5 per 60-sample window" in text and "radius r = 50 px" in text
+    assert "per window, not per person" in text and text.count("NOT differential privacy") >= 2
+    assert "PREVIEW" in text
+    base, kal = _row(at, "original (no protection)"), _row(at, "Kaleido")
+    assert base["reid_accuracy"] > 20 and kal["displacement_deg"] > 0  # percent; chance is 10 %
+    at.select_slider(key="gs_kal_eps").set_value(50.0).run()
+    assert not at.exception, at.exception
+    assert "ε = 50 per 60-sample window" in _text(at)
+    assert _row(at, "Kaleido")["displacement_deg"] < kal["displacement_deg"]
+    at.slider(key="gs_t").set_value(42.0).run()  # the animation slider
+    assert not at.exception, at.exception
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+    assert any("39.0–42.0 s" in t for t in titles), titles
+
+
+def test_demographics_view_shows_table_2_and_the_intersection_attack():
+    at = _page()
+    at.radio(key="gs_view").set_value("demographics").run()
+    assert not at.exception, at.exception
+    t2 = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert list(t2["k"]) == [4, 6, 8, 15]
+    assert list(t2["verdict"]) == ["seed not maximal", "reproduced", "tie: other boundaries", "reproduced"]
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["People singled out"] == "1" and shown["Smallest joint class"] == "1"
+    at.slider(key="gs_kanon_k").set_value(8).run()
+    assert not at.exception and "every class has ≥ 8 rows" in _text(at)
+
+
+def _odd_upload() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    t = np.arange(1200) / 120
+    a = pd.DataFrame({"participant": "P1", "t_s": t, "x": 600 + np.cumsum(rng.normal(0, 3, t.size)),
+                      "y": 400 + np.cumsum(rng.normal(0, 3, t.size))})
+    a.loc[100:130, ["x", "y"]] = np.nan  # a blink
+    a.loc[500, "x"] = 1e7  # far off-screen
+    a = pd.concat([a.iloc[:200], a.iloc[300:400], a.iloc[200:300], a.iloc[400:], a.iloc[[50]]])  # unsorted + dup
+    single = pd.DataFrame({"participant": ["P2"], "t_s": [0.0], "x": [10.0], "y": [10.0]})
+    return pd.concat([a, single], ignore_index=True)
+
+
+def test_malformed_upload_gives_clear_messages_and_no_traceback():
+    at = _page(_odd_upload())
+    warn = " ".join(w.value for w in at.warning)
+    assert "participant P2 has only 1 sample" in warn
+    assert "out of time order" in warn and "duplicated timestamp" in warn and "far off" in warn
+    assert at.selectbox(key="gs_participant").options == ["P1"]
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    note = _row(at, "k-same-synth")["note"]
+    assert "fewer than k" in note or "k = 2" in note  # one usable participant: k-same-synth cannot group
+
+
+def test_only_single_sample_participants_is_an_error_not_a_crash():
+    one_each = pd.DataFrame({"participant": ["A", "B"], "t_s": [0.0, 0.0], "x": [1.0, 2.0], "y": [1.0, 2.0]})
+    at = _page(one_each)
+    err = " ".join(e.value for e in at.error)
+    assert "No participant has a usable gaze stream" in err and "only 1 sample" in err
+
+
+def test_streams_with_a_stimulus_column_are_shown_one_stimulus_at_a_time():
+    """Two stimuli whose clocks both start at 0: a stimulus selector appears and every view works on one stream."""
+    from eyedp_core.data import samples as datasets
+
+    g = datasets.load_sample("gaze_streams")
+    g = g[g["participant"].isin(["P01", "P02", "P03"]) & (g["t_s"] < 24)].copy()
+    g["stimulus"] = np.where(g["t_s"] < 12, "page1", "page2")
+    g.loc[g["stimulus"] == "page2", "t_s"] -= 12  # each stimulus restarts the clock
+    at = _page(g.drop(columns="task"))
+    assert at.selectbox(key="gs_stimulus").options == ["page1", "page2"]
+    at.selectbox(key="gs_stimulus").set_value("page2").run()
+    assert not at.exception, at.exception
+    assert at.slider(key="gs_window").max == pytest.approx(12.0, abs=0.6)
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    assert "stimulus 'page2'" in _text(at) or "named 'page2'" in _text(at)

@@ -1,0 +1,126 @@
+"""Plotly figures of the Gaze-samples view, in the colours of ui/theme.py."""
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from PIL import Image
+from plotly.subplots import make_subplots
+
+from eyedp_core.gaze.events import ScreenGeometry
+from ui import theme
+
+METHOD_COLORS = {
+    "original": theme.CLEAN,
+    "Kaleido": theme.CATEGORY[1],
+    "k-same-synth": theme.CATEGORY[2],
+    "PD (as published)": theme.CATEGORY[4],
+    "PD (randomised threshold)": theme.CATEGORY[3],
+}
+
+
+def _screen_axes(fig: go.Figure, geometry: ScreenGeometry) -> None:
+    """Screen coordinates: y grows downwards, square pixels, the frame is the whole screen."""
+    fig.update_yaxes(range=[geometry.height_px, 0], scaleanchor="x", scaleratio=1, constrain="domain",
+                     title_text="y (px)")
+    fig.update_xaxes(range=[0, geometry.width_px], constrain="domain", title_text="x (px)", mirror=True,
+                     showline=True)
+
+
+def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame, who: str) -> go.Figure:
+    """One participant's samples in a time window -> x, y (and pupil) against time, fixations and blinks shaded."""
+    rows = 3 if "pupil" in part.columns else 2
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.05)
+    for i, (col, unit) in enumerate([("x", "px"), ("y", "px"), ("pupil", "mm")][:rows]):
+        fig.add_scattergl(x=part["t_s"], y=part[col], name=f"{col} ({unit})",
+                          line=dict(color=theme.CATEGORY[i], width=1.2), row=i + 1, col=1)
+        fig.update_yaxes(title_text=f"{col} ({unit})", row=i + 1, col=1)
+    # One shapes list spanning all rows (Plotly's add_vrect per event costs ~0.1 s each on subplots).
+    shade = [("rgba(0,114,178,0.08)", fixations), ("rgba(213,94,0,0.18)", blinks)]
+    fig.update_layout(shapes=[dict(type="rect", xref="x", yref="paper", x0=s, x1=e, y0=0, y1=1, line_width=0,
+                                   fillcolor=color, layer="below")
+                              for color, evs in shade for s, e in zip(evs["start_s"], evs["end_s"])])
+    fig.update_xaxes(title_text="time (s)", row=rows, col=1)
+    fig.update_layout(showlegend=False)
+    return theme.style(fig, 520, f"Raw gaze of {who}: {len(part):,} samples (blue = fixations, orange = blinks)")
+
+
+def raw_scanpath(part: pd.DataFrame, fixations: pd.DataFrame, geometry: ScreenGeometry) -> go.Figure:
+    """Samples and fixations of a time window -> scanpath on the screen (marker size = fixation duration)."""
+    sp = go.Figure()
+    sp.add_scatter(x=part["x"], y=part["y"], mode="lines", line=dict(color="rgba(107,119,133,0.45)", width=1),
+                   name="raw samples")
+    sp.add_scatter(x=fixations["x"], y=fixations["y"], mode="markers+lines", name="fixations",
+                   marker=dict(size=(fixations["duration_ms"] / 25).clip(4, 30), color=theme.CATEGORY[0],
+                               opacity=0.7, line=dict(color="white", width=1)),
+                   line=dict(color=theme.CATEGORY[0], width=1))
+    _screen_axes(sp, geometry)
+    sp.update_layout(legend=dict(orientation="h", y=-0.15))
+    return theme.style(sp, 520, "Scanpath (marker size = fixation duration)")
+
+
+def image_uri(image: np.ndarray, max_width: int = 960) -> str:
+    """RGB array -> a JPEG data URI no wider than max_width (for a Plotly layout image)."""
+    im = Image.fromarray(image)
+    if im.width > max_width:
+        im = im.resize((max_width, round(im.height * max_width / im.width)))
+    buf = io.BytesIO()
+    im.convert("RGB").save(buf, format="JPEG", quality=80)
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
+                     title: str, stimulus: str | None = None) -> go.Figure:
+    """Trailing samples of the original and the protected stream -> both scanpaths over the screen (or stimulus)."""
+    fig = go.Figure()
+    if stimulus is not None:
+        fig.add_layout_image(dict(source=stimulus, xref="x", yref="y", x=0, y=0, sizex=geometry.width_px,
+                                  sizey=geometry.height_px, sizing="stretch", layer="below", opacity=0.55))
+    color = METHOD_COLORS.get(method, theme.CATEGORY[1])
+    for frame, name, col, width in ((original, "original", METHOD_COLORS["original"], 1.2),
+                                    (protected, method, color, 1.6)):
+        fig.add_scatter(x=frame["x"], y=frame["y"], mode="lines+markers", name=name,
+                        line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=width),
+                        marker=dict(size=3, color=col))
+        last = frame[["x", "y"]].dropna().tail(1)
+        if len(last):
+            fig.add_scatter(x=last["x"], y=last["y"], mode="markers", showlegend=False, hoverinfo="skip",
+                            marker=dict(size=14, color=col, symbol="circle-open", line=dict(width=3)))
+    _screen_axes(fig, geometry)
+    fig.update_layout(legend=dict(orientation="h", y=-0.12))
+    return theme.style(fig, 560, title)
+
+
+def budget_chart(t: np.ndarray, window: np.ndarray, new_point: np.ndarray, epsilon: float, w: int,
+                 tests_share: float) -> go.Figure:
+    """Times, budget of the w-sample window ending at each sample, publication flags, ε -> the budget chart."""
+    fig = go.Figure()
+    fig.add_scattergl(x=t, y=window, mode="lines", name=f"spent in the last {w} samples",
+                      line=dict(color=METHOD_COLORS["Kaleido"], width=1.5))
+    fig.add_hline(y=epsilon, line=dict(color=theme.DANGER, dash="dash"),
+                  annotation_text=f"ε = {epsilon:g} per window", annotation_position="top left")
+    fig.add_hline(y=tests_share, line=dict(color=theme.MUTED, dash="dot"),
+                  annotation_text="tests' share ε/h", annotation_position="bottom left")
+    pub_t = t[new_point]
+    fig.add_scattergl(x=pub_t, y=window[new_point], mode="markers", name="new point published",
+                      marker=dict(size=5, color=theme.PRIMARY))
+    fig.update_yaxes(title_text="ε spent in window", rangemode="tozero")
+    fig.update_xaxes(title_text="time (s)")
+    fig.update_layout(legend=dict(orientation="h", y=-0.25))
+    return theme.style(fig, 340, "Kaleido: budget spent in every sliding window (never above ε)")
+
+
+def tries_chart(records: pd.DataFrame, max_tries: int) -> go.Figure:
+    """PD records -> how many draws each fixation needed (published) or used up (dropped)."""
+    fig = go.Figure()
+    for passed, name, col in ((True, "published", theme.OK), (False, "dropped", theme.DANGER)):
+        sub = records[records["passed"] == passed]
+        fig.add_histogram(x=sub["tries"], name=f"{name} ({len(sub):,})", marker_color=col,
+                          xbins=dict(start=0.5, end=max_tries + 0.5, size=1))
+    fig.update_layout(barmode="stack", legend=dict(orientation="h", y=-0.25))
+    fig.update_xaxes(title_text="draws used per fixation")
+    fig.update_yaxes(title_text="fixations")
+    return theme.style(fig, 300, "Plausible deniability: draws per fixation")
