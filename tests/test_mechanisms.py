@@ -14,11 +14,10 @@ from eyedp_core.dp.mechanisms import (
     calibrate_laplace,
     classical_sigma_formula,
     gaussian_delta,
-    gaussian_noise,
     gaussian_sigma,
-    laplace_noise,
     laplace_scale,
 )
+from eyedp_core.mechanisms import gaussian_noise, laplace_noise  # the old path keeps the preview samplers
 
 DELTA_900 = 900 ** -1.5  # V-LIU-1: delta = n^-1.5 for n = 900 observers
 D2_LIU = 1.0 / 3.0  # m*sqrt(r)/n = 300/900

@@ -11,7 +11,7 @@ from scipy import stats
 
 from eyedp_core import samples
 from eyedp_core.samples.kaleido import kaleido_plan, kaleido_run, window_sums
-from eyedp_core.samples.planar import radius_quantile
+from eyedp_core.dp.planar import radius_quantile
 
 ALPHA = 0.001  # KS tests: with a fixed seed these are deterministic; alpha bounds the false-alarm rate over seeds
 

@@ -19,9 +19,7 @@ __all__ = [
     "calibrate_laplace",
     "classical_sigma_formula",
     "gaussian_delta",
-    "gaussian_noise",
     "gaussian_sigma",
-    "laplace_noise",
     "laplace_scale",
     "tex_number",
 ]
@@ -102,11 +100,6 @@ def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
     d1 = _check_sensitivity(l1_sensitivity, "L1")
     return d1 / eps
 
-
-def laplace_noise(rng: np.random.Generator, scale: float, size: int | tuple[int, ...]) -> np.ndarray:
-    """Generator, Laplace scale b and shape in, i.i.d. Lap(b) array out (preview only, not a release)."""
-    b = _check_scale(scale, "Laplace scale")
-    return rng.laplace(loc=0.0, scale=b, size=size)
 
 
 def calibrate_laplace(l1_sensitivity: float, epsilon: float) -> Calibration:
@@ -208,11 +201,6 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float, method: 
         return 0.0
     return d2 * _analytic_unit_sigma(eps, dlt)
 
-
-def gaussian_noise(rng: np.random.Generator, sigma: float, size: int | tuple[int, ...]) -> np.ndarray:
-    """Generator, std σ and shape in, i.i.d. N(0, σ²) array out (preview only, not a release)."""
-    sig = _check_scale(sigma, "sigma")
-    return rng.normal(loc=0.0, scale=sig, size=size)
 
 
 _ANALYTIC_TEX = (

@@ -23,6 +23,8 @@ __all__ = [
     "LiuGaussianMechanism",
     "NoiseMechanism",
     "from_calibration",
+    "gaussian_noise",
+    "laplace_noise",
     "liu_thm34_sigma",
     "r_star",
     "standard_laplace",
@@ -168,3 +170,19 @@ def from_calibration(calibration: Calibration) -> NoiseMechanism:
         return GaussianMechanism(epsilon=calibration.epsilon, delta=calibration.delta,
                                  sensitivity=calibration.sensitivity, calibration=calibration)
     raise ValueError(f"no noise mechanism for calibration family {calibration.mechanism!r}")
+
+
+def laplace_noise(rng: np.random.Generator, scale: float, size: int | tuple[int, ...]) -> np.ndarray:
+    """Generator, Laplace scale b and shape in, i.i.d. Lap(b) PREVIEW noise out (the mechanism objects' sampler)."""
+    if not (math.isfinite(float(scale)) and float(scale) >= 0):
+        raise ValueError(f"Laplace scale must be a finite number >= 0, got {scale!r}")
+    shp = (size,) if isinstance(size, int) else tuple(size)
+    return standard_laplace(rng, shp) * float(scale)
+
+
+def gaussian_noise(rng: np.random.Generator, sigma: float, size: int | tuple[int, ...]) -> np.ndarray:
+    """Generator, std σ and shape in, i.i.d. N(0, σ²) PREVIEW noise out (the mechanism objects' sampler)."""
+    if not (math.isfinite(float(sigma)) and float(sigma) >= 0):
+        raise ValueError(f"sigma must be a finite number >= 0, got {sigma!r}")
+    shp = (size,) if isinstance(size, int) else tuple(size)
+    return rng.standard_normal(shp) * float(sigma)

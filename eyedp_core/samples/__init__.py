@@ -17,7 +17,7 @@ from eyedp_core.samples.events import EventParams, event_params, fit_velocity_pr
 from eyedp_core.samples.kaleido import KaleidoPlan, KaleidoRun, kaleido, kaleido_plan, kaleido_run, window_sums  # noqa: F401
 from eyedp_core.samples.kanon import (SEED_DEMOGRAPHICS, SEED_TABLE2, Scheme, compare_with_seed,  # noqa: F401
                                       intersection_attack, k_anonymize)
-from eyedp_core.samples.planar import PlanarLaplaceMechanism, planar_laplace  # noqa: F401
+from eyedp_core.dp.planar import PlanarLaplaceMechanism, planar_laplace  # noqa: F401
 from eyedp_core.samples.streams import PreparedStreams, StreamError, prepare_streams  # noqa: F401
 from eyedp_core.samples.synth import SynthResult, k_same_synth  # noqa: F401
 

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.noise import LaplaceMechanism
-from eyedp_core.samples.planar import PlanarLaplaceMechanism
+from eyedp_core.dp.planar import PlanarLaplaceMechanism
 from eyedp_core.samples.streams import stream_columns
 
 __all__ = ["KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_plan", "kaleido_run", "window_sums"]
