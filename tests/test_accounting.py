@@ -100,18 +100,14 @@ def test_v_comp_1_cfpa_participant_level_total():
     assert ledger.total() == pytest.approx((51.84, 0.0), rel=1e-12)
 
 
-def test_replace_remove_clear():
+def test_the_ledger_only_appends_and_clears():
+    """Every release composes: no API removes or replaces one view's entries (docs/PRIVACY_MODEL.md §0.6)."""
     ledger = Ledger([rel(view="Heatmaps", eps=1.0), rel(view="Time series", eps=0.5)])
-    with pytest.warns(DeprecationWarning, match="composes"):  # replacing breaks the ledger rule
-        ledger.replace_view("Heatmaps", [rel(view="Heatmaps", eps=2.0), rel(view="Heatmaps", eps=0.1)])
-    assert len(ledger) == 3
-    assert ledger.total() == pytest.approx((2.6, 0.0))
-    with pytest.raises(ValueError), pytest.warns(DeprecationWarning):
-        ledger.replace_view("Heatmaps", [rel(view="Time series")])
-    ledger.remove("Heatmaps")
-    assert [r.view for r in ledger.releases] == ["Time series"]
+    assert not hasattr(ledger, "replace_view") and not hasattr(ledger, "remove")
+    ledger.add(rel(view="Heatmaps", eps=1.0))
+    assert len(ledger) == 3 and ledger.total() == pytest.approx((2.5, 0.0))
     ledger.releases.clear()  # a copy: the ledger itself is untouched
-    assert len(ledger) == 1
+    assert len(ledger) == 3
     ledger.clear()
     assert len(ledger) == 0 and ledger.total() == (0.0, 0.0)
 

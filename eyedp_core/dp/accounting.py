@@ -7,7 +7,6 @@ Plain Python objects only (no locks, no callables) so a Ledger pickles into Stre
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -130,24 +129,6 @@ class Ledger:
     def clear(self) -> None:
         """Forget every release: a new accounting session that starts from nothing."""
         self._releases.clear()
-
-    def remove(self, view: str) -> None:
-        """View name in, all releases recorded by that view dropped (DEPRECATED: breaks COMPOSITION_RULE)."""
-        self._releases = [r for r in self._releases if r.view != view]
-
-    def replace_view(self, view: str, releases: Iterable[Release]) -> None:
-        """View name and its current releases in; the view's earlier releases are replaced by these.
-
-        DEPRECATED: replacing undercounts (COMPOSITION_RULE); kept until every view only calls `add`."""
-        warnings.warn("Ledger.replace_view breaks the every-release-composes rule; record releases with "
-                      "Ledger.add", DeprecationWarning, stacklevel=2)
-        new = list(releases)
-        for r in new:
-            if r.view != view:
-                raise ValueError(f"release {r.label!r} belongs to view {r.view!r}, not {view!r}")
-        self.remove(view)
-        for r in new:
-            self.add(r)
 
     def _universe(self, all_participants: Sequence[str] | None) -> list[str]:
         named = [str(p) for p in all_participants] if all_participants is not None else []
