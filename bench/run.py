@@ -133,14 +133,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-browser", action="store_true")
-    ap.add_argument("--only", choices=["app", "data", "heatmaps", "timeseries"])
+    ap.add_argument("--only", choices=["app", "data", "heatmaps", "timeseries", "samples", "attacks"])
     args = ap.parse_args()
     rows: list[dict] = []
     if args.only in (None, "data"):
         rows += sample_load_figure(args.repeats)
     if not args.skip_browser and args.only in (None, "app"):
         rows += browser_figures(args.repeats)
-    for mod in ("heatmaps", "timeseries"):
+    for mod in ("heatmaps", "timeseries", "samples", "attacks"):
         if args.only not in (None, mod):
             continue
         try:

@@ -1,5 +1,38 @@
-"""Attacks on feature tables: classifier protocols for re-identification, gender and document type.
+"""Attacks on feature tables: re-identification, gender and document type, clean or under DP, honestly.
 
-The package re-exports `protocols` so that `eyedp_core.attacks.<name>` keeps working for outside code."""
+`evaluate` runs one task under one privacy setting; `sweep` runs grids and yields results as they finish;
+`find_tradeoff` / `epsilon_for_accuracy` answer the trade-off questions in a sentence; `clean_baseline` and
+`measure_traps` give the clean accuracies and the measured inflation of the published protocols' two flaws.
+The old flat module `protocols` (the papers' split, clean data) is re-exported so that
+`eyedp_core.attacks.<name>` keeps working for outside code. docs/PRIVACY_MODEL.md §0.6, §3, §7.4.
+"""
 from eyedp_core.attacks.protocols import *  # noqa: F401,F403
-from eyedp_core.attacks.protocols import __all__  # noqa: F401
+from eyedp_core.attacks.protocols import __all__ as _legacy_all
+from eyedp_core.attacks.baseline import Traps, clean_baseline, measure_traps
+from eyedp_core.attacks.classifiers import CLASSIFIERS, PAPER_ORDER
+from eyedp_core.attacks.engine import GAPS, TASKS, TRAIN_ON, EvalResult, Point, evaluate, task_spec
+from eyedp_core.attacks.grid import (
+    DEFAULT_EPSILONS,
+    DEFAULT_MECHANISMS,
+    PAPER_EPSILONS,
+    Runner,
+    SweepRow,
+    available_tasks,
+    paper_table,
+    plan_points,
+    rows_frame,
+    run_point,
+    summarise,
+    sweep,
+)
+from eyedp_core.attacks.privatize import ACCOUNTING, ATTACK_MECHANISMS, ReleasePlan, plan_release, release
+from eyedp_core.attacks.tables import AttackTable, label_columns, prepare
+from eyedp_core.attacks.tradeoff import TradeOff, epsilon_for_accuracy, find_tradeoff
+
+__all__ = [*_legacy_all, "ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "CLASSIFIERS", "DEFAULT_EPSILONS",
+           "DEFAULT_MECHANISMS", "EvalResult", "GAPS", "PAPER_EPSILONS", "PAPER_ORDER", "Point", "ReleasePlan",
+           "Runner",
+           "SweepRow", "TASKS", "TRAIN_ON", "TradeOff", "Traps", "available_tasks", "clean_baseline",
+           "epsilon_for_accuracy", "evaluate", "find_tradeoff", "label_columns", "measure_traps", "paper_table",
+           "plan_points", "plan_release", "prepare", "release", "rows_frame", "run_point", "summarise", "sweep",
+           "task_spec"]

@@ -1,4 +1,9 @@
-"""Classifier protocols of Steil et al. (2019) and Bozkir et al.: who reads, what, and which gender.
+"""Classifier protocols of Steil et al. (2019) and Bozkir et al. AS PUBLISHED: who reads, what, and which gender.
+
+Kept for outside code and for reproducing the papers' numbers. These functions split re-identification into
+halves whose neighbouring windows share samples and accept a test table from the same release as the
+training table; new code uses `eyedp_core.attacks.evaluate`, whose default protocol avoids both (see
+`eyedp_core.attacks.engine`).
 
 * `reidentify` - attacker WITH prior knowledge: an RBF SVM (C = 1) on standardised window features,
   trained on the first half of every recording (participant x document) and tested on the second

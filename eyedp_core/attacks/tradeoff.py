@@ -1,0 +1,134 @@
+"""The trade-off finder: which ε keeps the useful task working while the attacks stay near chance, in a sentence.
+
+Works on a `grid.summarise` table (mean accuracy per mechanism, ε, scenario, task, classifier). Only ε values
+of the grid are claimed; `epsilon_for_accuracy` interpolates between grid points on a log scale and says so.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["TradeOff", "epsilon_for_accuracy", "find_tradeoff", "k_one_phrase"]
+
+_TASK_WORDS = {"task": "document-type accuracy", "gender": "gender inference", "identity": "re-identification"}
+
+
+def _words(task: str) -> str:
+    return _TASK_WORDS.get(task, f"{task} accuracy")
+
+
+def k_one_phrase(plan: str) -> str | None:
+    """A release plan's words -> the plain-words consequence of k = 1 (None if the plan kept more)."""
+    marker = "k = 1 Fourier coefficient: "
+    if marker not in plan:
+        return None
+    rest = plan.split(marker, 1)[1]
+    return rest.split(" (noise sd", 1)[0].rstrip(".")
+
+
+@dataclass(frozen=True)
+class TradeOff:
+    """One mechanism's answer: the grid ε that satisfy the targets, their range, and the sentence."""
+
+    mechanism: str
+    epsilons: tuple[float, ...]
+    low: float | None
+    high: float | None
+    sentence: str
+
+
+def _fmt(e: float) -> str:
+    return f"{e:g}"
+
+
+def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05, utility: str | None = "task",
+                  attacks: Sequence[str] | None = None, classifier: str = "svm",
+                  train_on: str = "clean") -> list[TradeOff]:
+    """Summary -> per mechanism, the grid ε where utility accuracy ≥ target and every attack ≤ chance + margin.
+
+    utility None (or absent from the summary) looks for the ε where the attacks alone stay near chance.
+    attacks None means every other task in the summary.
+    """
+    s = summary[(summary["classifier"] == classifier) & (summary["train_on"] == train_on)
+                & (summary["mechanism"] != "clean")]
+    tasks = set(s["task"])
+    if utility not in tasks:
+        utility = None
+    attacks = [t for t in (attacks if attacks is not None else sorted(tasks)) if t in tasks and t != utility]
+    out: list[TradeOff] = []
+    for mech, m in s.groupby("mechanism", sort=False):
+        table = m.pivot_table(index="epsilon", columns="task", values=["accuracy", "chance"], aggfunc="mean")
+        table = table.sort_index()
+        eps = table.index.to_numpy(float)
+        ok = np.ones(eps.size, bool)
+        if utility is not None:
+            ok &= table[("accuracy", utility)].to_numpy() >= target
+        for a in attacks:
+            ok &= table[("accuracy", a)].to_numpy() <= table[("chance", a)].to_numpy() + margin
+        good = tuple(float(e) for e in eps[ok])
+        parts = [f"{_words(utility)} stays ≥ {target:.2f}"] if utility else []
+        if attacks:
+            verb = "stays" if len(attacks) == 1 else "stay"
+            parts.append(" and ".join(_words(a) for a in attacks) + f" {verb} ≤ chance + {margin:.2f}")
+        need = " while ".join(parts)
+        plans = m[m["epsilon"].isin(good)]["plan"] if "plan" in m else pd.Series(dtype=str)
+        k1 = next((p for p in (k_one_phrase(str(x)) for x in plans) if p), None)
+        if good:
+            contiguous = ok[np.flatnonzero(ok)[0]:np.flatnonzero(ok)[-1] + 1].all()
+            where = (f"for ε = {_fmt(good[0])}" if len(good) == 1 else
+                     f"for ε from {_fmt(good[0])} to {_fmt(good[-1])}" if contiguous else
+                     "for ε in {" + ", ".join(map(_fmt, good)) + "}")
+            sentence = f"With {mech}, {need} {where} (per person, grid values)."
+            if k1:
+                sentence += f" There honest accounting forces k = 1: {k1}."
+            out.append(TradeOff(mech, good, good[0], good[-1], sentence))
+            continue
+        # Say why not, with the nearest miss.
+        why = []
+        if utility is not None:
+            u = table[("accuracy", utility)]
+            if (u < target).all():
+                why.append(f"{_words(utility)} never reaches {target:.2f} "
+                           f"(best {u.max():.2f} at ε = {_fmt(u.idxmax())})")
+        for a in attacks:
+            excess = table[("accuracy", a)] - table[("chance", a)]
+            if (excess > margin).all():
+                why.append(f"{_words(a)} is above chance + {margin:.2f} at every ε "
+                           f"(lowest {table[('accuracy', a)].min():.2f} "
+                           f"vs chance {table[('chance', a)].mean():.2f})")
+        if not why:
+            why.append("the ε that keep the attacks near chance are smaller than those that keep the task working")
+        sentence = f"With {mech}, no ε in the grid meets both targets: " + "; ".join(why) + "."
+        out.append(TradeOff(mech, (), None, None, sentence))
+    return out
+
+
+def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: str = "svm",
+                         train_on: str = "clean") -> dict[str, tuple[float | None, str]]:
+    """Summary, wanted accuracy -> per mechanism (smallest ε reaching it, sentence); interpolated on log ε."""
+    s = summary[(summary["classifier"] == classifier) & (summary["train_on"] == train_on)
+                & (summary["mechanism"] != "clean") & (summary["task"] == task)]
+    out: dict[str, tuple[float | None, str]] = {}
+    for mech, m in s.groupby("mechanism", sort=False):
+        m = m.sort_values("epsilon")
+        e = m["epsilon"].to_numpy(float)
+        a = m["accuracy"].to_numpy(float)
+        hit = np.flatnonzero(a >= accuracy)
+        if hit.size == 0:
+            out[mech] = (None, f"{mech} does not reach {_words(task)} {accuracy:.2f} at any ε up to {_fmt(e.max())} "
+                               f"(best {a.max():.2f}).")
+            continue
+        i = int(hit[0])
+        if i == 0:
+            out[mech] = (float(e[0]), f"{mech} reaches {_words(task)} {accuracy:.2f} already at the smallest ε tried, "
+                                      f"{_fmt(e[0])} ({a[0]:.2f}).")
+            continue
+        # Linear in log ε between the last miss and the first hit (an estimate between grid points).
+        frac = (accuracy - a[i - 1]) / (a[i] - a[i - 1]) if a[i] != a[i - 1] else 1.0
+        est = float(np.exp(np.log(e[i - 1]) + frac * (np.log(e[i]) - np.log(e[i - 1]))))
+        out[mech] = (est, f"{mech} needs ε ≈ {est:.3g} per person for {_words(task)} {accuracy:.2f} (between the "
+                          f"grid points {_fmt(e[i - 1])} → {a[i - 1]:.2f} and {_fmt(e[i])} → {a[i]:.2f}).")
+    return out

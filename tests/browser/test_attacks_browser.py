@@ -1,0 +1,51 @@
+"""The Attacks page in headless Chromium: a run started, stopped, resumed, and re-run with new settings mid-run."""
+from __future__ import annotations
+
+import pytest
+
+import harness
+
+pytestmark = pytest.mark.browser
+
+
+def _no_exception(page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0, "exception box on /attacks"
+
+
+def _legend(page) -> set[str]:
+    """Legend entries of every Plotly chart on the page."""
+    return {t.strip() for t in page.locator(".js-plotly-plot .legendtext").all_text_contents()}
+
+
+def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
+    page.goto(f"{app_url}/attacks")
+    harness.wait_idle(page, 180_000)
+    main = page.locator('[data-testid="stMain"]')
+    assert page.get_by_role("heading", name="Attacks").first.is_visible()
+    assert main.get_by_text("protects a whole person", exact=False).first.is_visible()
+    assert main.get_by_text("Same noise draw", exact=False).first.is_visible()
+    _no_exception(page)
+    harness.screenshot(page, str(shots / "attacks_default.png"))
+
+    # 1. Run the default grid and stop it while it runs.
+    main.get_by_role("button", name="Run attacks").click()
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
+    main.get_by_role("button", name="Stop the run").click()
+    harness.wait_idle(page, 120_000)
+    _no_exception(page)
+    assert main.get_by_text("Run stopped after", exact=False).first.is_visible()
+
+    # 2. Resume, and while it runs change the settings (CFPA-32 only, ε 1 and 10000) and run again.
+    main.get_by_role("button", name="Run attacks").click()
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
+    for chip in ("FPA", "DCFPA-32", "10", "100", "1000"):
+        main.get_by_role("button", name=f"Remove {chip}", exact=True).click()
+    main.get_by_role("button", name="Run attacks").click()
+    harness.wait_idle(page, 240_000)
+    _no_exception(page)
+    page.wait_for_selector(".js-plotly-plot .legendtext", timeout=30_000)
+    legend = _legend(page)
+    assert "CFPA-32" in legend and "DCFPA-32" not in legend and "FPA" not in legend, legend
+    assert main.get_by_text("The papers' layout", exact=False).first.is_visible()
+    assert main.get_by_text("With CFPA-32", exact=False).first.is_visible()
+    harness.screenshot(page, str(shots / "attacks_results.png"))

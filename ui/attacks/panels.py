@@ -1,0 +1,282 @@
+"""Attacks view, Streamlit panels: the guarantee, threat models, clean baseline and traps, settings, the run with
+its progress bar and stop button, and the results (chart, the papers' table, the trade-off finder).
+
+Session state: "atk_request" holds the RunSettings of the last press of Run, "atk_cancel" is set by the stop
+button, "atk_rows" keeps (data token, settings, rows finished so far) so a stopped run still shows what it
+finished.
+Every finished (setting, task) is cached in ui.attacks.view, so pressing Run again resumes instantly.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from eyedp_core import attacks
+from eyedp_core.attacks import AttackTable
+from eyedp_core.attacks.tradeoff import k_one_phrase
+from ui.attacks import figs, view
+from ui.attacks.view import RunSettings
+
+EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
+TASK_NAMES = {"task": "document type (utility)", "gender": "gender", "identity": "re-identification"}
+SCENARIO_LABELS = {"clean": "trained on clean data, tested on the release (today's attacker)",
+                   "private": "trained and tested on independent releases (only private data exist)"}
+GAP_LABELS = {"window": "honest: a gap of one window length (no shared samples)",
+              "paper": "as in the papers: halves that share samples (inflates re-identification)"}
+ACCOUNTING_LABELS = {"participant": "per person (every feature, chunk and recording adds up)",
+                     "paper": "as in the paper (per recording, chunks in parallel) — not a per-person guarantee"}
+
+
+def eps_text(v: float) -> str:
+    """ε -> '0.1', '1000', '1e+05' (plain up to 10,000)."""
+    return f"{v:g}" if v < 1e5 else f"{v:.0e}"
+
+
+def lead() -> None:
+    """The per-person guarantee in plain words, first thing on the page."""
+    st.markdown(
+        "**What ε promises here.** Every ε on this page protects a **whole person**: whatever one participant's "
+        "recordings contain — every feature, window and document — the released data, and anything an attacker "
+        "computes from it, becomes at most e^ε times more (or less) likely than if that person had not taken "
+        "part. ε = 1 keeps that factor below 2.7; ε = 10 allows 22,000. Below, classifiers try to re-identify "
+        "people and guess their gender from such releases, while the same data should still tell which "
+        "document someone was reading.")
+
+
+def summary(name: str, at: AttackTable) -> None:
+    """One line about the loaded table, and warnings about its bounds and windows."""
+    labels = ", ".join(at.labels) if at.labels else "none"
+    st.markdown(f"Feature table **{name}**: {at.n_participants} participants, {at.n_recordings} recordings, "
+                f"{len(at.frame):,} windows, {len(at.features)} features; label columns: {labels}.")
+    derived = view.data_derived_features(at)
+    if derived:
+        st.warning(f"{len(derived)} feature(s) have no documented public bounds "
+                   f"({', '.join(derived[:5])}{' …' if len(derived) > 5 else ''}): their clamp range is read off "
+                   "the data, so results under noise are not a DP guarantee for them (docs/PRIVACY_MODEL.md §0.4).",
+                   icon=":material/warning:")
+    for note in at.notes:
+        st.caption(f"Note: {note}.")
+
+
+def threat_models() -> None:
+    """Both threat models in two sentences each."""
+    a, b = st.columns(2)
+    a.markdown("**Attacker without prior knowledge (gender).** The attacker has never seen the target and "
+               "trains a classifier on other people's labelled data (here: leave one participant out). It then "
+               "guesses the target's gender from the target's released features.")
+    b.markdown("**Attacker with prior knowledge (re-identification).** The attacker already holds earlier "
+               "recordings of every person and knows whose they are (here: the first part of each recording). "
+               "It then tries to tell whose a newly released recording is (the second part).")
+
+
+def baseline_and_traps(token: str, at: AttackTable) -> None:
+    """Clean accuracies (bars) and the two protocol traps with their measured inflation."""
+    try:
+        base = view.baseline(token, at)
+    except ValueError as err:
+        st.error(f"Cannot run the attacks on this table: {err}", icon=":material/error:")
+        return
+    if base.empty:
+        st.info("This table has no task or gender column and fewer than two participants, so no attack applies.")
+        return
+    st.plotly_chart(figs.baseline_bars(base), key="atk_baseline")
+    st.caption("SVM (RBF, C = 1) on standardised features, honest protocol. Document type and gender: leave one "
+               "participant out. Re-identification: first part of each recording → second part, with a gap. "
+               "Majority vote over the windows of each recording.")
+    if "identity" not in set(base["task"]):
+        return
+    st.markdown("**Two traps in the published protocols, measured on this table:**")
+    try:
+        tr = view.traps(token, at)
+    except ValueError as err:
+        st.caption(f"Could not measure them here: {err}.")
+        return
+    st.markdown(f"- {tr.overlap_sentence}\n- {tr.same_draw_sentence}")
+
+
+def task_options(at: AttackTable) -> list[str]:
+    """Prepared table -> the tasks it supports, then its other label columns."""
+    return list(dict.fromkeys([*attacks.available_tasks(at), *[c for c in at.labels if c not in ("task", "gender")]]))
+
+
+def _submit(settings: RunSettings) -> None:
+    st.session_state["atk_request"] = settings
+    st.session_state["atk_cancel"] = False
+
+
+def settings_form(at: AttackTable) -> None:
+    """The run settings in a form (nothing recomputes until Run is pressed)."""
+    tasks = task_options(at)
+    with st.form("atk_form"):
+        c1, c2 = st.columns(2)
+        mechs = c1.multiselect("Mechanisms", attacks.ATTACK_MECHANISMS, default=["FPA", "CFPA-32", "DCFPA-32"],
+                               key="atk_mechs", help="Bozkir et al.'s Fourier mechanisms (chunk size after the dash) "
+                               "and the Laplace mechanism LPA.")
+        eps = c2.multiselect("ε grid (per person)", EPS_CHOICES, default=[1.0, 10.0, 100.0, 1000.0, 10000.0],
+                             format_func=eps_text, key="atk_eps")
+        scen = c1.multiselect("Scenario", list(SCENARIO_LABELS), default=["clean"], key="atk_scen",
+                              format_func=SCENARIO_LABELS.get)
+        clfs = c2.multiselect("Classifiers", list(attacks.PAPER_ORDER), default=["svm"], key="atk_clfs",
+                              format_func=attacks.CLASSIFIERS.get)
+        chosen = c1.multiselect("Tasks", tasks, default=tasks, key="atk_tasks",
+                                format_func=lambda t: TASK_NAMES.get(t, t))
+        reps = c2.number_input("Repetitions (new noise each)", 1, 10, 1, key="atk_reps")
+        vote = c1.toggle("Majority vote per recording", True, key="atk_vote")
+        with st.expander("Protocol and accounting"):
+            gap = st.radio("Split for re-identification", list(GAP_LABELS), format_func=GAP_LABELS.get,
+                           key="atk_gap")
+            acc = st.radio("What ε counts", list(ACCOUNTING_LABELS), format_func=ACCOUNTING_LABELS.get,
+                           key="atk_accounting")
+            k_rule = st.radio("Fourier coefficients k", ["public rule", "fixed"], horizontal=True, key="atk_k_rule",
+                              help="The public rule reads only the chunk length and ε, never the data "
+                                   "(docs/PRIVACY_MODEL.md §2.6).")
+            k_fixed = st.number_input("k (if fixed)", 1, 65, 4, key="atk_k")
+            sub = st.number_input("Keep one window in every … (0: the papers' 10, and 5 for re-identification)",
+                                  0, 100, 0, key="atk_subsample",
+                                  help="Neighbouring windows are near copies; the papers subsample them.")
+        pressed = st.form_submit_button("Run attacks", type="primary")
+    if pressed:
+        missing = [n for n, v in (("a mechanism", mechs), ("an ε", eps), ("a scenario", scen),
+                                  ("a classifier", clfs), ("a task", chosen)) if not v]
+        if missing:
+            st.error("Choose at least " + ", ".join(missing) + ".", icon=":material/error:")
+            return
+        _submit(RunSettings(mechanisms=tuple(mechs), epsilons=tuple(sorted(float(e) for e in eps)),
+                            scenarios=tuple(scen), classifiers=tuple(c for c in attacks.CLASSIFIERS if c in clfs),
+                            tasks=tuple(t for t in tasks if t in chosen), majority_vote=bool(vote),
+                            repetitions=int(reps), accounting=acc, gap=gap,
+                            k="public" if k_rule == "public rule" else int(k_fixed),
+                            subsample=int(sub) or None))
+
+
+def _cancel() -> None:
+    st.session_state["atk_cancel"] = True
+
+
+def _summary(rows: list[dict]) -> pd.DataFrame:
+    return attacks.summarise(pd.DataFrame(rows)) if rows else pd.DataFrame()
+
+
+def run(token: str, at: AttackTable, settings: RunSettings) -> None:
+    """Run (or resume) the requested grid with a progress bar, a stop button and a chart that grows."""
+    points = settings.points()
+    total = len(points) * len(settings.tasks)
+    kept = st.session_state.get("atk_rows")
+    if st.session_state.get("atk_cancel"):
+        done = len(kept[2]) // max(1, len(settings.classifiers)) if kept and kept[:2] == (token, settings) else 0
+        st.info(f"Run stopped after {done} of {total} steps. Press **Run attacks** to continue: finished steps "
+                "come from the cache.", icon=":material/pause_circle:")
+        return
+    stop = st.empty()
+    stop.button("Stop the run", key="atk_stop", on_click=_cancel, icon=":material/stop_circle:")
+    bar = st.progress(0.0, text=f"Running {total} steps…")
+    live = st.empty()
+    rows: list[dict] = []
+    problems: list[str] = []
+    tasks = list(settings.tasks)
+    for i, point in enumerate(points):
+        for task in tasks:
+            try:
+                rows += view.point_rows(token, settings.gap, settings.subsample, view.point_key(point), task,
+                                        settings.classifiers, settings.majority_vote, at)
+            except ValueError as err:
+                problems.append(f"{TASK_NAMES.get(task, task)}: {err}")
+            st.session_state["atk_rows"] = (token, settings, list(rows))
+            step = i * len(tasks) + tasks.index(task) + 1
+            what = point.label if point.mechanism is None else f"{point.label}, ε = {eps_text(point.epsilon)}"
+            bar.progress(step / total, text=f"{step} of {total}: {what}, {TASK_NAMES.get(task, task)}")
+        if rows and (i % 2 == 1 or i == len(points) - 1):
+            live.plotly_chart(figs.accuracy_vs_epsilon(_summary(rows), _present(rows, tasks), settings.classifiers[0],
+                                                       list(settings.scenarios)), key=f"atk_live_{i}")
+    stop.empty()
+    bar.empty()
+    live.empty()
+    for p in dict.fromkeys(problems):
+        st.warning(f"Skipped — {p}", icon=":material/warning:")
+
+
+def _present(rows: list[dict], tasks: list[str]) -> list[str]:
+    have = {r["task"] for r in rows}
+    return [t for t in tasks if t in have]
+
+
+def _k_one(s: pd.DataFrame) -> list[str]:
+    """Summary -> one phrase per mechanism whose plans kept k = 1 at every ε of the run."""
+    out = []
+    for mech, m in s[s["mechanism"] != "clean"].groupby("mechanism", sort=False):
+        phrases = [k_one_phrase(str(p)) for p in m["plan"]]
+        if phrases and all(phrases):
+            out.append(f"{mech}: {phrases[0]}")
+    return out
+
+
+@st.fragment
+def results(token: str, settings: RunSettings) -> None:
+    """Chart per task, the papers' table, the trade-off finder (a fragment: its widgets re-run only this part)."""
+    kept = st.session_state.get("atk_rows")
+    if not kept or kept[:2] != (token, settings) or not kept[2]:
+        return
+    rows = kept[2]
+    s = _summary(rows)
+    tasks = _present(rows, list(settings.tasks))
+    clf = st.selectbox("Classifier shown", settings.classifiers, format_func=attacks.CLASSIFIERS.get,
+                       key="atk_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
+    st.plotly_chart(figs.accuracy_vs_epsilon(s, tasks, clf, list(settings.scenarios)), key="atk_result_chart")
+    st.caption("One colour per mechanism; dotted lines: trained on a private release. Red dashed: chance (the "
+               "share of the most frequent class among the test units). Grey: the same classifier on clean data."
+               + (" Error bars: sd over repetitions." if settings.repetitions > 1 else "")
+               + " The releases here are simulations with seeded numpy noise that never leave this page, so "
+               "nothing is charged to the privacy ledger (docs/PRIVACY_MODEL.md §11).")
+    k_one = _k_one(s)
+    if k_one:
+        st.info("Honest accounting forces k = 1 here — " + "; ".join(k_one) + ". The attacks (and the task) "
+                "then only see those per-recording or per-chunk averages plus noise.", icon=":material/info:")
+
+    shown = tuple(c for c in (*attacks.PAPER_ORDER, "svm-fast") if c in settings.classifiers)
+    st.markdown("**The papers' layout** (Bozkir et al., Tables 1-3): methods × ε, each cell "
+                f"{' | '.join(attacks.CLASSIFIERS[c].split(' (')[0] for c in shown)}"
+                + (", after majority voting" if settings.majority_vote else ", per window") + ".")
+    scen = settings.scenarios[0] if len(settings.scenarios) == 1 else st.radio(
+        "Scenario of the table", settings.scenarios, format_func=SCENARIO_LABELS.get, horizontal=True,
+        key="atk_table_scen")
+    for task in tasks:
+        tbl = attacks.paper_table(s, task, train_on=scen, classifiers=shown)
+        if tbl.empty:
+            continue
+        st.markdown(f"*{figs.TASK_TITLES.get(task, task)}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
+        st.dataframe(tbl, key=f"atk_table_{task}")
+
+    st.markdown("**Trade-off finder**")
+    c1, c2 = st.columns(2)
+    util = "task" if "task" in tasks else None
+    target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="atk_target", disabled=util is None)
+    margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="atk_margin")
+    for ans in attacks.find_tradeoff(s, target=target, margin=margin, utility=util, classifier=clf, train_on=scen):
+        st.markdown(f"- {ans.sentence}")
+    if util is not None:
+        want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
+                               key="atk_want")
+        for _, sentence in attacks.epsilon_for_accuracy(s, want, classifier=clf, train_on=scen).values():
+            st.markdown(f"- {sentence}")
+    plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
+    with st.expander("How each setting spent its budget"):
+        for p in plans["plan"]:
+            if p:
+                st.markdown(f"- {p}")
+
+
+def formulas() -> None:
+    """The accounting behind the numbers, behind an expander."""
+    with st.expander("Formulas: how ε becomes noise (docs/PRIVACY_MODEL.md §0.6, §2, §3)"):
+        st.markdown("A release runs one mechanism call per feature series and chunk of every recording. With "
+                    "F features, C chunks per series and R_p recordings of person p, the calls on one person's "
+                    "data add up (sequential composition), so each call gets")
+        st.latex(r"\varepsilon_{\text{call}} = \frac{\varepsilon_{\text{person}}}{F \cdot C \cdot R_p}")
+        st.markdown("Each chunk of n windows keeps k Fourier coefficients with Laplace noise of scale")
+        st.latex(r"\lambda = \sqrt{k\,n}\;\frac{\Delta_2}{\varepsilon_{\text{call}}},\qquad "
+                 r"\Delta_2 = \sqrt{n}\,(U-L)\ \text{(CFPA)},\quad \sqrt{4n-3}\,(U-L)\ \text{(DCFPA)}")
+        st.markdown("with public bounds [L, U] per feature. The paper's accounting gives every call "
+                    "ε / F instead (chunks and recordings counted in parallel), so a person's true total is "
+                    "ε · C · R_p. The public rule for k minimises the expected error under a prior fixed in "
+                    "advance; at honest budgets it keeps k = 1.")
+

@@ -1,0 +1,97 @@
+"""Attacks view, compute side: cached wrappers around eyedp_core.attacks, keyed on the data token and parameters.
+
+* `prepared` turns the selected feature table into an AttackTable once per token;
+* `runner` is one eyedp_core Runner per (token, protocol settings), shared by every run: it keeps the
+  task rows and the classifiers trained on clean data, so "trained on clean data" settings only predict;
+* `point_rows` is one grid point × task, cached with st.cache_data: an unchanged setting is instant, and a
+  stopped run resumes where it stopped;
+* `baseline` and `traps` are the clean accuracies and the measured protocol flaws shown before any run.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from eyedp_core import attacks
+from eyedp_core.attacks import AttackTable, Point, Runner
+from eyedp_core.attacks.privatize import resolve_bounds
+
+BOUNDS_RULE = "auto"  # documented public bounds where known; observed range (flagged) for unknown features
+SEED = 0
+N_JOBS = 2
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything a run depends on, chosen in the settings form (hashable: it names the run)."""
+
+    mechanisms: tuple[str, ...]
+    epsilons: tuple[float, ...]
+    scenarios: tuple[str, ...]
+    classifiers: tuple[str, ...]
+    tasks: tuple[str, ...]
+    majority_vote: bool = True
+    repetitions: int = 1
+    accounting: str = "participant"
+    gap: str = "window"
+    k: int | str = "public"
+    subsample: int | None = None  # None: the papers' 10 (LOPO) and 5 (re-identification)
+
+    def points(self) -> list[Point]:
+        """The grid points of this run, clean baseline first."""
+        return attacks.plan_points(self.mechanisms, self.epsilons, train_on=self.scenarios,
+                                   repetitions=self.repetitions, accounting=self.accounting, k=self.k)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Preparing the feature table…")
+def prepared(token: str, _frame: pd.DataFrame) -> AttackTable:
+    """Data token (+ table, not hashed) -> the AttackTable (ValueError with a plain message if unusable)."""
+    return attacks.prepare(_frame)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def runner(token: str, gap: str, subsample: int | None, _at: AttackTable) -> Runner:
+    """Data token, gap rule, subsampling -> the shared Runner (task rows and clean-trained classifiers live in it)."""
+    return Runner(_at, gap=gap, subsample=subsample, seed=SEED, n_jobs=N_JOBS, bounds=BOUNDS_RULE)
+
+
+@st.cache_data(max_entries=4000, show_spinner=False)
+def point_rows(token: str, gap: str, subsample: int | None, point: tuple, task: str, classifiers: tuple[str, ...],
+               majority_vote: bool, _at: AttackTable) -> list[dict]:
+    """One grid point (Point fields as a tuple) and task -> one result row per classifier (cached)."""
+    run = runner(token, gap, subsample, _at)
+    p = Point(*point)
+    return [dataclasses.asdict(r) for r in run.run_point(p, tasks=(task,), classifiers=classifiers,
+                                                         majority_vote=majority_vote)]
+
+
+def point_key(point: Point) -> tuple:
+    """Point -> the tuple of its fields (what point_rows is cached on)."""
+    return dataclasses.astuple(point)
+
+
+@st.cache_data(max_entries=8, show_spinner="Training the attack classifiers on clean data…")
+def baseline(token: str, _at: AttackTable) -> pd.DataFrame:
+    """Data token -> clean accuracies of every supported task (SVM, honest split), through the shared Runner."""
+    rows = []
+    for task in attacks.available_tasks(_at):
+        rows += point_rows(token, "window", None, point_key(Point()), task, ("svm",), True, _at)
+    names = {"task": "Document type", "gender": "Gender", "identity": "Re-identification"}
+    return pd.DataFrame([{"attack": names.get(r["task"], r["task"]), "task": r["task"],
+                          "per window": r["window_accuracy"], "majority vote": r["vote_accuracy"],
+                          "chance": r["chance"], "chance per window": r["window_chance"]} for r in rows])
+
+
+@st.cache_data(max_entries=8, show_spinner="Measuring the two protocol traps on this table…")
+def traps(token: str, _at: AttackTable) -> attacks.Traps:
+    """Data token -> re-identification with and without each published-protocol flaw, measured here."""
+    return attacks.measure_traps(_at, bounds=BOUNDS_RULE, seed=SEED, n_jobs=N_JOBS)
+
+
+def data_derived_features(at: AttackTable) -> list[str]:
+    """Features with no documented public bounds (their clamp range is read off the data, §0.4)."""
+    return [f for f, s in zip(at.features, resolve_bounds(at, BOUNDS_RULE).source, strict=True)
+            if s == "data-derived"]
