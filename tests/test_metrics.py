@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from eyedp_core.dp.mechanisms import laplace_noise
+from eyedp_core.dp.noise import laplace_noise
 from eyedp_core.metrics import (
     acf,
     lag_correlation,
