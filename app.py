@@ -5,6 +5,7 @@ import streamlit as st
 
 from ui import sidebar, theme
 from ui.errors import page_guard
+from ui.fragment import run_after_hooks
 
 st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
 theme.inject_css()
@@ -25,3 +26,4 @@ sidebar.render()
 # or anything the user uploaded (ui/errors.py).
 with page_guard("app"):
     nav.run()
+    run_after_hooks()  # e.g. the page's settings into the URL (ui/fragment.py)

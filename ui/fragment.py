@@ -1,0 +1,42 @@
+"""`fragment`: st.fragment for EyeDP pages, with hooks that run after every (fragment or full) re-run.
+
+Pages wrap groups of controls and the figures that depend on them in `@fragment`, so a slider move re-runs
+only that group. Work that must follow every change of a setting (recording the page's settings in the URL)
+registers itself once with `after_rerun` and then runs after each fragment re-run as well as after a full run.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import streamlit as st
+
+F = TypeVar("F", bound=Callable[..., Any])
+_AFTER: list[Callable[[], None]] = []
+
+
+def after_rerun(hook: Callable[[], None]) -> Callable[[], None]:
+    """Register `hook` (no arguments) to run after every fragment re-run; returns the hook (decorator use)."""
+    if hook not in _AFTER:
+        _AFTER.append(hook)
+    return hook
+
+
+def run_after_hooks() -> None:
+    """Run every registered hook (app.py calls this after a full run; `fragment` after its body)."""
+    for hook in list(_AFTER):
+        hook()
+
+
+def fragment(func: F | None = None, *, run_every: float | None = None) -> Any:
+    """Decorator: `func` becomes an st.fragment whose re-runs are followed by the after-rerun hooks."""
+    def wrap(f: F) -> F:
+        @functools.wraps(f)
+        def body(*args: Any, **kwargs: Any) -> Any:
+            out = f(*args, **kwargs)
+            run_after_hooks()
+            return out
+        return st.fragment(body, run_every=run_every)  # type: ignore[return-value]
+
+    return wrap(func) if func is not None else wrap
