@@ -72,7 +72,8 @@ def _template() -> go.layout.Template:
     return t
 
 
-pio.templates["eyedp"] = _template()
+TEMPLATE = _template()
+pio.templates["eyedp"] = TEMPLATE
 pio.templates.default = "eyedp"
 
 
@@ -81,11 +82,25 @@ def color_for(name: str, index: int = 0) -> str:
     return MECHANISM_COLORS.get(name, CATEGORY[index % len(CATEGORY)])
 
 
+def _has_eyedp_template(fig: go.Figure) -> bool:
+    """Whether the figure will be drawn with the EyeDP template without assigning it again."""
+    own = getattr(fig.layout, "_props", {}).get("template")  # set explicitly on this figure, or None
+    if own is None:
+        return pio.templates.default == "eyedp"  # plotly applies the default once, when serialising
+    return own is TEMPLATE or own == TEMPLATE.to_plotly_json()
+
+
 def style(fig: go.Figure, height: int = 380, title: str | None = None) -> go.Figure:
-    """Figure -> the same figure with the EyeDP template, a height and an optional title."""
-    fig.update_layout(template="eyedp", height=height)
+    """Figure -> the same figure with the EyeDP template, a height and an optional title.
+
+    Assigning a template by name validates and deep-copies it (thousands of copies per page run), so the
+    template is set only when the figure would not get it anyway as plotly's default."""
+    layout: dict = {"height": height}
     if title is not None:
-        fig.update_layout(title=title)
+        layout["title"] = title
+    if not _has_eyedp_template(fig):
+        layout["template"] = TEMPLATE
+    fig.update_layout(**layout)
     return fig
 
 
