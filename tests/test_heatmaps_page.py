@@ -73,8 +73,12 @@ def test_page_runs_on_sample_data():
     at = _heatmaps()
     assert at.title[0].value == "Heatmaps"
     labels = {m.label for m in at.metric}
-    assert {"CC", "MSE", "NMSE", "KL (nats)", "SIM", "EMD (px)", "Noise σ per cell", "Δ₂ (L2 sensitivity)",
+    assert {"CC", "MSE", "NMSE", "KL (nats)", "SIM", "Noise σ per cell", "Δ₂ (L2 sensitivity)",
             "Total ε per observer"} <= labels
+    assert "EMD (px)" not in labels  # the linear program runs only on request
+    at.toggle(key="hm_emd").set_value(True).run()
+    assert not at.exception, at.exception
+    assert metric_value(at, "EMD (px)") >= 0
     text = _text(at)
     assert "one observer's whole gaze map on this stimulus" in text
     assert "compose sequentially" in text and "one stimulus" in text
@@ -170,13 +174,18 @@ def test_export_records_a_release_in_the_ledger():
     assert len(releases) == 2 and releases[1].delta == 0.0 and releases[1].mechanism.startswith("laplace")
 
 
-def test_export_refuses_huge_grids():
-    """A 1-px grid on the 1280 x 800 sample has 1,024,000 cells: the export is refused with advice."""
+def test_export_on_a_too_fine_grid_says_what_it_accepts():
+    """A 1-px grid on the 1280 x 800 sample has 1,024,000 cells: no red error box, but the cell sizes an export
+    accepts, in words (2 px makes 256,000 cells, under the 300,000 limit)."""
     at = _heatmaps()
     at.select_slider(key="hm_cell").set_value(1).run()
     assert not at.exception, at.exception
-    err = " ".join(e.value for e in at.error)
-    assert "1,024,000 cells" in err and "coarser cell" in err
+    assert not at.error, [e.value for e in at.error]
+    info = " ".join(i.value for i in at.info)
+    assert "1,024,000" in info and "cell sizes of 2 px or more" in info and "300,000 cells" in info
+    assert not [b for b in at.button if b.key == "hm_export"]
+    at.select_slider(key="hm_cell").set_value(2).run()
+    assert [b for b in at.button if b.key == "hm_export"] and "cell sizes of" not in " ".join(i.value for i in at.info)
 
 
 def test_uploaded_image_and_fixations_are_used():

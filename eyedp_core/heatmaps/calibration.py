@@ -36,6 +36,7 @@ __all__ = [
     "observers_needed",
     "privacy_level",
     "privacy_presets",
+    "preset_delta",
     "privacy_warnings",
     "r_star",
 ]
@@ -189,18 +190,26 @@ class PrivacyPreset:
     note: str
 
 
+def preset_delta(n: int) -> float:
+    """Number of observers n in, the δ of EyeDP's presets out: 1/n², n times below 1/n (docs/PRIVACY_MODEL.md §6.6)."""
+    return float(n) ** -2.0
+
+
 def privacy_presets(n: int) -> dict[str, PrivacyPreset]:
-    """Number of observers n in, the paper's levels "poor", "okay", "good" as PrivacyPresets out."""
+    """Number of observers n in, the levels "poor", "okay", "good" (after Liu et al. §3.2) as PrivacyPresets out.
+
+    "okay" and "good" use δ = 1/n² (preset_delta), far below 1/n; the paper's δ = n^-1.5 is only √n times
+    below 1/n (6× at n = 40), which is not "much smaller than 1/n" for small studies."""
     if n < 2:
         raise ValueError(f"privacy levels need n >= 2 observers, got {n}")
-    d = float(n) ** -1.5
+    d = preset_delta(n)
     return {
         "poor": PrivacyPreset("poor", 1.0, 1.0 / n, "Poor: δ ≥ 1/n",
                               "Any δ ≥ 1/n is poor whatever ε is: the mechanism may reveal one observer "
                               "completely with probability δ, and with n observers that is expected "
                               "to happen."),
-        "okay": PrivacyPreset("okay", 3.0, d, "Okay: ε = 3, δ = n^-1.5", f"δ = {n}^-1.5 = {d:.3g}"),
-        "good": PrivacyPreset("good", 1.0, d, "Good: ε = 1, δ = n^-1.5", f"δ = {n}^-1.5 = {d:.3g}"),
+        "okay": PrivacyPreset("okay", 3.0, d, "Okay: ε = 3, δ = 1/n²", f"δ = 1/{n}² = {d:.3g}"),
+        "good": PrivacyPreset("good", 1.0, d, "Good: ε = 1, δ = 1/n²", f"δ = 1/{n}² = {d:.3g}"),
     }
 
 
@@ -209,7 +218,8 @@ def privacy_warnings(epsilon: float, delta: float, n: int) -> list[str]:
     out = []
     if delta >= 1.0 / n:
         out.append(f"δ = {delta:.3g} ≥ 1/n = {1.0 / n:.3g}: poor privacy. A mechanism that publishes one "
-                   "randomly chosen observer's map in the clear satisfies this δ; choose δ ≤ n^-1.5.")
+                   f"randomly chosen observer's map in the clear satisfies this δ; choose δ ≤ 1/n² = "
+                   f"{preset_delta(n):.3g}.")
     if epsilon > 10:
         out.append(f"ε = {epsilon:g} > 10: the guarantee is vacuous in practice "
                    f"(e^ε = {math.exp(epsilon):.3g}).")
@@ -217,10 +227,10 @@ def privacy_warnings(epsilon: float, delta: float, n: int) -> list[str]:
 
 
 def privacy_level(epsilon: float, delta: float, n: int) -> str:
-    """ε, δ, n in, the paper's level out: "poor", "good", "okay" or "custom"."""
+    """ε, δ, n in, the level out: "poor" (δ ≥ 1/n), "good" (ε ≤ 1) or "okay" (ε ≤ 3) when δ ≤ 1/n², else "custom"."""
     if delta >= 1.0 / n:
         return "poor"
-    if delta <= n ** -1.5 * (1 + 1e-12):
+    if delta <= preset_delta(n) * (1 + 1e-12):
         if epsilon <= 1.0:
             return "good"
         if epsilon <= 3.0:

@@ -122,12 +122,14 @@ class NoisyPreview:
 
 
 def noisy_preview(clean: CleanMaps, sensitivity: HeatmapSensitivity, *, epsilon: float, delta: float,
-                  mechanism: str, method: str, seed: int, sigma_px: float, cell_px: int) -> NoisyPreview:
+                  mechanism: str, method: str, seed: int, sigma_px: float, cell_px: int,
+                  emd_bins: int | None = 32) -> NoisyPreview:
     """Clean maps, sensitivity, (ε, δ), mechanism, Gaussian method, preview seed, kernel and cell size in,
-    NoisyPreview out.
+    NoisyPreview out. emd_bins=None leaves the earth mover's distance (a linear program, the slowest metric)
+    out of the metrics, for pages that compute it only on request.
 
     Seeded numpy noise (a PREVIEW, docs/PRIVACY_MODEL.md §11): the same seed gives the same noise field,
     rescaled when ε moves. Never exported or charged: exports go through eyedp_core.heatmaps.release."""
     pm = privatize(clean.agg, epsilon, delta, mechanism, sensitivity, np.random.default_rng(seed), method)
     sm = smooth(pm.map, sigma_px, cell_px)
-    return NoisyPreview(pm.calibration, pm.map, sm, heatmap_metrics(clean.smooth, sm, cell=cell_px))
+    return NoisyPreview(pm.calibration, pm.map, sm, heatmap_metrics(clean.smooth, sm, emd_bins=emd_bins, cell=cell_px))

@@ -17,6 +17,7 @@ from eyedp_core.heatmaps import maps, release
 from eyedp_core.io import uploads
 from ui import state
 from ui.heatmaps import view
+from ui.heatmaps.settings import CELLS
 from ui.widgets import badge, fmt_num
 
 EXPORT_RESULT = "hm_export_result"  # the last export's files and summary (cleared with the ledger)
@@ -87,16 +88,30 @@ def _files(ctx: view.Context, rel: release.HeatmapRelease) -> dict[str, bytes]:
             "json": json.dumps(rel.metadata, indent=2, default=str).encode()}
 
 
+def export_cell_sizes(width: int, height: int, cells: list[int]) -> list[int]:
+    """Stimulus size and the offered cell sizes -> the cell sizes whose grid an export accepts."""
+    return [c for c in cells if math.ceil(width / c) * math.ceil(height / c) <= release.MAX_EXPORT_CELLS]
+
+
+def export_limit_text(ctx: view.Context) -> str:
+    """Context with a grid too fine to export -> what the export accepts instead, in words."""
+    ok = export_cell_sizes(ctx.width, ctx.height, CELLS)
+    sizes = (f"cell sizes of {ok[0]} px or more ({', '.join(str(c) for c in ok[:6])}"
+             f"{' …' if len(ok) > 6 else ''} px)") if ok else "no cell size offered here"
+    return (f"The preview above works at any cell size; an export is drawn with OpenDP's exact sampler, about "
+            f"{1 / release.SECONDS_PER_VALUE / 1e3:.0f}k values per second, so it takes grids of up to "
+            f"{release.MAX_EXPORT_CELLS:,} cells. For this {ctx.width} × {ctx.height} px stimulus that means "
+            f"{sizes}; the current {ctx.cell_px} px cells make {ctx.gaze_maps.n_cells:,}. Choose a coarser cell "
+            "size above to export.")
+
+
 def export_section(ctx: view.Context) -> None:
     """The explicit private release: OpenDP noise at cell resolution, ledger entry, downloads."""
     st.subheader("Export (private release)")
     r = ctx.gaze_maps.n_cells
     cal = ctx.preview.calibration
     if r > release.MAX_EXPORT_CELLS:
-        st.error(f"The grid has {r:,} cells; exports are limited to {release.MAX_EXPORT_CELLS:,} cells (OpenDP "
-                 f"draws about {1 / release.SECONDS_PER_VALUE / 1e3:.0f}k values per second). Choose a coarser cell "
-                 f"size, e.g. {math.ceil(math.sqrt(ctx.width * ctx.height / release.MAX_EXPORT_CELLS))} px or more.",
-                 icon=":material/block:")
+        st.info(export_limit_text(ctx), icon=":material/info:")
         return
     scale = export_scale(ctx)
     raised = (f" — {scale / cal.scale:.3f}× the {cal.method} σ = {fmt_num(cal.scale)} of the preview, because "

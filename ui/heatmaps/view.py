@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from PIL import Image
 
-from eyedp_core.heatmaps import attacks, cap, curves, maps, preview
+from eyedp_core.heatmaps import attacks, cap, curves, maps, preview, saliency
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity
 from eyedp_core.heatmaps.preview import CleanMaps, NoisyPreview
 from eyedp_core.heatmaps.release import CapChoice, MapsSource
@@ -56,6 +56,25 @@ def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mec
     """Gaze-map key, caps, privacy settings and candidate caps -> Liu's Algorithm 1 curve (NOT private)."""
     stds = cap.noise_std_for_caps(_gm.n_observers, _gm.n_cells, m_values, eps, delta, mechanism, method, cap_total)
     return cap.optimal_cap(_gm, m_values=np.asarray(m_values, dtype=float), noise_std=stds)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def noisy_preview(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
+                  mechanism: str, method: str, seed: int, _clean: CleanMaps,
+                  _sens: HeatmapSensitivity) -> NoisyPreview:
+    """Gaze-map key, caps, kernel, privacy settings and seed -> the seeded preview without EMD (cached: moving a
+    slider back and forth redraws from the cache)."""
+    return preview.noisy_preview(_clean, _sens, epsilon=eps, delta=delta, mechanism=mechanism, method=method,
+                                 seed=seed, sigma_px=sigma_px, cell_px=key[2], emd_bins=None)
+
+
+EMD_BINS = 32  # the earth mover's distance is solved on at most 32 x 32 blocks (saliency.emd)
+
+
+@st.cache_data(show_spinner="Solving the earth mover's distance…", max_entries=16)
+def emd_px(preview_key: tuple, cell: int, _clean_smooth: np.ndarray, _noisy_smooth: np.ndarray) -> float:
+    """Key of a preview, cell size and the two smoothed maps -> EMD in px on a ≤ 32 × 32 block grid."""
+    return saliency.emd(_clean_smooth, _noisy_smooth, max_bins=EMD_BINS, cell=cell)
 
 
 CURVE_CACHE_SIZE = 24

@@ -1,0 +1,142 @@
+"""The Heatmaps page's controls: privacy level, ε, δ, noise, cell size, kernel, caps and screen geometry.
+
+`draw_settings` draws them (every widget keyed hm_…) and returns the chosen values; it computes nothing but
+the preset values and the kernel width in pixels (a core call)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from eyedp_core.data import samples
+from eyedp_core.dp.registry import Family
+from eyedp_core.heatmaps import preview
+from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy_presets
+from eyedp_core.heatmaps.maps import sigma_px_from_degrees
+from ui.heatmaps import figs, panels
+from ui.widgets import badge, fmt_num, log_slider
+
+CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
+MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
+METHODS = {"analytic": "analytic (exact, any ε)", "classical": "classical (ε < 1 only)"}
+DEFAULT_C = {"count": 30, "duration": 8.0}
+LEVEL_BADGE = {"good": "dp", "okay": "paper", "poor": "notdp"}  # "custom" -> neutral
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """What the controls hold after this run."""
+
+    epsilon: float
+    delta: float
+    mechanism: str
+    method: str
+    seed: int
+    cell: int
+    degrees: float
+    sigma_px: float
+    cap_m: float
+    cap_total: float | None
+
+    @property
+    def pure(self) -> bool:
+        """Laplace noise: pure ε-DP, δ unused."""
+        return Family(self.mechanism) is Family.LAPLACE
+
+
+def _clear_preset() -> None:
+    """A manual ε or δ move leaves the preset."""
+    st.session_state["hm_preset"] = None
+
+
+def apply_preset(n: int) -> dict:
+    """Number of observers -> the presets; a chosen preset sets ε and δ (δ = 1/n² follows n)."""
+    presets = privacy_presets(n)
+    st.session_state.setdefault("hm_preset", "okay")
+    if st.session_state["hm_preset"] in presets:
+        p = presets[st.session_state["hm_preset"]]
+        st.session_state["hm_eps"], st.session_state["hm_delta"] = p.epsilon, p.delta
+    return presets
+
+
+def level_line(eps: float, delta_used: float, n: int, pure: bool) -> str:
+    """ε, the δ spent, n -> markdown of the level badge with the numbers (and how δ compares with 1/n)."""
+    level = privacy_level(eps, delta_used, n)
+    below = "" if pure or delta_used <= 0 else f" — {1 / (n * delta_used):,.0f}× below 1/n"
+    return (f"Level: {badge(level, LEVEL_BADGE.get(level, 'preview'))} ε = {fmt_num(eps)}, "
+            f"δ = {fmt_num(delta_used)}{' (Laplace: pure ε-DP)' if pure else below}, n = {n}")
+
+
+def draw_settings(n: int, weight: str, upload: bool) -> Settings:
+    """Observers n, the weighting and whether the stimulus was uploaded -> the controls' values."""
+    presets = apply_preset(n)
+    m_key = panels.M_KEYS[weight]
+    with st.container(border=True):
+        cp, cm, cg = st.columns([1.15, 0.9, 1.25], gap="large")
+        with cp:
+            st.segmented_control("Privacy level (after Liu et al. §3.2)", list(presets), key="hm_preset",
+                                 format_func=lambda k: k.capitalize(),
+                                 help=" · ".join(f"{v.label}" for v in presets.values()))
+            eps = log_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
+                             on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+            mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn below
+            pure = Family(mech_now) is Family.LAPLACE
+            delta = log_slider("δ — failure probability (log scale)", 1e-12, 0.5, preset_delta(n), "hm_delta",
+                               extra=(1.0 / n, n ** -1.5, preset_delta(n)), per_decade=3,
+                               on_change=_clear_preset, disabled=pure,
+                               help=f"δ must be much smaller than 1/n = {fmt_num(1 / n)}: the presets use "
+                                    f"1/n² = {fmt_num(preset_delta(n))}; the paper's n^-1.5 = "
+                                    f"{fmt_num(n ** -1.5)} is on the slider for comparison. Not used by "
+                                    "Laplace noise (pure ε-DP).")
+            delta_used = preview.delta_spent(mech_now, delta)
+            st.markdown(level_line(eps, delta_used, n, pure), unsafe_allow_html=True)
+        with cm:
+            mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
+            method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
+            if Family(mech) is Family.GAUSSIAN:
+                asked = st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
+                method = preview.gaussian_method(asked, eps)
+                if method != asked:
+                    st.info("The classical calibration is proven only for ε < 1; the analytic one is used.",
+                            icon=":material/info:")
+            seed = int(st.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
+                                       help="Previews use seeded numpy noise: the same seed gives the same noise "
+                                            "pattern at every ε. Exports use fresh OpenDP noise."))
+        with cg:
+            cell = int(st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
+                                        help="Gaze maps are counted on square cells; coarser cells mean fewer "
+                                             "cells r and less noise per cell."))
+            deg = st.slider("Kernel width σ (degrees of visual angle)", 0.0, 4.0, 1.5, 0.1, key="hm_deg",
+                            help="Gaussian smoothing after the noise (post-processing). 0 = no smoothing.")
+            st.session_state.setdefault(m_key, 1 if weight == "count" else 0.5)  # no value=: buttons may set m
+            if weight == "count":
+                m = float(st.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key))
+            else:
+                m = float(st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS,
+                                           key=m_key))
+            cap_total = _total_cap(weight)
+        with st.expander("Screen geometry (converts the kernel width from degrees to pixels)", expanded=upload):
+            g0 = samples.SAMPLE_SCREEN
+            g = st.columns(3)
+            wpx = int(g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx"))
+            wcm = float(g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm"))
+            dist = float(g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm),
+                                           key="hm_dist"))
+            sigma_px = sigma_px_from_degrees(deg, wpx, wcm, dist)
+            st.caption(f"σ = {deg:g}° = {sigma_px:.1f} px (assuming the stimulus was shown at its own pixel size).")
+    return Settings(epsilon=eps, delta=delta, mechanism=mech, method=method, seed=seed, cell=cell, degrees=deg,
+                    sigma_px=sigma_px, cap_m=m, cap_total=cap_total)
+
+
+def _total_cap(weight: str) -> float | None:
+    """The 'total cap C' toggle and its input: a whole number of fixations, or seconds."""
+    use_c = st.toggle("Cap each observer's total at C", value=True, key="hm_use_c",
+                      help="docs/PRIVACY_MODEL.md §6.1: with totals ≤ C the L2 sensitivity is at most √(2mC)/n.")
+    if not use_c:
+        return None
+    help_c = "A public number fixed in advance (e.g. trial length × fixation rate), not read off the data."
+    if weight == "count":  # a count of fixations: a whole number, shown without decimals
+        return float(st.number_input("Total cap C (fixations per observer)", min_value=1, max_value=1_000_000,
+                                     value=DEFAULT_C["count"], step=1, key="hm_c_count", help=help_c))
+    return float(st.number_input("Total cap C (seconds per observer)", min_value=0.01, max_value=1e6,
+                                 value=DEFAULT_C["duration"], key="hm_c_duration", help=help_c))
