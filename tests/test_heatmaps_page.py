@@ -84,6 +84,9 @@ def test_page_runs_on_sample_data():
     assert "compose sequentially" in text and "one stimulus" in text
     assert "PREVIEW — NOT A PRIVATE RELEASE" in text
     assert -1.0 <= metric_value(at, "CC") <= 1.0
+    assert not any("Liu et al. Theorem 3.4" in str(m.value) for m in at.markdown)  # behind a lazy expander
+    at.session_state["hm_derivation"] = True
+    at.run()
     assert any("Liu et al. Theorem 3.4" in str(m.value) for m in at.markdown)
 
 
@@ -112,6 +115,8 @@ def test_laplace_shows_scale_and_std():
     b = metric_value(at, "Laplace scale b")
     assert b == pytest.approx(metric_value(at, "Δ₁ (L1 sensitivity)") / eps, rel=1e-5)
     assert metric_value(at, "Noise std √2·b") == pytest.approx(np.sqrt(2) * b, rel=1e-5)
+    at.session_state["hm_derivation"] = True  # Liu's 'noise level' note is in the derivation (a lazy expander)
+    at.run()
     assert "σ_L" in _text(at)
 
 

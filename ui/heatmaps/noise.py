@@ -74,8 +74,11 @@ def noise_section(ctx: view.Context) -> None:
                  ("Δ₂ (L2 sensitivity)", sens.l2)]
     for col, (label, value) in zip(cols, shown):
         col.metric(label, f"{value:.6g}")
-    with st.expander("How the noise scale is derived (formulas, and Liu et al.'s calibration as in the paper)"):
-        _derivation(ctx)
+    derivation = st.expander("How the noise scale is derived (formulas, and Liu et al.'s calibration as in the "
+                             "paper)", key="hm_derivation", on_change="rerun")
+    if derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
+        with derivation:
+            _derivation(ctx)
 
 
 def _derivation(ctx: view.Context) -> None:

@@ -113,19 +113,21 @@ def export_section(ctx: view.Context) -> None:
     if r > release.MAX_EXPORT_CELLS:
         st.info(export_limit_text(ctx), icon=":material/info:")
         return
-    scale = export_scale(ctx)
-    raised = (f" — {scale / cal.scale:.3f}× the {cal.method} σ = {fmt_num(cal.scale)} of the preview, because "
-              "OpenDP accounts its discrete Gaussian through zCDP, which needs a little more noise for the same "
-              "(ε, δ) (docs/PRIVACY_MODEL.md §11)") if scale > cal.scale * (1 + 1e-5) else ""
     gaussian = Family(cal.mechanism) is Family.GAUSSIAN
+    if gaussian:  # OpenDP's σ search takes ~0.1 s per (ε, δ): done when exporting, not on every slider move
+        noise = (f"Gaussian noise with σ a little above the {cal.method} σ = {fmt_num(cal.scale)} of the preview: "
+                 "OpenDP accounts its discrete Gaussian through zCDP, which needs slightly more noise for the same "
+                 "(ε, δ) (docs/PRIVACY_MODEL.md §11); the exact σ is found when you export and shown with the result")
+    else:
+        noise = f"Laplace noise with scale b = {fmt_num(cal.scale)}"
     st.markdown(
         f"Releases the noisy aggregate of '{ctx.stimulus.name}' at cell resolution ({r:,} cells of {ctx.cell_px} px, "
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "
-        f"sampler, cryptographic RNG, no seed — not the preview above): {cal.mechanism.capitalize()} noise with "
-        f"{'σ' if gaussian else 'scale b'} = {fmt_num(scale)}{raised}. Each export is recorded in the session's "
-        "ledger (Report page) as a new entry for every observer of this stimulus.")
+        f"sampler, cryptographic RNG, no seed — not the preview above): {noise}. Each export is recorded in the "
+        "session's ledger (Report page) as a new entry for every observer of this stimulus.")
     if st.button("Export (private release)", type="primary", key="hm_export", icon=":material/ios_share:"):
         with st.spinner(f"Drawing OpenDP noise for {r:,} cells…"):
+            scale = export_scale(ctx)
             try:
                 rel = release.release_heatmap(_export(ctx), scale)
             except ValueError as err:
@@ -133,13 +135,16 @@ def export_section(ctx: view.Context) -> None:
                 return
         state.ledger().add(rel.ledger_entry)
         st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
-                                           "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel)}
+                                           "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
+                                           "scale": scale, "preview_scale": cal.scale, "gaussian": gaussian}
         st.rerun()  # the sidebar's ledger summary was drawn before this run recorded the release
     res = st.session_state.get(EXPORT_RESULT)
     if res:
         lib = (f" (OpenDP's own accounting of the release: ε = {fmt_num(res['eps_lib'])}; the ledger charges the "
                "larger of this and the requested ε)") if res["eps_lib"] is not None else ""
-        st.success(f"Released {res['label']}; ledger charged ε = {fmt_num(res['eps'])}{lib}.",
+        used = (f" Noise σ = {fmt_num(res['scale'])} ({res['scale'] / res['preview_scale']:.3f}× the preview's σ)."
+                if res.get("gaussian") else "")
+        st.success(f"Released {res['label']}; ledger charged ε = {fmt_num(res['eps'])}{lib}.{used}",
                    icon=":material/check_circle:")
         st.markdown(badge("PRIVATE RELEASE (OpenDP)", "dp"), unsafe_allow_html=True)
         a, b, c = st.columns(3)
