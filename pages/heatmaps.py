@@ -57,7 +57,7 @@ def _draw() -> None:
     weight = top[1].radio("Each fixation adds", weights, format_func=view.WEIGHTS.get, horizontal=True,
                           key="hm_weight", help="Dwell time makes the cap m and the map values seconds per cell.")
     try:
-        sub, how = preview.fixations_for_stimulus(fix_ds.frame, fix_ds.name, stim_name, W, H)
+        sub, how = view.fixations_for_stimulus(fix_ds.token, fix_ds.name, stim_name, W, H, fix_ds.frame)
     except ValueError as err:  # io.DataError is a ValueError: bad coordinates, no matching rows, too few observers
         st.error(str(err), icon=":material/error:")
         st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")

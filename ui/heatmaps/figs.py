@@ -61,13 +61,21 @@ def curves_figure(summary: pd.DataFrame, current_eps: float, mse_unit: str) -> g
         x = g["eps"].to_numpy()
         _band(fig, x, g["cc_mean"].to_numpy(), g["cc_sd"].to_numpy(), name, color, 1, 1, True)
         _band(fig, x, g["mse_mean"].to_numpy(), g["mse_sd"].to_numpy(), name, color, 1, 2, False)
-    for c in (1, 2):
-        fig.add_vline(x=current_eps, line=dict(color=theme.MUTED, dash="dot"), row=1, col=c)
+    move_eps_marker(fig, current_eps)
     fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])
     fig.update_yaxes(title_text="CC (1 = identical)", range=[-0.1, 1.05], row=1, col=1)
     fig.update_yaxes(title_text=f"MSE ({mse_unit}², log)", type="log", dtick=1, row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
     return theme.style(fig, 420)
+
+
+def move_eps_marker(fig: go.Figure, current_eps: float) -> go.Figure:
+    """ε-curves figure and the current ε -> the same figure with its dotted "current ε" lines moved there
+    (the curves themselves are not rebuilt)."""
+    line = dict(color=theme.MUTED, dash="dot", width=1.5)
+    fig.layout.shapes = [dict(type="line", xref=x, yref=f"{y} domain", x0=current_eps, x1=current_eps, y0=0, y1=1,
+                              line=line) for x, y in (("x", "y"), ("x2", "y2"))]
+    return fig
 
 
 def cap_figure(m: np.ndarray, mse: np.ndarray, bias: np.ndarray, var: np.ndarray, m_opt: float,

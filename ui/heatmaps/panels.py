@@ -65,8 +65,8 @@ def curves_panel(ctx: view.Context) -> None:
                                  progress=lambda done: bar.progress(min(max(float(done), 0.0), 1.0),
                                                                     text=f"Drawing noisy heatmaps… {done:.0%}"))
     bar.empty()
-    summary = summarize_curves(df)
-    st.plotly_chart(figs.curves_figure(summary, ctx.epsilon, ctx.short_unit), key="hm_curves_chart")
+    summary, fig = _curves_figure(ctx, eps_list, R, df)
+    st.plotly_chart(figs.move_eps_marker(fig, ctx.epsilon), key="hm_curves_chart")
     st.caption(f"Gaussian: {ctx.method} calibration; Laplace: scale b = Δ₁/ε. {len(eps_list)} ε values × R = "
                f"{R} draws per mechanism; δ = {fmt_num(ctx.delta)}. Unlike the paper's Figure 3 (5 observers "
                f"replicated to 50 000, which gives them no privacy), these curves use the real n = "
@@ -76,6 +76,23 @@ def curves_panel(ctx: view.Context) -> None:
     with st.expander("Table of the curves"):
         show = summary.rename(columns={"std": "noise std"}).round(5)
         st.dataframe(show, hide_index=True)
+
+
+CURVES_FIG = "eyedp_hm_curves_figure"  # this session's last ε-curves figure (not an hm_ key: not a setting)
+
+
+def _curves_figure(ctx: view.Context, eps_list: tuple[float, ...], R: int,
+                   df: pd.DataFrame) -> tuple[pd.DataFrame, "figs.go.Figure"]:
+    """The ε-curves summary and figure, kept per session for the curve parameters: an ε move only moves the
+    figure's marker (figs.move_eps_marker) instead of rebuilding subplots and bands."""
+    k = (ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px, eps_list, ctx.delta, ctx.method, R,
+         ctx.preview_seed, ctx.short_unit)
+    held = st.session_state.get(CURVES_FIG)
+    if held is None or held[0] != k:
+        summary = summarize_curves(df)
+        held = (k, summary, figs.curves_figure(summary, ctx.epsilon, ctx.short_unit))
+        st.session_state[CURVES_FIG] = held
+    return held[1], held[2]
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,7 +44,16 @@ def gaze_maps(fix_token: str, stim_token: str, cell: int, weight: str, width: in
     return maps.gaze_maps(_sub, width, height, cell, weight)
 
 
-@st.cache_data(show_spinner="Aggregating…", max_entries=48)
+@st.cache_resource(show_spinner=False, max_entries=16)
+def fixations_for_stimulus(fix_token: str, table_name: str, stim_name: str, width: int, height: int,
+                           _frame: pd.DataFrame | None) -> tuple[pd.DataFrame, str]:
+    """preview.fixations_for_stimulus, cached on the dataset token (shared, never mutated: a slider move
+    does not filter and bounds-check the table again). Errors are not cached: they are raised every time."""
+    return preview.fixations_for_stimulus(_frame, table_name, stim_name, width, height)
+
+
+# The maps below are cached as shared objects (st.cache_resource: no pickle copy per run); nothing mutates them.
+@st.cache_resource(show_spinner="Aggregating…", max_entries=48)
 def clean_maps(key: tuple, m: float, cap_total: float | None, sigma_px: float, _gm: maps.GazeMaps) -> CleanMaps:
     """Gaze-map key, caps and kernel σ in px -> CleanMaps (aggregate, smoothed, colour range)."""
     return preview.clean_maps(_gm, m, cap_total, sigma_px)
@@ -58,7 +67,7 @@ def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mec
     return cap.optimal_cap(_gm, m_values=np.asarray(m_values, dtype=float), noise_std=stds)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)
 def noisy_preview(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
                   mechanism: str, method: str, seed: int, _clean: CleanMaps,
                   _sens: HeatmapSensitivity) -> NoisyPreview:

@@ -1,0 +1,50 @@
+"""What a slider move on the Heatmaps page re-sends (AppTest): no Plotly figure by default, the ε-curves figure
+kept per session with only its "current ε" marker moved."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.apptest import open_app
+from ui.heatmaps import panels
+
+PAGE = "pages/heatmaps.py"
+
+
+def _charts(at) -> list[dict]:
+    """The Plotly figures the last run sent, as JSON."""
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_app(PAGE, timeout=240)
+
+
+def test_default_page_sends_no_plotly_figure(at):
+    """Overlays are images and the Explore panels wait to be opened: an ε move re-sends no Plotly figure."""
+    assert _charts(at) == []
+    assert len(at.get("image")) >= 2  # the clean and the noisy overlay
+    at.select_slider(key="hm_eps").set_value(0.5).run()
+    assert not at.exception, at.exception
+    assert _charts(at) == [] and len(at.get("image")) >= 2
+
+
+def test_eps_curves_figure_is_kept_and_only_its_marker_moves(at):
+    """Open the ε-curves: an ε move keeps the same figure object and moves both dotted lines to the new ε."""
+    at.segmented_control(key="hm_panel").set_value("curves").run()
+    assert not at.exception, at.exception
+    at.select_slider(key="hm_eps").set_value(1.0).run()
+    held = at.session_state[panels.CURVES_FIG]
+    spec = _charts(at)[0]
+    assert [s["x0"] for s in spec["layout"]["shapes"]] == [1.0, 1.0]
+    at.select_slider(key="hm_eps").set_value(3.0).run()
+    assert not at.exception, at.exception
+    assert at.session_state[panels.CURVES_FIG][2] is held[2]  # not rebuilt
+    spec2 = _charts(at)[0]
+    assert [s["x0"] for s in spec2["layout"]["shapes"]] == [3.0, 3.0]
+    assert spec2["data"] == spec["data"]  # the curves themselves did not change
+    # A parameter the curves depend on (the cap m) rebuilds the figure.
+    at.slider(key="hm_m_count").set_value(2).run()
+    assert at.session_state[panels.CURVES_FIG][2] is not held[2]
