@@ -78,3 +78,14 @@ def test_emd_on_a_coarse_grid_measures_shifts_in_pixels():
     out = sm.heatmap_metrics(a, b, cell=2.0)
     assert set(out) == {"cc", "mse", "nmse", "kl", "sim", "emd_px"} and out["sim"] == 0.0
     assert "emd_px" not in sm.heatmap_metrics(a, b, emd_bins=None)
+
+
+def test_heatmap_metrics_in_one_pass_equal_the_single_metrics(rng):
+    """The fused heatmap_metrics (shared intermediates) gives the single-metric functions' numbers, float32 in."""
+    ref = rng.gamma(2.0, 1.0, (40, 64))
+    est = (ref + rng.normal(0, 0.8, ref.shape)).astype(np.float32)
+    out = sm.heatmap_metrics(ref, est, emd_bins=None)
+    assert "emd_px" not in out
+    single = {"cc": sm.pearson_cc, "mse": sm.mse, "nmse": sm.nmse, "kl": sm.kl_divergence, "sim": sm.similarity}
+    for name, f in single.items():
+        assert out[name] == pytest.approx(f(ref, est), rel=1e-12, abs=1e-15), name
