@@ -96,6 +96,12 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
         harness.wait_idle(page)
         _no_exception(page)
         assert page.locator(".js-plotly-plot").count() >= 1, f"panel {name!r} drew no chart"
+    harness.screenshot(page, str(shots / "heatmaps_panel_curves.png"))
+    # With the ε-curves open, an ε move keeps the curves and moves the dotted marker; nothing breaks.
+    _set_eps(page, "1")
+    _no_exception(page)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    harness.screenshot(page, str(shots / "heatmaps_panel_curves_eps1.png"))
 
 
 def test_slider_move_reruns_only_the_fragment(page, app_url):
@@ -110,11 +116,14 @@ def test_slider_move_reruns_only_the_fragment(page, app_url):
     mid = _runs(page)
     assert mid["page"] == before["page"], f"the page body re-ran: {before} -> {mid}"
     assert mid["study"] > before["study"], f"the fragment did not re-run: {before} -> {mid}"
-    # A control outside any fragment (the sidebar's data selection is the app's) re-runs everything: reload.
-    page.reload()
+    # A full run (here: leaving the page and coming back in the same session) does count in the page body.
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Home").first.click()
+    harness.wait_idle(page)
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Heatmaps").first.click()
     _wait_drawn(page)
-    after_reload = _runs(page)
-    assert after_reload["page"] > mid["page"]
+    page.wait_for_timeout(300)
+    back = _runs(page)
+    assert back["page"] > mid["page"] and back["study"] > mid["study"], (mid, back)
 
 
 @pytest.mark.parametrize("width", [1280, 1920])
