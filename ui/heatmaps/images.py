@@ -13,8 +13,7 @@ import streamlit as st
 from PIL import Image
 
 from ui import theme
-
-DISPLAY_WIDTH = 960  # overlays are sent to the browser at most this wide
+from ui.heatmaps.view import DISPLAY_WIDTH  # overlays are sent to the browser at most this wide
 JPEG_QUALITY = 85
 
 
@@ -24,7 +23,8 @@ def _base(stim_token: str, _image: np.ndarray) -> Image.Image:
     h, w = _image.shape[:2]
     dw = min(w, DISPLAY_WIDTH)
     dh = max(1, int(round(h * dw / w)))
-    img = Image.fromarray(np.ascontiguousarray(_image[..., :3], dtype=np.uint8))
+    pixels = np.ascontiguousarray(_image if _image.ndim == 2 else _image[..., :3], dtype=np.uint8)
+    img = Image.fromarray(pixels).convert("RGB")  # grey or blank canvases too
     return (img.resize((dw, dh), Image.BILINEAR) if dw != w else img).convert("RGBA")
 
 
