@@ -28,18 +28,6 @@ M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
 CAP_CHOICE = "hm_m_tuned"  # the last CapChoice read off some data (cleared with the ledger)
 
 
-def remember_panel(panel: str | None) -> None:
-    """Keep the panel shown in this run, so that clicking it again does not leave the switcher empty."""
-    if panel:
-        st.session_state["hm_panel_last"] = panel
-
-
-def keep_a_panel() -> None:
-    """Switcher callback: a click on the selected panel deselects it; select it again instead."""
-    if not st.session_state.get("hm_panel"):
-        st.session_state["hm_panel"] = st.session_state.get("hm_panel_last", "curves")
-
-
 def _delta_rule(key: str, ctx: view.Context) -> str:
     """Radio: δ follows the paper's n^-1.5 or stays at the current value."""
     return st.radio("δ for other study sizes", ["n^-1.5", "fixed"], horizontal=True, key=key,
