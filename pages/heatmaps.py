@@ -1,8 +1,8 @@
 """Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; docs/PRIVACY_MODEL.md §6).
 
 The page body draws only the title and the lead; everything that depends on a control is one fragment
-(`_study`), so a slider move re-runs that fragment and not the app shell. The accounting box, the Explore
-panels and the export are fragments inside it: their own widgets re-run only themselves."""
+(`_study`), so a slider move re-runs that fragment and not the app shell. The accounting box and the export
+are fragments inside it: their own widgets re-run only themselves."""
 from __future__ import annotations
 
 import streamlit as st
@@ -99,12 +99,14 @@ def _draw() -> None:
 @fragment
 def _accounting(ctx: view.Context) -> None:
     """Unit of privacy, totals over several stimuli, ledger so far (its input re-runs only this part)."""
-    release.accounting_box(ctx)
+    with page_guard("heatmaps"):
+        release.accounting_box(ctx)
 
 
-@fragment
 def _explore(ctx: view.Context) -> None:
-    """The secondary panels, each computed only when chosen (ε-curves, cap, calculator, attack, planning)."""
+    """The secondary panels, each computed only when chosen (ε-curves, cap, calculator, attack, planning).
+
+    Not a fragment of its own: the Optimal cap panel's buttons set the cap m, which the whole study shows."""
     st.subheader("Explore")
     panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
                                  label_visibility="collapsed")
@@ -119,7 +121,8 @@ def _explore(ctx: view.Context) -> None:
 @fragment
 def _export(ctx: view.Context) -> None:
     """The explicit private release (its button re-runs only this part, then the app for the ledger)."""
-    release.export_section(ctx)
+    with page_guard("heatmaps"):
+        release.export_section(ctx)
 
 
 _study()

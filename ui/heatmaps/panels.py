@@ -26,6 +26,7 @@ PANELS = {
 DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
 M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
 CAP_CHOICE = "hm_m_tuned"  # the last CapChoice read off some data (cleared with the ledger)
+LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a private choice of m: re-run the app once (sidebar ledger)
 
 
 def _delta_rule(key: str, ctx: view.Context) -> str:
@@ -106,6 +107,7 @@ def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str
                                           cap_total=ctx.cap_total)
     state.ledger().add(release.selection_release(choice))
     _set_cap(ctx.weight, choice)
+    st.session_state[LEDGER_CHANGED] = True  # the sidebar's ledger summary is outside the page's fragment
 
 
 def cap_panel(ctx: view.Context) -> None:
@@ -156,6 +158,8 @@ def cap_panel(ctx: view.Context) -> None:
         elif choice and choice.how == "dp" and choice.is_value(ctx.weight, ctx.cap_m):
             st.info(f"m = {choice.m:g} was chosen privately on other data ('{choice.source.stimulus_name}'); its "
                     "ε was charged to the observers it read, not to these.", icon=":material/info:")
+    if st.session_state.pop(LEDGER_CHANGED, False):
+        st.rerun()  # a full run, so that the sidebar's "Privacy spent" shows the new entry
 
 
 # --------------------------------------------------------------------------------------------
