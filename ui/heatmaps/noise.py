@@ -94,11 +94,10 @@ def _derivation(ctx: view.Context) -> None:
     table = calibration_table(sens, ctx.epsilon, ctx.delta)
     liu = next(c for c in table if c.method == LIU)
     gaussian = Family(ctx.mechanism) is Family.GAUSSIAN
-    u, v = st.columns(2, gap="large")
-    with u:
-        calibration_box(cal, f"{figs.MECH_LABEL[ctx.mechanism]} noise used here"
-                             + (f" — {cal.method} calibration" if gaussian else ""))
-    with v:
+    # One above the other: the analytic formula is too wide for half a column at 1280 px.
+    calibration_box(cal, f"{figs.MECH_LABEL[ctx.mechanism]} noise used here"
+                         + (f" — {cal.method} calibration" if gaussian else ""))
+    with st.container():
         if gaussian:
             _liu_box(liu, cal, ctx.method)
         else:
