@@ -66,14 +66,14 @@ def noise_section(ctx: view.Context) -> None:
     st.subheader("Noise scale")
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     st.markdown(noise_sentence(ctx))
-    cols = st.columns(4)
+    row = st.container(horizontal=True, gap="large")  # one block, not four columns (re-sent on every move)
     if Family(ctx.mechanism) is Family.GAUSSIAN:
         shown = [("Noise σ per cell", cal.std), ("Δ₂ (L2 sensitivity)", sens.l2), ("Δ₁ (L1 sensitivity)", sens.l1)]
     else:
         shown = [("Laplace scale b", cal.scale), ("Noise std √2·b", cal.std), ("Δ₁ (L1 sensitivity)", sens.l1),
                  ("Δ₂ (L2 sensitivity)", sens.l2)]
-    for col, (label, value) in zip(cols, shown):
-        col.metric(label, f"{value:.6g}")
+    for label, value in shown:
+        row.metric(label, f"{value:.6g}", width="content")
     derivation = st.expander("How the noise scale is derived (formulas, and Liu et al.'s calibration as in the "
                              "paper)", key="hm_derivation", on_change="rerun")
     if derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path

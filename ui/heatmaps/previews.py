@@ -45,7 +45,9 @@ def preview_key(ctx: view.Context) -> tuple:
 def _metrics(ctx: view.Context) -> None:
     """CC and NMSE first, then MSE, KL, SIM; EMD on request (method stated)."""
     met = ctx.preview.metrics
-    mc = st.columns(6)
+    # One horizontal container instead of six columns: fewer elements re-sent on every slider move.
+    row = st.container(horizontal=True, gap="large", horizontal_alignment="distribute")
+    mc = [row] * 6
     mc[0].metric("CC", f"{met['cc']:.3f}", help="Pearson correlation with the clean heatmap (1 = identical).")
     mc[1].metric("NMSE", f"{met['nmse']:.3g}",
                  help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")
@@ -53,7 +55,7 @@ def _metrics(ctx: view.Context) -> None:
     mc[3].metric("KL (nats)", f"{met['kl']:.3g}",
                  help="KL divergence of the clean from the noisy distribution (0 = same).")
     mc[4].metric("SIM", f"{met['sim']:.3f}", help="Histogram intersection of the two distributions (1 = identical).")
-    with mc[5]:
+    with row:
         if st.toggle("EMD", key="hm_emd",
                      help="Earth mover's distance: how far gaze mass must move, in px. Solved as a linear "
                           f"program on the maps summed into at most {view.EMD_BINS} × {view.EMD_BINS} blocks, "
