@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 # Pairwise distances are formed by broadcasting; above this many elements we work in row blocks.
-_PAIRWISE_BLOCK_ELEMS = 20_000_000
+_PAIRWISE_BLOCK_ELEMS = 2_000_000
 
 
 def float_series(x: np.ndarray) -> np.ndarray:
