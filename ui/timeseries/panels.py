@@ -52,8 +52,9 @@ def utility_panel(c: Ctx) -> None:
     sens = "data-derived" if c.setting.sensitivity_mode == "empirical" else "public"
     lo, hi = tuple(c.series.lo.tolist()), tuple(c.series.hi.tolist())
     try:
+        # k enters the cache key only where the sweep uses it: a moved ε (which moves the public k) keeps the cache.
         spec = SweepSpec(epsilons=view.sweep_epsilons(lo_e, hi_e), runs=c.setting.runs, k_rule=rule,
-                         k=c.setting.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
+                         k=c.setting.k if rule == "fixed" else SweepSpec.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
                          n_recordings=c.plan.n_recordings)
         table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
