@@ -11,11 +11,12 @@ from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 from ui import state
 from ui.fragment import fragment
 from ui.shell import ensure_shell
-from ui.timeseries import context, data, figs, headline, panels, view
+from ui.timeseries import context, data, figs, headline, panels, runlog, view
 from ui.timeseries.steil import steil_panel
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
 ensure_shell()
+runlog.note("page")
 
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
@@ -93,7 +94,7 @@ declared = int(top[3].number_input("Public length T (windows)", 2, MAX_LENGTH, D
                                    help="Every recording is cut or padded (repeating its last value) to this length "
                                         "before the mechanism. Declare it from the study protocol: the default "
                                         f"{DEFAULT_LENGTH} is the same for every dataset (docs/PRIVACY_MODEL.md §0.5)."))
-from_data = top[3].checkbox(f"Use the longest recording ({info.data_length}) — read from the data",
+from_data = top[3].checkbox(f"Use the longest ({info.data_length})",
                             key="ts_length_from_data",
                             help="Convenient, but T is then read off the private data: the ledger records it as a "
                                  "data-derived parameter and the Report shows the caveat.")
@@ -123,11 +124,15 @@ except data.SeriesProblem as err:
 def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
                    kinds: tuple[str, ...], feature: str, task: str | None, participant: str) -> None:
     """Settings, the per-person headline, the preview and the secondary views of the released features."""
+    runlog.note("view")
     lo, hi, length = series.lo, series.hi, series.length
     f_idx = names.index(feature)
     row = series.row(participant, task)
     with st.container(border=True):
-        ca, cb = st.columns([1, 1.6], gap="medium")
+        mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=headline.mech_name,
+                                    default=Mech.CFPA, required=True, key="ts_mech")
+        chunked = mech.info.chunked
+        ca, cb, cc = st.columns([1.15, 1.2, 1], gap="medium")
         with ca:
             mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
                             key="ts_mode",
@@ -137,11 +142,8 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
             eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
             eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
                              help="Log scale. Smaller ε = stronger privacy = more noise.")
-        with cb:
-            mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=headline.mech_name,
-                                        default=Mech.CFPA, required=True, key="ts_mech")
-        chunked = mech.info.chunked
-        c1, c2, c3, c4 = st.columns([1.1, 1.2, 1.2, 1], gap="medium")
+        c1 = c2 = cb
+        c3 = c4 = cc
         choice = c1.segmented_control("Chunk size (windows)", CHUNKS, default="32", required=True, key="ts_chunk",
                                       disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
         chunk = None
@@ -211,7 +213,7 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
     (st.warning if kind == "useless" else st.info)(sentence, icon=":material/warning:" if kind == "useless"
                                                    else ":material/info:")
     st.markdown(context.accounting_line(ctx))
-    b1, b2 = st.columns([1, 3])
+    b1, b2 = st.columns([1.35, 3])
     if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:"):
         context.record(context.main_releases(ctx))
         st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = {plan.participant_total:.4g} "

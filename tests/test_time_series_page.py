@@ -371,3 +371,46 @@ def test_inspect_excludes_nan_only_features():
     assert "no values at all" in info.excluded["nan_only"] and "recording a" in info.excluded["gap"]
     with pytest.raises(ts_data.SeriesProblem, match="no feature has values"):
         ts_data.inspect.__wrapped__("t2", base.drop(columns="good"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the page opens on the guarantee for a person (issue 12)
+
+
+def test_opens_on_the_total_per_person_from_the_core():
+    """Default: the slider is the total ε per person; the first metric is that total as the core's plan computes
+    it, the per-chunk ε comes second; the plain verdict quotes the core's preview numbers."""
+    import re
+
+    from eyedp_core.data import samples
+    from eyedp_core.gaze.feature_specs import feature_bounds
+    from eyedp_core.timeseries.accounting import epsilon_plan
+    from eyedp_core.timeseries.preview import run_preview
+    from eyedp_core.timeseries.signals import feature_columns, feature_tensor
+
+    at = _ts()
+    assert at.radio(key="ts_mode").value == "participant"
+    assert at.metric[0].label == "Total ε per person"
+    eps = float(at.select_slider(key="ts_eps").value)
+    plan = epsilon_plan("participant", eps, Mech.CFPA, 32, DEFAULT_LENGTH, 48, 3)
+    assert metric_value(at, "Total ε per person") == pytest.approx(plan.participant_total)
+    assert metric_value(at, "ε per chunk") == pytest.approx(plan.per_invocation, rel=1e-3)
+    assert plan.participant_total == pytest.approx(eps) and plan.per_invocation < eps / 1000
+    # The verdict's median utility is the core preview's, at the page's seed and k.
+    table = samples.load_sample("reading_features")
+    names = feature_columns(table)
+    x, _ = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
+    prev = run_preview(x, Mech.CFPA, chunk=32, epsilon=plan.per_invocation, k=int(at.slider(key="ts_k").value),
+                       bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
+                       feature=names.index(at.selectbox(key="ts_feature").value), nmse_kind="var")
+    median_db = float(np.nanmedian(-10 * np.log10(prev.nmse_feature)))
+    text = page_text(at)
+    assert median_db < -50 and "is useless on this data" in text
+    assert f"median utility {median_db:.0f} dB" in text
+    # Even a total of 10⁴ per person leaves CFPA useless here; the paper's ε = 10⁴ PER CHUNK does not.
+    at.select_slider(key="ts_eps").set_value(10000.0).run()
+    assert "is useless on this data" in page_text(at)
+    at.radio(key="ts_mode").set_value("paper").run()
+    at.select_slider(key="ts_eps").set_value(10000.0).run()
+    assert not at.exception, at.exception
+    assert "is useless" not in page_text(at) and re.search(r"median utility -?\d+ dB", page_text(at))

@@ -32,7 +32,9 @@ def sci(v: float) -> str:
     """Number in, '1.2·10⁵' for large or tiny values, else 3 significant digits out (reads better than 1.2e+05)."""
     if v == 0 or not math.isfinite(v):
         return "0" if v == 0 else "∞"
-    if 1e-3 <= abs(v) < 1e4:
+    if 1000 <= abs(v) < 1e4:
+        return f"{v:,.0f}"
+    if 1e-3 <= abs(v) < 1000:
         return f"{v:.3g}"
     exp = int(math.floor(math.log10(abs(v))))
     mant = v / 10**exp
@@ -54,8 +56,9 @@ def headline(c: Ctx) -> None:
     m[0].metric("Total ε per person", fe(p.participant_total),
                 help="The guarantee for one participant: ε per call × features × chunks × recordings (sequential "
                      "composition, docs/PRIVACY_MODEL.md §3).")
-    m[1].metric(f"ε per {unit} (paper's unit)", f"{p.per_invocation:.4g}",
-                help="What one mechanism call spends; Bozkir et al. report this number.")
+    m[1].metric(f"ε per {unit}", f"{p.per_invocation:.4g}",
+                help=f"What one mechanism call (one {unit} of one feature) spends: the paper's unit, as Bozkir et al. "
+                     "report it.")
     m[2].metric("Paper's claimed ε", fe(p.paper_total) if p.has_guarantee else "∞",
                 help="Σ over features, chunks counted in parallel, per recording — as Bozkir et al. report it. "
                      "Not a bound for a person.")
@@ -80,12 +83,15 @@ def verdict(c: Ctx) -> tuple[str, str]:
     who = f"a total of **ε = {fe(p.participant_total)} per person**"
     split = f"split over {p.invocations:,} mechanism calls (ε = {p.per_invocation:.3g} each)"
     if not math.isfinite(med) or med < 0:
-        times = f"10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if math.isfinite(med) else "many"
+        ratio = 10 ** (-med / 10) if math.isfinite(med) else math.inf
+        times = (f"about 10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if ratio >= 100 else
+                 f"{ratio:.1f}" if math.isfinite(ratio) else "many")
+        why = (f"its noise scale {sci(scale)} dwarfs the feature's whole range ({lo:g} to {hi:g})"
+               if scale > 10 * (hi - lo) else "its noise is larger than the features' own variation")
         return "useless", (
-            f"At {who}, {split}, {name} is useless on this data: its noise scale {sci(scale)} dwarfs the "
-            f"feature's whole range ({lo:g} to {hi:g}), so the released series is noise (median utility "
-            f"{med:.0f} dB over the features, an error about {times} times the signal's variance). Raise ε, release "
-            "fewer features or a shorter T before publishing anything.")
+            f"At {who}, {split}, {name} is useless on this data: {why}, so the released series is noise (median "
+            f"utility {med:.0f} dB over the features, an error {times} times the signal's variance). Raise ε, "
+            "release fewer features or a shorter T before publishing anything.")
     if med < 10:
         return "rough", (
             f"At {who}, {split}, {name} keeps only a rough trace of the signal: median utility {med:.0f} dB, the "
