@@ -147,7 +147,8 @@ def run_fft_blocks(rows: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, 
             int(k[:, -1].max()) if full < k.shape[1] and n_rows else 1)
     out = np.empty_like(rows)
     # The noise per row is Re and Im of the kept bins of every chunk: draw it for ~NOISE_VALUES at a time.
-    granule = noise_rows(2 * (full * kmax[0] + (kmax[1] if full < k.shape[1] else 0)))
+    # (at least T/4 per row: with few kept bins the granule would otherwise span every row, and so the block)
+    granule = noise_rows(max(2 * (full * kmax[0] + (kmax[1] if full < k.shape[1] else 0)), t // 4))
     # Working set per row: the clamped (or differenced) copy, its spectrum and the inverse, ~4 T floats.
     for block in row_blocks(n_rows, 4 * 8 * t, granule):
         x = params.clamp(rows[block], block)
