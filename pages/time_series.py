@@ -240,7 +240,10 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                  f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if mech is not Mech.LPA else ''})")
         st.plotly_chart(headline.preview_figure(
             t, t_title, clean, prev.noisy[row], prev.paper[row] if prev.paper is not None else None, label,
-            data.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None))
+            data.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None),
+            # The EyeDP template is already in the figure: skipping Streamlit's theme merge and the mode bar cuts
+            # the browser's redraw after a slider move from ~0.3–0.9 s to ~0.03–0.07 s (headless Chromium).
+            theme=None, config={"displayModeBar": False})
         paper_note = (" The dotted red line reconstructs DCFPA with the two-term formula printed in the paper "
                       "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
                       "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
