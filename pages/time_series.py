@@ -262,7 +262,8 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                 f"{headline.sci(shown.calibration.scale)} per {'sample' if mech is Mech.LPA else 'kept coefficient'}, "
                 f"from its sensitivity {headline.sci(shown.calibration.sensitivity)} and ε = {eps_inv:.3g} per "
                 f"{unit}.", unsafe_allow_html=True)
-    with st.expander("How the noise scale is computed (formula with the numbers plugged in)"):
+    # A toggle, not an expander: a collapsed expander still renders its formulas on every move (KaTeX).
+    if st.toggle("Show how the noise scale is computed (formula with the numbers plugged in)", key="ts_formula"):
         calibration_box(view.stacked(shown.calibration), context.calibration_title(ctx))
         if note := context.calibration_note(ctx):
             st.caption(note)

@@ -414,3 +414,17 @@ def test_opens_on_the_total_per_person_from_the_core():
     at.select_slider(key="ts_eps").set_value(10000.0).run()
     assert not at.exception, at.exception
     assert "is useless" not in page_text(at) and re.search(r"median utility -?\d+ dB", page_text(at))
+
+
+def test_formula_is_shown_on_request_with_the_drawn_scale():
+    """The derivation is behind a toggle (no formulas by default); switched on it shows λ with the numbers."""
+    at = _ts()
+    assert not at.latex
+    at.toggle(key="ts_formula").set_value(True).run()
+    assert not at.exception, at.exception
+    tex = " ".join(str(e.value) for e in at.latex)
+    assert r"\lambda" in tex
+    scale = metric_value(at, "Noise scale")
+    mantissa = scale / 10 ** math.floor(math.log10(scale))
+    assert f"{mantissa:.3f}"[:4] in tex  # the λ the noise was drawn with, as plugged in
+    assert f"{metric_value(at, 'ε per chunk'):.4g}" in tex  # the per-chunk ε the plan gives
