@@ -101,7 +101,9 @@ def verdict(c: Ctx) -> tuple[str, str]:
         f"{10 ** (-med / 10):.1%} of the signal's variance.")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# cache_resource: the same Figure object is handed back (Streamlit only serialises it), which saves unpickling and
+# re-validating the figure on every move back to a setting seen before.
+@st.cache_resource(max_entries=64, show_spinner=False)
 def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.ndarray,
                    paper: np.ndarray | None, label: str, y_title: str, title: str, true_length: int,
                    chunk: int | None, zoom: tuple[float, float] | None):
