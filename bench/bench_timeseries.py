@@ -1,6 +1,15 @@
 """Timing figures of the Time-series core (eyedp_core.timeseries and friends), each against a baseline
 measured in the same run. Run alone: python bench/bench_timeseries.py; or via bench/run.py --only timeseries.
 
+Also (issue 12):
+* peak memory / input size of every mechanism, the page's preview and the utility sweeps at 20, 200 and 2000
+  participants (the bundled sample, 20 participants × 3 recordings × 48 features × T = 600, tiled), each in a
+  FRESH subprocess: tracemalloc's peak of the allocations made after the input was built (numpy reports its
+  buffers to tracemalloc), divided by the input array's bytes;
+* LPA and CFPA time against their floors, measured alternately in the same process (median of the ratios):
+  LPA floor = np.clip(x, L, U) + rng.laplace(b, x.shape); CFPA floor = rfft + irfft of the chunks (tail at its
+  length) + rng.laplace for the kept coefficients only (2·k per chunk), all float64 on the same array.
+
 Baselines:
 * mechanisms: a straightforward implementation looping in Python over recordings, features and chunks
   (one rfft/irfft per chunk), the way the paper's algorithms read;
@@ -12,6 +21,8 @@ Baselines:
 
 from __future__ import annotations
 
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -57,6 +68,118 @@ def _data() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], str]:
 
 
 _time = median_time
+ROOT = Path(__file__).resolve().parents[1]
+MEMORY_SIZES = (20, 200, 2000)  # participants (the sample has 20: 60 recordings)
+MEMORY_CASES = ("LPA", "FPA", "CFPA-32", "DCFPA-32", "preview CFPA-32", "sweep LPA", "sweep FPA", "sweep CFPA-32",
+                "sweep DCFPA-32")
+
+
+def page_array(people: int = 20) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The array the Time series page builds (public T = 600, every feature), tiled to `people` participants."""
+    from eyedp_core.data import samples
+    from eyedp_core.gaze.feature_specs import feature_bounds
+    from eyedp_core.timeseries.choices import DEFAULT_LENGTH
+    from eyedp_core.timeseries.signals import feature_columns
+
+    table = samples.load_sample("reading_features")
+    names = feature_columns(table)
+    x, recs = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
+    n_people = recs["participant"].nunique()
+    return np.tile(x, (max(1, people // n_people), 1, 1)), feature_bounds(names)
+
+
+def _memory_case(case: str, people: int) -> str:
+    """Run one case on the tiled array under tracemalloc (in THIS process); 'case people input peak ratio s'."""
+    import tracemalloc
+
+    from eyedp_core.timeseries.preview import run_preview
+
+    x, bounds = page_array(people)
+    rng = np.random.default_rng(1)
+    spec = SweepSpec(epsilons=tuple(np.logspace(-2, 4, 10)), runs=20, n_recordings=3)
+    calls = {
+        "LPA": lambda: ts.lpa(x, epsilon=1.0, bounds=bounds, rng=rng),
+        "FPA": lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng),
+        "CFPA-32": lambda: ts.cfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng),
+        "DCFPA-32": lambda: ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng),
+        "preview CFPA-32": lambda: run_preview(x, Mech.CFPA, chunk=32, epsilon=1.0, k=4, bounds=bounds, rng=rng,
+                                               feature=0, nmse_kind="var"),
+    }
+    if case.startswith("sweep "):
+        label = case.split(" ", 1)[1]
+        calls[case] = lambda: sweep_utility(x, bounds, spec, rng=rng, mechanisms=[label])
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    t0 = time.perf_counter()
+    calls[case]()
+    seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return f"{case}|{people}|{x.nbytes}|{peak}|{seconds}"
+
+
+def memory_table(sizes: tuple[int, ...] = MEMORY_SIZES, cases: tuple[str, ...] = MEMORY_CASES,
+                 sweep_max: int = 200) -> list[dict]:
+    """Peak memory / input bytes per case and size, each in a fresh subprocess (sweeps up to `sweep_max`
+    participants: at 2000 one sweep of one mechanism takes minutes on this machine)."""
+    rows = []
+    for people in sizes:
+        for case in cases:
+            if case.startswith("sweep") and people > sweep_max:
+                continue
+            out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--memory-case", case, str(people)],
+                                 cwd=ROOT, capture_output=True, text=True, check=True)
+            name, n, size, peak, secs = out.stdout.strip().splitlines()[-1].split("|")
+            rows.append({"case": name, "participants": int(n), "input_mb": int(size) / 1e6,
+                         "peak_mb": int(peak) / 1e6, "ratio": int(peak) / int(size), "seconds": float(secs)})
+    return rows
+
+
+def _alternate(fn, floor, repeats: int = 15) -> tuple[float, float, float]:
+    """Median seconds of fn and floor called alternately, and the median of their per-pair ratios."""
+    fn(), floor()
+    a, b, r = [], [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        t1 = time.perf_counter()
+        floor()
+        t2 = time.perf_counter()
+        a.append(t1 - t0)
+        b.append(t2 - t1)
+        r.append((t1 - t0) / (t2 - t1))
+    return statistics.median(a), statistics.median(b), statistics.median(r)
+
+
+def floor_ratios() -> list[dict]:
+    """LPA and CFPA-32 (k = 4, a new ε each call: no cached calibration) against their floors on the page array."""
+    x, (lo, hi) = page_array()
+    rng = np.random.default_rng(2)
+    eps = iter(np.linspace(0.5, 5.0, 1000))
+    t, size, k = x.shape[-1], 32, 4
+    full = t // size
+
+    def lpa_floor() -> None:
+        np.clip(x, lo[:, None], hi[:, None]) + rng.laplace(scale=3.0, size=x.shape)
+
+    def cfpa_floor() -> None:
+        body = np.fft.rfft(x[..., : full * size].reshape(x.shape[:2] + (full, size)), axis=-1)
+        tail = np.fft.rfft(x[..., full * size:], axis=-1)
+        rng.laplace(size=(2,) + x.shape[:2] + (full + 1, k))
+        np.fft.irfft(body, n=size, axis=-1)
+        np.fft.irfft(tail, n=t - full * size, axis=-1)
+
+    rows = []
+    for name, fn, floor in [
+        ("LPA vs floor (clip + rng.laplace + add)", lambda: ts.lpa(x, epsilon=next(eps), bounds=(lo, hi), rng=rng),
+         lpa_floor),
+        ("CFPA-32 k=4 vs floor (rfft + irfft + kept-bin noise)",
+         lambda: ts.cfpa(x, epsilon=next(eps), k=k, chunk=size, bounds=(lo, hi), rng=rng), cfpa_floor),
+    ]:
+        sec, base, ratio = _alternate(fn, floor)
+        rows.append({"name": name, "seconds": sec, "baseline_seconds": base, "ratio": ratio,
+                     "data": f"page array {x.shape}, float64"})
+    return rows
 
 
 def _loop_fpa_chunk(seg: np.ndarray, k: int, lam: float, rng: np.random.Generator) -> np.ndarray:
@@ -160,6 +283,9 @@ def run() -> list[dict]:
         _time(lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng)),
         base_fpa,
     )
+    rows += floor_ratios()
+    # The memory table goes to stdout here (bench/run.py prints time ratios only).
+    _print_memory(memory_table())
     add(
         "LPA, all recordings × features, one setting",
         _time(lambda: ts.lpa(x, epsilon=1.0, bounds=bounds, rng=rng)),
@@ -202,7 +328,21 @@ def run() -> list[dict]:
     return rows
 
 
+def _print_memory(rows: list[dict]) -> None:
+    print(f"\npeak memory (tracemalloc, fresh process) / input array, T = 600, 48 features")
+    print(f"{'case':18s} {'participants':>12s} {'input MB':>9s} {'peak MB':>9s} {'ratio':>6s} {'seconds':>8s}")
+    for r in rows:
+        print(f"{r['case']:18s} {r['participants']:12d} {r['input_mb']:9.1f} {r['peak_mb']:9.1f} {r['ratio']:6.2f} "
+              f"{r['seconds']:8.2f}")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--memory-case":
+        print(_memory_case(sys.argv[2], int(sys.argv[3])))
+        sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "--memory":
+        _print_memory(memory_table())
+        sys.exit(0)
     results = run()
     print(f"data: {results[0]['data']}")
     print(f"{'figure':64s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s} {'speed-up':>9s}")

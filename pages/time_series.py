@@ -9,21 +9,24 @@ from eyedp_core.timeseries.accounting import epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 from ui import state
+from ui.fragment import fragment
 from ui.shell import ensure_shell
-from ui.timeseries import context, data, figs, panels, view
+from ui.timeseries import context, data, figs, headline, panels, runlog, view
 from ui.timeseries.steil import steil_panel
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
 ensure_shell()
+runlog.note("page")
 
-MODES = {"paper": "As in the paper", "participant": "Same total ε per participant"}
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
 
 st.title("Time series")
-st.caption("Record release of eye-movement feature signals: every participant's series is perturbed and published. "
-           "LPA, FPA, CFPA and DCFPA after Bozkir et al. (with their errors corrected and shown next to the "
-           "corrections), and Steil et al.'s per-feature mechanism. docs/PRIVACY_MODEL.md §0–§5, §7, §10.")
+st.caption("Publish every participant's eye-movement feature signals with noise added, and see what a person's "
+           "privacy costs in signal. The mechanisms add Laplace noise to every sample, or to a few Fourier "
+           "coefficients of the whole series, of chunks, or of the differences inside chunks (Bozkir et al.'s LPA, "
+           "FPA, CFPA, DCFPA, with their errors corrected), plus Steil et al.'s per-feature mechanism. "
+           "docs/PRIVACY_MODEL.md §0–§5, §7, §10.")
 
 ds = state.current("features")
 try:
@@ -91,7 +94,7 @@ declared = int(top[3].number_input("Public length T (windows)", 2, MAX_LENGTH, D
                                    help="Every recording is cut or padded (repeating its last value) to this length "
                                         "before the mechanism. Declare it from the study protocol: the default "
                                         f"{DEFAULT_LENGTH} is the same for every dataset (docs/PRIVACY_MODEL.md §0.5)."))
-from_data = top[3].checkbox(f"Use the longest recording ({info.data_length}) — read from the data",
+from_data = top[3].checkbox(f"Use the longest ({info.data_length})",
                             key="ts_length_from_data",
                             help="Convenient, but T is then read off the private data: the ledger records it as a "
                                  "data-derived parameter and the Report shows the caveat.")
@@ -113,126 +116,120 @@ try:
 except data.SeriesProblem as err:
     st.error(f"{ds.name}: {err}", icon=":material/error:")
     st.stop()
-f_idx = names.index(feature)
-row = series.row(participant, task)
 
-# ---- mechanism settings --------------------------------------------------------------------------------------
-with st.container(border=True):
-    ca, cb, cc = st.columns([0.95, 1.15, 1.4], gap="medium")
-    with ca:
-        mode = st.radio("Accounting", list(MODES), format_func=MODES.get, horizontal=True, key="ts_mode",
-                        help="As in the paper: ε is per chunk (CFPA/DCFPA) or per feature series (LPA/FPA). Same "
-                             "total: ε is the whole participant's budget, split over features × chunks × recordings.")
-        eps_label = "ε per chunk / series (as in the paper)" if mode == "paper" else "ε total per participant"
-        eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
-                         help="Log scale. Smaller ε = stronger privacy = more noise.")
-    with cb:
-        mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=lambda m: m.value,
+# ---- mechanism, budget, preview and the views: one fragment, so a slider move re-runs only this part ----------
+
+
+@fragment
+def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
+                   kinds: tuple[str, ...], feature: str, task: str | None, participant: str) -> None:
+    """Settings, the per-person headline, the preview and the secondary views of the released features."""
+    runlog.note("view")
+    lo, hi, length = series.lo, series.hi, series.length
+    f_idx = names.index(feature)
+    row = series.row(participant, task)
+    with st.container(border=True):
+        mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=headline.mech_name,
                                     default=Mech.CFPA, required=True, key="ts_mech")
         chunked = mech.info.chunked
-        choice = st.segmented_control("Chunk size N_c", CHUNKS, default="32", required=True, key="ts_chunk",
+        ca, cb, cc = st.columns([1.15, 1.2, 1], gap="medium")
+        with ca:
+            mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
+                            key="ts_mode",
+                            help="Total ε per person (the default): the slider is the whole participant's budget, "
+                                 "split over features × chunks × recordings. As in the paper: the slider is ε per "
+                                 "chunk (CFPA/DCFPA) or per feature series (LPA/FPA), as Bozkir et al. state it.")
+            eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
+            eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
+                             help="Log scale. Smaller ε = stronger privacy = more noise.")
+        c1 = c2 = cb
+        c3 = c4 = cc
+        choice = c1.segmented_control("Chunk size (windows)", CHUNKS, default="32", required=True, key="ts_chunk",
                                       disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
         chunk = None
         if chunked:
-            chunk = int(choice) if choice != "free" else int(st.slider(
+            chunk = int(choice) if choice != "free" else int(c1.slider(
                 "Free chunk size (windows)", 4, max(8, min(length, 512)), min(48, max(8, min(length, 512))),
                 key="ts_chunk_free"))
             if chunk >= length:
-                st.caption("N_c ≥ T: a single chunk, the same as FPA on the whole series.")
-        sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
-                             help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s Eq. 7, "
-                                  "the largest distance between two observed recordings (not DP, "
-                                  "docs/PRIVACY_MODEL.md §0.4).")
-    label = mech.label(chunk)
-    n = transform_length(mech, chunk, length)
-    plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
-    eps_inv = plan.per_invocation
-    sens = None
-    if sens_mode == "empirical":
-        try:
-            sens = view.empirical(ds.token, names, length, mech, chunk, series.x)
-        except ValueError as err:
-            st.warning(f"{err}; using the public bounds instead.")
-            sens_mode = "public"
-    sens_f = None if sens is None else sens[f_idx]
-    with cc:
-        k_src = st.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
+                c1.caption("Chunk ≥ T: a single chunk, the same as FPA on the whole series.")
+        with st.expander("More settings: sensitivity, NMSE, seed, zoom"):
+            m0, m1, m2, m3 = st.columns([1.4, 1, 1, 1])
+            sens_mode = m0.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
+                                 help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s "
+                                      "Eq. 7, the largest distance between two observed recordings (not DP, "
+                                      "docs/PRIVACY_MODEL.md §0.4).")
+            nmse_kind = m1.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
+                                 format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
+            seed = int(m2.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
+            zoom = m3.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
+        label = mech.label(chunk)
+        n = transform_length(mech, chunk, length)
+        plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
+        eps_inv = plan.per_invocation
+        sens = None
+        if sens_mode == "empirical":
+            try:
+                sens = view.empirical(ds_token, names, length, mech, chunk, series.x)
+            except ValueError as err:
+                st.warning(f"{err}; using the public bounds instead.")
+                sens_mode = "public"
+        sens_f = None if sens is None else sens[f_idx]
+        k_src = c2.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
                                      default=KSource.RULE, required=True, key="ts_k_src", disabled=mech is Mech.LPA,
                                      help="Rule: a public, data-free rule (timeseries.k.public_k). Analytic: the "
                                           "minimum of the expected-error curve. Paper's optimal: Bozkir et al.'s "
                                           "search over noisy runs. Both read the private data: " + context.TUNED_NOTE
                                           + ". Manual: the slider.")
-        # R and the seed are drawn further down; their current values come from the session.
-        k_choice = view.k_choice((ds.token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
+        # R is drawn further along; its current value comes from the session.
+        k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
                                  n, eps_inv, sens_mode, KSource(k_src), int(st.session_state.get("ts_k", 1)),
-                                 int(st.session_state.get("ts_runs", 20)),
-                                 int(st.session_state.get("ts_seed", 20190625)), series.x[:, f_idx, :], sens_f)
+                                 int(st.session_state.get("ts_runs", 20)), seed, series.x[:, f_idx, :], sens_f)
         st.session_state["ts_k"] = k_choice.k
-        k = st.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
+        k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
                       1, max(k_choice.k_max, 2), key="ts_k",
                       disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
-                      help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice above unless it is "
+                      help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
                            "'Manual'.")
-        runs = st.slider("Draws R (utility sweep, paper's search)", 5, 100, 20, 5, key="ts_runs")
-    with st.expander("More settings"):
-        m1, m2, m3 = st.columns(3)
-        nmse_kind = m1.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
-                             format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
-        seed = int(m2.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
-        zoom = m3.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
+        runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 20, 5, key="ts_runs")
 
-setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
-                       sensitivity_mode=sens_mode, nmse_kind=nmse_kind, runs=int(runs), seed=seed,
-                       tuned=k_choice.tuned_on_private_data)
-sens_type = "data-derived" if sens_mode == "empirical" or "pre-filled" in kinds else "public"
-try:
-    prev = view.preview(ds.token, names, length, tuple(lo.tolist()), tuple(hi.tolist()), mech, chunk, eps_inv, int(k),
-                        sens_mode, sens_type, seed, f_idx, nmse_kind, series.x, sens)
-except ValueError as err:
-    st.error(f"The mechanism cannot run with these settings: {err}")
-    st.stop()
-ctx = context.Ctx(token=ds.token, info=info, series=series, length=public_t, setting=setting, plan=plan,
-                 feature_index=f_idx, task=task, participant=participant, row=row, transform_length=n,
-                 sensitivities=sens, sensitivity_type=sens_type, bounds_kind=kinds, preview=prev)
+    setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
+                           sensitivity_mode=sens_mode, nmse_kind=nmse_kind, runs=int(runs), seed=seed,
+                           tuned=k_choice.tuned_on_private_data)
+    sens_type = "data-derived" if sens_mode == "empirical" or "pre-filled" in kinds else "public"
+    try:
+        prev = view.preview(ds_token, names, length, tuple(lo.tolist()), tuple(hi.tolist()), mech, chunk, eps_inv,
+                            int(k), sens_mode, sens_type, seed, f_idx, nmse_kind, series.x, sens)
+    except ValueError as err:
+        st.error(f"The mechanism cannot run with these settings: {err}")
+        return
+    ctx = context.Ctx(token=ds_token, info=info, series=series, length=public_t, setting=setting, plan=plan,
+                      feature_index=f_idx, task=task, participant=participant, row=row, transform_length=n,
+                      sensitivities=sens, sensitivity_type=sens_type, bounds_kind=kinds, preview=prev)
 
-# ---- budget in one line: the participant total first ---------------------------------------------------------
-unit = "chunk" if chunked else "series"
-shown = prev.shown[0]  # the calibration the shown feature's noise was drawn with (full-length invocation)
-cal = view.stacked(shown.calibration)
-m = st.columns(5)
-m[0].metric("Participant-level ε", f"{plan.participant_total:.6g}",
-            help="ε per invocation × features × chunks × recordings (sequential composition, docs/PRIVACY_MODEL.md §3). "
-                 "This is the guarantee for a person.")
-m[1].metric(f"ε per {unit} (paper's unit)", f"{eps_inv:.6g}")
-m[2].metric("Paper's claimed ε", f"{plan.paper_total:.6g}", help="Σ over features, chunks counted in parallel, per "
-            "recording — as Bozkir et al. report it. Not a bound for a person.")
-chunks_txt = f" × {plan.n_chunks}" if chunked else ""
-m[3].metric("Calls per participant", f"{plan.invocations:,}",
-            help=f"{plan.n_features} features{chunks_txt} {'chunks ' if chunked else ''}× {plan.n_recordings} "
-                 "recordings")
-sym = "b" if mech is Mech.LPA else "λ"
-where = "per sample" if mech is Mech.LPA else (f"chunk of {shown.length}" if chunked else f"n = {shown.length}")
-m[4].metric(f"Noise scale {sym} ({where})", f"{shown.calibration.scale:.4g}",
-            help="The Laplace scale the preview's noise for the shown feature was drawn with; λ applies to Re and Im "
-                 "of each kept Fourier coefficient.")
-st.markdown(context.accounting_line(ctx))
-b1, b2 = st.columns([1, 3])
-if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:"):
-    context.record(context.main_releases(ctx))
-    st.session_state["ts_recorded_msg"] = f"Recorded {label} with participant-level ε = {plan.participant_total:.4g}."
-    st.rerun()
-if msg := st.session_state.pop("ts_recorded_msg", None):
-    b2.success(msg, icon=":material/check:")
-else:
-    b2.caption("Previews use seeded noise and are not releases (this view has no export yet): record the setting "
-               "you would publish. Every recording is a release of its own and adds to the ledger; the Report page "
-               "composes all of them per person.")
+    # ---- the guarantee for a person first, then what it buys -------------------------------------------------
+    headline.headline(ctx)
+    kind, sentence = headline.verdict(ctx)
+    (st.warning if kind == "useless" else st.info)(sentence, icon=":material/warning:" if kind == "useless"
+                                                   else ":material/info:")
+    st.markdown(context.accounting_line(ctx))
+    b1, b2 = st.columns([1.35, 3])
+    if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:"):
+        context.record(context.main_releases(ctx))
+        st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = {plan.participant_total:.4g} "
+                                               "per person.")
+        st.rerun()
+    if msg := st.session_state.pop("ts_recorded_msg", None):
+        b2.success(msg, icon=":material/check:")
+    else:
+        b2.caption("Previews use seeded noise and are not releases (this view has no export yet): record the "
+                   "setting you would publish. Every recording is a release of its own and adds to the ledger; the "
+                   "Report page composes all of them per person.")
 
-# ---- preview -----------------------------------------------------------------------------------------------
-st.subheader("Preview: one participant's clean and noisy series")
-preview_watermark()
-left, right = st.columns([1.75, 1.25], gap="medium")
-with left:
+    # ---- preview -------------------------------------------------------------------------------------------
+    st.subheader("Preview: one participant's clean and noisy series")
+    preview_watermark()
+    unit = "chunk" if chunked else "series"
     if row is None:
         st.info(f"{participant} has no recording for task '{task}'. Choose another task or participant.")
     else:
@@ -241,32 +238,51 @@ with left:
         clean = np.clip(series.x[row, f_idx], lo[f_idx], hi[f_idx])
         title = (f"{feature} — {participant}{', ' + task if task else ''}: clean vs {label} "
                  f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if mech is not Mech.LPA else ''})")
-        st.plotly_chart(figs.preview_figure(
+        st.plotly_chart(headline.preview_figure(
             t, t_title, clean, prev.noisy[row], prev.paper[row] if prev.paper is not None else None, label,
-            data.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None))
+            data.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None),
+            # The EyeDP template is already in the figure: skipping Streamlit's theme merge and the mode bar cuts
+            # the browser's redraw after a slider move from ~0.3–0.9 s to ~0.03–0.07 s (headless Chromium).
+            theme=None, config={"displayModeBar": False})
         paper_note = (" The dotted red line reconstructs DCFPA with the two-term formula printed in the paper "
                       "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
-                      "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum.") if prev.paper is not None else ""
+                      "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
+                      ) if prev.paper is not None else ""
         st.caption(f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
                    f"{label} over all {series.x.shape[0]} recordings × {len(names)} features took "
                    f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}")
-with right:
+    shown = prev.shown[0]
+    sym = "b" if mech is Mech.LPA else "λ"
+    badges = ""
     if sens_type == "data-derived":
-        st.markdown(badge("as in paper, not a DP guarantee", "notdp"), unsafe_allow_html=True)
+        badges += badge("as in paper, not a DP guarantee", "notdp") + " "
     if setting.tuned:
-        st.markdown(badge(context.TUNED_NOTE, "notdp"), unsafe_allow_html=True)
-    calibration_box(cal, context.calibration_title(ctx))
-    if note := context.calibration_note(ctx):
-        st.caption(note)
-    if sens is not None:
-        lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
-        st.caption(f"Data-derived Δ of '{feature}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
-                   "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the noise "
-                   "level, and the noise level is visible.")
+        badges += badge(context.TUNED_NOTE, "notdp")
+    st.markdown(f"{badges} The noise for **{feature}** was drawn with Laplace scale {sym} = "
+                f"{headline.sci(shown.calibration.scale)} per {'sample' if mech is Mech.LPA else 'kept coefficient'}, "
+                f"from its sensitivity {headline.sci(shown.calibration.sensitivity)} and ε = {eps_inv:.3g} per "
+                f"{unit}.", unsafe_allow_html=True)
+    # A toggle, not an expander: a collapsed expander still renders its formulas on every move (KaTeX).
+    if st.toggle("Show how the noise scale is computed (formula with the numbers plugged in)", key="ts_formula"):
+        calibration_box(view.stacked(shown.calibration), context.calibration_title(ctx))
+        if note := context.calibration_note(ctx):
+            st.caption(note)
+        if sens is not None:
+            lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
+            st.caption(f"Data-derived Δ of '{feature}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
+                       "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the "
+                       "noise level, and the noise level is visible.")
 
-# ---- secondary views: only the visible one computes --------------------------------------------------------
-st.divider()
-panel = st.segmented_control("More views", list(panels.PANELS), format_func=panels.PANELS.get, default="utility",
-                             required=True, key="ts_panel")
-{"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
- "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
+    # ---- secondary views: nothing computes until one is opened -------------------------------------------------
+    st.divider()
+    panel = st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),
+                                 format_func=panels.PANELS.get, default=None, key="ts_panel")
+    if panel is None:
+        st.caption("Open a view: utility against ε for every mechanism, the choice of k, correlation over time, the "
+                   "accounting at every scope, Steil et al.'s mechanism, or the per-feature table.")
+        return
+    {"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
+     "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
+
+
+mechanism_view(ds.token, info, series, public_t, names, kinds, feature, task, participant)

@@ -65,6 +65,7 @@ def test_eps_moves_the_noise_scale_as_the_formula_says(mech):
     """λ = √(k·n)·Δ2/ε (Δ2 = √n·R, DCFPA √(4n−3)·R) and LPA b = T·R/ε, from the shown k, chunk, T and bounds."""
     at = _ts()
     table = _feature_table(at)  # also keeps the sweep out of the loop below
+    at.radio(key="ts_mode").set_value("paper").run()
     at.segmented_control(key="ts_mech").set_value(mech).run()
     feature = at.selectbox(key="ts_feature").value
     row = table[table["feature"].str.split(" ").str[0] == feature].iloc[0]
@@ -96,6 +97,7 @@ def test_manual_k_and_chunk_change_the_scale():
     """Manual k and the 64 chunk: λ follows √(k·n)·√n·R/ε."""
     at = _ts()
     _feature_table(at)
+    at.radio(key="ts_mode").set_value("paper").run()
     at.segmented_control(key="ts_k_src").set_value("manual").run()
     at.segmented_control(key="ts_chunk").set_value("64").run()
     at.slider(key="ts_k").set_value(5).run()
@@ -108,19 +110,20 @@ def test_paper_and_participant_modes_compose_as_section_3():
     """Paper mode: participant ε = F·C·recordings·ε_c; same-total mode: ε_c = ε/(F·C·recordings)."""
     at = _ts()
     _feature_table(at)
+    at.radio(key="ts_mode").set_value("paper").run()
     at.select_slider(key="ts_eps").set_value(2.0).run()
     f = len(at.multiselect(key="ts_features").value)
     t = int(at.number_input(key="ts_length").value)
     c = math.ceil(t / int(at.segmented_control(key="ts_chunk").value))
     recs = 3  # the bundled sample: textbook, newspaper, comic per reader
     assert (f, c, t) == (48, math.ceil(600 / 32), 600)  # T: the declared public default, not the data's 659
-    paper_total = metric_value(at, "Participant-level")
+    paper_total = metric_value(at, "Total ε per person")
     assert metric_value(at, "ε per chunk") == pytest.approx(2.0)
     assert paper_total == pytest.approx(f * c * recs * 2.0)
     assert metric_value(at, "Paper's claimed") == pytest.approx(f * 2.0)
     at.radio(key="ts_mode").set_value("participant").run()
     assert not at.exception, at.exception
-    assert metric_value(at, "Participant-level") == pytest.approx(2.0)
+    assert metric_value(at, "Total ε per person") == pytest.approx(2.0)
     eps_c = metric_value(at, "ε per chunk")
     assert eps_c == pytest.approx(2.0 / (f * c * recs), rel=1e-5)
     assert f * c * recs * eps_c == pytest.approx(2.0, rel=1e-5)
@@ -165,7 +168,7 @@ def test_recording_puts_the_participant_total_in_the_ledger():
     _feature_table(at)
     at.segmented_control(key="ts_k_src").set_value("optimal").run()
     assert "tuned on private data" in page_text(at)
-    total = metric_value(at, "Participant-level")
+    total = metric_value(at, "Total ε per person")
     at.button(key="ts_record").click().run()
     assert not at.exception, at.exception
     ledger = at.session_state["eyedp_ledger"]
@@ -184,7 +187,7 @@ def test_recording_twice_composes():
     (the page used to replace its earlier entries, so publishing twice was charged once)."""
     at = _ts()
     _feature_table(at)
-    total = metric_value(at, "Participant-level")
+    total = metric_value(at, "Total ε per person")
     at.button(key="ts_record").click().run()
     at.button(key="ts_record").click().run()
     assert not at.exception, at.exception
@@ -204,7 +207,7 @@ def test_data_derived_length_is_a_caveat_in_the_ledger():
     assert declared.data_derived_parameters == ()
     at.checkbox(key="ts_length_from_data").check().run()
     assert not at.exception, at.exception
-    assert int(metric_value(at, "Calls per participant")) == 48 * math.ceil(659 / 32) * 3
+    assert int(metric_value(at, "Calls per person")) == 48 * math.ceil(659 / 32) * 3
     at.button(key="ts_record").click().run()
     ledger = at.session_state["eyedp_ledger"]
     flagged = [r for r in ledger.releases if r.view == "Time series"][-1]
@@ -257,13 +260,14 @@ def test_uploaded_feature_table_is_used_with_declared_bounds():
     at.number_input(key="ts_hi_my_score").set_value(100.0).run()
     at.checkbox(key="ts_bounds_public").check().run()
     at.selectbox(key="ts_feature").set_value("my_score").run()
+    at.radio(key="ts_mode").set_value("paper").run()
     assert not at.exception, at.exception
     assert "as in paper, not a DP guarantee" not in page_text(at)
     n = 32
     k = at.slider(key="ts_k").value
     assert metric_value(at, "Noise scale") == pytest.approx(math.sqrt(k * n) * math.sqrt(n) * 100.0, rel=5e-4)
     f, c = 2, math.ceil(79 / 32)
-    assert metric_value(at, "Participant-level") == pytest.approx(f * c * 2 * 1.0)
+    assert metric_value(at, "Total ε per person") == pytest.approx(f * c * 2 * 1.0)
     at.number_input(key="ts_hi_my_score").set_value(-5.0).run()
     assert not at.exception
     assert "upper bound U above its lower bound L" in " ".join(e.value for e in at.error)
@@ -367,3 +371,60 @@ def test_inspect_excludes_nan_only_features():
     assert "no values at all" in info.excluded["nan_only"] and "recording a" in info.excluded["gap"]
     with pytest.raises(ts_data.SeriesProblem, match="no feature has values"):
         ts_data.inspect.__wrapped__("t2", base.drop(columns="good"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the page opens on the guarantee for a person (issue 12)
+
+
+def test_opens_on_the_total_per_person_from_the_core():
+    """Default: the slider is the total ε per person; the first metric is that total as the core's plan computes
+    it, the per-chunk ε comes second; the plain verdict quotes the core's preview numbers."""
+    import re
+
+    from eyedp_core.data import samples
+    from eyedp_core.gaze.feature_specs import feature_bounds
+    from eyedp_core.timeseries.accounting import epsilon_plan
+    from eyedp_core.timeseries.preview import run_preview
+    from eyedp_core.timeseries.signals import feature_columns, feature_tensor
+
+    at = _ts()
+    assert at.radio(key="ts_mode").value == "participant"
+    assert at.metric[0].label == "Total ε per person"
+    eps = float(at.select_slider(key="ts_eps").value)
+    plan = epsilon_plan("participant", eps, Mech.CFPA, 32, DEFAULT_LENGTH, 48, 3)
+    assert metric_value(at, "Total ε per person") == pytest.approx(plan.participant_total)
+    assert metric_value(at, "ε per chunk") == pytest.approx(plan.per_invocation, rel=1e-3)
+    assert plan.participant_total == pytest.approx(eps) and plan.per_invocation < eps / 1000
+    # The verdict's median utility is the core preview's, at the page's seed and k.
+    table = samples.load_sample("reading_features")
+    names = feature_columns(table)
+    x, _ = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
+    prev = run_preview(x, Mech.CFPA, chunk=32, epsilon=plan.per_invocation, k=int(at.slider(key="ts_k").value),
+                       bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
+                       feature=names.index(at.selectbox(key="ts_feature").value), nmse_kind="var")
+    median_db = float(np.nanmedian(-10 * np.log10(prev.nmse_feature)))
+    text = page_text(at)
+    assert median_db < -50 and "is useless on this data" in text
+    assert f"median utility {median_db:.0f} dB" in text
+    # Even a total of 10⁴ per person leaves CFPA useless here; the paper's ε = 10⁴ PER CHUNK does not.
+    at.select_slider(key="ts_eps").set_value(10000.0).run()
+    assert "is useless on this data" in page_text(at)
+    at.radio(key="ts_mode").set_value("paper").run()
+    at.select_slider(key="ts_eps").set_value(10000.0).run()
+    assert not at.exception, at.exception
+    assert "is useless" not in page_text(at) and re.search(r"median utility -?\d+ dB", page_text(at))
+
+
+def test_formula_is_shown_on_request_with_the_drawn_scale():
+    """The derivation is behind a toggle (no formulas by default); switched on it shows λ with the numbers."""
+    at = _ts()
+    assert not at.latex
+    at.toggle(key="ts_formula").set_value(True).run()
+    assert not at.exception, at.exception
+    tex = " ".join(str(e.value) for e in at.latex)
+    assert r"\lambda" in tex
+    scale = metric_value(at, "Noise scale")
+    mantissa = scale / 10 ** math.floor(math.log10(scale))
+    assert f"{mantissa:.3f}"[:4] in tex  # the λ the noise was drawn with, as plugged in
+    assert f"{metric_value(at, 'ε per chunk'):.4g}" in tex  # the per-chunk ε the plan gives

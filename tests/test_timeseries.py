@@ -112,8 +112,9 @@ def test_fpa_noises_exactly_the_retained_parameters(recording_rng):
     out = ts.fpa(x, epsilon=1.0, k=k, sensitivity=1.0, rng=rec)
     noise = np.fft.rfft(out) - np.fft.rfft(ts.truncate_spectrum(x, k))
     lam = math.sqrt(k * n)
-    np.testing.assert_allclose(noise.real, lam * rec.draws[0], atol=1e-9)
-    np.testing.assert_allclose(noise.imag[1:6], lam * rec.draws[1][1:6], atol=1e-9)
+    # The draws are (rows, chunks, k): one row, one chunk here.
+    np.testing.assert_allclose(noise.real, lam * rec.draws[0].ravel(), atol=1e-9)
+    np.testing.assert_allclose(noise.imag[1:6], lam * rec.draws[1].ravel()[1:6], atol=1e-9)
     assert noise.imag[0] == 0.0 and abs(noise.imag[6]) < 1e-9
 
 
@@ -203,8 +204,9 @@ def test_fpa_batched_equals_per_series_loop(recording_rng):
     rec = recording_rng(7)
     out = ts.fpa(x, epsilon=0.5, k=5, sensitivity=2.0, rng=rec)
     lam = math.sqrt(5 * 21) * 2.0 / 0.5
+    z_re, z_im = (d.reshape(4, 3, 5) for d in rec.draws)  # drawn as (rows, one chunk, k)
     for i, j in itertools.product(range(4), range(3)):
-        ref = loop_fpa(x[i, j], 5, lam, rec.draws[0][i, j], rec.draws[1][i, j])
+        ref = loop_fpa(x[i, j], 5, lam, z_re[i, j], z_im[i, j])
         np.testing.assert_allclose(out[i, j], ref, atol=1e-9)
 
 

@@ -75,6 +75,17 @@ def fpa_scale(
     norm: Norm = "backward",
 ) -> np.ndarray | float:
     """Length n, retained bins k, Δ2, ε, FFT norm in, Laplace scale λ = c·√(k·n)·Δ2/ε per Re/Im part out."""
+    if all(np.ndim(v) == 0 for v in (n, k, l2_sensitivity, epsilon)):
+        # Scalars (one calibration group): plain floats, the same checks — called dozens of times per slider move.
+        e, d2, nf = float(epsilon), float(l2_sensitivity), float(n)
+        if not math.isfinite(e) or e <= 0:
+            raise ValueError("epsilon must be finite and > 0")
+        if not math.isfinite(d2) or d2 < 0:
+            raise ValueError("the L2 sensitivity must be finite and >= 0")
+        c = {"backward": 1.0, "ortho": 1.0 / math.sqrt(nf), "forward": 1.0 / nf}.get(norm)
+        if c is None:
+            raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+        return c * math.sqrt(float(k) * nf) * d2 / e
     eps = np.asarray(epsilon, dtype=float)
     if np.any(~np.isfinite(eps)) or np.any(eps <= 0):
         raise ValueError("epsilon must be finite and > 0")

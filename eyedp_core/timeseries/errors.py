@@ -21,7 +21,7 @@ from eyedp_core.timeseries.calibration import fpa_scale, lpa_scale
 from eyedp_core.timeseries.k import (dcfpa_noise_basis, parseval_weights, prefix_quadratic,
                                      reconstruction_errors)
 
-__all__ = ["UNIT_LAPLACE", "dcfpa_errors", "fft_errors", "lpa_errors", "standard_noise"]
+__all__ = ["UNIT_LAPLACE", "dcfpa_errors", "fft_errors", "lpa_errors", "lpa_unit_squares", "standard_noise"]
 
 # Lap(1) through the one noise path (Δ1 = ε = 1 gives b = 1): the error formulas scale these standard
 # draws by λ(ε) afterwards, which is what lets every ε share one draw.
@@ -32,17 +32,26 @@ UNIT_LAPLACE = LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
 # squared errors per (ε setting, run, recording, feature)
 
 
+def lpa_unit_squares(x: np.ndarray, runs: int, rng: np.random.Generator) -> np.ndarray:
+    """(Rec, F, T), runs in, Σ_t z² of standard Laplace noise (R, Rec, F) out.
+
+    Drawn one recording at a time, (R, F, T) each: that is the granule of the blocked sweep, so a block of
+    recordings gets exactly the draws it would get inside the whole array (timeseries.blocks).
+    """
+    sq = np.empty((runs,) + x.shape[:-1])
+    for i in range(x.shape[0]):
+        # Only z² enters; dp.noise draws Lap(1) as sign × Exp(1), nearly as cheap as the exponential alone.
+        z = UNIT_LAPLACE.sample(rng, (runs,) + x.shape[1:])
+        sq[:, i] = np.einsum("...t,...t->...", z, z)
+    return sq
+
+
 def lpa_errors(
     x: np.ndarray, d1: np.ndarray, eps: np.ndarray, runs: int, rng: np.random.Generator
 ) -> np.ndarray:
     """(Rec, F, T), Δ1 (F,), ε (E,) in, Σ_t err² (E, R, Rec, F) out."""
-    sq = np.empty((runs,) + x.shape[:-1])
-    for r in range(runs):  # one draw per run keeps memory at one copy of the data
-        # Only z² enters; dp.noise draws Lap(1) as sign × Exp(1), nearly as cheap as the exponential alone.
-        z = UNIT_LAPLACE.sample(rng, x.shape)
-        sq[r] = np.einsum("...t,...t->...", z, z)
     b2 = lpa_scale(d1[None, :], eps[:, None]) ** 2  # (E, F)
-    return b2[:, None, None, :] * sq[None]
+    return b2[:, None, None, :] * lpa_unit_squares(x, runs, rng)[None]
 
 
 def standard_noise(

@@ -8,7 +8,7 @@ share draws across ε (common random numbers), which keeps the curves smooth and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +17,9 @@ import pandas as pd
 from eyedp_core import metrics
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
-from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors, lpa_errors, standard_noise
+from eyedp_core.timeseries.blocks import row_blocks
+from eyedp_core.timeseries.calibration import lpa_scale
+from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors, lpa_unit_squares, standard_noise
 from eyedp_core.timeseries.k import (
     dcfpa_reconstruction_errors,
     noise_unit_error,
@@ -38,8 +40,8 @@ from eyedp_core.timeseries.sensitivity import (
     split_chunks,
 )
 
-__all__ = ["K_RULES", "SweepData", "SweepResult", "SweepSpec", "mechanism_errors", "prepare", "sweep_utility",
-           "utility_sweep"]
+__all__ = ["K_RULES", "SweepData", "SweepResult", "SweepSpec", "feature_sums", "mechanism_errors", "prepare",
+           "sweep_utility", "utility_sweep"]
 
 K_RULES = ("public", "fixed", "oracle")
 
@@ -101,7 +103,9 @@ class SweepResult:
 
 def _choose_k(
     rule: str,
-    rows: np.ndarray,
+    n: int,
+    n_rec: int,
+    re_sum: np.ndarray | None,
     d2: np.ndarray,
     rng_f: np.ndarray,
     eps: np.ndarray,
@@ -111,8 +115,8 @@ def _choose_k(
     signal_fraction: float,
     decay: float,
 ) -> np.ndarray:
-    """Rule, chunks (Rec, F, C, n) (DCFPA: differences), Δ2 (F, C), ranges (F,), ε (E,) in, k (E, F, C)."""
-    n = rows.shape[-1]
+    """Rule, chunk length n, recordings, the oracle's Σ_rec RE (F, C, nb) (None for the other rules), Δ2 (F, C),
+    ranges (F,), ε (E,) in, k (E, F, C)."""
     nb = n // 2 + 1
     e_count, (f_count, c_count) = eps.size, d2.shape
     if rule == "fixed":
@@ -136,10 +140,8 @@ def _choose_k(
     if rule != "oracle":
         raise ValueError(f"k_rule must be one of {K_RULES}, got {rule!r}")
     # Expected error per (feature, chunk position) from the private data: tuned on private data.
-    re_all = dcfpa_reconstruction_errors(rows) if difference else reconstruction_errors(rows)
-    re_sum = re_all.sum(axis=0)  # (F, C, nb)
     h = noise_unit_error(n, difference)  # (nb,)
-    cost = re_sum[None] + rows.shape[0] * h * (d2[None, :, :, None] ** 2) / (eps[:, None, None, None] ** 2)
+    cost = re_sum[None] + n_rec * h * (d2[None, :, :, None] ** 2) / (eps[:, None, None, None] ** 2)
     return np.argmin(cost, axis=-1) + 1
 
 
@@ -147,35 +149,34 @@ def _choose_k(
 # the sweep
 
 
-def _utility_of(mse: np.ndarray, inv_norm: np.ndarray) -> np.ndarray:
-    """Run-averaged MSE (..., Rec, F) in, the paper's utility (mean over features of 1/NMSE_f) (...) out."""
-    nmse_feat = np.nanmean(mse * inv_norm, axis=-2)
+def _utility_of(nmse_feat: np.ndarray) -> np.ndarray:
+    """NMSE per feature (..., F) in, the paper's utility (mean over features of 1/NMSE_f) (...) out."""
     return np.mean(metrics.utility(nmse_feat), axis=-1)
 
 
-def _summarise(err: np.ndarray, length: int, inv_norm: np.ndarray, band: tuple[float, float]) -> dict:
-    """Σ err² (R, Rec, F), T, 1/normaliser (Rec, F) in, utility summary (paper's averaging) out.
+def _summarise(sums: np.ndarray, count: np.ndarray, band: tuple[float, float]) -> dict:
+    """Σ over recordings of each run's NMSE (R, F), recordings counted per feature (F,) in, utility summary
+    (paper's averaging) out.
 
     Centre: MSE averaged over runs, normalised once per series, NMSE averaged over recordings per
-    feature, 1/NMSE averaged over features. `_lo/_hi`: ±2 jackknife standard errors of the centre
-    over runs (Monte Carlo uncertainty; always contains the centre). `_run_*`: quantiles of the
-    utility of a SINGLE run (what one release looks like; Jensen puts it above the centre).
+    feature, 1/NMSE averaged over features (all linear up to the last step, so the sums over recordings
+    are enough). `_lo/_hi`: ±2 jackknife standard errors of the centre over runs (Monte Carlo
+    uncertainty; always contains the centre). `_run_*`: quantiles of the utility of a SINGLE run (what
+    one release looks like; Jensen puts it above the centre).
     """
-    mse_runs = err / length
-    runs = mse_runs.shape[0]
-    mean_mse = mse_runs.mean(axis=0)
-    nmse_feat = np.nanmean(mean_mse * inv_norm, axis=0)
-    util = float(np.mean(metrics.utility(nmse_feat)))
+    runs = sums.shape[0]
+    nmse_runs = sums / count  # (R, F)
+    nmse_feat = nmse_runs.mean(axis=0)
+    util = float(_utility_of(nmse_feat))
     db = float(metrics.utility_db(1.0 / util))
     if runs > 1:
-        loo = (mean_mse[None] * runs - mse_runs) / (runs - 1)  # leave-one-run-out means
-        loo_u = _utility_of(loo, inv_norm)
+        loo_u = _utility_of((nmse_feat[None] * runs - nmse_runs) / (runs - 1))  # leave-one-run-out means
         loo_db = metrics.utility_db(1.0 / loo_u)
         se_u = float(np.sqrt((runs - 1) / runs * np.sum((loo_u - loo_u.mean()) ** 2)))
         se_db = float(np.sqrt((runs - 1) / runs * np.sum((loo_db - loo_db.mean()) ** 2)))
     else:
         se_db = se_u = float("nan")
-    util_runs = _utility_of(mse_runs, inv_norm)  # (R,)
+    util_runs = _utility_of(nmse_runs)  # (R,)
     r_lo, r_med, r_hi = np.quantile(util_runs, [band[0], 0.5, band[1]])
     q25, med, q75 = np.quantile(nmse_feat, [0.25, 0.5, 0.75])
     return {
@@ -210,28 +211,52 @@ def prepare(x: np.ndarray, bounds: tuple, nmse_kind: str) -> SweepData:
     lo = np.broadcast_to(np.asarray(bounds[0], dtype=float), (n_feat,))
     hi = np.broadcast_to(np.asarray(bounds[1], dtype=float), (n_feat,))
     arr = clamp(arr, (lo, hi))
-    # metrics.nmse of a unit error gives 1/normaliser per series, whatever the kind's rule.
-    inv_norm = metrics.nmse(arr, arr + 1.0, kind=nmse_kind, bounds=(lo, hi))
+    inv_norm = np.empty(arr.shape[:2])
+    for rec in row_blocks(arr.shape[0], 8 * 3 * n_feat * arr.shape[2], 1):  # blocks bound the temporaries
+        # metrics.nmse of a unit error gives 1/normaliser per series, whatever the kind's rule.
+        inv_norm[rec] = metrics.nmse(arr[rec], arr[rec] + 1.0, kind=nmse_kind, bounds=(lo, hi))
     return SweepData(x=arr, ranges=hi - lo, inv_norm=inv_norm)
 
 
-def _fft_errors(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spec: SweepSpec,
-                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """FPA/CFPA/DCFPA Σ err² (E, R, Rec, F) summed over chunks, and the median k per ε setting (E,)."""
+@dataclass(frozen=True)
+class _Part:
+    """One kind of chunk of an FFT mechanism: the full chunks or the shorter tail (positions `pos`)."""
+
+    index: int  # which entry of split_chunks
+    n: int
+    d2: np.ndarray  # (F, Cp)
+    k: np.ndarray  # (E, F, Cp)
+
+
+def _sources(data: SweepData, rec: slice, chunk: int, difference: bool,
+             b_f: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """A block of recordings in, (the mechanism's input: the series or their clipped differences, the series)."""
+    arr = data.x[rec]
+    if not difference:
+        return arr, arr
+    src = chunk_differences(arr, chunk)
+    return (clip_increments(src, chunk, b_f) if b_f is not None else src), arr
+
+
+def _fft_parts(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spec: SweepSpec,
+               b_f: np.ndarray | None) -> list[_Part]:
+    """Sweep data, FFT mechanism, chunk in, per kind of chunk its n, Δ2 and k for every ε (oracle: one pass)."""
     arr, rng_f = data.x, data.ranges
-    n_rec, n_feat, _ = arr.shape
+    n_rec, n_feat, t = arr.shape
     difference = mech is Mech.DCFPA
-    src = chunk_differences(arr, chunk) if difference else arr
-    b_f = None if spec.increment_bound is None else np.broadcast_to(np.asarray(spec.increment_bound, float),
-                                                                    (n_feat,))
-    if difference and b_f is not None:
-        src = clip_increments(src, chunk, b_f)
     if spec.sensitivity == "data-derived":
         d2_all = empirical_chunk_sensitivity(arr, chunk, order=2, difference=difference)
-    err = np.zeros((eps_inv.size, spec.runs, n_rec, n_feat))
-    ks_used = []
-    for (part, pos), (xpart, _) in zip(split_chunks(src, chunk), split_chunks(arr, chunk), strict=True):
-        n = part.shape[-1]
+    shapes = [(p.shape[-1], pos) for p, pos in split_chunks(np.empty((1, t)), chunk)]
+    re_sum = None
+    if spec.k_rule == "oracle":  # Σ over recordings of the truncation error, block by block
+        re_sum = [np.zeros((n_feat, pos.size, n // 2 + 1)) for n, pos in shapes]
+        for rec in _rec_blocks(data, 4 * t):
+            src, _ = _sources(data, rec, chunk, difference, b_f)
+            for i, (part, _) in enumerate(split_chunks(src, chunk)):
+                re = dcfpa_reconstruction_errors(part) if difference else reconstruction_errors(part)
+                re_sum[i] += re.sum(axis=0)
+    parts = []
+    for i, (n, pos) in enumerate(shapes):
         if spec.sensitivity == "data-derived":
             d2 = d2_all[:, pos]
         elif difference:
@@ -239,39 +264,99 @@ def _fft_errors(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, sp
             d2 = np.broadcast_to(diff_l2_public(n, rng_f[:, None], bb), (n_feat, pos.size))
         else:
             d2 = np.broadcast_to(l2_public(n, rng_f[:, None]), (n_feat, pos.size))
-        kk = _choose_k(spec.k_rule, part, d2, rng_f, eps_inv, difference=difference, fixed_k=spec.k,
-                       signal_fraction=spec.signal_fraction, decay=spec.decay)
-        ks_used.append(kk.reshape(eps_inv.size, -1))
-        shape = (spec.runs,) + part.shape[:-1] + (int(kk.max()),)
-        z_re, z_im = standard_noise(rng, shape, n, signed=difference)
-        if difference:
-            err += dcfpa_errors(xpart, part, d2, kk, eps_inv, z_re, z_im)
-        else:
-            err += fft_errors(part, d2, kk, eps_inv, z_re, z_im)
-    return err, np.median(np.concatenate(ks_used, axis=1), axis=1)
+        kk = _choose_k(spec.k_rule, n, n_rec, None if re_sum is None else re_sum[i], d2, rng_f, eps_inv,
+                       difference=difference, fixed_k=spec.k, signal_fraction=spec.signal_fraction,
+                       decay=spec.decay)
+        parts.append(_Part(i, n, d2, kk))
+    return parts
+
+
+def _rec_blocks(data: SweepData, per_rec_values: int) -> Iterator[slice]:
+    """Blocks of whole recordings whose working set (floats per recording given) is about BLOCK_BYTES."""
+    return row_blocks(data.x.shape[0], 8 * per_rec_values, 1)
+
+
+def _fft_error_blocks(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spec: SweepSpec,
+                      rng: np.random.Generator, parts: list[_Part],
+                      b_f: np.ndarray | None) -> Iterator[tuple[slice, np.ndarray]]:
+    """FPA/CFPA/DCFPA Σ err² summed over chunks, block by block: (recordings, (E, R, b, F)) pairs.
+
+    Noise is drawn one recording at a time (R, 1, F, Cp, kmax) for every kind of chunk in turn, so the
+    numbers do not depend on the block size (timeseries.blocks)."""
+    n_feat, t = data.x.shape[1], data.x.shape[2]
+    difference = mech is Mech.DCFPA
+    kmax = [int(p.k.max()) for p in parts]
+    cols = sum(p.d2.shape[1] * (km * (4 * spec.runs + 2 * len(np.unique(p.k)) + 2) + spec.runs * 2)
+               for p, km in zip(parts, kmax))
+    for rec in _rec_blocks(data, n_feat * (4 * t + cols)):
+        b = rec.stop - rec.start
+        z = [(np.empty((spec.runs, b, n_feat, p.d2.shape[1], km)), np.empty((spec.runs, b, n_feat, p.d2.shape[1], km)))
+             for p, km in zip(parts, kmax)]
+        for i in range(b):  # the granule: one recording, every kind of chunk
+            for (z_re, z_im), p, km in zip(z, parts, kmax):
+                z_re[:, i : i + 1], z_im[:, i : i + 1] = standard_noise(
+                    rng, (spec.runs, 1, n_feat, p.d2.shape[1], km), p.n, signed=difference)
+        src, arr = _sources(data, rec, chunk, difference, b_f)
+        err = np.zeros((eps_inv.size, spec.runs, b, n_feat))
+        chunks = list(zip(split_chunks(src, chunk), split_chunks(arr, chunk), strict=True))
+        for p, (z_re, z_im) in zip(parts, z):
+            (part, _), (xpart, _) = chunks[p.index]
+            if difference:
+                err += dcfpa_errors(xpart, part, p.d2, p.k, eps_inv, z_re, z_im)
+            else:
+                err += fft_errors(part, p.d2, p.k, eps_inv, z_re, z_im)
+        yield rec, err
+
+
+def _error_blocks(data: SweepData, mech: Mech, chunk: int | None, eps_inv: np.ndarray, spec: SweepSpec,
+                  rng: np.random.Generator) -> tuple[Iterator[tuple[slice, np.ndarray]], np.ndarray]:
+    """Any swept mechanism in, (its Σ_t err² block by block as (recordings, (E, R, b, F)), median k (E,)) out."""
+    if mech is Mech.LPA:
+        d1 = l1_public(data.length, data.ranges) if spec.sensitivity == "public" else \
+            empirical_sensitivity(data.x, order=1)
+        b2 = lpa_scale(d1[None, :], eps_inv[:, None]) ** 2  # (E, F)
+
+        def lpa_blocks() -> Iterator[tuple[slice, np.ndarray]]:
+            for rec in _rec_blocks(data, data.x.shape[1] * data.length * (spec.runs + 1)):
+                yield rec, b2[:, None, None, :] * lpa_unit_squares(data.x[rec], spec.runs, rng)[None]
+
+        return lpa_blocks(), np.full(eps_inv.size, np.nan)
+    size = data.length if mech is Mech.FPA else int(chunk)
+    n_feat = data.x.shape[1]
+    b_f = None if spec.increment_bound is None else np.broadcast_to(np.asarray(spec.increment_bound, float),
+                                                                    (n_feat,))
+    parts = _fft_parts(data, mech, size, eps_inv, spec, b_f)
+    k_median = np.median(np.concatenate([p.k.reshape(eps_inv.size, -1) for p in parts], axis=1), axis=1)
+    return _fft_error_blocks(data, mech, size, eps_inv, spec, rng, parts, b_f), k_median
 
 
 def mechanism_errors(data: SweepData, mech: Mech, chunk: int | None, eps_inv: np.ndarray, spec: SweepSpec,
                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """SweepData, mechanism, chunk, per-invocation ε (E,) in, (Σ_t err² (E, R, Rec, F), median k (E,)) out;
-    LPA's k is NaN."""
-    if mech is Mech.LPA:
-        if spec.sensitivity == "public":
-            d1 = l1_public(data.length, data.ranges)
-        else:
-            d1 = empirical_sensitivity(data.x, order=1)
-        return lpa_errors(data.x, d1, eps_inv, spec.runs, rng), np.full(eps_inv.size, np.nan)
-    size = data.length if mech is Mech.FPA else int(chunk)
-    return _fft_errors(data, mech, size, eps_inv, spec, rng)
+    LPA's k is NaN. The sweep itself never holds this array: it reduces block by block (`sweep_utility`)."""
+    blocks, k_median = _error_blocks(data, mech, chunk, eps_inv, spec, rng)
+    err = np.empty((eps_inv.size, spec.runs) + data.x.shape[:2])
+    for rec, part in blocks:
+        err[:, :, rec] = part
+    return err, k_median
 
 
-def _rows(mech: Mech, chunk: int | None, plans: list[EpsilonPlan], err: np.ndarray, k_median: np.ndarray,
+def feature_sums(err: np.ndarray, length: int, inv_norm: np.ndarray) -> np.ndarray:
+    """Σ err² (..., Rec, F), T, 1/normaliser (Rec, F) in, Σ over recordings of NMSE (..., F) out
+    (series without a normaliser, NaN, left out as nanmean leaves them out)."""
+    w = np.where(np.isnan(inv_norm), 0.0, inv_norm) / length
+    return np.einsum("...sf,sf->...f", err, w)
+
+
+def _rows(mech: Mech, chunk: int | None, plans: list[EpsilonPlan], sums: np.ndarray, k_median: np.ndarray,
           data: SweepData, spec: SweepSpec, features: Sequence[str]) -> tuple[list[dict], list[pd.DataFrame]]:
-    """One mechanism's errors in, its table rows and per-feature frames (one per ε setting) out."""
+    """One mechanism's NMSE sums over recordings (E, R, F) in, its table rows and per-feature frames (one per
+    ε setting) out."""
     rows, per_feature = [], []
     label = mech.label(chunk)
+    count = np.sum(~np.isnan(data.inv_norm), axis=0)  # recordings with a normaliser, per feature
     for i, plan in enumerate(plans):
-        summary = _summarise(err[i], data.length, data.inv_norm, spec.band)
+        summary = _summarise(sums[i], count, spec.band)
         nmse_feat = summary.pop("_nmse_feat")
         rows.append({
             "mechanism": label,
@@ -333,8 +418,11 @@ def sweep_utility(
         plans = [epsilon_plan(mode, e, mech, size, data.length, n_feat, spec.n_recordings)
                  for mode in spec.modes for e in spec.epsilons]
         eps_inv = np.array([p.per_invocation for p in plans])
-        err, k_median = mechanism_errors(data, mech, size, eps_inv, spec, rng)
-        more_rows, more_frames = _rows(mech, size, plans, err, k_median, data, spec, names)
+        blocks, k_median = _error_blocks(data, mech, size, eps_inv, spec, rng)
+        sums = np.zeros((eps_inv.size, spec.runs, n_feat))
+        for rec, err in blocks:  # reduced block by block: the (E, R, Rec, F) errors are never held at once
+            sums += feature_sums(err, data.length, data.inv_norm[rec])
+        more_rows, more_frames = _rows(mech, size, plans, sums, k_median, data, spec, names)
         rows += more_rows
         per_feature += more_frames
         if progress is not None:

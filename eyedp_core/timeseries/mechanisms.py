@@ -17,11 +17,10 @@ from numpy generators: previews only, not a release sampler (docs/PRIVACY_MODEL.
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 
-from eyedp_core.dp.noise import NoiseMechanism
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import steil
 from eyedp_core.timeseries.calibration import (
@@ -36,13 +35,12 @@ from eyedp_core.timeseries.calibration import (
 )
 from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
+from eyedp_core.timeseries.runners import RowParams, fpa_rows, run_fft_blocks, run_lpa_blocks
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
-    chunk_cumsum,
-    chunk_differences,
+    bounds_arrays,
+    float_series,
     chunk_lengths,
-    clamp,
-    clip_increments,
     row_param,
     value_range,
 )
@@ -64,41 +62,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------------------------
-# batched FPA core
-
-
-def _spectrum_keep(n: int, k: np.ndarray) -> np.ndarray:
-    """Boolean mask (..., nb): which rfft bins are retained for each row."""
-    return np.arange(n // 2 + 1) < k[..., None]
-
-
-def _fpa_rows(
-    x: np.ndarray,
-    k: np.ndarray,
-    lam: np.ndarray,
-    norm: Norm,
-    rng: np.random.Generator | None,
-    source: NoiseMechanism | None = None,
-) -> np.ndarray:
-    """(..., n) rows, per-row k and calibrated λ in, FPA output rows out; rng=None: noise-free truncation."""
-    n = x.shape[-1]
-    spec = np.fft.rfft(x, axis=-1, norm=norm)
-    keep = _spectrum_keep(n, k)
-    spec[~keep] = 0.0
-    kmax = int(k.max()) if k.size else 0
-    if rng is not None and kmax > 0:
-        scale = lam[..., None] * keep[..., :kmax]
-        shape = x.shape[:-1] + (kmax,)
-        # Re and Im are noised separately (pitfall 1: real-only noise leaves Im published exactly).
-        z_re = source.sample(rng, shape, scale=scale)
-        z_im = source.sample(rng, shape, scale=scale)
-        # DC and (even n) Nyquist are real by construction: they carry one real parameter only.
-        z_im[..., 0] = 0.0
-        if n % 2 == 0 and kmax > n // 2:
-            z_im[..., n // 2] = 0.0
-        spec[..., :kmax] += z_re + 1j * z_im
-    # irfft restores the Hermitian mirror, so no component is halved (pitfall 2).
-    return np.fft.irfft(spec, n=n, axis=-1, norm=norm)
+# checks
 
 
 def _check_k(k: np.ndarray, n: int | None, what: str) -> np.ndarray:
@@ -113,12 +77,23 @@ def truncate_spectrum(x: np.ndarray, k: int | np.ndarray, norm: Norm = "backward
     """Series (..., n) and k (scalar or per-series) in, noise-free reconstruction from k bins out."""
     arr = as_float_series(x)
     kk = _check_k(row_param(k, arr.shape[:-1], "k"), arr.shape[-1], "the series")
-    return _fpa_rows(arr, kk, np.zeros(arr.shape[:-1]), norm, None)
+    return fpa_rows(arr, kk, np.zeros(arr.shape[:-1]), norm, None)
 
 
-def _prepare(x: np.ndarray, bounds: tuple | None) -> np.ndarray:
-    arr = as_float_series(x)
-    return clamp(arr, bounds) if bounds is not None else arr
+def _row_params(bounds: tuple | None, lead: tuple[int, ...], increment_bound: object = None) -> RowParams:
+    """Public bounds and DCFPA's increment bound in, the per-row arrays the blocked loops clip with out."""
+    inc = None if increment_bound is None else row_param(increment_bound, lead, "increment bound B").reshape(-1)
+    if inc is not None and np.any(inc < 0):
+        raise ValueError("the increment bound B must be >= 0")
+    if bounds is None:
+        return RowParams(increment_bound=inc)
+    lo, hi = bounds_arrays(bounds, lead)
+    return RowParams(lo.reshape(-1, 1), hi.reshape(-1, 1), inc)
+
+
+def _rows(arr: np.ndarray) -> np.ndarray:
+    """Series (..., T) in, the (rows, T) view the blocked loops walk over (a copy only if not contiguous)."""
+    return arr.reshape(-1, arr.shape[-1])
 
 
 def _need_bounds(sensitivity: object, bounds: tuple | None) -> None:
@@ -139,8 +114,10 @@ def _chunk_param(value: object, lead: tuple[int, ...], c: int, name: str) -> np.
 
 # --------------------------------------------------------------------------------------------
 # calibration groups: every invocation's scale comes from a Calibration of timeseries.calibration
+# (cached: a Calibration is immutable, and the page asks for the same few dozen again and again)
 
 
+@lru_cache(maxsize=4096)
 def _lpa_group(length: int, epsilon: float, sensitivity_type: str, value_range: float | None = None,
                sensitivity: float | None = None) -> ChunkCalibration:
     """One LPA parameter combination in, its calibration (b = Δ1/ε) out."""
@@ -149,6 +126,7 @@ def _lpa_group(length: int, epsilon: float, sensitivity_type: str, value_range: 
     return ChunkCalibration(length=int(length), count=0, k=None, calibration=cal)
 
 
+@lru_cache(maxsize=4096)
 def _fpa_group(length: int, k: float, epsilon: float, *, norm: Norm, difference: bool, sensitivity_type: str,
                value_range: float | None = None, sensitivity: float | None = None,
                increment_bound: float | None = None) -> ChunkCalibration:
@@ -174,27 +152,31 @@ def _lpa_run(x: np.ndarray, *, epsilon: object, sensitivity: object, rng: np.ran
              bounds: tuple | None, sensitivity_type: str) -> PrivateSeries:
     """Series (..., T) in, x + i.i.d. Lap(Δ1/ε) with its calibrations out (§1)."""
     _need_bounds(sensitivity, bounds)
-    arr = _prepare(x, bounds)
+    arr = float_series(x)
     lead, t = arr.shape[:-1], arr.shape[-1]
+    params = _row_params(bounds, lead)
     cols = {"length": np.asarray(t), "epsilon": row_param(epsilon, lead, "epsilon")[..., None]}
     if sensitivity is None:
         cols["value_range"] = value_range(bounds, lead)[..., None]
     else:
         cols["sensitivity"] = row_param(sensitivity, lead, "sensitivity")[..., None]
     groups, which = group_invocations(cols, partial(_lpa_group, sensitivity_type=sensitivity_type))
-    noise = noise_source(groups).sample(rng, arr.shape, scale=group_scales(groups, which))
-    return PrivateSeries(arr + noise, Mech.LPA, groups, which)
+    scale = np.broadcast_to(group_scales(groups, which), lead + (1,)).reshape(-1, 1)
+    out = run_lpa_blocks(_rows(arr), scale, params, rng, noise_source(groups))
+    return PrivateSeries(out.reshape(arr.shape), Mech.LPA, groups, which)
 
 
 def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: int, sens_col: dict,
-             rng: np.random.Generator, norm: Norm, increment_bound: object,
+             rng: np.random.Generator, norm: Norm, params: RowParams, increment_bound: object,
              sensitivity_type: str) -> PrivateSeries:
-    """Rows (..., T) (DCFPA: the differences) in, FPA on every chunk of `size` (tail at true length) out."""
+    """Rows (..., T) (unclamped) in, FPA on every chunk of `size` (tail at true length; DCFPA on the
+    within-chunk differences) out, computed block by block."""
     lead, t = arr.shape[:-1], arr.shape[-1]
     lengths = chunk_lengths(t, size)
     c = lengths.size
     full = t // size
-    kk = _chunk_param(k, lead, c, "k")
+    # A scalar k stays one value per chunk position (C,): the grouping then sorts C values, not every chunk.
+    kk = _chunk_param(k, (), c, "k") if np.ndim(k) == 0 else _chunk_param(k, lead, c, "k")
     what = "the series" if mech is Mech.FPA else "a chunk"
     if full:
         kk[..., :full] = _check_k(kk[..., :full], size, what)
@@ -207,23 +189,11 @@ def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: i
         cols["increment_bound"] = row_param(increment_bound, lead, "increment bound")[..., None]
     build = partial(_fpa_group, norm=norm, difference=mech is Mech.DCFPA, sensitivity_type=sensitivity_type)
     groups, which = group_invocations(cols, build)
-    lam = group_scales(groups, which)
-    source = noise_source(groups)
-    out = np.empty_like(arr)
-    if c == 1:
-        # One invocation per series (FPA, or a chunk covering T): draw per series, no chunk axis.
-        out = _fpa_rows(arr, kk[..., 0], lam[..., 0], norm, rng, source)
-    elif full:
-        body = arr[..., : full * size].reshape(lead + (full, size))
-        res = _fpa_rows(body, kk[..., :full], lam[..., :full], norm, rng, source)
-        out[..., : full * size] = res.reshape(lead + (full * size,))
-    if 1 < c and full < c:
-        # Second batched call: the tail runs at its TRUE length (no padding with own values).
-        tail = arr[..., full * size :]
-        out[..., full * size :] = _fpa_rows(tail, kk[..., -1], lam[..., -1], norm, rng, source)
-    if mech is Mech.DCFPA:
-        out = chunk_cumsum(out, size)
-    return PrivateSeries(out, mech, groups, which, chunk=None if mech is Mech.FPA else size)
+    lam = np.broadcast_to(group_scales(groups, which), lead + (c,)).reshape(-1, c)
+    k_rows = np.broadcast_to(kk, lead + (c,)).reshape(-1, c)
+    out = run_fft_blocks(_rows(arr), k_rows, lam, size, params, difference=mech is Mech.DCFPA,
+                         norm=norm, rng=rng, source=noise_source(groups))
+    return PrivateSeries(out.reshape(arr.shape), mech, groups, which, chunk=None if mech is Mech.FPA else size)
 
 
 def run(
@@ -257,7 +227,9 @@ def run(
         return steil.published(x, epsilon=epsilon, rng=rng, w=w,
                                value_range=np.asarray(hi, float) - np.asarray(lo, float))
     _need_bounds(sensitivity, bounds)
-    arr = _prepare(x, bounds)
+    arr = float_series(x)
+    inc = increment_bound if m is Mech.DCFPA else None
+    params = _row_params(bounds, arr.shape[:-1], inc)
     if m is Mech.FPA:
         size = arr.shape[-1]
     elif chunk is None:
@@ -266,13 +238,8 @@ def run(
         size = int(chunk)
     c = chunk_lengths(arr.shape[-1], size).size
     sens_col = _sensitivity_column(sensitivity, bounds, arr.shape[:-1], c)
-    if m is Mech.DCFPA:
-        arr = chunk_differences(arr, size)
-        if increment_bound is not None:
-            arr = clip_increments(arr, size, increment_bound)
     return _fft_run(arr, m, epsilon=epsilon, k=k, size=size, sens_col=sens_col, rng=rng, norm=norm,
-                    increment_bound=increment_bound if m is Mech.DCFPA else None,
-                    sensitivity_type=sensitivity_type)
+                    params=params, increment_bound=inc, sensitivity_type=sensitivity_type)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 
 from eyedp_core import metrics
 from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries.blocks import row_blocks
 from eyedp_core.timeseries.calibration import ChunkCalibration
 from eyedp_core.timeseries.mechanisms import dcfpa_paper_reconstruction, run
 from eyedp_core.timeseries.private import PrivateSeries
@@ -75,6 +76,20 @@ def _per_feature(private: PrivateSeries, n_features: int) -> tuple[np.ndarray, n
     return np.array([c.scale for c in firsts]), np.array([c.sensitivity for c in firsts])
 
 
+def _nmse_blocks(x: np.ndarray, out: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
+                 kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Series and mechanism output (recordings, F, T), bounds per feature in, (NMSE of `kind`, the paper's
+    NMSE) per series out, computed over blocks of recordings so that no full-size temporary is formed."""
+    lo, hi = bounds
+    b = (lo[None, :], hi[None, :])
+    nmse_all, paper_all = np.empty(x.shape[:2]), np.empty(x.shape[:2])
+    for rec in row_blocks(x.shape[0], 8 * 4 * x.shape[1] * x.shape[2], 1):
+        clean = np.clip(x[rec], lo[None, :, None], hi[None, :, None])
+        nmse_all[rec] = metrics.nmse(clean, out[rec], kind=kind, bounds=b)
+        paper_all[rec] = metrics.nmse(clean, out[rec], kind="paper", bounds=b)
+    return nmse_all, paper_all
+
+
 def run_preview(
     x: np.ndarray,
     mech: Mech,
@@ -97,10 +112,7 @@ def run_preview(
                   chunk=chunk, sensitivity=sensitivity_for_run(mech, sensitivity),
                   sensitivity_type=sensitivity_type)
     out = private.values
-    clean = np.clip(x, lo[None, :, None], hi[None, :, None])
-    b = (lo[None, :], hi[None, :])
-    nmse_all = metrics.nmse(clean, out, kind=nmse_kind, bounds=b)
-    paper_all = metrics.nmse(clean, out, kind="paper", bounds=b)
+    nmse_all, paper_all = _nmse_blocks(x, out, (lo, hi), nmse_kind)
     noisy = np.array(out[:, feature, :])
     paper = None
     if mech is Mech.DCFPA:

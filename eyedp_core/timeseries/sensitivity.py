@@ -13,6 +13,7 @@ import numpy as np
 
 __all__ = [
     "as_float_series",
+    "bounds_arrays",
     "chunk_cumsum",
     "chunk_differences",
     "chunk_lengths",
@@ -22,6 +23,7 @@ __all__ = [
     "diff_l2_public",
     "empirical_chunk_sensitivity",
     "empirical_sensitivity",
+    "float_series",
     "l1_public",
     "l2_public",
     "n_chunks",
@@ -32,16 +34,23 @@ __all__ = [
 ]
 
 # Pairwise distances are formed by broadcasting; above this many elements we work in row blocks.
-_PAIRWISE_BLOCK_ELEMS = 20_000_000
+_PAIRWISE_BLOCK_ELEMS = 2_000_000
 
 
-def as_float_series(x: np.ndarray) -> np.ndarray:
-    """Array-like (..., T) in, float64 array out; raises on NaN/inf (fill missing values first)."""
+def float_series(x: np.ndarray) -> np.ndarray:
+    """Array-like (..., T) in, float64 array out (shape checked; values NOT checked: the blocked mechanisms
+    check them block by block, see timeseries.runners)."""
     arr = np.asarray(x, dtype=float)
     if arr.ndim == 0:
         raise ValueError("a time series needs at least one axis (time last)")
     if arr.shape[-1] == 0:
         raise ValueError("empty series: the public length T must be at least 1")
+    return arr
+
+
+def as_float_series(x: np.ndarray) -> np.ndarray:
+    """Array-like (..., T) in, float64 array out; raises on NaN/inf (fill missing values first)."""
+    arr = float_series(x)
     if not np.all(np.isfinite(arr)):
         raise ValueError(
             "series contain NaN or inf; fill missing samples with a public constant "
@@ -61,7 +70,8 @@ def row_param(value: float | np.ndarray, lead_shape: tuple[int, ...], name: str)
         ) from exc
 
 
-def _bounds_arrays(bounds: tuple, lead_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+def bounds_arrays(bounds: tuple, lead_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Public bounds (L, U) (scalars or per-series) in, checked L and U arrays of the leading shape out."""
     lo = row_param(bounds[0], lead_shape, "lower bound L")
     hi = row_param(bounds[1], lead_shape, "upper bound U")
     if np.any(~np.isfinite(lo)) or np.any(~np.isfinite(hi)) or np.any(hi <= lo):
@@ -71,14 +81,14 @@ def _bounds_arrays(bounds: tuple, lead_shape: tuple[int, ...]) -> tuple[np.ndarr
 
 def value_range(bounds: tuple, lead_shape: tuple[int, ...] = ()) -> np.ndarray:
     """Public bounds (L, U) (scalars or per-series arrays) in, range R = U − L broadcast to lead_shape out."""
-    lo, hi = _bounds_arrays(bounds, lead_shape)
+    lo, hi = bounds_arrays(bounds, lead_shape)
     return hi - lo
 
 
 def clamp(x: np.ndarray, bounds: tuple) -> np.ndarray:
     """Series (..., T) and public bounds (L, U) (scalars or per-series) in, series clipped to [L, U] out."""
     arr = np.asarray(x, dtype=float)
-    lo, hi = _bounds_arrays(bounds, arr.shape[:-1])
+    lo, hi = bounds_arrays(bounds, arr.shape[:-1])
     return np.clip(arr, lo[..., None], hi[..., None])
 
 

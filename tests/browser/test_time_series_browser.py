@@ -63,3 +63,70 @@ def test_every_view_opens(page, app_url, shots):
         else:
             assert page.locator('[data-testid="stDataFrame"]').count() >= 1
         harness.screenshot(page, str(shots / f"time_series_{i}_{name.split()[0].lower()}.png"))
+
+
+def _open(page, url: str) -> None:
+    page.goto(f"{url}/time_series")
+    harness.wait_idle(page, 120_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    _no_exception(page)
+
+
+def test_slider_in_the_fragment_reruns_only_the_fragment(browser, tmp_path):
+    """With EYEDP_RUN_LOG set the page logs 'page' per full run and 'view' per run of its mechanism fragment:
+    moving ε or R (inside the fragment) runs the fragment alone; a control above it runs the whole page."""
+    import os
+
+    log = tmp_path / "runs.txt"
+    old = os.environ.get("EYEDP_RUN_LOG")
+    os.environ["EYEDP_RUN_LOG"] = str(log)
+    try:
+        proc, url = harness.start_app()
+    finally:
+        if old is None:
+            os.environ.pop("EYEDP_RUN_LOG")
+        else:
+            os.environ["EYEDP_RUN_LOG"] = old
+    try:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        _open(page, url)
+        assert "page" in log.read_text().split()  # the first run is a full one
+        for index in (0, 2):  # ε, then R (k, slider 1, is set by the public rule and disabled)
+            log.write_text("")
+            before = harness.slider_text(page, index)
+            harness.move_slider(page, index)
+            page.wait_for_timeout(300)
+            assert harness.slider_text(page, index) != before
+            assert log.read_text().split() == ["view"], f"slider {index}: {log.read_text().split()}"
+        log.write_text("")
+        page.get_by_text("Use the longest (").click()
+        harness.wait_idle(page)
+        page.wait_for_timeout(300)
+        runs = log.read_text().split()
+        assert runs.count("page") == 1 and "view" in runs, runs  # outside the fragment: the whole page
+        _no_exception(page)
+        page.close()
+    finally:
+        harness.stop_app(proc)
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_opens_on_the_person_total_and_looks_right_after_moves(page, app_url, shots, width):
+    """The first metric is the total ε per person; after moving ε and R and opening the per-feature table,
+    nothing raises; screenshots at both widths (looked at by the developer)."""
+    page.set_viewport_size({"width": width, "height": 1000})
+    _open(page, app_url)
+    first = page.locator('[data-testid="stMetric"]').first
+    assert first.locator('[data-testid="stMetricLabel"]').inner_text().startswith("Total ε per person")
+    harness.screenshot(page, str(shots / f"time_series_{width}_open.png"), width=width)
+    before = _metric(page, "Total ε per person")
+    harness.move_slider(page, 0, presses=6)  # ε up one decade
+    harness.move_slider(page, 2, presses=2)  # R (slider 1, k, is disabled under the public rule)
+    _no_exception(page)
+    assert _metric(page, "Total ε per person") != before
+    harness.screenshot(page, str(shots / f"time_series_{width}_moved.png"), width=width)
+    page.locator('[data-testid="stMain"]').get_by_role("radio", name="Per-feature table", exact=True).click()
+    harness.wait_idle(page, 120_000)
+    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=60_000)  # the fragment re-run draws it
+    _no_exception(page)
+    harness.screenshot(page, str(shots / f"time_series_{width}_table.png"), width=width)

@@ -34,10 +34,14 @@ def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.nda
     fig.add_scatter(x=t, y=clean, name="clean (clamped to the bounds)", line=dict(color=theme.CLEAN, width=2.2))
     shapes = []
     if chunk and chunk < len(t):
+        # Chunk boundaries as ONE dotted trace broken by gaps: a shape per boundary costs the browser far more.
         step = t[1] - t[0] if len(t) > 1 else 1.0
-        shapes += [dict(type="line", xref="x", yref="paper", x0=t[0] + (c - 0.5) * step, x1=t[0] + (c - 0.5) * step,
-                        y0=0, y1=1, line=dict(color=theme.GRID, width=1, dash="dot"), layer="below")
-                   for c in range(chunk, len(t), chunk)]
+        xs = t[0] + (np.arange(chunk, len(t), chunk) - 0.5) * step
+        lo_y = float(min(np.min(clean), np.min(noisy))) if zoom is None else zoom[0] - 0.15 * (zoom[1] - zoom[0])
+        hi_y = float(max(np.max(clean), np.max(noisy))) if zoom is None else zoom[1] + 0.15 * (zoom[1] - zoom[0])
+        fig.add_scatter(x=np.repeat(xs, 3), y=np.tile([lo_y, hi_y, np.nan], xs.size), mode="lines",
+                        line=dict(color=theme.GRID, width=1, dash="dot"), name="chunk boundaries",
+                        hoverinfo="skip", showlegend=False)
     if true_length < len(t):
         shapes.append(dict(type="rect", xref="x", yref="paper", x0=t[true_length - 1], x1=t[-1], y0=0, y1=1,
                            fillcolor="rgba(107,119,133,0.10)", line_width=0, layer="below"))

@@ -52,8 +52,9 @@ def utility_panel(c: Ctx) -> None:
     sens = "data-derived" if c.setting.sensitivity_mode == "empirical" else "public"
     lo, hi = tuple(c.series.lo.tolist()), tuple(c.series.hi.tolist())
     try:
+        # k enters the cache key only where the sweep uses it: a moved ε (which moves the public k) keeps the cache.
         spec = SweepSpec(epsilons=view.sweep_epsilons(lo_e, hi_e), runs=c.setting.runs, k_rule=rule,
-                         k=c.setting.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
+                         k=c.setting.k if rule == "fixed" else SweepSpec.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
                          n_recordings=c.plan.n_recordings)
         table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
@@ -263,11 +264,26 @@ def table_panel(c: Ctx) -> None:
         "utility (dB)": -10 * np.log10(c.preview.nmse_feature),
         "NMSE as in paper (one run, median)": c.preview.nmse_paper_feature,
     })
-    num = st.column_config.NumberColumn(format="%.4g", width="small")
-    config = {col: num for col in frame.columns if frame[col].dtype.kind == "f"}
-    config["feature"] = st.column_config.TextColumn(width="medium", pinned=True)
-    config["NMSE as in paper (one run, median)"] = st.column_config.NumberColumn(
-        "NMSE (paper)", format="%.4g", width="small", help="mean (x − x̃)²/(mean x · mean x̃), median over recordings")
+    # Formats that never clip: scientific for values spanning many decades (λ reaches 10⁸, NMSE 10¹⁰), fixed
+    # decimals for percentages and dB; headers short, the long name in the help.
+    sci = "scientific"
+    config = {
+        "feature": st.column_config.TextColumn("feature", width="large", pinned=True),
+        "L": st.column_config.NumberColumn("L", format="%g"),
+        "U": st.column_config.NumberColumn("U", format="%g"),
+        "bounds": st.column_config.TextColumn("bounds", help="public: from the feature definition; declared: "
+                                              "entered by you; pre-filled: read from this data (not DP)"),
+        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of values outside [L, U]"),
+        what: st.column_config.NumberColumn(what, format=sci, help="sensitivity of one invocation"),
+        ("b" if lpa else "λ"): st.column_config.NumberColumn("b" if lpa else "λ", format=sci,
+                                                            help="Laplace scale the noise was drawn with"),
+        "k": st.column_config.TextColumn("k"),
+        f"NMSE ({c.setting.nmse_kind})": st.column_config.NumberColumn(f"NMSE ({c.setting.nmse_kind})", format=sci),
+        "utility (dB)": st.column_config.NumberColumn("utility (dB)", format="%.1f",
+                                                      help="10·log₁₀(1/NMSE): 0 dB = noise as large as the signal"),
+        "NMSE as in paper (one run, median)": st.column_config.NumberColumn(
+            "NMSE (paper)", format=sci, help="mean (x − x̃)²/(mean x · mean x̃), median over recordings"),
+    }
     st.dataframe(frame, hide_index=True, height=min(36 * (len(frame) + 1) + 4, 560), column_config=config)
     scale_note = ("b: Laplace scale per sample" if lpa else "λ: Laplace scale per Re/Im part of a kept "
                   "coefficient, for a full-length chunk (a shorter last chunk gets its own)")

@@ -1,0 +1,111 @@
+"""Time-series view, the top of the page: mechanism names in words, the per-person headline, the plain verdict
+and the cached preview figure. Numbers come from the core (the plan and the preview run); this module words them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from eyedp_core.dp.registry import Mech
+from ui.timeseries import figs
+from ui.timeseries.context import Ctx, fe
+
+# Words first, acronym second: what each mechanism does, for readers who do not know Bozkir et al.'s names.
+MECH_NAMES = {
+    Mech.LPA: "Laplace noise on every sample (LPA)",
+    Mech.FPA: "Fourier perturbation, whole series (FPA)",
+    Mech.CFPA: "Fourier perturbation, chunked (CFPA)",
+    Mech.DCFPA: "Fourier perturbation of differences, chunked (DCFPA)",
+}
+MODES = {"participant": "Total ε per person", "paper": "ε per chunk, as in the paper"}
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def mech_name(m: Mech) -> str:
+    """Mechanism in, its name in words with the acronym in brackets out."""
+    return MECH_NAMES.get(m, m.value)
+
+
+def sci(v: float) -> str:
+    """Number in, '1.2·10⁵' for large or tiny values, else 3 significant digits out (reads better than 1.2e+05)."""
+    if v == 0 or not math.isfinite(v):
+        return "0" if v == 0 else "∞"
+    if 1000 <= abs(v) < 1e4:
+        return f"{v:,.0f}"
+    if 1e-3 <= abs(v) < 1000:
+        return f"{v:.3g}"
+    exp = int(math.floor(math.log10(abs(v))))
+    mant = v / 10**exp
+    return f"{mant:.2g}·10{str(exp).translate(_SUPERSCRIPT)}"
+
+
+def plain(v: float) -> str:
+    """Number in, '473,212' from 1,000 up to 10⁷, 4 significant digits below, '1.2·10⁸' above out."""
+    if math.isfinite(v) and 1000 <= abs(v) < 1e7:
+        return f"{v:,.0f}"
+    return sci(v) if abs(v) >= 1e7 else f"{v:.4g}"
+
+
+def headline(c: Ctx) -> None:
+    """The per-person total first (the guarantee for a person), then the paper's unit and the noise scale."""
+    p, shown = c.plan, c.preview.shown[0]
+    unit = "chunk" if p.unit == "chunk" else "series"
+    m = st.columns([1.2, 1, 1, 1, 1.2])
+    m[0].metric("Total ε per person", fe(p.participant_total),
+                help="The guarantee for one participant: ε per call × features × chunks × recordings (sequential "
+                     "composition, docs/PRIVACY_MODEL.md §3).")
+    m[1].metric(f"ε per {unit}", f"{p.per_invocation:.4g}",
+                help=f"What one mechanism call (one {unit} of one feature) spends: the paper's unit, as Bozkir et al. "
+                     "report it.")
+    m[2].metric("Paper's claimed ε", fe(p.paper_total) if p.has_guarantee else "∞",
+                help="Σ over features, chunks counted in parallel, per recording — as Bozkir et al. report it. "
+                     "Not a bound for a person.")
+    chunks_txt = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
+    m[3].metric("Calls per person", f"{p.invocations:,}",
+                help=f"{p.n_features} features{chunks_txt} × {p.n_recordings} recordings")
+    sym = "b" if c.setting.mech is Mech.LPA else "λ"
+    m[4].metric(f"Noise scale {sym}", plain(shown.calibration.scale),
+                help="The Laplace scale the preview's noise for the shown feature was drawn with; λ applies to Re "
+                     f"and Im of each kept Fourier coefficient (exact value {shown.calibration.scale:.6g}).")
+
+
+def verdict(c: Ctx) -> tuple[str, str]:
+    """Context in, (kind 'useless' | 'rough' | 'usable', one plain sentence computed from the preview) out."""
+    p, prev = c.plan, c.preview
+    with np.errstate(divide="ignore", invalid="ignore"):
+        db = -10.0 * np.log10(prev.nmse_feature)
+    med = float(np.nanmedian(db)) if np.isfinite(db).any() else float("nan")
+    lo, hi = c.bounds_f
+    scale = prev.shown[0].calibration.scale
+    name = mech_name(c.setting.mech)
+    who = f"a total of **ε = {fe(p.participant_total)} per person**"
+    split = f"split over {p.invocations:,} mechanism calls (ε = {p.per_invocation:.3g} each)"
+    if not math.isfinite(med) or med < 0:
+        ratio = 10 ** (-med / 10) if math.isfinite(med) else math.inf
+        times = (f"about 10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if ratio >= 100 else
+                 f"{ratio:.1f}" if math.isfinite(ratio) else "many")
+        why = (f"its noise scale {sci(scale)} dwarfs the feature's whole range ({lo:g} to {hi:g})"
+               if scale > 10 * (hi - lo) else "its noise is larger than the features' own variation")
+        return "useless", (
+            f"At {who}, {split}, {name} is useless on this data: {why}, so the released series is noise (median "
+            f"utility {med:.0f} dB over the features, an error {times} times the signal's variance). Raise ε, "
+            "release fewer features or a shorter T before publishing anything.")
+    if med < 10:
+        return "rough", (
+            f"At {who}, {split}, {name} keeps only a rough trace of the signal: median utility {med:.0f} dB, the "
+            f"error is {10 ** (-med / 10):.0%} of the signal's variance.")
+    return "usable", (
+        f"At {who}, {split}, {name} keeps the signal: median utility {med:.0f} dB, an error of "
+        f"{10 ** (-med / 10):.1%} of the signal's variance.")
+
+
+# cache_resource: the same Figure object is handed back (Streamlit only serialises it), which saves unpickling and
+# re-validating the figure on every move back to a setting seen before.
+@st.cache_resource(max_entries=64, show_spinner=False)
+def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.ndarray,
+                   paper: np.ndarray | None, label: str, y_title: str, title: str, true_length: int,
+                   chunk: int | None, zoom: tuple[float, float] | None):
+    """The preview chart, cached on its (small) inputs: moving a slider back and forth re-uses the figure."""
+    return figs.preview_figure(t, t_title, clean, noisy, paper, label, y_title, title, true_length, chunk, zoom)
