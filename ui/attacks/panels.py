@@ -15,6 +15,7 @@ from eyedp_core import attacks
 from eyedp_core.attacks import AttackTable
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
+from ui.fragment import fragment
 from ui.attacks.view import RunSettings
 
 EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
@@ -210,7 +211,7 @@ def _k_one(s: pd.DataFrame) -> list[str]:
     return out
 
 
-@st.fragment
+@fragment
 def results(token: str, settings: RunSettings) -> None:
     """Chart per task, the papers' table, the trade-off finder (a fragment: its widgets re-run only this part)."""
     kept = st.session_state.get("atk_rows")
