@@ -95,3 +95,10 @@ def data_derived_features(at: AttackTable) -> list[str]:
     """Features with no documented public bounds (their clamp range is read off the data, §0.4)."""
     return [f for f, s in zip(at.features, resolve_bounds(at, BOUNDS_RULE).source, strict=True)
             if s == "data-derived"]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def summary(token: str, settings: RunSettings, n_rows: int, _rows: list[dict]) -> pd.DataFrame:
+    """Finished result rows of a run (keyed by data token, settings and how many rows are done) -> the summary."""
+    return attacks.summarise(pd.DataFrame(_rows)) if _rows else pd.DataFrame()
+
