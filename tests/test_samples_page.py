@@ -34,8 +34,8 @@ def _text(at: AppTest) -> str:
 
 
 def _row(at: AppTest, method: str) -> pd.Series:
-    table = next(d.value for d in at.dataframe if "method" in d.value.columns and "heatmap_cc" in d.value.columns)
-    return table.set_index("method").loc[method]
+    table = next(d.value for d in at.dataframe if "heatmap_cc" in d.value.columns)
+    return table.loc[method]  # indexed by method
 
 
 def test_raw_view_and_its_time_window_slider():
@@ -100,8 +100,10 @@ def test_malformed_upload_gives_clear_messages_and_no_traceback():
     assert at.selectbox(key="gs_participant").options == ["P1"]
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
-    note = _row(at, "k-same-synth")["note"]
-    assert "fewer than k" in note or "k = 2" in note  # one usable participant: k-same-synth cannot group
+    assert pd.isna(_row(at, "k-same-synth")["heatmap_cc"])  # no figures: shown as "–"
+    note = next(m.value for m in at.markdown if m.value.startswith("**What each one guarantees**"))
+    synth = next(line for line in note.splitlines() if line.startswith("- **k-same-synth**"))
+    assert "fewer than k" in synth or "k = 2" in synth  # one usable participant: k-same-synth cannot group
 
 
 def test_only_single_sample_participants_is_an_error_not_a_crash():

@@ -186,29 +186,30 @@ def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings) -> None:
 
 
 def utility_table(rows: list[dict], n_people: int) -> None:
-    """Rows of figures per method -> the side-by-side table (privacy first, then utility, then the promise)."""
+    """Rows of figures per method -> the side-by-side table of numbers (privacy first, then utility), then each
+    method's promise and notes as a list (long sentences in table cells were cut off at 1280 px)."""
     df = pd.DataFrame(rows)
     for col in ("reid_accuracy", "fixation_rate_change", "fixation_duration_change"):
         if col in df:
             df[col] = df[col] * 100.0
     cols = ["method", "reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change",
-            "fixation_duration_change", "guarantee", "note"]
-    df = df[[c for c in cols if c in df.columns]]
-    if "note" in df and not df["note"].fillna("").astype(bool).any():
-        df = df.drop(columns="note")
+            "fixation_duration_change"]
+    table = df[[c for c in cols if c in df.columns]].set_index("method")
     chance = 1.0 / n_people if n_people else float("nan")
-    st.dataframe(
-        df, hide_index=True, width="stretch",
-        column_config={
-            "method": st.column_config.TextColumn("method"),
-            "reid_accuracy": st.column_config.NumberColumn(f"re-identified (chance {chance:.0%})", format="%.0f%%"),
-            "displacement_deg": st.column_config.NumberColumn("displacement (°)", format="%.2f"),
-            "heatmap_cc": st.column_config.NumberColumn("heatmap CC", format="%.3f"),
-            "fixation_rate_change": st.column_config.NumberColumn("fixation rate", format="%+.0f%%"),
-            "fixation_duration_change": st.column_config.NumberColumn("fixation duration", format="%+.0f%%"),
-            "guarantee": st.column_config.TextColumn("what it guarantees", width="large"),
-            "note": st.column_config.TextColumn("note", width="large"),
-        })
+    fmt = {"reid_accuracy": "{:.0f} %", "displacement_deg": "{:.2f}", "heatmap_cc": "{:.3f}",
+           "fixation_rate_change": "{:+.0f} %", "fixation_duration_change": "{:+.0f} %"}
+    names = {"reid_accuracy": f"re-identified (chance {chance:.0%})", "displacement_deg": "displacement (°)",
+             "heatmap_cc": "heatmap CC", "fixation_rate_change": "fixation rate",
+             "fixation_duration_change": "fixation duration"}
+    # A Styler: numbers stay numbers, missing ones (nothing published) read "–" instead of "None".
+    styled = table.style.format({c: f for c, f in fmt.items() if c in table.columns}, na_rep="–")
+    st.dataframe(styled, width="stretch", column_config={"method": st.column_config.TextColumn("method"),
+                                                         **{c: st.column_config.Column(n) for c, n in names.items()}})
+    lines = []
+    for r in rows:
+        note = f" — *{r['note']}*" if r.get("note") else ""
+        lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
+    st.markdown("**What each one guarantees**\n" + "\n".join(lines))
 
 
 # --------------------------------------------------------------------------------------------
