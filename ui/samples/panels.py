@@ -201,10 +201,12 @@ def utility_table(rows: list[dict], n_people: int) -> None:
     names = {"reid_accuracy": f"re-identified (chance {chance:.0%})", "displacement_deg": "displacement (°)",
              "heatmap_cc": "heatmap CC", "fixation_rate_change": "fixation rate",
              "fixation_duration_change": "fixation duration"}
-    # A Styler: numbers stay numbers, missing ones (nothing published) read "–" instead of "None".
-    styled = table.style.format({c: f for c, f in fmt.items() if c in table.columns}, na_rep="–")
-    st.dataframe(styled, width="stretch", column_config={"method": st.column_config.TextColumn("method"),
-                                                         **{c: st.column_config.Column(n) for c, n in names.items()}})
+    # Text cells: a missing figure (nothing published) reads "–"; number columns would show "None".
+    shown = pd.DataFrame({c: [fmt[c].format(v) if pd.notna(v) else "–" for v in table[c]] for c in table.columns},
+                         index=table.index)
+    st.dataframe(shown, width="stretch", column_config={
+        "method": st.column_config.TextColumn("method"),
+        **{c: st.column_config.TextColumn(n, help=None) for c, n in names.items()}})
     lines = []
     for r in rows:
         note = f" — *{r['note']}*" if r.get("note") else ""
