@@ -72,8 +72,8 @@ def test_demographics_view_shows_table_2_and_the_intersection_attack():
     at = _page()
     at.radio(key="gs_view").set_value("demographics").run()
     assert not at.exception, at.exception
-    t2 = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
-    assert list(t2["k"]) == [4, 6, 8, 15]
+    t2 = next(d.value for d in at.table if "verdict" in d.value.columns)
+    assert list(t2.index) == [4, 6, 8, 15]
     assert list(t2["verdict"]) == ["seed not maximal", "reproduced", "tie: other boundaries", "reproduced"]
     shown = {m.label: m.value for m in at.metric}
     assert shown["People singled out"] == "1" and shown["Smallest joint class"] == "1"

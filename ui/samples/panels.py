@@ -254,9 +254,7 @@ def kanon_view() -> None:
             cmp = kanon.compare_with_seed(kk)
             rows.append({"k": kk, "verdict": cmp.verdict, "seed (Table 2)": cmp.seed.text(), "EyeDP": cmp.ours.text()})
             why.append(f"- **k = {kk} — {cmp.verdict}.** {cmp.explanation}")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                     column_config={"k": st.column_config.NumberColumn("k", width="small"),
-                                    "verdict": st.column_config.TextColumn("verdict", width="small")})
+        st.table(pd.DataFrame(rows).set_index("k"))  # wraps the long schemes instead of cutting them off
         st.markdown("\n".join(why))
     st.markdown("#### Intersection attack: several generalisations of the same rows")
     ks = [kk for kk in SEED_KS if kk <= n] if src == "seed" else [kk for kk in (2, 3, 4, 5, 8) if kk <= n // 2]
@@ -277,7 +275,7 @@ def kanon_view() -> None:
     st.caption(f"Linking {which} for k = {', '.join(map(str, sorted(chosen)))} row by row: each release alone is "
                "k-anonymous, but the intersection of their classes is much smaller. This is why EyeDP allows one "
                "generalisation per dataset (docs/PRIVACY_MODEL.md §9.1).")
-    st.dataframe(joint, hide_index=True, width="stretch")
+    st.table(joint, hide_index=True)  # wraps the "who" lists instead of cutting them off
 
 
 def kaleido_plan_for(s: view.KaleidoSettings):
