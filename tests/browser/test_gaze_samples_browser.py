@@ -42,13 +42,21 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     _no_exception(page)
     after = [t for t in _chart_titles(page) if "(PREVIEW)" in t]
     assert before and after and before != after, (before, after)
-    harness.screenshot(page, str(shots / "gaze_samples_protect_moved.png"))
+    # Move every other slider of the view once, then look at both widths.
+    for i in range(page.locator(harness.SLIDER).count()):
+        harness.move_slider(page, i, "ArrowRight", 1)
+        _no_exception(page)
+    for width in (1280, 1920):
+        harness.screenshot(page, str(shots / f"gaze_samples_protect_moved_{width}.png"), width)
 
     main.get_by_text("Demographics (k-anonymity)", exact=True).click()
     harness.wait_idle(page, 120_000)
     _no_exception(page)
     assert "The seed's Table 2" in main.inner_text()
-    harness.screenshot(page, str(shots / "gaze_samples_demographics.png"))
+    harness.move_slider(page, 0, "ArrowRight", 2)  # k
+    _no_exception(page)
+    for width in (1280, 1920):
+        harness.screenshot(page, str(shots / f"gaze_samples_demographics_{width}.png"), width)
 
 
 def _runs(page, part: str) -> tuple[int, int]:

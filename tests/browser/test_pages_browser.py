@@ -38,7 +38,8 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
         harness.move_slider(page, presses=3)
         assert harness.slider_text(page) != before, "slider did not move"
         _assert_healthy(page, path)
-        harness.screenshot(page, str(shots / f"{name}_moved.png"))
+        for width in (1280, 1920):
+            harness.screenshot(page, str(shots / f"{name}_moved_{width}.png"), width)
 
 
 def test_sidebar_navigation_reaches_every_view(page, app_url):

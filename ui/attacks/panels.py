@@ -72,7 +72,7 @@ def feature_preview(name: str, at: AttackTable) -> None:
                    f"the label columns ({', '.join(at.labels) or 'none'}) and the {len(at.features)} eye-movement "
                    "features the classifiers see. Only the first rows are shown here; every row is used.")
         cols = [c for c in ("participant", *at.labels) if c in at.frame.columns] + list(at.features)
-        st.dataframe(at.frame.head(PREVIEW_ROWS)[cols], hide_index=True, height=35 * (PREVIEW_ROWS + 1) + 3,
+        st.dataframe(at.frame.head(PREVIEW_ROWS)[cols].round(3), hide_index=True, height=35 * (PREVIEW_ROWS + 1) + 3,
                      key="at_feature_preview")
 
 
