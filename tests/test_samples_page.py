@@ -130,3 +130,18 @@ def test_streams_with_a_stimulus_column_are_shown_one_stimulus_at_a_time():
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
     assert "stimulus 'page2'" in _text(at) or "named 'page2'" in _text(at)
+
+
+def test_budget_envelope_thins_the_line_but_keeps_every_peak():
+    """The Kaleido budget line is thinned for display: at most 2·bins points, same highest and lowest values
+    as the full series in every run of samples, short series untouched."""
+    from ui.samples.figs import envelope
+
+    rng = np.random.default_rng(2)
+    t, y = np.arange(14_400) / 120, rng.random(14_400)
+    y[7_001] = 9.0  # a single-sample peak must survive
+    tt, yy = envelope(t, y, bins=1200)
+    assert len(tt) == len(yy) == 2400 and yy.max() == 9.0 and yy.min() == y.min()
+    assert np.all(np.diff(tt) >= 0) and tt[0] == t[0]
+    short_t, short_y = envelope(t[:100], y[:100])
+    assert short_t is not None and np.array_equal(short_y, y[:100])

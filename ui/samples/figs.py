@@ -119,11 +119,22 @@ def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: st
     return theme.style(fig, h, title)
 
 
+def envelope(t: np.ndarray, y: np.ndarray, bins: int = 1200) -> tuple[np.ndarray, np.ndarray]:
+    """Series -> at most 2·bins points: the lowest and highest value of each of `bins` equal runs of samples, so
+    that a thinned line still reaches every peak (display only: a budget line must show its true maxima)."""
+    if len(t) <= 2 * bins:
+        return t, y
+    starts = np.linspace(0, len(t), bins, endpoint=False).astype(int)
+    lo, hi = np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)
+    return np.repeat(t[starts], 2), np.column_stack([lo, hi]).ravel()
+
+
 def budget_chart(t: np.ndarray, window: np.ndarray, new_point: np.ndarray, epsilon: float, w: int,
                  tests_share: float) -> go.Figure:
     """Times, budget of the w-sample window ending at each sample, publication flags, ε -> the budget chart."""
     fig = go.Figure()
-    fig.add_scatter(x=t, y=window, mode="lines", name=f"spent in the last {w} samples",
+    t_line, y_line = envelope(t, window)
+    fig.add_scatter(x=t_line, y=y_line, mode="lines", name=f"spent in the last {w} samples",
                     line=dict(color=METHOD_COLORS["Kaleido"], width=1.5))
     fig.add_hline(y=epsilon, line=dict(color=theme.DANGER, dash="dash"),
                   annotation_text=f"ε = {epsilon:g} per window", annotation_position="top left")
