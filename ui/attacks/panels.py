@@ -243,7 +243,9 @@ def results(token: str, settings: RunSettings) -> None:
                        key="at_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
     st.plotly_chart(figs.accuracy_vs_epsilon(s, tasks, clf, list(settings.scenarios)), key="at_result_chart")
     st.caption("One colour per mechanism; dotted lines: trained on a private release. Red dashed: chance (the "
-               "share of the most frequent class among the test units). Grey: the same classifier on clean data."
+               "share of the most frequent class among the test units). Grey: the same classifier on clean data. "
+               "Where mechanisms score alike their lines lie on top of each other (and on the chance line): "
+               "hover a point, or read the table below, for every value."
                + (" Error bars: sd over repetitions." if settings.repetitions > 1 else "")
                + " The releases here are simulations with seeded numpy noise that never leave this page, so "
                "nothing is charged to the privacy ledger (docs/PRIVACY_MODEL.md §11).")
