@@ -241,7 +241,7 @@ def results(token: str, settings: RunSettings) -> None:
     tasks = _present(rows, list(settings.tasks))
     clf = st.selectbox("Classifier shown", settings.classifiers, format_func=attacks.CLASSIFIERS.get,
                        key="at_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
-    st.plotly_chart(figs.accuracy_vs_epsilon(s, tasks, clf, list(settings.scenarios)), key="at_result_chart")
+    st.plotly_chart(view.result_figure(token, settings, len(rows), clf, tuple(tasks), s), key="at_result_chart")
     st.caption("One colour per mechanism; dotted lines: trained on a private release. Red dashed: chance (the "
                "share of the most frequent class among the test units). Grey: the same classifier on clean data. "
                "Where mechanisms score alike their lines lie on top of each other (and on the chance line): "
@@ -268,6 +268,18 @@ def results(token: str, settings: RunSettings) -> None:
         st.markdown(f"*{figs.TASK_TITLES.get(task, task)}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
         st.dataframe(tbl, key=f"at_table_{task}")
 
+    tradeoff_finder(s, tasks, clf, scen)
+    plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
+    with st.expander("How each setting spent its budget"):
+        for p in plans["plan"]:
+            if p:
+                st.markdown(f"- {p}")
+
+
+@fragment
+def tradeoff_finder(s: pd.DataFrame, tasks: list[str], clf: str, scen: str) -> None:
+    """The trade-off sliders and their answers (a fragment inside the results: moving a slider re-runs only this,
+    the charts and tables above are not sent again)."""
     st.markdown("**Trade-off finder**")
     c1, c2 = st.columns(2)
     util = "task" if "task" in tasks else None
@@ -280,11 +292,6 @@ def results(token: str, settings: RunSettings) -> None:
                                key="at_want")
         for _, sentence in attacks.epsilon_for_accuracy(s, want, classifier=clf, train_on=scen).values():
             st.markdown(f"- {sentence}")
-    plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
-    with st.expander("How each setting spent its budget"):
-        for p in plans["plan"]:
-            if p:
-                st.markdown(f"- {p}")
 
 
 def formulas() -> None:

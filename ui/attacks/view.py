@@ -13,11 +13,13 @@ import dataclasses
 from dataclasses import dataclass
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.attacks import AttackTable, Point, Runner
 from eyedp_core.attacks.privatize import resolve_bounds
+from ui.attacks import figs
 
 BOUNDS_RULE = "auto"  # documented public bounds where known; observed range (flagged) for unknown features
 SEED = 0
@@ -102,3 +104,10 @@ def summary(token: str, settings: RunSettings, n_rows: int, _rows: list[dict]) -
     """Finished result rows of a run (keyed by data token, settings and how many rows are done) -> the summary."""
     return attacks.summarise(pd.DataFrame(_rows)) if _rows else pd.DataFrame()
 
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def result_figure(token: str, settings: RunSettings, n_rows: int, classifier: str, tasks: tuple[str, ...],
+                  _summary: pd.DataFrame) -> go.Figure:
+    """A run's summary (keyed like `summary`, plus the classifier shown) -> the accuracy-versus-ε chart."""
+    return figs.accuracy_vs_epsilon(_summary, list(tasks), classifier, list(settings.scenarios))
