@@ -42,7 +42,7 @@ def posterior_figure(eps: float) -> go.Figure:
     fig.add_scatter(x=prior, y=post, name=f"worst case after an ε = {fmt_num(eps)} release",
                     line=dict(color=theme.PRIMARY, width=3), fill="tonexty", fillcolor="rgba(31,95,139,0.12)")
     fig.update_layout(xaxis_title="attacker's belief before (prior)", yaxis_title="highest belief after (posterior)",
-                      legend=dict(x=0.02, y=0.98), yaxis_range=[0, 1.01])
+                      legend=dict(x=0.98, y=0.04, xanchor="right", yanchor="bottom"), yaxis_range=[0, 1.01])
     return theme.style(fig, 340, "How far one release can move an attacker's belief")
 
 
