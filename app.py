@@ -6,6 +6,7 @@ import streamlit as st
 from ui import sidebar, theme
 from ui.errors import page_guard
 from ui.fragment import run_after_hooks
+from ui.shell import show_navigation
 
 st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
 theme.inject_css()
@@ -20,6 +21,7 @@ PAGES = [
     st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
 ]
 
+show_navigation()  # config.toml starts with it off: no flash of the pages/ file names (ui/shell.py)
 nav = st.navigation(PAGES)
 sidebar.render()
 # One guard for every page: an unexpected error shows a short message with an error id, never a traceback

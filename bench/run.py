@@ -1,9 +1,12 @@
 """EyeDP benchmark: prints every timing figure the issues ask for, as ratios to a baseline measured in the same run.
 
-Run: python bench/run.py [--repeats N] [--skip-browser] [--only app|heatmaps|timeseries]
+Run: python bench/run.py [--repeats N] [--skip-browser] [--only app|data|heatmaps|timeseries|samples|attacks]
+                         [--pages home gaze_samples ...] [--cold-repeats N]
 Figures:
-* app cold start (process start -> first page fully drawn in Chromium) vs the trivial page;
-* each page's re-render after a slider move (real browser) vs the trivial page's;
+* app cold start (process start -> Home fully drawn in Chromium) vs the trivial page, alternated, medians;
+* each page's re-render after a slider move (real browser; key press to the last DOM change) vs the trivial
+  page's, one move on each alternately, medians ("no slider" when a page has none; Attacks after one run
+  of its default settings, so its results are cached);
 * the core figures of bench/bench_*.py modules (each with its own baseline).
 """
 from __future__ import annotations
@@ -53,9 +56,9 @@ def cold_start(browser, script: str, path: str = "") -> float:
         harness.stop_app(proc)
 
 
-def slider_rerender(page, repeats: int, key: str = "ArrowRight", quiet_ms: int = 700) -> list[float]:
+def slider_rerender(page, repeats: int, key: str = "ArrowRight", quiet_ms: int = 700, locator=None) -> list[float]:
     """Seconds from a slider key press to the last DOM change of the re-render it triggers, `repeats` times."""
-    slider = page.locator(harness.SLIDER).first
+    slider = locator if locator is not None else page.locator(harness.SLIDER).first
     back = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
     out = []
     for i in range(repeats):
@@ -70,39 +73,99 @@ def slider_rerender(page, repeats: int, key: str = "ArrowRight", quiet_ms: int =
     return out
 
 
-def browser_figures(repeats: int) -> list[dict]:
-    """Cold start and per-page re-render figures, each against the trivial page."""
+# Pages measured for the slider-to-render ratio (url path -> name in the table), and for some pages which
+# slider (an aria label prefix; None: the first slider of the main area).
+# "path#view" opens a page and clicks the radio option named in VIEW_CLICKS first.
+BENCH_PAGES = {"": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "gaze_samples": "Gaze samples",
+               "gaze_samples#protect": "Gaze samples, Protect view", "attacks": "Attacks (results cached)",
+               "report": "Report"}
+VIEW_CLICKS = {"gaze_samples#protect": "Protect the stream"}
+SLIDER_CHOICE: dict[str, str | None] = {}
+
+
+def _first_slider(page, path: str):
+    """The slider to move on `path` (a Locator), or None when the page shows none."""
+    loc = page.locator(harness.SLIDER)
+    if loc.count() == 0:
+        return None
+    label = SLIDER_CHOICE.get(path)
+    if label:
+        hit = page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]')
+        if hit.count():
+            return hit.first
+    return loc.first
+
+
+def _prepare_attacks(page, timeout_ms: float = 900_000) -> None:
+    """Press Run attacks with the default settings and wait for the results (their slider) to appear: the
+    figure is the re-render after a slider move with the results already cached."""
+    button = page.get_by_role("button", name="Run attacks")
+    if button.count() == 0:
+        return
+    button.first.click()
+    page.wait_for_selector(harness.SLIDER, timeout=timeout_ms)
+    harness.wait_idle(page, timeout_ms)
+
+
+def _page_vs_trivial(page, trivial, path: str, repeats: int) -> tuple[list[float], list[float]] | None:
+    """Alternate a move on the page's slider with one on the trivial page: (page seconds, trivial seconds)."""
+    if path == "attacks":
+        _prepare_attacks(page)
+    if path in VIEW_CLICKS:
+        page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
+            has_text=VIEW_CLICKS[path]).first.click()
+        harness.wait_idle(page, 300_000)
+    slider = _first_slider(page, path)
+    if slider is None:
+        return None
+    slider_rerender(page, 1, locator=slider)  # warm-up: first-time caches, Plotly's first layout
+    mine, base = [], []
+    for i in range(repeats):
+        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+        mine += slider_rerender(page, 1, key=key, locator=slider)
+        base += slider_rerender(trivial, 1, key=key)
+    return mine, base
+
+
+def browser_figures(repeats: int, pages: list[str] | None = None, cold_repeats: int = 3) -> list[dict]:
+    """Cold start and per-page re-render figures, each against the trivial page in the same run (medians)."""
     from playwright.sync_api import sync_playwright
 
     rows: list[dict] = []
     with sync_playwright() as p:
         browser = harness.launch_browser(p)
-        base_cold = statistics.median(cold_start(browser, "bench/trivial_app.py") for _ in range(2))
-        app_cold = statistics.median(cold_start(browser, "app.py") for _ in range(2))
-        rows.append(dict(name="app cold start to first render", seconds=app_cold, baseline_seconds=base_cold))
+        if cold_repeats > 0:
+            # Alternate the two apps so that a busy moment of the machine hits both alike.
+            base_c, app_c = [], []
+            for _ in range(cold_repeats):
+                base_c.append(cold_start(browser, "bench/trivial_app.py"))
+                app_c.append(cold_start(browser, "app.py"))
+            rows.append(dict(name="app cold start to first render (Home)", seconds=statistics.median(app_c),
+                             baseline_seconds=statistics.median(base_c)))
 
-        proc, url = harness.start_app("bench/trivial_app.py")
-        try:
-            page = browser.new_page()
-            page.goto(url)
-            harness.wait_idle(page)
-            base = statistics.median(slider_rerender(page, repeats))
-        finally:
-            harness.stop_app(proc)
+        tproc, turl = harness.start_app("bench/trivial_app.py")
         proc, url = harness.start_app("app.py")
         try:
-            for path in harness.PAGES:
+            trivial = browser.new_page()
+            trivial.goto(turl)
+            harness.wait_idle(trivial)
+            slider_rerender(trivial, 1)
+            for path in pages if pages is not None else list(BENCH_PAGES):
+                name = BENCH_PAGES.get(path, path)
                 page = browser.new_page(viewport={"width": 1440, "height": 1000})
-                page.goto(f"{url}/{path}")
+                page.goto(f"{url}/{path.split('#')[0]}")
                 harness.wait_idle(page, 120_000)
-                if page.locator(harness.SLIDER).count() == 0:
-                    page.close()
-                    continue
-                t = statistics.median(slider_rerender(page, repeats))
-                rows.append(dict(name=f"re-render after slider move: /{path or 'home'}", seconds=t, baseline_seconds=base))
+                got = _page_vs_trivial(page, trivial, path, repeats)
+                if got is None:
+                    rows.append(dict(name=f"re-render after slider move: {name}", seconds=float("nan"),
+                                     baseline_seconds=None, note="no slider"))
+                else:
+                    rows.append(dict(name=f"re-render after slider move: {name}", seconds=statistics.median(got[0]),
+                                     baseline_seconds=statistics.median(got[1])))
                 page.close()
         finally:
             harness.stop_app(proc)
+            harness.stop_app(tproc)
         browser.close()
     return rows
 
@@ -134,12 +197,17 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-browser", action="store_true")
     ap.add_argument("--only", choices=["app", "data", "heatmaps", "timeseries", "samples", "attacks"])
+    ap.add_argument("--pages", nargs="*", metavar="PATH",
+                    help="url paths of the pages to measure in the browser (home for Home; default: "
+                         + ", ".join(p or "home" for p in BENCH_PAGES) + ")")
+    ap.add_argument("--cold-repeats", type=int, default=3, help="cold starts of each app (0: skip)")
     args = ap.parse_args()
     rows: list[dict] = []
     if args.only in (None, "data"):
         rows += sample_load_figure(args.repeats)
     if not args.skip_browser and args.only in (None, "app"):
-        rows += browser_figures(args.repeats)
+        pages = None if args.pages is None else ["" if p == "home" else p for p in args.pages]
+        rows += browser_figures(args.repeats, pages, args.cold_repeats)
     for mod in ("heatmaps", "timeseries", "samples", "attacks"):
         if args.only not in (None, mod):
             continue
@@ -150,6 +218,9 @@ def main() -> None:
         rows += m.run()
     print(f"{'figure':62s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s}")
     for r in rows:
+        if r.get("note"):
+            print(f"{r['name'][:62]:62s} {r['note']:>28s}")
+            continue
         base = r.get("baseline_seconds")
         ratio = r.get("ratio", r["seconds"] / base if base else float("nan"))
         print(f"{r['name'][:62]:62s} {r['seconds']:9.3f} {base if base is not None else float('nan'):9.3f} {ratio:8.2f}")

@@ -2,16 +2,49 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core.dp import explain
 from ui import state
 from ui import theme
-from ui.widgets import fmt_num, log_slider
+from ui.fragment import fragment
 from ui.shell import ensure_shell
+from ui.widgets import bounded_percent, fmt_num, log_slider, odds_words
 
 ensure_shell()
+
+
+@fragment
+def odds_panel() -> None:
+    """ε slider -> the posterior-bound chart and the attacker's odds in words (a fragment: only this re-runs)."""
+    eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
+    st.plotly_chart(posterior_figure(eps))
+    factor = explain.odds_factor(eps)
+    post = float(explain.posterior_bound(0.5, eps))
+    c1, c2 = st.columns(2)
+    with c1.container(border=True):
+        st.caption("An attacker's odds grow by at most (e^ε)")
+        st.markdown(f"**{odds_words(factor)}**")
+    with c2.container(border=True):
+        st.caption("A 50 % belief rises to at most")
+        st.markdown(f"**{bounded_percent(post)}**")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def posterior_figure(eps: float) -> go.Figure:
+    """ε -> the worst-case posterior against the prior (cached: the slider has a few dozen values)."""
+    prior = np.linspace(0.01, 0.99, 99)
+    post = explain.posterior_bound(prior, eps)
+    fig = go.Figure()
+    fig.add_scatter(x=prior, y=prior, name="no release (posterior = prior)", line=dict(color=theme.MUTED, dash="dot"))
+    fig.add_scatter(x=prior, y=post, name=f"worst case after an ε = {fmt_num(eps)} release",
+                    line=dict(color=theme.PRIMARY, width=3), fill="tonexty", fillcolor="rgba(31,95,139,0.12)")
+    fig.update_layout(xaxis_title="attacker's belief before (prior)", yaxis_title="highest belief after (posterior)",
+                      legend=dict(x=0.98, y=0.04, xanchor="right", yanchor="bottom"), yaxis_range=[0, 1.01])
+    return theme.style(fig, 340, "How far one release can move an attacker's belief")
+
 
 st.title("EyeDP — what does privacy cost your gaze data?")
 st.markdown(
@@ -49,19 +82,7 @@ units (one chunk, one window) are shown only as secondary figures, because a per
 """
     )
 with right:
-    eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
-    prior = np.linspace(0.01, 0.99, 99)
-    post = explain.posterior_bound(prior, eps)
-    fig = go.Figure()
-    fig.add_scatter(x=prior, y=prior, name="no release (posterior = prior)", line=dict(color=theme.MUTED, dash="dot"))
-    fig.add_scatter(x=prior, y=post, name=f"worst case after an ε = {fmt_num(eps)} release",
-                    line=dict(color=theme.PRIMARY, width=3), fill="tonexty", fillcolor="rgba(31,95,139,0.12)")
-    fig.update_layout(xaxis_title="attacker's belief before (prior)", yaxis_title="highest belief after (posterior)",
-                      legend=dict(x=0.02, y=0.98), yaxis_range=[0, 1.01])
-    st.plotly_chart(theme.style(fig, 340, "How far one release can move an attacker's belief"))
-    c1, c2 = st.columns(2)
-    c1.metric("Odds factor e^ε", fmt_num(explain.odds_factor(eps)))
-    c2.metric("Belief 50 % → at most", f"{100 * float(explain.posterior_bound(0.5, eps)):.1f} %")
+    odds_panel()
 
 st.subheader("Data loaded")
 rows = []
@@ -70,28 +91,33 @@ for kind, spec in state.KINDS.items():
     df = ds.frame
     who = next((c for c in ("participant", "observer") if c in df.columns), None)
     rows.append({
-        "kind": spec["label"], "dataset": ds.name, "source": ds.source,
-        "rows": len(df), "people": df[who].nunique() if who else None,
-        "columns": ", ".join(map(str, df.columns[:8])) + (" …" if df.shape[1] > 8 else ""),
+        "kind": spec["label"], "dataset": ds.name, "source": ds.source, "rows": f"{len(df):,}",
+        "people": f"{df[who].nunique():,}" if who else "–",
+        # Every column, wrapped: st.table wraps long cells where st.dataframe would cut them off.
+        "columns": f"{df.shape[1]}: " + ", ".join(map(str, df.columns)),
     })
-st.dataframe(rows, hide_index=True)
-st.caption(f"Stimulus images available: {', '.join(state.stimuli())}. Change the data in the sidebar, "
+st.table(pd.DataFrame(rows).set_index("kind"))
+st.caption(f"Stimulus images available: {', '.join(state.stimulus_names())}. Change the data in the sidebar, "
            "or upload your own on the *Your data* page. Uploads stay in memory for this session only.")
 
 st.subheader("The views")
 views = [
-    ("pages/heatmaps.py", "Heatmaps", "Private gaze heatmaps with a per-observer cap (Liu et al.): Gaussian and "
-     "Laplace noise, the optimal cap, a noise calculator and the difference attack."),
-    ("pages/time_series.py", "Time series", "LPA, FPA, CFPA and DCFPA on eye-movement feature signals (Bozkir et al.), "
-     "utility versus ε, choice of k, correlation, and honest per-participant accounting."),
-    ("pages/attacks.py", "Attacks", "How well classifiers re-identify people or infer gender and document type "
-     "from clean and noisy features (Steil et al.'s threat models)."),
-    ("pages/gaze_samples.py", "Gaze samples", "Raw gaze streams, detected fixations and saccades, scanpaths."),
-    ("pages/report.py", "Report", "Everything released in this session, composed per person, ready for an ethics board."),
+    ("pages/heatmaps.py", "Heatmaps", "Where people looked, with noise added per observer so that no one's gaze "
+     "can be told apart (Liu et al.): the noisy maps, how much noise a cap needs, and the difference attack."),
+    ("pages/time_series.py", "Time series", "Eye-movement features over time with noise added in the Fourier "
+     "domain (Bozkir et al.'s LPA, FPA, CFPA, DCFPA): utility against ε, honestly counted per participant."),
+    ("pages/attacks.py", "Attacks", "How well classifiers re-identify people or guess their gender and what "
+     "they read, from clean and noisy features (Steil et al.'s threat models)."),
+    ("pages/gaze_samples.py", "Gaze samples", "Raw gaze streams and their fixations and saccades, protected "
+     "sample by sample: Kaleido, k-anonymity, k-same-synth and plausible deniability (David-John et al.)."),
+    ("pages/report.py", "Report", "Everything released in this session, composed per person, ready for an "
+     "ethics board."),
+    ("pages/your_data.py", "Your data", "Upload your own gaze recordings, fixations, feature tables or stimulus "
+     "images (CSV, TSV, Tobii, EyeLink, PNG, JPEG); they stay in memory for this session only."),
 ]
-cols = st.columns(len(views))
-for col, (path, title, text) in zip(cols, views):
-    with col:
-        with st.container(border=True, height=190):
+# Three cards per row, each as tall as its text: fixed heights cut sentences off at some widths.
+for start in range(0, len(views), 3):
+    for col, (path, title, text) in zip(st.columns(3), views[start:start + 3]):
+        with col.container(border=True):
             st.page_link(path, label=f"**{title}**", icon=":material/arrow_forward:")
             st.caption(text)

@@ -26,15 +26,36 @@ def test_page_runs_on_sample_data(path):
 
 
 def test_home_explains_epsilon_and_lists_data():
-    """The home page explains ε with the odds reading and lists the loaded samples."""
+    """The home page explains ε with the odds reading, lists the loaded samples with all their columns,
+    and reads the attacker's odds in bounded words."""
     at = open_app()
     text = page_text(at)
     assert "e^ε" in text and "odds" in text
-    assert "Sample: reading features" in at.dataframe[0].value["dataset"].tolist()
-    # Moving ε changes the odds metric to e^ε of the new value.
+    loaded = at.table[0].value
+    assert "Sample: reading features" in loaded["dataset"].tolist()
+    feats = state_frame("reading_features")
+    cols = loaded.loc["Feature windows", "columns"]
+    assert cols.startswith(f"{feats.shape[1]}: ") and cols.endswith(str(feats.columns[-1]))  # not cut off
+    # Moving ε changes the odds to e^ε of the new value, in words.
     at.select_slider(key="home_eps").set_value(3.0).run()
-    odds = [m for m in at.metric if m.label == "Odds factor e^ε"][0]
-    assert float(odds.value) == pytest.approx(np.exp(3.0), rel=1e-2)
+    assert "**20.1 to one**" in page_text(at)
+    at.select_slider(key="home_eps").set_value(20.0).run()
+    text = page_text(at)
+    assert "**more than a million to one**" in text and "**> 99.9 %**" in text
+    assert "e+08" not in text and "100.0 %" not in text
+
+
+def test_home_has_a_card_for_every_view():
+    """One card (page link) per view, Your data included."""
+    at = open_app()
+    links = {link.proto.page for link in at.main.get("page_link")}  # the sidebar's upload link not counted
+    assert links == {Path(path).stem for path in PAGES[1:]}
+
+
+def state_frame(name: str) -> pd.DataFrame:
+    """A bundled sample table, as the pages see it."""
+    from eyedp_core.data import samples
+    return samples.load_sample(name)
 
 
 def _upload_features(at: AppTest, csv: bytes, name: str = "mine.csv") -> AppTest:

@@ -36,7 +36,7 @@ def _paper_tables(at: AppTest, tasks: list[str]) -> dict[str, pd.DataFrame]:
 
 def _run(at: AppTest, **choices) -> AppTest:
     for key, value in choices.items():
-        widget = at.multiselect(key=key) if key != "atk_reps" else at.number_input(key=key)
+        widget = at.multiselect(key=key) if key != "at_reps" else at.number_input(key=key)
         widget.set_value(value)
     next(b for b in at.button if b.label == "Run attacks").click()
     at.run()
@@ -64,9 +64,20 @@ def test_page_leads_with_the_guarantee_and_measures_both_traps(sample_page):
     assert not at.error and at.button[0].label == "Run attacks"
 
 
+def test_the_feature_table_is_a_captioned_preview_not_a_dump(sample_page):
+    """The page shows a few rows of the 35,893-row table, with a caption saying what it is and how big."""
+    at = sample_page
+    preview = next(d.value for d in at.dataframe if "participant" in d.value.columns)
+    assert len(preview) == 8 and {"participant", "task", "gender"} <= set(preview.columns)
+    assert all(len(d.value) < 100 for d in at.dataframe)  # no element dumps the table
+    text = _text(at)
+    assert "20 participants, 60 recordings, 35,893 windows in all" in text
+    assert any("35,893 windows × 48 features (first 8 rows)" in e.label for e in at.expander)
+
+
 def test_a_run_shows_the_papers_table_and_a_changed_setting_reruns(sample_page):
-    at = _run(sample_page, atk_mechs=["CFPA-32"], atk_eps=[1.0, 10000.0], atk_clfs=["knn", "tree"],
-              atk_tasks=["task", "identity"])
+    at = _run(sample_page, at_mechs=["CFPA-32"], at_eps=[1.0, 10000.0], at_clfs=["knn", "tree"],
+              at_tasks=["task", "identity"])
     ident = _paper_tables(at, ["task", "identity"])["identity"]
     assert list(ident.index) == ["clean", "CFPA-32"] and list(ident.columns) == ["ε = 1", "ε = 10000"]
     assert ident.index.name == "knn|tree"  # the classifiers run, in the papers' order (k-NN|SVM|DT|RF)
@@ -75,12 +86,12 @@ def test_a_run_shows_the_papers_table_and_a_changed_setting_reruns(sample_page):
     text = _text(at)
     assert "With CFPA-32" in text and "k = 1" in text
     # Change a setting: a third ε -> a third column (the two finished ones come from the cache).
-    at = _run(at, atk_eps=[1.0, 100.0, 10000.0])
+    at = _run(at, at_eps=[1.0, 100.0, 10000.0])
     ident = _paper_tables(at, ["task", "identity"])["identity"]
     assert list(ident.columns) == ["ε = 1", "ε = 100", "ε = 10000"]
     # The trade-off finder is a fragment: moving its slider changes the sentence.
     before = [m.value for m in at.markdown if m.value.startswith("- With CFPA-32")]
-    at.slider(key="atk_target").set_value(0.3).run()
+    at.slider(key="at_target").set_value(0.3).run()
     after = [m.value for m in at.markdown if m.value.startswith("- With CFPA-32")]
     assert not at.exception and before and after and before != after
 
@@ -123,14 +134,14 @@ def test_an_uploaded_wide_table_with_its_own_feature_names_runs():
     assert "pages.csv" in text and "6 participants" in text
     assert "have no documented public bounds" in text and "not a DP guarantee" in text
     assert "non-overlapping" in text  # no t_start_s: rows taken as non-overlapping windows
-    at = _run(at, atk_mechs=["FPA"], atk_eps=[10.0], atk_clfs=["knn"])
+    at = _run(at, at_mechs=["FPA"], at_eps=[10.0], at_clfs=["knn"])
     assert not at.error
     tables = _paper_tables(at, ["task", "gender", "identity"])
     assert list(tables["task"].index) == ["clean", "FPA"]
 
 
 def test_a_table_the_attacks_cannot_use_gives_a_message_not_a_traceback():
-    at = _run(_attacks_page(), atk_mechs=["FPA"], atk_eps=[10.0], atk_clfs=["knn"])  # settings for another table
+    at = _run(_attacks_page(), at_mechs=["FPA"], at_eps=[10.0], at_clfs=["knn"])  # settings for another table
     csv = b"participant,speed\np1,1\np1,2\np1,3\n"
     at = _upload(at, csv, "one.csv")
     at.switch_page("pages/attacks.py").run()

@@ -34,8 +34,9 @@ def _text(at: AppTest) -> str:
 
 
 def _row(at: AppTest, method: str) -> pd.Series:
-    table = next(d.value for d in at.dataframe if "method" in d.value.columns and "heatmap_cc" in d.value.columns)
-    return table.set_index("method").loc[method]
+    table = next(d.value for d in at.dataframe if "heatmap_cc" in d.value.columns)
+    # Indexed by method; cells are display text ("63 %", "+14 %", "0.932", "–" when nothing was published).
+    return pd.to_numeric(table.loc[method].str.replace("%", "").str.strip().replace("–", None))
 
 
 def test_raw_view_and_its_time_window_slider():
@@ -71,8 +72,8 @@ def test_demographics_view_shows_table_2_and_the_intersection_attack():
     at = _page()
     at.radio(key="gs_view").set_value("demographics").run()
     assert not at.exception, at.exception
-    t2 = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
-    assert list(t2["k"]) == [4, 6, 8, 15]
+    t2 = next(d.value for d in at.table if "verdict" in d.value.columns)
+    assert list(t2.index) == [4, 6, 8, 15]
     assert list(t2["verdict"]) == ["seed not maximal", "reproduced", "tie: other boundaries", "reproduced"]
     shown = {m.label: m.value for m in at.metric}
     assert shown["People singled out"] == "1" and shown["Smallest joint class"] == "1"
@@ -100,8 +101,10 @@ def test_malformed_upload_gives_clear_messages_and_no_traceback():
     assert at.selectbox(key="gs_participant").options == ["P1"]
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
-    note = _row(at, "k-same-synth")["note"]
-    assert "fewer than k" in note or "k = 2" in note  # one usable participant: k-same-synth cannot group
+    assert pd.isna(_row(at, "k-same-synth")["heatmap_cc"])  # no figures: shown as "–"
+    note = next(m.value for m in at.markdown if m.value.startswith("**What each one guarantees**"))
+    synth = next(line for line in note.splitlines() if line.startswith("- **k-same-synth**"))
+    assert "fewer than k" in synth or "k = 2" in synth  # one usable participant: k-same-synth cannot group
 
 
 def test_only_single_sample_participants_is_an_error_not_a_crash():
@@ -127,3 +130,18 @@ def test_streams_with_a_stimulus_column_are_shown_one_stimulus_at_a_time():
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
     assert "stimulus 'page2'" in _text(at) or "named 'page2'" in _text(at)
+
+
+def test_budget_envelope_thins_the_line_but_keeps_every_peak():
+    """The Kaleido budget line is thinned for display: at most 2·bins points, same highest and lowest values
+    as the full series in every run of samples, short series untouched."""
+    from ui.samples.figs import envelope
+
+    rng = np.random.default_rng(2)
+    t, y = np.arange(14_400) / 120, rng.random(14_400)
+    y[7_001] = 9.0  # a single-sample peak must survive
+    tt, yy = envelope(t, y, bins=1200)
+    assert len(tt) == len(yy) == 2400 and yy.max() == 9.0 and yy.min() == y.min()
+    assert np.all(np.diff(tt) >= 0) and tt[0] == t[0]
+    short_t, short_y = envelope(t[:100], y[:100])
+    assert short_t is not None and np.array_equal(short_y, y[:100])

@@ -1,12 +1,29 @@
 """Keeps every page inside the app shell (navigation, sidebar), even on a deep link to a fresh server."""
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 try:  # internal API: guarded so a Streamlit upgrade degrades to a no-op, not a crash
     from streamlit.runtime.pages_manager import PagesManager
 except ImportError:  # pragma: no cover
     PagesManager = None
+
+NAV_OPTION = "client.showSidebarNavigation"
+
+
+def show_navigation() -> None:
+    """Call in app.py before st.navigation: turn the sidebar navigation on for EyeDP's own page list.
+
+    .streamlit/config.toml starts the server with client.showSidebarNavigation = false. A folder named
+    pages/ next to app.py makes Streamlit's first run after a server start use its legacy multipage mode,
+    which draws a navigation of the pages/ file names ("app", "attacks", …) before app.py ever runs; with
+    the option off that navigation is hidden, so the first deep link no longer flashes it. Once EyeDP's
+    own navigation is about to be drawn, the option goes back on (a client option, settable at run time).
+    """
+    if st.get_option(NAV_OPTION) is False:
+        st.set_option(NAV_OPTION, True)
 
 
 def ensure_shell() -> None:
@@ -15,8 +32,27 @@ def ensure_shell() -> None:
     A folder named pages/ next to app.py makes Streamlit start in its legacy multipage mode until
     app.py has called st.navigation once in the process (and AppTest resets that flag on every
     run). In that mode a page URL runs the page file alone, without app.py's sidebar and data
-    selection. Switching the flag off and re-running sends the same request through app.py.
+    selection. Switching the flag off and re-running sends the same request through app.py
+    (the legacy file-name navigation of that first run stays hidden: see show_navigation).
     """
     if PagesManager is not None and PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
+        show_navigation()
         st.rerun()
+
+
+RUN_COUNTS_ENV = "EYEDP_RUN_COUNTS"  # set to 1 to show the script-run counters (tests/browser, bench)
+
+
+def count_run(part: str) -> None:
+    """Count one run of `part` ("page" for a page body, a fragment's name otherwise) in this session."""
+    counts = st.session_state.setdefault("eyedp_run_counts", {})
+    counts[part] = counts.get(part, 0) + 1
+
+
+def show_run_counts(part: str) -> None:
+    """With EYEDP_RUN_COUNTS=1, a caption of the page-body and `part` run counts, drawn inside `part` (tests read
+    it to prove that a control inside a fragment re-runs only that fragment); otherwise nothing."""
+    if os.environ.get(RUN_COUNTS_ENV) == "1":
+        counts = st.session_state.get("eyedp_run_counts", {})
+        st.caption(f"script runs: page {counts.get('page', 0)}, {part} {counts.get(part, 0)}")

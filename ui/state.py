@@ -112,6 +112,11 @@ def stimuli() -> dict[str, Dataset]:
     return out
 
 
+
+def stimulus_names() -> list[str]:
+    """Names of the stimulus images on offer (bundled, then uploads) without decoding any image."""
+    return [*datasets.stimulus_names(), *_uploads()["image"]]
+
 LEDGER_KEY = "eyedp_ledger"
 # Session state that remembers releases or values read off the private data. Clearing the ledger must
 # forget these too: a remembered export or choice of m would otherwise bring cleared entries back, or be

@@ -81,3 +81,34 @@ def log_slider(label: str, lo: float, hi: float, default: float, key: str, help:
                                       on_change=on_change, disabled=disabled))
     return float(st.select_slider(label, options=vals, value=nearest(default), format_func=fmt_num, key=key,
                                   help=help, on_change=on_change, disabled=disabled))
+
+
+# Words for very large factors: a teacher reads "more than a million to one", not "4.9e+08".
+_BIG_WORDS = ((1e12, "a trillion"), (1e9, "a billion"), (1e6, "a million"))
+
+
+def odds_words(factor: float) -> str:
+    """Odds factor (≥ 1, e.g. e^ε) -> bounded words: '2.72 to one', '22,026 to one', 'more than a million to one'."""
+    if math.isnan(factor) or factor < 0:
+        raise ValueError(f"an odds factor is a non-negative number, got {factor!r}")
+    for bound, words in _BIG_WORDS:
+        if factor > bound:
+            return f"more than {words} to one"
+    if factor >= 100:
+        return f"{round(factor):,} to one"
+    return f"{factor:.3g} to one"
+
+
+def bounded_percent(p: float, decimals: int = 1) -> str:
+    """Probability in [0, 1] -> a percentage that never rounds to a false 100 % or 0 % ('> 99.9 %', '< 0.1 %')."""
+    if math.isnan(p) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"a probability lies in [0, 1], got {p!r}")
+    step = 10.0 ** -decimals
+    text = f"{100 * p:.{decimals}f}"
+    if p < 1.0 and float(text) >= 100.0:
+        return f"> {100 - step:.{decimals}f} %"
+    if p > 0.0 and float(text) <= 0.0:
+        return f"< {step:.{decimals}f} %"
+    if p in (0.0, 1.0):
+        return f"{100 * p:.0f} %"
+    return f"{text} %"

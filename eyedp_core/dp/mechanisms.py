@@ -10,8 +10,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
 
 __all__ = [
     "Calibration",
@@ -125,6 +123,8 @@ def calibrate_laplace(l1_sensitivity: float, epsilon: float) -> Calibration:
 
 def _log_delta_unit(s: float, epsilon: float) -> float:
     """log δ of the Gaussian mechanism with Δ2 = 1 and noise std s at ε (Balle–Wang Thm 8)."""
+    from scipy.special import log_ndtr  # imported here: keeps app start light
+
     a = 0.5 / s - epsilon * s
     b = -0.5 / s - epsilon * s
     la = float(log_ndtr(a))
@@ -175,6 +175,8 @@ def _analytic_unit_sigma(epsilon: float, delta: float) -> float:
         if g(hi) < 0:
             break
         hi += 2.0
+    from scipy.optimize import brentq  # imported here: scipy.optimize costs ~0.4 s of app start
+
     log_s = brentq(g, lo, hi, xtol=1e-14, rtol=1e-14, maxiter=500)
     return math.exp(log_s)
 

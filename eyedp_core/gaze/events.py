@@ -12,8 +12,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.ndimage import maximum_filter1d, minimum_filter1d
-from scipy.signal import savgol_filter
 
 NONE, FIXATION, SACCADE, BLINK = 0, 1, 2, 3
 LABEL_NAMES = {FIXATION: "fixation", SACCADE: "saccade", BLINK: "blink"}
@@ -126,6 +124,8 @@ def velocity_deg_s(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry, smo
         return np.full(n, np.nan)
     gap, _, typical = _timing(t)
     if smooth == "savgol":
+        from scipy.signal import savgol_filter  # imported here: scipy.signal costs ~1 s of app start
+
         win = int(round(savgol_ms / 1000 / typical)) | 1
         if win >= 5 and n >= win:
             # mode="nearest" avoids the polynomial edge fit, which fails on NaN; NaN spreads one window.
@@ -246,6 +246,8 @@ def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
     xf, yf = np.where(valid, xd, 0.0), np.where(valid, yd, 0.0)
     # Forward windows [i, i+w): origin shifts scipy's centred filter so output i starts at i.
     org = -(w // 2)
+    from scipy.ndimage import maximum_filter1d, minimum_filter1d  # imported here: keeps app start light
+
     disp = (maximum_filter1d(xf, w, origin=org) - minimum_filter1d(xf, w, origin=org)
             + maximum_filter1d(yf, w, origin=org) - minimum_filter1d(yf, w, origin=org))
     bad = np.r_[0, np.cumsum(~valid)]

@@ -49,3 +49,15 @@ def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
     assert main.get_by_text("The papers' layout", exact=False).first.is_visible()
     assert main.get_by_text("With CFPA-32", exact=False).first.is_visible()
     harness.screenshot(page, str(shots / "attacks_results.png"))
+
+    # 3. Move every slider of the results (cached: only the fragment re-runs), open the feature-table preview,
+    # and look at both widths.
+    main.get_by_text("The feature table:", exact=False).first.click()
+    assert main.get_by_text("35,893 windows in all", exact=False).first.is_visible()
+    for i in range(page.locator(harness.SLIDER).count()):
+        before = harness.slider_text(page, i)
+        harness.move_slider(page, i, "ArrowLeft", 2)
+        assert harness.slider_text(page, i) != before
+        _no_exception(page)
+    for width in (1280, 1920):
+        harness.screenshot(page, str(shots / f"attacks_results_moved_{width}.png"), width)

@@ -42,10 +42,73 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     _no_exception(page)
     after = [t for t in _chart_titles(page) if "(PREVIEW)" in t]
     assert before and after and before != after, (before, after)
-    harness.screenshot(page, str(shots / "gaze_samples_protect_moved.png"))
+    # Move every other slider of the view once, then look at both widths.
+    for i in range(page.locator(harness.SLIDER).count()):
+        harness.move_slider(page, i, "ArrowRight", 1)
+        _no_exception(page)
+    for width in (1280, 1920):
+        harness.screenshot(page, str(shots / f"gaze_samples_protect_moved_{width}.png"), width)
 
     main.get_by_text("Demographics (k-anonymity)", exact=True).click()
     harness.wait_idle(page, 120_000)
     _no_exception(page)
     assert "The seed's Table 2" in main.inner_text()
-    harness.screenshot(page, str(shots / "gaze_samples_demographics.png"))
+    harness.move_slider(page, 0, "ArrowRight", 2)  # k
+    _no_exception(page)
+    for width in (1280, 1920):
+        harness.screenshot(page, str(shots / f"gaze_samples_demographics_{width}.png"), width)
+
+
+def _runs(page, part: str) -> tuple[int, int]:
+    """(page-body runs, `part` runs) from the run-count caption the fragment draws with EYEDP_RUN_COUNTS=1."""
+    import re
+
+    cap = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]').filter(has_text="script runs:")
+    m = re.search(rf"script runs: page (\d+), {part} (\d+)", cap.first.inner_text())
+    assert m, f"no run counts of {part}"
+    return int(m[1]), int(m[2])
+
+
+def _move(page, label: str, key: str = "ArrowRight", presses: int = 1) -> None:
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text=label)
+    slider.locator('input[type="range"]').first.focus()
+    for _ in range(presses):
+        page.keyboard.press(key)
+    harness.wait_idle(page, 120_000)
+    page.wait_for_timeout(300)
+
+
+def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, monkeypatch):
+    """Counts script runs: sliders of the raw and protect sections re-run their fragment, not the page body;
+    a control outside them (the view switch) re-runs the page."""
+    monkeypatch.setenv("EYEDP_RUN_COUNTS", "1")
+    proc, url = harness.start_app()  # its own server, with the counters on
+    try:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = ctx.new_page()
+        page.goto(f"{url}/gaze_samples")
+        harness.wait_idle(page, 120_000)
+        page_runs, raw_runs = _runs(page, "gs_raw")
+        for label in ("Velocity threshold", "Time window"):
+            _move(page, label)
+            _no_exception(page)
+            now = _runs(page, "gs_raw")
+            assert now == (page_runs, raw_runs + 1), (label, (page_runs, raw_runs), now)
+            page_runs, raw_runs = now
+
+        page.locator('[data-testid="stMain"]').get_by_text("Protect the stream", exact=True).click()
+        harness.wait_idle(page, 180_000)
+        page.wait_for_timeout(300)
+        page_after, prot_runs = _runs(page, "gs_protect")
+        assert page_after > page_runs  # the view switch sits outside the fragments: a full run
+        for label in ("ε per window", "k (identities per group)", "Time (s)"):
+            _move(page, label)
+            _no_exception(page)
+            now = _runs(page, "gs_protect")
+            # The time slider lives in a fragment nested in the protect view: only the inner one re-runs.
+            want = (page_after, prot_runs) if label == "Time (s)" else (page_after, prot_runs + 1)
+            assert now == want, (label, (page_after, prot_runs), now)
+            prot_runs = now[1]
+        ctx.close()
+    finally:
+        harness.stop_app(proc)

@@ -43,7 +43,8 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
         harness.move_slider(page, presses=3)
         assert harness.slider_text(page) != before, "slider did not move"
         _assert_healthy(page, path)
-        harness.screenshot(page, str(shots / f"{name}_moved.png"))
+        for width in (1280, 1920):
+            harness.screenshot(page, str(shots / f"{name}_moved_{width}.png"), width)
 
 
 def test_sidebar_navigation_reaches_every_view(page, app_url):
@@ -55,3 +56,35 @@ def test_sidebar_navigation_reaches_every_view(page, app_url):
         nav.get_by_text(title, exact=True).click()
         harness.wait_idle(page)
         assert page.get_by_role("heading", name=title).first.is_visible()
+
+
+# Records every distinct (navigation links | main area start) state the page goes through while loading.
+_RECORD_NAV = """
+window.__navs = [];
+const rec = () => {
+  const n = document.querySelector('[data-testid="stSidebarNav"]');
+  const links = n ? Array.from(n.querySelectorAll('a')).map(a => a.innerText.trim().split('\\n').pop()) : [];
+  const s = links.join('|');
+  if (window.__navs[window.__navs.length - 1] !== s) window.__navs.push(s);
+};
+new MutationObserver(rec).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_first_deep_link_never_shows_the_file_name_navigation(browser):
+    """On a fresh server, a deep link shows only EyeDP's navigation (Home first), never the pages/ file names."""
+    proc, url = harness.start_app()  # fresh process: the legacy pages/ mode is only on before the first run
+    try:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        pg = ctx.new_page()
+        pg.add_init_script(_RECORD_NAV)
+        pg.goto(f"{url}/gaze_samples")
+        harness.wait_idle(pg)
+        pg.get_by_role("heading", name="Gaze samples").first.wait_for()
+        navs = [n for n in pg.evaluate("window.__navs") if n]
+        ctx.close()
+    finally:
+        harness.stop_app(proc)
+    assert navs, "no navigation was ever drawn"
+    assert all(n.split("|")[0] == "Home" for n in navs), f"a navigation other than EyeDP's appeared: {navs}"
+    assert "Gaze samples" in navs[-1].split("|")

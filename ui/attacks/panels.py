@@ -15,6 +15,7 @@ from eyedp_core import attacks
 from eyedp_core.attacks import AttackTable
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
+from ui.fragment import fragment
 from ui.attacks.view import RunSettings
 
 EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
@@ -56,6 +57,23 @@ def summary(name: str, at: AttackTable) -> None:
                    icon=":material/warning:")
     for note in at.notes:
         st.caption(f"Note: {note}.")
+    feature_preview(name, at)
+
+
+PREVIEW_ROWS = 8
+
+
+def feature_preview(name: str, at: AttackTable) -> None:
+    """A captioned, compact look at the feature table the attacks read (a few rows, not all of them)."""
+    with st.expander(f"The feature table: {len(at.frame):,} windows × {len(at.features)} features "
+                     f"(first {PREVIEW_ROWS} rows)"):
+        st.caption(f"**{name}**: one row per window of {at.window_s:g} s of one recording — {at.n_participants} "
+                   f"participants, {at.n_recordings} recordings, {len(at.frame):,} windows in all. The columns are "
+                   f"the label columns ({', '.join(at.labels) or 'none'}) and the {len(at.features)} eye-movement "
+                   "features the classifiers see. Only the first rows are shown here; every row is used.")
+        cols = [c for c in ("participant", *at.labels) if c in at.frame.columns] + list(at.features)
+        st.dataframe(at.frame.head(PREVIEW_ROWS)[cols].round(3), hide_index=True, height=35 * (PREVIEW_ROWS + 1) + 3,
+                     key="at_feature_preview")
 
 
 def threat_models() -> None:
@@ -79,7 +97,7 @@ def baseline_and_traps(token: str, at: AttackTable) -> None:
     if base.empty:
         st.info("This table has no task or gender column and fewer than two participants, so no attack applies.")
         return
-    st.plotly_chart(figs.baseline_bars(base), key="atk_baseline")
+    st.plotly_chart(figs.baseline_bars(base), key="at_baseline")
     st.caption("SVM (RBF, C = 1) on standardised features, honest protocol. Document type and gender: leave one "
                "participant out. Re-identification: first part of each recording → second part, with a gap. "
                "Majority vote over the windows of each recording.")
@@ -107,32 +125,34 @@ def _submit(settings: RunSettings) -> None:
 def settings_form(at: AttackTable) -> None:
     """The run settings in a form (nothing recomputes until Run is pressed)."""
     tasks = task_options(at)
-    with st.form("atk_form"):
+    with st.form("at_form"):
         c1, c2 = st.columns(2)
         mechs = c1.multiselect("Mechanisms", attacks.ATTACK_MECHANISMS, default=["FPA", "CFPA-32", "DCFPA-32"],
-                               key="atk_mechs", help="Bozkir et al.'s Fourier mechanisms (chunk size after the dash) "
+                               key="at_mechs", help="Bozkir et al.'s Fourier mechanisms (chunk size after the dash) "
                                "and the Laplace mechanism LPA.")
         eps = c2.multiselect("ε grid (per person)", EPS_CHOICES, default=[1.0, 10.0, 100.0, 1000.0, 10000.0],
-                             format_func=eps_text, key="atk_eps")
-        scen = c1.multiselect("Scenario", list(SCENARIO_LABELS), default=["clean"], key="atk_scen",
+                             format_func=eps_text, key="at_eps")
+        scen = c1.multiselect("Scenario", list(SCENARIO_LABELS), default=["clean"], key="at_scen",
                               format_func=SCENARIO_LABELS.get)
-        clfs = c2.multiselect("Classifiers", list(attacks.PAPER_ORDER), default=["svm"], key="atk_clfs",
+        clfs = c2.multiselect("Classifiers", list(attacks.PAPER_ORDER), default=["svm"], key="at_clfs",
                               format_func=attacks.CLASSIFIERS.get)
-        chosen = c1.multiselect("Tasks", tasks, default=tasks, key="atk_tasks",
+        # Full width: three task names side by side do not fit a half-width field at 1280 px.
+        chosen = st.multiselect("Tasks", tasks, default=tasks, key="at_tasks",
                                 format_func=lambda t: TASK_NAMES.get(t, t))
-        reps = c2.number_input("Repetitions (new noise each)", 1, 10, 1, key="atk_reps")
-        vote = c1.toggle("Majority vote per recording", True, key="atk_vote")
+        c3, c4 = st.columns(2)
+        reps = c4.number_input("Repetitions (new noise each)", 1, 10, 1, key="at_reps")
+        vote = c3.toggle("Majority vote per recording", True, key="at_vote")
         with st.expander("Protocol and accounting"):
             gap = st.radio("Split for re-identification", list(GAP_LABELS), format_func=GAP_LABELS.get,
-                           key="atk_gap")
+                           key="at_gap")
             acc = st.radio("What ε counts", list(ACCOUNTING_LABELS), format_func=ACCOUNTING_LABELS.get,
-                           key="atk_accounting")
-            k_rule = st.radio("Fourier coefficients k", ["public rule", "fixed"], horizontal=True, key="atk_k_rule",
+                           key="at_accounting")
+            k_rule = st.radio("Fourier coefficients k", ["public rule", "fixed"], horizontal=True, key="at_k_rule",
                               help="The public rule reads only the chunk length and ε, never the data "
                                    "(docs/PRIVACY_MODEL.md §2.6).")
-            k_fixed = st.number_input("k (if fixed)", 1, 65, 4, key="atk_k")
+            k_fixed = st.number_input("k (if fixed)", 1, 65, 4, key="at_k")
             sub = st.number_input("Keep one window in every … (0: the papers' 10, and 5 for re-identification)",
-                                  0, 100, 0, key="atk_subsample",
+                                  0, 100, 0, key="at_subsample",
                                   help="Neighbouring windows are near copies; the papers subsample them.")
         pressed = st.form_submit_button("Run attacks", type="primary")
     if pressed:
@@ -168,7 +188,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
                 "come from the cache.", icon=":material/pause_circle:")
         return
     stop = st.empty()
-    stop.button("Stop the run", key="atk_stop", on_click=_cancel, icon=":material/stop_circle:")
+    stop.button("Stop the run", key="at_stop", on_click=_cancel, icon=":material/stop_circle:")
     bar = st.progress(0.0, text=f"Running {total} steps…")
     live = st.empty()
     rows: list[dict] = []
@@ -187,7 +207,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
             bar.progress(step / total, text=f"{step} of {total}: {what}, {TASK_NAMES.get(task, task)}")
         if rows and (i % 2 == 1 or i == len(points) - 1):
             live.plotly_chart(figs.accuracy_vs_epsilon(_summary(rows), _present(rows, tasks), settings.classifiers[0],
-                                                       list(settings.scenarios)), key=f"atk_live_{i}")
+                                                       list(settings.scenarios)), key=f"at_live_{i}")
     stop.empty()
     bar.empty()
     live.empty()
@@ -210,20 +230,22 @@ def _k_one(s: pd.DataFrame) -> list[str]:
     return out
 
 
-@st.fragment
+@fragment
 def results(token: str, settings: RunSettings) -> None:
     """Chart per task, the papers' table, the trade-off finder (a fragment: its widgets re-run only this part)."""
     kept = st.session_state.get("atk_rows")
     if not kept or kept[:2] != (token, settings) or not kept[2]:
         return
     rows = kept[2]
-    s = _summary(rows)
+    s = view.summary(token, settings, len(rows), rows)  # cached: the trade-off sliders re-run only this fragment
     tasks = _present(rows, list(settings.tasks))
     clf = st.selectbox("Classifier shown", settings.classifiers, format_func=attacks.CLASSIFIERS.get,
-                       key="atk_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
-    st.plotly_chart(figs.accuracy_vs_epsilon(s, tasks, clf, list(settings.scenarios)), key="atk_result_chart")
+                       key="at_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
+    st.plotly_chart(view.result_figure(token, settings, len(rows), clf, tuple(tasks), s), key="at_result_chart")
     st.caption("One colour per mechanism; dotted lines: trained on a private release. Red dashed: chance (the "
-               "share of the most frequent class among the test units). Grey: the same classifier on clean data."
+               "share of the most frequent class among the test units). Grey: the same classifier on clean data. "
+               "Where mechanisms score alike their lines lie on top of each other (and on the chance line): "
+               "hover a point, or read the table below, for every value."
                + (" Error bars: sd over repetitions." if settings.repetitions > 1 else "")
                + " The releases here are simulations with seeded numpy noise that never leave this page, so "
                "nothing is charged to the privacy ledger (docs/PRIVACY_MODEL.md §11).")
@@ -238,31 +260,38 @@ def results(token: str, settings: RunSettings) -> None:
                 + (", after majority voting" if settings.majority_vote else ", per window") + ".")
     scen = settings.scenarios[0] if len(settings.scenarios) == 1 else st.radio(
         "Scenario of the table", settings.scenarios, format_func=SCENARIO_LABELS.get, horizontal=True,
-        key="atk_table_scen")
+        key="at_table_scen")
     for task in tasks:
         tbl = attacks.paper_table(s, task, train_on=scen, classifiers=shown)
         if tbl.empty:
             continue
         st.markdown(f"*{figs.TASK_TITLES.get(task, task)}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
-        st.dataframe(tbl, key=f"atk_table_{task}")
+        st.dataframe(tbl, key=f"at_table_{task}")
 
-    st.markdown("**Trade-off finder**")
-    c1, c2 = st.columns(2)
-    util = "task" if "task" in tasks else None
-    target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="atk_target", disabled=util is None)
-    margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="atk_margin")
-    for ans in attacks.find_tradeoff(s, target=target, margin=margin, utility=util, classifier=clf, train_on=scen):
-        st.markdown(f"- {ans.sentence}")
-    if util is not None:
-        want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
-                               key="atk_want")
-        for _, sentence in attacks.epsilon_for_accuracy(s, want, classifier=clf, train_on=scen).values():
-            st.markdown(f"- {sentence}")
+    tradeoff_finder(s, tasks, clf, scen)
     plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
     with st.expander("How each setting spent its budget"):
         for p in plans["plan"]:
             if p:
                 st.markdown(f"- {p}")
+
+
+@fragment
+def tradeoff_finder(s: pd.DataFrame, tasks: list[str], clf: str, scen: str) -> None:
+    """The trade-off sliders and their answers (a fragment inside the results: moving a slider re-runs only this,
+    the charts and tables above are not sent again)."""
+    st.markdown("**Trade-off finder**")
+    c1, c2 = st.columns(2)
+    util = "task" if "task" in tasks else None
+    target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
+    margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
+    for ans in attacks.find_tradeoff(s, target=target, margin=margin, utility=util, classifier=clf, train_on=scen):
+        st.markdown(f"- {ans.sentence}")
+    if util is not None:
+        want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
+                               key="at_want")
+        for _, sentence in attacks.epsilon_for_accuracy(s, want, classifier=clf, train_on=scen).values():
+            st.markdown(f"- {sentence}")
 
 
 def formulas() -> None:

@@ -13,11 +13,13 @@ import dataclasses
 from dataclasses import dataclass
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.attacks import AttackTable, Point, Runner
 from eyedp_core.attacks.privatize import resolve_bounds
+from ui.attacks import figs
 
 BOUNDS_RULE = "auto"  # documented public bounds where known; observed range (flagged) for unknown features
 SEED = 0
@@ -95,3 +97,17 @@ def data_derived_features(at: AttackTable) -> list[str]:
     """Features with no documented public bounds (their clamp range is read off the data, §0.4)."""
     return [f for f, s in zip(at.features, resolve_bounds(at, BOUNDS_RULE).source, strict=True)
             if s == "data-derived"]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def summary(token: str, settings: RunSettings, n_rows: int, _rows: list[dict]) -> pd.DataFrame:
+    """Finished result rows of a run (keyed by data token, settings and how many rows are done) -> the summary."""
+    return attacks.summarise(pd.DataFrame(_rows)) if _rows else pd.DataFrame()
+
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def result_figure(token: str, settings: RunSettings, n_rows: int, classifier: str, tasks: tuple[str, ...],
+                  _summary: pd.DataFrame) -> go.Figure:
+    """A run's summary (keyed like `summary`, plus the classifier shown) -> the accuracy-versus-ε chart."""
+    return figs.accuracy_vs_epsilon(_summary, list(tasks), classifier, list(settings.scenarios))

@@ -22,6 +22,22 @@ METHOD_COLORS = {
 }
 
 
+MAX_POINTS = 2500  # per trace on screen: more is invisible at display size and slows every redraw
+
+
+def thin(frame: pd.DataFrame, max_points: int = MAX_POINTS) -> pd.DataFrame:
+    """Samples -> every n-th row so that at most max_points remain (display only; figures state the full count)."""
+    step = max(1, -(-len(frame) // max_points))
+    return frame.iloc[::step] if step > 1 else frame
+
+
+def screen_size(geometry: ScreenGeometry, width: int, legend_px: int = 60) -> tuple[int, int]:
+    """Screen geometry and a figure width (px) -> (width, height) whose plot area has the screen's aspect ratio."""
+    margin_x, margin_y = 80, 60 + legend_px  # template margins (l + r, t + b) and the legend under the plot
+    plot_h = (width - margin_x) * geometry.height_px / geometry.width_px
+    return width, int(round(min(max(plot_h, 200), 900) + margin_y))
+
+
 def _screen_axes(fig: go.Figure, geometry: ScreenGeometry) -> None:
     """Screen coordinates: y grows downwards, square pixels, the frame is the whole screen."""
     fig.update_yaxes(range=[geometry.height_px, 0], scaleanchor="x", scaleratio=1, constrain="domain",
@@ -34,8 +50,10 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
     """One participant's samples in a time window -> x, y (and pupil) against time, fixations and blinks shaded."""
     rows = 3 if "pupil" in part.columns else 2
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.05)
+    shown = thin(part)
+    # SVG scatter, not WebGL: a few thousand points draw faster, and without a GPU WebGL is slow to start.
     for i, (col, unit) in enumerate([("x", "px"), ("y", "px"), ("pupil", "mm")][:rows]):
-        fig.add_scattergl(x=part["t_s"], y=part[col], name=f"{col} ({unit})",
+        fig.add_scatter(x=shown["t_s"], y=shown[col], name=f"{col} ({unit})", mode="lines",
                           line=dict(color=theme.CATEGORY[i], width=1.2), row=i + 1, col=1)
         fig.update_yaxes(title_text=f"{col} ({unit})", row=i + 1, col=1)
     # One shapes list spanning all rows (Plotly's add_vrect per event costs ~0.1 s each on subplots).
@@ -45,21 +63,27 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
                               for color, evs in shade for s, e in zip(evs["start_s"], evs["end_s"])])
     fig.update_xaxes(title_text="time (s)", row=rows, col=1)
     fig.update_layout(showlegend=False)
-    return theme.style(fig, 520, f"Raw gaze of {who}: {len(part):,} samples (blue = fixations, orange = blinks)")
+    return theme.style(fig, 130 * rows + 100, f"Raw gaze of {who}: {len(part):,} samples "
+                       "(blue bands = fixations, orange = blinks)")
 
 
-def raw_scanpath(part: pd.DataFrame, fixations: pd.DataFrame, geometry: ScreenGeometry) -> go.Figure:
-    """Samples and fixations of a time window -> scanpath on the screen (marker size = fixation duration)."""
+def raw_scanpath(part: pd.DataFrame, fixations: pd.DataFrame, geometry: ScreenGeometry,
+                 width: int = 720) -> go.Figure:
+    """Samples and fixations of a time window -> scanpath on the screen (marker size = fixation duration), sized
+    `width` px wide with the screen's aspect ratio (drawn at that size, not stretched into a band)."""
     sp = go.Figure()
-    sp.add_scatter(x=part["x"], y=part["y"], mode="lines", line=dict(color="rgba(107,119,133,0.45)", width=1),
+    shown = thin(part)
+    sp.add_scatter(x=shown["x"], y=shown["y"], mode="lines", line=dict(color="rgba(107,119,133,0.6)", width=1),
                    name="raw samples")
     sp.add_scatter(x=fixations["x"], y=fixations["y"], mode="markers+lines", name="fixations",
                    marker=dict(size=(fixations["duration_ms"] / 25).clip(4, 30), color=theme.CATEGORY[0],
                                opacity=0.7, line=dict(color="white", width=1)),
                    line=dict(color=theme.CATEGORY[0], width=1))
     _screen_axes(sp, geometry)
-    sp.update_layout(legend=dict(orientation="h", y=-0.15))
-    return theme.style(sp, 520, "Scanpath (marker size = fixation duration)")
+    w, h = screen_size(geometry, width)
+    sp.update_layout(width=w, legend=dict(orientation="h", y=-0.12, yanchor="top"))
+    return theme.style(sp, h, f"Scanpath on the {geometry.width_px} × {geometry.height_px} px screen "
+                              "(marker size = fixation duration)")
 
 
 def image_uri(image: np.ndarray, max_width: int = 960) -> str:
@@ -73,40 +97,52 @@ def image_uri(image: np.ndarray, max_width: int = 960) -> str:
 
 
 def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
-                     title: str, stimulus: str | None = None) -> go.Figure:
+                     title: str, stimulus: str | None = None, width: int = 820) -> go.Figure:
     """Trailing samples of the original and the protected stream -> both scanpaths over the screen (or stimulus)."""
     fig = go.Figure()
     if stimulus is not None:
         fig.add_layout_image(dict(source=stimulus, xref="x", yref="y", x=0, y=0, sizex=geometry.width_px,
                                   sizey=geometry.height_px, sizing="stretch", layer="below", opacity=0.55))
     color = METHOD_COLORS.get(method, theme.CATEGORY[1])
-    for frame, name, col, width in ((original, "original", METHOD_COLORS["original"], 1.2),
+    for frame, name, col, lw in ((original, "original", METHOD_COLORS["original"], 1.2),
                                     (protected, method, color, 1.6)):
         fig.add_scatter(x=frame["x"], y=frame["y"], mode="lines+markers", name=name,
-                        line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=width),
+                        line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=lw),
                         marker=dict(size=3, color=col))
         last = frame[["x", "y"]].dropna().tail(1)
         if len(last):
             fig.add_scatter(x=last["x"], y=last["y"], mode="markers", showlegend=False, hoverinfo="skip",
                             marker=dict(size=14, color=col, symbol="circle-open", line=dict(width=3)))
     _screen_axes(fig, geometry)
-    fig.update_layout(legend=dict(orientation="h", y=-0.12))
-    return theme.style(fig, 560, title)
+    w, h = screen_size(geometry, width)
+    fig.update_layout(width=w, legend=dict(orientation="h", y=-0.12, yanchor="top"))
+    return theme.style(fig, h, title)
+
+
+def envelope(t: np.ndarray, y: np.ndarray, bins: int = 1200) -> tuple[np.ndarray, np.ndarray]:
+    """Series -> at most 2·bins points: the lowest and highest value of each of `bins` equal runs of samples, so
+    that a thinned line still reaches every peak (display only: a budget line must show its true maxima)."""
+    if len(t) <= 2 * bins:
+        return t, y
+    starts = np.linspace(0, len(t), bins, endpoint=False).astype(int)
+    lo, hi = np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)
+    return np.repeat(t[starts], 2), np.column_stack([lo, hi]).ravel()
 
 
 def budget_chart(t: np.ndarray, window: np.ndarray, new_point: np.ndarray, epsilon: float, w: int,
                  tests_share: float) -> go.Figure:
     """Times, budget of the w-sample window ending at each sample, publication flags, ε -> the budget chart."""
     fig = go.Figure()
-    fig.add_scattergl(x=t, y=window, mode="lines", name=f"spent in the last {w} samples",
-                      line=dict(color=METHOD_COLORS["Kaleido"], width=1.5))
+    t_line, y_line = envelope(t, window)
+    fig.add_scatter(x=t_line, y=y_line, mode="lines", name=f"spent in the last {w} samples",
+                    line=dict(color=METHOD_COLORS["Kaleido"], width=1.5))
     fig.add_hline(y=epsilon, line=dict(color=theme.DANGER, dash="dash"),
                   annotation_text=f"ε = {epsilon:g} per window", annotation_position="top left")
     fig.add_hline(y=tests_share, line=dict(color=theme.MUTED, dash="dot"),
                   annotation_text="tests' share ε/h", annotation_position="bottom left")
     pub_t = t[new_point]
-    fig.add_scattergl(x=pub_t, y=window[new_point], mode="markers", name="new point published",
-                      marker=dict(size=5, color=theme.PRIMARY))
+    fig.add_scatter(x=pub_t, y=window[new_point], mode="markers", name="new point published",
+                    marker=dict(size=5, color=theme.PRIMARY))
     fig.update_yaxes(title_text="ε spent in window", rangemode="tozero")
     fig.update_xaxes(title_text="time (s)")
     fig.update_layout(legend=dict(orientation="h", y=-0.25))

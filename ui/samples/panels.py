@@ -1,6 +1,6 @@
 """Panels of the Gaze-samples page: data checks, the raw-stream view, the method cards, the comparison views,
-the utility/privacy table and the k-anonymity view. Slider-driven parts are st.fragment functions, so a
-time-slider move re-runs only its own panel."""
+the utility/privacy table and the k-anonymity view. Slider-driven parts are fragments (ui.fragment), so a
+slider move re-runs only its own section; figures and computations are cached in ui.samples.view."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,6 +13,8 @@ from eyedp_core.samples.kaleido import kaleido_plan, window_sums
 from eyedp_core.samples.streams import PreparedStreams
 from ui import state
 from ui.samples import figs, view
+from ui.fragment import fragment
+from ui.shell import count_run, show_run_counts
 from ui.widgets import badge, fmt_num, log_slider
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
@@ -46,27 +48,40 @@ def data_notes(prep: PreparedStreams, name: str) -> None:
 # raw stream
 
 
-@st.fragment
-def raw_view(one: pd.DataFrame, ev: pd.DataFrame, who: str, geometry: ScreenGeometry, method: str) -> None:
-    """Time window slider, headline numbers, raw trace and scanpath of one participant (a fragment)."""
+@fragment
+def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: ScreenGeometry,
+                data_name: str) -> None:
+    """Detector, its threshold and the time window -> events, headline numbers, raw trace and scanpath (a
+    fragment: moving any of its controls re-runs only this section)."""
+    count_run("gs_raw")
+    c = st.columns([1, 2])
+    method = c[0].radio("Event detection", ["ivt", "idt"], horizontal=True, key="gs_method",
+                        format_func={"ivt": "I-VT (velocity)", "idt": "I-DT (dispersion)"}.get)
+    if method == "ivt":
+        threshold = c[1].slider("Velocity threshold (deg/s)", 10.0, 100.0, 30.0, 5.0, key="gs_vt")
+    else:
+        threshold = c[1].slider("Dispersion threshold (deg)", 0.25, 3.0, 1.0, 0.25, key="gs_dt")
+    try:
+        ev = view.detect(token, stream_key, method, threshold, geometry, one)
+    except ValueError as err:
+        st.error(f"{data_name}, participant {who}: {err}")
+        return
     t0, t1 = float(one["t_s"].min()), float(one["t_s"].max())
     spec = display.time_slider(t0, t1)
     if spec is None:
         st.info(f"Participant {who}'s samples all share one time stamp: there is no time axis to show.")
         return
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
-    part, evw = display.visible(one, ev, span)
-    fx, sc, bl = (evw[evw["type"] == k] for k in ("fixation", "saccade", "blink"))
     m = st.columns(4)
     for col, (label, value) in zip(m, display.summary(ev, t0, t1).items()):
         col.metric(label, value)
-    left, right = st.columns([1.4, 1])
-    with left:
-        st.plotly_chart(figs.raw_trace(part, fx, bl, who))
-    with right:
-        st.plotly_chart(figs.raw_scanpath(part, fx, geometry))
-    st.caption(f"{len(fx)} fixations, {len(sc)} saccades and {len(bl)} blinks in the window; detected with "
+    trace, scan, counts = view.raw_figures(token, stream_key, method, threshold, geometry, tuple(span), who, one, ev)
+    st.plotly_chart(trace, key="gs_raw_trace")
+    # Drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
+    st.plotly_chart(scan, key="gs_raw_scan", width="content")
+    st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
                f"{display.DETECTORS[method]} on the raw samples.")
+    show_run_counts("gs_raw")
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,7 +146,7 @@ def pd_controls(n_people: int) -> view.PDSettings:
 # original vs protected
 
 
-@st.fragment
+@fragment
 def compare_view(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
                  who: str, stimulus_uri: str | None, stimulus_note: str) -> None:
     """Time slider + trail length -> the original and protected scanpaths up to that time (a fragment)."""
@@ -149,7 +164,8 @@ def compare_view(original: pd.DataFrame, protected: pd.DataFrame, method: str, g
     a = display.trail(original, t_end, trail)
     b = display.trail(protected, t_end, trail)
     title = f"{who}: original and {method}, {t_end - trail:.1f}–{t_end:.1f} s (PREVIEW)"
-    st.plotly_chart(figs.compare_scanpath(a, b, method, geometry, title, stimulus_uri))
+    st.plotly_chart(figs.compare_scanpath(a, b, method, geometry, title, stimulus_uri), key="gs_compare",
+                    width="content")
     st.caption(stimulus_note)
 
 
@@ -170,37 +186,42 @@ def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings) -> None:
 
 
 def utility_table(rows: list[dict], n_people: int) -> None:
-    """Rows of figures per method -> the side-by-side table (privacy first, then utility, then the promise)."""
+    """Rows of figures per method -> the side-by-side table of numbers (privacy first, then utility), then each
+    method's promise and notes as a list (long sentences in table cells were cut off at 1280 px)."""
     df = pd.DataFrame(rows)
     for col in ("reid_accuracy", "fixation_rate_change", "fixation_duration_change"):
         if col in df:
             df[col] = df[col] * 100.0
     cols = ["method", "reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change",
-            "fixation_duration_change", "guarantee", "note"]
-    df = df[[c for c in cols if c in df.columns]]
-    if "note" in df and not df["note"].fillna("").astype(bool).any():
-        df = df.drop(columns="note")
+            "fixation_duration_change"]
+    table = df[[c for c in cols if c in df.columns]].set_index("method")
     chance = 1.0 / n_people if n_people else float("nan")
-    st.dataframe(
-        df, hide_index=True, width="stretch",
-        column_config={
-            "method": st.column_config.TextColumn("method"),
-            "reid_accuracy": st.column_config.NumberColumn(f"re-identified (chance {chance:.0%})", format="%.0f%%"),
-            "displacement_deg": st.column_config.NumberColumn("displacement (°)", format="%.2f"),
-            "heatmap_cc": st.column_config.NumberColumn("heatmap CC", format="%.3f"),
-            "fixation_rate_change": st.column_config.NumberColumn("fixation rate", format="%+.0f%%"),
-            "fixation_duration_change": st.column_config.NumberColumn("fixation duration", format="%+.0f%%"),
-            "guarantee": st.column_config.TextColumn("what it guarantees", width="large"),
-            "note": st.column_config.TextColumn("note", width="large"),
-        })
+    fmt = {"reid_accuracy": "{:.0f} %", "displacement_deg": "{:.2f}", "heatmap_cc": "{:.3f}",
+           "fixation_rate_change": "{:+.0f} %", "fixation_duration_change": "{:+.0f} %"}
+    names = {"reid_accuracy": f"re-identified (chance {chance:.0%})", "displacement_deg": "displacement (°)",
+             "heatmap_cc": "heatmap CC", "fixation_rate_change": "fixation rate",
+             "fixation_duration_change": "fixation duration"}
+    # Text cells: a missing figure (nothing published) reads "–"; number columns would show "None".
+    shown = pd.DataFrame({c: [fmt[c].format(v) if pd.notna(v) else "–" for v in table[c]] for c in table.columns},
+                         index=table.index)
+    st.dataframe(shown, width="stretch", column_config={
+        "method": st.column_config.TextColumn("method"),
+        **{c: st.column_config.TextColumn(n, help=None) for c, n in names.items()}})
+    lines = []
+    for r in rows:
+        note = f" — *{r['note']}*" if r.get("note") else ""
+        lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
+    st.markdown("**What each one guarantees**\n" + "\n".join(lines))
 
 
 # --------------------------------------------------------------------------------------------
 # k-anonymity
 
 
+@fragment
 def kanon_view() -> None:
-    """k-anonymity of demographics: the generalised table, the seed's Table 2 and the intersection attack."""
+    """k-anonymity of demographics: the generalised table, the seed's Table 2 and the intersection attack
+    (a fragment: its controls re-run only this view)."""
     sources = {"seed": "ET-DK2 + 360_em (David-John et al., Table 1, 31 rows)",
                "bundled": "The bundled readers (20, synthetic)"}
     src = st.radio("Demographics", list(sources), format_func=sources.get, horizontal=True, key="gs_demo")
@@ -233,9 +254,7 @@ def kanon_view() -> None:
             cmp = kanon.compare_with_seed(kk)
             rows.append({"k": kk, "verdict": cmp.verdict, "seed (Table 2)": cmp.seed.text(), "EyeDP": cmp.ours.text()})
             why.append(f"- **k = {kk} — {cmp.verdict}.** {cmp.explanation}")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                     column_config={"k": st.column_config.NumberColumn("k", width="small"),
-                                    "verdict": st.column_config.TextColumn("verdict", width="small")})
+        st.table(pd.DataFrame(rows).set_index("k"))  # wraps the long schemes instead of cutting them off
         st.markdown("\n".join(why))
     st.markdown("#### Intersection attack: several generalisations of the same rows")
     ks = [kk for kk in SEED_KS if kk <= n] if src == "seed" else [kk for kk in (2, 3, 4, 5, 8) if kk <= n // 2]
@@ -256,7 +275,7 @@ def kanon_view() -> None:
     st.caption(f"Linking {which} for k = {', '.join(map(str, sorted(chosen)))} row by row: each release alone is "
                "k-anonymous, but the intersection of their classes is much smaller. This is why EyeDP allows one "
                "generalisation per dataset (docs/PRIVACY_MODEL.md §9.1).")
-    st.dataframe(joint, hide_index=True, width="stretch")
+    st.table(joint, hide_index=True)  # wraps the "who" lists instead of cutting them off
 
 
 def kaleido_plan_for(s: view.KaleidoSettings):

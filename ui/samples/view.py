@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core.gaze.events import ScreenGeometry
@@ -21,6 +22,7 @@ from eyedp_core.samples.evaluate import Reference, evaluate, reference, reidenti
 from eyedp_core.samples.events import EventParams, event_params
 from eyedp_core.samples.kaleido import kaleido_run
 from eyedp_core.samples.synth import SynthResult, k_same_synth
+from ui.samples import figs
 
 # Stable numbers that separate the methods' random streams under one preview seed.
 STREAM_IDS = {"kaleido": 1, "synth": 2, "pd-published": 3, "pd-randomised": 4}
@@ -118,3 +120,23 @@ def baseline(token: str, geometry: ScreenGeometry, _original: pd.DataFrame) -> d
     acc, chance, n = reidentification(_original, None, ref=clean_reference(token, geometry, _original))
     return dict(displacement_deg=0.0, heatmap_cc=1.0, fixation_rate_change=0.0, fixation_duration_change=0.0,
                 reid_accuracy=acc, reid_chance=chance, reid_windows=n)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def raw_figures(token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry,
+                span: tuple[float, float], who: str, _one: pd.DataFrame, _ev: pd.DataFrame
+                ) -> tuple[go.Figure, go.Figure, tuple[int, int, int]]:
+    """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
+    (raw trace, scanpath, counts of fixations, saccades and blinks in the window)."""
+    part, evw = display.visible(_one, _ev, span)
+    fx, sc, bl = (evw[evw["type"] == k] for k in ("fixation", "saccade", "blink"))
+    return (figs.raw_trace(part, fx, bl, who), figs.raw_scanpath(part, fx, geometry),
+            (len(fx), len(sc), len(bl)))
+
+
+def pick(frame: pd.DataFrame, who: object, stim_name: str | None, sel: str | None) -> pd.DataFrame:
+    """Rows of the chosen participant (and stimulus/task, when the table has that column), same columns."""
+    mask = frame["participant"] == who
+    if stim_name is not None and sel is not None and sel in frame.columns:
+        mask &= frame[sel].astype(str) == stim_name
+    return frame[mask]
