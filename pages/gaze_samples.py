@@ -191,3 +191,6 @@ elif page_view == "protect":
 
 else:
     panels.kanon_view()
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("gaze_samples")

@@ -235,3 +235,6 @@ panels.RUNNERS[panel or "curves"](ctx)
 
 st.divider()
 release.export_section(ctx)
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("heatmaps")

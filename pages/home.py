@@ -95,3 +95,6 @@ for col, (path, title, text) in zip(cols, views):
         with st.container(border=True, height=190):
             st.page_link(path, label=f"**{title}**", icon=":material/arrow_forward:")
             st.caption(text)
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("home")

@@ -270,3 +270,6 @@ panel = st.segmented_control("More views", list(panels.PANELS), format_func=pane
                              required=True, key="ts_panel")
 {"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
  "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("time_series")

@@ -1,0 +1,1 @@
+"""The review-board report: every section an ethics board needs, as self-contained HTML."""
