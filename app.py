@@ -24,7 +24,7 @@ nav = st.navigation(PAGES)
 # Settings from the URL (first run), a loaded configuration or a reset, before any widget is drawn.
 settings.apply_before_run(nav.url_path)
 sidebar.render()
-settings.sidebar_reset()
+settings.sidebar_tools()
 # One guard for every page: an unexpected error shows a short message with an error id, never a traceback
 # or anything the user uploaded (ui/errors.py).
 with page_guard("app"):

@@ -34,6 +34,7 @@ _RESTORED = "share_restored"
 _PENDING = "share_pending"  # settings to apply at the start of the next run (a loaded JSON file)
 _RESET = "share_reset_page"
 MESSAGES = "share_messages"
+SNAPSHOTS = "share_snapshots"
 
 
 @lru_cache(maxsize=1)
@@ -138,17 +139,25 @@ def query_for(page: str | None = None) -> dict[str, str]:
 @after_rerun
 def sync_url() -> None:
     """After every full or fragment run: the URL's query string holds the page's non-default settings."""
+    page = st.session_state.get(PAGE_KEY)
+    if page:  # the page's settings as last drawn, for the report and the release records (widget keys go when
+        # the page is left)
+        st.session_state.setdefault(SNAPSHOTS, {})[page] = current_values(page)
     wanted = query_for()
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
 
-def sidebar_reset() -> None:
-    """A "Reset this page" control in the sidebar (drawn before the page, so it works even if the page stops)."""
+def sidebar_tools() -> None:
+    """Sidebar: a refused release's reason, and "Reset this page" (drawn before the page, so it works even if
+    the page stops on bad settings)."""
+    refused = st.session_state.pop("eyedp_refused", None)
     page = st.session_state.get(PAGE_KEY)
-    if page not in PAGE_PREFIXES:
-        return
     with st.sidebar:
+        if refused:
+            st.error(refused, icon=":material/block:")
+        if page not in PAGE_PREFIXES:
+            return
         if st.button("Reset this page to defaults", key="share_reset", icon=":material/restart_alt:",
                      help="Every setting of this page goes back to its default; data selection and the ledger stay."):
             request_reset(page)

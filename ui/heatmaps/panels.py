@@ -99,8 +99,8 @@ def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str
                                           selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
                                           delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
                                           cap_total=ctx.cap_total)
-    state.ledger().add(release.selection_release(choice))
-    _set_cap(ctx.weight, choice)
+    if state.charge([release.selection_release(choice)], page="heatmaps"):  # refused over the cap: m unchanged
+        _set_cap(ctx.weight, choice)
 
 
 def cap_panel(ctx: view.Context) -> None:

@@ -1,9 +1,12 @@
 """`page_tools(page)`: the share box at the end of every page (settings JSON, exports, Python script)."""
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from ui import settings
+from ui.share import facts
 
 PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
@@ -42,9 +45,12 @@ def settings_box(page: str) -> None:
         st.page_link(f"pages/{target}.py", label=f"Open {PAGE_TITLES[target]}", icon=":material/arrow_forward:")
 
 
-def page_tools(page: str) -> None:
-    """The share box at the end of a page: reset, settings JSON (and, where the view has them, exports, script)."""
+def page_tools(page: str, ctx: Any = None) -> None:
+    """The share box at the end of a page: settings JSON and, where the view has them, exports and script.
+
+    `ctx` is the view's context (Heatmaps, Time series): what it computed is kept for the report."""
     st.session_state[settings.PAGE_KEY] = page
+    facts.remember(page, ctx)
     st.divider()
     st.subheader("Share and reproduce")
     _messages()

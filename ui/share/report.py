@@ -1,0 +1,129 @@
+"""Gather the session's ledger, the views' facts and settings, and build the review-board report (HTML)."""
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from eyedp_core import attacks
+from eyedp_core.report import Artefact, ReportInput, build_html
+from eyedp_core.settings import encode_json
+from ui import settings, state, theme
+
+PREVIEW_PAGES = {"heatmaps": "Heatmaps", "time_series": "Time series"}  # pages whose figures are seeded previews
+PEOPLE_COLUMNS = ("participant", "observer")
+
+
+def data_counts() -> dict[str, dict[str, Any]]:
+    """Each selected data source -> counts only (rows, people, columns), never values."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind, spec in state.KINDS.items():
+        ds = state.current(kind)
+        frame = ds.frame
+        if frame is None:
+            continue
+        counts: dict[str, Any] = {"rows": int(len(frame))}
+        for col in PEOPLE_COLUMNS:
+            if col in frame.columns:
+                counts[f"{col}s"] = int(frame[col].nunique())
+        for col in ("task", "stimulus"):
+            if col in frame.columns:
+                counts[f"{col}s"] = int(frame[col].nunique())
+        counts["origin"] = "bundled sample" if ds.source == "sample" else "upload (kept in memory only)"
+        out[f"{spec['label']}: {ds.name}"] = counts
+    return out
+
+
+def attack_rows() -> list[dict[str, Any]]:
+    """The session's last attack run, summarised: accuracy and chance per task, mechanism, ε, scenario."""
+    kept = st.session_state.get("atk_rows")
+    if not kept or not kept[2]:
+        return []
+    table = attacks.summarise(pd.DataFrame(kept[2]))
+    return [{"task": r["task"], "mechanism": r["mechanism"] or "clean", "epsilon": r["epsilon"],
+             "scenario": r["train_on"], "accuracy": float(r["accuracy"]), "chance": float(r["chance"])}
+            for r in table.to_dict("records")]
+
+
+def artefacts() -> list[Artefact]:
+    """Ledger entries with what their view showed when they were charged (None where unknown)."""
+    contexts = st.session_state.get(state.CONTEXT_KEY, [])
+    out = []
+    for i, r in enumerate(state.ledger().releases):
+        c = contexts[i] if i < len(contexts) else {}
+        out.append(Artefact(release=r, page=c.get("page"), facts=c.get("facts"), settings=c.get("settings")))
+    return out
+
+
+def ledger_figure() -> go.Figure | None:
+    """ε charged per release and the running total per person, with the cap (None with an empty ledger)."""
+    rel = state.ledger().releases
+    if not rel:
+        return None
+    labels = [f"{i + 1}. {r.view}" for i, r in enumerate(rel)]
+    eps = [r.epsilon_total for r in rel]
+    running = pd.Series(eps).cumsum()  # an upper bound: releases about different people do not really add up
+    fig = go.Figure()
+    fig.add_bar(x=labels, y=eps, name="ε charged by the release", marker_color=theme.PRIMARY)
+    fig.add_scatter(x=labels, y=list(running), name="running sum (upper bound per person)", mode="lines+markers",
+                    line=dict(color=theme.INK))
+    cap = state.epsilon_cap()
+    if cap is not None:
+        fig.add_hline(y=cap, line_dash="dash", line_color=theme.DANGER, annotation_text=f"cap ε ≤ {cap:g}")
+    fig.update_layout(title="Privacy loss per release and running total", yaxis_title="ε per person",
+                      height=340, margin=dict(l=50, r=20, t=50, b=40), template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def config_document() -> str:
+    """Every page's last settings (defaults for pages not opened) as one JSON configuration."""
+    snaps = st.session_state.get(settings.SNAPSHOTS, {})
+    sch = settings.schema()
+    values = sch.defaults()
+    for snap in snaps.values():
+        values.update(snap)
+    return encode_json(values, sch, page="report", extra={"pages_opened": sorted(snaps)})
+
+
+def versions() -> dict[str, str]:
+    """Software versions that determine the numbers."""
+    out = {}
+    for name in ("eyedp", "opendp", "numpy", "scipy", "streamlit", "plotly"):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "0.1.0 (source tree)" if name == "eyedp" else "not installed"
+    return out
+
+
+def report_input() -> ReportInput:
+    """The session gathered into a ReportInput."""
+    facts = dict(st.session_state.get(state.FACTS_KEY, {}))
+    fig = ledger_figure()
+    figures = {}
+    if fig is not None:
+        # plotly's JavaScript inlined once: the file works offline and prints from a browser.
+        figures["ε per release (interactive)"] = fig.to_html(include_plotlyjs=True, full_html=False,
+                                                             config={"displaylogo": False})
+    return ReportInput(ledger=state.ledger(), artefacts=artefacts(), data=data_counts(),
+                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
+                       view_facts=facts, attacks=attack_rows(), figures=figures,
+                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
+                       generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def report_html() -> str:
+    """The whole self-contained report."""
+    return build_html(report_input())
+
+
+def report_json_summary() -> str:
+    """The headline numbers as JSON (for scripts and tests)."""
+    eps, delta = state.ledger().total()
+    return json.dumps({"epsilon": eps, "delta": delta, "releases": len(state.ledger().releases)})
