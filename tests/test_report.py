@@ -65,7 +65,7 @@ def test_the_report_has_every_section_and_the_core_numbers() -> None:
     cav = _section(doc, "caveats")
     assert "data-derived" in cav and "Temporal correlation" in cav and "Preview mode" in cav
     assert "hm_eps" in _section(doc, "reproduce") and "opendp" in _section(doc, "reproduce")
-    assert "3000" in _section(doc, "data")
+    assert "rows: 3,000" in _section(doc, "data")
     assert "<script src=" not in doc and "http" not in doc.split("<body>")[0]  # nothing fetched from outside
 
 

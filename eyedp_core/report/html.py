@@ -92,6 +92,8 @@ def fmt(v: Any) -> str:
     """Number -> compact text (∞ for infinity); other values as text."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
     if math.isinf(v):
         return "∞"
     if math.isnan(v):
@@ -203,10 +205,15 @@ def _artefact(i: int, a: Artefact) -> str:
     if cal:
         name = "σ (standard deviation)" if cal["mechanism"] == "gaussian" else "b (Laplace scale)"
         title = f.get("calibration_title", "")
+        std = "" if cal["mechanism"] == "gaussian" else f", standard deviation {_e(fmt(cal['std']))}"
+        export = f.get("export_scale")
+        export_txt = (f" The export itself draws with {_e(name.split(' ')[0])} = {_e(fmt(export))} (the smallest "
+                      "value OpenDP's own accounting certifies for this ε and δ)."
+                      if export is not None and abs(export - cal["scale"]) > 1e-9 * cal["scale"] else "")
         out.append(f"<p><b>Noise scale</b>{(' — ' + _e(title)) if title else ''}: {cal['mechanism']} "
-                   f"({_e(cal['method'])}), {_e(name)} = <b>{_e(fmt(cal['scale']))}</b>, standard deviation "
-                   f"{_e(fmt(cal['std']))}, for ε = {_e(fmt(cal['epsilon']))}, δ = {_e(fmt(cal['delta']))}, "
-                   f"sensitivity {_e(fmt(cal['sensitivity']))}.</p>"
+                   f"({_e(cal['method'])}), {_e(name)} = <b>{_e(fmt(cal['scale']))}</b>{std}, for "
+                   f"ε = {_e(fmt(cal['epsilon']))}, δ = {_e(fmt(cal['delta']))}, "
+                   f"sensitivity {_e(fmt(cal['sensitivity']))}.{export_txt}</p>"
                    f"<p class='muted'>Formula: <code>{_e(cal['formula_tex'])}</code><br>Numbers: "
                    f"<code>{_e(cal['plugged_tex'])}</code></p>")
         if not cal.get("valid", True):

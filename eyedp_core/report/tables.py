@@ -40,8 +40,10 @@ def releases_table(ledger: Ledger) -> pd.DataFrame:
                                        "ε charged per person", "δ charged per person", "Sensitivity", "Caveats"])
 
 
-def person_table(ledger: Ledger, epsilon_cap: float | None = None) -> pd.DataFrame:
-    """Ledger (and the cap) in, the composed total per person, labelled observer or participant per row, out."""
+def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: bool = True) -> pd.DataFrame:
+    """Ledger (and the cap) in, the composed total per person, labelled observer or participant per row, out.
+
+    grouped: people with the same unit and the same totals share one row ("O01 … O40 (40 people)")."""
     table = ledger.per_participant()
     rows = []
     for rec in table.to_dict("records"):
@@ -55,4 +57,16 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None) -> pd.DataFra
         if epsilon_cap is not None:
             row["Cap left (ε)"] = (float(epsilon_cap) - eps) if math.isfinite(eps) else -math.inf
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if not grouped or frame.empty:
+        return frame
+    keys = [c for c in frame.columns if c != "Person"]
+    out = []
+    for _, grp in frame.groupby(keys, sort=False, dropna=False):
+        names = list(grp["Person"])
+        row = grp.iloc[0].to_dict()
+        if len(names) > 1:
+            row["Person"] = (", ".join(names) if len(names) <= 4 else
+                             f"{names[0]}, {names[1]} … {names[-1]} ({len(names)} people)")
+        out.append(row)
+    return pd.DataFrame(out, columns=frame.columns).sort_values("Total ε", ascending=False, kind="stable")

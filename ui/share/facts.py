@@ -13,6 +13,7 @@ import streamlit as st
 from eyedp_core.dp.mechanisms import Calibration
 from eyedp_core.timeseries.accounting import sub_participant_bounds
 from ui import state
+from ui.heatmaps.release import export_scale
 
 
 def calibration_facts(cal: Calibration) -> dict[str, Any]:
@@ -37,6 +38,7 @@ def heatmaps_facts(ctx: Any) -> dict[str, Any]:
                                 + f", binding: {sens.binding}) and the public number of observers n = {sens.n}; "
                                   "one observer's whole capped map is replaced")},
         "calibration": calibration_facts(ctx.preview.calibration),
+        "export_scale": float(export_scale(ctx)),
         "utility": {k: float(v) for k, v in ctx.preview.metrics.items() if isinstance(v, (int, float))},
         "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
                          if ctx.tuned_on_private_data else []),

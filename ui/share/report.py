@@ -16,7 +16,6 @@ from eyedp_core.settings import encode_json
 from ui import settings, state, theme
 
 PREVIEW_PAGES = {"heatmaps": "Heatmaps", "time_series": "Time series"}  # pages whose figures are seeded previews
-PEOPLE_COLUMNS = ("participant", "observer")
 
 
 def data_counts() -> dict[str, dict[str, Any]]:
@@ -28,12 +27,10 @@ def data_counts() -> dict[str, dict[str, Any]]:
         if frame is None:
             continue
         counts: dict[str, Any] = {"rows": int(len(frame))}
-        for col in PEOPLE_COLUMNS:
+        for col, plural in (("participant", "participants"), ("observer", "observers"), ("task", "tasks"),
+                            ("stimulus", "stimuli")):
             if col in frame.columns:
-                counts[f"{col}s"] = int(frame[col].nunique())
-        for col in ("task", "stimulus"):
-            if col in frame.columns:
-                counts[f"{col}s"] = int(frame[col].nunique())
+                counts[plural] = int(frame[col].nunique())
         counts["origin"] = "bundled sample" if ds.source == "sample" else "upload (kept in memory only)"
         out[f"{spec['label']}: {ds.name}"] = counts
     return out
@@ -82,11 +79,12 @@ def ledger_figure() -> go.Figure | None:
 
 
 def config_document() -> str:
-    """Every page's last settings (defaults for pages not opened) as one JSON configuration."""
+    """The last settings of every page opened in this session (all of each page's settings) as one JSON."""
     snaps = st.session_state.get(settings.SNAPSHOTS, {})
     sch = settings.schema()
-    values = sch.defaults()
-    for snap in snaps.values():
+    values: dict[str, Any] = {}
+    for page, snap in snaps.items():
+        values.update(sch.defaults(k for k in sch.keys() if k.startswith(settings.prefixes(page))))
         values.update(snap)
     return encode_json(values, sch, page="report", extra={"pages_opened": sorted(snaps)})
 
