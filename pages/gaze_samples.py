@@ -193,4 +193,4 @@ else:
     panels.kanon_view()
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
-ui.share.page_tools("gaze_samples")
+ui.share.page_tools("gaze_samples", globals())  # the export reads s_kal, df, geometry

@@ -39,7 +39,8 @@ def heatmaps_facts(ctx: Any) -> dict[str, Any]:
                                   "one observer's whole capped map is replaced")},
         "calibration": calibration_facts(ctx.preview.calibration),
         "export_scale": float(export_scale(ctx)),
-        "utility": {k: float(v) for k, v in ctx.preview.metrics.items() if isinstance(v, (int, float))},
+        "utility": {k.upper().replace("_PX", " (px)"): float(v) for k, v in ctx.preview.metrics.items()
+                    if isinstance(v, (int, float))},
         "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
                          if ctx.tuned_on_private_data else []),
         "correlation": ("The unit is one observer's whole map on this stimulus: correlation between that "

@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ui import settings
-from ui.share import facts
+from ui.share import exports, facts
 
 PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
@@ -56,3 +56,6 @@ def page_tools(page: str, ctx: Any = None) -> None:
     _messages()
     with st.container(border=True):
         settings_box(page)
+    if page in exports.EXPORTS:
+        with st.container(border=True):
+            exports.EXPORTS[page](ctx)
