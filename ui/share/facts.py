@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.mechanisms import Calibration
@@ -82,7 +83,25 @@ def time_series_facts(ctx: Any) -> dict[str, Any]:
     }
 
 
-FACTS = {"heatmaps": heatmaps_facts, "time_series": time_series_facts}
+def gaze_samples_facts(scope: Any) -> dict[str, Any]:
+    """Gaze-samples page scope (Protect view) -> data counts, the Kaleido guarantee and the preview's shift."""
+    kal, df, s = scope.get("kal"), scope.get("df"), scope.get("s_kal")
+    if kal is None or df is None or s is None:
+        raise ValueError("not the Protect view")
+    shift = np.hypot(kal["x"].to_numpy() - df["x"].to_numpy(), kal["y"].to_numpy() - df["y"].to_numpy())
+    return {
+        "view": "Gaze samples", "unit": "w-event",
+        "data": {"participants": int(df["participant"].nunique()) if "participant" in df.columns else 1,
+                 "samples": int(len(df))},
+        "utility": {"mean shift of the Kaleido preview (px)": float(np.nanmean(shift)),
+                    "largest ε spent by one sample": float(kal["eps"].max())},
+        "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g}; gaze is correlated "
+                        "far beyond one window, so a person's whole stream is protected only by the sum over its "
+                        "windows."),
+    }
+
+
+FACTS = {"heatmaps": heatmaps_facts, "time_series": time_series_facts, "gaze_samples": gaze_samples_facts}
 
 
 def remember(page: str, ctx: Any) -> None:

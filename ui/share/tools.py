@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ui import settings
-from ui.share import exports, facts
+from ui.share import exports, facts, scripts
 
 PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
@@ -59,3 +59,6 @@ def page_tools(page: str, ctx: Any = None) -> None:
     if page in exports.EXPORTS:
         with st.container(border=True):
             exports.EXPORTS[page](ctx)
+    if page in scripts.PARAMS:
+        with st.container(border=True):
+            scripts.script_box(page, ctx)
