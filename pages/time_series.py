@@ -224,9 +224,9 @@ if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/re
 if msg := st.session_state.pop("ts_recorded_msg", None):
     b2.success(msg, icon=":material/check:")
 else:
-    b2.caption("Previews use seeded noise and are not releases (this view has no export yet): record the setting "
-               "you would publish. Every recording is a release of its own and adds to the ledger; the Report page "
-               "composes all of them per person.")
+    b2.caption("Previews use seeded noise and are not releases (the release-mode export is under *Share and "
+               "reproduce* at the end of the page): record the setting you would publish. Every recording is a "
+               "release of its own and adds to the ledger; the Report page composes all of them per person.")
 
 # ---- preview -----------------------------------------------------------------------------------------------
 st.subheader("Preview: one participant's clean and noisy series")
