@@ -56,7 +56,7 @@ def time_series_export(ctx: Any) -> None:
                 "recording, with fresh OpenDP noise (no seed): not the preview. Charged to the ledger as the "
                 "recording is.")
     if ctx is None:
-        st.caption("Choose valid settings above to export.")
+        st.markdown("Choose valid settings above to export.")
         return
     if ctx.sensitivity_type == "data-derived":
         st.warning("A data-derived sensitivity is not differential privacy: choose public bounds to export.",
@@ -86,7 +86,7 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
     scope = scope or {}
     s_kal, df, geometry = scope.get("s_kal"), scope.get("df"), scope.get("geometry")
     if s_kal is None or df is None or geometry is None:
-        st.caption("Open the view *Protect the stream* to export protected samples.")
+        st.markdown("Open the view *Protect the stream* to export protected samples.")
         return
     per_person = df.groupby("participant").size() if "participant" in df.columns else None
     n_max = int(per_person.max()) if per_person is not None and len(per_person) else len(df)
@@ -95,7 +95,7 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
     entry = Release(view="Gaze samples", label=f"Kaleido export, ε = {s_kal.epsilon:g} per {s_kal.w}-sample window, "
                                               f"r = {s_kal.r:g} px", unit="w-event", mechanism="Kaleido",
                     sensitivity_type="public", epsilon=s_kal.epsilon, count=max(windows, 1), participants=people)
-    st.caption(f"Charged per person: ε = {s_kal.epsilon:g} × {windows} windows = {s_kal.epsilon * windows:.4g} "
+    st.markdown(f"Charged per person: ε = {s_kal.epsilon:g} × {windows} windows = {s_kal.epsilon * windows:.4g} "
                "(the longest stream, basic composition).")
     if st.button("Export protected samples (private release)", key="gs_release_export", type="primary",
                  icon=":material/ios_share:"):
@@ -113,7 +113,7 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
 
 def heatmaps_export(_: Any) -> None:
     """The heatmap export lives in the page's own Export section (PNG, array CSV, JSON metadata)."""
-    st.caption("The heatmap release (PNG image, noisy array as CSV, JSON manifest; OpenDP, no seed) is in the "
+    st.markdown("The heatmap release (PNG image, noisy array as CSV, JSON manifest; OpenDP, no seed) is in the "
                "*Export (private release)* section above.")
 
 

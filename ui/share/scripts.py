@@ -65,7 +65,7 @@ def script_box(page: str, ctx: Any) -> None:
         return
     params = PARAMS[page](ctx) if ctx is not None else None
     if params is None:
-        st.caption("No Python script for the current settings (open the view's main computation, with public "
+        st.markdown("No Python script for the current settings (open the view's main computation, with public "
                    "bounds, to get one).")
         return
     st.session_state.setdefault(PARAMS_KEY, {})[page] = params
