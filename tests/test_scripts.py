@@ -63,3 +63,36 @@ def test_gaze_samples_script_reproduces_the_page(tmp_path) -> None:
     got = _run(SCRIPTS["gaze_samples"](params), tmp_path)
     assert got["mean_shift_px"] == pytest.approx(facts["utility"]["mean shift of the Kaleido preview (px)"], rel=1e-9)
     assert got["max_eps_per_sample"] == pytest.approx(facts["utility"]["largest ε spent by one sample"], rel=1e-12)
+
+
+def test_home_script_reproduces_the_page(tmp_path) -> None:
+    at = _page("home")
+    at.select_slider(key="home_eps").set_value(3.0).run()
+    assert not at.exception, at.exception
+    params = at.session_state["share_script_params"]["home"]
+    got = _run(SCRIPTS["home"](params), tmp_path)
+    shown = {m.label: m.value for m in at.metric}
+    assert float(shown["Odds factor e^ε"].replace(",", "")) == pytest.approx(got["odds_factor"], rel=1e-2)
+    assert shown["Belief 50 % → at most"] == f"{100 * got['posterior_from_50_percent']:.1f} %"
+
+
+def test_report_script_recomposes_the_ledger(tmp_path) -> None:
+    import math
+
+    from eyedp_core.dp.accounting import Ledger, Release
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.session_state["eyedp_ledger"] = Ledger([
+        Release(view="Heatmaps", label="comic", unit="observer", mechanism="gaussian", sensitivity_type="public",
+                epsilon=1.5, delta=1e-6, participants=("O01", "O02")),
+        Release(view="Time series", label="CFPA", unit="chunk", mechanism="CFPA", sensitivity_type="public",
+                epsilon=0.25, count=12),
+        Release(view="Time series", label="Steil as published", unit="participant", mechanism="Steil",
+                sensitivity_type="data-derived", epsilon=math.inf, participants=("P09",))])
+    at.switch_page("pages/report.py").run()
+    assert not at.exception, at.exception
+    got = _run(SCRIPTS["report"](at.session_state["share_script_params"]["report"]), tmp_path)
+    shown = {m.label: m.value for m in at.metric}
+    assert got["releases"] == int(shown["Releases"]) == 3
+    assert math.isinf(got["epsilon"]) and shown["Worst-case ε per person"] == "inf"

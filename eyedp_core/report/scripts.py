@@ -8,7 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-__all__ = ["SCRIPTS", "gaze_samples_script", "heatmaps_script", "time_series_script"]
+__all__ = ["SCRIPTS", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
+           "time_series_script"]
 
 
 def _header(view: str, params: dict[str, Any]) -> str:
@@ -82,4 +83,27 @@ def gaze_samples_script(p: dict[str, Any]) -> str:
             "'max_eps_per_sample': float(table['eps'].max())}))\n")
 
 
-SCRIPTS = {"heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script}
+def home_script(p: dict[str, Any]) -> str:
+    """Home parameters (ε) in, the script (odds factor e^ε, the 50 % belief bound) out."""
+    return (_header("Home", p) + "from eyedp_core.dp import explain\n\n"
+            f"eps = {p['epsilon']!r}\n"
+            "print(json.dumps({'odds_factor': float(explain.odds_factor(eps)), "
+            "'posterior_from_50_percent': float(explain.posterior_bound(0.5, eps))}))\n")
+
+
+def report_script(p: dict[str, Any]) -> str:
+    """Report parameters (the ledger's releases, the cap) in, the script (composition per person) out."""
+    rows = ",\n    ".join(repr(r) for r in p["releases"])
+    return (_header("Report", {"releases": len(p["releases"]), "epsilon_cap": p["epsilon_cap"]})
+            + "from eyedp_core.dp.accounting import Ledger, Release\n"
+              "from eyedp_core.report import person_table\n\n"
+              "inf = float('inf')  # a release without a DP guarantee is recorded as ε = ∞\n"
+            f"RELEASES = [\n    {rows},\n]\n"
+            "ledger = Ledger(Release(**r) for r in RELEASES)\n"
+            "eps, delta = ledger.total()\n"
+            f"print(person_table(ledger, {p['epsilon_cap']!r}).to_string(index=False))\n"
+            "print(json.dumps({'epsilon': eps, 'delta': delta, 'releases': len(ledger)}))\n")
+
+
+SCRIPTS = {"heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,
+           "home": home_script, "report": report_script}

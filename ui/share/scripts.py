@@ -1,6 +1,7 @@
 """The "Python script" download of each view: the view's parameters -> a runnable script on eyedp_core."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,14 +57,29 @@ def gaze_samples_params(scope: Mapping[str, Any]) -> dict[str, Any] | None:
             "min_pub": float(s.min_pub_share * (s.epsilon - s.epsilon / s.h)), "seed": int(scope["seed"])}
 
 
-PARAMS = {"heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params}
+def home_params(_: Any) -> dict[str, Any]:
+    """Home -> its ε slider."""
+    return {"epsilon": float(st.session_state.get("home_eps", 1.0))}
+
+
+def report_params(_: Any) -> dict[str, Any] | None:
+    """Report -> the ledger's releases and the cap (None with an empty ledger)."""
+    releases = state.ledger().releases
+    if not releases:
+        return None
+    return {"releases": [dataclasses.asdict(r) for r in releases], "epsilon_cap": state.epsilon_cap()}
+
+
+ARGLESS = ("home", "report")  # pages whose script needs no view context
+PARAMS = {"heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params,
+          "home": home_params, "report": report_params}
 
 
 def script_box(page: str, ctx: Any) -> None:
     """Offer the view's Python script (or say why there is none)."""
     if page not in PARAMS:
         return
-    params = PARAMS[page](ctx) if ctx is not None else None
+    params = None if ctx is None and page not in ARGLESS else PARAMS[page](ctx)
     if params is None:
         st.markdown("No Python script for the current settings (open the view's main computation, with public "
                    "bounds, to get one).")
