@@ -49,12 +49,22 @@ st.markdown("One self-contained HTML file: data used (counts only), unit of prot
             "composition and a correlation-aware estimate, utility and attack figures at the chosen settings, "
             "caveats, software versions and the configuration to reproduce it. Works offline; print it to PDF "
             "from the browser.")
-if st.button("Build the report", key="rp_build", type="primary", icon=":material/summarize:"):
-    st.session_state["rp_report_html"] = report.report_html().encode()
-built = st.session_state.get("rp_report_html")
-if built:
-    st.download_button("Download the report (HTML)", built, "eyedp_report.html", "text/html", key="rp_dl_report",
-                       icon=":material/download:")
+a, b = st.columns(2)
+a.download_button("Download the report (HTML)", report.deferred_report(), "eyedp_report.html", "text/html",
+                  key="rp_dl_report", type="primary", icon=":material/summarize:",
+                  help="Built when you press the button, from the ledger and the views as they are now.")
+if b.button("Build a PDF as well", key="rp_build", icon=":material/picture_as_pdf:",
+            help="Prints the same report with headless Chromium, where this machine has it."):
+    html = report.report_html()
+    st.session_state["rp_report_html"] = html.encode()
+    with st.spinner("Printing the report to PDF…"):
+        st.session_state["rp_report_pdf"] = report.html_to_pdf(html)
+    if st.session_state["rp_report_pdf"] is None:
+        b.warning("No PDF on this machine (headless Chromium not found or failed): print the HTML report from "
+                  "your browser instead.", icon=":material/print_disabled:")
+if st.session_state.get("rp_report_pdf"):
+    b.download_button("Download the report (PDF)", st.session_state["rp_report_pdf"], "eyedp_report.pdf",
+                      "application/pdf", key="rp_dl_pdf", icon=":material/download:")
 
 if not ledger.releases:
     st.info("Nothing has been released yet. Move to a view, choose settings and press its *record* or *export* "
@@ -85,6 +95,7 @@ else:
                       "off the data, so nothing cleared can come back."):
         state.clear_ledger()
         st.session_state.pop("rp_report_html", None)
+        st.session_state.pop("rp_report_pdf", None)
         st.rerun()
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page

@@ -135,3 +135,5 @@ def test_the_cap_slider_refuses_an_export_in_the_app() -> None:
     assert f"ε = {fmt(total)}" in _section(doc, "summary")
     assert fmt(ctx["facts"]["calibration"]["scale"]) in _section(doc, "artefacts")
     assert "plotly" in doc.lower()  # the interactive figure with its JavaScript inlined
+    pdf = at.session_state["rp_report_pdf"]  # this machine has headless Chromium
+    assert pdf is not None and pdf[:4] == b"%PDF"

@@ -36,7 +36,8 @@ def _offer(page: str, name: str) -> None:
                icon=":material/check_circle:")
     st.markdown(badge("PRIVATE RELEASE (OpenDP, no seed)", "dp"), unsafe_allow_html=True)
     a, b = st.columns(2)
-    a.download_button("Released data (CSV)", res["csv"], f"eyedp_{name}_release.csv", "text/csv",
+    csv = res["csv"]  # handed over only when the button is pressed (keeps reruns light)
+    a.download_button("Released data (CSV)", lambda: csv, f"eyedp_{name}_release.csv", "text/csv",
                       key=f"share_dl_{page}_csv", icon=":material/download:")
     b.download_button("Manifest (JSON)", json.dumps(man, indent=2, default=str).encode(),
                       f"eyedp_{name}_release.json", "application/json", key=f"share_dl_{page}_json",

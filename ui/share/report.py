@@ -1,9 +1,14 @@
 """Gather the session's ledger, the views' facts and settings, and build the review-board report (HTML)."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import importlib.metadata
-import json
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -11,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
+from eyedp_core.dp.accounting import Ledger
 from eyedp_core.report import Artefact, ReportInput, build_html
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
@@ -100,28 +106,53 @@ def versions() -> dict[str, str]:
     return out
 
 
-def report_input() -> ReportInput:
-    """The session gathered into a ReportInput."""
+def report_input(*, with_figures: bool = True) -> tuple[ReportInput, go.Figure | None]:
+    """The session gathered into a ReportInput (a copy: safe to build from another thread) and its figure."""
     facts = dict(st.session_state.get(state.FACTS_KEY, {}))
     fig = ledger_figure()
-    figures = {}
-    if fig is not None:
-        # plotly's JavaScript inlined once: the file works offline and prints from a browser.
-        figures["ε per release (interactive)"] = fig.to_html(include_plotlyjs=True, full_html=False,
-                                                             config={"displaylogo": False})
-    return ReportInput(ledger=state.ledger(), artefacts=artefacts(), data=data_counts(),
-                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
-                       view_facts=facts, attacks=attack_rows(), figures=figures,
-                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
-                       generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    inp = ReportInput(ledger=Ledger(state.ledger().releases), artefacts=artefacts(), data=data_counts(),
+                      config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
+                      view_facts=facts, attacks=attack_rows(),
+                      preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
+                      generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    if with_figures:
+        inp = with_figure(inp, fig)
+    return inp, fig
+
+
+def with_figure(inp: ReportInput, fig: go.Figure | None) -> ReportInput:
+    """Embed the figure with plotly's JavaScript inlined (the file works offline and prints from a browser)."""
+    if fig is None:
+        return inp
+    html = fig.to_html(include_plotlyjs=True, full_html=False, config={"displaylogo": False})
+    return dataclasses.replace(inp, figures={"ε per release (interactive)": html})
 
 
 def report_html() -> str:
     """The whole self-contained report."""
-    return build_html(report_input())
+    return build_html(report_input()[0])
 
 
-def report_json_summary() -> str:
-    """The headline numbers as JSON (for scripts and tests)."""
-    eps, delta = state.ledger().total()
-    return json.dumps({"epsilon": eps, "delta": delta, "releases": len(state.ledger().releases)})
+def deferred_report() -> Callable[[], bytes]:
+    """The report as a callable for a one-click download: gathered now, rendered when the button is pressed."""
+    inp, fig = report_input(with_figures=False)
+    return lambda: build_html(with_figure(inp, fig)).encode()
+
+
+def html_to_pdf(html: str, timeout: float = 90.0) -> bytes | None:
+    """The report printed to PDF by headless Chromium where the machine has it (None otherwise or on failure).
+
+    The HTML (counts only, no data values) is written to a private temporary folder that is removed at once."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if exe is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="eyedp_report_") as tmp:
+        src, out = Path(tmp) / "report.html", Path(tmp) / "report.pdf"
+        src.write_text(html, encoding="utf-8")
+        cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+               "--no-pdf-header-footer", f"--print-to-pdf={out}", src.as_uri()]
+        try:
+            subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.read_bytes() if out.exists() and out.stat().st_size > 0 else None
