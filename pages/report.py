@@ -79,7 +79,10 @@ else:
             st.warning(w, icon=":material/warning:")
     st.subheader("Releases")
     table = releases_table(ledger)
-    st.table(table.style.format({c: "{:.4g}" for c in table.columns if table[c].dtype.kind == "f"}))
+    # The page shows what a reader needs to follow the totals; every column is in the CSV and the report.
+    shown = table[["#", "View", "What was released", "Protects one", "Covers", "ε per invocation",
+                   "Invocations per person", "ε charged per person", "δ charged per person", "Caveats"]]
+    st.table(shown.style.format({c: "{:.4g}" for c in shown.columns if shown[c].dtype.kind == "f"}))
     st.subheader("Total per person")
     st.caption("Each row is one person, protected as an observer (Heatmaps) or a participant (time series); "
                "'every …' rows hold the total that applies to each of them.")
