@@ -237,4 +237,4 @@ st.divider()
 release.export_section(ctx)
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
-ui.share.page_tools("heatmaps", ctx)
+ui.share.page_tools("heatmaps", globals().get("ctx"))  # None if the view context moved into a fragment

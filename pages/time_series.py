@@ -272,4 +272,4 @@ panel = st.segmented_control("More views", list(panels.PANELS), format_func=pane
  "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
-ui.share.page_tools("time_series", ctx)
+ui.share.page_tools("time_series", globals().get("ctx"))  # None if the view context moved into a fragment
