@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import sidebar, theme
+from ui import settings, sidebar, theme
 from ui.errors import page_guard
 from ui.fragment import run_after_hooks
 from ui.shell import show_navigation
@@ -23,7 +23,10 @@ PAGES = [
 
 show_navigation()  # config.toml starts with it off: no flash of the pages/ file names (ui/shell.py)
 nav = st.navigation(PAGES)
+# Settings from the URL (first run), a loaded configuration or a reset, before any widget is drawn.
+settings.apply_before_run(nav.url_path)
 sidebar.render()
+settings.sidebar_tools()
 # One guard for every page: an unexpected error shows a short message with an error id, never a traceback
 # or anything the user uploaded (ui/errors.py).
 with page_guard("app"):

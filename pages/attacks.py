@@ -34,3 +34,6 @@ else:
     panels.run(ds.token, at, request)
     panels.results(ds.token, request)
 panels.formulas()
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("attacks")

@@ -7,6 +7,7 @@ import streamlit as st
 from eyedp_core.data import samples as datasets
 from eyedp_core.gaze import events
 from eyedp_core.samples.streams import StreamError, selection_column
+import ui.share
 from ui import state
 from ui.samples import panels, protect, view
 from ui.shell import count_run, ensure_shell
@@ -60,9 +61,11 @@ page_view = c2.radio("View", list(VIEWS), format_func=VIEWS.get, horizontal=True
 
 one = view.pick(df, who, stim_name, sel)
 
-if page_view == "raw":
-    panels.raw_section(ds.token, f"{who}|{stim_name}", one, str(who), geometry, ds.name)
-elif page_view == "protect":
-    protect.protect_view(ds.token, prep, who, stim_name, sel, geometry)
+if page_view == "protect":
+    protect.protect_view(ds.token, prep, who, stim_name, sel, geometry)  # closes with the share box and its export
 else:
-    panels.kanon_view()
+    if page_view == "raw":
+        panels.raw_section(ds.token, f"{who}|{stim_name}", one, str(who), geometry, ds.name)
+    else:
+        panels.kanon_view()
+    ui.share.page_tools("gaze_samples")  # settings JSON and script; the export needs the Protect view's settings

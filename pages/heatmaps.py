@@ -10,6 +10,7 @@ import streamlit as st
 from eyedp_core.heatmaps import preview
 from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.release import MapsSource
+import ui.share
 from ui import state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
@@ -94,6 +95,7 @@ def _draw() -> None:
     _explore(ctx)
     st.divider()
     _export(ctx)
+    ui.share.page_tools("heatmaps", ctx)  # settings JSON, script, what the report keeps of this view
 
 
 @fragment

@@ -121,3 +121,6 @@ for start in range(0, len(views), 3):
         with col.container(border=True):
             st.page_link(path, label=f"**{title}**", icon=":material/arrow_forward:")
             st.caption(text)
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("home")

@@ -1,48 +1,105 @@
-"""Report: every release of this session, composed per person, for an ethics board."""
+"""Report: the session's ledger composed per person, the cap on ε per person, and the review-board report."""
 from __future__ import annotations
 
 import streamlit as st
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE
 from eyedp_core.io import uploads
+from eyedp_core.report import epsilon_reading, person_table, releases_table
 from ui import state
+from ui.share import report
 from ui.shell import ensure_shell
 
 ensure_shell()
 
 st.title("Report")
 ledger = state.ledger()
-st.markdown(
-    "Every view records what it releases in this session's **privacy ledger**. Releases that read the "
-    "same person's data add up (sequential composition); releases about disjoint people do not "
-    "(parallel composition). The headline is the worst-case total for any one person."
-)
-st.info(f"**The ledger rule.** {COMPOSITION_RULE} (docs/PRIVACY_MODEL.md §0.6)", icon=":material/rule:")
-if not ledger.releases:
-    st.info("Nothing has been released yet. Move to a view, choose settings and press its *record* "
-            "or *export* button; the release appears here.", icon=":material/info:")
-    st.stop()
-
 eps, delta = ledger.total()
+st.markdown(
+    "Every view records what it releases in this session's **privacy ledger**. Releases that read the same "
+    "person's data add up (sequential composition); releases about different people do not. The headline is "
+    "the worst-case total for any one person.")
+
+# ---- the cap: the first slider of the page ------------------------------------------------------------------
+cap_now = state.epsilon_cap()
+cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=float(cap_now or 10.0), step=0.1,
+                key="rp_cap", help="A release (export, recording, private choice) that would push any person's "
+                                   "total ε above this cap is refused: nothing is drawn into the ledger.")
+state.set_epsilon_cap(cap)
+left = cap - eps
+(st.success if left >= 0 else st.error)(
+    f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {eps:.4g} (worst-case person), so "
+    + (f"ε = {left:.4g} is left; any release that would exceed the cap is refused." if left >= 0 else
+       "the ledger is already above this cap (releases made before it was lowered); every new release is refused."),
+    icon=":material/shield:")
+
 c1, c2, c3 = st.columns(3)
 c1.metric("Worst-case ε per person", f"{eps:.4g}")
 c2.metric("Worst-case δ per person", f"{delta:.2g}")
 c3.metric("Releases", len(ledger.releases))
-caveats = ledger.warnings()
-if caveats:
-    # Data-derived sensitivities and parameters (e.g. a length T read off the recordings), tuning on the
-    # private data and sub-person units all weaken the stated ε: the board must see each one.
-    st.subheader("Caveats")
-    for w in caveats:
-        st.warning(w, icon=":material/warning:")
-st.subheader("Releases")
-table = ledger.to_frame()
-st.dataframe(table, hide_index=True)
-st.subheader("Per person")
-st.dataframe(ledger.per_participant(), hide_index=True)
-st.download_button("Download the ledger (CSV)", uploads.to_csv_bytes(table), "eyedp_ledger.csv", "text/csv")
-if st.button("Clear the ledger", key="report_clear",
-             help="Starts a new accounting session: forgets every release, the last export and any cap m read "
-                  "off the data, so nothing cleared can come back."):
-    state.clear_ledger()
-    st.rerun()
+if ledger.releases:
+    st.caption(epsilon_reading(eps, delta))
+with st.expander("The ledger rule (docs/PRIVACY_MODEL.md §0.6)"):
+    st.markdown(COMPOSITION_RULE)
+
+# ---- the review-board report --------------------------------------------------------------------------------
+st.subheader("Review-board report")
+st.markdown("One self-contained HTML file: data used (counts only), unit of protection and threat models, every "
+            "released artefact with its mechanism, ε, δ, sensitivity and noise scale, the total per person after "
+            "composition and a correlation-aware estimate, utility and attack figures at the chosen settings, "
+            "caveats, software versions and the configuration to reproduce it. Works offline; print it to PDF "
+            "from the browser.")
+a, b = st.columns(2)
+a.download_button("Download the report (HTML)", report.deferred_report(), "eyedp_report.html", "text/html",
+                  key="rp_dl_report", type="primary", icon=":material/summarize:",
+                  help="Built when you press the button, from the ledger and the views as they are now.")
+if b.button("Build a PDF as well", key="rp_build", icon=":material/picture_as_pdf:",
+            help="Prints the same report with headless Chromium, where this machine has it."):
+    html = report.report_html()
+    st.session_state["rp_report_html"] = html.encode()
+    with st.spinner("Printing the report to PDF…"):
+        st.session_state["rp_report_pdf"] = report.html_to_pdf(html)
+    if st.session_state["rp_report_pdf"] is None:
+        b.warning("No PDF on this machine (headless Chromium not found or failed): print the HTML report from "
+                  "your browser instead.", icon=":material/print_disabled:")
+if st.session_state.get("rp_report_pdf"):
+    b.download_button("Download the report (PDF)", st.session_state["rp_report_pdf"], "eyedp_report.pdf",
+                      "application/pdf", key="rp_dl_pdf", icon=":material/download:")
+
+if not ledger.releases:
+    st.info("Nothing has been released yet. Move to a view, choose settings and press its *record* or *export* "
+            "button; the release appears here.", icon=":material/info:")
+else:
+    caveats = ledger.warnings()
+    if caveats:
+        # Data-derived sensitivities and parameters, tuning on the private data and sub-person units all weaken
+        # the stated ε: the board must see each one.
+        st.subheader("Caveats")
+        for w in caveats:
+            st.warning(w, icon=":material/warning:")
+    st.subheader("Releases")
+    table = releases_table(ledger)
+    # The page shows what a reader needs to follow the totals; every column is in the CSV and the report.
+    shown = table[["#", "View", "What was released", "Protects one", "Covers", "ε per invocation",
+                   "Invocations per person", "ε charged per person", "δ charged per person", "Caveats"]]
+    st.table(shown.style.format({c: "{:.4g}" for c in shown.columns if shown[c].dtype.kind == "f"}))
+    st.subheader("Total per person")
+    st.caption("Each row is one person, protected as an observer (Heatmaps) or a participant (time series); "
+               "'every …' rows hold the total that applies to each of them.")
+    people = person_table(ledger, cap)
+    st.table(people.style.format({c: "{:.4g}" for c in people.columns if people[c].dtype.kind == "f"}))
+    fig = report.ledger_figure()
+    if fig is not None:
+        st.plotly_chart(fig, key="rp_ledger_chart")
+    st.download_button("Download the ledger (CSV)", uploads.to_csv_bytes(table), "eyedp_ledger.csv", "text/csv",
+                       key="rp_dl_csv")
+    if st.button("Clear the ledger", key="report_clear",
+                 help="Starts a new accounting session: forgets every release, the last export and any cap m read "
+                      "off the data, so nothing cleared can come back."):
+        state.clear_ledger()
+        st.session_state.pop("rp_report_html", None)
+        st.session_state.pop("rp_report_pdf", None)
+        st.rerun()
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("report")

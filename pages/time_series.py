@@ -222,9 +222,9 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
     if msg := st.session_state.pop("ts_recorded_msg", None):
         b2.success(msg, icon=":material/check:")
     else:
-        b2.caption("Previews use seeded noise and are not releases (this view has no export yet): record the "
-                   "setting you would publish. Every recording is a release of its own and adds to the ledger; the "
-                   "Report page composes all of them per person.")
+        b2.caption("Previews use seeded noise and are not releases (the release-mode export is under *Share and "
+                   "reproduce* at the end of the page): record the setting you would publish. Every recording is a "
+                   "release of its own and adds to the ledger; the Report page composes all of them per person.")
 
     # ---- preview -------------------------------------------------------------------------------------------
     st.subheader("Preview: one participant's clean and noisy series")
@@ -280,9 +280,10 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
     if panel is None:
         st.caption("Open a view: utility against ε for every mechanism, the choice of k, correlation over time, the "
                    "accounting at every scope, Steil et al.'s mechanism, or the per-feature table.")
-        return
-    {"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
-     "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
+    else:
+        {"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
+         "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
+    ui.share.page_tools("time_series", ctx)  # settings JSON, release export, script, what the report keeps
 
 
 mechanism_view(ds.token, info, series, public_t, names, kinds, feature, task, participant)

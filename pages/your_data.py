@@ -288,3 +288,6 @@ def render() -> None:
 
 
 guarded(render, page="your_data")
+
+import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+ui.share.page_tools("your_data")

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.data import samples as datasets
+from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
@@ -124,7 +125,8 @@ LEDGER_KEY = "eyedp_ledger"
 # Views add their own keys here.
 LEDGER_DERIVED_KEYS: tuple[str, ...] = (
     "hm_export_result", "hm_m_tuned", "hm_m_count", "hm_m_duration",
-    "ts_recorded_msg",
+    "ts_recorded_msg", "eyedp_release_context", "eyedp_refused",
+    "share_export_time_series", "share_export_gaze_samples",
 )
 
 
@@ -140,3 +142,37 @@ def clear_ledger() -> None:
     ledger().clear()
     for key in LEDGER_DERIVED_KEYS:
         st.session_state.pop(key, None)
+
+
+# --------------------------------------------------------------------------------------------
+# the cap on ε per person, and what each release was made with (Report page)
+
+CAP_KEY = "eyedp_eps_cap"  # the cap set on the Report page (None: no cap yet); kept when the page is left
+REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
+CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings and the facts it showed
+FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utility and data counts it showed
+
+
+def epsilon_cap() -> float | None:
+    """The cap on the worst-case ε per person (None: no cap set)."""
+    return st.session_state.get(CAP_KEY)
+
+
+def set_epsilon_cap(cap: float | None) -> None:
+    """Set (or clear) the cap on ε per person."""
+    st.session_state[CAP_KEY] = None if cap is None else float(cap)
+
+
+def charge(releases: list | tuple, *, page: str | None = None) -> bool:
+    """Add releases to the ledger unless they exceed the cap (refused: nothing added, message kept, False)."""
+    try:
+        budget.charge(ledger(), list(releases), epsilon_cap())
+    except budget.BudgetExceeded as err:
+        st.session_state[REFUSED_KEY] = str(err)
+        return False
+    page = page or st.session_state.get("share_page")
+    facts = st.session_state.get(FACTS_KEY, {}).get(page)
+    snapshot = st.session_state.get("share_snapshots", {}).get(page)
+    contexts = st.session_state.setdefault(CONTEXT_KEY, [])
+    contexts.extend({"page": page, "facts": facts, "settings": snapshot} for _ in releases)
+    return True

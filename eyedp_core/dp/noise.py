@@ -16,6 +16,7 @@ import numpy as np
 from eyedp_core.dp.mechanisms import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
                                       gaussian_sigma, tex_number)
 from eyedp_core.dp.registry import Family
+from eyedp_core.dp.release_source import ReleaseSource
 
 __all__ = [
     "GaussianMechanism",
@@ -65,9 +66,11 @@ class NoiseMechanism(ABC):
                scale: float | np.ndarray | None = None) -> np.ndarray:
         """Generator and shape in, i.i.d. PREVIEW noise out; `scale` (broadcast against the last axes)
         overrides the calibrated one where rows have their own calibrations of the same family."""
+        shp = (shape,) if isinstance(shape, int) else tuple(shape)
+        if isinstance(rng, ReleaseSource):  # release mode: OpenDP's samplers, no seed (§11)
+            return rng.draw(self.family, shp, self.scale if scale is None else scale).astype(dtype, copy=False)
         if not isinstance(rng, np.random.Generator):
             raise TypeError("preview noise needs a numpy.random.Generator; releases go through eyedp_core.dp.release")
-        shp = (shape,) if isinstance(shape, int) else tuple(shape)
         z = self._standard(rng, shp, dtype)
         s = self.scale if scale is None else scale
         if np.isscalar(s):

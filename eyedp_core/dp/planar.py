@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from eyedp_core.dp.registry import Family
+from eyedp_core.dp.release_source import ReleaseSource
 
 __all__ = ["PlanarLaplaceMechanism", "planar_laplace", "radius_quantile"]
 
@@ -57,9 +58,11 @@ class PlanarLaplaceMechanism:
 
     def sample(self, rng: np.random.Generator, n: int, epsilon: float | np.ndarray | None = None) -> np.ndarray:
         """Generator and count -> (n, 2) PREVIEW displacements; `epsilon` (scalar or (n,)) overrides ε'."""
+        eps = self.epsilon if epsilon is None else _check_eps(epsilon)
+        if isinstance(rng, ReleaseSource):  # release mode: built from OpenDP draws (release_source)
+            return rng.planar_unit(n) / (eps[..., None] if np.ndim(eps) else eps)
         if not isinstance(rng, np.random.Generator):
             raise TypeError("preview noise needs a numpy.random.Generator")
-        eps = self.epsilon if epsilon is None else _check_eps(epsilon)
         radius = rng.standard_gamma(2.0, size=n) / eps
         theta = rng.uniform(0.0, 2.0 * math.pi, size=n)
         return np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=-1)

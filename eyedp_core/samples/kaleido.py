@@ -36,6 +36,7 @@ import pandas as pd
 
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.dp.planar import PlanarLaplaceMechanism
+from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.samples.streams import stream_columns
 
 __all__ = ["KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_plan", "kaleido_run", "window_sums"]
@@ -122,8 +123,8 @@ class KaleidoRun:
 def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
                bounds: tuple[float, float] | None) -> KaleidoRun:
     """(P, n, 2) streams (NaN = missing or padding) -> KaleidoRun for all of them, advancing together."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("Kaleido previews need a numpy.random.Generator")
+    if not isinstance(rng, (np.random.Generator, ReleaseSource)):
+        raise TypeError("Kaleido needs a numpy.random.Generator (preview) or a ReleaseSource (release)")
     p_count, n = g.shape[:2]
     slots = np.arange(0, n, plan.t_skip)
     n_slots = slots.size

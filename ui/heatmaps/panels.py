@@ -105,9 +105,9 @@ def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str
                                           selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
                                           delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
                                           cap_total=ctx.cap_total)
-    state.ledger().add(release.selection_release(choice))
-    _set_cap(ctx.weight, choice)
-    st.session_state[LEDGER_CHANGED] = True  # the sidebar's ledger summary is outside the page's fragment
+    if state.charge([release.selection_release(choice)], page="heatmaps"):  # refused over the cap: m unchanged
+        _set_cap(ctx.weight, choice)
+    st.session_state[LEDGER_CHANGED] = True  # the sidebar (ledger summary or refusal) is outside the page's fragment
 
 
 def cap_panel(ctx: view.Context) -> None:

@@ -133,7 +133,8 @@ def export_section(ctx: view.Context) -> None:
             except ValueError as err:
                 st.error(f"The release failed: {err}")
                 return
-        state.ledger().add(rel.ledger_entry)
+        if not state.charge([rel.ledger_entry], page="heatmaps"):
+            st.rerun()  # refused over the cap set on the Report page: the draw is discarded, nothing is shown
         st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
                                            "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
                                            "scale": scale, "preview_scale": cal.scale, "gaussian": gaussian}

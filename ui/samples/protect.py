@@ -12,6 +12,7 @@ from eyedp_core.samples.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
 from ui.samples import figs, panels, view
+import ui.share
 from ui.shell import count_run, show_run_counts
 from ui.widgets import preview_watermark
 
@@ -131,3 +132,5 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
                f"({view.WINDOW_S:g} s) names the person behind each later protected window. Empirical figures on "
                "this data, not guarantees.")
     show_run_counts("gs_protect")
+    # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
+    ui.share.page_tools("gaze_samples", {"s_kal": s_kal, "df": df, "geometry": geometry})

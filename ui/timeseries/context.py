@@ -150,9 +150,8 @@ def main_releases(c: Ctx) -> list[Release]:
 
 def record(releases: list[Release]) -> None:
     """Append these releases to the ledger: every release composes, so recording twice counts twice."""
-    led = state.ledger()
-    for r in releases:
-        led.add(r)
+    if not state.charge(releases, page="time_series"):
+        st.rerun()  # refused over the cap set on the Report page: nothing added; the sidebar says why
 
 
 def ledger_table() -> None:

@@ -1,0 +1,40 @@
+"""The JSON manifest that travels with every export: what was released, how, with which guarantee."""
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+from typing import Any
+
+from eyedp_core.dp.release import SAMPLER
+
+__all__ = ["manifest"]
+
+
+def _version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "source tree"
+
+
+def manifest(*, artefact: str, mechanism: str, guarantee: str, unit: str, epsilon: float, delta: float,
+             parameters: dict[str, Any], values_drawn: int, seconds: float, files: dict[str, str],
+             caveats: list[str] | None = None, construction: str | None = None) -> dict[str, Any]:
+    """What an export did, as a JSON-ready dict (no data values)."""
+    return {
+        "artefact": artefact,
+        "mode": "release",
+        "mechanism": mechanism,
+        "guarantee": guarantee,
+        "unit_of_privacy": unit,
+        "epsilon": epsilon,
+        "delta": delta,
+        "parameters": parameters,
+        "noise": {"sampler": SAMPLER, "library": "opendp", "opendp_version": _version("opendp"), "seeded": False,
+                  "values_drawn": int(values_drawn), "construction": construction or "OpenDP sampler directly"},
+        "files": files,
+        "caveats": caveats or [],
+        "software": {"eyedp": _version("eyedp"), "numpy": _version("numpy")},
+        "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(float(seconds), 3),
+    }

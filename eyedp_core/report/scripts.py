@@ -1,0 +1,109 @@
+"""Python scripts that reproduce a view's computation on eyedp_core with the view's current settings.
+
+Pure text generation: each function takes the view's parameters (plain numbers and names) and returns a
+short, runnable script that loads the same data, runs the same core functions with the same preview seed and
+prints the view's numbers as JSON on its last line (tests compare them with the page's)."""
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+__all__ = ["SCRIPTS", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
+           "time_series_script"]
+
+
+def _header(view: str, params: dict[str, Any]) -> str:
+    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    shown = "\n".join(f"#   {k} = {v!r}" for k, v in params.items())
+    return (f'"""EyeDP — the {view} view reproduced with eyedp_core (generated {when}).\n\n'
+            "Run it from a checkout of EyeDP (python this_file.py). Previews use seeded numpy noise:\n"
+            'they are for exploring settings, not private releases (docs/PRIVACY_MODEL.md §11)."""\n'
+            f"# Settings of the view:\n{shown}\nimport json\n\nimport numpy as np\n\n")
+
+
+def _load(kind: str, source: dict[str, Any], var: str) -> str:
+    """Lines that load a data source: a bundled sample by name, or the user's own file (path to fill in)."""
+    if source.get("sample"):
+        return f"from eyedp_core.data import samples\n\n{var} = samples.load_sample({source['sample']!r})\n"
+    return ("from pathlib import Path\n\nfrom eyedp_core import io\n\n"
+            f"FILE = Path({source.get('name', 'your_file.csv')!r})  # the file you uploaded: put its path here\n"
+            f"_raw = io.read_table(FILE.read_bytes(), FILE.name)\n"
+            f"{var} = io.apply_mapping(_raw, io.guess_mapping(_raw, {kind!r}), {kind!r}, FILE.name)\n")
+
+
+def heatmaps_script(p: dict[str, Any]) -> str:
+    """Heatmaps view parameters in, the script (gaze maps, sensitivity, seeded noisy preview, metrics) out."""
+    image = (f"image = samples.stimulus_image({p['stimulus']!r})\n" if p.get("stimulus_sample") else
+             "from eyedp_core.io import load_image\n"
+             f"image = load_image(Path({p['stimulus']!r}).read_bytes(), {p['stimulus']!r})  # your image\n")
+    load = _load("fixations", p["fixations"], "fixations")
+    if p.get("stimulus_sample") and "samples" not in load:
+        load = "from eyedp_core.data import samples\n" + load
+    return (_header("Heatmaps", p) + load + image + "from eyedp_core.heatmaps import maps, preview\n\n"
+            "H, W = image.shape[:2]\n"
+            f"sub, how = preview.fixations_for_stimulus(fixations, {p['fixations']['name']!r}, {p['stimulus']!r}, W, H)\n"
+            f"gm = maps.gaze_maps(sub, W, H, {p['cell_px']!r}, {p['weight']!r})\n"
+            f"sens = preview.maps_sensitivity(gm, {p['cap_m']!r}, {p['cap_total']!r})\n"
+            f"clean = preview.clean_maps(gm, {p['cap_m']!r}, {p['cap_total']!r}, {p['sigma_px']!r})\n"
+            f"prev = preview.noisy_preview(clean, sens, epsilon={p['epsilon']!r}, delta={p['delta']!r}, "
+            f"mechanism={p['mechanism']!r}, method={p['method']!r}, seed={p['seed']!r}, sigma_px={p['sigma_px']!r}, "
+            f"cell_px={p['cell_px']!r})\n"
+            "print(prev.calibration.plugged_tex)\n"
+            "print(json.dumps({'n_observers': gm.n_observers, 'l1': sens.l1, 'l2': sens.l2, "
+            "'scale': prev.calibration.scale, 'metrics': {k: float(v) for k, v in prev.metrics.items()}}))\n")
+
+
+def time_series_script(p: dict[str, Any]) -> str:
+    """Time-series view parameters in, the script (feature tensor, seeded mechanism run, NMSE) out."""
+    return (_header("Time series", p) + _load("features", p["features_source"], "table")
+            + "from eyedp_core.dp.registry import Mech\n"
+              "from eyedp_core.timeseries.preview import run_preview\n"
+              "from eyedp_core.timeseries.signals import feature_tensor\n\n"
+            f"NAMES = {list(p['names'])!r}\n"
+            f"LO = np.array({list(p['lo'])!r})\nHI = np.array({list(p['hi'])!r})\n"
+            f"x, recs = feature_tensor(table, NAMES, length={p['length']!r}, fill='edge', order_col={p['order_col']!r})\n"
+            f"prev = run_preview(x, Mech({p['mech']!r}), chunk={p['chunk']!r}, epsilon={p['epsilon']!r}, k={p['k']!r}, "
+            f"bounds=(LO, HI), rng=np.random.default_rng({p['seed']!r}), feature={p['feature_index']!r}, "
+            f"nmse_kind={p['nmse_kind']!r})\n"
+            "print(json.dumps({'scale': prev.shown[0].calibration.scale, "
+            "'nmse_feature': [float(v) for v in prev.nmse_feature], 'recordings': int(x.shape[0])}))\n")
+
+
+def gaze_samples_script(p: dict[str, Any]) -> str:
+    """Gaze-samples view parameters in, the script (checked streams, seeded Kaleido preview) out."""
+    return (_header("Gaze samples", p) + _load("gaze", p["gaze_source"], "gaze")
+            + "from eyedp_core.samples.kaleido import kaleido_run\n"
+              "from eyedp_core.samples.streams import prepare_streams\n\n"
+            f"df = prepare_streams(gaze, width_px={p['width_px']!r}, height_px={p['height_px']!r}).frame\n"
+            f"_, table = kaleido_run(df, epsilon={p['epsilon']!r}, w={p['w']!r}, l_thresh={p['l_thresh']!r}, "
+            f"t_skip={p['t_skip']!r}, r={p['r']!r}, h={p['h']!r}, rng=np.random.default_rng([{p['seed']!r}, 1]), "
+            f"min_pub={p['min_pub']!r}, bounds=({p['width_px']!r}, {p['height_px']!r}))\n"
+            "shift = np.hypot(table['x'].to_numpy() - df['x'].to_numpy(), table['y'].to_numpy() - df['y'].to_numpy())\n"
+            "print(json.dumps({'samples': int(len(table)), 'mean_shift_px': float(np.nanmean(shift)), "
+            "'max_eps_per_sample': float(table['eps'].max())}))\n")
+
+
+def home_script(p: dict[str, Any]) -> str:
+    """Home parameters (ε) in, the script (odds factor e^ε, the 50 % belief bound) out."""
+    return (_header("Home", p) + "from eyedp_core.dp import explain\n\n"
+            f"eps = {p['epsilon']!r}\n"
+            "print(json.dumps({'odds_factor': float(explain.odds_factor(eps)), "
+            "'posterior_from_50_percent': float(explain.posterior_bound(0.5, eps))}))\n")
+
+
+def report_script(p: dict[str, Any]) -> str:
+    """Report parameters (the ledger's releases, the cap) in, the script (composition per person) out."""
+    rows = ",\n    ".join(repr(r) for r in p["releases"])
+    return (_header("Report", {"releases": len(p["releases"]), "epsilon_cap": p["epsilon_cap"]})
+            + "from eyedp_core.dp.accounting import Ledger, Release\n"
+              "from eyedp_core.report import person_table\n\n"
+              "inf = float('inf')  # a release without a DP guarantee is recorded as ε = ∞\n"
+            f"RELEASES = [\n    {rows},\n]\n"
+            "ledger = Ledger(Release(**r) for r in RELEASES)\n"
+            "eps, delta = ledger.total()\n"
+            f"print(person_table(ledger, {p['epsilon_cap']!r}).to_string(index=False))\n"
+            "print(json.dumps({'epsilon': eps, 'delta': delta, 'releases': len(ledger)}))\n")
+
+
+SCRIPTS = {"heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,
+           "home": home_script, "report": report_script}

@@ -1,0 +1,72 @@
+"""The ledger as tables a review board can read: plain column names, the unit of each row, totals per person."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from eyedp_core.dp.accounting import EVERYONE, Ledger
+
+__all__ = ["person_table", "releases_table"]
+
+
+def _who(participants: tuple[str, ...] | None, unit: str) -> str:
+    if participants is None:
+        return f"every {unit}"
+    if len(participants) <= 6:
+        return ", ".join(participants)
+    return f"{len(participants)} {unit}s"
+
+
+def releases_table(ledger: Ledger) -> pd.DataFrame:
+    """Ledger in, one readable row per release (what, unit, who, ε, δ, count, charged, caveats) out."""
+    rows = []
+    for i, r in enumerate(ledger.releases, start=1):
+        caveats = []
+        if r.sensitivity_type == "data-derived":
+            caveats.append("sensitivity read off the data")
+        if r.tuned_on_private_data:
+            caveats.append("tuned on the private data")
+        caveats += list(r.data_derived_parameters)
+        rows.append({
+            "#": i, "View": r.view, "What was released": r.label, "Mechanism": r.mechanism,
+            "Protects one": r.unit, "Covers": _who(r.participants, r.unit),
+            "ε per invocation": r.epsilon, "δ per invocation": r.delta, "Invocations per person": r.count,
+            "ε charged per person": r.epsilon_total, "δ charged per person": r.delta_total,
+            "Sensitivity": r.sensitivity_type, "Caveats": "; ".join(caveats) or "none",
+        })
+    return pd.DataFrame(rows, columns=["#", "View", "What was released", "Mechanism", "Protects one", "Covers",
+                                       "ε per invocation", "δ per invocation", "Invocations per person",
+                                       "ε charged per person", "δ charged per person", "Sensitivity", "Caveats"])
+
+
+def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: bool = True) -> pd.DataFrame:
+    """Ledger (and the cap) in, the composed total per person, labelled observer or participant per row, out.
+
+    grouped: people with the same unit and the same totals share one row ("O01 … O40 (40 people)")."""
+    table = ledger.per_participant()
+    rows = []
+    for rec in table.to_dict("records"):
+        who = rec["participant"]
+        units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
+        kind = " / ".join(units) if units else "participant"
+        person = (f"every {kind}" if who == EVERYONE else str(who))
+        eps = float(rec["epsilon"])
+        row = {"Person": person, "Protected as": kind, "Total ε": eps, "Total δ": float(rec["delta"]),
+               "Releases": int(rec["n_releases"]), "Mechanism invocations": int(rec["n_invocations"])}
+        if epsilon_cap is not None:
+            row["Cap left (ε)"] = (float(epsilon_cap) - eps) if math.isfinite(eps) else -math.inf
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if not grouped or frame.empty:
+        return frame
+    keys = [c for c in frame.columns if c != "Person"]
+    out = []
+    for _, grp in frame.groupby(keys, sort=False, dropna=False):
+        names = list(grp["Person"])
+        row = grp.iloc[0].to_dict()
+        if len(names) > 1:
+            row["Person"] = (", ".join(names) if len(names) <= 4 else
+                             f"{names[0]}, {names[1]} … {names[-1]} ({len(names)} people)")
+        out.append(row)
+    return pd.DataFrame(out, columns=frame.columns).sort_values("Total ε", ascending=False, kind="stable")

@@ -1,0 +1,72 @@
+"""Settings in the URL and the review-board report in headless Chromium: a URL reopens the same view, the
+URL follows a slider, and the downloaded report opens offline without errors, draws its figure and prints."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+import harness
+
+pytestmark = pytest.mark.browser
+
+
+def _params(page) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def test_a_url_reopens_the_view_and_follows_a_slider(page, app_url, shots):
+    page.goto(f"{app_url}/report?rp_cap=2.5")
+    harness.wait_idle(page)
+    page.wait_for_selector('[data-testid="stSlider"]', timeout=60_000)
+    assert harness.slider_text(page, 0) == "2.50"
+    page.get_by_text("Cap: ε ≤ 2.5 per person").wait_for(timeout=30_000)
+    assert _params(page).get("rp_cap") == "2.5"
+    harness.move_slider(page, 0, "ArrowRight", presses=3)
+    page.wait_for_function("() => location.search.includes('rp_cap=2.8')", timeout=30_000)
+    assert _params(page)["rp_cap"] == "2.8"
+
+
+def test_report_opens_offline_without_errors_and_prints(page, app_url, shots, tmp_path):
+    # One export on Heatmaps, so the report has an artefact with its calibration.
+    page.goto(f"{app_url}/heatmaps")
+    harness.wait_idle(page)
+    page.get_by_role("button", name=re.compile("Export \\(private release\\)")).click()
+    harness.wait_idle(page)
+    page.get_by_text("PRIVATE RELEASE (OpenDP)").first.wait_for(timeout=60_000)
+    # Through the navigation (a new URL would start a new session, without the export).
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Report").click()
+    page.wait_for_url(re.compile(".*/report.*"))
+    harness.wait_idle(page)
+    page.get_by_text("Review-board report").wait_for(timeout=30_000)
+    harness.screenshot(page, str(shots / "report_page_1280.png"), width=1280)
+    with page.expect_download(timeout=60_000) as dl:
+        page.get_by_role("button", name=re.compile("Download the report")).click()
+    path = tmp_path / "eyedp_report.html"
+    dl.value.save_as(str(path))
+    assert path.stat().st_size > 100_000  # plotly's JavaScript is inside the file
+
+    # Open the file with the network cut: everything it needs must be in it.
+    ctx = page.context.browser.new_context(viewport={"width": 1280, "height": 1000}, offline=True)
+    report = ctx.new_page()
+    errors: list[str] = []
+    report.on("pageerror", lambda e: errors.append(str(e)))
+    report.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    report.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+    report.goto(Path(path).as_uri())
+    report.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    for section in ("summary", "data", "unit", "artefacts", "composition", "utility", "reading", "caveats",
+                    "reproduce"):
+        assert report.locator(f"section#{section} h2").count() == 1, section
+    assert "Worst-case total privacy loss" in report.inner_text("section#summary")
+    assert errors == [], errors
+    height = report.evaluate("() => document.body.scrollHeight")
+    report.set_viewport_size({"width": 1280, "height": min(int(height) + 40, 8000)})
+    report.wait_for_timeout(300)
+    report.screenshot(path=str(shots / "report_html_1280.png"))
+    pdf = report.pdf(format="A4", print_background=True)
+    assert pdf[:4] == b"%PDF" and len(pdf) > 20_000
+    (shots / "report.pdf").write_bytes(pdf)
+    ctx.close()

@@ -1,0 +1,47 @@
+"""Release-mode exports on the pages (AppTest): one click charges the ledger, draws with OpenDP and offers the
+CSV and its manifest; over the cap nothing is drawn."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.apptest import ROOT
+
+
+def _app(page: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_time_series_exports_the_feature_table_in_release_mode() -> None:
+    at = _app("pages/time_series.py")
+    at.button(key="ts_release_export").click().run()
+    assert not at.exception, at.exception
+    res = at.session_state["share_export_time_series"]
+    man = res["manifest"]
+    assert man["mode"] == "release" and man["noise"]["seeded"] is False
+    releases = at.session_state["eyedp_ledger"].releases
+    assert releases and all(r.view == "Time series" for r in releases)
+    # The manifest's per-participant ε is what the ledger charged to the worst-case person.
+    assert man["epsilon"] == pytest.approx(at.session_state["eyedp_ledger"].total()[0], rel=1e-9)
+    header = res["csv"].split(b"\n", 1)[0].decode()
+    assert header.startswith("participant,task,window,")
+    assert any(b.label == "Manifest (JSON)" for b in at.get("download_button"))
+    json.dumps(man, default=str)
+
+
+def test_gaze_samples_export_over_the_cap_is_refused() -> None:
+    at = _app("pages/report.py")
+    at.slider(key="rp_cap").set_value(5.0).run()
+    at.switch_page("pages/gaze_samples.py").run()
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    at.button(key="gs_release_export").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["eyedp_ledger"].releases == []
+    assert "share_export_gaze_samples" not in at.session_state
+    assert any("Refused" in str(e.value) for e in at.sidebar.error)

@@ -1,0 +1,121 @@
+"""Release-mode exports on each view: charge the ledger first (refused over the cap), then draw with OpenDP.
+
+Previews stay seeded and fast; an export is a release: no seed, OpenDP's samplers (eyedp_core.exports),
+a JSON manifest, and a ledger entry. Files stay in the session until the ledger is cleared.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from eyedp_core.dp.accounting import Release
+from eyedp_core.exports import release_feature_table, release_gaze_samples
+from eyedp_core.io import uploads
+from ui import state
+from ui.timeseries import context
+from ui.widgets import badge
+
+RESULT_KEY = "share_export_{page}"
+
+
+def _result(page: str) -> dict[str, Any] | None:
+    return st.session_state.get(RESULT_KEY.format(page=page))
+
+
+def _offer(page: str, name: str) -> None:
+    """Show the last release of this page: what it charged and the files (CSV + manifest)."""
+    res = _result(page)
+    if not res:
+        return
+    man = res["manifest"]
+    st.success(f"Released {man['artefact']} ({man['mechanism']}) in {man['seconds']:.1f} s with "
+               f"{man['noise']['values_drawn']:,} OpenDP draws; guarantee: {man['guarantee']}.",
+               icon=":material/check_circle:")
+    st.markdown(badge("PRIVATE RELEASE (OpenDP, no seed)", "dp"), unsafe_allow_html=True)
+    a, b = st.columns(2)
+    csv = res["csv"]  # handed over only when the button is pressed (keeps reruns light)
+    a.download_button("Released data (CSV)", lambda: csv, f"eyedp_{name}_release.csv", "text/csv",
+                      key=f"share_dl_{page}_csv", icon=":material/download:")
+    b.download_button("Manifest (JSON)", json.dumps(man, indent=2, default=str).encode(),
+                      f"eyedp_{name}_release.json", "application/json", key=f"share_dl_{page}_json",
+                      icon=":material/description:")
+
+
+def _charge_then(page: str, releases: list[Release]) -> bool:
+    """Charge the ledger; refused over the cap: nothing is drawn and the sidebar says why."""
+    if not state.charge(releases, page=page):
+        st.rerun()
+    return True
+
+
+def time_series_export(ctx: Any) -> None:
+    """Feature table CSV of every released feature and recording, in release mode."""
+    st.markdown("**Export (release mode).** The mechanism and settings above over every released feature and "
+                "recording, with fresh OpenDP noise (no seed): not the preview. Charged to the ledger as the "
+                "recording is.")
+    if ctx is None:
+        st.markdown("Choose valid settings above to export.")
+        return
+    if ctx.sensitivity_type == "data-derived":
+        st.warning("A data-derived sensitivity is not differential privacy: choose public bounds to export.",
+                   icon=":material/block:")
+        return
+    if st.button("Export the feature table (private release)", key="ts_release_export", type="primary",
+                 icon=":material/ios_share:"):
+        _charge_then("time_series", context.main_releases(ctx))
+        s = ctx.series
+        with st.spinner("Drawing OpenDP noise for every feature and recording…"):
+            rel = release_feature_table(s.x, s.recs, s.names, s.lo, s.hi, mech=ctx.setting.mech,
+                                        chunk=ctx.setting.chunk, k=int(ctx.setting.k),
+                                        epsilon=ctx.plan.per_invocation,
+                                        participant_epsilon=ctx.plan.participant_total,
+                                        invocations=ctx.plan.invocations)
+        st.session_state[RESULT_KEY.format(page="time_series")] = {"csv": uploads.to_csv_bytes(rel.table),
+                                                                   "manifest": rel.manifest}
+        st.rerun()
+    _offer("time_series", "features")
+
+
+def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
+    """Protected gaze samples CSV (Kaleido, release mode) of every stream."""
+    st.markdown("**Export (release mode).** Kaleido with the settings above over every stream, its planar "
+                "Laplace and test noise drawn from OpenDP (no seed): not the preview. Only participant, task, "
+                "time and the protected x, y are written.")
+    scope = scope or {}
+    s_kal, df, geometry = scope.get("s_kal"), scope.get("df"), scope.get("geometry")
+    if s_kal is None or df is None or geometry is None:
+        st.markdown("Open the view *Protect the stream* to export protected samples.")
+        return
+    per_person = df.groupby("participant").size() if "participant" in df.columns else None
+    n_max = int(per_person.max()) if per_person is not None and len(per_person) else len(df)
+    windows = -(-n_max // int(s_kal.w))
+    people = tuple(str(p) for p in per_person.index) if per_person is not None else None
+    entry = Release(view="Gaze samples", label=f"Kaleido export, ε = {s_kal.epsilon:g} per {s_kal.w}-sample window, "
+                                              f"r = {s_kal.r:g} px", unit="w-event", mechanism="Kaleido",
+                    sensitivity_type="public", epsilon=s_kal.epsilon, count=max(windows, 1), participants=people)
+    st.markdown(f"Charged per person: ε = {s_kal.epsilon:g} × {windows} windows = {s_kal.epsilon * windows:.4g} "
+               "(the longest stream, basic composition).")
+    if st.button("Export protected samples (private release)", key="gs_release_export", type="primary",
+                 icon=":material/ios_share:"):
+        _charge_then("gaze_samples", [entry])
+        pub = s_kal.min_pub_share * (s_kal.epsilon - s_kal.epsilon / s_kal.h)
+        with st.spinner("Drawing OpenDP noise for every stream…"):
+            rel = release_gaze_samples(df, epsilon=s_kal.epsilon, w=s_kal.w, l_thresh=s_kal.l_thresh,
+                                       t_skip=s_kal.t_skip, r=s_kal.r, h=s_kal.h, min_pub=pub,
+                                       bounds=(geometry.width_px, geometry.height_px))
+        st.session_state[RESULT_KEY.format(page="gaze_samples")] = {"csv": uploads.to_csv_bytes(rel.table),
+                                                                    "manifest": rel.manifest}
+        st.rerun()
+    _offer("gaze_samples", "gaze")
+
+
+def heatmaps_export(_: Any) -> None:
+    """The heatmap export lives in the page's own Export section (PNG, array CSV, JSON metadata)."""
+    st.markdown("The heatmap release (PNG image, noisy array as CSV, JSON manifest; OpenDP, no seed) is in the "
+               "*Export (private release)* section above.")
+
+
+EXPORTS = {"time_series": time_series_export, "gaze_samples": gaze_samples_export, "heatmaps": heatmaps_export}

@@ -1,0 +1,115 @@
+"""What each view showed at its current settings, kept per page for the report and the release records.
+
+Plain dicts of numbers and text (no arrays): they are stored in session state on every run of a page and
+attached to each ledger entry when it is charged (ui.state.charge).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.timeseries.accounting import sub_participant_bounds
+from ui import state
+from ui.heatmaps.release import export_scale
+
+
+def calibration_facts(cal: Calibration) -> dict[str, Any]:
+    """Calibration -> the numbers and formulas a report shows."""
+    return {"mechanism": cal.mechanism, "method": cal.method, "scale": cal.scale, "std": cal.std,
+            "epsilon": cal.epsilon, "delta": cal.delta, "sensitivity": cal.sensitivity,
+            "formula_tex": cal.formula_tex, "plugged_tex": cal.plugged_tex, "guarantee": cal.guarantee,
+            "valid": cal.valid, "note": cal.note}
+
+
+def heatmaps_facts(ctx: Any) -> dict[str, Any]:
+    """Heatmaps view context -> data counts, unit, sensitivity (and how), calibration, utility."""
+    sens = ctx.sensitivity
+    return {
+        "view": "Heatmaps", "unit": "observer",
+        "data": {"observers": int(ctx.n_observers), "stimulus": ctx.stimulus.name,
+                 "fixation table": ctx.fixations.name, "grid cells": int(ctx.gaze_maps.n_cells),
+                 "cell size (px)": int(ctx.cell_px)},
+        "sensitivity": {"L1": sens.l1, "L2": sens.l2, "L1 formula": sens.l1_plugged, "L2 formula": sens.l2_plugged,
+                        "how": (f"public: from the caps (per-cell cap m = {ctx.cap_m:g}"
+                                + (f", total cap C = {ctx.cap_total:g}" if ctx.cap_total else "")
+                                + f", binding: {sens.binding}) and the public number of observers n = {sens.n}; "
+                                  "one observer's whole capped map is replaced")},
+        "calibration": calibration_facts(ctx.preview.calibration),
+        "export_scale": float(export_scale(ctx)),
+        "utility": {k.upper().replace("_PX", " (px)"): float(v) for k, v in ctx.preview.metrics.items()
+                    if isinstance(v, (int, float))},
+        "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
+                         if ctx.tuned_on_private_data else []),
+        "correlation": ("The unit is one observer's whole map on this stimulus: correlation between that "
+                        "observer's fixations is covered. Maps of several stimuli from the same observers compose "
+                        "(their ε add up); correlation between different observers (e.g. a shared task) is not."),
+        "preview_seed": int(ctx.preview_seed),
+    }
+
+
+def time_series_facts(ctx: Any) -> dict[str, Any]:
+    """Time-series view context -> data counts, unit, sensitivity, calibration, utility, correlation bounds."""
+    plan = ctx.plan
+    first = ctx.preview.shown[0]
+    bounds = sub_participant_bounds(plan)
+    nmse = [float(v) for v in ctx.preview.nmse_feature if math.isfinite(float(v))]
+    return {
+        "view": "Time series", "unit": "participant",
+        "data": {"participants": len(ctx.info.participants), "recordings per participant": int(plan.n_recordings),
+                 "features released": int(plan.n_features), "public length T (windows)": int(ctx.series.length)},
+        "sensitivity": {"value": first.calibration.sensitivity,
+                        "how": ("data-derived (largest distance between observed recordings; NOT a DP guarantee)"
+                                if ctx.sensitivity_type == "data-derived" else
+                                "public: from the declared per-feature bounds [L, U] and the transform length")},
+        "calibration": calibration_facts(first.calibration),
+        "calibration_title": f"{ctx.setting.label}, feature '{ctx.feature}', n = {first.length}, k = {first.k}",
+        "utility": {"median NMSE over features": float(sorted(nmse)[len(nmse) // 2]) if nmse else float("nan"),
+                    f"NMSE of '{ctx.feature}'": float(ctx.preview.nmse_feature[ctx.feature_index])},
+        "plan": {"per invocation ε": plan.per_invocation, "unit of one invocation": plan.unit,
+                 "invocations per participant": plan.invocations, "participant total ε": plan.participant_total,
+                 "paper's stated ε": plan.paper_total},
+        "bounds": bounds.to_dict("records"),
+        "data_derived": list(ctx.length.caveats) + (["sensitivity read off the data"]
+                                                    if ctx.sensitivity_type == "data-derived" else []),
+        "correlation": ("Chunks of one feature series are strongly correlated in time, so the per-chunk ε of "
+                        "the paper does not protect the person; the group bound over the C chunks and the "
+                        "participant total (basic composition over features, chunks and recordings) do, "
+                        "whatever the correlation. The Markov (TPL) estimate on the Accounting panel assumes a "
+                        "first-order chain over chunks with public transition matrices."),
+    }
+
+
+def gaze_samples_facts(scope: Any) -> dict[str, Any]:
+    """Gaze-samples page scope (Protect view) -> data counts, the Kaleido guarantee and the preview's shift."""
+    kal, df, s = scope.get("kal"), scope.get("df"), scope.get("s_kal")
+    if kal is None or df is None or s is None:
+        raise ValueError("not the Protect view")
+    shift = np.hypot(kal["x"].to_numpy() - df["x"].to_numpy(), kal["y"].to_numpy() - df["y"].to_numpy())
+    return {
+        "view": "Gaze samples", "unit": "w-event",
+        "data": {"participants": int(df["participant"].nunique()) if "participant" in df.columns else 1,
+                 "samples": int(len(df))},
+        "utility": {"mean shift of the Kaleido preview (px)": float(np.nanmean(shift)),
+                    "largest ε spent by one sample": float(kal["eps"].max())},
+        "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g}; gaze is correlated "
+                        "far beyond one window, so a person's whole stream is protected only by the sum over its "
+                        "windows."),
+    }
+
+
+FACTS = {"heatmaps": heatmaps_facts, "time_series": time_series_facts, "gaze_samples": gaze_samples_facts}
+
+
+def remember(page: str, ctx: Any) -> None:
+    """Keep what the page showed (ctx None: nothing to keep)."""
+    if ctx is None or page not in FACTS:
+        return
+    try:
+        facts = FACTS[page](ctx)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return  # a view context that changed shape: the report says the numbers are missing
+    st.session_state.setdefault(state.FACTS_KEY, {})[page] = facts

@@ -1,0 +1,91 @@
+"""The "Python script" download of each view: the view's parameters -> a runnable script on eyedp_core."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from eyedp_core.report.scripts import SCRIPTS
+from ui import state
+
+PARAMS_KEY = "share_script_params"  # page -> the parameters of its last run (tests read them)
+
+
+def _source(ds: Any) -> dict[str, Any]:
+    """A selected Dataset -> how a script loads it (a bundled sample by name, or the uploaded file's name)."""
+    if ds.source == "sample":
+        return {"sample": ds.token.split(":", 1)[1], "name": ds.name}
+    return {"name": ds.name}
+
+
+def heatmaps_params(ctx: Any) -> dict[str, Any]:
+    """Heatmaps context -> script parameters."""
+    cal = ctx.preview.calibration
+    return {"fixations": _source(ctx.fixations), "stimulus": ctx.stimulus.name,
+            "stimulus_sample": ctx.stimulus.source == "sample", "cell_px": int(ctx.cell_px), "weight": ctx.weight,
+            "cap_m": float(ctx.cap_m), "cap_total": None if ctx.cap_total is None else float(ctx.cap_total),
+            "sigma_px": float(ctx.sigma_px), "epsilon": float(cal.epsilon), "delta": float(ctx.delta),
+            "mechanism": str(ctx.mechanism), "method": str(ctx.method), "seed": int(ctx.preview_seed)}
+
+
+def time_series_params(ctx: Any) -> dict[str, Any] | None:
+    """Time-series context -> script parameters (None with a data-derived sensitivity: not reproduced here)."""
+    if ctx.sensitivities is not None:
+        return None
+    ds = state.current("features")
+    cols = ds.frame.columns if ds.frame is not None else []
+    order = "window" if "window" in cols else ("t_start_s" if "t_start_s" in cols else "__none__")
+    s = ctx.series
+    return {"features_source": _source(ds), "names": list(s.names), "lo": [float(v) for v in np.asarray(s.lo)],
+            "hi": [float(v) for v in np.asarray(s.hi)], "length": int(s.length), "order_col": order,
+            "mech": ctx.setting.mech.value, "chunk": ctx.setting.chunk, "epsilon": float(ctx.plan.per_invocation),
+            "k": int(ctx.setting.k), "seed": int(ctx.setting.seed), "feature_index": int(ctx.feature_index),
+            "nmse_kind": ctx.setting.nmse_kind}
+
+
+def gaze_samples_params(scope: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Gaze-samples page scope -> script parameters (None outside the Protect view)."""
+    s, geometry = scope.get("s_kal"), scope.get("geometry")
+    if s is None or geometry is None or scope.get("seed") is None:
+        return None
+    return {"gaze_source": _source(state.current("gaze")), "width_px": int(geometry.width_px),
+            "height_px": int(geometry.height_px), "epsilon": float(s.epsilon), "w": int(s.w),
+            "l_thresh": float(s.l_thresh), "t_skip": int(s.t_skip), "r": float(s.r), "h": float(s.h),
+            "min_pub": float(s.min_pub_share * (s.epsilon - s.epsilon / s.h)), "seed": int(scope["seed"])}
+
+
+def home_params(_: Any) -> dict[str, Any]:
+    """Home -> its ε slider."""
+    return {"epsilon": float(st.session_state.get("home_eps", 1.0))}
+
+
+def report_params(_: Any) -> dict[str, Any] | None:
+    """Report -> the ledger's releases and the cap (None with an empty ledger)."""
+    releases = state.ledger().releases
+    if not releases:
+        return None
+    return {"releases": [dataclasses.asdict(r) for r in releases], "epsilon_cap": state.epsilon_cap()}
+
+
+ARGLESS = ("home", "report")  # pages whose script needs no view context
+PARAMS = {"heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params,
+          "home": home_params, "report": report_params}
+
+
+def script_box(page: str, ctx: Any) -> None:
+    """Offer the view's Python script (or say why there is none)."""
+    if page not in PARAMS:
+        return
+    params = None if ctx is None and page not in ARGLESS else PARAMS[page](ctx)
+    if params is None:
+        st.markdown("No Python script for the current settings (open the view's main computation, with public "
+                   "bounds, to get one).")
+        return
+    st.session_state.setdefault(PARAMS_KEY, {})[page] = params
+    st.markdown("**Reproduce in code.** A short script on `eyedp_core` that loads the same data and recomputes "
+                "this view's numbers with these settings (the same preview seed gives the same noise).")
+    st.download_button("Python script", SCRIPTS[page](params).encode(), f"eyedp_{page}.py", "text/x-python",
+                       key=f"share_dl_{page}_script", icon=":material/code:")

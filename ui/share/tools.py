@@ -1,0 +1,64 @@
+"""`page_tools(page)`: the share box at the end of every page (settings JSON, exports, Python script)."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ui import settings
+from ui.share import exports, facts, scripts
+
+PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
+               "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
+
+
+def _messages() -> None:
+    """Settings from a URL or a file that were dropped, each with the reason (shown once)."""
+    notes = st.session_state.pop(settings.MESSAGES, None)
+    if notes:
+        st.warning("Some settings could not be restored and were left at their defaults:\n\n"
+                   + "\n".join(f"- {n}" for n in notes), icon=":material/link_off:")
+
+
+def settings_box(page: str) -> None:
+    """Download this page's settings as JSON, load a JSON configuration, and how the URL carries them."""
+    st.markdown("**Settings.** The address bar always holds this page's settings that differ from the defaults "
+                "(and the names of the data sources, never the data): copy it to send a colleague this exact view. "
+                "The JSON file holds every setting of the page.")
+    a, b = st.columns(2)
+    a.download_button("Download settings (JSON)", settings.config_json(page).encode(), f"eyedp_{page}_settings.json",
+                      "application/json", key="share_dl_settings", icon=":material/download:")
+    with b:
+        up = st.file_uploader("Load settings (JSON)", type=["json"], key="share_up_settings",
+                              help="A file downloaded from any EyeDP page; settings it does not know are ignored "
+                                   "with a message.")
+    if up is not None and st.session_state.get("share_loaded_id") != up.file_id:
+        st.session_state["share_loaded_id"] = up.file_id
+        target, _ = settings.load_json(up.getvalue())
+        if target and target != page and target in PAGE_TITLES:
+            st.session_state[settings.MESSAGES + "_page"] = target
+        st.rerun()
+    target = st.session_state.pop(settings.MESSAGES + "_page", None)
+    if target:
+        st.info(f"The file holds settings of the {PAGE_TITLES[target]} page; they apply there.",
+                icon=":material/info:")
+        st.page_link(f"pages/{target}.py", label=f"Open {PAGE_TITLES[target]}", icon=":material/arrow_forward:")
+
+
+def page_tools(page: str, ctx: Any = None) -> None:
+    """The share box at the end of a page: settings JSON and, where the view has them, exports and script.
+
+    `ctx` is the view's context (Heatmaps, Time series): what it computed is kept for the report."""
+    st.session_state[settings.PAGE_KEY] = page
+    facts.remember(page, ctx)
+    st.divider()
+    st.subheader("Share and reproduce")
+    _messages()
+    with st.container(border=True):
+        settings_box(page)
+    if page in exports.EXPORTS:
+        with st.container(border=True):
+            exports.EXPORTS[page](ctx)
+    if page in scripts.PARAMS:
+        with st.container(border=True):
+            scripts.script_box(page, ctx)
