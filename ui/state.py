@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.data import derived
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp.accounting import Ledger
 
@@ -109,7 +110,40 @@ def stimuli() -> dict[str, Dataset]:
         for n in datasets.stimulus_names()
     }
     out.update(_uploads()["image"])
+    out.update(blank_stimuli(current("fixations"), out))
     return out
+
+
+CANVAS_KEY = "eyedp_canvas_sizes"
+BLANK_SUFFIX = " (blank canvas)"
+
+
+def canvas_size(ds: Dataset) -> tuple[int, int]:
+    """Fixation dataset -> (width, height) of the blank canvas its image-less stimuli are drawn on: the size
+    the user gave on the Your data page, else the data's extent."""
+    given = st.session_state.get(CANVAS_KEY, {}).get(ds.name)
+    return tuple(given) if given else derived.data_extent(ds.frame)
+
+
+def set_canvas_size(name: str, width: int, height: int) -> None:
+    """Remember the stimulus size the user gave for an uploaded fixation table (this session only)."""
+    st.session_state.setdefault(CANVAS_KEY, {})[name] = (int(width), int(height))
+
+
+def blank_stimuli(ds: Dataset, images: dict[str, Dataset]) -> dict[str, Dataset]:
+    """Uploaded fixations -> a blank-canvas stimulus for each of their stimuli without an image (or one for
+    a table without a stimulus column), so every stimulus in the file reaches the Heatmaps page."""
+    if ds.source != "upload" or ds.frame is None or ds.frame.empty:
+        return {}
+    w, h = canvas_size(ds)
+    img = derived.blank_canvas(w, h)  # a read-only view: one pixel of memory however many stimuli
+    if "stimulus" not in ds.frame.columns:
+        names = [ds.name.removeprefix("Upload: ") + BLANK_SUFFIX]
+    else:
+        names = derived.stimuli_without_images(ds.frame, images)
+    # The token names the stimulus: the Heatmaps page keys its cached maps on the stimulus' token.
+    return {n: Dataset("image", n, "upload", f"blank:{w}x{h}:{n}", image=img,
+                       notes=(f"no image uploaded: drawn on a blank {w} × {h} px canvas",)) for n in names}
 
 
 LEDGER_KEY = "eyedp_ledger"
