@@ -67,6 +67,11 @@ def _uploads() -> dict[str, dict[str, Dataset]]:
     return st.session_state["eyedp_uploads"]
 
 
+def uploaded(kind: str) -> dict[str, Dataset]:
+    """Kind -> the user's uploads of that kind in this session, by name (in upload order)."""
+    return dict(_uploads()[kind])
+
+
 def add_upload(ds: Dataset) -> None:
     """Keep an uploaded dataset in this session and select it."""
     _uploads()[ds.kind][ds.name] = ds

@@ -16,7 +16,7 @@ import pandas as pd
 
 from eyedp_core.gaze.events import GROUP_COLUMNS, ScreenGeometry, detect_events
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.geometry import Geometry
+from eyedp_core.io.geometry import PRESETS, Geometry
 
 METHODS = {"ivt": "I-VT (velocity threshold)", "idt": "I-DT (dispersion threshold)"}
 # The defaults of eyedp_core.gaze.events, named for the page's inputs.
@@ -154,3 +154,16 @@ def stimuli_without_images(fixations: pd.DataFrame | None, image_names: Any) -> 
         have |= _names(str(n))
     stims = pd.unique(fixations["stimulus"].dropna().astype(str))
     return [s for s in stims if not (_names(s) & have)]
+
+
+def fixations_from_recording(recording: Any, method: str = "ivt", **thresholds: float
+                             ) -> tuple[pd.DataFrame, Derivation]:
+    """io.read_recording result (gaze kind) -> (detected fixation table, Derivation), on its geometry (or a
+    24" 1920 x 1080 screen at 60 cm when it has none)."""
+    if getattr(recording, "kind", None) != "gaze":
+        raise DataError("fixations are detected in gaze samples; this recording holds "
+                        f"{getattr(recording, 'kind', 'no samples')}.", file=getattr(recording, "source", None),
+                        expected="a gaze recording")
+    geometry = recording.geometry or PRESETS["desktop_24"]
+    return fixations_from_gaze(recording.samples, geometry, method, source=recording.source or "the recording",
+                               **thresholds)
