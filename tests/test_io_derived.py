@@ -127,3 +127,19 @@ def test_uploaded_gaze_becomes_fixations_for_the_heatmaps_page():
     stim.set_value(blank).run()
     assert not at.exception, at.exception
     assert "3 observers" in page_text(at)
+
+
+def test_uploaded_text_label_reaches_the_attacks_task_list():
+    """A feature table's text column (here 'passage') is kept as a label on Your data and offered as a task on
+    the Attacks page, next to re-identification."""
+    rng = np.random.default_rng(5)
+    parts = [pd.DataFrame({"participant": p, "window": np.arange(40), "fix_dur": rng.normal(200 + 10 * i, 5, 40),
+                           "sacc_amp": rng.normal(3 + i % 2, 0.2, 40), "passage": ["dickens", "flytrap"][i % 2]})
+             for i, p in enumerate(["a", "b", "c", "d"])]
+    at = _upload("features", "feat.csv", pd.concat(parts).to_csv(index=False).encode())
+    labels = [m for m in at.multiselect if m.key and m.key.startswith("map_features_labels_")][0]
+    assert labels.value == ["passage"]
+    _use(at)
+    at.switch_page("pages/attacks.py").run()
+    assert not at.exception, at.exception
+    assert "passage" in at.multiselect(key="atk_tasks").options
