@@ -15,6 +15,7 @@ import re
 import warnings
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from io import BytesIO
 
 import numpy as np
@@ -59,6 +60,8 @@ _BLANK_LINES = re.compile(r"(?:[^\S\r\n]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
 # A table with more columns than this is refused before it is parsed (a wide feature table has hundreds).
 MAX_COLUMNS = 5000
 MAX_PREAMBLE = 20
+# Uploads larger than this (as given) may be streamed (eyedp_core.io.stream decides); smaller ones never are.
+_STREAM_FROM = 2**20
 _PARSER_LINE = re.compile(r"(?:line|row) (\d+)")
 HINT_SAVE_AS = "Save it from your spreadsheet program as 'CSV UTF-8' (comma-separated) and upload that."
 
@@ -261,6 +264,15 @@ def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_ro
     parsing. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
     chunk_rows and progress: parse in chunks and report the fraction done (0-1) after each.
     """
+    if isinstance(data, (bytes, bytearray, memoryview)) and len(data) > _STREAM_FROM:
+        from eyedp_core.io.stream import read_source  # stream builds on this module
+
+        unpacked = max_unpacked if max_unpacked is not None else max_bytes
+        _, df = read_source(data, filename, max_bytes=max_bytes, max_unpacked=unpacked, max_rows=max_rows,
+                            max_columns=max_columns, usecols=usecols, nrows=nrows, chunk_rows=chunk_rows,
+                            progress=progress)
+        if df is not None:
+            return df
     data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
     if not data.strip():
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
@@ -270,11 +282,35 @@ def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_ro
                       nrows=nrows, chunk_rows=chunk_rows, progress=progress)
 
 
-def parse_text(text: str, filename: str, *, max_rows: int | None = None,
-               max_columns: int | None = MAX_COLUMNS, usecols: list[str] | None = None,
-               nrows: int | None = None, chunk_rows: int | None = None,
-               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
-    """Decoded text of a table -> DataFrame indexed by spreadsheet row number (see parse_table)."""
+@dataclass
+class Layout:
+    """How a table is laid out in its text: delimiter, decimal mark, lines before the header, names."""
+
+    sep: str
+    decimal: str
+    header: bool
+    names: list[str]
+    skipped: int
+    preamble: list[str]
+    notes: list[DataWarning]
+    body: str  # the text from the header line on
+
+    def read_kw(self, usecols: list[str] | None, limit: int | None) -> dict:
+        """-> pandas read_csv keywords for the body (the same for an in-memory and a streamed read)."""
+        kw: dict = dict(sep=self.sep, decimal=self.decimal, skip_blank_lines=False, low_memory=False,
+                        skipinitialspace=True, header=0 if self.header else None, names=self.names,
+                        index_col=False, na_values=NA_VALUES, usecols=usecols, nrows=limit)
+        if self.sep == WHITESPACE:
+            kw["engine"] = "c"
+        # Identifier columns stay text, so participant '007' does not become the number 7.
+        kw["dtype"] = {n: str for n in self.names
+                       if self.header and is_id_name(n) and (usecols is None or n in usecols)}
+        return kw
+
+
+def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLUMNS,
+                 usecols: list[str] | None = None) -> Layout:
+    """Decoded text (the whole table or its first lines) -> Layout; DataError when it is not a table."""
     lead = _LEADING.match(text)
     skip_at = lead.end() if lead else 0
     body = text[skip_at:]
@@ -343,16 +379,25 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
         if missing:
             raise DataError("the column is not in the table.", file=filename, column=str(missing[0]),
                             expected="a column of the table")
+    return Layout(sep, decimal, header, names, skipped, preamble, notes, body)
+
+
+def row_limit(max_rows: int | None, nrows: int | None) -> int | None:
+    """Row limit and preview length -> rows for pandas to read (one past the limit, to notice going over)."""
     limit = None if max_rows is None else max_rows + 1
     if nrows is not None:
         limit = nrows if limit is None else min(limit, nrows)
-    kw: dict = dict(sep=sep, decimal=decimal, skip_blank_lines=False, low_memory=False, skipinitialspace=True,
-                    header=0 if header else None, names=names, index_col=False, na_values=NA_VALUES,
-                    usecols=usecols, nrows=limit)
-    if sep == WHITESPACE:
-        kw["engine"] = "c"
-    # Identifier columns stay text, so participant '007' does not become the number 7.
-    kw["dtype"] = {n: str for n in names if header and is_id_name(n) and (usecols is None or n in usecols)}
+    return limit
+
+
+def parse_text(text: str, filename: str, *, max_rows: int | None = None,
+               max_columns: int | None = MAX_COLUMNS, usecols: list[str] | None = None,
+               nrows: int | None = None, chunk_rows: int | None = None,
+               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Decoded text of a table -> DataFrame indexed by spreadsheet row number (see parse_table)."""
+    layout = sniff_layout(text, filename, max_columns=max_columns, usecols=usecols)
+    body, layout.body = layout.body, ""
+    kw = layout.read_kw(usecols, row_limit(max_rows, nrows))
     if nrows is not None:
         # A preview needs only its first lines: do not hand pandas (or the encoder) the whole file.
         pos = 0
@@ -372,11 +417,18 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
             # A delimiter at the end of data lines (common in tracker exports) gives them one more, empty
             # field than the header: pandas drops that trailing field and warns.
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            df = _read_csv(stream, kw, chunk_rows, progress, usecols or names)
+            df = _read_csv(stream, kw, chunk_rows, progress, usecols or layout.names)
     except pd.errors.EmptyDataError:
         raise DataError("the file is empty.", file=filename) from None
     except (pd.errors.ParserError, ValueError, OverflowError) as err:
-        raise _parser_error(err, filename, skipped) from None
+        raise _parser_error(err, filename, layout.skipped) from None
+    return finish_frame(df, layout, filename, max_rows, nrows)
+
+
+def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int | None,
+                 nrows: int | None) -> pd.DataFrame:
+    """Parsed cells -> the table: row limit checked, empty unnamed columns and empty rows dropped, index =
+    spreadsheet row numbers, layout and notes in attrs."""
     if max_rows is not None and len(df) > max_rows:
         raise DataError(f"the table has more than {max_rows:,} data rows; the limit is {max_rows:,}. "
                         "Upload fewer participants or a shorter recording (or downsample it).", file=filename,
@@ -384,7 +436,7 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
     # A delimiter at the end of every line makes an empty unnamed column: not the user's data.
     empty_unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ") and df[c].isna().all()]
     df = df.drop(columns=empty_unnamed)
-    start = skipped + (2 if header else 1)
+    start = layout.skipped + (2 if layout.header else 1)
     df.index = pd.RangeIndex(start, start + len(df), name=ROW_INDEX_NAME)
     df = _blank_as_missing(df)
     df = df[~df.isna().all(axis=1).to_numpy()]
@@ -392,10 +444,10 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
         raise DataError("the file has a header row but no data rows.", file=filename,
                         expected="at least one data row")
     df.attrs["source_file"] = filename
-    df.attrs["has_header"] = header
-    df.attrs["layout"] = {"sep": sep, "decimal": decimal, "skipped_lines": skipped}
-    df.attrs["preamble"] = [ln[:200] for ln in preamble]
-    df.attrs["warnings"] = notes
+    df.attrs["has_header"] = layout.header
+    df.attrs["layout"] = {"sep": layout.sep, "decimal": layout.decimal, "skipped_lines": layout.skipped}
+    df.attrs["preamble"] = [ln[:200] for ln in layout.preamble]
+    df.attrs["warnings"] = list(layout.notes)
     return df
 
 
