@@ -43,7 +43,7 @@ def _limits_text() -> str:
     """-> the upload limits of this site, as one sentence."""
     return (f"Limits here: {io.MAX_UPLOAD_BYTES // 2**20} MB per upload (the server's upload cap, "
             f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES / 2**30:.0f} GB "
-            "once a gzip file is unpacked, {io.MAX_ROWS:,} rows and {io.MAX_COLUMNS:,} columns per table, "
+            f"once a gzip file is unpacked, {io.MAX_ROWS:,} rows and {io.MAX_COLUMNS:,} columns per table, "
             f"{io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels and {io.MAX_IMAGE_SIDE:,} px per side per image. "
             "Reading a file in Python with `eyedp_core.io.read_recording` has no limit.")
 

@@ -97,7 +97,8 @@ def test_uploaded_fixations_without_images_reach_the_heatmaps_page_on_a_blank_ca
     at.switch_page("pages/heatmaps.py").run()
     assert not at.exception, at.exception
     stim = at.selectbox(key="hm_stimulus")
-    assert {"1001.jpg", "1002.jpg"} <= set(stim.options)
+    assert stim.options[:2] == ["1001.jpg", "1002.jpg"]  # the file's own stimuli first, so the page opens on one
+    assert stim.value == "1001.jpg" and "'1001.jpg' (800 × 600 px)" in page_text(at)
     stim.set_value("1002.jpg").run()
     assert not at.exception, at.exception
     text = page_text(at)
