@@ -63,7 +63,7 @@ class Derivation:
         dx, _ = g.deg_per_px()
         return (f"{self.fixations:,} fixations of {self.people} people detected by {METHODS[self.method]} in "
                 f"{self.samples:,} gaze samples ({self.recordings:,} recordings) of {self.source}; {th}; screen "
-                f"{g.width_px} × {g.height_px} px, {g.width_cm:g} × {g.height_cm:g} cm at {g.distance_cm:g} cm "
+                f"{g.width_px} × {g.height_px} px, {g.width_cm:.1f} × {g.height_cm:.1f} cm at {g.distance_cm:.0f} cm "
                 f"({1 / dx:.1f} px per degree).")
 
 
