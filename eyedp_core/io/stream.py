@@ -19,8 +19,8 @@ from typing import Any, BinaryIO
 import pandas as pd
 
 from eyedp_core.io.errors import DataError, megabytes
-from eyedp_core.io.text import (MAX_COLUMNS, _check_size, _parser_error, _refuse_binary, finish_frame,
-                                row_limit, sniff_layout)
+from eyedp_core.io.text import (MAX_COLUMNS, _check_size, _parser_error, _refuse_binary, concat_chunks,
+                                finish_frame, row_limit, sniff_layout)
 
 # Decoded to find the layout; a file no longer than this is read in memory (the stream would gain nothing).
 HEAD_BYTES = 4 * 2**20
@@ -201,9 +201,7 @@ def _parse(stream: _Limited, raw: BinaryIO, size: int, kw: dict, chunk_rows: int
             parts.append(part)
             if progress is not None:
                 progress(min(raw.tell() / max(size, 1), 1.0))
-    if not parts:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return concat_chunks(parts, columns)
 
 
 def read_source(obj: Any, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,

@@ -451,6 +451,27 @@ def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int 
     return df
 
 
+def concat_chunks(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    """Chunks of one table -> the table, with the dtypes a single read would give: a column empty in one chunk
+    (read as float NaN) takes the type the other chunks found (e.g. text), instead of turning into objects."""
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    if len(parts) == 1:
+        return parts[0]
+    for col in parts[0].columns:
+        dtypes = {str(p[col].dtype) for p in parts}
+        if len(dtypes) == 1:
+            continue
+        filled = [p[col].dtype for p in parts if p[col].notna().any()]
+        text = [d for d in filled if pd.api.types.is_string_dtype(d) and not pd.api.types.is_object_dtype(d)]
+        if text and all(pd.api.types.is_numeric_dtype(d) or d == text[0] for d in filled):
+            # A single read keeps such a column as text (one cell was not a number): so do the chunks.
+            for i, part in enumerate(parts):
+                if part[col].dtype != text[0]:
+                    parts[i] = part.assign(**{col: part[col].astype(text[0])})
+    return pd.concat(parts, ignore_index=True)
+
+
 def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Callable[[float], None] | None,
               columns: list[str]) -> pd.DataFrame:
     """pandas read_csv, in chunks with progress reports when chunk_rows is set."""
@@ -462,7 +483,7 @@ def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Calla
         parts.append(part)
         if progress is not None:
             progress(min(stream.tell() / total, 1.0))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    return concat_chunks(parts, columns)
 
 
 def _blank_as_missing(df: pd.DataFrame) -> pd.DataFrame:
