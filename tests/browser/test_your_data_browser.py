@@ -85,26 +85,20 @@ def _observers(page, n: int) -> None:
     page.get_by_text(f"{n} observers").first.wait_for(timeout=60_000)
 
 
-def _stimulus(page, name: str) -> None:
-    """Choose a stimulus on the Heatmaps page."""
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Stimulus").first.click()
-    page.get_by_role("option", name=name, exact=True).click()
-    harness.wait_idle(page)
-
-
-def _start(page, app_url: str) -> None:
+def _load(page, app_url: str, kind: str, name: str, data: bytes, mime: str) -> None:
+    """A fresh session on Your data: choose the kind, send the file, press 'Use this data' (the one click)."""
     page.goto(f"{app_url}/your_data")
     harness.wait_idle(page)
+    _kind(page, kind)
+    _send(page, name, data, mime)
+    _use(page, "Use this data", name)
 
 
 @needs_realdata
 def test_osie_stimulus_without_an_image_gets_a_blank_canvas(page, app_url, shots):
     """OSIE fixations alone: the file's first stimulus opens on Heatmaps, drawn on a canvas of the data's extent."""
-    _start(page, app_url)
-    _kind(page, "Fixations (CSV/TSV)")
-    _send(page, "osie_fixations.csv.gz", (REALDATA / "osie" / "osie_fixations.csv.gz").read_bytes(),
-          "application/gzip")
-    _use(page, "Use this data", "osie_fixations.csv.gz")
+    _load(page, app_url, "Fixations (CSV/TSV)", "osie_fixations.csv.gz",
+          (REALDATA / "osie" / "osie_fixations.csv.gz").read_bytes(), "application/gzip")
     assert page.get_by_text("have no uploaded image").count() >= 1  # the canvas size form on Your data
     harness.screenshot(page, str(shots / "your_data_osie_panel_1280.png"), width=1280)
     _nav(page, "Heatmaps")
@@ -124,7 +118,8 @@ def _uniss_slice(rows: int = 40_000) -> bytes:
 def test_uniss_tobii_samples_reach_heatmaps_and_gaze_samples(page, app_url, shots):
     """Tobii Studio samples: recognised, their fixations added; Heatmaps draws 20 observers on a blank canvas and
     Gaze samples draws the stream."""
-    _start(page, app_url)
+    page.goto(f"{app_url}/your_data")
+    harness.wait_idle(page)
     _kind(page, "Raw gaze samples (CSV/TSV)")
     _send(page, "fgd_samples.csv.gz", _uniss_slice(), "application/gzip")
     page.get_by_text("Recognised as a Tobii").first.wait_for(timeout=60_000)
@@ -140,11 +135,8 @@ def test_uniss_tobii_samples_reach_heatmaps_and_gaze_samples(page, app_url, shot
 @needs_realdata
 def test_uniss_fixation_export_reaches_heatmaps(page, app_url):
     """The uniss_fgd fixation table (119 faces, no images): Heatmaps opens on its first face."""
-    _start(page, app_url)
-    _kind(page, "Fixations (CSV/TSV)")
-    _send(page, "fgd_fixations.csv.gz", (REALDATA / "uniss_fgd" / "fgd_fixations.csv.gz").read_bytes(),
-          "application/gzip")
-    _use(page, "Use this data", "fgd_fixations.csv.gz")
+    _load(page, app_url, "Fixations (CSV/TSV)", "fgd_fixations.csv.gz",
+          (REALDATA / "uniss_fgd" / "fgd_fixations.csv.gz").read_bytes(), "application/gzip")
     _nav(page, "Heatmaps")
     _chart(page)
     _observers(page, 20)
@@ -153,11 +145,8 @@ def test_uniss_fixation_export_reaches_heatmaps(page, app_url):
 @needs_realdata
 def test_lund2013_samples_reach_gaze_samples_and_detected_fixations_reach_heatmaps(page, app_url, shots):
     """Lund 2013 (500 Hz): the stream on Gaze samples; I-VT fixations, detected on upload, on Heatmaps."""
-    _start(page, app_url)
-    _kind(page, "Raw gaze samples (CSV/TSV)")
-    _send(page, "lund2013_samples.csv.gz", (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(),
-          "application/gzip")
-    _use(page, "Use this data", "lund2013_samples.csv.gz")
+    _load(page, app_url, "Raw gaze samples (CSV/TSV)", "lund2013_samples.csv.gz",
+          (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(), "application/gzip")
     assert page.get_by_text("fixations were detected").count() >= 1
     assert page.locator('[data-testid="stSidebar"]').get_by_text("Derived:").count() >= 1
     harness.screenshot(page, str(shots / "your_data_lund_derived_1920.png"), width=1920)
@@ -176,10 +165,7 @@ def test_lund2013_samples_reach_gaze_samples_and_detected_fixations_reach_heatma
 ])
 def test_single_person_recordings_reach_gaze_samples(page, app_url, folder, name, mime):
     """GazeBase (degrees), the EyeLink ASC text and the headerless CSV: one click to the stream on Gaze samples."""
-    _start(page, app_url)
-    _kind(page, "Raw gaze samples (CSV/TSV)")
-    _send(page, name, (REALDATA / folder / name).read_bytes(), mime)
-    _use(page, "Use this data", name)
+    _load(page, app_url, "Raw gaze samples (CSV/TSV)", name, (REALDATA / folder / name).read_bytes(), mime)
     _nav(page, "Gaze samples")
     _chart(page)
 
@@ -188,10 +174,8 @@ def test_single_person_recordings_reach_gaze_samples(page, app_url, folder, name
 def test_sbsat_features_reach_time_series_and_attacks(page, app_url, shots):
     """SB-SAT's trial report: rows with empty cells dropped and counted; Time series plots it, Attacks offers its
     text labels as tasks."""
-    _start(page, app_url)
-    _kind(page, "Feature windows (CSV/TSV)")
-    _send(page, "18sat_trialfinal.csv", (REALDATA / "sbsat" / "18sat_trialfinal.csv").read_bytes(), "text/csv")
-    _use(page, "Use this data", "18sat_trialfinal.csv")
+    _load(page, app_url, "Feature windows (CSV/TSV)", "18sat_trialfinal.csv",
+          (REALDATA / "sbsat" / "18sat_trialfinal.csv").read_bytes(), "text/csv")
     _nav(page, "Time series")
     _chart(page)
     _nav(page, "Attacks")
