@@ -46,10 +46,10 @@ def _use(page, button: str, name: str) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def _nav(page, title: str) -> None:
+def _nav(page, title: str, timeout_ms: float = 60_000) -> None:
     """Move within the same session."""
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
-    harness.wait_idle(page)
+    harness.wait_idle(page, timeout_ms)
 
 
 def _chart(page) -> None:
@@ -176,9 +176,10 @@ def test_sbsat_features_reach_time_series_and_attacks(page, app_url, shots):
     text labels as tasks."""
     _load(page, app_url, "Feature windows (CSV/TSV)", "18sat_trialfinal.csv",
           (REALDATA / "sbsat" / "18sat_trialfinal.csv").read_bytes(), "text/csv")
-    _nav(page, "Time series")
+    # Time series computes its utility sweep over 95 readers x 17 features (~45 s on a quiet 2-core machine).
+    _nav(page, "Time series", timeout_ms=300_000)
     _chart(page)
-    _nav(page, "Attacks")
+    _nav(page, "Attacks", timeout_ms=180_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.get_by_text("book_name").first.wait_for(timeout=120_000)  # a text label offered as a task
     harness.screenshot(page, str(shots / "attacks_sbsat.png"))
