@@ -95,3 +95,17 @@ def test_streamed_tobii_recording_equals_the_in_memory_read(small_stream, monkey
     pd.testing.assert_frame_equal(got.fixations(), want.fixations())
     assert got.counts == want.counts and [str(w) for w in got.warnings] == [str(w) for w in want.warnings]
     assert len(seen) > 3 and seen[-1] == 1.0
+
+
+def test_chunks_get_the_dtypes_of_a_single_read():
+    """A column empty in one chunk keeps the text type of the others; a column with text in one chunk is text in
+    all, numbers written with the file's decimal mark (a single read keeps such a column as text)."""
+    text_type = pd.Series(["a"]).dtype
+    parts = [pd.DataFrame({"ev": [np.nan, np.nan], "x": [636.3, 1.0]}),
+             pd.DataFrame({"ev": pd.Series(["start", None], dtype=text_type), "x": pd.Series(["9 9", "2,5"],
+                                                                                          dtype=text_type)})]
+    out = text.concat_chunks(parts, ["ev", "x"], decimal=",")
+    assert out["ev"].dtype == text_type and out["ev"].isna().tolist() == [True, True, False, True]
+    assert out["x"].dtype == text_type and out["x"].tolist() == ["636,3", "1,0", "9 9", "2,5"]
+    numbers = text.concat_chunks([pd.DataFrame({"x": [1, 2]}), pd.DataFrame({"x": [np.nan, 2.5]})], ["x"])
+    assert numbers["x"].dtype == float and numbers["x"].tolist()[:2] == [1.0, 2.0]  # numbers stay numbers

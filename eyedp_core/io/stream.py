@@ -201,7 +201,7 @@ def _parse(stream: _Limited, raw: BinaryIO, size: int, kw: dict, chunk_rows: int
             parts.append(part)
             if progress is not None:
                 progress(min(raw.tell() / max(size, 1), 1.0))
-    return concat_chunks(parts, columns)
+    return concat_chunks(parts, columns, kw.get("decimal", "."))
 
 
 def read_source(obj: Any, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,

@@ -254,9 +254,10 @@ def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int 
     return df
 
 
-def concat_chunks(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+def concat_chunks(parts: list[pd.DataFrame], columns: list[str], decimal: str = ".") -> pd.DataFrame:
     """Chunks of one table -> the table, with the dtypes a single read would give: a column empty in one chunk
-    (read as float NaN) takes the type the other chunks found (e.g. text), instead of turning into objects."""
+    (read as float NaN) takes the type the other chunks found (e.g. text), instead of turning into objects; a
+    column with text in one chunk is text in all (numbers written with the file's decimal mark)."""
     if not parts:
         return pd.DataFrame(columns=columns)
     if len(parts) == 1:
@@ -271,7 +272,10 @@ def concat_chunks(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame
             # A single read keeps such a column as text (one cell was not a number): so do the chunks.
             for i, part in enumerate(parts):
                 if part[col].dtype != text[0]:
-                    parts[i] = part.assign(**{col: part[col].astype(text[0])})
+                    cells = part[col].astype(text[0])
+                    if decimal != "." and pd.api.types.is_float_dtype(part[col].dtype):
+                        cells = cells.str.replace(".", decimal, regex=False)
+                    parts[i] = part.assign(**{col: cells})
     return pd.concat(parts, ignore_index=True)
 
 
@@ -286,7 +290,7 @@ def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Calla
         parts.append(part)
         if progress is not None:
             progress(min(stream.tell() / total, 1.0))
-    return concat_chunks(parts, columns)
+    return concat_chunks(parts, columns, kw.get("decimal", "."))
 
 
 def _blank_as_missing(df: pd.DataFrame) -> pd.DataFrame:
