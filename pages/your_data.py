@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import io
+from eyedp_core.data import derived
 from eyedp_core.io import readers
 from ui import state
 from ui.errors import guarded
@@ -42,7 +43,7 @@ def _limits_text() -> str:
     """-> the upload limits of this site, as one sentence."""
     return (f"Limits here: {io.MAX_UPLOAD_BYTES // 2**20} MB per upload (the server's upload cap, "
             f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES / 2**30:.0f} GB "
-            "once a gzip file is unpacked, {io.MAX_ROWS:,} rows and {io.MAX_COLUMNS:,} columns per table, "
+            f"once a gzip file is unpacked, {io.MAX_ROWS:,} rows and {io.MAX_COLUMNS:,} columns per table, "
             f"{io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels and {io.MAX_IMAGE_SIDE:,} px per side per image. "
             "Reading a file in Python with `eyedp_core.io.read_recording` has no limit.")
 
@@ -97,7 +98,40 @@ def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | No
         geometry = (io.Geometry(int(w), int(h), float(wmm), float(hmm), float(dist), "my screen")
                     if custom else base)
         st.caption(geometry.describe())
+    st.session_state["yd_screen"] = geometry  # the screen fixations are detected on (see _detect_form)
     return units, y_up, (geometry if check or units != "px" else None)
+
+
+def _detect_form(default_on: bool) -> tuple[str, dict[str, float]] | None:
+    """Gaze upload -> (method, thresholds) to detect fixations with for the Heatmaps page, or None."""
+    on = st.checkbox("Also detect fixations in these samples (for the Heatmaps page)", value=default_on,
+                     key="yd_detect", help="Raw gaze becomes a fixation table offered in the sidebar's "
+                                           "Fixations selector; the derivation is shown below.")
+    if not on:
+        return None
+    cols = st.columns([1.4, 1, 1])
+    method = cols[0].radio("Detection", list(derived.METHODS), format_func=derived.METHODS.get,
+                           horizontal=True, key="yd_detect_method")
+    thresholds = {}
+    for col, (name, value) in zip(cols[1:], derived.DEFAULT_THRESHOLDS[method].items()):
+        thresholds[name] = float(col.number_input(derived.THRESHOLD_LABELS[name].capitalize(), 0.01, 10_000.0,
+                                                  float(value), key=f"yd_detect_{name}"))
+    return method, thresholds
+
+
+def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]], screen: Any) -> str:
+    """Gaze table -> its detected fixations added as a fixation upload; -> a sentence for the message."""
+    method, thresholds = detect
+    fix, how = derived.fixations_from_gaze(table, screen or io.PRESETS["desktop_24"], method, source=name,
+                                           **thresholds)
+    if fix.empty:
+        return f" No fixations were detected ({derived.METHODS[method]})."
+    label = f"Upload: {name} (fixations, {method.upper()})"
+    short = (f"Derived: {how.fixations:,} fixations by {derived.METHODS[method].split(' ')[0]} from "
+             f"{how.samples:,} samples of {name}.")
+    state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
+                                   notes=(short, how.describe())))
+    return f" {how.fixations:,} fixations were detected and added as '{label}'."
 
 
 def _add(kind: str, name: str, table: pd.DataFrame) -> str:
@@ -210,8 +244,19 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
                                         horizontal=True, key=f"map_{kind}_time_unit")
     if kind == "features":
         leftover = [c for c in cols if c not in mapping.values()]
-        st.caption(f"Features: every other column holding numbers ({len(leftover)} columns). Leave "
-                   "columns out above to exclude them.")
+        text = [c for c in leftover if not pd.api.types.is_numeric_dtype(raw[c].dtype)
+                and not pd.api.types.is_bool_dtype(raw[c].dtype)
+                and pd.to_numeric(raw[c], errors="coerce").isna().all()]
+        label_key = f"map_features_labels_{token[:8]}"
+        if label_key in st.session_state:  # a column since chosen for a role is no longer offered
+            st.session_state[label_key] = [c for c in st.session_state[label_key] if c in leftover]
+        mapping[io.LABELS_KEY] = st.multiselect(
+            "Label columns (kept as text: each is a task on the Attacks page, besides gender and task)",
+            leftover, default=None if label_key in st.session_state else text, key=label_key,
+            help="E.g. a passage, condition or group name. Columns holding only text are chosen for you.")
+        n_feat = len([c for c in leftover if c not in mapping[io.LABELS_KEY]])
+        st.caption(f"Features: every other column holding numbers (up to {n_feat} columns). Leave "
+                   "columns out below to exclude them.")
     geometry = None
     if kind in ("gaze", "fixations"):
         units, y_up, geometry = _geometry_form(kind, token[:8], guess.get("units", "px"),
@@ -224,6 +269,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     if kind == "gaze" and use_reader and reader_name == "tobii":
         add_fix = st.checkbox("Also add the export's fixations (one row per fixation index) as a "
                               "fixation table", value=True, key="tobii_add_fixations")
+    detect = _detect_form(default_on=not add_fix) if kind == "gaze" else None
     drop = st.checkbox("Drop rows with an empty cell in a chosen column (they are counted)", value=True,
                        key=f"drop_missing_{kind}")
     st.caption("\\* required. Columns you do not map are ignored (for feature tables: every other column "
@@ -239,15 +285,60 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
             full, _ = reader.convert(full, **options)
         bar.progress(0.9, text="Checking …")
         table = io.apply_mapping(full, mapping, kind, name, drop_missing=drop, geometry=geometry)
+        extra = ""
+        if detect is not None:
+            bar.progress(0.95, text="Detecting fixations …")
+            extra = _derive(name, table, detect, st.session_state.get("yd_screen"))
         bar.empty()
         _add(kind, name, table)
-        extra = ""
         if add_fix:
             fix = readers.tobii_fixations(full)
             if fix is not None and not fix.empty:
                 _add("fixations", f"{name} (fixations)", fix)
-                extra = f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
+                extra += f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
         _done(kind, name, table, extra)
+
+
+def _canvas_form(ds: Any) -> None:
+    """Fixation upload -> the stimulus size its image-less stimuli are drawn at on the Heatmaps page."""
+    frame = ds.frame
+    missing = derived.stimuli_without_images(frame, [n for n, s in state.stimuli().items()
+                                                     if not s.token.startswith("blank:")])
+    if "stimulus" in frame.columns and not missing:
+        st.caption("Every stimulus of this table has an image.")
+        return
+    ext_w, ext_h = derived.data_extent(frame)
+    w0, h0 = state.canvas_size(ds)
+    what = (f"{len(missing):,} of its stimuli have no uploaded image" if "stimulus" in frame.columns
+            else "it has no stimulus column")
+    st.caption(f"{what.capitalize()}: the Heatmaps page draws them on a blank canvas of this size (the data "
+               f"reach {ext_w} × {ext_h} px). Upload the images above to see the heatmap on them instead.")
+    key = state.content_token(ds.name.encode())[:8]
+    c = st.columns([1, 1, 2])
+    w = c[0].number_input("Stimulus width (px)", 1, derived.MAX_CANVAS_SIDE, int(w0), key=f"yd_canvas_w_{key}")
+    h = c[1].number_input("Stimulus height (px)", 1, derived.MAX_CANVAS_SIDE, int(h0), key=f"yd_canvas_h_{key}")
+    if (int(w), int(h)) != (w0, h0):
+        state.set_canvas_size(ds.name, int(w), int(h))
+
+
+def _uploads_panel() -> None:
+    """What this session holds: each upload, what was derived from what (with counts) and a preview."""
+    held = [(kind, ds) for kind in state.KINDS for ds in state.uploaded(kind).values()]
+    if not held:
+        return
+    st.divider()
+    st.subheader("Your data in this session")
+    for kind, ds in held:
+        frame = ds.frame
+        who = next((c for c in ("participant", "observer") if c in frame.columns), None)
+        people = f", {frame[who].nunique():,} people" if who else ""
+        with st.expander(f"{state.KINDS[kind]['label']}: {ds.name.removeprefix('Upload: ')} — "
+                         f"{len(frame):,} rows{people}", expanded=kind == "fixations"):
+            for note in ds.notes[1:] or ds.notes:
+                st.markdown(note)
+            st.dataframe(frame.head(5), hide_index=True)
+            if kind == "fixations":
+                _canvas_form(ds)
 
 
 def render() -> None:
@@ -268,6 +359,7 @@ def render() -> None:
     if upload is None:
         st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* "
                    "table.")
+        _uploads_panel()
         return
     data = upload.getvalue()
     if kind == "image":
@@ -285,6 +377,7 @@ def render() -> None:
         _asc(kind, data, upload.name, token)
     else:
         _table(kind, data, upload.name, token)
+    _uploads_panel()
 
 
 guarded(render, page="your_data")

@@ -284,10 +284,15 @@ def _features(lengths: dict[str, int]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def test_feature_columns_must_be_numeric_and_text_columns_are_skipped():
-    """Feature columns must be numbers; all-text columns are skipped with a warning."""
+def test_feature_columns_must_be_numeric_and_text_columns_are_labels_or_skipped():
+    """Feature columns must be numbers; all-text columns are kept as labels (default) or skipped with a warning
+    when the mapping lists the labels."""
     df = _features({"a": 10, "b": 10})
     out = io.apply_mapping(df, io.guess_mapping(df, "features"), "features", "f.csv")
+    assert list(out.columns) == ["participant", "window", "fix_rate", "note"]
+    assert [w.details.get("labels") for w in out.attrs["warnings"]] == [["note"]]
+    assert not pd.api.types.is_numeric_dtype(out["note"]) and set(out["note"]) == {"ok"}
+    out = io.apply_mapping(df, {**io.guess_mapping(df, "features"), "labels": []}, "features", "f.csv")
     assert list(out.columns) == ["participant", "window", "fix_rate"]
     assert [w.details.get("skipped") for w in out.attrs["warnings"]] == [["note"]]
     df["fix_rate"] = df["fix_rate"].astype(object)
@@ -345,3 +350,20 @@ def test_data_error_carries_its_location():
     assert str(err).startswith("gaze.csv, row 17, column 'x': expected a number, found 'abc'.")
     assert (err.file, err.row, err.column, err.expected) == ("gaze.csv", 17, "x", "a number")
     assert str(io.DataError("the file is empty.", file="a.csv")) == "a.csv: the file is empty."
+
+
+def test_label_role_keeps_chosen_columns_as_text_for_the_attacks():
+    """mapping['labels']: chosen columns (numbers too) stay as text labels, are not features, and the attacks'
+    task list offers them; a label that is a role's column, or missing, is a DataError naming it."""
+    from eyedp_core.attacks.tables import label_columns
+
+    df = _features({"a": 6, "b": 6}).assign(passage=lambda d: d.index % 2 + 1, cond=lambda d: d["pid"] + "x")
+    mapping = {"participant": "pid", "window": "window", "labels": ["passage", "cond"]}
+    out = io.apply_mapping(df, mapping, "features", "f.csv")
+    assert [c for c in out.columns if c not in ("participant", "window")] == ["fix_rate", "passage", "cond"]
+    assert list(out["passage"].iloc[:3]) == ["1", "2", "1"] and label_columns(out) == ["passage", "cond"]
+    assert _raises(io.apply_mapping, df, {**mapping, "labels": ["pid"]}, "features", "f.csv",
+                   match="already chosen").column == "pid"
+    assert _raises(io.apply_mapping, df, {**mapping, "labels": ["nope"]}, "features", "f.csv",
+                   match="not in the table").column == "nope"
+    _raises(io.apply_mapping, df, {**mapping, "labels": "cond"}, "features", "f.csv", match="list of column")

@@ -36,6 +36,7 @@ def test_page_states_the_upload_cap():
     at = open_app("pages/your_data.py")
     text = page_text(at)
     assert "200 MB per upload" in text and "maxUploadSize" in text and "no limit" in text
+    assert "{io." not in text and "rows and 5,000 columns per table" in text  # every number filled in
 
 
 def test_gzip_fixations_with_empty_cells_are_dropped_and_counted():

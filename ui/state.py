@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.data import derived
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
@@ -67,6 +69,11 @@ def _uploads() -> dict[str, dict[str, Dataset]]:
     return st.session_state["eyedp_uploads"]
 
 
+def uploaded(kind: str) -> dict[str, Dataset]:
+    """Kind -> the user's uploads of that kind in this session, by name (in upload order)."""
+    return dict(_uploads()[kind])
+
+
 def add_upload(ds: Dataset) -> None:
     """Keep an uploaded dataset in this session and select it."""
     _uploads()[ds.kind][ds.name] = ds
@@ -110,7 +117,61 @@ def stimuli() -> dict[str, Dataset]:
         for n in datasets.stimulus_names()
     }
     out.update(_uploads()["image"])
-    return out
+    fix = current("fixations")
+    out.update(blank_stimuli(fix, out))
+    if fix.source != "upload":
+        return out
+    # The uploaded table's own stimuli come first, so the Heatmaps page opens on one that has fixations.
+    if "stimulus" in fix.frame.columns:
+        mine = set(_file_stimuli(fix.token, fix.frame))
+        first = [n for n in out if n in mine or Path(n).stem in mine]
+    else:
+        first = [n for n, d in out.items() if d.token.startswith("blank:")]
+    return {**{n: out[n] for n in first}, **out}
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _file_stimuli(token: str, _frame: pd.DataFrame) -> list[str]:
+    """Fixation table (by content token) -> the names in its stimulus column, in order of appearance."""
+    return [str(s) for s in pd.unique(_frame["stimulus"].dropna().astype(str))]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _extent(token: str, _frame: pd.DataFrame) -> tuple[int, int]:
+    """Fixation table (by content token) -> the canvas size that holds every fixation."""
+    return derived.data_extent(_frame)
+
+
+CANVAS_KEY = "eyedp_canvas_sizes"
+BLANK_SUFFIX = " (blank canvas)"
+
+
+def canvas_size(ds: Dataset) -> tuple[int, int]:
+    """Fixation dataset -> (width, height) of the blank canvas its image-less stimuli are drawn on: the size
+    the user gave on the Your data page, else the data's extent."""
+    given = st.session_state.get(CANVAS_KEY, {}).get(ds.name)
+    return tuple(given) if given else _extent(ds.token, ds.frame)
+
+
+def set_canvas_size(name: str, width: int, height: int) -> None:
+    """Remember the stimulus size the user gave for an uploaded fixation table (this session only)."""
+    st.session_state.setdefault(CANVAS_KEY, {})[name] = (int(width), int(height))
+
+
+def blank_stimuli(ds: Dataset, images: dict[str, Dataset]) -> dict[str, Dataset]:
+    """Uploaded fixations -> a blank-canvas stimulus for each of their stimuli without an image (or one for
+    a table without a stimulus column), so every stimulus in the file reaches the Heatmaps page."""
+    if ds.source != "upload" or ds.frame is None or ds.frame.empty:
+        return {}
+    w, h = canvas_size(ds)
+    img = derived.blank_canvas(w, h)  # a read-only view: one pixel of memory however many stimuli
+    if "stimulus" not in ds.frame.columns:
+        names = [ds.name.removeprefix("Upload: ") + BLANK_SUFFIX]
+    else:
+        names = derived.stimuli_without_images(pd.DataFrame({"stimulus": _file_stimuli(ds.token, ds.frame)}), images)
+    # The token names the stimulus: the Heatmaps page keys its cached maps on the stimulus' token.
+    return {n: Dataset("image", n, "upload", f"blank:{w}x{h}:{n}", image=img,
+                       notes=(f"no image uploaded: drawn on a blank {w} × {h} px canvas",)) for n in names}
 
 
 

@@ -15,6 +15,8 @@ import pandas as pd
 
 NONE, FIXATION, SACCADE, BLINK = 0, 1, 2, 3
 LABEL_NAMES = {FIXATION: "fixation", SACCADE: "saccade", BLINK: "blink"}
+# Label -> name as an array (labels are 0..3; anything else is dropped with label 0's runs).
+_LABEL_LOOKUP = np.array([LABEL_NAMES.get(i) for i in range(max(LABEL_NAMES) + 1)], dtype=object)
 GROUP_COLUMNS = ("participant", "task", "recording", "stimulus", "trial")
 EVENT_COLUMNS = ["type", "start_s", "end_s", "duration_ms", "x", "y", "x_end", "y_end", "dx", "dy",
                  "amplitude_deg", "peak_velocity_deg_s", "mean_pupil"]
@@ -322,7 +324,7 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Scre
     ey_end = np.where(fix, my, np.where(sac, y1, np.nan))
     amp = np.where(sac, angular_distance_deg(x0, y0, x1, y1, geometry), np.nan)
     out = pd.DataFrame({
-        "type": pd.Series(vals).map(LABEL_NAMES).to_numpy(dtype=object),
+        "type": _LABEL_LOOKUP[np.clip(vals.astype(np.intp), 0, len(_LABEL_LOOKUP) - 1)],
         "start_s": start_s, "end_s": end_s, "duration_ms": (end_s - start_s) * 1000,
         "x": ex, "y": ey, "x_end": ex_end, "y_end": ey_end, "dx": ex_end - ex, "dy": ey_end - ey,
         "amplitude_deg": amp, "peak_velocity_deg_s": np.where(blk, np.nan, vmax),
@@ -360,12 +362,14 @@ def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str =
         raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
                         f"allowed: {sorted(allowed)}")
     opts = {k: params[k].default for k in allowed} | thresholds
-    frames = []
+    frames, keys = [], []
+    # Columns are taken out once: slicing arrays per recording is cheap, taking rows of the frame is not.
+    t_all, x_all, y_all = (samples[c].to_numpy(float) for c in ("t_s", "x", "y"))
+    p_all = samples["pupil"].to_numpy(float) if has_pupil else None
     for key, pos in group_positions(samples, groups):  # one recording at a time; inside is vectorised
-        g = samples.iloc[pos]
-        t = _check_time(g["t_s"].to_numpy(float), g.index)
-        x, y = g["x"].to_numpy(float), g["y"].to_numpy(float)
-        pupil = g["pupil"].to_numpy(float) if has_pupil else None
+        t = _check_time(t_all[pos], samples.index[pos])
+        x, y = x_all[pos], y_all[pos]
+        pupil = p_all[pos] if has_pupil else None
         if method == "ivt":
             # Velocity is computed once and reused for the peak velocities of the events.
             v = velocity_deg_s(t, x, y, geometry, smooth=opts["smooth"], savgol_ms=opts["savgol_ms"])
@@ -375,14 +379,16 @@ def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str =
         else:
             labels = detect_idt(t, x, y, geometry, pupil=pupil, **thresholds)
             v = None
-        ev = labels_to_events(t, x, y, labels, geometry, pupil, velocity=v)
-        key = key if isinstance(key, tuple) else (key,)
-        for col, val in zip(groups, key):
-            ev.insert(groups.index(col), col, val)
-        frames.append(ev)
+        frames.append(labels_to_events(t, x, y, labels, geometry, pupil, velocity=v))
+        keys.append(key if isinstance(key, tuple) else (key,))
     if not frames:
         return pd.DataFrame(columns=groups + EVENT_COLUMNS)
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    # The grouping columns, one value per event, put in front in one step (not once per recording).
+    counts = [len(f) for f in frames]
+    for i, col in enumerate(groups):
+        out.insert(i, col, pd.Series([k[i] for k in keys]).repeat(counts).to_numpy())
+    return out
 
 
 def label_runs(t_s: Any, labels: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

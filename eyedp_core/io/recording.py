@@ -27,7 +27,8 @@ from eyedp_core.io.errors import DataError, DataWarning, megabytes
 from eyedp_core.io.geometry import PRESETS, UNITS, Geometry
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.roles import KINDS, UNITS_KEY, guess_mapping
-from eyedp_core.io.text import decode_text, parse_text, unpack
+from eyedp_core.io.stream import HEAD_BYTES, STREAM_MIN_BYTES, Source, decode_head, stream_table
+from eyedp_core.io.text import _check_size, decode_text, parse_text, unpack
 from eyedp_core.io.validate import canonical_table
 
 FORMATS = ("eyelink_asc", *READERS)
@@ -210,6 +211,11 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
     if kind is not None and kind not in KINDS:
         raise DataError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}.",
                         expected="gaze, fixations or features")
+    streamed = _stream(path_or_buffer, filename, max_bytes, format, progress)
+    if streamed is not None:
+        head, parse_full, name = streamed
+        return _read_table(head, parse_full, name, format, geometry, units, mapping, kind, min_confidence,
+                           drop_missing, participant, progress)
     data, name = _bytes_and_name(path_or_buffer, filename, max_bytes)
     data = unpack(data, name, max_bytes, max_bytes)
     if not data.strip():
@@ -222,8 +228,53 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
     del data
     if format == "eyelink_asc" or (format is None and looks_like_asc(text[:65536].lstrip()[:65536])):
         return _read_asc(text, name, geometry, participant, eye, drop_missing, progress)
-    return _read_table(text, name, format, geometry, units, mapping, kind, min_confidence, drop_missing,
-                       participant, progress)
+    head = parse_text(text, name, nrows=PREVIEW_ROWS)
+
+    def parse_full(usecols: list[str] | None, report: Callable[[float], None] | None) -> pd.DataFrame:
+        return parse_text(text, name, usecols=usecols, chunk_rows=CHUNK_ROWS, progress=report)
+
+    return _read_table(head, parse_full, name, format, geometry, units, mapping, kind, min_confidence,
+                       drop_missing, participant, progress)
+
+
+def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, format: str | None,
+            progress: Callable[[float], None] | None) -> tuple[pd.DataFrame, Callable, str] | None:
+    """A large table given by path or bytes -> (preview, a function parsing it in chunks from a stream, name);
+    None for small files, ASC and EDF recordings and anything the stream reads differently (read in memory)."""
+    if format == "eyelink_asc" or not isinstance(path_or_buffer, (str, os.PathLike, bytes, bytearray)):
+        return None
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        if not os.path.isfile(path_or_buffer):
+            return None  # the in-memory path names the problem
+        name = filename or PurePath(os.fspath(path_or_buffer)).name
+    else:
+        name = filename or "recording"
+    try:
+        source = Source(path_or_buffer, name)
+    except OSError:
+        return None
+    _check_size(source.size, name, max_bytes)
+    if source.unpacked_size() < STREAM_MIN_BYTES and not (source.gzip and source.size >= STREAM_MIN_BYTES // 8):
+        return None
+    head_bytes = source.head(HEAD_BYTES + 1)
+    if len(head_bytes) <= HEAD_BYTES or head_bytes.startswith(b"SR_RESEARCH"):
+        return None
+    decoded = decode_head(head_bytes)
+    if decoded is None or looks_like_asc(decoded[0][:65536].lstrip()[:65536]):
+        return None
+    head = parse_text(decoded[0], name, nrows=PREVIEW_ROWS)
+    del head_bytes, decoded
+
+    def parse_full(usecols: list[str] | None, report: Callable[[float], None] | None) -> pd.DataFrame:
+        table = stream_table(source, max_unpacked=max_bytes, usecols=usecols, chunk_rows=CHUNK_ROWS,
+                             progress=report)
+        if table is None:  # e.g. a byte that is neither UTF-8 nor Windows-1252 far into the file
+            data = unpack(source.read_all(), name, max_bytes, max_bytes)
+            table = parse_text(decode_text(data, name), name, usecols=usecols, chunk_rows=CHUNK_ROWS,
+                               progress=report)
+        return table
+
+    return head, parse_full, name
 
 
 def _read_asc(text: str, name: str, geometry: Geometry | None, participant: str | None, eye: str,
@@ -248,19 +299,17 @@ def _read_asc(text: str, name: str, geometry: Geometry | None, participant: str 
                      warnings, name)
 
 
-def _read_table(text: str, name: str, format: str | None, geometry: Geometry | None, units: str | None,
-                mapping: dict[str, Any] | None, kind: str | None, min_confidence: float, drop_missing: bool,
-                participant: str | None, progress: Callable[[float], None] | None) -> Recording:
-    """Text of a table -> validated Recording via the detected (or given) reader."""
-    head = parse_text(text, name, nrows=PREVIEW_ROWS)
+def _read_table(head: pd.DataFrame, parse_full: Callable, name: str, format: str | None, geometry: Geometry | None,
+                units: str | None, mapping: dict[str, Any] | None, kind: str | None, min_confidence: float,
+                drop_missing: bool, participant: str | None,
+                progress: Callable[[float], None] | None) -> Recording:
+    """Preview of a table and a function parsing it whole -> validated Recording via the detected reader."""
     fmt = format or detect_reader(head, kind)
     reader = READERS[fmt]
     if kind is None:
         kind = reader.kind if fmt != "generic" else _guess_kind(head)
     usecols = _usecols([str(c) for c in head.columns], fmt, mapping)
-    raw = parse_text(text, name, usecols=usecols, chunk_rows=CHUNK_ROWS,
-                     progress=(lambda f: progress(0.7 * f)) if progress else None)
-    del text
+    raw = parse_full(usecols, (lambda f: progress(0.7 * f)) if progress else None)
     if geometry is None:
         geometry = _geometry_from_preamble(raw.attrs.get("preamble", []))
         if geometry is None and reader.geometry_preset:

@@ -3,7 +3,8 @@
 A mapping is a dict role -> column name (or None when unmapped), plus for gaze and fixations the key
 "time_unit" ("s", "ms", "us" or "ns"; "µs" is accepted too) and "units" of x/y ("px", "norm", "mm", "deg";
 default px, with "y_up": True when y grows upwards), and for features optionally "features": the list of
-feature columns (default: every column not mapped to a role). Identifier roles (participant,
+feature columns (default: every column not mapped to a role) and "labels": the label columns kept as text
+(default: every column without a single number, e.g. a passage or condition name). Identifier roles (participant,
 observer) may be mapped to WHOLE_FILE: the whole file is one person, named after the file.
 
 A guess never picks a column whose name says it is something else (a display, trial or stimulus duration
@@ -23,6 +24,8 @@ KINDS = ("gaze", "fixations", "features")
 WHOLE_FILE = "(whole file = one person)"
 TIME_UNIT_KEY = "time_unit"
 FEATURES_KEY = "features"
+# Feature tables: the text label columns to keep besides gender and task (each a task on the Attacks page).
+LABELS_KEY = "labels"
 UNITS_KEY = "units"
 Y_UP_KEY = "y_up"
 # Factor to seconds; "µs" (micro sign) and "μs" (Greek mu) are accepted as spellings of "us".

@@ -10,7 +10,6 @@ the way pandas does it ('x', 'x.1'; 'Unnamed: 3') and the renaming is reported i
 """
 from __future__ import annotations
 
-import csv
 import re
 import warnings
 import zlib
@@ -20,9 +19,11 @@ from io import BytesIO
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.asc import looks_like_asc
-from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, DataWarning, megabytes
-from eyedp_core.io.roles import is_id_name
+from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, megabytes
+# The layout names stay importable from here, where they were before the layout got its own module.
+from eyedp_core.io.layout import (_NEWLINE, DELIMITERS, MAX_COLUMNS, MAX_PREAMBLE, NA_VALUES,  # noqa: F401
+                                  SNIFF_BYTES, SNIFF_LINES, WHITESPACE, Layout, _first_line, _split, has_header,
+                                  sniff_decimal, sniff_delimiter, sniff_layout, unique_names)
 
 # Leading bytes of formats people upload by mistake, so the message can say what the file really is.
 MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -39,26 +40,10 @@ MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"SR_RESEARCH", "an EyeLink EDF recording (binary). Convert it to text with SR Research's edf2asc and "
                      "upload the .asc file instead"),
 )
-DELIMITERS = (",", "\t", ";")
-WHITESPACE = r"\s+"
-SNIFF_LINES = 50
-SNIFF_BYTES = 65536
 # More than this share of control bytes (other than tab/CR/LF/FF/VT) in the first 64 KiB means binary.
 MAX_CONTROL_SHARE = 0.01
-_QUOTED = re.compile(r'"[^"]*"')
-_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
-_DECIMAL_DOT = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
-_NA_TOKENS = {"", "na", "nan", "n/a", "null", "none", "#n/a", "-nan", "."}
-# EyeLink writes '.' for a missing sample; pandas' own list covers the rest.
-NA_VALUES = ["."]
-# Blank lines (any whitespace, form feeds and no-break spaces included) and '#' comment lines before the
-# header (SMI and other exports write these) are skipped. Lines end at \n, \r\n or \r, as pandas reads them.
-_LEADING = re.compile(r"\A(?:[^\S\r\n]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-_BLANK_LINES = re.compile(r"(?:[^\S\r\n]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
-# A table with more columns than this is refused before it is parsed (a wide feature table has hundreds).
-MAX_COLUMNS = 5000
-MAX_PREAMBLE = 20
+# Uploads larger than this (as given) may be streamed (eyedp_core.io.stream decides); smaller ones never are.
+_STREAM_FROM = 2**20
 _PARSER_LINE = re.compile(r"(?:line|row) (\d+)")
 HINT_SAVE_AS = "Save it from your spreadsheet program as 'CSV UTF-8' (comma-separated) and upload that."
 
@@ -144,57 +129,6 @@ def decode_text(data: bytes, filename: str) -> str:
                         row=line, expected="UTF-8 or Latin-1 text") from None
 
 
-def _split(line: str, sep: str) -> list[str]:
-    """One line and a delimiter -> its fields (quotes respected, leading spaces dropped)."""
-    if sep == WHITESPACE:
-        return line.split()
-    return next(csv.reader([line], delimiter=sep, skipinitialspace=True), [])
-
-
-def sniff_delimiter(lines: list[str]) -> str | None:
-    """First lines of a table -> ',', tab, ';', r'\\s+' or None when every line is a single field."""
-    clean = [_QUOTED.sub("", ln) for ln in lines]
-    best, best_key = None, (0.0, 0)
-    for sep in DELIMITERS:
-        counts = np.array([ln.count(sep) for ln in clean])
-        if counts[0] == 0:
-            continue
-        # The header and most data lines must agree on the number of fields.
-        key = (float(np.mean(counts == counts[0])), int(counts[0]))
-        if key > best_key:
-            best, best_key = sep, key
-    if best is not None:
-        return best
-    widths = np.array([len(ln.split()) for ln in lines])
-    if widths[0] >= 2 and np.mean(widths == widths[0]) >= 0.9:
-        return WHITESPACE
-    return None
-
-
-def sniff_decimal(lines: list[str], sep: str) -> str:
-    """Sample lines and delimiter -> ',' when numbers use a decimal comma (never if comma-separated)."""
-    if sep == ",":
-        return "."
-    fields = [f.strip() for ln in lines for f in _split(ln, sep)]
-    commas = sum(bool(_DECIMAL_COMMA.fullmatch(f)) for f in fields)
-    dots = sum(bool(_DECIMAL_DOT.fullmatch(f)) for f in fields)
-    return "," if commas and not dots else "."
-
-
-def _is_number(text: str, decimal: str) -> bool:
-    """A field -> whether it reads as a finite number."""
-    try:
-        return bool(np.isfinite(float(text.strip().replace(decimal, ".") if decimal == "," else text)))
-    except ValueError:
-        return False
-
-
-def has_header(first: list[str], decimal: str) -> bool:
-    """First line's fields -> False when they are all numbers or empty, i.e. the file has no header."""
-    real = [f for f in first if f.strip().lower() not in _NA_TOKENS]
-    return not (real and all(_is_number(f, decimal) for f in real))
-
-
 def _parser_error(err: Exception, filename: str, offset: int) -> DataError:
     """pandas parser exception -> DataError naming the row (pandas' own message is not shown)."""
     found = _PARSER_LINE.search(str(err))
@@ -211,28 +145,6 @@ def _parser_error(err: Exception, filename: str, offset: int) -> DataError:
     return DataError(msg, file=filename, row=row, expected="a rectangular table")
 
 
-def unique_names(names: list[str]) -> tuple[list[str], dict[str, str]]:
-    """Header fields -> (stripped unique names, {new name: original} for every renamed one)."""
-    out: list[str] = []
-    renamed: dict[str, str] = {}
-    taken: set[str] = set()
-    stripped = [str(n).strip() for n in names]
-    counts: dict[str, int] = {}
-    for i, (raw, name) in enumerate(zip(names, stripped)):
-        new = name or f"Unnamed: {i}"
-        if new in taken:
-            k = counts.get(new, 0)
-            while f"{new}.{k + 1}" in taken or f"{new}.{k + 1}" in stripped:
-                k += 1
-            counts[new] = k + 1
-            new = f"{new}.{k + 1}"
-        if new != raw and (new != name or not name):
-            renamed[new] = str(raw)
-        taken.add(new)
-        out.append(new)
-    return out, renamed
-
-
 def unpack(data: bytes, filename: str, max_bytes: int | None = None,
            max_unpacked: int | None = None) -> bytes:
     """Uploaded bytes -> the file's bytes (gunzipped if gzip); DataError over a limit or when damaged."""
@@ -245,12 +157,6 @@ def unpack(data: bytes, filename: str, max_bytes: int | None = None,
     return data
 
 
-def _first_line(body: str) -> str:
-    """Text -> its first line (up to the first \r or \n)."""
-    hit = _NEWLINE.search(body)
-    return body if hit is None else body[: hit.start()]
-
-
 def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_rows: int | None = None, *,
                 max_unpacked: int | None = None, max_columns: int | None = MAX_COLUMNS,
                 usecols: list[str] | None = None, nrows: int | None = None, chunk_rows: int | None = None,
@@ -261,6 +167,15 @@ def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_ro
     parsing. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
     chunk_rows and progress: parse in chunks and report the fraction done (0-1) after each.
     """
+    if isinstance(data, (bytes, bytearray, memoryview)) and len(data) > _STREAM_FROM:
+        from eyedp_core.io.stream import read_source  # stream builds on this module
+
+        unpacked = max_unpacked if max_unpacked is not None else max_bytes
+        _, df = read_source(data, filename, max_bytes=max_bytes, max_unpacked=unpacked, max_rows=max_rows,
+                            max_columns=max_columns, usecols=usecols, nrows=nrows, chunk_rows=chunk_rows,
+                            progress=progress)
+        if df is not None:
+            return df
     data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
     if not data.strip():
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
@@ -270,89 +185,22 @@ def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_ro
                       nrows=nrows, chunk_rows=chunk_rows, progress=progress)
 
 
+def row_limit(max_rows: int | None, nrows: int | None) -> int | None:
+    """Row limit and preview length -> rows for pandas to read (one past the limit, to notice going over)."""
+    limit = None if max_rows is None else max_rows + 1
+    if nrows is not None:
+        limit = nrows if limit is None else min(limit, nrows)
+    return limit
+
+
 def parse_text(text: str, filename: str, *, max_rows: int | None = None,
                max_columns: int | None = MAX_COLUMNS, usecols: list[str] | None = None,
                nrows: int | None = None, chunk_rows: int | None = None,
                progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Decoded text of a table -> DataFrame indexed by spreadsheet row number (see parse_table)."""
-    lead = _LEADING.match(text)
-    skip_at = lead.end() if lead else 0
-    body = text[skip_at:]
-    if not body.strip():
-        raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
-    skipped = len(_NEWLINE.findall(text, 0, skip_at))
-    if looks_like_asc(body[:SNIFF_BYTES]):
-        raise DataError("this is an EyeLink ASC file (converted from EDF), not a table. Upload it as raw "
-                        "gaze samples (the page reads it with its EyeLink reader) or read it with "
-                        "eyedp_core.io.read_recording.", file=filename, expected="a CSV or TSV table")
-    head = body[:SNIFF_BYTES]
-    lines = [ln for ln in _NEWLINE.split(head)[: SNIFF_LINES + 1] if ln.strip()][:SNIFF_LINES]
-    if not lines:
-        raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
-    sep = sniff_delimiter(lines)
-    preamble: list[str] = []
-    if sep is None:
-        # Some exports put 'key value' lines above the table ("gaze 576 304", "geometry distance 0.75 ...");
-        # skip up to MAX_PREAMBLE of them when the rest is a consistent table.
-        for k in range(1, min(MAX_PREAMBLE, len(lines) - 2) + 1):
-            sep = sniff_delimiter(lines[k:])
-            if sep is not None:
-                preamble = lines[:k]
-                break
-    if preamble:
-        cut = 0
-        for _ in preamble:
-            cut = _BLANK_LINES.match(body, cut).end()
-            hit = _NEWLINE.search(body, cut)
-            cut = len(body) if hit is None else hit.end()
-        cut = _BLANK_LINES.match(body, cut).end()
-        skipped += len(_NEWLINE.findall(body, 0, cut))
-        body = body[cut:]
-        lines = lines[len(preamble):]
-    if sep is None:
-        raise DataError(f"the file has only one column (first line: {lines[0][:40]!r}). Expected columns "
-                        "separated by commas, tabs or semicolons.", file=filename,
-                        expected="at least two columns")
-    first_line = _first_line(body)
-    if max_columns is not None:
-        # Counting delimiters is an upper bound that costs nothing; the exact count only when it matters.
-        rough = len(first_line.split()) if sep == WHITESPACE else first_line.count(sep) + 1
-        if rough > max_columns:
-            n_cols = rough if sep == WHITESPACE or '"' not in first_line else len(_split(first_line, sep))
-            if n_cols > max_columns:
-                raise DataError(f"the first line has {n_cols:,} columns; the limit is {max_columns:,}. "
-                                "Is this a table with one row per sample (or fixation, or window)? Leave out "
-                                "columns you do not need before uploading.", file=filename, row=skipped + 1,
-                                expected=f"at most {max_columns} columns", found=f"{n_cols} columns")
-    decimal = sniff_decimal(lines[1:], sep)
-    raw_first = _split(first_line, sep)
-    first = [f.strip() for f in raw_first]
-    header = has_header(first, decimal)
-    notes: list[DataWarning] = []
-    if header:
-        names, renamed = unique_names(raw_first)
-        if renamed:
-            listing = ", ".join(f"{orig!r} -> '{new}'" for new, orig in list(renamed.items())[:8])
-            notes.append(DataWarning(f"some column names were empty or the same once surrounding spaces "
-                                        f"were removed, so they were renamed: {listing}.", file=filename,
-                                        details={"renamed": renamed}))
-    else:
-        names = [f"col{i + 1}" for i in range(len(first))]
-    if usecols is not None:
-        missing = [c for c in usecols if c not in names]
-        if missing:
-            raise DataError("the column is not in the table.", file=filename, column=str(missing[0]),
-                            expected="a column of the table")
-    limit = None if max_rows is None else max_rows + 1
-    if nrows is not None:
-        limit = nrows if limit is None else min(limit, nrows)
-    kw: dict = dict(sep=sep, decimal=decimal, skip_blank_lines=False, low_memory=False, skipinitialspace=True,
-                    header=0 if header else None, names=names, index_col=False, na_values=NA_VALUES,
-                    usecols=usecols, nrows=limit)
-    if sep == WHITESPACE:
-        kw["engine"] = "c"
-    # Identifier columns stay text, so participant '007' does not become the number 7.
-    kw["dtype"] = {n: str for n in names if header and is_id_name(n) and (usecols is None or n in usecols)}
+    layout = sniff_layout(text, filename, max_columns=max_columns, usecols=usecols)
+    body, layout.body = layout.body, ""
+    kw = layout.read_kw(usecols, row_limit(max_rows, nrows))
     if nrows is not None:
         # A preview needs only its first lines: do not hand pandas (or the encoder) the whole file.
         pos = 0
@@ -372,11 +220,18 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
             # A delimiter at the end of data lines (common in tracker exports) gives them one more, empty
             # field than the header: pandas drops that trailing field and warns.
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            df = _read_csv(stream, kw, chunk_rows, progress, usecols or names)
+            df = _read_csv(stream, kw, chunk_rows, progress, usecols or layout.names)
     except pd.errors.EmptyDataError:
         raise DataError("the file is empty.", file=filename) from None
     except (pd.errors.ParserError, ValueError, OverflowError) as err:
-        raise _parser_error(err, filename, skipped) from None
+        raise _parser_error(err, filename, layout.skipped) from None
+    return finish_frame(df, layout, filename, max_rows, nrows)
+
+
+def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int | None,
+                 nrows: int | None) -> pd.DataFrame:
+    """Parsed cells -> the table: row limit checked, empty unnamed columns and empty rows dropped, index =
+    spreadsheet row numbers, layout and notes in attrs."""
     if max_rows is not None and len(df) > max_rows:
         raise DataError(f"the table has more than {max_rows:,} data rows; the limit is {max_rows:,}. "
                         "Upload fewer participants or a shorter recording (or downsample it).", file=filename,
@@ -384,7 +239,7 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
     # A delimiter at the end of every line makes an empty unnamed column: not the user's data.
     empty_unnamed = [c for c in df.columns if str(c).startswith("Unnamed: ") and df[c].isna().all()]
     df = df.drop(columns=empty_unnamed)
-    start = skipped + (2 if header else 1)
+    start = layout.skipped + (2 if layout.header else 1)
     df.index = pd.RangeIndex(start, start + len(df), name=ROW_INDEX_NAME)
     df = _blank_as_missing(df)
     df = df[~df.isna().all(axis=1).to_numpy()]
@@ -392,11 +247,36 @@ def parse_text(text: str, filename: str, *, max_rows: int | None = None,
         raise DataError("the file has a header row but no data rows.", file=filename,
                         expected="at least one data row")
     df.attrs["source_file"] = filename
-    df.attrs["has_header"] = header
-    df.attrs["layout"] = {"sep": sep, "decimal": decimal, "skipped_lines": skipped}
-    df.attrs["preamble"] = [ln[:200] for ln in preamble]
-    df.attrs["warnings"] = notes
+    df.attrs["has_header"] = layout.header
+    df.attrs["layout"] = {"sep": layout.sep, "decimal": layout.decimal, "skipped_lines": layout.skipped}
+    df.attrs["preamble"] = [ln[:200] for ln in layout.preamble]
+    df.attrs["warnings"] = list(layout.notes)
     return df
+
+
+def concat_chunks(parts: list[pd.DataFrame], columns: list[str], decimal: str = ".") -> pd.DataFrame:
+    """Chunks of one table -> the table, with the dtypes a single read would give: a column empty in one chunk
+    (read as float NaN) takes the type the other chunks found (e.g. text), instead of turning into objects; a
+    column with text in one chunk is text in all (numbers written with the file's decimal mark)."""
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    if len(parts) == 1:
+        return parts[0]
+    for col in parts[0].columns:
+        dtypes = {str(p[col].dtype) for p in parts}
+        if len(dtypes) == 1:
+            continue
+        filled = [p[col].dtype for p in parts if p[col].notna().any()]
+        text = [d for d in filled if pd.api.types.is_string_dtype(d) and not pd.api.types.is_object_dtype(d)]
+        if text and all(pd.api.types.is_numeric_dtype(d) or d == text[0] for d in filled):
+            # A single read keeps such a column as text (one cell was not a number): so do the chunks.
+            for i, part in enumerate(parts):
+                if part[col].dtype != text[0]:
+                    cells = part[col].astype(text[0])
+                    if decimal != "." and pd.api.types.is_float_dtype(part[col].dtype):
+                        cells = cells.str.replace(".", decimal, regex=False)
+                    parts[i] = part.assign(**{col: cells})
+    return pd.concat(parts, ignore_index=True)
 
 
 def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Callable[[float], None] | None,
@@ -410,7 +290,7 @@ def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Calla
         parts.append(part)
         if progress is not None:
             progress(min(stream.tell() / total, 1.0))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    return concat_chunks(parts, columns, kw.get("decimal", "."))
 
 
 def _blank_as_missing(df: pd.DataFrame) -> pd.DataFrame:

@@ -26,7 +26,7 @@ import pandas as pd
 
 from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
 from eyedp_core.io.geometry import UNITS, Geometry
-from eyedp_core.io.roles import (CONFLICT_WHAT, FEATURES_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
+from eyedp_core.io.roles import (CONFLICT_WHAT, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
                                  WHOLE_FILE, Y_UP_KEY, canonical_unit, guess_time_unit, name_conflict)
 from eyedp_core.io.checks import (ID_ROLES, _expected, _file_label, as_number, as_text,
                                  check_in_bounds, check_increasing, check_lengths, check_pixel_units)
@@ -78,6 +78,7 @@ def _feature_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str],
                      filename: str) -> tuple[list[str], list[str]]:
     """Feature table and mapping -> (feature columns, text columns skipped in automatic mode)."""
     explicit = mapping.get(FEATURES_KEY)
+    used = used | set(_label_columns(df, mapping, used, filename))
     if explicit is not None:
         missing = [c for c in explicit if c not in df.columns]
         if missing:
@@ -92,10 +93,38 @@ def _feature_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str],
     return [c for c in rest if c not in text], text
 
 
+def _label_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str], filename: str) -> list[str]:
+    """Feature table and mapping -> the label columns chosen with mapping["labels"] (checked), else []."""
+    labels = mapping.get(LABELS_KEY)
+    if labels is None:
+        return []
+    if isinstance(labels, str) or not all(isinstance(c, str) for c in labels):
+        raise DataError("the label columns must be given as a list of column names.", file=filename,
+                        expected="a list of column names")
+    for c in labels:
+        if c not in df.columns:
+            raise DataError("the label column chosen is not in the table.", file=filename, column=c,
+                            expected="a column of the table")
+        if c in used:
+            raise DataError("this column is already chosen for a role; a label column must be another one.",
+                            file=filename, column=c, expected="a column not used by a role")
+        if c in {r.name for r in ROLES["features"]}:
+            raise DataError("a label column has the name of a role; rename it in the file or choose it for "
+                            "that role.", file=filename, column=c)
+    return list(dict.fromkeys(labels))
+
+
+def _add_labels(df: pd.DataFrame, names: list[str], columns: dict[str, Any], filename: str) -> None:
+    """Label column names -> their cells as text (empty cells allowed) added to `columns`."""
+    for c in names:
+        columns[c] = as_text(df, c, filename, True, "a label (text; empty cells allowed)")
+
+
 def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str], columns: dict[str, Any],
                   filename: str) -> list[DataWarning]:
-    """Feature table and resolved roles -> feature arrays added to `columns`; -> warnings (skipped)."""
+    """Feature table and resolved roles -> feature and label arrays added to `columns`; -> warnings."""
     used = {c for c in cols.values() if c != WHOLE_FILE}
+    labels = _label_columns(df, mapping, used, filename)
     feats, skipped = _feature_columns(df, mapping, used, filename)
     if not feats:
         raise DataError("there are no numeric feature columns besides the ones chosen for roles.",
@@ -107,12 +136,24 @@ def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str
                         "that role.", file=filename, column=str(clash[0]))
     for c in feats:
         columns[c] = as_number(df, c, filename)
-    if not skipped:
-        return []
-    names = ", ".join(f"'{c}'" for c in skipped)
-    return [DataWarning(f"these columns hold text or true/false, not numbers, and are not used as features: "
-                        f"{names}.",
-                        file=filename, details={"skipped": skipped})]
+    if mapping.get(LABELS_KEY) is None:
+        # Automatic mode: a column without a single number is a label (a passage, a condition), kept as text.
+        # True/false columns (e.g. 'trial recycled') stay out: they rarely name a class worth attacking.
+        labels = [c for c in skipped if c not in {r.name for r in ROLES["features"]}
+                  and not pd.api.types.is_bool_dtype(df[c].dtype)]
+        skipped = [c for c in skipped if c not in labels]
+    _add_labels(df, labels, columns, filename)
+    out = []
+    if labels:
+        names = ", ".join(f"'{c}'" for c in labels)
+        out.append(DataWarning(f"these columns hold text, not numbers, and are kept as labels (each one a task "
+                               f"on the Attacks page), not as features: {names}.", file=filename,
+                               details={"labels": labels}))
+    if skipped:
+        names = ", ".join(f"'{c}'" for c in skipped)
+        out.append(DataWarning(f"these columns hold text or true/false, not numbers, and are not used as "
+                               f"features: {names}.", file=filename, details={"skipped": skipped}))
+    return out
 
 
 def _text_columns(df: pd.DataFrame, filename: str) -> pd.DataFrame:

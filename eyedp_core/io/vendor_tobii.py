@@ -91,7 +91,9 @@ def _tobii_to_canonical(df: pd.DataFrame) -> tuple[pd.DataFrame, Mapping]:
     t_col = _first(keys, _TOBII_TIME)
     src = df
     df = _tobii_samples(df, notes)
-    df = _drop_trailer(df, t_col, notes).copy()
+    # A shallow copy: only whole columns are replaced below, so the export's cells are shared, not copied
+    # (a full copy of a 2-million-row export costs about 300 MB).
+    df = _drop_trailer(df, t_col, notes).copy(deep=False)
     keys = _keys(df)
     x_col, y_col = _first(keys, _TOBII_X), _first(keys, _TOBII_Y)
     mapping: Mapping = {"participant": keys["participantname"], "t_s": t_col, "x": x_col, "y": y_col,
@@ -141,32 +143,42 @@ def tobii_fixations(df: pd.DataFrame) -> pd.DataFrame | None:
     etype, eidx = _first(keys, _TOBII_EVENT_TYPE), _first(keys, _TOBII_EVENT_INDEX)
     stim = _first(keys, _TOBII_STIMULUS)
     dur = _first(keys, _TOBII_DURATION)
-    frame = pd.DataFrame({"observer": _col(df, who).astype("str").to_numpy(),
-                          "stimulus": _col(df, stim).astype("str").to_numpy() if stim else "",
-                          "x": _num(df, fx), "y": _num(df, fy), "duration_ms": _num(df, dur),
-                          "t": _num(df, t_col) if t_col else np.nan,
-                          "index": _num(df, eidx) if eidx else np.arange(len(df), dtype=float),
-                          "row": (np.asarray(df.index, dtype=np.int64)
-                                  if pd.api.types.is_integer_dtype(df.index)
-                                  else np.arange(len(df), dtype=np.int64) + 2)},
-                         index=df.index)
+    x, y = _num(df, fx), _num(df, fy)
+    index = _num(df, eidx) if eidx else np.arange(len(df), dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y) & np.isfinite(index)
     if etype is not None:
-        is_fix = _col(df, etype).astype("str").str.lower().eq("fixation")
-        frame = frame[is_fix.to_numpy(dtype=bool, na_value=False)]
-    frame = frame[np.isfinite(frame["x"].to_numpy()) & np.isfinite(frame["y"].to_numpy())
-                  & np.isfinite(frame["index"].to_numpy())]
-    if frame.empty:
-        return frame.drop(columns=["t", "index", "row"])
+        keep &= _col(df, etype).astype("str").str.lower().eq("fixation").to_numpy(dtype=bool, na_value=False)
+    # Observer and stimulus are grouped by integer codes and turned into text only for the fixations found:
+    # as text, the ~2 million sample rows of a long export would cost hundreds of MB.
+    obs, obs_names = pd.factorize(_col(df, who)[keep].astype("str"))
+    if stim:
+        stim_codes, stim_names = pd.factorize(_col(df, stim)[keep].astype("str"))
+    else:
+        stim_codes, stim_names = np.zeros(len(obs), dtype=np.intp), pd.Index([""])
+    named = (obs >= 0) & (stim_codes >= 0)  # a missing name leaves the row out, as grouping on it would
+    rows = df.index[keep][named]
+    if not len(rows):
+        return pd.DataFrame({"observer": pd.Series([], dtype="str"), "stimulus": pd.Series([], dtype="str"),
+                             "x": [], "y": [], "duration_ms": []}, index=rows)
+    obs, stim_codes = obs[named], stim_codes[named]
+    idx, _ = pd.factorize(index[keep][named])
+    # One integer per (observer, stimulus, fixation index), numbered in order of appearance; each factor is
+    # below the row count, so the products stay inside int64 for any table under 2^31 rows.
+    pair, _ = pd.factorize(obs.astype(np.int64) * (int(stim_codes.max()) + 1) + stim_codes)
+    codes, _ = pd.factorize(pair.astype(np.int64) * (int(idx.max()) + 1) + idx)
+    row = (np.asarray(rows, dtype=np.int64) if pd.api.types.is_integer_dtype(df.index)
+           else np.flatnonzero(keep)[named].astype(np.int64) + 2)
+    out = _per_fixation(codes, x[keep][named], y[keep][named], _num(df, dur)[keep][named],
+                        _num(df, t_col)[keep][named] if t_col else np.full(len(codes), np.nan), row)
+    first = out.pop("first").to_numpy()
+    out.insert(0, "observer", pd.Series(np.asarray(obs_names)[obs[first]], dtype="str"))
+    out.insert(1, "stimulus", pd.Series(np.asarray(stim_names)[stim_codes[first]], dtype="str"))
     unit = _tobii_time_unit(df, t_col) if t_col else "ms"
     scale = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[unit]
-    g = frame.groupby(["observer", "stimulus", "index"], sort=False)
-    out = g.agg(x=("x", "first"), y=("y", "first"), duration_ms=("duration_ms", "first"),
-                t_start=("t", "min"), t_end=("t", "max"), row=("row", "min"))
-    out = out.reset_index()
     out["t_start_s"] = out["t_start"] * scale
     out["t_end_s"] = out["t_end"] * scale
     out.index = pd.Index(out["row"].to_numpy(dtype=np.int64), name="row")
-    out = out.drop(columns=["index", "t_start", "t_end", "row"]).sort_index()
+    out = out.drop(columns=["t_start", "t_end", "row"]).sort_index()
     if not np.isfinite(out["t_start_s"]).any():
         out = out.drop(columns=["t_start_s", "t_end_s"])
     if not np.isfinite(out["duration_ms"]).any():
@@ -174,6 +186,25 @@ def tobii_fixations(df: pd.DataFrame) -> pd.DataFrame | None:
     if not stim:
         out = out.drop(columns=["stimulus"])
     return out
+
+
+def _per_fixation(codes: np.ndarray, x: np.ndarray, y: np.ndarray, dur: np.ndarray, t: np.ndarray,
+                  row: np.ndarray) -> pd.DataFrame:
+    """Samples numbered by fixation (codes 0..G-1 in order of appearance) -> one row per fixation: the first
+    position and the first known duration, first and last time (missing times skipped), first row."""
+    n = int(codes.max()) + 1
+    _, first = np.unique(codes, return_index=True)
+    known = np.isfinite(dur)
+    duration = np.full(n, np.nan)
+    hit, at = np.unique(codes[known], return_index=True)
+    duration[hit] = dur[known][at]
+    t_start, t_end = np.full(n, np.nan), np.full(n, np.nan)
+    np.fmin.at(t_start, codes, t)
+    np.fmax.at(t_end, codes, t)
+    first_row = np.full(n, np.iinfo(np.int64).max)
+    np.minimum.at(first_row, codes, row)
+    return pd.DataFrame({"first": first, "x": x[first], "y": y[first], "duration_ms": duration,
+                         "t_start": t_start, "t_end": t_end, "row": first_row})
 
 
 def _tobii_fix_to_canonical(df: pd.DataFrame) -> tuple[pd.DataFrame, Mapping]:
