@@ -8,6 +8,7 @@ from eyedp_core.dp.registry import TIME_SERIES, Mech
 from eyedp_core.timeseries.accounting import epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
+import ui.share
 from ui import state
 from ui.fragment import fragment
 from ui.shell import ensure_shell
