@@ -87,7 +87,7 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
     scope = scope or {}
     s_kal, df, geometry = scope.get("s_kal"), scope.get("df"), scope.get("geometry")
     if s_kal is None or df is None or geometry is None:
-        st.markdown("Open the view *Protect the stream* to export protected samples.")
+        st.markdown("To export protected samples, switch the View above to protecting the stream.")
         return
     per_person = df.groupby("participant").size() if "participant" in df.columns else None
     n_max = int(per_person.max()) if per_person is not None and len(per_person) else len(df)
