@@ -241,3 +241,13 @@ def test_zcdp_to_dp_edges():
         zcdp_to_dp(0.1, 1.0)
     with pytest.raises(ValueError):
         zcdp_to_dp(0.1, 1e-6, method="renyi")
+
+
+def test_advanced_composition_of_a_huge_epsilon0_is_infinite_not_an_overflow() -> None:
+    import math
+
+    from eyedp_core.dp.accounting import advanced_composition
+
+    assert advanced_composition(800.0, 3, 1e-6) == math.inf
+    assert advanced_composition(800.0, 0, 1e-6) == 0.0
+    assert math.isfinite(advanced_composition(700.0, 1, 1e-6))

@@ -143,4 +143,4 @@ def test_uploaded_text_label_reaches_the_attacks_task_list():
     _use(at)
     at.switch_page("pages/attacks.py").run()
     assert not at.exception, at.exception
-    assert "passage" in at.multiselect(key="atk_tasks").options
+    assert "passage" in at.multiselect(key="at_tasks").options

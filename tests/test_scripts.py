@@ -66,14 +66,16 @@ def test_gaze_samples_script_reproduces_the_page(tmp_path) -> None:
 
 
 def test_home_script_reproduces_the_page(tmp_path) -> None:
+    from ui.widgets import bounded_percent, odds_words
+
     at = _page("home")
     at.select_slider(key="home_eps").set_value(3.0).run()
     assert not at.exception, at.exception
     params = at.session_state["share_script_params"]["home"]
     got = _run(SCRIPTS["home"](params), tmp_path)
-    shown = {m.label: m.value for m in at.metric}
-    assert float(shown["Odds factor e^ε"].replace(",", "")) == pytest.approx(got["odds_factor"], rel=1e-2)
-    assert shown["Belief 50 % → at most"] == f"{100 * got['posterior_from_50_percent']:.1f} %"
+    shown = " ".join(m.value for m in at.markdown)  # the page states both in bounded words (ui.widgets)
+    assert f"**{odds_words(got['odds_factor'])}**" in shown
+    assert f"**{bounded_percent(got['posterior_from_50_percent'])}**" in shown
 
 
 def test_report_script_recomposes_the_ledger(tmp_path) -> None:

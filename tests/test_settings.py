@@ -109,6 +109,6 @@ def test_a_bad_configuration_file_says_what_is_wrong() -> None:
 
 def test_app_schema_covers_the_views_main_settings() -> None:
     for key in ("hm_eps", "hm_delta", "hm_cell", "hm_mech", "hm_seed", "ts_eps", "ts_mech", "ts_chunk", "ts_k",
-                "gs_kal_eps", "atk_mechs", "home_eps", "sel_features", "sel_fixations", "sel_gaze"):
+                "gs_kal_eps", "at_mechs", "home_eps", "sel_features", "sel_fixations", "sel_gaze"):
         assert key in APP_SCHEMA, key
     assert APP_SCHEMA["hm_eps"].kind == "float" and APP_SCHEMA["hm_eps"].lo and APP_SCHEMA["hm_eps"].hi

@@ -12,13 +12,14 @@ from ui.share.build_schema import PAGES, _collect
 def test_every_page_widget_is_in_the_settings_schema() -> None:
     known = set(settings.schema().keys())
     found: dict = {}
+    unset: set = set()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
     at.run()
     for page in PAGES:
         at.switch_page(page).run()
         assert not at.exception, at.exception
-        _collect(at, found, {})
-    drawn = {k for k in found if k.startswith(settings.ALL_PREFIXES)}
+        _collect(at, found, {}, unset)
+    drawn = {k for k in found.keys() | unset if k.startswith(settings.ALL_PREFIXES)}
     assert len(drawn) > 40
     missing = sorted(drawn - known)
     assert not missing, f"not in ui/share/schema.json (run python -m ui.share.build_schema): {missing}"

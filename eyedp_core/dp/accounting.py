@@ -244,6 +244,8 @@ def advanced_composition(epsilon0: float, k: int, delta_prime: float) -> float:
         raise ValueError(f"k must be a non-negative integer, got {k!r}")
     if not (0.0 < float(delta_prime) < 1.0):
         raise ValueError(f"delta_prime must lie strictly between 0 and 1, got {delta_prime!r}")
+    if eps0 > 700.0:  # e^ε0 overflows a float: the bound is infinite (basic composition is the smaller)
+        return math.inf if k else 0.0
     return eps0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * eps0 * math.expm1(eps0)
 
 

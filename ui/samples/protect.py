@@ -133,4 +133,4 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
                "this data, not guarantees.")
     show_run_counts("gs_protect")
     # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
-    ui.share.page_tools("gaze_samples", {"s_kal": s_kal, "df": df, "geometry": geometry})
+    ui.share.page_tools("gaze_samples", {"s_kal": s_kal, "df": df, "geometry": geometry, "kal": kal, "seed": seed})

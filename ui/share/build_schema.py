@@ -99,7 +99,7 @@ def _widgets(at: AppTest) -> Iterator[Any]:
             continue
 
 
-def _collect(at: AppTest, found: dict[str, Setting], enums: dict[str, str]) -> None:
+def _collect(at: AppTest, found: dict[str, Setting], enums: dict[str, str], unset: set[str]) -> None:
     for w in _widgets(at):
         key = getattr(w, "key", None)
         if not key or key in found:
@@ -107,6 +107,9 @@ def _collect(at: AppTest, found: dict[str, Setting], enums: dict[str, str]) -> N
         try:
             value = at.session_state[key]
         except KeyError:
+            continue
+        if value is None:  # e.g. a panel switcher that opens nothing by default: its type comes from a later visit
+            unset.add(key)
             continue
         s = setting_of(w, value)
         if s is not None:
@@ -121,12 +124,13 @@ def build(timeout: float = 240) -> tuple[Schema, dict[str, str]]:
     """Run every page (and every panel option) in AppTest: the schema of their widgets and their enum types."""
     found: dict[str, Setting] = {}
     enums: dict[str, str] = {}
+    unset: set[str] = set()  # keys first seen empty: their default is None
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
     at.run()
-    _collect(at, found, enums)
+    _collect(at, found, enums, unset)
     for page in PAGES:
         at.switch_page(page).run()
-        _collect(at, found, enums)
+        _collect(at, found, enums, unset)
         for pk, options in PANEL_OPTIONS.items():
             widgets = [w for w in _widgets(at) if getattr(w, "key", None) == pk]
             if not widgets:
@@ -137,12 +141,14 @@ def build(timeout: float = 240) -> tuple[Schema, dict[str, str]]:
                     if not widgets:
                         break
                     widgets[0].set_value(option).run()
-                    _collect(at, found, enums)
+                    _collect(at, found, enums, unset)
                 except Exception:  # noqa: BLE001 - a panel that fails in AppTest is skipped, not fatal
                     continue
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
             at.run()
             at.switch_page(page).run()
+    for key in unset & found.keys():
+        found[key] = dataclasses.replace(found[key], default=None, nullable=True)
     return Schema(found.values()), enums
 
 
