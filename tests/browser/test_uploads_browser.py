@@ -25,7 +25,7 @@ def _upload(page, kind_label: str, name: str, data: bytes, mime: str, button: st
     """On Your data: choose the kind, send the file through the real file input, map columns, press the button."""
     page.get_by_text(kind_label, exact=True).click()
     harness.wait_idle(page)
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(  # the data uploader, not the settings one
         files=[{"name": name, "mimeType": mime, "buffer": data}])
     page.get_by_role("button", name=button).wait_for(timeout=30_000)
     harness.wait_idle(page)
@@ -91,7 +91,7 @@ def test_uploaded_feature_csv_drives_the_time_series(page, app_url, shots):
     harness.wait_idle(page)
     page.get_by_text("Feature windows (CSV/TSV)", exact=True).click()
     harness.wait_idle(page)
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(  # the data uploader, not the settings one
         files=[{"name": "feats.csv", "mimeType": "text/csv", "buffer": feats.to_csv(index=False).encode()}])
     harness.wait_idle(page)
     _choose(page, "participant", "person")

@@ -32,7 +32,7 @@ def _kind(page, label: str) -> None:
 
 def _send(page, name: str, data: bytes, mime: str) -> None:
     """Send a file through the real file input and wait for the page to settle."""
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(  # the data uploader, not the settings one
         files=[{"name": name, "mimeType": mime, "buffer": data}])
     harness.wait_idle(page)
 
@@ -58,6 +58,13 @@ def _chart(page) -> None:
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
 
 
+def _heatmap(page) -> None:
+    """No exception box, and the Heatmaps overlays drawn (images at display size, not Plotly charts)."""
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=60_000)
+    assert page.locator('[data-testid="stMain"] [data-testid="stImage"] img').count() >= 2
+
+
 @needs_realdata
 def test_osie_gzip_fixations_and_image_reach_a_heatmap(page, app_url, shots):
     """OSIE: the .csv.gz fixation table (98k fixations, 15 observers) and one stimulus -> a heatmap."""
@@ -75,7 +82,7 @@ def test_osie_gzip_fixations_and_image_reach_a_heatmap(page, app_url, shots):
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Stimulus").first.click()
     page.get_by_role("option", name="1001.jpg", exact=True).click()
     harness.wait_idle(page)
-    _chart(page)
+    _heatmap(page)
     assert page.get_by_text("15 observers").count() >= 1
     harness.screenshot(page, str(shots / "your_data_osie_heatmap.png"))
 
@@ -102,7 +109,7 @@ def test_osie_stimulus_without_an_image_gets_a_blank_canvas(page, app_url, shots
     assert page.get_by_text("have no uploaded image").count() >= 1  # the canvas size form on Your data
     harness.screenshot(page, str(shots / "your_data_osie_panel_1280.png"), width=1280)
     _nav(page, "Heatmaps")
-    _chart(page)
+    _heatmap(page)
     _observers(page, 15)
     assert page.get_by_text("1001.jpg").count() >= 1
     harness.screenshot(page, str(shots / "heatmaps_osie_blank_1920.png"), width=1920)
@@ -125,7 +132,7 @@ def test_uniss_tobii_samples_reach_heatmaps_and_gaze_samples(page, app_url, shot
     page.get_by_text("Recognised as a Tobii").first.wait_for(timeout=60_000)
     _use(page, "Use this data", "fgd_samples.csv.gz")
     _nav(page, "Heatmaps")
-    _chart(page)
+    _heatmap(page)
     _observers(page, 20)
     harness.screenshot(page, str(shots / "heatmaps_uniss_samples.png"))
     _nav(page, "Gaze samples")
@@ -138,7 +145,7 @@ def test_uniss_fixation_export_reaches_heatmaps(page, app_url):
     _load(page, app_url, "Fixations (CSV/TSV)", "fgd_fixations.csv.gz",
           (REALDATA / "uniss_fgd" / "fgd_fixations.csv.gz").read_bytes(), "application/gzip")
     _nav(page, "Heatmaps")
-    _chart(page)
+    _heatmap(page)
     _observers(page, 20)
 
 
@@ -151,7 +158,7 @@ def test_lund2013_samples_reach_gaze_samples_and_detected_fixations_reach_heatma
     assert page.locator('[data-testid="stSidebar"]').get_by_text("Derived:").count() >= 1
     harness.screenshot(page, str(shots / "your_data_lund_derived_1920.png"), width=1920)
     _nav(page, "Heatmaps")
-    _chart(page)
+    _heatmap(page)
     _observers(page, 6)  # img_Europe, the file's first stimulus: 6 viewers
     _nav(page, "Gaze samples")
     _chart(page)
