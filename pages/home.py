@@ -20,7 +20,7 @@ ensure_shell()
 def odds_panel() -> None:
     """ε slider -> the posterior-bound chart and the attacker's odds in words (a fragment: only this re-runs)."""
     eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
-    st.plotly_chart(posterior_figure(eps))
+    st.plotly_chart(posterior_figure(eps), theme=None)
     factor = explain.odds_factor(eps)
     post = float(explain.posterior_bound(0.5, eps))
     c1, c2 = st.columns(2)

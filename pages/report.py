@@ -90,7 +90,7 @@ else:
     st.table(people.style.format({c: "{:.4g}" for c in people.columns if people[c].dtype.kind == "f"}))
     fig = report.ledger_figure()
     if fig is not None:
-        st.plotly_chart(fig, key="rp_ledger_chart")
+        st.plotly_chart(fig, key="rp_ledger_chart", theme=None)
     st.download_button("Download the ledger (CSV)", uploads.to_csv_bytes(table), "eyedp_ledger.csv", "text/csv",
                        key="rp_dl_csv")
     if st.button("Clear the ledger", key="report_clear",

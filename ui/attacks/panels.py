@@ -97,7 +97,7 @@ def baseline_and_traps(token: str, at: AttackTable) -> None:
     if base.empty:
         st.info("This table has no task or gender column and fewer than two participants, so no attack applies.")
         return
-    st.plotly_chart(figs.baseline_bars(base), key="at_baseline")
+    st.plotly_chart(figs.baseline_bars(base), key="at_baseline", theme=None)
     st.caption("SVM (RBF, C = 1) on standardised features, honest protocol. Document type and gender: leave one "
                "participant out. Re-identification: first part of each recording → second part, with a gap. "
                "Majority vote over the windows of each recording.")
@@ -207,7 +207,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
             bar.progress(step / total, text=f"{step} of {total}: {what}, {TASK_NAMES.get(task, task)}")
         if rows and (i % 2 == 1 or i == len(points) - 1):
             live.plotly_chart(figs.accuracy_vs_epsilon(_summary(rows), _present(rows, tasks), settings.classifiers[0],
-                                                       list(settings.scenarios)), key=f"at_live_{i}")
+                                                       list(settings.scenarios)), key=f"at_live_{i}", theme=None)
     stop.empty()
     bar.empty()
     live.empty()
@@ -241,7 +241,7 @@ def results(token: str, settings: RunSettings) -> None:
     tasks = _present(rows, list(settings.tasks))
     clf = st.selectbox("Classifier shown", settings.classifiers, format_func=attacks.CLASSIFIERS.get,
                        key="at_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
-    st.plotly_chart(view.result_figure(token, settings, len(rows), clf, tuple(tasks), s), key="at_result_chart")
+    st.plotly_chart(view.result_figure(token, settings, len(rows), clf, tuple(tasks), s), key="at_result_chart", theme=None)
     st.caption("One colour per mechanism; dotted lines: trained on a private release. Red dashed: chance (the "
                "share of the most frequent class among the test units). Grey: the same classifier on clean data. "
                "Where mechanisms score alike their lines lie on top of each other (and on the chance line): "

@@ -55,7 +55,7 @@ def curves_panel(ctx: view.Context) -> None:
                                                                     text=f"Drawing noisy heatmaps… {done:.0%}"))
     bar.empty()
     summary, fig = _curves_figure(ctx, eps_list, R, df)
-    st.plotly_chart(figs.move_eps_marker(fig, ctx.epsilon), key="hm_curves_chart")
+    st.plotly_chart(figs.move_eps_marker(fig, ctx.epsilon), key="hm_curves_chart", theme=None)
     st.caption(f"Gaussian: {ctx.method} calibration; Laplace: scale b = Δ₁/ε. {len(eps_list)} ε values × R = "
                f"{R} draws per mechanism; δ = {fmt_num(ctx.delta)}. Unlike the paper's Figure 3 (5 observers "
                f"replicated to 50 000, which gives them no privacy), these curves use the real n = "
@@ -116,7 +116,7 @@ def cap_panel(ctx: view.Context) -> None:
     curve = view.cap_curve(ctx.maps_key, ctx.cap_total, ctx.epsilon, ctx.delta, ctx.mechanism, ctx.method, cands,
                            ctx.gaze_maps)
     st.plotly_chart(figs.cap_figure(curve.m, curve.expected_mse, curve.bias, curve.variance, curve.m_opt, ctx.cap_m,
-                                    ctx.short_unit), key="hm_cap_chart")
+                                    ctx.short_unit), key="hm_cap_chart", theme=None)
     total = f", total cap C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else ""
     st.caption(f"Noise variance at each m for the current {figs.MECH_LABEL[ctx.mechanism]} setting "
                f"(ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}{total}); "
@@ -192,7 +192,7 @@ def calculator_panel(ctx: view.Context) -> None:
     n_now = ctx.n_observers
     left, right = st.columns(2, gap="medium")
     with left:
-        st.plotly_chart(figs.calculator_contour(surf, target, n_now, min(sqrt_r, 1000.0)), key="hm_calc_contour")
+        st.plotly_chart(figs.calculator_contour(surf, target, n_now, min(sqrt_r, 1000.0)), key="hm_calc_contour", theme=None)
     n_axis = np.unique(np.geomspace(5, 1e5, 80).astype(int))
     setting = (ctx.epsilon, dl, ctx.cap_m, ctx.cap_total)
     series = {
@@ -204,7 +204,7 @@ def calculator_panel(ctx: view.Context) -> None:
             (noise_std(n_axis, r, *setting, Family.LAPLACE), theme.color_for("Laplace"), None),
     }
     with right:
-        st.plotly_chart(figs.calculator_slice(n_axis, series, target, n_now, sqrt_r), key="hm_calc_slice")
+        st.plotly_chart(figs.calculator_slice(n_axis, series, target, n_now, sqrt_r), key="hm_calc_slice", theme=None)
     needed = observers_needed(target, r, *setting, ctx.mechanism, ctx.method)
     grid = grid_for_sigma(target, n_now, ctx.width, ctx.height, *setting, ctx.mechanism, ctx.method)
     a, b, c = st.columns(3)
@@ -247,12 +247,12 @@ def attack_panel(ctx: view.Context) -> None:
              (maps.smooth(noisy.recovered, ctx.sigma_px, ctx.cell_px), f"Recovered from the {mech} release")]
     for j, (col, (mp, title)) in enumerate(zip(cols, shown)):
         col.plotly_chart(ctx.overlay(mp, vmax, title, 230, unit=f"{ctx.short_unit} / cell (one observer)"),
-                         key=f"hm_attack_map_{j}")
+                         key=f"hm_attack_map_{j}", theme=None)
     st.caption(f"Same colour scale (from the target's true map), smoothed with the page's kernel. Noise-free: "
                f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.epsilon)}): MSE "
                f"{noisy.mse:.3g} per cell, i.e. the recovered map is the target's map plus {ctx.n_observers} × the "
                "noise.")
-    st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar")
+    st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar", theme=None)
     show = table[["label", "privacy", "exact_recovery", "mse", "max_abs_error", "target_drawn"]].rename(
         columns={"label": "mechanism", "exact_recovery": "exact recovery", "mse": "MSE per cell",
                  "max_abs_error": "max |error|", "target_drawn": "target drawn? (random selection)"})
@@ -286,7 +286,7 @@ def planning_panel(ctx: view.Context) -> None:
         return
     plan = view.planning(ctx.maps_key, ctx.cell_px, tuple(sorted(ns)), ctx.epsilon, rule, ctx.delta, ctx.cap_m,
                          ctx.cap_total, ctx.sigma_px, ctx.mechanism, ctx.method, R, ctx.preview_seed, ctx.clean)
-    st.plotly_chart(figs.plan_figure(plan, n_now), key="hm_plan_chart")
+    st.plotly_chart(figs.plan_figure(plan, n_now), key="hm_plan_chart", theme=None)
     show = plan[["N", "delta", "std", "expected_mse", "cc_mean", "cc_sd", "label"]].rename(
         columns={"delta": "δ", "std": "noise std", "expected_mse": "E[MSE]", "cc_mean": "CC mean",
                  "cc_sd": "CC sd", "label": "status"})

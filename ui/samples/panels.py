@@ -76,9 +76,9 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     for col, (label, value) in zip(m, display.summary(ev, t0, t1).items()):
         col.metric(label, value)
     trace, scan, counts = view.raw_figures(token, stream_key, method, threshold, geometry, tuple(span), who, one, ev)
-    st.plotly_chart(trace, key="gs_raw_trace")
+    st.plotly_chart(trace, key="gs_raw_trace", theme=None)
     # Drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
-    st.plotly_chart(scan, key="gs_raw_scan", width="content")
+    st.plotly_chart(scan, key="gs_raw_scan", width="content", theme=None)
     st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
                f"{display.DETECTORS[method]} on the raw samples.")
     show_run_counts("gs_raw")
@@ -165,7 +165,7 @@ def compare_view(original: pd.DataFrame, protected: pd.DataFrame, method: str, g
     b = display.trail(protected, t_end, trail)
     title = f"{who}: original and {method}, {t_end - trail:.1f}–{t_end:.1f} s (PREVIEW)"
     st.plotly_chart(figs.compare_scanpath(a, b, method, geometry, title, stimulus_uri), key="gs_compare",
-                    width="content")
+                    width="content", theme=None)
     st.caption(stimulus_note)
 
 
@@ -174,7 +174,7 @@ def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings) -> None:
     eps = one["eps"].to_numpy(float)
     ws = window_sums(eps, s.w)
     new = one["new_point"].to_numpy(bool)
-    st.plotly_chart(figs.budget_chart(one["t_s"].to_numpy(float), ws, new, s.epsilon, s.w, s.epsilon / s.h))
+    st.plotly_chart(figs.budget_chart(one["t_s"].to_numpy(float), ws, new, s.epsilon, s.w, s.epsilon / s.h), theme=None)
     tested = int(one["tested"].sum())
     st.caption(f"{tested:,} tests and {int(new.sum()):,} new published points over {len(one):,} samples; the "
                f"largest window spent {ws.max():.4g} of ε = {s.epsilon:g} (tests at most ε/h = "

@@ -92,7 +92,7 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
         panels.kaleido_budget(pick(kal), s_kal)
     elif shown.startswith("PD"):
         run = pd_runs[shown]
-        st.plotly_chart(figs.tries_chart(run.records, 1 if run.form == "randomised" else run.max_tries))
+        st.plotly_chart(figs.tries_chart(run.records, 1 if run.form == "randomised" else run.max_tries), theme=None)
         st.caption(f"{run.n_published:,} of {run.n_events:,} fixations published, {run.n_dropped:,} dropped "
                    + ("(failed the noisy threshold; not re-drawn)." if run.form == "randomised" else
                       f"(no pass within {run.max_tries} draws; the published loop would never stop). ")

@@ -65,7 +65,7 @@ def utility_panel(c: Ctx) -> None:
     xt = {"paper": f"ε per {unit}, as the paper states it (log scale)",
           "participant": "total ε per participant (log scale)"}
     st.plotly_chart(figs.utility_figure(table, modes, [m for m in labels if m in chosen], (c.setting.mode, c.setting.epsilon),
-                                        band, xt))
+                                        band, xt), theme=None)
     flags = []
     if sens == "data-derived":
         flags.append(badge("data-derived sensitivity — as in paper, not a DP guarantee", "notdp"))
@@ -108,7 +108,7 @@ def k_panel(c: Ctx) -> None:
         search = pd.DataFrame({"k": opt.ks, "error": opt.mean_error / c.series.length})
     marks["current k"] = c.setting.k
     unit = unit_of(c.feature)
-    st.plotly_chart(figs.k_figure(curve, marks, search, f"{unit}²" if unit and unit != "1" else ""))
+    st.plotly_chart(figs.k_figure(curve, marks, search, f"{unit}²" if unit and unit != "1" else ""), theme=None)
     if marks["analytic minimum"] == 1:
         st.caption("At this ε the noise term is larger than any signal it would keep, so keeping only the first "
                    "coefficient (k = 1) is best. Raise ε to see the trade-off move to larger k.")
@@ -149,8 +149,8 @@ def correlation_panel(c: Ctx) -> None:
     ids = c.series.recs["participant"].to_numpy()[rows].tolist()
     acf = acf_table({"original": xf, "difference": sig["difference"]}, max_lag=lag, participants=ids)
     left, right = st.columns(2)
-    left.plotly_chart(figs.correlation_figure(curves, step, c.setting.label, c.feature, c.task))
-    right.plotly_chart(figs.acf_figure(acf, step))
+    left.plotly_chart(figs.correlation_figure(curves, step, c.setting.label, c.feature, c.task), theme=None)
+    right.plotly_chart(figs.acf_figure(acf, step), theme=None)
     piv = curves.pivot(index="lag", columns="signal", values="cc")
     picks = sorted({1, min(lag, 10), min(lag, int(round(30 / step)) if step else 60), lag})
     when = [f"Δt = {L * step:g} s" if step else f"Δt = {L} windows" for L in picks]
@@ -207,7 +207,7 @@ def accounting_panel(c: Ctx) -> None:
                            "scope": "as in the paper", "epsilon": p.paper_total if p.has_guarantee else math.inf,
                            "delta": 0.0, "kind": "as in the paper"}])
     table = pd.concat([paper, table], ignore_index=True)
-    st.plotly_chart(figs.accounting_figure(table.assign(scope=table["what"])))
+    st.plotly_chart(figs.accounting_figure(table.assign(scope=table["what"])), theme=None)
     if not (table["kind"] == "rigorous (ε, δ)").any() and p.invocations > 1:
         adv = advanced_composition(p.per_invocation, p.invocations, 1e-6)
         st.caption(f"Advanced composition of the {p.invocations:,} calls would give ε′ = {fe(adv)} (δ′ = 10⁻⁶), "
@@ -230,7 +230,7 @@ def accounting_panel(c: Ctx) -> None:
         st.caption(source_note)
     if pb is not None:
         tpl = temporal_leakage(pb, pf, p.per_invocation, steps=p.n_chunks)
-        st.plotly_chart(figs.tpl_figure(tpl, p.per_invocation * p.n_chunks))
+        st.plotly_chart(figs.tpl_figure(tpl, p.per_invocation * p.n_chunks), theme=None)
     st.markdown("**In this session's ledger (this view)**")
     ledger_table()
 

@@ -41,7 +41,7 @@ def steil_panel(c: Ctx) -> None:
         st.plotly_chart(figs.steil_figure(
             t, t_title, clean, drawn.positions, drawn.values, f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})", theme.color_for(
                 "Steil (faithful)"), y_title,
-            f"{c.feature} — {c.participant}{', ' + c.task if c.task else ''}: Steil et al., provable Laplace form"))
+            f"{c.feature} — {c.participant}{', ' + c.task if c.task else ''}: Steil et al., provable Laplace form"), theme=None)
     with right:
         # The calibration the noise above was drawn with (one series, one calibration).
         calibration_box(drawn.calibrations[0], "Steil et al., faithful replacement (§7.3)")
@@ -87,7 +87,7 @@ def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, 
                                           f"as published (nominal ε_i = {fmt_num(eps_i)})",
                                           theme.color_for("Steil (as published)"), y_title,
                                           "Steil et al.'s sampler as published — NOT differentially private",
-                                          clean_name="clean (not clamped: the sampler does not clamp)"))
+                                          clean_name="clean (not clamped: the sampler does not clamp)"), theme=None)
     with right:
         worst = view.steil_worst_ratio(eps_i, delta_i)
         st.markdown(f"{badge('not DP', 'notdp')} nominal ε_i = {fmt_num(eps_i)}, data-derived δ_i = "
