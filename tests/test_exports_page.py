@@ -5,20 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.apptest import ROOT
+from tests.apptest import open_app
 
-
-def _app(page: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_time_series_exports_the_feature_table_in_release_mode() -> None:
-    at = _app("pages/time_series.py")
+    at = open_app(timeout=300, page="pages/time_series.py")
     at.button(key="ts_release_export").click().run()
     assert not at.exception, at.exception
     res = at.session_state["share_export_time_series"]
@@ -35,7 +28,7 @@ def test_time_series_exports_the_feature_table_in_release_mode() -> None:
 
 
 def test_gaze_samples_export_over_the_cap_is_refused() -> None:
-    at = _app("pages/report.py")
+    at = open_app(timeout=300, page="pages/report.py")
     at.slider(key="rp_cap").set_value(5.0).run()
     at.switch_page("pages/gaze_samples.py").run()
     at.radio(key="gs_view").set_value("protect").run()

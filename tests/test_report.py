@@ -6,13 +6,12 @@ import math
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.dp.budget import BudgetExceeded, charge, refusal
 from eyedp_core.report import SECTIONS, Artefact, ReportInput, build_html, epsilon_reading, person_table
 from eyedp_core.report.html import fmt
-from tests.apptest import ROOT
+from tests.apptest import open_app
 
 TS = Release(view="Time series", label="CFPA-32, 48 features", unit="participant", mechanism="CFPA",
              sensitivity_type="public", epsilon=0.01, count=48 * 36, participants=("P01", "P02"))
@@ -95,15 +94,9 @@ def test_a_release_over_the_cap_is_refused_and_adds_nothing() -> None:
     assert refusal(ledger, [TS], None) is None  # no cap, no refusal
 
 
-def _app(page: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
-
 
 def test_the_cap_slider_refuses_an_export_in_the_app() -> None:
-    at = _app("pages/report.py")
+    at = open_app(timeout=240, page="pages/report.py")
     assert at.slider[0].key == "rp_cap"  # the page's first slider
     at.slider(key="rp_cap").set_value(2.0).run()
     at.switch_page("pages/heatmaps.py").run()

@@ -70,6 +70,14 @@ def report_params(_: Any) -> dict[str, Any] | None:
     return {"releases": [dataclasses.asdict(r) for r in releases], "epsilon_cap": state.epsilon_cap()}
 
 
+# Why a view offers no script right now, and what gives one.
+NO_SCRIPT = {
+    "gaze_samples": "The Python script reproduces the Kaleido preview: switch the View above to protecting the "
+                    "stream to get it.",
+    "report": "The Python script recomposes the ledger per person: it is offered once something is released.",
+    "": "No Python script for the current settings: the script covers the view's main computation with public "
+        "bounds.",
+}
 ARGLESS = ("home", "report")  # pages whose script needs no view context
 PARAMS = {"heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params,
           "home": home_params, "report": report_params}
@@ -81,8 +89,7 @@ def script_box(page: str, ctx: Any) -> None:
         return
     params = None if ctx is None and page not in ARGLESS else PARAMS[page](ctx)
     if params is None:
-        st.markdown("No Python script for the current settings (open the view's main computation, with public "
-                   "bounds, to get one).")
+        st.markdown(f"**Reproduce in code.** {NO_SCRIPT.get(page, NO_SCRIPT[''])}")
         return
     st.session_state.setdefault(PARAMS_KEY, {})[page] = params
     st.markdown("**Reproduce in code.** A short script on `eyedp_core` that loads the same data and recomputes "
