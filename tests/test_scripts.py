@@ -98,3 +98,23 @@ def test_report_script_recomposes_the_ledger(tmp_path) -> None:
     shown = {m.label: m.value for m in at.metric}
     assert got["releases"] == int(shown["Releases"]) == 3
     assert math.isinf(got["epsilon"]) and shown["Worst-case ε per person"] == "inf"
+
+
+def test_attacks_script_reproduces_the_page(tmp_path) -> None:
+    from ui.attacks.view import RunSettings
+
+    at = _page("attacks")
+    assert "press *Run attacks* first" in " ".join(m.value for m in at.markdown)  # no run yet: no script
+    # One small run (as the settings form would request it): CFPA-32 at a large ε, re-identification, SVM.
+    at.session_state["atk_request"] = RunSettings(mechanisms=("CFPA-32",), epsilons=(1000.0,), scenarios=("clean",),
+                                                  classifiers=("svm",), tasks=("identity",))
+    at.run()
+    assert not at.exception, at.exception
+    shown = at.session_state["atk_rows"][2]  # the rows the page drew
+    params = at.session_state["share_script_params"]["attacks"]
+    got = _run(SCRIPTS["attacks"](params), tmp_path)
+    assert len(got) == len(shown) == 2  # the clean baseline and the one private point
+    for mine, page in zip(got, shown):
+        assert (mine["task"], mine["classifier"]) == (page["task"], page["classifier"])
+        assert mine["accuracy"] == pytest.approx(page["accuracy"], abs=1e-12)
+        assert mine["chance"] == pytest.approx(page["chance"], abs=1e-12)

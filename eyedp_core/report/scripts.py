@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-__all__ = ["SCRIPTS", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
+__all__ = ["SCRIPTS", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
            "time_series_script"]
 
 
@@ -105,5 +105,26 @@ def report_script(p: dict[str, Any]) -> str:
             "print(json.dumps({'epsilon': eps, 'delta': delta, 'releases': len(ledger)}))\n")
 
 
-SCRIPTS = {"heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,
+def attacks_script(p: dict[str, Any]) -> str:
+    """Attacks parameters (the last run's grid and protocol) in, the script (one result row per point, task and
+    classifier, through the same Runner and seed) out."""
+    return (_header("Attacks", p) + _load("features", p["features_source"], "table")
+            + "from eyedp_core import attacks\n\n"
+              "at = attacks.prepare(table)\n"
+            f"runner = attacks.Runner(at, gap={p['gap']!r}, subsample={p['subsample']!r}, seed={p['seed']!r}, "
+            f"n_jobs=2, bounds={p['bounds']!r})\n"
+            f"points = attacks.plan_points({p['mechanisms']!r}, {p['epsilons']!r}, train_on={p['scenarios']!r}, "
+            f"repetitions={p['repetitions']!r}, accounting={p['accounting']!r}, k={p['k']!r})\n"
+              "rows = []\n"
+              "for point in points:\n"
+            f"    for task in {p['tasks']!r}:\n"
+            f"        for r in runner.run_point(point, tasks=(task,), classifiers={p['classifiers']!r}, "
+            f"majority_vote={p['majority_vote']!r}):\n"
+              "            rows.append({'label': point.label, 'epsilon': point.epsilon, 'task': task, "
+              "'classifier': r.classifier, 'accuracy': r.accuracy, 'chance': r.chance})\n"
+              "            print(rows[-1])\n"
+              "print(json.dumps(rows))\n")
+
+
+SCRIPTS = {"attacks": attacks_script, "heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,
            "home": home_script, "report": report_script}

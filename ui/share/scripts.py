@@ -10,6 +10,7 @@ import streamlit as st
 
 from eyedp_core.report.scripts import SCRIPTS
 from ui import state
+from ui.attacks import view as attack_view
 
 PARAMS_KEY = "share_script_params"  # page -> the parameters of its last run (tests read them)
 
@@ -74,12 +75,26 @@ def report_params(_: Any) -> dict[str, Any] | None:
 NO_SCRIPT = {
     "gaze_samples": "The Python script reproduces the Kaleido preview: switch the View above to protecting the "
                     "stream to get it.",
+    "attacks": "The Python script re-runs the attacks of your last run: press *Run attacks* first.",
     "report": "The Python script recomposes the ledger per person: it is offered once something is released.",
     "": "No Python script for the current settings: the script covers the view's main computation with public "
         "bounds.",
 }
-ARGLESS = ("home", "report")  # pages whose script needs no view context
-PARAMS = {"heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params,
+def attacks_params(_: Any) -> dict[str, Any] | None:
+    """Attacks -> the last requested run's grid and protocol (None before the first run)."""
+    request = st.session_state.get("atk_request")
+    if request is None:
+        return None
+    return {"features_source": _source(state.current("features")), "mechanisms": list(request.mechanisms),
+            "epsilons": [float(e) for e in request.epsilons], "scenarios": list(request.scenarios),
+            "classifiers": list(request.classifiers), "tasks": list(request.tasks),
+            "majority_vote": bool(request.majority_vote), "repetitions": int(request.repetitions),
+            "accounting": request.accounting, "gap": request.gap, "k": request.k, "subsample": request.subsample,
+            "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE}
+
+
+ARGLESS = ("home", "report", "attacks")  # pages whose script needs no view context
+PARAMS = {"attacks": attacks_params, "heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params,
           "home": home_params, "report": report_params}
 
 
