@@ -115,6 +115,10 @@ def _page_vs_trivial(page, trivial, path: str, repeats: int) -> tuple[list[float
         page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
             has_text=VIEW_CLICKS[path]).first.click()
         harness.wait_idle(page, 300_000)
+    try:  # a page that is still drawing after its first run (a slow first computation) gets time to finish
+        page.wait_for_selector(harness.SLIDER, timeout=30_000)
+    except Exception:  # noqa: BLE001 - Playwright's timeout: the page has no slider
+        return None
     slider = _first_slider(page, path)
     if slider is None:
         return None
