@@ -1,7 +1,7 @@
 """Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; docs/PRIVACY_MODEL.md §6).
 
 The page body draws only the title and the lead; everything that depends on a control is one fragment
-(`_study`), so a slider move re-runs that fragment and not the app shell. The accounting box and the export
+(`_draw`), so a slider move re-runs that fragment and not the app shell. The accounting box and the export
 are fragments inside it: their own widgets re-run only themselves."""
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import ui.share
 from ui import state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
-from ui.errors import page_guard
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -37,12 +36,6 @@ st.markdown("Private gaze heatmaps after Liu et al.: **the unit of privacy is on
 
 
 @fragment
-def _study() -> None:
-    """The page's fragment: on its own re-runs the app's error guard is not around it, so it has its own."""
-    with page_guard("heatmaps"):
-        _draw()
-
-
 def _draw() -> None:
     """Data, settings, previews, noise scale, accounting, Explore and export."""
     marker = count_run("study")
@@ -101,8 +94,7 @@ def _draw() -> None:
 @fragment
 def _accounting(ctx: view.Context) -> None:
     """Unit of privacy, totals over several stimuli, ledger so far (its input re-runs only this part)."""
-    with page_guard("heatmaps"):
-        release.accounting_box(ctx)
+    release.accounting_box(ctx)
 
 
 def _explore(ctx: view.Context) -> None:
@@ -123,8 +115,7 @@ def _explore(ctx: view.Context) -> None:
 @fragment
 def _export(ctx: view.Context) -> None:
     """The explicit private release (its button re-runs only this part, then the app for the ledger)."""
-    with page_guard("heatmaps"):
-        release.export_section(ctx)
+    release.export_section(ctx)
 
 
-_study()
+_draw()

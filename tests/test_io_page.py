@@ -134,3 +134,28 @@ def test_pupil_labs_gaze_uses_the_confidence_slider_and_the_geometry():
     _use(at)
     ok = " ".join(s.value for s in at.success)
     assert "gaze_positions.csv loaded (50 rows" in ok and "low confidence: 5" in ok
+
+
+def test_a_fragment_carries_the_error_guard_on_its_own(monkeypatch, caplog):
+    """A bug inside a ui.fragment (whose own re-runs happen outside app.py's guard) is the short message too."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("EYEDP_RAISE_ERRORS", raising=False)
+
+    def script() -> None:
+        from ui.fragment import fragment
+
+        @fragment
+        def panel() -> None:
+            raise RuntimeError("secret-cell-content P01")
+
+        panel()
+
+    at = AppTest.from_function(script, default_timeout=60)
+    with caplog.at_level(logging.ERROR, logger="eyedp.errors"):
+        at.run()
+    assert not at.exception, at.exception
+    err = " ".join(e.value for e in at.error)
+    assert "Something went wrong (error id" in err and "secret" not in err
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "RuntimeError" in logged and "secret" not in logged

@@ -1,7 +1,7 @@
 """`fragment`: st.fragment for EyeDP pages, with hooks that run after every (fragment or full) re-run.
 
 Pages wrap groups of controls and the figures that depend on them in `@fragment`, so a slider move re-runs
-only that group. Work that must follow every change of a setting (recording the page's settings in the URL)
+only that group; each fragment carries the app's error guard (ui/errors.py), which its own re-runs would miss. Work that must follow every change of a setting (recording the page's settings in the URL)
 registers itself once with `after_rerun` and then runs after each fragment re-run as well as after a full run.
 """
 from __future__ import annotations
@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import streamlit as st
+
+from ui.errors import page_guard
 
 F = TypeVar("F", bound=Callable[..., Any])
 _AFTER: list[Callable[[], None]] = []
@@ -34,7 +36,11 @@ def fragment(func: F | None = None, *, run_every: float | None = None) -> Any:
     def wrap(f: F) -> F:
         @functools.wraps(f)
         def body(*args: Any, **kwargs: Any) -> Any:
-            out = f(*args, **kwargs)
+            # A fragment's own re-run happens outside app.py's guard: give it the same one (error id, no
+            # traceback, nothing uploaded logged).
+            out = None
+            with page_guard(f.__module__):
+                out = f(*args, **kwargs)
             run_after_hooks()
             return out
         return st.fragment(body, run_every=run_every)  # type: ignore[return-value]
