@@ -5,9 +5,11 @@ import streamlit as st
 
 from ui import state
 from ui.attacks import panels, view
+from ui import runlog
 from ui.shell import ensure_shell
 
 ensure_shell()
+runlog.note("page")
 
 st.title("Attacks")
 panels.lead()

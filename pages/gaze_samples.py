@@ -10,10 +10,11 @@ from eyedp_core.samples.streams import StreamError, selection_column
 import ui.share
 from ui import state
 from ui.samples import panels, protect, view
-from ui.shell import count_run, ensure_shell
+from ui import runlog
+from ui.shell import ensure_shell
 
 ensure_shell()
-count_run("page")
+runlog.note("page")
 
 VIEWS = {"raw": "Raw stream and events", "protect": "Protect the stream", "demographics": "Demographics (k-anonymity)"}
 

@@ -11,34 +11,23 @@ from eyedp_core.heatmaps import preview
 from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.release import MapsSource
 import ui.share
-from ui import state
+from ui import runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
 from ui.shell import ensure_shell
 
 ensure_shell()
-RUNS = "eyedp_runs_heatmaps"  # run counters (page body, study fragment), read by the browser test
-
-
-def count_run(part: str) -> str:
-    """Count one run of `part` in this session -> a hidden HTML marker carrying the count."""
-    runs = st.session_state.setdefault(RUNS, {"page": 0, "study": 0})
-    runs[part] += 1
-    return f'<span hidden data-hm-runs="{part}">{runs[part]}</span>'
-
-
-page_marker = count_run("page")
+runlog.note("page")
 st.title("Heatmaps")
 st.markdown("Private gaze heatmaps after Liu et al.: **the unit of privacy is one observer** — their whole gaze "
             "map on one stimulus. Each observer's map is capped at m per cell, the maps are averaged, noise is "
             "added to the average, and the heatmap is smoothed afterwards (smoothing is post-processing and costs "
-            "no privacy)." + page_marker, unsafe_allow_html=True)
+            "no privacy).")
 
 
-@fragment
+@fragment(name="study")
 def _draw() -> None:
     """Data, settings, previews, noise scale, accounting, Explore and export."""
-    marker = count_run("study")
     fix_ds = state.current("fixations")
     stims = state.stimuli()
     top = st.columns([1, 1.1, 2.2], gap="medium")
@@ -78,7 +67,7 @@ def _draw() -> None:
                        mechanism=s.mechanism, method=s.method, cap_m=s.cap_m, cap_total=s.cap_total, cell_px=s.cell,
                        sigma_px=s.sigma_px, weight=weight, preview_seed=s.seed,
                        cap_choice=st.session_state.get(panels.CAP_CHOICE))
-    guarantee.markdown(noise.guarantee_markdown(ctx) + marker, unsafe_allow_html=True)
+    guarantee.markdown(noise.guarantee_markdown(ctx))
     for w in privacy_warnings(s.epsilon, ctx.delta_used, n):
         st.warning(w, icon=":material/warning:")
 

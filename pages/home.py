@@ -10,10 +10,12 @@ from eyedp_core.dp import explain
 from ui import state
 from ui import theme
 from ui.fragment import fragment
+from ui import runlog
 from ui.shell import ensure_shell
 from ui.widgets import bounded_percent, fmt_num, log_slider, odds_words
 
 ensure_shell()
+runlog.note("page")
 
 
 @fragment

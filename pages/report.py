@@ -8,9 +8,11 @@ from eyedp_core.io import uploads
 from eyedp_core.report import epsilon_reading, person_table, releases_table
 from ui import state
 from ui.share import report
+from ui import runlog
 from ui.shell import ensure_shell
 
 ensure_shell()
+runlog.note("page")
 
 st.title("Report")
 ledger = state.ledger()

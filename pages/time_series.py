@@ -10,9 +10,10 @@ from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, L
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 import ui.share
 from ui import state
+from ui import runlog
 from ui.fragment import fragment
 from ui.shell import ensure_shell
-from ui.timeseries import context, data, figs, headline, panels, runlog, view
+from ui.timeseries import context, data, figs, headline, panels, view
 from ui.timeseries.steil import steil_panel
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
 
@@ -121,11 +122,10 @@ except data.SeriesProblem as err:
 # ---- mechanism, budget, preview and the views: one fragment, so a slider move re-runs only this part ----------
 
 
-@fragment
+@fragment(name="view")
 def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
                    kinds: tuple[str, ...], feature: str, task: str | None, participant: str) -> None:
     """Settings, the per-person headline, the preview and the secondary views of the released features."""
-    runlog.note("view")
     lo, hi, length = series.lo, series.hi, series.length
     f_idx = names.index(feature)
     row = series.row(participant, task)

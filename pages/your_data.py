@@ -11,9 +11,11 @@ from eyedp_core.data import derived
 from eyedp_core.io import readers
 from ui import state
 from ui.errors import guarded
+from ui import runlog
 from ui.shell import ensure_shell
 
 ensure_shell()
+runlog.note("page")
 
 KIND_LABELS = {
     "gaze": "Raw gaze samples (CSV/TSV)",

@@ -7,11 +7,13 @@ registers itself once with `after_rerun` and then runs after each fragment re-ru
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import streamlit as st
 
+from ui import runlog
 from ui.errors import page_guard
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,17 +33,22 @@ def run_after_hooks() -> None:
         hook()
 
 
-def fragment(func: F | None = None, *, run_every: float | None = None) -> Any:
-    """Decorator: `func` becomes an st.fragment whose re-runs are followed by the after-rerun hooks."""
+def fragment(func: F | None = None, *, run_every: float | None = None, name: str | None = None) -> Any:
+    """Decorator: `func` becomes an st.fragment whose re-runs are followed by the after-rerun hooks (and logged
+    as `name`, default the function's name, in ui.runlog)."""
     def wrap(f: F) -> F:
+        part = name or f.__name__
+
         @functools.wraps(f)
         def body(*args: Any, **kwargs: Any) -> Any:
             # A fragment's own re-run happens outside app.py's guard: give it the same one (error id, no
             # traceback, nothing uploaded logged).
             out = None
+            t0 = time.perf_counter()
             with page_guard(f.__module__):
                 out = f(*args, **kwargs)
             run_after_hooks()
+            runlog.note(part, (time.perf_counter() - t0) * 1000)
             return out
         return st.fragment(body, run_every=run_every)  # type: ignore[return-value]
 

@@ -1,8 +1,6 @@
 """Keeps every page inside the app shell (navigation, sidebar), even on a deep link to a fresh server."""
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 try:  # internal API: guarded so a Streamlit upgrade degrades to a no-op, not a crash
@@ -39,20 +37,3 @@ def ensure_shell() -> None:
         PagesManager.uses_pages_directory = False
         show_navigation()
         st.rerun()
-
-
-RUN_COUNTS_ENV = "EYEDP_RUN_COUNTS"  # set to 1 to show the script-run counters (tests/browser, bench)
-
-
-def count_run(part: str) -> None:
-    """Count one run of `part` ("page" for a page body, a fragment's name otherwise) in this session."""
-    counts = st.session_state.setdefault("eyedp_run_counts", {})
-    counts[part] = counts.get(part, 0) + 1
-
-
-def show_run_counts(part: str) -> None:
-    """With EYEDP_RUN_COUNTS=1, a caption of the page-body and `part` run counts, drawn inside `part` (tests read
-    it to prove that a control inside a fragment re-runs only that fragment); otherwise nothing."""
-    if os.environ.get(RUN_COUNTS_ENV) == "1":
-        counts = st.session_state.get("eyedp_run_counts", {})
-        st.caption(f"script runs: page {counts.get('page', 0)}, {part} {counts.get(part, 0)}")

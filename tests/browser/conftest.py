@@ -23,14 +23,20 @@ def _missing_reason() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def app_url():
+def run_log(tmp_path_factory) -> Path:
+    """The file the shared app logs its page and fragment runs to (ui/runlog.py); tests empty it before a move."""
+    return tmp_path_factory.mktemp("runlog") / "runs.txt"
+
+
+@pytest.fixture(scope="session")
+def app_url(run_log):
     """Start the app once for the browser tests; yields its base URL."""
     reason = _missing_reason()
     if reason:
         if os.environ.get("EYEDP_REQUIRE_BROWSER") == "1":
             pytest.fail(f"browser tests required but cannot run: {reason}")
         pytest.skip(reason)
-    proc, url = harness.start_app()
+    proc, url = harness.start_app(run_log=run_log)
     yield url
     harness.stop_app(proc)
 

@@ -32,13 +32,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(script: str = "app.py", port: int | None = None, timeout: float = 60.0) -> tuple[subprocess.Popen, str]:
-    """Script path -> (running streamlit process, base URL), once its health endpoint answers."""
+def start_app(script: str = "app.py", port: int | None = None, timeout: float = 60.0,
+              run_log: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """Script path -> (running streamlit process, base URL), once its health endpoint answers; with `run_log`,
+    the app logs its page and fragment runs there (ui/runlog.py)."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                 **({"EYEDP_RUN_LOG": str(run_log)} if run_log else {})})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -74,6 +77,11 @@ def wait_idle(page, timeout_ms: float = 60_000) -> None:
     # The script may finish a moment before the last element paints.
     page.wait_for_timeout(150)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+
+
+def runs(run_log: Path) -> list[str]:
+    """The parts (page, fragment names) the app logged in `run_log` since it was last emptied, in order."""
+    return [line.split()[0] for line in run_log.read_text().splitlines() if line.strip()]
 
 
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'

@@ -72,42 +72,26 @@ def _open(page, url: str) -> None:
     _no_exception(page)
 
 
-def test_slider_in_the_fragment_reruns_only_the_fragment(browser, tmp_path):
-    """With EYEDP_RUN_LOG set the page logs 'page' per full run and 'view' per run of its mechanism fragment:
-    moving ε or R (inside the fragment) runs the fragment alone; a control above it runs the whole page."""
-    import os
-
-    log = tmp_path / "runs.txt"
-    old = os.environ.get("EYEDP_RUN_LOG")
-    os.environ["EYEDP_RUN_LOG"] = str(log)
-    try:
-        proc, url = harness.start_app()
-    finally:
-        if old is None:
-            os.environ.pop("EYEDP_RUN_LOG")
-        else:
-            os.environ["EYEDP_RUN_LOG"] = old
-    try:
-        page = browser.new_page(viewport={"width": 1440, "height": 1000})
-        _open(page, url)
-        assert "page" in log.read_text().split()  # the first run is a full one
-        for index in (0, 2):  # ε, then R (k, slider 1, is set by the public rule and disabled)
-            log.write_text("")
-            before = harness.slider_text(page, index)
-            harness.move_slider(page, index)
-            page.wait_for_timeout(300)
-            assert harness.slider_text(page, index) != before
-            assert log.read_text().split() == ["view"], f"slider {index}: {log.read_text().split()}"
-        log.write_text("")
-        page.get_by_text("Use the longest (").click()
-        harness.wait_idle(page)
+def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log):
+    """The app logs 'page' per full run and 'view' per run of the mechanism fragment (ui/runlog.py): moving ε or
+    R (inside the fragment) runs the fragment alone; a control above it runs the whole page."""
+    run_log.write_text("")
+    _open(page, app_url)
+    assert "page" in harness.runs(run_log)  # the first run is a full one
+    for index in (0, 2):  # ε, then R (k, slider 1, is set by the public rule and disabled)
+        run_log.write_text("")
+        before = harness.slider_text(page, index)
+        harness.move_slider(page, index)
         page.wait_for_timeout(300)
-        runs = log.read_text().split()
-        assert runs.count("page") == 1 and "view" in runs, runs  # outside the fragment: the whole page
-        _no_exception(page)
-        page.close()
-    finally:
-        harness.stop_app(proc)
+        assert harness.slider_text(page, index) != before
+        assert harness.runs(run_log) == ["view"], f"slider {index}: {harness.runs(run_log)}"
+    run_log.write_text("")
+    page.get_by_text("Use the longest (").click()
+    harness.wait_idle(page)
+    page.wait_for_timeout(300)
+    runs = harness.runs(run_log)
+    assert runs.count("page") == 1 and "view" in runs, runs  # outside the fragment: the whole page
+    _no_exception(page)
 
 
 @pytest.mark.parametrize("width", [1280, 1920])

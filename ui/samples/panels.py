@@ -14,7 +14,6 @@ from eyedp_core.samples.streams import PreparedStreams
 from ui import state
 from ui.samples import figs, view
 from ui.fragment import fragment
-from ui.shell import count_run, show_run_counts
 from ui.widgets import badge, fmt_num, log_slider
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
@@ -48,12 +47,11 @@ def data_notes(prep: PreparedStreams, name: str) -> None:
 # raw stream
 
 
-@fragment
+@fragment(name="gs_raw")
 def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: ScreenGeometry,
                 data_name: str) -> None:
     """Detector, its threshold and the time window -> events, headline numbers, raw trace and scanpath (a
     fragment: moving any of its controls re-runs only this section)."""
-    count_run("gs_raw")
     c = st.columns([1, 2])
     method = c[0].radio("Event detection", ["ivt", "idt"], horizontal=True, key="gs_method",
                         format_func={"ivt": "I-VT (velocity)", "idt": "I-DT (dispersion)"}.get)
@@ -81,7 +79,6 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     st.plotly_chart(scan, key="gs_raw_scan", width="content", theme=None)
     st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
                f"{display.DETECTORS[method]} on the raw samples.")
-    show_run_counts("gs_raw")
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,15 +13,13 @@ from ui import state
 from ui.fragment import fragment
 from ui.samples import figs, panels, view
 import ui.share
-from ui.shell import count_run, show_run_counts
 from ui.widgets import preview_watermark
 
 
-@fragment
+@fragment(name="gs_protect")
 def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str | None, sel: str | None,
                  geometry: ScreenGeometry) -> None:
     """Checked streams, the chosen participant and stimulus -> the whole Protect view (a fragment)."""
-    count_run("gs_protect")
     n_people = len(prep.participants)
     df = prep.frame
     one = view.pick(df, who, stim_name, sel)
@@ -131,6 +129,5 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
                "the original. Re-identification: an SVM trained on each person's clean earlier windows "
                f"({view.WINDOW_S:g} s) names the person behind each later protected window. Empirical figures on "
                "this data, not guarantees.")
-    show_run_counts("gs_protect")
     # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
     ui.share.page_tools("gaze_samples", {"s_kal": s_kal, "df": df, "geometry": geometry, "kal": kal, "seed": seed})
