@@ -48,8 +48,8 @@ if len(info.participants) == 1:
             "the whole file counts as one person. Everything below runs, but comparisons across participants "
             "(correlation curves, the data-derived sensitivity) need at least 2–3 people.", icon=":material/person:")
 
-# ---- data: features, bounds, shown series, public length ----------------------------------------------------
-top = st.columns([1.5, 1, 1, 1.1], gap="medium")
+# ---- data: features, bounds, public length (the shown feature, task and participant are picked in the view) ---
+top = st.columns([1.1, 2.6], gap="medium")
 n_chosen = len(st.session_state.get("ts_features", info.features))
 with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with their public bounds",
                  expanded=any(not data.has_public_bounds(f) for f in info.features)):
@@ -88,15 +88,11 @@ kinds = tuple("public" if data.has_public_bounds(f) else ("declared" if confirme
 lo = np.array([bounds[f][0] for f in names], dtype=float)
 hi = np.array([bounds[f][1] for f in names], dtype=float)
 
-feature = top[0].selectbox("Feature shown", names, index=names.index(data.default_feature(names)), key="ts_feature",
-                           format_func=data.feature_label)
-task = top[1].selectbox("Task (document)", info.tasks, key="ts_task") if info.tasks else None
-participant = top[2].selectbox("Participant", info.participants, key="ts_participant")
-declared = int(top[3].number_input("Public length T (windows)", 2, MAX_LENGTH, DEFAULT_LENGTH, key="ts_length",
+declared = int(top[0].number_input("Public length T (windows)", 2, MAX_LENGTH, DEFAULT_LENGTH, key="ts_length",
                                    help="Every recording is cut or padded (repeating its last value) to this length "
                                         "before the mechanism. Declare it from the study protocol: the default "
                                         f"{DEFAULT_LENGTH} is the same for every dataset (docs/PRIVACY_MODEL.md §0.5)."))
-from_data = top[3].checkbox(f"Use the longest ({info.data_length})",
+from_data = top[0].checkbox(f"Use the longest ({info.data_length})",
                             key="ts_length_from_data",
                             help="Convenient, but T is then read off the private data: the ledger records it as a "
                                  "data-derived parameter and the Report shows the caveat.")
@@ -105,12 +101,12 @@ public_t = public_length(LengthSource.DATA if from_data else LengthSource.DECLAR
 length = public_t.value
 secs = f" = {length * info.step_s:g} s" if info.step_s else ""
 if public_t.data_derived:
-    st.caption(f"⚠ T = {length} windows{secs} is the longest recording in this data: the length is read from the data "
+    top[1].caption(f"⚠ T = {length} windows{secs} is the longest recording in this data: the length is read from the data "
                "and released with it, so the ledger marks it as data-derived. Declare T from the study protocol to "
                f"make it public. Shorter recordings ({info.min_length}–{info.data_length} windows here) are padded by "
                "repeating their last value.")
 else:
-    st.caption(f"Public T = {length} windows{secs}, declared (the default {DEFAULT_LENGTH} is the same for every "
+    top[1].caption(f"Public T = {length} windows{secs}, declared (the default {DEFAULT_LENGTH} is the same for every "
                f"dataset; the data's recordings have {info.min_length}–{info.data_length} windows); shorter ones are "
                "padded with their last value, longer ones cut.")
 try:
@@ -124,9 +120,15 @@ except data.SeriesProblem as err:
 
 @fragment(name="view")
 def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
-                   kinds: tuple[str, ...], feature: str, task: str | None, participant: str) -> None:
+                   kinds: tuple[str, ...]) -> None:
     """Settings, the per-person headline, the preview and the secondary views of the released features."""
     lo, hi, length = series.lo, series.hi, series.length
+    # The pickers live inside the fragment: choosing another feature or person re-runs this part only.
+    pick = st.columns([1.5, 1, 1], gap="medium")
+    feature = pick[0].selectbox("Feature shown", names, index=names.index(data.default_feature(names)),
+                                key="ts_feature", format_func=data.feature_label)
+    task = pick[1].selectbox("Task (document)", info.tasks, key="ts_task") if info.tasks else None
+    participant = pick[2].selectbox("Participant", info.participants, key="ts_participant")
     f_idx = names.index(feature)
     row = series.row(participant, task)
     with st.container(border=True):
@@ -239,19 +241,26 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
         clean = np.clip(series.x[row, f_idx], lo[f_idx], hi[f_idx])
         title = (f"{feature} — {participant}{', ' + task if task else ''}: clean vs {label} "
                  f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if mech is not Mech.LPA else ''})")
-        st.plotly_chart(headline.preview_figure(
-            t, t_title, clean, prev.noisy[row], prev.paper[row] if prev.paper is not None else None, label,
-            data.feature_label(feature), title, true_len, chunk, (lo[f_idx], hi[f_idx]) if zoom else None),
-            # The EyeDP template is already in the figure: skipping Streamlit's theme merge and the mode bar cuts
-            # the browser's redraw after a slider move from ~0.3–0.9 s to ~0.03–0.07 s (headless Chromium).
-            theme=None, config={"displayModeBar": False})
-        paper_note = (" The dotted red line reconstructs DCFPA with the two-term formula printed in the paper "
+        paper = prev.paper[row] if prev.paper is not None else None
+        y_range = (float(lo[f_idx]), float(hi[f_idx])) if zoom else None
+        if st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="ts_interactive"):
+            st.plotly_chart(headline.preview_figure(
+                t, t_title, clean, prev.noisy[row], paper, label, data.feature_label(feature), title, true_len,
+                chunk, y_range),
+                # The EyeDP template is already in the figure: no Streamlit theme merge, no mode bar.
+                theme=None, config={"displayModeBar": False})
+        else:
+            # A PNG at display size: the browser swaps one image instead of redrawing a Plotly chart.
+            st.image(headline.preview_png(t, clean, prev.noisy[row], paper, label, true_len, chunk, y_range, t_title,
+                                          data.feature_label(feature)), width="stretch")
+        paper_note = (" The thin red line reconstructs DCFPA with the two-term formula printed in the paper "
                       "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
                       "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
                       ) if prev.paper is not None else ""
-        st.caption(f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
+        st.caption(f"**{title}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
+                   f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
                    f"{label} over all {series.x.shape[0]} recordings × {len(names)} features took "
-                   f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}")
+                   f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}", unsafe_allow_html=True)
     shown = prev.shown[0]
     sym = "b" if mech is Mech.LPA else "λ"
     badges = ""
@@ -287,4 +296,4 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
     ui.share.page_tools("time_series", ctx)  # settings JSON, release export, script, what the report keeps
 
 
-mechanism_view(ds.token, info, series, public_t, names, kinds, feature, task, participant)
+mechanism_view(ds.token, info, series, public_t, names, kinds)

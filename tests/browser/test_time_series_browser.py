@@ -15,12 +15,15 @@ def _no_exception(page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0, "exception box on /time_series"
 
 
+PREVIEW = '[data-testid="stMain"] [data-testid="stImage"] img'
+
+
 def _preview_state(page) -> tuple[str, str]:
-    """The preview chart's title and the path of its noisy trace (both change when it is redrawn)."""
-    chart = page.locator(".js-plotly-plot").first
-    title = chart.locator(".gtitle").first.text_content() or ""
-    paths = chart.locator(".scatterlayer path.js-line")
-    return title, paths.first.get_attribute("d") or ""
+    """The preview's title (bold in the caption under it) and its image's address (both change when it is
+    redrawn; the preview is a PNG, issue 12)."""
+    caption = page.locator('[data-testid="stCaptionContainer"]').filter(has_text="NMSE of this series").first
+    title = caption.locator("strong").first.text_content() or ""
+    return title, page.locator(PREVIEW).first.get_attribute("src") or ""
 
 
 def _metric(page, prefix: str) -> str:
@@ -35,7 +38,7 @@ def test_eps_slider_redraws_the_preview(page, app_url, shots):
     harness.wait_idle(page, 120_000)
     assert page.get_by_role("heading", name="Time series").first.is_visible()
     _no_exception(page)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    page.wait_for_selector(PREVIEW, timeout=30_000)
     harness.screenshot(page, str(shots / "time_series_default.png"))
     before_eps = harness.slider_text(page, 0)
     before_scale = _metric(page, "Noise scale")
@@ -58,8 +61,9 @@ def test_every_view_opens(page, app_url, shots):
         main.get_by_role("radio", name=name, exact=True).click()
         harness.wait_idle(page, 120_000)
         _no_exception(page)
+        assert page.locator(PREVIEW).count() == 1, f"{name}: the preview image is gone"
         if name != "Per-feature table":
-            assert page.locator(".js-plotly-plot").count() >= 2, f"{name}: no chart besides the preview"
+            assert page.locator(".js-plotly-plot").count() >= 1, f"{name}: no chart besides the preview"
         else:
             assert page.locator('[data-testid="stDataFrame"]').count() >= 1
         harness.screenshot(page, str(shots / f"time_series_{i}_{name.split()[0].lower()}.png"))
@@ -68,13 +72,14 @@ def test_every_view_opens(page, app_url, shots):
 def _open(page, url: str) -> None:
     page.goto(f"{url}/time_series")
     harness.wait_idle(page, 120_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    page.wait_for_selector(PREVIEW, timeout=30_000)
     _no_exception(page)
 
 
 def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log):
     """The app logs 'page' per full run and 'view' per run of the mechanism fragment (ui/runlog.py): moving ε or
-    R (inside the fragment) runs the fragment alone; a control above it runs the whole page."""
+    R or picking another participant (inside the fragment) runs the fragment alone; a control above it runs the
+    whole page."""
     run_log.write_text("")
     _open(page, app_url)
     assert "page" in harness.runs(run_log)  # the first run is a full one
@@ -85,6 +90,12 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
         page.wait_for_timeout(300)
         assert harness.slider_text(page, index) != before
         assert harness.runs(run_log) == ["view"], f"slider {index}: {harness.runs(run_log)}"
+    run_log.write_text("")  # the participant picker sits inside the fragment too
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
+    page.get_by_role("option", name="P02", exact=True).click()
+    harness.wait_idle(page)
+    page.wait_for_timeout(300)
+    assert harness.runs(run_log) == ["view"], f"participant: {harness.runs(run_log)}"
     run_log.write_text("")
     page.get_by_text("Use the longest (").click()
     harness.wait_idle(page)

@@ -50,10 +50,11 @@ class Series:
 
     def row(self, participant: str, task: str | None) -> int | None:
         """Participant and task in, the recording's row in x out (None if there is no such recording)."""
-        m = self.recs["participant"].astype(str) == str(participant)
+        # The recordings table holds strings already (_tensor): compare numpy arrays, no pandas copies per move.
+        m = self.recs["participant"].to_numpy() == str(participant)
         if task is not None and "task" in self.recs.columns:
-            m &= self.recs["task"].astype(str) == str(task)
-        idx = np.flatnonzero(m.to_numpy())
+            m &= self.recs["task"].to_numpy() == str(task)
+        idx = np.flatnonzero(m)
         return int(idx[0]) if idx.size else None
 
     def task_rows(self, task: str | None) -> np.ndarray:

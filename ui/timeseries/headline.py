@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
-from ui.timeseries import figs
+from ui.timeseries import figs, preview_image
 from ui.timeseries.context import Ctx, fe
 
 # Words first, acronym second: what each mechanism does, for readers who do not know Bozkir et al.'s names.
@@ -109,3 +109,22 @@ def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.nda
                    chunk: int | None, zoom: tuple[float, float] | None):
     """The preview chart, cached on its (small) inputs: moving a slider back and forth re-uses the figure."""
     return figs.preview_figure(t, t_title, clean, noisy, paper, label, y_title, title, true_length, chunk, zoom)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
+                true_length: int, chunk: int | None, y_range: tuple[float, float] | None, x_title: str,
+                y_title: str) -> bytes:
+    """The preview as PNG bytes, cached on its inputs (the same bytes again: the browser keeps the image)."""
+    return preview_image.preview_png(t, clean, noisy, paper, label, true_length, chunk, y_range, x_title, y_title)
+
+
+def legend_html(label: str, dcfpa_paper: bool) -> str:
+    """Mechanism label in, the preview image's legend as coloured line glyphs (HTML) out."""
+    from ui import theme
+
+    items = [(theme.color_for(label, 1), f"noisy: {label}" + (" (cumulative sum, correct)" if dcfpa_paper else "")),
+             (theme.CLEAN, "clean (clamped to the bounds)")]
+    if dcfpa_paper:
+        items.insert(0, (theme.DANGER, "DCFPA as printed in the paper (x̃ₜ = d̃ₜ + d̃ₜ₋₁) — wrong"))
+    return " &nbsp; ".join(f"<span style='color:{c};font-weight:700'>━━</span> {name}" for c, name in items)

@@ -64,15 +64,21 @@ def empirical(token: str, names: tuple[str, ...], length: int, mech: Mech, chunk
     return data_derived_sensitivity(_x, mech, chunk)
 
 
-@st.cache_data(max_entries=48, show_spinner=False)
+# cache_resource, not cache_data: the run is read on every slider move, and cache_data would unpickle a copy of
+# it each time (~ms); its arrays are made read-only so no caller can change the cached run.
+@st.cache_resource(max_entries=48, show_spinner=False)
 def preview(token: str, names: tuple[str, ...], length: int, lo: tuple[float, ...], hi: tuple[float, ...],
             mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str, sensitivity_type: str,
             seed: int, feature: int, nmse_kind: str, _x: np.ndarray,
             _sens: np.ndarray | None) -> Preview:
     """Series, mechanism, per-invocation ε, k in, one seeded run with the calibrations it drew with out."""
-    return run_preview(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(lo), np.asarray(hi)),
+    prev = run_preview(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(lo), np.asarray(hi)),
                        rng=np.random.default_rng(seed), feature=feature, nmse_kind=nmse_kind, sensitivity=_sens,
                        sensitivity_type=sensitivity_type)
+    for value in vars(prev).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return prev
 
 
 def stacked(cal: Calibration) -> Calibration:

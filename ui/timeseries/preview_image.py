@@ -1,0 +1,131 @@
+"""Time-series view, the preview as a PNG at display size: clean and noisy series, chunk boundaries, padding.
+
+Why an image: a Plotly chart whose data changes costs the browser ~50 ms per slider move (a full Plotly redraw),
+more than twice a trivial page's whole re-render; a cached PNG costs a few ms. The interactive Plotly chart
+(hover, zoom) stays one toggle away (ui/timeseries/figs.preview_figure). Colours come from ui/theme.py.
+The picture is drawn on a palette image: grid, chunk boundaries and shading as numpy slices, the curves and the
+text with PIL (C loops), so no Python loop runs over samples.
+"""
+from __future__ import annotations
+
+import io
+import math
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from ui import theme
+
+W, H = 1100, 400  # pixels; shown at the column's width
+LEFT, RIGHT, TOP, BOTTOM = 96, 16, 12, 52
+FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+# Palette indices: background, ink, grid, muted, padding shade, clean, noisy, paper's DCFPA.
+BG, INK, GRID, MUTED, SHADE, CLEAN, NOISY, PAPER = range(8)
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    """'#rrggbb' in, (r, g, b) out."""
+    c = color.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+@lru_cache(maxsize=4)
+def _font(size: int) -> ImageFont.ImageFont:
+    """DejaVu Sans at `size` px (PIL's own font when the file is missing)."""
+    try:
+        return ImageFont.truetype(FONT_PATH, size)
+    except OSError:
+        return ImageFont.load_default(size=size)
+
+
+def nice_ticks(lo: float, hi: float, n: int = 6) -> np.ndarray:
+    """Range in, about n round tick values inside it out (1, 2, 5 × 10^e steps)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return np.array([lo])
+    raw = (hi - lo) / n
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = mag * min((s for s in (1, 2, 2.5, 5, 10) if s * mag >= raw), default=10)
+    return np.arange(math.ceil(lo / step), math.floor(hi / step) + 1) * step
+
+
+def tick_label(v: float, step: float) -> str:
+    """Tick value in, short text out (thousands separators, scientific beyond 10⁶)."""
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6 or abs(v) < 1e-3:
+        return f"{v:.1e}".replace("e+0", "e").replace("e-0", "e-")
+    decimals = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
+    return f"{v:,.{decimals}f}"
+
+
+def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
+                true_length: int, chunk: int | None, y_range: tuple[float, float] | None, x_title: str = "",
+                y_title: str = "") -> bytes:
+    """Time axis, clean and noisy series (and the paper's DCFPA) in, the preview chart as PNG bytes out."""
+    series = [s for s in (clean, noisy, paper) if s is not None]
+    if y_range is None:
+        finite = np.concatenate([s[np.isfinite(s)] for s in series]) if series else np.zeros(1)
+        lo_y, hi_y = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    else:
+        lo_y, hi_y = y_range
+    if hi_y <= lo_y:
+        lo_y, hi_y = lo_y - 1.0, hi_y + 1.0
+    pad = 0.06 * (hi_y - lo_y)
+    lo_y, hi_y = lo_y - pad, hi_y + pad
+    x0, x1 = float(t[0]), float(t[-1]) if len(t) > 1 else float(t[0]) + 1.0
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+    def px(v: np.ndarray) -> np.ndarray:
+        return LEFT + (np.asarray(v, float) - x0) / (x1 - x0) * pw
+
+    def py(v: np.ndarray) -> np.ndarray:
+        # Clipped a little outside the plot: zoomed views cut the noise at the frame instead of drawing far off.
+        return np.clip(TOP + (hi_y - np.asarray(v, float)) / (hi_y - lo_y) * ph, TOP - 2, TOP + ph + 2)
+
+    a = np.full((H, W), BG, dtype=np.uint8)
+    if true_length < len(t):  # padding to the public T
+        a[TOP:TOP + ph, int(px(t[true_length - 1])):LEFT + pw] = SHADE
+    xt, yt = nice_ticks(x0, x1, 8), nice_ticks(lo_y, hi_y, 6)
+    a[np.round(py(yt)).astype(int)[:, None], np.arange(LEFT, LEFT + pw)[None, :]] = GRID
+    a[TOP:TOP + ph, np.round(px(xt)).astype(int)] = GRID
+    if chunk and chunk < len(t):  # chunk boundaries, dotted
+        step = t[1] - t[0] if len(t) > 1 else 1.0
+        bx = np.round(px(t[0] + (np.arange(chunk, len(t), chunk) - 0.5) * step)).astype(int)
+        dots = np.arange(TOP, TOP + ph, 4)
+        a[dots[:, None], bx[None, :]] = MUTED
+    img = Image.fromarray(a, "P")
+    colors = [theme.BG if hasattr(theme, "BG") else "#ffffff", theme.INK, theme.GRID, theme.MUTED, "#eceff3",
+              theme.CLEAN, theme.color_for(label, 1), theme.DANGER]
+    img.putpalette([c for col in colors for c in _rgb(col)])
+    d = ImageDraw.Draw(img)
+    zero = py(np.array([0.0]))[0]
+    if lo_y < 0 < hi_y:
+        d.line([(LEFT, zero), (LEFT + pw, zero)], fill=MUTED, width=1)
+    xs = px(t)
+    for s, color, width in ((paper, PAPER, 1), (noisy, NOISY, 2), (clean, CLEAN, 3)):
+        if s is not None:
+            ok = np.isfinite(s)
+            d.line(np.column_stack([xs[ok], py(s[ok])]).ravel().tolist(), fill=color, width=width, joint="curve")
+    d.rectangle([LEFT, TOP, LEFT + pw, TOP + ph], outline=MUTED, width=1)
+    f = _font(15)
+    ystep = float(yt[1] - yt[0]) if len(yt) > 1 else 1.0
+    for v, y in zip(yt.tolist(), py(yt).tolist()):
+        d.text((LEFT - 6, y), tick_label(v, ystep), fill=INK, font=f, anchor="rm")
+    xstep = float(xt[1] - xt[0]) if len(xt) > 1 else 1.0
+    for v, x in zip(xt.tolist(), px(xt).tolist()):
+        d.text((x, TOP + ph + 6), tick_label(v, xstep), fill=INK, font=f, anchor="mt")
+    if x_title:
+        d.text((LEFT + pw / 2, H - 4), x_title, fill=INK, font=f, anchor="md")
+    if y_title:
+        box = d.textbbox((0, 0), y_title, font=f)
+        lab = Image.new("P", (box[2] - box[0] + 4, box[3] - box[1] + 6), BG)
+        lab.putpalette(img.getpalette())
+        ImageDraw.Draw(lab).text((2, -box[1] + 2), y_title, fill=INK, font=f)
+        lab = lab.rotate(90, expand=True)
+        img.paste(lab, (4, max(0, int(TOP + ph / 2 - lab.height / 2))))
+    if true_length < len(t):
+        d.text((LEFT + pw - 6, TOP + 6), "padding to the public T", fill=MUTED, font=_font(13), anchor="rt")
+    buf = io.BytesIO()
+    img.save(buf, "PNG", compress_level=1)
+    return buf.getvalue()
