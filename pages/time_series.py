@@ -121,32 +121,19 @@ except data.SeriesProblem as err:
 @fragment(name="view")
 def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
                    kinds: tuple[str, ...]) -> None:
-    """Settings, the per-person headline, the preview and the secondary views of the released features."""
-    lo, hi, length = series.lo, series.hi, series.length
+    """The shown feature and person, the mechanism and its structural settings; the budget part is nested."""
+    length = series.length
     # The pickers live inside the fragment: choosing another feature or person re-runs this part only.
     pick = st.columns([1.5, 1, 1], gap="medium")
     feature = pick[0].selectbox("Feature shown", names, index=names.index(data.default_feature(names)),
                                 key="ts_feature", format_func=data.feature_label)
     task = pick[1].selectbox("Task (document)", info.tasks, key="ts_task") if info.tasks else None
     participant = pick[2].selectbox("Participant", info.participants, key="ts_participant")
-    f_idx = names.index(feature)
-    row = series.row(participant, task)
     with st.container(border=True):
         mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=headline.mech_name,
                                     default=Mech.CFPA, required=True, key="ts_mech")
         chunked = mech.info.chunked
-        ca, cb, cc = st.columns([1.15, 1.2, 1], gap="medium")
-        with ca:
-            mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
-                            key="ts_mode",
-                            help="Total ε per person (the default): the slider is the whole participant's budget, "
-                                 "split over features × chunks × recordings. As in the paper: the slider is ε per "
-                                 "chunk (CFPA/DCFPA) or per feature series (LPA/FPA), as Bozkir et al. state it.")
-            eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
-            eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
-                             help="Log scale. Smaller ε = stronger privacy = more noise.")
-        c1 = c2 = cb
-        c3 = c4 = cc
+        c1, c2, c3 = st.columns([1.15, 1.2, 1], gap="medium")
         choice = c1.segmented_control("Chunk size (windows)", CHUNKS, default="32", required=True, key="ts_chunk",
                                       disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
         chunk = None
@@ -156,37 +143,62 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                 key="ts_chunk_free"))
             if chunk >= length:
                 c1.caption("Chunk ≥ T: a single chunk, the same as FPA on the whole series.")
-        with st.expander("More settings: sensitivity, NMSE, seed, zoom"):
-            m0, m1, m2, m3 = st.columns([1.4, 1, 1, 1])
-            sens_mode = m0.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
-                                 help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s "
-                                      "Eq. 7, the largest distance between two observed recordings (not DP, "
-                                      "docs/PRIVACY_MODEL.md §0.4).")
-            nmse_kind = m1.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
-                                 format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
-            seed = int(m2.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
-            zoom = m3.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
-        label = mech.label(chunk)
-        n = transform_length(mech, chunk, length)
-        plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
-        eps_inv = plan.per_invocation
-        sens = None
-        if sens_mode == "empirical":
-            try:
-                sens = view.empirical(ds_token, names, length, mech, chunk, series.x)
-            except ValueError as err:
-                st.warning(f"{err}; using the public bounds instead.")
-                sens_mode = "public"
-        sens_f = None if sens is None else sens[f_idx]
         k_src = c2.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
                                      default=KSource.RULE, required=True, key="ts_k_src", disabled=mech is Mech.LPA,
                                      help="Rule: a public, data-free rule (timeseries.k.public_k). Analytic: the "
                                           "minimum of the expected-error curve. Paper's optimal: Bozkir et al.'s "
                                           "search over noisy runs. Both read the private data: " + context.TUNED_NOTE
-                                          + ". Manual: the slider.")
+                                          + ". Manual: the k slider below.")
+        with c3.expander("More: sensitivity, NMSE, seed, zoom"):
+            sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
+                                 help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s "
+                                      "Eq. 7, the largest distance between two observed recordings (not DP, "
+                                      "docs/PRIVACY_MODEL.md §0.4).")
+            nmse_kind = st.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
+                                 format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
+            seed = int(st.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
+            zoom = st.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
+    sens = None
+    if sens_mode == "empirical":
+        try:
+            sens = view.empirical(ds_token, names, length, mech, chunk, series.x)
+        except ValueError as err:
+            st.warning(f"{err}; using the public bounds instead.")
+            sens_mode = "public"
+    budget_view(ds_token, info, series, public_t, names, kinds, feature, task, participant, mech, chunk,
+                KSource(k_src), sens_mode, sens, nmse_kind, seed, zoom)
+
+
+@fragment(name="budget")
+def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
+                kinds: tuple[str, ...], feature: str, task: str | None, participant: str, mech: Mech,
+                chunk: int | None, k_src: KSource, sens_mode: str, sens: np.ndarray | None, nmse_kind: str,
+                seed: int, zoom: bool) -> None:
+    """ε, k and R with everything they move: the per-person headline, the preview, the views, the share box.
+    Nested in `view`, so a move of these sliders re-runs this part alone."""
+    lo, hi, length = series.lo, series.hi, series.length
+    f_idx = names.index(feature)
+    row = series.row(participant, task)
+    chunked = mech.info.chunked
+    with st.container(border=True):
+        ca, c3, c4 = st.columns([1.15, 1.2, 1], gap="medium")
+        with ca:
+            mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
+                            key="ts_mode",
+                            help="Total ε per person (the default): the slider is the whole participant's budget, "
+                                 "split over features × chunks × recordings. As in the paper: the slider is ε per "
+                                 "chunk (CFPA/DCFPA) or per feature series (LPA/FPA), as Bozkir et al. state it.")
+            eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
+            eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
+                             help="Log scale. Smaller ε = stronger privacy = more noise.")
+        label = mech.label(chunk)
+        n = transform_length(mech, chunk, length)
+        plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
+        eps_inv = plan.per_invocation
+        sens_f = None if sens is None else sens[f_idx]
         # R is drawn further along; its current value comes from the session.
         k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
-                                 n, eps_inv, sens_mode, KSource(k_src), int(st.session_state.get("ts_k", 1)),
+                                 n, eps_inv, sens_mode, k_src, int(st.session_state.get("ts_k", 1)),
                                  int(st.session_state.get("ts_runs", 20)), seed, series.x[:, f_idx, :], sens_f)
         st.session_state["ts_k"] = k_choice.k
         k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
@@ -213,21 +225,21 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
     # ---- the guarantee for a person first, then what it buys -------------------------------------------------
     headline.headline(ctx)
     kind, sentence = headline.verdict(ctx)
-    (st.warning if kind == "useless" else st.info)(sentence, icon=":material/warning:" if kind == "useless"
+    # One box for the verdict and the accounting sentence: every element costs the browser time on each move.
+    (st.warning if kind == "useless" else st.info)(sentence + "\n\n" + context.accounting_line(ctx),
+                                                   icon=":material/warning:" if kind == "useless"
                                                    else ":material/info:")
-    st.markdown(context.accounting_line(ctx))
-    b1, b2 = st.columns([1.35, 3])
-    if b1.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:"):
+    if st.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:",
+                 help="Previews use seeded noise and are not releases (the release-mode export is under *Share and "
+                      "reproduce* at the end of the page): record the setting you would publish. Every recording is "
+                      "a release of its own and adds to the ledger; the Report page composes all of them per "
+                      "person."):
         context.record(context.main_releases(ctx))
         st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = {plan.participant_total:.4g} "
                                                "per person.")
         st.rerun()
     if msg := st.session_state.pop("ts_recorded_msg", None):
-        b2.success(msg, icon=":material/check:")
-    else:
-        b2.caption("Previews use seeded noise and are not releases (the release-mode export is under *Share and "
-                   "reproduce* at the end of the page): record the setting you would publish. Every recording is a "
-                   "release of its own and adds to the ledger; the Report page composes all of them per person.")
+        st.success(msg, icon=":material/check:")
 
     # ---- preview -------------------------------------------------------------------------------------------
     st.subheader("Preview: one participant's clean and noisy series")
@@ -284,13 +296,12 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                        "noise level, and the noise level is visible.")
 
     # ---- secondary views: nothing computes until one is opened -------------------------------------------------
-    st.divider()
     panel = st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),
-                                 format_func=panels.PANELS.get, default=None, key="ts_panel")
-    if panel is None:
-        st.caption("Open a view: utility against ε for every mechanism, the choice of k, correlation over time, the "
-                   "accounting at every scope, Steil et al.'s mechanism, or the per-feature table.")
-    else:
+                                 format_func=panels.PANELS.get, default=None, key="ts_panel",
+                                 help="Utility against ε for every mechanism, the choice of k, correlation over "
+                                      "time, the accounting at every scope, Steil et al.'s mechanism, or the "
+                                      "per-feature table.")
+    if panel is not None:
         {"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
          "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
     ui.share.page_tools("time_series", ctx)  # settings JSON, release export, script, what the report keeps

@@ -77,9 +77,9 @@ def _open(page, url: str) -> None:
 
 
 def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log):
-    """The app logs 'page' per full run and 'view' per run of the mechanism fragment (ui/runlog.py): moving ε or
-    R or picking another participant (inside the fragment) runs the fragment alone; a control above it runs the
-    whole page."""
+    """The app logs 'page' per full run, 'view' per run of the mechanism fragment and 'budget' per run of the
+    budget fragment nested in it (ui/runlog.py): moving ε or R runs the budget fragment alone; picking another
+    participant runs the mechanism fragment (and the nested one); a control above both runs the whole page."""
     run_log.write_text("")
     _open(page, app_url)
     assert "page" in harness.runs(run_log)  # the first run is a full one
@@ -89,19 +89,19 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
         harness.move_slider(page, index)
         page.wait_for_timeout(300)
         assert harness.slider_text(page, index) != before
-        assert harness.runs(run_log) == ["view"], f"slider {index}: {harness.runs(run_log)}"
+        assert harness.runs(run_log) == ["budget"], f"slider {index}: {harness.runs(run_log)}"
     run_log.write_text("")  # the participant picker sits inside the fragment too
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
     page.get_by_role("option", name="P02", exact=True).click()
     harness.wait_idle(page)
     page.wait_for_timeout(300)
-    assert harness.runs(run_log) == ["view"], f"participant: {harness.runs(run_log)}"
+    assert harness.runs(run_log) == ["budget", "view"], f"participant: {harness.runs(run_log)}"
     run_log.write_text("")
     page.get_by_text("Use the longest (").click()
     harness.wait_idle(page)
     page.wait_for_timeout(300)
     runs = harness.runs(run_log)
-    assert runs.count("page") == 1 and "view" in runs, runs  # outside the fragment: the whole page
+    assert runs.count("page") == 1 and "view" in runs and "budget" in runs, runs  # outside the fragment: the whole page
     _no_exception(page)
 
 
