@@ -166,14 +166,15 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
             st.warning(f"{err}; using the public bounds instead.")
             sens_mode = "public"
     budget_view(ds_token, info, series, public_t, names, kinds, feature, task, participant, mech, chunk,
-                KSource(k_src), sens_mode, sens, nmse_kind, seed, zoom)
+                KSource(k_src), sens_mode, sens, nmse_kind, seed, zoom,
+                view.data_key(ds_token, names, series.lo, series.hi, length))
 
 
 @fragment(name="budget")
 def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
                 kinds: tuple[str, ...], feature: str, task: str | None, participant: str, mech: Mech,
                 chunk: int | None, k_src: KSource, sens_mode: str, sens: np.ndarray | None, nmse_kind: str,
-                seed: int, zoom: bool) -> None:
+                seed: int, zoom: bool, dkey: str) -> None:
     """ε, k and R with everything they move: the per-person headline, the preview, the views, the share box.
     Nested in `view`, so a move of these sliders re-runs this part alone."""
     lo, hi, length = series.lo, series.hi, series.length
@@ -213,8 +214,8 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
                            tuned=k_choice.tuned_on_private_data)
     sens_type = "data-derived" if sens_mode == "empirical" or "pre-filled" in kinds else "public"
     try:
-        prev = view.preview(ds_token, names, length, tuple(lo.tolist()), tuple(hi.tolist()), mech, chunk, eps_inv,
-                            int(k), sens_mode, sens_type, seed, f_idx, nmse_kind, series.x, sens)
+        pkey = (dkey, mech, chunk, eps_inv, int(k), sens_mode, sens_type, seed, f_idx, nmse_kind)
+        prev = view.preview(*pkey, lo, hi, series.x, sens)
     except ValueError as err:
         st.error(f"The mechanism cannot run with these settings: {err}")
         return
@@ -263,8 +264,8 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
                 theme=None, config={"displayModeBar": False})
         else:
             # A PNG at display size: the browser swaps one image instead of redrawing a Plotly chart.
-            st.image(headline.preview_png(t, clean, prev.noisy[row], paper, label, true_len, chunk, y_range, t_title,
-                                          data.feature_label(feature)), width="stretch")
+            st.image(headline.preview_png((pkey, row), t, clean, prev.noisy[row], paper, label, true_len, chunk,
+                                          y_range, t_title, data.feature_label(feature)), width="stretch")
         paper_note = (" The thin red line reconstructs DCFPA with the two-term formula printed in the paper "
                       "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
                       "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."

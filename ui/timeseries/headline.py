@@ -112,11 +112,13 @@ def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.nda
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
-                true_length: int, chunk: int | None, y_range: tuple[float, float] | None, x_title: str,
+def preview_png(key: tuple, _t: np.ndarray, _clean: np.ndarray, _noisy: np.ndarray, _paper: np.ndarray | None,
+                label: str, true_length: int, chunk: int | None, y_range: tuple[float, float] | None, x_title: str,
                 y_title: str) -> bytes:
-    """The preview as PNG bytes, cached on its inputs (the same bytes again: the browser keeps the image)."""
-    return preview_image.preview_png(t, clean, noisy, paper, label, true_length, chunk, y_range, x_title, y_title)
+    """The preview as PNG bytes, cached on `key` (the preview run's cache key and the shown row) and the drawing
+    options; the same bytes again let the browser keep the image."""
+    return preview_image.preview_png(_t, _clean, _noisy, _paper, label, true_length, chunk, y_range, x_title,
+                                     y_title)
 
 
 def legend_html(label: str, dcfpa_paper: bool) -> str:

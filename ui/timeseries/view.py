@@ -8,6 +8,7 @@ recordings and features) never touches the sweep, so slider moves stay fast.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import time
 import zlib
 from dataclasses import dataclass
@@ -64,15 +65,24 @@ def empirical(token: str, names: tuple[str, ...], length: int, mech: Mech, chunk
     return data_derived_sensitivity(_x, mech, chunk)
 
 
+def data_key(token: str, names: tuple[str, ...], lo: np.ndarray, hi: np.ndarray, length: int) -> str:
+    """Dataset token, released features, bounds and public T in, one short cache key out.
+
+    Streamlit hashes a tuple element by element (~ms for 48 names and 96 bounds): the hot-path caches take
+    this digest instead, computed once per run of the page."""
+    raw = repr((token, tuple(names), np.asarray(lo, float).tolist(), np.asarray(hi, float).tolist(), int(length)))
+    return token + ":" + hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
+
+
 # cache_resource, not cache_data: the run is read on every slider move, and cache_data would unpickle a copy of
 # it each time (~ms); its arrays are made read-only so no caller can change the cached run.
 @st.cache_resource(max_entries=48, show_spinner=False)
-def preview(token: str, names: tuple[str, ...], length: int, lo: tuple[float, ...], hi: tuple[float, ...],
-            mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str, sensitivity_type: str,
-            seed: int, feature: int, nmse_kind: str, _x: np.ndarray,
-            _sens: np.ndarray | None) -> Preview:
-    """Series, mechanism, per-invocation ε, k in, one seeded run with the calibrations it drew with out."""
-    prev = run_preview(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(lo), np.asarray(hi)),
+def preview(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
+            sensitivity_type: str, seed: int, feature: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray,
+            _x: np.ndarray, _sens: np.ndarray | None) -> Preview:
+    """Series (named by `key`, see data_key), mechanism, per-invocation ε, k in, one seeded run with the
+    calibrations it drew with out."""
+    prev = run_preview(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(_lo), np.asarray(_hi)),
                        rng=np.random.default_rng(seed), feature=feature, nmse_kind=nmse_kind, sensitivity=_sens,
                        sensitivity_type=sensitivity_type)
     for value in vars(prev).values():
