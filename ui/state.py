@@ -232,7 +232,9 @@ def charge(releases: list | tuple, *, page: str | None = None) -> bool:
         st.session_state[REFUSED_KEY] = str(err)
         return False
     page = page or st.session_state.get("share_page")
-    facts = st.session_state.get(FACTS_KEY, {}).get(page)
+    from ui.share.facts import finish  # imported here: ui.share builds on this module
+
+    facts = finish(st.session_state.get(FACTS_KEY, {}).get(page))
     snapshot = st.session_state.get("share_snapshots", {}).get(page)
     contexts = st.session_state.setdefault(CONTEXT_KEY, [])
     contexts.extend({"page": page, "facts": facts, "settings": snapshot} for _ in releases)

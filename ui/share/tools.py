@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ui import settings
-from ui.share import exports, facts, scripts
+from ui.share import facts, scripts
 
 PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
@@ -56,6 +56,8 @@ def page_tools(page: str, ctx: Any = None) -> None:
     _messages()
     with st.container(border=True):
         settings_box(page)
+    from ui.share import exports  # imported here: the release exports (OpenDP, Kaleido) are not app start
+
     if page in exports.EXPORTS:
         with st.container(border=True):
             exports.EXPORTS[page](ctx)
