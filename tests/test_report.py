@@ -161,3 +161,10 @@ def test_app_start_imports_neither_opendp_nor_scikit_learn() -> None:
             "eyedp_core.dp.explain; print(sorted(m for m in ('opendp', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_every_page_with_an_export_is_named_in_the_share_box() -> None:
+    """ui.share.tools names the export pages without importing the exports (app start): the two lists agree."""
+    from ui.share import exports, tools
+
+    assert set(tools.EXPORT_PAGES) == set(exports.EXPORTS)

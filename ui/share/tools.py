@@ -12,6 +12,9 @@ PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time seri
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
 
 
+EXPORT_PAGES = ("heatmaps", "time_series", "gaze_samples")  # the pages with a release export (exports.EXPORTS)
+
+
 def _messages() -> None:
     """Settings from a URL or a file that were dropped, each with the reason (shown once)."""
     notes = st.session_state.pop(settings.MESSAGES, None)
@@ -56,9 +59,9 @@ def page_tools(page: str, ctx: Any = None) -> None:
     _messages()
     with st.container(border=True):
         settings_box(page)
-    from ui.share import exports  # imported here: the release exports (OpenDP, Kaleido) are not app start
+    if page in EXPORT_PAGES:
+        from ui.share import exports  # imported here: the release exports (OpenDP, Kaleido) are not app start
 
-    if page in exports.EXPORTS:
         with st.container(border=True):
             exports.EXPORTS[page](ctx)
     if page in scripts.PARAMS:
