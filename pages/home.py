@@ -20,9 +20,9 @@ runlog.note("page")
 
 @fragment
 def odds_panel() -> None:
-    """ε slider -> the posterior-bound chart and the attacker's odds in words (a fragment: only this re-runs)."""
+    """ε slider -> the attacker's odds in words, a few priors and their bound, and on request the posterior chart
+    (a fragment: only this re-runs)."""
     eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
-    st.plotly_chart(posterior_figure(eps), theme=None)
     factor = explain.odds_factor(eps)
     post = float(explain.posterior_bound(0.5, eps))
     c1, c2 = st.columns(2)
@@ -32,6 +32,14 @@ def odds_panel() -> None:
     with c2.container(border=True):
         st.caption("A 50 % belief rises to at most")
         st.markdown(f"**{bounded_percent(post)}**")
+    priors = (0.01, 0.1, 0.5, 0.9)
+    bounds = explain.posterior_bound(np.asarray(priors), eps)
+    st.markdown("| belief before | " + " | ".join(f"{p:.0%}" for p in priors) + " |\n|---|"
+                + "---|" * len(priors) + "\n| at most after | "
+                + " | ".join(bounded_percent(float(b)) for b in bounds) + " |")
+    # The chart is on request: Plotly's browser code is the largest part of a first visit to this page.
+    if st.toggle("Show the curve for every belief", key="home_curve"):
+        st.plotly_chart(posterior_figure(eps), theme=None)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -45,6 +45,29 @@ def test_home_explains_epsilon_and_lists_data():
     assert "e+08" not in text and "100.0 %" not in text
 
 
+def test_home_bounds_a_few_beliefs_and_draws_the_curve_on_request():
+    """The prior -> posterior table is Bayes with likelihood ratio e^ε (1 % at ε = 1: at most 2.7 %); the chart is
+    drawn only when asked for, and its worst-case curve is the same bound."""
+    at = open_app()
+    table = next(m.value for m in at.markdown if m.value.startswith("| belief before"))
+    cells = [c.strip() for c in table.splitlines()[2].split("|")[2:-1]]
+    want = [0.01 * np.e / (0.01 * np.e + 0.99), 0.1 * np.e / (0.1 * np.e + 0.9), np.e / (np.e + 1), 0.9 * np.e / (0.9 * np.e + 0.1)]
+    assert [float(c.rstrip(" %")) for c in cells] == pytest.approx([100 * w for w in want], abs=0.051)
+    assert not at.get("plotly_chart")
+    at.toggle(key="home_curve").set_value(True).run()
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    import base64
+    import json
+
+    def arr(v):  # Plotly sends arrays as {"dtype", "bdata": base64}
+        return np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"]) if isinstance(v, dict) else np.asarray(v)
+
+    trace = json.loads(charts[0].proto.spec)["data"][1]
+    x, y = arr(trace["x"]).astype(float), arr(trace["y"]).astype(float)
+    np.testing.assert_allclose(y, x * np.e / (x * np.e + 1 - x), rtol=1e-9)
+
+
 def test_home_has_a_card_for_every_view():
     """One card (page link) per view, Your data included."""
     at = open_app()

@@ -50,16 +50,21 @@ def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:
     return h.hexdigest()
 
 
-@st.cache_data(show_spinner=False)
+# Shared, not copied: st.cache_data would unpickle a fresh copy of every sample on every run that asks for it (the
+# heatmaps fragment asks on each slider move). Pages treat these as read-only; the images are locked, and a test
+# runs every page and checks that no sample table changed.
+@st.cache_resource(show_spinner=False)
 def _sample_frame(name: str) -> pd.DataFrame:
-    """Bundled sample name -> its table (read once per server process)."""
+    """Bundled sample name -> its table (read once per server process, shared by every session: read-only)."""
     return datasets.load_sample(name)
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_resource(show_spinner=False)
 def _sample_image(name: str) -> np.ndarray:
-    """Bundled stimulus name -> its RGB pixels (read once per server process)."""
-    return datasets.stimulus_image(name)
+    """Bundled stimulus name -> its RGB pixels (read once per server process, shared: not writeable)."""
+    image = datasets.stimulus_image(name)
+    image.flags.writeable = False
+    return image
 
 
 def _uploads() -> dict[str, dict[str, Dataset]]:

@@ -16,7 +16,9 @@ if out != "-":
 with sync_playwright() as p:
     b = harness.launch_browser(p)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = Path("/tmp/cold_runlog.txt"); log.write_text("")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "EYEDP_RUN_LOG": str(log)})
     url = f"http://127.0.0.1:{port}"
     while True:
         try:
@@ -25,11 +27,14 @@ with sync_playwright() as p:
             time.sleep(0.05)
     t1 = time.perf_counter()
     page = b.new_page(viewport={"width": 1440, "height": 1000})
+    cdp = page.context.new_cdp_session(page); cdp.send("Performance.enable")
     page.goto(f"{url}/{path}")
     t2 = time.perf_counter()
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="running"], [data-testid="stMain"] [data-testid="stElementContainer"]', timeout=60000)
     t3 = time.perf_counter()
     harness.wait_idle(page, 120000)
     t4 = time.perf_counter()
-    print(f"health {t1-t0:.2f}  goto {t2-t1:.2f}  first element/running {t3-t2:.2f}  idle {t4-t3:.2f}  total {t4-t0:.2f}")
+    m = {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
+    print(f"browser main thread: task {m['TaskDuration']:.2f} s, script {m['ScriptDuration']:.2f} s, layout {m['LayoutDuration']:.2f} s")
+    print(f"health {t1-t0:.2f}  goto {t2-t1:.2f}  first element/running {t3-t2:.2f}  idle {t4-t3:.2f}  total {t4-t0:.2f}  runs {log.read_text().split()}")
     proc.send_signal(2); proc.wait(30)
