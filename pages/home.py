@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -95,18 +94,15 @@ with right:
     odds_panel()
 
 st.subheader("Data loaded")
-rows = []
+# A markdown table: it wraps every column name (st.dataframe would cut them off), and the bundled samples are
+# described from their summary file, so a first visit loads no table.
+lines = ["| kind | dataset | source | rows | people | columns |", "|---|---|---|--:|--:|---|"]
 for kind, spec in state.KINDS.items():
-    ds = state.current(kind)
-    df = ds.frame
-    who = next((c for c in ("participant", "observer") if c in df.columns), None)
-    rows.append({
-        "kind": spec["label"], "dataset": ds.name, "source": ds.source, "rows": f"{len(df):,}",
-        "people": f"{df[who].nunique():,}" if who else "–",
-        # Every column, wrapped: st.table wraps long cells where st.dataframe would cut them off.
-        "columns": f"{df.shape[1]}: " + ", ".join(map(str, df.columns)),
-    })
-st.table(pd.DataFrame(rows).set_index("kind"))
+    name, source, info, _ = state.selection(kind)
+    people = "–" if info["people"] is None else f"{info['people']:,}"
+    cols = f"{len(info['columns'])}: " + ", ".join(c.replace("|", "\\|") for c in info["columns"])
+    lines.append(f"| **{spec['label']}** | {name} | {source} | {info['rows']:,} | {people} | {cols} |")
+st.markdown("\n".join(lines))
 st.caption(f"Stimulus images available: {', '.join(state.stimulus_names())}. Change the data in the sidebar, "
            "or upload your own on the *Your data* page. Uploads stay in memory for this session only.")
 

@@ -31,11 +31,15 @@ def test_home_explains_epsilon_and_lists_data():
     at = open_app()
     text = page_text(at)
     assert "e^ε" in text and "odds" in text
-    loaded = at.table[0].value
-    assert "Sample: reading features" in loaded["dataset"].tolist()
+    table = next(m.value for m in at.markdown if m.value.startswith("| kind | dataset"))
+    rows = {r.split("|")[1].strip(" *"): [c.strip() for c in r.split("|")[2:-1]] for r in table.splitlines()[2:]}
     feats = state_frame("reading_features")
-    cols = loaded.loc["Feature windows", "columns"]
+    name, source, n_rows, people, cols = rows["Feature windows"]
+    assert (name, source) == ("Sample: reading features", "sample")
+    assert int(n_rows.replace(",", "")) == len(feats) and int(people) == feats["participant"].nunique()
     assert cols.startswith(f"{feats.shape[1]}: ") and cols.endswith(str(feats.columns[-1]))  # not cut off
+    fix = state_frame("fixations")
+    assert int(rows["Fixations"][2].replace(",", "")) == len(fix) and int(rows["Fixations"][3]) == fix["observer"].nunique()
     # Moving ε changes the odds to e^ε of the new value, in words.
     at.select_slider(key="home_eps").set_value(3.0).run()
     assert "**20.1 to one**" in page_text(at)

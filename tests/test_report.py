@@ -150,15 +150,18 @@ def test_report_facts_get_the_opendp_certified_export_scale_when_finished() -> N
 
 
 def test_app_start_imports_neither_opendp_nor_scikit_learn() -> None:
-    """What app.py and the Home page import leaves OpenDP (whose prelude loads scikit-learn, ~1 s) and the attack
-    engine to the views that use them: a fresh interpreter importing them has neither."""
+    """What app.py and the Home page import leaves OpenDP (whose prelude loads scikit-learn, ~1 s), the attack
+    engine, SciPy, pandas and pyarrow to the views that use them: a fresh interpreter importing them, and reading
+    what Home lists of the samples, has none of them."""
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     code = ("import sys, ui.settings, ui.sidebar, ui.theme, ui.shell, ui.state, ui.widgets, ui.share, "
-            "eyedp_core.dp.explain; print(sorted(m for m in ('opendp', 'sklearn') if m in sys.modules))")
+            "eyedp_core.dp.explain, eyedp_core.dp.accounting; from eyedp_core.data import samples; "
+            "[samples.summary(n) for n in samples.SAMPLE_NAMES]; eyedp_core.dp.accounting.Ledger().total(); "
+            "print(sorted(m for m in ('opendp', 'sklearn', 'scipy', 'pandas', 'pyarrow') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
 

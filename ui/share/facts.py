@@ -12,7 +12,6 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.mechanisms import Calibration
-from eyedp_core.timeseries.accounting import sub_participant_bounds
 from ui import state
 
 
@@ -57,6 +56,8 @@ def time_series_facts(ctx: Any) -> dict[str, Any]:
     """Time-series view context -> data counts, unit, sensitivity, calibration, utility, correlation bounds."""
     plan = ctx.plan
     first = ctx.preview.shown[0]
+    from eyedp_core.timeseries.accounting import sub_participant_bounds  # the time-series core: not app start
+
     bounds = sub_participant_bounds(plan)
     nmse = [float(v) for v in ctx.preview.nmse_feature if math.isfinite(float(v))]
     return {
