@@ -1,12 +1,16 @@
 """EyeDP entry point: page navigation and the shared data selection."""
 from __future__ import annotations
 
-import streamlit as st
+import time
 
-from ui import settings, sidebar, theme
-from ui.errors import page_guard
-from ui.fragment import run_after_hooks
-from ui.shell import show_navigation
+_T0 = time.perf_counter()
+
+import streamlit as st  # noqa: E402 - after the clock: the run log times the whole script, imports included
+
+from ui import runlog, settings, sidebar, theme  # noqa: E402
+from ui.errors import page_guard  # noqa: E402
+from ui.fragment import run_after_hooks  # noqa: E402
+from ui.shell import show_navigation  # noqa: E402
 
 st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
 theme.inject_css()
@@ -32,3 +36,4 @@ settings.sidebar_tools()
 with page_guard("app"):
     nav.run()
     run_after_hooks()  # e.g. the page's settings into the URL (ui/fragment.py)
+runlog.note("app", (time.perf_counter() - _T0) * 1000)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -20,9 +19,9 @@ runlog.note("page")
 
 @fragment
 def odds_panel() -> None:
-    """ε slider -> the posterior-bound chart and the attacker's odds in words (a fragment: only this re-runs)."""
+    """ε slider -> the attacker's odds in words, a few priors and their bound, and on request the posterior chart
+    (a fragment: only this re-runs)."""
     eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
-    st.plotly_chart(posterior_figure(eps), theme=None)
     factor = explain.odds_factor(eps)
     post = float(explain.posterior_bound(0.5, eps))
     c1, c2 = st.columns(2)
@@ -32,6 +31,14 @@ def odds_panel() -> None:
     with c2.container(border=True):
         st.caption("A 50 % belief rises to at most")
         st.markdown(f"**{bounded_percent(post)}**")
+    priors = (0.01, 0.1, 0.5, 0.9)
+    bounds = explain.posterior_bound(np.asarray(priors), eps)
+    st.markdown("| belief before | " + " | ".join(f"{p:.0%}" for p in priors) + " |\n|---|"
+                + "---|" * len(priors) + "\n| at most after | "
+                + " | ".join(bounded_percent(float(b)) for b in bounds) + " |")
+    # The chart is on request: Plotly's browser code is the largest part of a first visit to this page.
+    if st.toggle("Show the curve for every belief", key="home_curve"):
+        st.plotly_chart(posterior_figure(eps), theme=None)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -87,18 +94,15 @@ with right:
     odds_panel()
 
 st.subheader("Data loaded")
-rows = []
+# A markdown table: it wraps every column name (st.dataframe would cut them off), and the bundled samples are
+# described from their summary file, so a first visit loads no table.
+lines = ["| kind | dataset | source | rows | people | columns |", "|---|---|---|--:|--:|---|"]
 for kind, spec in state.KINDS.items():
-    ds = state.current(kind)
-    df = ds.frame
-    who = next((c for c in ("participant", "observer") if c in df.columns), None)
-    rows.append({
-        "kind": spec["label"], "dataset": ds.name, "source": ds.source, "rows": f"{len(df):,}",
-        "people": f"{df[who].nunique():,}" if who else "–",
-        # Every column, wrapped: st.table wraps long cells where st.dataframe would cut them off.
-        "columns": f"{df.shape[1]}: " + ", ".join(map(str, df.columns)),
-    })
-st.table(pd.DataFrame(rows).set_index("kind"))
+    name, source, info, _ = state.selection(kind)
+    people = "–" if info["people"] is None else f"{info['people']:,}"
+    cols = f"{len(info['columns'])}: " + ", ".join(c.replace("|", "\\|") for c in info["columns"])
+    lines.append(f"| **{spec['label']}** | {name} | {source} | {info['rows']:,} | {people} | {cols} |")
+st.markdown("\n".join(lines))
 st.caption(f"Stimulus images available: {', '.join(state.stimulus_names())}. Change the data in the sidebar, "
            "or upload your own on the *Your data* page. Uploads stay in memory for this session only.")
 

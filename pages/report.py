@@ -6,9 +6,9 @@ import streamlit as st
 from eyedp_core.dp.accounting import COMPOSITION_RULE
 from eyedp_core.io import uploads
 from eyedp_core.report import epsilon_reading, person_table, releases_table
-from ui import state
+from ui import runlog, state
+from ui.fragment import fragment
 from ui.share import report
-from ui import runlog
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -16,31 +16,45 @@ runlog.note("page")
 
 st.title("Report")
 ledger = state.ledger()
-eps, delta = ledger.total()
 st.markdown(
     "Every view records what it releases in this session's **privacy ledger**. Releases that read the same "
     "person's data add up (sequential composition); releases about different people do not. The headline is "
     "the worst-case total for any one person.")
 
-# ---- the cap: the first slider of the page ------------------------------------------------------------------
-cap_now = state.epsilon_cap()
-cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=float(cap_now or 10.0), step=0.1,
-                key="rp_cap", help="A release (export, recording, private choice) that would push any person's "
-                                   "total ε above this cap is refused: nothing is drawn into the ledger.")
-state.set_epsilon_cap(cap)
-left = cap - eps
-(st.success if left >= 0 else st.error)(
-    f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {eps:.4g} (worst-case person), so "
-    + (f"ε = {left:.4g} is left; any release that would exceed the cap is refused." if left >= 0 else
-       "the ledger is already above this cap (releases made before it was lowered); every new release is refused."),
-    icon=":material/shield:")
+# ---- the cap and what it changes: a fragment, so a cap move re-runs only this part ------------------------------
 
-c1, c2, c3 = st.columns(3)
-c1.metric("Worst-case ε per person", f"{eps:.4g}")
-c2.metric("Worst-case δ per person", f"{delta:.2g}")
-c3.metric("Releases", len(ledger.releases))
-if ledger.releases:
+
+@fragment(name="cap")
+def cap_and_totals() -> None:
+    """The cap slider -> the cap status, the per-person headline and the per-person table (cap left)."""
+    ledger = state.ledger()
+    eps, delta = ledger.total()
+    cap_now = state.epsilon_cap()
+    cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=float(cap_now or 10.0), step=0.1,
+                    key="rp_cap", help="A release (export, recording, private choice) that would push any person's "
+                                       "total ε above this cap is refused: nothing is drawn into the ledger.")
+    state.set_epsilon_cap(cap)
+    left = cap - eps
+    (st.success if left >= 0 else st.error)(
+        f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {eps:.4g} (worst-case person), so "
+        + (f"ε = {left:.4g} is left; any release that would exceed the cap is refused." if left >= 0 else
+           "the ledger is already above this cap (releases made before it was lowered); every new release is "
+           "refused."),
+        icon=":material/shield:")
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Worst-case ε per person", f"{eps:.4g}")
+    c2.metric("Worst-case δ per person", f"{delta:.2g}")
+    c3.metric("Releases", len(ledger.releases))
+    if not ledger.releases:
+        return
     st.caption(epsilon_reading(eps, delta))
+    st.markdown("**Total per person.** Each row is one person, protected as an observer (Heatmaps) or a participant "
+                "(time series); 'every …' rows hold the total that applies to each of them.")
+    people = person_table(ledger, cap)
+    st.table(people.style.format({c: "{:.4g}" for c in people.columns if people[c].dtype.kind == "f"}))
+
+
+cap_and_totals()
 with st.expander("The ledger rule (docs/PRIVACY_MODEL.md §0.6)"):
     st.markdown(COMPOSITION_RULE)
 
@@ -85,11 +99,6 @@ else:
     shown = table[["#", "View", "What was released", "Protects one", "Covers", "ε per invocation",
                    "Invocations per person", "ε charged per person", "δ charged per person", "Caveats"]]
     st.table(shown.style.format({c: "{:.4g}" for c in shown.columns if shown[c].dtype.kind == "f"}))
-    st.subheader("Total per person")
-    st.caption("Each row is one person, protected as an observer (Heatmaps) or a participant (time series); "
-               "'every …' rows hold the total that applies to each of them.")
-    people = person_table(ledger, cap)
-    st.table(people.style.format({c: "{:.4g}" for c in people.columns if people[c].dtype.kind == "f"}))
     fig = report.ledger_figure()
     if fig is not None:
         st.plotly_chart(fig, key="rp_ledger_chart", theme=None)

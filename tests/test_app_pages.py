@@ -31,11 +31,15 @@ def test_home_explains_epsilon_and_lists_data():
     at = open_app()
     text = page_text(at)
     assert "e^ε" in text and "odds" in text
-    loaded = at.table[0].value
-    assert "Sample: reading features" in loaded["dataset"].tolist()
+    table = next(m.value for m in at.markdown if m.value.startswith("| kind | dataset"))
+    rows = {r.split("|")[1].strip(" *"): [c.strip() for c in r.split("|")[2:-1]] for r in table.splitlines()[2:]}
     feats = state_frame("reading_features")
-    cols = loaded.loc["Feature windows", "columns"]
+    name, source, n_rows, people, cols = rows["Feature windows"]
+    assert (name, source) == ("Sample: reading features", "sample")
+    assert int(n_rows.replace(",", "")) == len(feats) and int(people) == feats["participant"].nunique()
     assert cols.startswith(f"{feats.shape[1]}: ") and cols.endswith(str(feats.columns[-1]))  # not cut off
+    fix = state_frame("fixations")
+    assert int(rows["Fixations"][2].replace(",", "")) == len(fix) and int(rows["Fixations"][3]) == fix["observer"].nunique()
     # Moving ε changes the odds to e^ε of the new value, in words.
     at.select_slider(key="home_eps").set_value(3.0).run()
     assert "**20.1 to one**" in page_text(at)
@@ -43,6 +47,29 @@ def test_home_explains_epsilon_and_lists_data():
     text = page_text(at)
     assert "**more than a million to one**" in text and "**> 99.9 %**" in text
     assert "e+08" not in text and "100.0 %" not in text
+
+
+def test_home_bounds_a_few_beliefs_and_draws_the_curve_on_request():
+    """The prior -> posterior table is Bayes with likelihood ratio e^ε (1 % at ε = 1: at most 2.7 %); the chart is
+    drawn only when asked for, and its worst-case curve is the same bound."""
+    at = open_app()
+    table = next(m.value for m in at.markdown if m.value.startswith("| belief before"))
+    cells = [c.strip() for c in table.splitlines()[2].split("|")[2:-1]]
+    want = [0.01 * np.e / (0.01 * np.e + 0.99), 0.1 * np.e / (0.1 * np.e + 0.9), np.e / (np.e + 1), 0.9 * np.e / (0.9 * np.e + 0.1)]
+    assert [float(c.rstrip(" %")) for c in cells] == pytest.approx([100 * w for w in want], abs=0.051)
+    assert not at.get("plotly_chart")
+    at.toggle(key="home_curve").set_value(True).run()
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    import base64
+    import json
+
+    def arr(v):  # Plotly sends arrays as {"dtype", "bdata": base64}
+        return np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"]) if isinstance(v, dict) else np.asarray(v)
+
+    trace = json.loads(charts[0].proto.spec)["data"][1]
+    x, y = arr(trace["x"]).astype(float), arr(trace["y"]).astype(float)
+    np.testing.assert_allclose(y, x * np.e / (x * np.e + 1 - x), rtol=1e-9)
 
 
 def test_home_has_a_card_for_every_view():
@@ -164,7 +191,7 @@ def test_report_composes_releases_per_person():
     assert not at.exception, at.exception
     shown = {m.label: m.value for m in at.main.metric}
     assert float(shown["Worst-case ε per person"]) == pytest.approx(0.01 * 48 * 36 + 1.0, rel=1e-3)
-    people = at.table[1].value.set_index("Person")
+    people = next(t.value for t in at.table if "Person" in t.value.columns).set_index("Person")
     assert float(people.loc["P01", "Total ε"]) == pytest.approx(17.28, rel=1e-3)
     assert float(people.loc["P02", "Total ε"]) == pytest.approx(18.28, rel=1e-3)
     # Each row says how the person was protected: P02 is also an observer of the heatmap.

@@ -83,3 +83,9 @@ def test_stimuli_and_screen():
     s = datasets.SAMPLE_SCREEN
     assert (s.width_px, s.height_px) == (1280, 800)
     assert s.deg_per_px()[0] == pytest.approx(0.0354, abs=0.001)
+
+
+def test_the_summary_file_matches_the_bundled_tables() -> None:
+    """sample_data/summary.json (what Home lists without loading a table) equals a summary of each loaded table."""
+    for name in datasets.SAMPLE_NAMES:
+        assert datasets.summary(name) == datasets.summarise(datasets.load_sample(name)), name

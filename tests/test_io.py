@@ -367,3 +367,13 @@ def test_label_role_keeps_chosen_columns_as_text_for_the_attacks():
     assert _raises(io.apply_mapping, df, {**mapping, "labels": ["nope"]}, "features", "f.csv",
                    match="not in the table").column == "nope"
     _raises(io.apply_mapping, df, {**mapping, "labels": "cond"}, "features", "f.csv", match="list of column")
+
+
+def test_the_io_package_re_exports_every_name_of_uploads() -> None:
+    """eyedp_core.io loads its names on first use; its list must follow eyedp_core.io.uploads.__all__."""
+    import eyedp_core.io as io
+    from eyedp_core.io import uploads
+
+    assert sorted(io._UPLOADS) == sorted(uploads.__all__)
+    for name in io.__all__:
+        assert getattr(io, name) is not None

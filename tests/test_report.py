@@ -130,3 +130,44 @@ def test_the_cap_slider_refuses_an_export_in_the_app() -> None:
     assert "plotly" in doc.lower()  # the interactive figure with its JavaScript inlined
     pdf = at.session_state["rp_report_pdf"]  # this machine has headless Chromium
     assert pdf is not None and pdf[:4] == b"%PDF"
+
+
+def test_report_facts_get_the_opendp_certified_export_scale_when_finished() -> None:
+    """A Heatmaps move remembers the inputs of the export's σ, not OpenDP's σ search; the report (and a charge)
+    finish the facts with the σ that OpenDP certifies, >= the preview's σ."""
+    from eyedp_core.dp.release import opendp_gaussian_sigma
+    from ui.share.facts import finish
+
+    at = open_app("pages/heatmaps.py")
+    raw = at.session_state["eyedp_facts"]["heatmaps"]
+    assert "export_scale" not in raw
+    l2, eps, delta, scale, mechanism = raw["export_scale_args"]
+    assert mechanism == raw["calibration"]["mechanism"] == "gaussian" and scale == raw["calibration"]["scale"]
+    done = finish(raw)
+    assert "export_scale_args" not in done
+    assert done["export_scale"] == pytest.approx(opendp_gaussian_sigma(l2, eps, delta, scale), rel=1e-12)
+    assert done["export_scale"] >= scale
+
+
+def test_app_start_imports_neither_opendp_nor_scikit_learn() -> None:
+    """What app.py and the Home page import leaves OpenDP (whose prelude loads scikit-learn, ~1 s), the attack
+    engine, SciPy, pandas and pyarrow to the views that use them: a fresh interpreter importing them, and reading
+    what Home lists of the samples, has none of them."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys, ui.settings, ui.sidebar, ui.theme, ui.shell, ui.state, ui.widgets, ui.share, "
+            "eyedp_core.dp.explain, eyedp_core.dp.accounting; from eyedp_core.data import samples; "
+            "[samples.summary(n) for n in samples.SAMPLE_NAMES]; eyedp_core.dp.accounting.Ledger().total(); "
+            "print(sorted(m for m in ('opendp', 'sklearn', 'scipy', 'pandas', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_every_page_with_an_export_is_named_in_the_share_box() -> None:
+    """ui.share.tools names the export pages without importing the exports (app start): the two lists agree."""
+    from ui.share import exports, tools
+
+    assert set(tools.EXPORT_PAGES) == set(exports.EXPORTS)

@@ -16,7 +16,7 @@ def render() -> None:
             if st.session_state.get(f"sel_{kind}") not in opts:
                 st.session_state[f"sel_{kind}"] = opts[0]
             st.selectbox(spec["label"], opts, key=f"sel_{kind}")
-            notes = state.current(kind).notes
+            notes = state.selection(kind)[3]  # no sample table is loaded for this
             if notes:  # what an upload was derived from (detected fixations, ...): the full account is on Your data
                 st.caption(notes[0])
         st.page_link("pages/your_data.py", label="Upload your own data", icon=":material/upload_file:")

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from eyedp_core.data import derived
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
@@ -21,6 +20,9 @@ KINDS: dict[str, dict[str, str]] = {
     "gaze": {"label": "Gaze streams", "sample": "gaze_streams"},
 }
 SAMPLE_PREFIX = "Sample: "
+
+if TYPE_CHECKING:  # pandas (and eyedp_core.data.derived) are imported where used: the Home page and the sidebar
+    import pandas as pd  # of a first visit need neither (sample_data/summary.json)
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class Dataset:
 
 def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:
     """DataFrame, array or bytes -> short content hash used as the cache key."""
+    import pandas as pd
+
     h = hashlib.blake2b(digest_size=12)
     if isinstance(obj, pd.DataFrame):
         h.update(pd.util.hash_pandas_object(obj, index=False).values.tobytes())
@@ -50,16 +54,21 @@ def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:
     return h.hexdigest()
 
 
-@st.cache_data(show_spinner=False)
+# Shared, not copied: st.cache_data would unpickle a fresh copy of every sample on every run that asks for it (the
+# heatmaps fragment asks on each slider move). Pages treat these as read-only; the images are locked, and a test
+# runs every page and checks that no sample table changed.
+@st.cache_resource(show_spinner=False)
 def _sample_frame(name: str) -> pd.DataFrame:
-    """Bundled sample name -> its table (read once per server process)."""
+    """Bundled sample name -> its table (read once per server process, shared by every session: read-only)."""
     return datasets.load_sample(name)
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_resource(show_spinner=False)
 def _sample_image(name: str) -> np.ndarray:
-    """Bundled stimulus name -> its RGB pixels (read once per server process)."""
-    return datasets.stimulus_image(name)
+    """Bundled stimulus name -> its RGB pixels (read once per server process, shared: not writeable)."""
+    image = datasets.stimulus_image(name)
+    image.flags.writeable = False
+    return image
 
 
 def _uploads() -> dict[str, dict[str, Dataset]]:
@@ -105,6 +114,18 @@ def current(kind: str) -> Dataset:
     return Dataset(kind, SAMPLE_PREFIX + sample.replace("_", " "), "sample", "sample:" + sample, _sample_frame(sample))
 
 
+def selection(kind: str) -> tuple[str, str, dict[str, Any], tuple[str, ...]]:
+    """Kind -> (name, source, summary, notes) of the selected dataset, without loading a bundled sample: its
+    summary (rows, people, columns) comes from sample_data/summary.json."""
+    name = st.session_state.get(f"sel_{kind}")
+    uploads = _uploads()[kind]
+    if name in uploads:
+        ds = uploads[name]
+        return ds.name, ds.source, datasets.summarise(ds.frame), ds.notes
+    sample = KINDS[kind]["sample"]
+    return SAMPLE_PREFIX + sample.replace("_", " "), "sample", datasets.summary(sample), ()
+
+
 def demographics() -> pd.DataFrame:
     """The bundled demographics table (age, gender per participant)."""
     return _sample_frame("demographics")
@@ -133,12 +154,16 @@ def stimuli() -> dict[str, Dataset]:
 @st.cache_data(show_spinner=False, max_entries=16)
 def _file_stimuli(token: str, _frame: pd.DataFrame) -> list[str]:
     """Fixation table (by content token) -> the names in its stimulus column, in order of appearance."""
+    import pandas as pd
+
     return [str(s) for s in pd.unique(_frame["stimulus"].dropna().astype(str))]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _extent(token: str, _frame: pd.DataFrame) -> tuple[int, int]:
     """Fixation table (by content token) -> the canvas size that holds every fixation."""
+    from eyedp_core.data import derived
+
     return derived.data_extent(_frame)
 
 
@@ -163,6 +188,10 @@ def blank_stimuli(ds: Dataset, images: dict[str, Dataset]) -> dict[str, Dataset]
     a table without a stimulus column), so every stimulus in the file reaches the Heatmaps page."""
     if ds.source != "upload" or ds.frame is None or ds.frame.empty:
         return {}
+    import pandas as pd
+
+    from eyedp_core.data import derived
+
     w, h = canvas_size(ds)
     img = derived.blank_canvas(w, h)  # a read-only view: one pixel of memory however many stimuli
     if "stimulus" not in ds.frame.columns:
@@ -232,7 +261,9 @@ def charge(releases: list | tuple, *, page: str | None = None) -> bool:
         st.session_state[REFUSED_KEY] = str(err)
         return False
     page = page or st.session_state.get("share_page")
-    facts = st.session_state.get(FACTS_KEY, {}).get(page)
+    from ui.share.facts import finish  # imported here: ui.share builds on this module
+
+    facts = finish(st.session_state.get(FACTS_KEY, {}).get(page))
     snapshot = st.session_state.get("share_snapshots", {}).get(page)
     contexts = st.session_state.setdefault(CONTEXT_KEY, [])
     contexts.extend({"page": page, "facts": facts, "settings": snapshot} for _ in releases)

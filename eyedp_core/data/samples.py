@@ -5,18 +5,31 @@ with functools.lru_cache and every public call returns a fresh copy, so callers 
 """
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from PIL import Image
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry  # noqa: F401
+if TYPE_CHECKING:
+    import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_data"
 STIMULUS_DIR = ROOT / "assets" / "stimuli"
+SUMMARY_FILE = SAMPLE_DIR / "summary.json"
+PEOPLE_COLUMNS = ("participant", "observer")  # the column that names a person, in order of preference
+
+
+def __getattr__(name: str) -> Any:
+    """SAMPLE_SCREEN and ScreenGeometry, re-exported from eyedp_core.gaze.events on first use (pandas stays out
+    of app start: the Home page reads only `summary`)."""
+    if name in ("SAMPLE_SCREEN", "ScreenGeometry"):
+        from eyedp_core.gaze import events
+
+        return getattr(events, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 SAMPLE_NAMES: dict[str, str] = {
@@ -31,6 +44,8 @@ SAMPLE_NAMES: dict[str, str] = {
 @lru_cache(maxsize=None)
 def _read(name: str) -> pd.DataFrame:
     """Sample name -> the parquet table as stored (cached; never handed out directly)."""
+    import pandas as pd  # imported here: app start reads the summary, not the tables
+
     path = SAMPLE_DIR / f"{name}.parquet"
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing; regenerate it with `python -m eyedp_core.simulate`")
@@ -49,6 +64,35 @@ def load_sample(name: str) -> pd.DataFrame:
     return _read(name).copy()
 
 
+def summarise(df: pd.DataFrame) -> dict[str, Any]:
+    """A table -> what the Home page lists about it: rows, people (None without a person column), column names."""
+    who = next((c for c in PEOPLE_COLUMNS if c in df.columns), None)
+    return {"rows": int(len(df)), "people": None if who is None else int(df[who].nunique()),
+            "columns": [str(c) for c in df.columns]}
+
+
+def write_summary(sample_dir: Path = SAMPLE_DIR) -> Path:
+    """Sample folder -> summary.json beside its tables (`summarise` of each), written by the simulator."""
+    import pandas as pd
+
+    out = {name: summarise(pd.read_parquet(sample_dir / f"{name}.parquet")) for name in SAMPLE_NAMES}
+    path = sample_dir / SUMMARY_FILE.name
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    return path
+
+
+@lru_cache(maxsize=None)
+def _summaries() -> dict[str, dict[str, Any]]:
+    return json.loads(SUMMARY_FILE.read_text())
+
+
+def summary(name: str) -> dict[str, Any]:
+    """Sample name -> `summarise` of its table, read from sample_data/summary.json (no table is loaded)."""
+    if name not in SAMPLE_NAMES:
+        raise KeyError(f"unknown sample {name!r}; choose one of {sorted(SAMPLE_NAMES)}")
+    return dict(_summaries()[name])
+
+
 def stimulus_names() -> list[str]:
     """() -> names of the bundled stimulus images (file stems in assets/stimuli), sorted."""
     return sorted(p.stem for p in STIMULUS_DIR.glob("*.png"))
@@ -56,6 +100,8 @@ def stimulus_names() -> list[str]:
 
 @lru_cache(maxsize=None)
 def _image(name: str) -> np.ndarray:
+    from PIL import Image
+
     with Image.open(STIMULUS_DIR / f"{name}.png") as im:
         arr = np.asarray(im.convert("RGB"), dtype=np.uint8)
     arr.setflags(write=False)

@@ -10,8 +10,6 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import pandas as pd
-
 __all__ = [
     "COMPOSITION_RULE",
     "EVERYONE",
@@ -144,25 +142,29 @@ class Ledger:
     def _person(self, participant: str) -> tuple[float, float, int, int]:
         return self._sums(r for r in self._releases if r.covers(participant))
 
+    def _rows(self, all_participants: Sequence[str] | None = None) -> list[tuple[str, float, float, int, int]]:
+        """The rows of `per_participant`, as tuples (no pandas: the sidebar's total runs at app start)."""
+        people = self._universe(all_participants)
+        everyone = [r for r in self._releases if r.participants is None]
+        if not people:
+            return [(EVERYONE, *self._sums(everyone))] if self._releases else []
+        # One pass over the named releases: cost grows with the ids listed, not ids x releases.
+        named: dict[str, list[Release]] = {p: [] for p in people}
+        for r in self._releases:
+            for p in set(r.participants or ()):
+                named[p].append(r)
+        return [(p, *self._sums(everyone + named[p])) for p in people]
+
     def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
         """Optional participant ids in, table (participant, epsilon, delta, n_releases, n_invocations) out.
 
         Releases with participants=None cover everyone. If no participant is named anywhere the table
         has one row, EVERYONE, holding the total that applies to each participant.
         """
-        cols = ["participant", "epsilon", "delta", "n_releases", "n_invocations"]
-        people = self._universe(all_participants)
-        everyone = [r for r in self._releases if r.participants is None]
-        if not people:
-            rows = [(EVERYONE, *self._sums(everyone))] if self._releases else []
-            return pd.DataFrame(rows, columns=cols)
-        # One pass over the named releases: cost grows with the ids listed, not ids x releases.
-        named: dict[str, list[Release]] = {p: [] for p in people}
-        for r in self._releases:
-            for p in set(r.participants or ()):
-                named[p].append(r)
-        rows = [(p, *self._sums(everyone + named[p])) for p in people]
-        return pd.DataFrame(rows, columns=cols)
+        import pandas as pd
+
+        return pd.DataFrame(self._rows(all_participants),
+                            columns=["participant", "epsilon", "delta", "n_releases", "n_invocations"])
 
     def total(self, participant: str | None = None,
               all_participants: Sequence[str] | None = None) -> tuple[float, float]:
@@ -173,10 +175,10 @@ class Ledger:
         if participant is not None:
             eps, dlt, _, _ = self._person(str(participant))
             return eps, dlt
-        table = self.per_participant(all_participants)
-        if table.empty:
+        rows = self._rows(all_participants)
+        if not rows:
             return 0.0, 0.0
-        return float(table["epsilon"].max()), float(table["delta"].max())
+        return float(max(r[1] for r in rows)), float(max(r[2] for r in rows))
 
     def would_exceed(self, release: Release, epsilon_cap: float, delta_cap: float = 1.0,
                      all_participants: Sequence[str] | None = None) -> bool:
@@ -202,6 +204,8 @@ class Ledger:
                          "count": r.count, "epsilon_total": r.epsilon_total, "delta_total": r.delta_total,
                          "participants": who, "tuned_on_private_data": r.tuned_on_private_data,
                          "data_derived_parameters": "; ".join(r.data_derived_parameters)})
+        import pandas as pd
+
         return pd.DataFrame(rows, columns=cols)
 
     def warnings(self) -> list[str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from eyedp_core.dp.registry import Family
-from eyedp_core.dp.release import release_gaussian, release_laplace
 
 __all__ = ["ReleaseSource"]
 
@@ -29,6 +28,9 @@ class ReleaseSource:
 
     def _by_scale(self, family: Family, shape: tuple[int, ...], scale: float | np.ndarray) -> np.ndarray:
         """i.i.d. noise of `family` with a scale per element (broadcast), one OpenDP call per distinct scale."""
+        # Imported here: OpenDP's prelude pulls in scikit-learn (~1 s), which app start and previews never need.
+        from eyedp_core.dp.release import release_gaussian, release_laplace
+
         s = np.broadcast_to(np.asarray(scale, dtype=float), shape)
         out = np.zeros(shape, dtype=float)
         positive = s > 0  # a zero scale means "no noise here" (e.g. a bin that is not kept)

@@ -5,7 +5,6 @@ import datetime as dt
 import importlib.metadata
 from typing import Any
 
-from eyedp_core.dp.release import SAMPLER
 
 __all__ = ["manifest"]
 
@@ -21,6 +20,8 @@ def manifest(*, artefact: str, mechanism: str, guarantee: str, unit: str, epsilo
              parameters: dict[str, Any], values_drawn: int, seconds: float, files: dict[str, str],
              caveats: list[str] | None = None, construction: str | None = None) -> dict[str, Any]:
     """What an export did, as a JSON-ready dict (no data values)."""
+    from eyedp_core.dp.release import SAMPLER  # imported here: OpenDP's prelude costs ~1 s of app start
+
     return {
         "artefact": artefact,
         "mode": "release",

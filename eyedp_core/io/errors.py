@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 ROW_INDEX_NAME = "row"
 ROW_NOTE = ("(Rows are the file's line numbers, as a spreadsheet shows them: a header on the first line is "
@@ -83,6 +82,8 @@ class DataWarning:
 
 def row_numbers(df: pd.DataFrame) -> np.ndarray:
     """Frame -> the spreadsheet row number of each row (index if read_table made it, else position + 2)."""
+    import pandas as pd  # imported here: the app's error guard imports this module at start
+
     if df.index.name == ROW_INDEX_NAME and pd.api.types.is_integer_dtype(df.index.dtype):
         return df.index.to_numpy(dtype=np.int64)
     # A frame built in code is assumed to have come from a file with a header.

@@ -33,12 +33,12 @@ def free_port() -> int:
 
 
 def start_app(script: str = "app.py", port: int | None = None, timeout: float = 60.0,
-              run_log: Path | None = None) -> tuple[subprocess.Popen, str]:
+              run_log: Path | None = None, extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     """Script path -> (running streamlit process, base URL), once its health endpoint answers; with `run_log`,
-    the app logs its page and fragment runs there (ui/runlog.py)."""
+    the app logs its page and fragment runs there (ui/runlog.py); `extra_args` are more `streamlit run` options."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false", *extra_args]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONUNBUFFERED": "1",
                                  **({"EYEDP_RUN_LOG": str(run_log)} if run_log else {})})

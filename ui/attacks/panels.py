@@ -268,7 +268,7 @@ def results(token: str, settings: RunSettings) -> None:
         st.markdown(f"*{figs.TASK_TITLES.get(task, task)}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
         st.dataframe(tbl, key=f"at_table_{task}")
 
-    tradeoff_finder(s, tasks, clf, scen)
+    tradeoff_finder(token, settings, len(rows), s, tasks, clf, scen)
     plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
     with st.expander("How each setting spent its budget"):
         for p in plans["plan"]:
@@ -277,21 +277,26 @@ def results(token: str, settings: RunSettings) -> None:
 
 
 @fragment
-def tradeoff_finder(s: pd.DataFrame, tasks: list[str], clf: str, scen: str) -> None:
+def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFrame, tasks: list[str], clf: str,
+                    scen: str) -> None:
     """The trade-off sliders and their answers (a fragment inside the results: moving a slider re-runs only this,
-    the charts and tables above are not sent again)."""
+    the charts and tables above are not sent again; the answers are cached per run and setting)."""
     st.markdown("**Trade-off finder**")
     c1, c2 = st.columns(2)
     util = "task" if "task" in tasks else None
     target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
     margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
-    for ans in attacks.find_tradeoff(s, target=target, margin=margin, utility=util, classifier=clf, train_on=scen):
-        st.markdown(f"- {ans.sentence}")
+    _bullets(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, scen, s))
     if util is not None:
         want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
                                key="at_want")
-        for _, sentence in attacks.epsilon_for_accuracy(s, want, classifier=clf, train_on=scen).values():
-            st.markdown(f"- {sentence}")
+        _bullets(view.accuracy_sentences(token, settings, n_rows, want, clf, scen, s))
+
+
+def _bullets(sentences: list[str]) -> None:
+    """Sentences -> one markdown list (one element, not one per line)."""
+    if sentences:
+        st.markdown("\n".join(f"- {sentence}" for sentence in sentences))
 
 
 def formulas() -> None:

@@ -106,6 +106,22 @@ def summary(token: str, settings: RunSettings, n_rows: int, _rows: list[dict]) -
 
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def tradeoff_sentences(token: str, settings: RunSettings, n_rows: int, target: float, margin: float,
+                       utility: str | None, classifier: str, train_on: str, _summary: pd.DataFrame) -> list[str]:
+    """A run's summary (keyed like `summary`) and the trade-off finder's settings -> its answers, one sentence each."""
+    return [a.sentence for a in attacks.find_tradeoff(_summary, target=target, margin=margin, utility=utility,
+                                                      classifier=classifier, train_on=train_on)]
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def accuracy_sentences(token: str, settings: RunSettings, n_rows: int, accuracy: float, classifier: str,
+                       train_on: str, _summary: pd.DataFrame) -> list[str]:
+    """A run's summary (keyed like `summary`) and a wanted task accuracy -> per mechanism, the ε it needs (sentences)."""
+    return [sentence for _, sentence in attacks.epsilon_for_accuracy(_summary, accuracy, classifier=classifier,
+                                                                     train_on=train_on).values()]
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def result_figure(token: str, settings: RunSettings, n_rows: int, classifier: str, tasks: tuple[str, ...],
                   _summary: pd.DataFrame) -> go.Figure:

@@ -12,9 +12,7 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.mechanisms import Calibration
-from eyedp_core.timeseries.accounting import sub_participant_bounds
 from ui import state
-from ui.heatmaps.release import export_scale
 
 
 def calibration_facts(cal: Calibration) -> dict[str, Any]:
@@ -39,7 +37,10 @@ def heatmaps_facts(ctx: Any) -> dict[str, Any]:
                                 + f", binding: {sens.binding}) and the public number of observers n = {sens.n}; "
                                   "one observer's whole capped map is replaced")},
         "calibration": calibration_facts(ctx.preview.calibration),
-        "export_scale": float(export_scale(ctx)),
+        # OpenDP's σ search (and its ~1 s import) waits for the report or a charge: see `finish`.
+        "export_scale_args": [float(ctx.sensitivity.l2), float(ctx.preview.calibration.epsilon),
+                              float(ctx.preview.calibration.delta), float(ctx.preview.calibration.scale),
+                              ctx.preview.calibration.mechanism],
         "utility": {k.upper().replace("_PX", " (px)"): float(v) for k, v in ctx.preview.metrics.items()
                     if isinstance(v, (int, float))},
         "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
@@ -55,6 +56,8 @@ def time_series_facts(ctx: Any) -> dict[str, Any]:
     """Time-series view context -> data counts, unit, sensitivity, calibration, utility, correlation bounds."""
     plan = ctx.plan
     first = ctx.preview.shown[0]
+    from eyedp_core.timeseries.accounting import sub_participant_bounds  # the time-series core: not app start
+
     bounds = sub_participant_bounds(plan)
     nmse = [float(v) for v in ctx.preview.nmse_feature if math.isfinite(float(v))]
     return {
@@ -102,6 +105,24 @@ def gaze_samples_facts(scope: Any) -> dict[str, Any]:
 
 
 FACTS = {"heatmaps": heatmaps_facts, "time_series": time_series_facts, "gaze_samples": gaze_samples_facts}
+
+
+def finish(facts: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A page's facts as remembered -> the same with the export's noise scale filled in (OpenDP's σ, cached)."""
+    if not facts or "export_scale_args" not in facts:
+        return facts
+    from eyedp_core.dp.registry import Family
+    from ui.heatmaps.release import _opendp_sigma
+
+    out = {k: v for k, v in facts.items() if k != "export_scale_args"}
+    l2, eps, delta, scale, mechanism = facts["export_scale_args"]
+    out["export_scale"] = scale if Family(mechanism) is Family.LAPLACE else float(_opendp_sigma(l2, eps, delta, scale))
+    return out
+
+
+def finished() -> dict[str, dict[str, Any]]:
+    """Every page's remembered facts, finished (for the report)."""
+    return {page: finish(f) for page, f in st.session_state.get(state.FACTS_KEY, {}).items()}
 
 
 def remember(page: str, ctx: Any) -> None:

@@ -20,6 +20,7 @@ from eyedp_core.dp.accounting import Ledger
 from eyedp_core.report import Artefact, ReportInput, build_html
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
+from ui.share import facts as share_facts
 
 PREVIEW_PAGES = {"heatmaps": "Heatmaps", "time_series": "Time series"}  # pages whose figures are seeded previews
 
@@ -108,7 +109,7 @@ def versions() -> dict[str, str]:
 
 def report_input(*, with_figures: bool = True) -> tuple[ReportInput, go.Figure | None]:
     """The session gathered into a ReportInput (a copy: safe to build from another thread) and its figure."""
-    facts = dict(st.session_state.get(state.FACTS_KEY, {}))
+    facts = share_facts.finished()
     fig = ledger_figure()
     inp = ReportInput(ledger=Ledger(state.ledger().releases), artefacts=artefacts(), data=data_counts(),
                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),

@@ -10,7 +10,6 @@ import streamlit as st
 
 from eyedp_core.report.scripts import SCRIPTS
 from ui import state
-from ui.attacks import view as attack_view
 
 PARAMS_KEY = "share_script_params"  # page -> the parameters of its last run (tests read them)
 
@@ -82,6 +81,8 @@ NO_SCRIPT = {
 }
 def attacks_params(_: Any) -> dict[str, Any] | None:
     """Attacks -> the last requested run's grid and protocol (None before the first run)."""
+    from ui.attacks import view as attack_view  # imported here: the attack engine (scikit-learn) is not app start
+
     request = st.session_state.get("atk_request")
     if request is None:
         return None

@@ -6,10 +6,13 @@ from typing import Any
 import streamlit as st
 
 from ui import settings
-from ui.share import exports, facts, scripts
+from ui.share import facts, scripts
 
 PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
+
+
+EXPORT_PAGES = ("heatmaps", "time_series", "gaze_samples")  # the pages with a release export (exports.EXPORTS)
 
 
 def _messages() -> None:
@@ -56,7 +59,9 @@ def page_tools(page: str, ctx: Any = None) -> None:
     _messages()
     with st.container(border=True):
         settings_box(page)
-    if page in exports.EXPORTS:
+    if page in EXPORT_PAGES:
+        from ui.share import exports  # imported here: the release exports (OpenDP, Kaleido) are not app start
+
         with st.container(border=True):
             exports.EXPORTS[page](ctx)
     if page in scripts.PARAMS:

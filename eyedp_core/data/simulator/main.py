@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from eyedp_core.data.samples import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR
+from eyedp_core.data.samples import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR, write_summary
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.data.simulator.freeview import freeview_fixations
@@ -165,6 +165,7 @@ def generate_all(sample_dir: Path = SAMPLE_DIR, stimulus_dir: Path = STIMULUS_DI
         timings[name] = time.perf_counter() - t
         if verbose:
             print(f"{name}: {timings[name]:.1f} s", flush=True)
+    write_summary(sample_dir)
     return timings
 
 

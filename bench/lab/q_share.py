@@ -1,0 +1,17 @@
+import streamlit as st, json
+st.title("Trivial")
+@st.fragment
+def f():
+    v = st.slider("value", 0, 100, 50)
+    st.write(v)
+    st.divider(); st.subheader("Share and reproduce")
+    with st.container(border=True):
+        st.markdown("**Settings.** The address bar always holds ...")
+        a, b = st.columns(2)
+        a.download_button("Download settings (JSON)", json.dumps({"v": v}).encode(), "s.json", "application/json", key="dl1")
+        with b:
+            st.file_uploader("Load settings (JSON)", type=["json"], key="up")
+    with st.container(border=True):
+        st.markdown("**Reproduce in code.** A short script")
+        st.download_button("Python script", f"print({v})".encode(), "s.py", "text/x-python", key="dl2")
+f()
