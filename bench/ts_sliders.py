@@ -1,0 +1,75 @@
+"""Time series: every slider of the page (and the participant picker) against the trivial page in one run.
+
+Run: python bench/ts_sliders.py [repeats]. The bench moves the first slider of a page (ε here); this moves each
+of ε, R, k (with the manual choice of k), the free chunk size, and picks another participant, through
+bench/run.py's measurement, and prints the same columns.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import run  # noqa: E402
+from run import harness  # noqa: E402
+
+# url path (with the settings that show the slider) -> aria label prefix of the slider moved
+CASES = {"time_series": "ε total", "time_series?ts_runs=20": "Draws R", "time_series?ts_k_src=manual": "k —",
+         "time_series?ts_chunk=free": "Free chunk"}
+
+_CLICK_ARM = run._ARM.replace("document.addEventListener('keydown'", "document.addEventListener('pointerdown'")
+
+
+def picker_rerender(page, option: str, quiet_ms: int = 700) -> float:
+    """Seconds from a click on a participant option to the last DOM change of the re-render it triggers."""
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
+    page.evaluate(_CLICK_ARM)
+    page.get_by_role("option", name=option, exact=True).click()
+    harness.wait_idle(page)
+    page.wait_for_function(f"window.__eyedp_last !== null && performance.now() - window.__eyedp_last > {quiet_ms}",
+                           timeout=120_000, polling=50)
+    return page.evaluate("(window.__eyedp_last - window.__eyedp_t0) / 1000")
+
+
+def main() -> None:
+    """Slider rows through bench/run.py, then the participant picker against the trivial page's slider."""
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    run.SLIDER_CHOICE.update(CASES)
+    rows = run.browser_figures(repeats, list(CASES), cold_repeats=0)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = harness.launch_browser(p)
+        tproc, turl = harness.start_app("bench/trivial_app.py", extra_args=run.TRIVIAL_DEFAULTS)
+        proc, url = harness.start_app("app.py")
+        try:
+            trivial = browser.new_page()
+            trivial.goto(turl)
+            harness.wait_idle(trivial)
+            run.slider_rerender(trivial, 1)
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.goto(f"{url}/time_series")
+            harness.wait_idle(page, 120_000)
+            page.wait_for_selector(harness.SLIDER, timeout=30_000)
+            picker_rerender(page, "P02")  # warm-up
+            mine, base = [], []
+            for i in range(repeats):
+                mine.append(picker_rerender(page, "P03" if i % 2 == 0 else "P02"))
+                base += run.slider_rerender(trivial, 1, key="ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            rows.append(dict(name="re-render after picking a participant", seconds=statistics.median(mine),
+                             baseline_seconds=statistics.median(base)))
+        finally:
+            harness.stop_app(proc)
+            harness.stop_app(tproc)
+    print(f"{'figure':62s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s} {'vs tuned':>9s}")
+    for r in rows:
+        tuned = r.get("tuned_seconds")
+        print(f"{r['name'][:62]:62s} {r['seconds']:9.3f} {r['baseline_seconds']:9.3f} "
+              f"{r['seconds'] / r['baseline_seconds']:8.2f} "
+              f"{r['seconds'] / tuned if tuned else float('nan'):9.2f}")
+
+
+if __name__ == "__main__":
+    main()
