@@ -20,6 +20,11 @@ from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_wate
 ensure_shell()
 runlog.note("page")
 
+# Each secondary view is a fragment of its own (nested in `budget`): its controls (sweep range, lag, Markov
+# states, Steil's window) re-run that view alone; a move of ε, k or R re-runs it with the budget part.
+PANEL_VIEWS = {name: fragment(view_fn, name="panel") for name, view_fn in {
+    "utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
+    "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}.items()}
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
 
@@ -303,8 +308,7 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
                                       "time, the accounting at every scope, Steil et al.'s mechanism, or the "
                                       "per-feature table.")
     if panel is not None:
-        {"utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
-         "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}[panel](ctx)
+        PANEL_VIEWS[panel](ctx)
     ui.share.page_tools("time_series", ctx)  # settings JSON, release export, script, what the report keeps
 
 

@@ -79,7 +79,8 @@ def _open(page, url: str) -> None:
 def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log):
     """The app logs 'page' per full run, 'view' per run of the mechanism fragment and 'budget' per run of the
     budget fragment nested in it (ui/runlog.py): moving ε or R runs the budget fragment alone; picking another
-    participant runs the mechanism fragment (and the nested one); a control above both runs the whole page."""
+    participant runs the mechanism fragment (and the nested one); the lag slider of the Correlation view runs that
+    view's fragment alone; a control above all of them runs the whole page."""
     run_log.write_text("")
     _open(page, app_url)
     assert "page" in harness.runs(run_log)  # the first run is a full one
@@ -96,6 +97,14 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
     harness.wait_idle(page)
     page.wait_for_timeout(300)
     assert harness.runs(run_log) == ["budget", "view"], f"participant: {harness.runs(run_log)}"
+    page.locator('[data-testid="stMain"]').get_by_role("radio", name="Correlation", exact=True).click()
+    harness.wait_idle(page, 120_000)
+    run_log.write_text("")  # a control of an opened view re-runs that view alone
+    before = harness.slider_text(page, 3)  # the lag slider, after ε, k and R
+    harness.move_slider(page, 3)
+    page.wait_for_timeout(300)
+    assert harness.slider_text(page, 3) != before
+    assert harness.runs(run_log) == ["panel"], f"lag slider: {harness.runs(run_log)}"
     run_log.write_text("")
     page.get_by_text("Use the longest (").click()
     harness.wait_idle(page)

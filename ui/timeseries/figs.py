@@ -148,7 +148,7 @@ def correlation_figure(curves: pd.DataFrame, step_s: float | None, label: str, f
                         line=dict(color=color, width=2.4 if sig == "original" else 1.6))
     fig.add_hline(y=0, line=dict(color=theme.MUTED, width=1))
     fig.update_layout(xaxis_title="time difference Δt (s)" if step_s else "time difference Δt (windows)",
-                      yaxis_title="correlation coefficient across participants", yaxis_range=[-1.05, 1.05],
+                      yaxis_title="correlation across participants", yaxis_range=[-1.05, 1.05],
                       legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90))
     where = f", {task}" if task else ""
     return theme.style(fig, 420, f"{feature}{where}: CC with the 5th sample vs Δt")
