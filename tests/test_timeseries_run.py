@@ -141,3 +141,26 @@ def test_one_registry_of_time_series_names():
     for bad in ["CFPA", "FPA-3", "WAVELET-3", "CFPA-1"]:
         with pytest.raises(ValueError):
             parse_label(bad)
+
+
+@pytest.mark.parametrize("mech", [Mech.DCFPA, Mech.LPA])
+def test_one_run_shows_any_feature_as_a_fresh_run_would(mech):
+    """The page keeps one run and picks the shown feature from it (preview_of): for every feature it must show
+    what a fresh seeded run with that feature shows (noisy series, the paper's DCFPA, NMSE, calibrations)."""
+    from eyedp_core.timeseries.preview import preview_of, run_all
+
+    gen = np.random.default_rng(3)
+    x = np.clip(0.5 + np.cumsum(gen.normal(0, 0.03, (6, 3, 96)), axis=-1), 0, 1)
+    kw = dict(chunk=32, epsilon=2.0, k=4, bounds=(np.zeros(3), np.ones(3)), nmse_kind="var")
+    kept = run_all(x, mech, rng=np.random.default_rng(11), **kw)
+    for f in range(3):
+        fresh = run_preview(x, mech, rng=np.random.default_rng(11), feature=f, **kw)
+        shown = preview_of(kept, f)
+        np.testing.assert_array_equal(shown.noisy, fresh.noisy)
+        np.testing.assert_array_equal(shown.nmse_series, fresh.nmse_series)
+        np.testing.assert_array_equal(shown.nmse_feature, fresh.nmse_feature)
+        assert shown.shown == fresh.shown
+        assert (shown.paper is None) == (mech is not Mech.DCFPA)
+        if shown.paper is not None:
+            np.testing.assert_array_equal(shown.paper, fresh.paper)
+    assert not np.array_equal(preview_of(kept, 0).noisy, preview_of(kept, 1).noisy)

@@ -22,7 +22,8 @@ from eyedp_core.timeseries.private import PrivateSeries
 from eyedp_core.timeseries.sensitivity import (chunk_differences, empirical_chunk_sensitivity,
                                                empirical_sensitivity)
 
-__all__ = ["Preview", "data_derived_sensitivity", "representative", "run_preview", "sensitivity_for_run"]
+__all__ = ["Preview", "PreviewRun", "data_derived_sensitivity", "preview_of", "representative", "run_all",
+           "run_preview", "sensitivity_for_run"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +91,61 @@ def _nmse_blocks(x: np.ndarray, out: np.ndarray, bounds: tuple[np.ndarray, np.nd
     return nmse_all, paper_all
 
 
+@dataclass(frozen=True, kw_only=True)
+class PreviewRun:
+    """One seeded run over every recording and feature, before a feature is picked for display: a page can keep
+    it and show another feature without running the mechanism again (`preview_of`)."""
+
+    mech: Mech
+    chunk: int | None
+    private: PrivateSeries  # the run: values (recordings, F, T) and the calibrations drawn with
+    nmse_all: np.ndarray  # (recordings, F) NMSE of the chosen kind
+    nmse_paper_feature: np.ndarray  # (F,) the paper's NMSE, median over recordings
+    feature_scale: np.ndarray  # (F,)
+    feature_sensitivity: np.ndarray  # (F,)
+    seconds: float
+
+
+def run_all(
+    x: np.ndarray,
+    mech: Mech,
+    *,
+    chunk: int | None,
+    epsilon: float,
+    k: int,
+    bounds: tuple[np.ndarray, np.ndarray],
+    rng: np.random.Generator,
+    nmse_kind: str,
+    sensitivity: np.ndarray | None = None,
+    sensitivity_type: str = "public",
+) -> PreviewRun:
+    """Series (recordings, F, T), mechanism, per-invocation ε, k, public bounds per feature, rng in, one run over
+    all recordings and features with its NMSE and calibrations out (no feature picked yet)."""
+    t0 = time.perf_counter()
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    private = run(x, mech, epsilon=epsilon, rng=rng, bounds=(lo, hi), k=k,
+                  chunk=chunk, sensitivity=sensitivity_for_run(mech, sensitivity),
+                  sensitivity_type=sensitivity_type)
+    nmse_all, paper_all = _nmse_blocks(x, private.values, (lo, hi), nmse_kind)
+    with np.errstate(all="ignore"):
+        paper_med = np.nanmedian(np.where(np.isfinite(paper_all), paper_all, np.nan), axis=0)
+    scale, sens = _per_feature(private, x.shape[1])
+    return PreviewRun(mech=mech, chunk=chunk, private=private, nmse_all=nmse_all, nmse_paper_feature=paper_med,
+                      feature_scale=scale, feature_sensitivity=sens, seconds=time.perf_counter() - t0)
+
+
+def preview_of(r: PreviewRun, feature: int) -> Preview:
+    """A run and the index of the shown feature in, what the page shows of it out (cheap: no noise drawn)."""
+    noisy = np.array(r.private.values[:, feature, :])
+    paper = None
+    if r.mech is Mech.DCFPA:
+        paper = dcfpa_paper_reconstruction(chunk_differences(noisy, int(r.chunk)), int(r.chunk))
+    return Preview(noisy=noisy, paper=paper, nmse_feature=np.nanmean(r.nmse_all, axis=0),
+                   nmse_paper_feature=r.nmse_paper_feature, nmse_series=r.nmse_all[:, feature],
+                   shown=representative(r.private.used((slice(None), feature))), feature_scale=r.feature_scale,
+                   feature_sensitivity=r.feature_sensitivity, seconds=r.seconds)
+
+
 def run_preview(
     x: np.ndarray,
     mech: Mech,
@@ -106,21 +162,6 @@ def run_preview(
 ) -> Preview:
     """Series (recordings, F, T), mechanism, per-invocation ε, k, public bounds per feature, rng, shown
     feature in, one run over all recordings and features with the calibrations it drew with out."""
-    t0 = time.perf_counter()
-    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
-    private = run(x, mech, epsilon=epsilon, rng=rng, bounds=(lo, hi), k=k,
-                  chunk=chunk, sensitivity=sensitivity_for_run(mech, sensitivity),
-                  sensitivity_type=sensitivity_type)
-    out = private.values
-    nmse_all, paper_all = _nmse_blocks(x, out, (lo, hi), nmse_kind)
-    noisy = np.array(out[:, feature, :])
-    paper = None
-    if mech is Mech.DCFPA:
-        paper = dcfpa_paper_reconstruction(chunk_differences(noisy, int(chunk)), int(chunk))
-    with np.errstate(all="ignore"):
-        paper_med = np.nanmedian(np.where(np.isfinite(paper_all), paper_all, np.nan), axis=0)
-    scale, sens = _per_feature(private, x.shape[1])
-    return Preview(noisy=noisy, paper=paper, nmse_feature=np.nanmean(nmse_all, axis=0),
-                   nmse_paper_feature=paper_med, nmse_series=nmse_all[:, feature],
-                   shown=representative(private.used((slice(None), feature))), feature_scale=scale,
-                   feature_sensitivity=sens, seconds=time.perf_counter() - t0)
+    return preview_of(run_all(x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=bounds, rng=rng,
+                              nmse_kind=nmse_kind, sensitivity=sensitivity, sensitivity_type=sensitivity_type),
+                      feature)

@@ -26,7 +26,8 @@ from eyedp_core.timeseries.choices import KChoice, KSource
 from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k import expected_error_curve
 from eyedp_core.timeseries.k_search import OptimalK, optimal_k
-from eyedp_core.timeseries.preview import Preview, data_derived_sensitivity, run_preview
+from eyedp_core.timeseries.preview import Preview, PreviewRun, data_derived_sensitivity, preview_of
+from eyedp_core.timeseries.preview import run_all as core_run_all
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 from eyedp_core.timeseries.steil import published_worst_log_ratio
 from eyedp_core.timeseries.temporal_leakage import discretise, transition_matrices
@@ -75,16 +76,31 @@ def data_key(token: str, names: tuple[str, ...], lo: np.ndarray, hi: np.ndarray,
 
 
 # cache_resource, not cache_data: the run is read on every slider move, and cache_data would unpickle a copy of
-# it each time (~ms); its arrays are made read-only so no caller can change the cached run.
+# it each time (~ms). The whole run (every recording and feature) is kept for the last few settings only, so that
+# picking another feature needs no new run; memory stays a small multiple of the data.
+@st.cache_resource(max_entries=2, show_spinner=False)
+def run_all(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
+            sensitivity_type: str, seed: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray,
+            _sens: np.ndarray | None) -> PreviewRun:
+    """Series (named by `key`, see data_key), mechanism, per-invocation ε, k in, one seeded run over all
+    recordings and features out (its arrays read-only: the cached run is shared)."""
+    r = core_run_all(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(_lo), np.asarray(_hi)),
+                     rng=np.random.default_rng(seed), nmse_kind=nmse_kind, sensitivity=_sens,
+                     sensitivity_type=sensitivity_type)
+    for a in (r.private.values, r.nmse_all, r.nmse_paper_feature, r.feature_scale, r.feature_sensitivity):
+        a.setflags(write=False)
+    return r
+
+
 @st.cache_resource(max_entries=48, show_spinner=False)
 def preview(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
             sensitivity_type: str, seed: int, feature: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray,
             _x: np.ndarray, _sens: np.ndarray | None) -> Preview:
-    """Series (named by `key`, see data_key), mechanism, per-invocation ε, k in, one seeded run with the
-    calibrations it drew with out."""
-    prev = run_preview(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(_lo), np.asarray(_hi)),
-                       rng=np.random.default_rng(seed), feature=feature, nmse_kind=nmse_kind, sensitivity=_sens,
-                       sensitivity_type=sensitivity_type)
+    """The run at this setting (cached apart, see run_all) and the shown feature in, what the page shows out:
+    the same numbers as eyedp_core.timeseries.preview.run_preview with this seed."""
+    r = run_all(key, mech, chunk, epsilon, k, sensitivity_mode, sensitivity_type, seed, nmse_kind, _lo, _hi, _x,
+                _sens)
+    prev = preview_of(r, feature)
     for value in vars(prev).values():
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
