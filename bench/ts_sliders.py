@@ -1,7 +1,8 @@
 """Time series: every slider of the page (and the participant picker) against the trivial page in one run.
 
 Run: python bench/ts_sliders.py [repeats]. The bench moves the first slider of a page (ε here); this moves each
-of ε, R, k (with the manual choice of k), the free chunk size, and picks another participant, through
+of ε, R, k (with the manual choice of k), the free chunk size, and picks another participant and
+feature, through
 bench/run.py's measurement, and prints the same columns.
 """
 from __future__ import annotations
@@ -19,12 +20,15 @@ from run import harness  # noqa: E402
 CASES = {"time_series": "ε total", "time_series?ts_runs=20": "Draws R", "time_series?ts_k_src=manual": "k —",
          "time_series?ts_chunk=free": "Free chunk"}
 
+# selectbox label -> two options picked in turn (the bundled sample)
+PICKERS = {"Participant": ("P03", "P02"), "Feature shown": ("fix_dur_mean_ms (ms)", "fix_rate_hz (1/s)")}
+
 _CLICK_ARM = run._ARM.replace("document.addEventListener('keydown'", "document.addEventListener('pointerdown'")
 
 
-def picker_rerender(page, option: str, quiet_ms: int = 700) -> float:
-    """Seconds from a click on a participant option to the last DOM change of the re-render it triggers."""
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
+def picker_rerender(page, picker: str, option: str, quiet_ms: int = 700) -> float:
+    """Seconds from a click on an option of the `picker` selectbox to the last DOM change of the re-render."""
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=picker).first.click()
     page.evaluate(_CLICK_ARM)
     page.get_by_role("option", name=option, exact=True).click()
     harness.wait_idle(page)
@@ -53,13 +57,14 @@ def main() -> None:
             page.goto(f"{url}/time_series")
             harness.wait_idle(page, 120_000)
             page.wait_for_selector(harness.SLIDER, timeout=30_000)
-            picker_rerender(page, "P02")  # warm-up
-            mine, base = [], []
-            for i in range(repeats):
-                mine.append(picker_rerender(page, "P03" if i % 2 == 0 else "P02"))
-                base += run.slider_rerender(trivial, 1, key="ArrowRight" if i % 2 == 0 else "ArrowLeft")
-            rows.append(dict(name="re-render after picking a participant", seconds=statistics.median(mine),
-                             baseline_seconds=statistics.median(base)))
+            for picker, options in PICKERS.items():
+                picker_rerender(page, picker, options[1])  # warm-up
+                mine, base = [], []
+                for i in range(repeats):
+                    mine.append(picker_rerender(page, picker, options[i % 2]))
+                    base += run.slider_rerender(trivial, 1, key="ArrowRight" if i % 2 == 0 else "ArrowLeft")
+                rows.append(dict(name=f"re-render after picking another {picker.lower()}",
+                                 seconds=statistics.median(mine), baseline_seconds=statistics.median(base)))
         finally:
             harness.stop_app(proc)
             harness.stop_app(tproc)
