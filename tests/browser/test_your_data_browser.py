@@ -58,6 +58,12 @@ def _chart(page) -> None:
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
 
 
+def _preview(page) -> None:
+    """No exception box, and the Time-series preview drawn (a PNG since issue 12; the Plotly chart is a toggle)."""
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=60_000)
+
+
 def _heatmap(page) -> None:
     """No exception box, and the Heatmaps overlays drawn (images at display size, not Plotly charts)."""
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -185,7 +191,7 @@ def test_sbsat_features_reach_time_series_and_attacks(page, app_url, shots):
           (REALDATA / "sbsat" / "18sat_trialfinal.csv").read_bytes(), "text/csv")
     # Time series computes its utility sweep over 95 readers x 17 features (~45 s on a quiet 2-core machine).
     _nav(page, "Time series", timeout_ms=300_000)
-    _chart(page)
+    _preview(page)
     _nav(page, "Attacks", timeout_ms=180_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.get_by_text("book_name").first.wait_for(timeout=120_000)  # a text label offered as a task
