@@ -31,6 +31,7 @@ import pandas as pd
 from eyedp_core.io.asc import looks_like_asc
 from eyedp_core.io.errors import DataError, DataWarning, row_numbers
 from eyedp_core.io.geometry import PRESETS, UNIT_LABELS, UNITS, Geometry
+from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.images import decode_image
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
 from eyedp_core.io.roles import (FEATURES_KEY, KINDS, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
@@ -39,15 +40,7 @@ from eyedp_core.io.text import MAX_COLUMNS, parse_table, unpack
 from eyedp_core.io.validate import canonical_table, check_lengths
 from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
 
-__all__ = [
-    "DataError", "DataWarning", "Role", "Reader", "ROLES", "KINDS", "READERS", "WHOLE_FILE", "TIME_UNITS",
-    "TIME_UNIT_KEY", "FEATURES_KEY", "LABELS_KEY", "UNITS_KEY", "Y_UP_KEY", "UNITS", "UNIT_LABELS", "Geometry", "PRESETS",
-    "DEFAULT_MIN_CONFIDENCE", "MAX_UPLOAD_BYTES", "MAX_UNPACKED_BYTES", "MAX_ROWS", "MAX_COLUMNS",
-    "MAX_IMAGE_PIXELS", "MAX_IMAGE_SIDE", "MIN_LENGTH_RATIO", "WEB_LIMITS",
-    "read_table", "guess_mapping", "guess_notes", "guess_time_unit", "apply_mapping", "check_in_bounds",
-    "check_lengths", "load_image", "to_csv_bytes", "register_reader", "detect_reader", "row_numbers",
-    "peek_format",
-]
+__all__ = list(UPLOADS)
 
 # Limits of the web page (a library call has none unless it asks). The upload cap is Streamlit's
 # server.maxUploadSize in .streamlit/config.toml (keep the two equal); a gzip upload may unpack to 1 GiB.

@@ -7,8 +7,9 @@ import harness
 
 pytestmark = pytest.mark.browser
 
-# Pages that must draw at least one Plotly chart with the bundled sample data.
-CHART_PAGES = {"", "gaze_samples"}
+# Pages that must draw at least one Plotly chart with the bundled sample data (Home draws its chart on request:
+# test_home_draws_the_curve_on_request).
+CHART_PAGES = {"gaze_samples"}
 # Pages whose main figures are images, with how many at least (Heatmaps: the overlays are JPEGs at display size;
 # Time series: the preview is a PNG, its Plotly chart one toggle away; issue 12).
 IMAGE_PAGES = {"heatmaps": 2, "time_series": 1}
@@ -46,6 +47,24 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
         _assert_healthy(page, path)
         for width in (1280, 1920):
             harness.screenshot(page, str(shots / f"{name}_moved_{width}.png"), width)
+
+
+def test_home_draws_the_curve_on_request(page, app_url, shots):
+    """Home opens without a chart (no Plotly code on a first visit); its toggle draws the posterior curve, which
+    follows the ε slider."""
+    page.goto(app_url)
+    harness.wait_idle(page)
+    assert page.locator(".js-plotly-plot").count() == 0
+    page.locator('[data-testid="stMain"] [data-testid="stCheckbox"]', has_text="Show the curve").first.click()
+    harness.wait_idle(page)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    legend = page.locator(".js-plotly-plot .legendtext", has_text="worst case after")
+    before = legend.first.text_content()
+    harness.move_slider(page, presses=3)
+    page.wait_for_function(f"() => [...document.querySelectorAll('.js-plotly-plot .legendtext')]"
+                           f".every(e => e.textContent !== {before!r})", timeout=30_000)
+    _assert_healthy(page, "")
+    harness.screenshot(page, str(shots / "home_curve.png"))
 
 
 def test_sidebar_navigation_reaches_every_view(page, app_url):

@@ -1,0 +1,87 @@
+"""Lab variants: the trivial one-slider page plus one Streamlit element kind each, to price that kind.
+
+Run by run_lab.py (slider moves) and cold.py (cold start) with EYEDP_LAB_VARIANT naming one of VARIANTS."""
+import io
+import json
+import os
+
+import numpy as np
+import streamlit as st
+
+X = np.linspace(0.01, 0.99, 99)
+
+
+def _line_figure(y: np.ndarray, *, fill: bool = False, stripped: bool = False):
+    """One or two Scatter traces: the shape of a typical EyeDP line chart."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    if not stripped:
+        fig.add_scatter(x=X, y=X, line=dict(dash="dot"))
+    fig.add_scatter(x=X, y=y, fill="tonexty" if fill else None, mode="lines")
+    if stripped:
+        fig.update_layout(margin=dict(l=40, r=10, t=10, b=30), showlegend=False, hovermode=False)
+    fig.update_layout(height=340)
+    return fig
+
+
+def _jpeg(v: int) -> bytes:
+    from PIL import Image
+
+    b = io.BytesIO()
+    Image.fromarray((np.random.default_rng(v).random((300, 400, 3)) * 255).astype("uint8")).save(b, "JPEG")
+    return b.getvalue()
+
+
+def _share(v: int, deferred: bool) -> None:
+    """A share box like ui.share.page_tools: settings download and upload, script download."""
+    st.divider()
+    st.subheader("Share and reproduce")
+    with st.container(border=True):
+        a, b = st.columns(2)
+        data = (lambda: json.dumps({"v": v})) if deferred else json.dumps({"v": v}).encode()
+        a.download_button("Download settings (JSON)", data, "s.json", "application/json", key="dl1")
+        with b:
+            st.file_uploader("Load settings (JSON)", type=["json"], key="up")
+    with st.container(border=True):
+        st.download_button("Python script", (lambda: f"print({v})") if deferred else f"print({v})".encode(), "s.py",
+                           key="dl2")
+
+
+BODIES = {
+    "frag": lambda v: None,
+    "frag_qp": lambda v: st.query_params.update(v=str(v)),
+    "plot": lambda v: st.plotly_chart(_line_figure(X ** (v / 50), fill=True), theme=None),
+    "plot_static": lambda v: st.plotly_chart(_line_figure(X ** (v / 50), fill=True), theme=None,
+                                             config={"staticPlot": True}),
+    "plot_same": lambda v: st.plotly_chart(_line_figure(X ** 2, fill=True), theme=None),
+    "plot_stripped": lambda v: st.plotly_chart(_line_figure(X ** (v / 50), stripped=True), theme=None, key="fixed",
+                                               config={"displayModeBar": False, "staticPlot": True}),
+    "two_plots": lambda v: [st.plotly_chart(_line_figure(X ** (v / 50 + j)), theme=None, key=f"p{j}") for j in (0, 1)],
+    "image": lambda v: st.image(st.cache_data(_jpeg)(v)),
+    "many": lambda v: [st.markdown(f"static line {i}") for i in range(90)],
+    "dataframe": lambda v: st.dataframe(np.random.default_rng(v).random((6, 5))),
+    "dataframe_same": lambda v: st.dataframe(np.random.default_rng(1).random((6, 5))),
+    "table": lambda v: st.table(np.random.default_rng(v).random((6, 5)).round(3)),
+    "mdtable": lambda v: st.markdown("| a | b | c | d | e |\n|---|---|---|---|---|\n" + "\n".join(
+        "| " + " | ".join(f"{x:.3f}" for x in r) + " |" for r in np.random.default_rng(v).random((6, 5)))),
+    "metrics": lambda v: [c.metric(f"m{i}", f"{v * i:.2f}", delta=f"{v - 50}") for i, c in enumerate(st.columns(4))],
+    "share": lambda v: _share(v, deferred=False),
+    "share_deferred": lambda v: _share(v, deferred=True),
+}
+
+variant = os.environ.get("EYEDP_LAB_VARIANT", "frag")
+st.title("Trivial")
+if variant == "select":  # the slider kind itself (EyeDP's log sliders are select-sliders)
+    st.write(st.select_slider("value", options=list(range(101)), value=50))
+elif variant == "uploader":  # cold-start price of one file uploader
+    st.write(st.slider("value", 0, 100, 50))
+    st.file_uploader("Load settings (JSON)", type=["json"], key="up")
+else:
+    @st.fragment
+    def body() -> None:
+        v = st.slider("value", 0, 100, 50)
+        BODIES[variant](v)
+        st.write(v)
+
+    body()
