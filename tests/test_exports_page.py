@@ -12,6 +12,8 @@ from tests.apptest import open_app
 
 def test_time_series_exports_the_feature_table_in_release_mode() -> None:
     at = open_app(timeout=300, page="pages/time_series.py")
+    assert "ts_release_export" not in [b.key for b in at.button]  # closed by default: no export button drawn
+    at.toggle(key="share_open").set_value(True).run()  # the share box opens on request
     at.button(key="ts_release_export").click().run()
     assert not at.exception, at.exception
     res = at.session_state["share_export_time_series"]
@@ -33,6 +35,7 @@ def test_gaze_samples_export_over_the_cap_is_refused() -> None:
     at.switch_page("pages/gaze_samples.py").run()
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
+    at.toggle(key="share_open").set_value(True).run()
     at.button(key="gs_release_export").click().run()
     assert not at.exception, at.exception
     assert at.session_state["eyedp_ledger"].releases == []

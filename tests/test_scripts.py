@@ -104,6 +104,8 @@ def test_attacks_script_reproduces_the_page(tmp_path) -> None:
     from ui.attacks.view import RunSettings
 
     at = _page("attacks")
+    assert "attacks" not in at.session_state["share_script_params"]
+    at.toggle(key="share_open").set_value(True).run()  # the share box, opened, says why there is no script yet
     assert "press *Run attacks* first" in " ".join(m.value for m in at.markdown)  # no run yet: no script
     # One small run (as the settings form would request it): CFPA-32 at a large ε, re-identification, SVM.
     at.session_state["atk_request"] = RunSettings(mechanisms=("CFPA-32",), epsilons=(1000.0,), scenarios=("clean",),

@@ -6,6 +6,7 @@ attached to each ledger entry when it is charged (ui.state.charge).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -107,10 +108,38 @@ def gaze_samples_facts(scope: Any) -> dict[str, Any]:
 FACTS = {"heatmaps": heatmaps_facts, "time_series": time_series_facts, "gaze_samples": gaze_samples_facts}
 
 
-def finish(facts: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A page's facts as remembered -> the same with the export's noise scale filled in (OpenDP's σ, cached)."""
-    if not facts or "export_scale_args" not in facts:
-        return facts
+class LazyFacts(Mapping):
+    """A page's facts, computed from its view context on first read (a slider move only keeps the context: the
+    report, a charge or a test reads the facts far less often than the page re-runs)."""
+
+    def __init__(self, page: str, ctx: Any) -> None:
+        self._page, self._ctx, self._facts = page, ctx, None
+
+    def _get(self) -> dict[str, Any]:
+        if self._facts is None:
+            try:
+                self._facts = FACTS[self._page](self._ctx)
+            except (AttributeError, IndexError, TypeError, ValueError):
+                self._facts = {}  # a view context that changed shape: the report says the numbers are missing
+            self._ctx = None
+        return self._facts
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+def finish(facts: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A page's facts as remembered -> a plain dict with the export's noise scale filled in (OpenDP's σ, cached)."""
+    if not facts:
+        return None
+    if "export_scale_args" not in facts:
+        return dict(facts)
     from eyedp_core.dp.registry import Family
     from ui.heatmaps.release import _opendp_sigma
 
@@ -126,11 +155,7 @@ def finished() -> dict[str, dict[str, Any]]:
 
 
 def remember(page: str, ctx: Any) -> None:
-    """Keep what the page showed (ctx None: nothing to keep)."""
+    """Keep what the page showed (ctx None: nothing to keep); the facts are computed when first read."""
     if ctx is None or page not in FACTS:
         return
-    try:
-        facts = FACTS[page](ctx)
-    except (AttributeError, IndexError, TypeError, ValueError):
-        return  # a view context that changed shape: the report says the numbers are missing
-    st.session_state.setdefault(state.FACTS_KEY, {})[page] = facts
+    st.session_state.setdefault(state.FACTS_KEY, {})[page] = LazyFacts(page, ctx)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -99,16 +100,30 @@ PARAMS = {"attacks": attacks_params, "heatmaps": heatmaps_params, "time_series":
           "home": home_params, "report": report_params}
 
 
+def remember(page: str, ctx: Any) -> dict[str, Any] | None:
+    """The view's script parameters now (None: no script for these settings), kept in the session for the report
+    and the tests whether or not the share box is open."""
+    if page not in PARAMS:
+        return None
+    params = None if ctx is None and page not in ARGLESS else PARAMS[page](ctx)
+    kept = st.session_state.setdefault(PARAMS_KEY, {})
+    if params is None:
+        kept.pop(page, None)
+    else:
+        kept[page] = params
+    return params
+
+
 def script_box(page: str, ctx: Any) -> None:
-    """Offer the view's Python script (or say why there is none)."""
+    """Offer the view's Python script (or say why there is none), from the parameters `remember` kept."""
     if page not in PARAMS:
         return
-    params = None if ctx is None and page not in ARGLESS else PARAMS[page](ctx)
+    params = st.session_state.get(PARAMS_KEY, {}).get(page)
     if params is None:
         st.markdown(f"**Reproduce in code.** {NO_SCRIPT.get(page, NO_SCRIPT[''])}")
         return
-    st.session_state.setdefault(PARAMS_KEY, {})[page] = params
     st.markdown("**Reproduce in code.** A short script on `eyedp_core` that loads the same data and recomputes "
                 "this view's numbers with these settings (the same preview seed gives the same noise).")
-    st.download_button("Python script", SCRIPTS[page](params).encode(), f"eyedp_{page}.py", "text/x-python",
+    # Built on click (a deferred download): the open box costs no script text per move.
+    st.download_button("Python script", functools.partial(SCRIPTS[page], params), f"eyedp_{page}.py", "text/x-python",
                        key=f"share_dl_{page}_script", icon=":material/code:")

@@ -12,6 +12,7 @@ PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time seri
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
 
 
+OPEN_KEY = "share_open"  # the toggle that opens the share box (one for every page: it stays open across pages)
 EXPORT_PAGES = ("heatmaps", "time_series", "gaze_samples")  # the pages with a release export (exports.EXPORTS)
 
 
@@ -54,9 +55,15 @@ def page_tools(page: str, ctx: Any = None) -> None:
     `ctx` is the view's context (Heatmaps, Time series): what it computed is kept for the report."""
     st.session_state[settings.PAGE_KEY] = page
     facts.remember(page, ctx)
+    if page in scripts.PARAMS:
+        scripts.remember(page, ctx)  # the report and the tests read the parameters even with the box closed
     st.divider()
-    st.subheader("Share and reproduce")
     _messages()
+    # Closed by default: drawn open, the box re-ran with every slider move of the page's fragment (settings JSON,
+    # export panel, script: ~10 ms and a dozen elements per move) for a tool used once.
+    if not st.toggle("**Share and reproduce**: this page's settings as a file, a private release (export) and a "
+                     "Python script", key=OPEN_KEY):
+        return
     with st.container(border=True):
         settings_box(page)
     if page in EXPORT_PAGES:
