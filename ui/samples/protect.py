@@ -4,7 +4,8 @@ One method is shown at a time (the Method picker): its promise, its controls, it
 own chart, then the side-by-side table of every method and the share box. That method's part is a fragment
 of its own (gs_kaleido, gs_synth, gs_pd), nested in the view's fragment (gs_protect): moving one of its
 sliders re-runs only that part, and the table is rebuilt from every method's cached results. The other
-methods' controls sit folded in the view's fragment, so their values stay put and feed the table.
+methods' controls sit folded above the table (drawn in every run, so their values stay put and travel in
+the URL).
 """
 from __future__ import annotations
 
@@ -80,34 +81,15 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
     shown = c[1].radio("Method", list(METHODS), horizontal=True, key="gs_show")
     with c[2]:
         preview_watermark()
-    n_people = len(prep.participants)
-    with st.expander("Settings of the other methods (they feed the side-by-side table)"):
-        others: dict[str, Any] = {}
-        cols = st.columns(2)
-        i = 0
-        if shown != "Kaleido":
-            with cols[i]:
-                st.markdown("**Kaleido**")
-                others["kal"] = controls.kaleido_controls()
-            i += 1
-        if shown != "k-same-synth":
-            with cols[i]:
-                st.markdown("**k-same-synth**")
-                others["syn"] = controls.synth_controls(n_people)
-            i += 1
-        if not shown.startswith("PD"):
-            with cols[i]:
-                st.markdown("**Plausible deniability**")
-                others["pd"] = controls.pd_controls(n_people)
     one = view.pick(prep.frame, who, stim_name, sel)
     uri, note = _stimulus(stim_name, geometry)
     scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note)
     if shown == "Kaleido":
-        kaleido_part(scope, others)
+        kaleido_part(scope)
     elif shown == "k-same-synth":
-        synth_part(scope, others)
+        synth_part(scope)
     else:
-        pd_part(scope, others, shown)
+        pd_part(scope, shown)
 
 
 def _stimulus(stim_name: str | None, geometry: ScreenGeometry) -> tuple[str | None, str]:
@@ -127,7 +109,7 @@ def _stimulus(stim_name: str | None, geometry: ScreenGeometry) -> tuple[str | No
 
 
 @fragment(name="gs_kaleido")
-def kaleido_part(scope: Scope, others: dict[str, Any]) -> None:
+def kaleido_part(scope: Scope) -> None:
     """Kaleido's promise, controls, scanpath or budget chart, and the side-by-side table (a fragment)."""
     card, ctl = st.columns([3, 2], gap="large")
     with ctl:
@@ -136,7 +118,6 @@ def kaleido_part(scope: Scope, others: dict[str, Any]) -> None:
     with card:
         panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry),
                               "Kaleido")
-    settings = Settings(s_kal, others["syn"], others["pd"])
     kal = _kaleido(scope, s_kal)
     prot = view.one_of(scope.token, "Kaleido", s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel, kal)
     figure = _figure_choice("Budget per window")
@@ -144,18 +125,17 @@ def kaleido_part(scope: Scope, others: dict[str, Any]) -> None:
         _scanpaths(scope, "Kaleido", s_kal, prot)
     else:
         panels.kaleido_budget(prot, s_kal, (*scope.stream_key, scope.seed))
-    _table_and_share(scope, settings, kal)
+    _table_and_share(scope, "Kaleido", s_kal, kal)
 
 
 @fragment(name="gs_synth")
-def synth_part(scope: Scope, others: dict[str, Any]) -> None:
+def synth_part(scope: Scope) -> None:
     """k-same-synth's promise, its k, the synthetic scanpath and the side-by-side table (a fragment)."""
     card, ctl = st.columns([3, 2], gap="large")
     with ctl:
         k_syn = controls.synth_controls(len(scope.prep.participants))
     with card:
         panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth")
-    settings = Settings(others["kal"], k_syn, others["pd"])
     try:
         res = _synth(scope, k_syn)
     except ValueError as err:
@@ -166,11 +146,11 @@ def synth_part(scope: Scope, others: dict[str, Any]) -> None:
         _scanpaths(scope, "k-same-synth", k_syn, prot)
         st.caption(" ".join(res.notes) + " Blinks are not synthesised; the synthetic stream is as long as the "
                    "aligned events.")
-    _table_and_share(scope, settings, _kaleido(scope, settings.kal))
+    _table_and_share(scope, "k-same-synth", k_syn)
 
 
 @fragment(name="gs_pd")
-def pd_part(scope: Scope, others: dict[str, Any], shown: str) -> None:
+def pd_part(scope: Scope, shown: str) -> None:
     """Plausible deniability's promise (the shown form), controls, scanpath or draws chart, and the table."""
     form = "randomised" if "randomised" in shown else "published"
     other = "published" if form == "randomised" else "randomised"
@@ -182,7 +162,6 @@ def pd_part(scope: Scope, others: dict[str, Any], shown: str) -> None:
                               "Plausible deniability (fixations)")
         st.caption(f"The {'randomised-threshold' if other == 'randomised' else 'published'} form: "
                    + explain.pd_guarantee_words(other, s_pd.k, s_pd.gamma, s_pd.eps0).words)
-    settings = Settings(others["kal"], others["syn"], s_pd)
     run = _deniability(scope, form, s_pd)
     figure = _figure_choice("Draws per fixation")
     if figure == "scanpath":
@@ -198,7 +177,7 @@ def pd_part(scope: Scope, others: dict[str, Any], shown: str) -> None:
                + " A fixation passes only if another person has a fixation with the same number of samples "
                  "under which the draw is almost as likely — with tracker noise of a few pixels, that needs "
                  "a fixation within a few pixels of this one.")
-    _table_and_share(scope, settings, _kaleido(scope, settings.kal))
+    _table_and_share(scope, "PD", s_pd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,9 +259,33 @@ def _rows(scope: Scope, s: Settings, kal: pd.DataFrame, attack: bool) -> list[di
     return rows
 
 
-def _table_and_share(scope: Scope, s: Settings, kal: pd.DataFrame) -> None:
-    """The side-by-side table of every method, then the share box (its export uses the Kaleido settings)."""
+def _other_settings(shown: str, own: Any, n_people: int) -> Settings:
+    """The shown method's settings and the other methods' controls, folded (they feed the table) -> Settings."""
+    got: dict[str, Any] = { {"Kaleido": "kal", "k-same-synth": "syn", "PD": "pd"}[shown]: own}
+    with st.expander("Settings of the other methods in the table"):
+        cols = st.columns(2)
+        boxes = iter(cols)
+        if "kal" not in got:
+            with next(boxes):
+                st.markdown("**Kaleido**")
+                got["kal"] = controls.kaleido_controls()
+        if "syn" not in got:
+            with next(boxes):
+                st.markdown("**k-same-synth**")
+                got["syn"] = controls.synth_controls(n_people)
+        if "pd" not in got:
+            with next(boxes):
+                st.markdown("**Plausible deniability**")
+                got["pd"] = controls.pd_controls(n_people)
+    return Settings(got["kal"], got["syn"], got["pd"])
+
+
+def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | None = None) -> None:
+    """The side-by-side table of every method (the other methods' controls folded above it), then the share
+    box (its export uses the Kaleido settings)."""
     st.subheader("All methods side by side, at these settings")
+    s = _other_settings(shown, own, len(scope.prep.participants))
+    kal = kal if kal is not None else _kaleido(scope, s.kal)
     attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
     rows = _rows(scope, s, kal, attack)
     utility_table(rows, len(scope.prep.participants))
