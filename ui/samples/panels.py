@@ -91,13 +91,12 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
 
 def guarantee_card(g: explain.Guarantee, title: str) -> None:
     """A method's promise: name, verdict badge, headline, plain words; the formulas behind an expander."""
-    st.markdown(f"#### {title}")
-    st.markdown(f"{badge(g.badge, BADGE_KIND[g.verdict])}", unsafe_allow_html=True)
-    st.markdown(f"**{g.headline}.**")
+    # Few elements: every element costs the browser on each re-run, changed or not.
+    st.markdown(f"#### {title}\n\n{badge(g.badge, BADGE_KIND[g.verdict])}\n\n**{g.headline}.**",
+                unsafe_allow_html=True)
     st.caption(g.words)
     with st.expander("Formulas (docs/PRIVACY_MODEL.md)"):
-        for f in g.formulas:
-            st.latex(f)
+        st.markdown("\n\n".join(f"$$\n{f}\n$$" for f in g.formulas))
 
 
 # --------------------------------------------------------------------------------------------

@@ -280,6 +280,14 @@ def _other_settings(shown: str, own: Any, n_people: int) -> Settings:
     return Settings(got["kal"], got["syn"], got["pd"])
 
 
+@st.cache_resource(max_entries=64, show_spinner="Measuring every method at these settings…")
+def _cached_rows(token: str, s: Settings, seed: int, geometry: ScreenGeometry, attack: bool, measured: int,
+                 _scope: Scope, _kal: pd.DataFrame) -> list[dict]:
+    """`_rows`, kept per data, settings, seed and number of attacks measured so far (the store only grows), so
+    that a move back to known settings rebuilds no row (callers never mutate the list)."""
+    return _rows(_scope, s, _kal, attack)
+
+
 def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | None = None) -> None:
     """The side-by-side table of every method (the other methods' controls folded above it), then the share
     box (its export uses the Kaleido settings)."""
@@ -287,7 +295,8 @@ def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | Non
     s = _other_settings(shown, own, len(scope.prep.participants))
     kal = kal if kal is not None else _kaleido(scope, s.kal)
     attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
-    rows = _rows(scope, s, kal, attack)
+    rows = _cached_rows(scope.token, s, scope.seed, scope.geometry, attack,
+                        len(view.reid_store(scope.token)), scope, kal)
     utility_table(rows, len(scope.prep.participants))
     st.caption("Displacement: mean visual angle between protected and original samples at the same time. Heatmap "
                "CC: correlation of the blurred sample densities. Fixation changes: I-VT on the protected stream vs "

@@ -120,7 +120,7 @@ def figures(token: str, method: str, settings: object, seed: int, geometry: Scre
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _reid_store(token: str) -> dict:
+def reid_store(token: str) -> dict:
     """Data token -> the re-identification results measured so far (method, settings, seed) -> (acc, windows)."""
     return {}
 
@@ -129,11 +129,10 @@ def reid(token: str, method: str, settings: object, seed: int, geometry: ScreenG
          _protected: pd.DataFrame | None, run: bool) -> tuple[float, int] | None:
     """The attack on one method's protected samples (None: the clean data) -> (accuracy, windows attacked); when
     not measured yet, measured only if `run` (it trains nothing new but extracts every window's features)."""
-    store = _reid_store(token)
+    store = reid_store(token)
     key = (method, settings, seed, geometry)
     if key not in store and run:
-        with st.spinner(f"Re-identification attack on {method}…"):
-            acc, _, n = reidentification(_original, _protected, ref=clean_reference(token, geometry, _original))
+        acc, _, n = reidentification(_original, _protected, ref=clean_reference(token, geometry, _original))
         store[key] = (acc, n)
     return store.get(key)
 
