@@ -77,10 +77,10 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
                      format_func={"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}.get)
     fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one, ev)
     if shown == "time":
-        st.plotly_chart(fig, key="gs_raw_trace", theme=None, config={"displayModeBar": False})
+        st.plotly_chart(fig, key="gs_raw_trace", theme=None, config={"staticPlot": True})
     else:
         # Drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
-        st.plotly_chart(fig, key="gs_raw_scan", width="content", theme=None, config={"displayModeBar": False})
+        st.plotly_chart(fig, key="gs_raw_scan", width="content", theme=None, config={"staticPlot": True})
     st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
                f"{display.DETECTORS[method]} on the raw samples.")
 
@@ -123,7 +123,8 @@ def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, me
     trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail",
                                      **({} if "gs_trail" in st.session_state else {"value": 3.0})))
     fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
-    st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"displayModeBar": False})
+    # A static plot (no hover, zoom or mode bar): the slider animates it, and Plotly redraws a static plot faster.
+    st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
     st.caption(stimulus_note)
 
 
