@@ -13,6 +13,7 @@ from eyedp_core.samples.kaleido import kaleido_plan
 from eyedp_core.samples.streams import PreparedStreams
 from ui import state
 from ui.samples import figs, view
+from ui.samples.controls import keep_value
 from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
                                  kaleido_controls, pd_controls, synth_controls)
 from ui.samples.table import utility_table  # noqa: F401 - importable here as before
@@ -116,12 +117,11 @@ def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, me
         return
     c = st.columns([3, 1])
     default = min(spec.lo + 5.0, spec.hi)
-    if "gs_t" in st.session_state and not spec.lo <= st.session_state["gs_t"] <= spec.hi:
-        del st.session_state["gs_t"]  # another stream's time point: start this one at its default
+    # Another method's stream has another time range (a new slider to Streamlit): keep the user's time point.
     t_end = c[0].slider("Time (s) — move to animate the scanpaths", spec.lo, spec.hi, step=spec.step, key="gs_t",
-                        **({} if "gs_t" in st.session_state else {"value": default}))
+                        **keep_value("gs_t", default, spec.lo, spec.hi))
     trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail",
-                                     **({} if "gs_trail" in st.session_state else {"value": 3.0})))
+                                     **keep_value("gs_trail", 3.0)))
     fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
     # A static plot (no hover, zoom or mode bar): the slider animates it, and Plotly redraws a static plot faster.
     st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
@@ -188,8 +188,7 @@ def kanon_view() -> None:
 @fragment(name="gs_kanon_k")
 def kanon_k(demo: pd.DataFrame, n: int) -> None:
     """k -> the promise, the generalised table and its classes (a fragment: only this part re-runs)."""
-    k = int(st.slider("k", 2, n // 2, key="gs_kanon_k",
-                      **({} if "gs_kanon_k" in st.session_state else {"value": min(4, n // 2)})))
+    k = int(st.slider("k", 2, n // 2, key="gs_kanon_k", **keep_value("gs_kanon_k", min(4, n // 2), 2, n // 2)))
     guarantee_card(explain.kanon_guarantee(k), "k-anonymity (gender, age)")
     try:
         table, scheme = kanon.k_anonymize(demo, k)

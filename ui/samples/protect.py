@@ -75,7 +75,7 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
     """Checked streams, the chosen participant and stimulus -> the Protect view (a fragment)."""
     st.markdown(LEAD)
     c = st.columns([1, 3, 2])
-    seed = int(c[0].number_input("Preview seed", 0, 2**31 - 1, key="gs_seed", **controls._value("gs_seed", 0),
+    seed = int(c[0].number_input("Preview seed", 0, 2**31 - 1, key="gs_seed", **controls.keep_value("gs_seed", 0),
                                  help="Every protected stream here is drawn from a numpy Generator seeded with "
                                       "this number (reproducible previews, docs/PRIVACY_MODEL.md §11)."))
     shown = c[1].radio("Method", list(METHODS), horizontal=True, key="gs_show")
