@@ -64,6 +64,7 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
         top = 1 - i * (h + gap)
         layout[f"yaxis{ax}"] = dict(domain=[top - h, top], title=dict(text=f"{col} ({unit})"), anchor=f"x{ax}")
         layout[f"xaxis{ax}"] = dict(anchor=f"y{ax}", showticklabels=i == rows - 1, **({"matches": "x"} if i else {}),
+                                    **({} if i == rows - 1 else {"ticks": ""}),
                                     **({"title": dict(text="time (s)")} if i == rows - 1 else {}))
     # One shapes list spanning all rows (Plotly's add_vrect per event costs ~0.1 s each on subplots).
     shade = [("rgba(0,114,178,0.08)", fixations), ("rgba(213,94,0,0.18)", blinks)]

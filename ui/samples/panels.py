@@ -198,8 +198,10 @@ def kanon_k(demo: pd.DataFrame, n: int) -> None:
     c = st.columns([1.3, 1])
     with c[0]:
         st.markdown(f"**Generalised table, k = {k}:** {scheme.text()}")
+        shown = table[["participant", "gender", "age_range", "class_size"]].rename(
+            columns={"participant": "person", "age_range": "age range (released)", "class_size": "class size"})
         with st.container(height=300):  # scrolls like the table it replaces; markdown redraws cheaply
-            st.markdown(md_table(table))
+            st.markdown(md_table(shown))
     with c[1]:
         st.markdown("**Classes**\n\n" + md_table(kanon.class_sizes(demo, scheme).assign(
             **{"meets k": lambda f: f["meets k"].map({True: "yes", False: "no"})})))
