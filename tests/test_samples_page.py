@@ -38,7 +38,8 @@ COLUMNS = ["reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_cha
 
 def _row(at: AppTest, method: str) -> pd.Series:
     """The side-by-side table (a markdown table: method, then the five figures in COLUMNS order) -> one row."""
-    text = next(m.value for m in at.markdown if m.value.startswith("| method |"))
+    text = next(m.value for m in at.markdown if "| method |" in m.value)
+    text = text[text.index("| method |"):].split("\n\n")[0]
     lines = [ln.strip("|").split("|") for ln in text.splitlines()[2:]]
     table = pd.DataFrame([[c.strip() for c in ln[1:]] for ln in lines], columns=COLUMNS,
                          index=[ln[0].strip() for ln in lines])
@@ -113,7 +114,7 @@ def test_malformed_upload_gives_clear_messages_and_no_traceback():
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
     assert pd.isna(_row(at, "k-same-synth")["heatmap_cc"])  # no figures: shown as "–"
-    note = next(m.value for m in at.markdown if m.value.startswith("**What each one guarantees**"))
+    note = next(m.value for m in at.markdown if "**What each one guarantees**" in m.value)
     synth = next(line for line in note.splitlines() if line.startswith("- **k-same-synth**"))
     assert "fewer than k" in synth or "k = 2" in synth  # one usable participant: k-same-synth cannot group
 

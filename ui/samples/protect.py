@@ -289,20 +289,21 @@ def _cached_rows(token: str, s: Settings, seed: int, geometry: ScreenGeometry, a
 
 
 def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | None = None) -> None:
-    """The side-by-side table of every method (the other methods' controls folded above it), then the share
-    box (its export uses the Kaleido settings)."""
-    st.subheader("All methods side by side, at these settings")
+    """The side-by-side table of every method, under it the attack switch and the other methods' controls
+    (folded), then the share box (its export uses the Kaleido settings)."""
+    table_box = st.container()  # filled below, once the controls under it have given their values
+    attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
     s = _other_settings(shown, own, len(scope.prep.participants))
     kal = kal if kal is not None else _kaleido(scope, s.kal)
-    attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
     rows = _cached_rows(scope.token, s, scope.seed, scope.geometry, attack,
                         len(view.reid_store(scope.token)), scope, kal)
-    utility_table(rows, len(scope.prep.participants))
-    st.caption("Displacement: mean visual angle between protected and original samples at the same time. Heatmap "
-               "CC: correlation of the blurred sample densities. Fixation changes: I-VT on the protected stream vs "
-               "the original. Re-identification (switch it on above; \"–\" until measured): an SVM trained on each "
-               f"person's clean earlier windows ({view.WINDOW_S:g} s) names the person behind each later protected "
-               "window. Empirical figures on this data, not guarantees.")
+    with table_box:
+        utility_table(rows, len(scope.prep.participants), "### All methods side by side, at these settings")
+        st.caption("Displacement: mean visual angle between protected and original samples at the same time. "
+                   "Heatmap CC: correlation of the blurred sample densities. Fixation changes: I-VT on the protected "
+                   "stream vs the original. Re-identification (switch it on below; \"–\" until measured): an SVM "
+                   f"trained on each person's clean earlier windows ({view.WINDOW_S:g} s) names the person behind "
+                   "each later protected window. Empirical figures on this data, not guarantees.")
     # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
     ui.share.page_tools("gaze_samples", {"s_kal": s.kal, "df": scope.prep.frame, "geometry": scope.geometry,
                                          "kal": kal, "seed": scope.seed})

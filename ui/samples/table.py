@@ -42,12 +42,12 @@ def markdown_table(rows: list[dict], n_people: int) -> str:
     return "\n".join(lines)
 
 
-def utility_table(rows: list[dict], n_people: int) -> None:
-    """Rows of figures per method -> the side-by-side table, then each method's promise and notes as a list
-    (long sentences in table cells were cut off at 1280 px)."""
-    st.markdown(markdown_table(rows, n_people))
+def utility_table(rows: list[dict], n_people: int, heading: str = "") -> None:
+    """Rows of figures per method -> (heading,) the side-by-side table, then each method's promise and notes as a
+    list (long sentences in table cells were cut off at 1280 px) — one markdown element."""
     lines = []
     for r in rows:
         note = f" — *{r['note']}*" if r.get("note") else ""
         lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
-    st.markdown("**What each one guarantees**\n" + "\n".join(lines))
+    st.markdown((heading + "\n\n" if heading else "") + markdown_table(rows, n_people)
+                + "\n\n**What each one guarantees**\n" + "\n".join(lines))
