@@ -46,32 +46,34 @@ def _screen_axes(fig: go.Figure, geometry: ScreenGeometry) -> None:
 
 
 def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame, who: str) -> go.Figure:
-    """One participant's samples in a time window -> x, y (and pupil) against time, fixations and blinks shaded.
+    """One participant's samples in a time window -> x and y (one panel, px) and the pupil (a second panel)
+    against time, fixations and blinks shaded.
 
     Built in one constructor call with the subplot axes written out: make_subplots and per-trace updates
-    validated the figure again at every step (30-300 ms per time window, now ~15 ms)."""
-    rows = 3 if "pupil" in part.columns else 2
+    validated the figure again at every step (30-300 ms per time window, now ~15 ms). x and y share one panel
+    (both in px): every panel's axes cost the browser a redraw on each move."""
+    rows = 2 if "pupil" in part.columns else 1
     shown = thin(part)
-    gap = 0.05
-    h = (1 - gap * (rows - 1)) / rows
-    data, layout = [], {}
-    # SVG scatter, not WebGL: a few thousand points draw faster, and without a GPU WebGL is slow to start.
-    for i, (col, unit) in enumerate([("x", "px"), ("y", "px"), ("pupil", "mm")][:rows]):
-        ax = "" if i == 0 else str(i + 1)
-        data.append(go.Scatter(x=shown["t_s"].to_numpy(), y=shown[col].to_numpy(), name=f"{col} ({unit})",
-                               mode="lines", line=dict(color=theme.CATEGORY[i], width=1.2), xaxis=f"x{ax}",
-                               yaxis=f"y{ax}"))
-        top = 1 - i * (h + gap)
-        layout[f"yaxis{ax}"] = dict(domain=[top - h, top], title=dict(text=f"{col} ({unit})"), anchor=f"x{ax}")
-        layout[f"xaxis{ax}"] = dict(anchor=f"y{ax}", showticklabels=i == rows - 1, **({"matches": "x"} if i else {}),
-                                    **({} if i == rows - 1 else {"ticks": ""}),
-                                    **({"title": dict(text="time (s)")} if i == rows - 1 else {}))
+    gap = 0.08
+    heights = [0.62, 0.30] if rows == 2 else [1.0]
+    data = [go.Scatter(x=shown["t_s"].to_numpy(), y=shown[c].to_numpy(), name=f"{c} (px)", mode="lines",
+                       line=dict(color=theme.CATEGORY[i], width=1.2)) for i, c in enumerate(("x", "y"))]
+    layout: dict = {"yaxis": dict(domain=[1 - heights[0], 1.0], title=dict(text="x, y (px)")),
+                    "xaxis": dict(anchor="y", showticklabels=rows == 1, **({"ticks": ""} if rows == 2 else
+                                                                            {"title": dict(text="time (s)")}))}
+    if rows == 2:
+        data.append(go.Scatter(x=shown["t_s"].to_numpy(), y=shown["pupil"].to_numpy(), name="pupil (mm)",
+                               mode="lines", line=dict(color=theme.CATEGORY[2], width=1.2), xaxis="x2",
+                               yaxis="y2", showlegend=False))
+        layout["yaxis2"] = dict(domain=[0.0, heights[1]], title=dict(text="pupil (mm)"), anchor="x2")
+        layout["xaxis2"] = dict(anchor="y2", matches="x", title=dict(text="time (s)"))
     # One shapes list spanning all rows (Plotly's add_vrect per event costs ~0.1 s each on subplots).
     shade = [("rgba(0,114,178,0.08)", fixations), ("rgba(213,94,0,0.18)", blinks)]
     layout["shapes"] = [dict(type="rect", xref="x", yref="paper", x0=s, x1=e, y0=0, y1=1, line_width=0,
                              fillcolor=color, layer="below")
                         for color, evs in shade for s, e in zip(evs["start_s"], evs["end_s"])]
-    layout.update(showlegend=False, height=130 * rows + 100, template=theme.TEMPLATE,
+    layout.update(height=170 * rows + 150, template=theme.TEMPLATE,
+                  legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"),
                   title=f"Raw gaze of {who}: {len(part):,} samples (blue bands = fixations, orange = blinks)")
     return go.Figure(data=data, layout=layout)
 
@@ -117,7 +119,7 @@ def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: st
                                     (protected, method, color, 1.6)):
         fig.add_scatter(x=frame["x"], y=frame["y"], mode="lines+markers", name=name,
                         line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=lw),
-                        marker=dict(size=3, color=col))
+                        marker=dict(size=3, color=col, maxdisplayed=150))  # fewer SVG nodes per redraw
         last = frame[["x", "y"]].dropna().tail(1)
         if len(last):
             fig.add_scatter(x=last["x"], y=last["y"], mode="markers", showlegend=False, hoverinfo="skip",
