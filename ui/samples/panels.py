@@ -176,7 +176,7 @@ def kanon_view() -> None:
     if n < 4:
         st.info(f"The demographics table has {n} rows: k-anonymity needs at least 4 rows to show anything.")
         return
-    kanon_k(demo, n)
+    kanon_k(demo, n, src)
     if src == "seed":
         st.markdown("#### The seed's Table 2, reproduced or explained")
         table2, why = _seed_table2()
@@ -186,28 +186,37 @@ def kanon_view() -> None:
 
 
 @fragment(name="gs_kanon_k")
-def kanon_k(demo: pd.DataFrame, n: int) -> None:
+def kanon_k(demo: pd.DataFrame, n: int, src: str) -> None:
     """k -> the promise, the generalised table and its classes (a fragment: only this part re-runs)."""
     k = int(st.slider("k", 2, n // 2, key="gs_kanon_k", **keep_value("gs_kanon_k", min(4, n // 2), 2, n // 2)))
     guarantee_card(explain.kanon_guarantee(k), "k-anonymity (gender, age)")
     try:
-        table, scheme = kanon.k_anonymize(demo, k)
+        scheme_text, rows_md, classes_md = _kanon_texts(src, k, demo)
     except ValueError as err:
         st.error(str(err))
         return
     c = st.columns([1.3, 1])
     with c[0]:
-        st.markdown(f"**Generalised table, k = {k}:** {scheme.text()}")
-        shown = table[["participant", "gender", "age_range", "class_size"]].rename(
-            columns={"participant": "person", "age_range": "age range (released)", "class_size": "class size"})
+        st.markdown(f"**Generalised table, k = {k}:** {scheme_text}")
         with st.container(height=300):  # scrolls like the table it replaces; markdown redraws cheaply
-            st.markdown(md_table(shown))
+            st.markdown(rows_md)
     with c[1]:
-        st.markdown("**Classes**\n\n" + md_table(kanon.class_sizes(demo, scheme).assign(
-            **{"meets k": lambda f: f["meets k"].map({True: "yes", False: "no"})})))
+        st.markdown("**Classes**\n\n" + classes_md)
         st.caption("Ranges cover every age from the youngest to the oldest in the table (that span is itself read "
                    "off the data). Among all schemes with every class ≥ k we take the one with the most classes "
                    "(the seed's rule); ties keep gender, then the narrowest ranges.")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _kanon_texts(src: str, k: int, demo: pd.DataFrame) -> tuple[str, str, str]:
+    """Demographics (hashed: a few dozen rows) and k -> the scheme in words, the released rows and the classes as
+    markdown tables (ValueError when no scheme has every class ≥ k)."""
+    table, scheme = kanon.k_anonymize(demo, k)
+    shown = table[["participant", "gender", "age_range", "class_size"]].rename(
+        columns={"participant": "person", "age_range": "age range (released)", "class_size": "class size"})
+    classes = kanon.class_sizes(demo, scheme)
+    classes["meets k"] = classes["meets k"].map({True: "yes", False: "no"})
+    return scheme.text(), md_table(shown), md_table(classes)
 
 
 @fragment(name="gs_kanon_attack")

@@ -158,10 +158,9 @@ def pd_part(scope: Scope, shown: str) -> None:
     with ctl:
         s_pd = controls.pd_controls(len(scope.prep.participants))
     with card:
-        panels.guarantee_card(explain.pd_guarantee_words(form, s_pd.k, s_pd.gamma, s_pd.eps0),
-                              "Plausible deniability (fixations)")
+        panels.guarantee_card(_pd_words(form, s_pd), "Plausible deniability (fixations)")
         st.caption(f"The {'randomised-threshold' if other == 'randomised' else 'published'} form: "
-                   + explain.pd_guarantee_words(other, s_pd.k, s_pd.gamma, s_pd.eps0).words)
+                   + _pd_words(other, s_pd).words)
     run = _deniability(scope, form, s_pd)
     figure = _figure_choice("Draws per fixation")
     if figure == "scanpath":
@@ -182,6 +181,12 @@ def pd_part(scope: Scope, shown: str) -> None:
 
 # --------------------------------------------------------------------------------------------
 # shared pieces
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _pd_words(form: str, s: view.PDSettings) -> explain.Guarantee:
+    """PD form and settings -> its guarantee (the randomised form's (ε, δ) table is computed once per setting)."""
+    return explain.pd_guarantee_words(form, s.k, s.gamma, s.eps0)
 
 
 def _kaleido(scope: Scope, s: view.KaleidoSettings) -> pd.DataFrame:
