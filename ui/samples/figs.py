@@ -156,7 +156,8 @@ def budget_chart(t: np.ndarray, window: np.ndarray, new_point: np.ndarray, epsil
                     marker=dict(size=5, color=theme.PRIMARY))
     fig.update_yaxes(title_text="ε spent in window", rangemode="tozero")
     fig.update_xaxes(title_text="time (s)")
-    fig.update_layout(legend=dict(orientation="h", y=-0.25))
+    # Legend above the plot, right-aligned: under it, it covered the time axis title.
+    fig.update_layout(legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
     return theme.style(fig, 340, "Kaleido: budget spent in every sliding window (never above ε)")
 
 
