@@ -1,7 +1,7 @@
 """The method controls of the Gaze-samples Protect view (Kaleido, k-same-synth, plausible deniability).
 
 The view draws one method's controls next to its results (a fragment) and the other methods' controls in a
-folded "settings of the other methods" box, so every control exists in every run: its value survives a switch
+"settings of the other methods" popover, so every control exists in every run: its value survives a switch
 of the shown method, travels in the URL, and feeds the side-by-side table.
 """
 from __future__ import annotations

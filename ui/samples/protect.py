@@ -4,8 +4,8 @@ One method is shown at a time (the Method picker): its promise, its controls, it
 own chart, then the side-by-side table of every method and the share box. That method's part is a fragment
 of its own (gs_kaleido, gs_synth, gs_pd), nested in the view's fragment (gs_protect): moving one of its
 sliders re-runs only that part, and the table is rebuilt from every method's cached results. The other
-methods' controls sit folded above the table (drawn in every run, so their values stay put and travel in
-the URL).
+methods' controls sit in a popover under the table (drawn in every run, so their values stay put and travel
+in the URL).
 """
 from __future__ import annotations
 
@@ -267,7 +267,9 @@ def _rows(scope: Scope, s: Settings, kal: pd.DataFrame, attack: bool) -> list[di
 def _other_settings(shown: str, own: Any, n_people: int) -> Settings:
     """The shown method's settings and the other methods' controls, folded (they feed the table) -> Settings."""
     got: dict[str, Any] = { {"Kaleido": "kal", "k-same-synth": "syn", "PD": "pd"}[shown]: own}
-    with st.expander("Settings of the other methods in the table"):
+    # A popover, not an expander: its widgets exist (values kept, in the URL) but the browser mounts them only
+    # when opened, so a move of the shown method's sliders does not redraw five unchanged sliders.
+    with st.popover("Settings of the other methods in the table", icon=":material/tune:"):
         cols = st.columns(2)
         boxes = iter(cols)
         if "kal" not in got:
