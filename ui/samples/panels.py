@@ -91,12 +91,13 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
 
 
 def guarantee_card(g: explain.Guarantee, title: str) -> None:
-    """A method's promise: name, verdict badge, headline, plain words; the formulas behind an expander."""
+    """A method's promise: name, verdict badge, headline, plain words; the formulas behind a popover."""
     # Few elements: every element costs the browser on each re-run, changed or not.
     st.markdown(f"#### {title}\n\n{badge(g.badge, BADGE_KIND[g.verdict])}\n\n**{g.headline}.**",
                 unsafe_allow_html=True)
     st.caption(g.words)
-    with st.expander("Formulas (docs/PRIVACY_MODEL.md)"):
+    # A popover: the browser typesets the formulas (they change with the sliders) only when it is opened.
+    with st.popover("Formulas (docs/PRIVACY_MODEL.md)", icon=":material/function:"):
         st.markdown("\n\n".join(f"$$\n{f}\n$$" for f in g.formulas))
 
 
