@@ -33,9 +33,18 @@ def _text(at: AppTest) -> str:
     return "\n".join(map(str, parts))
 
 
+COLUMNS = ["reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change", "fixation_duration_change"]
+
+
 def _row(at: AppTest, method: str) -> pd.Series:
-    table = next(d.value for d in at.dataframe if "heatmap_cc" in d.value.columns)
-    # Indexed by method; cells are display text ("63 %", "+14 %", "0.932", "–" when nothing was published).
+    """The side-by-side table (a markdown table: method, then the five figures in COLUMNS order) -> one row."""
+    text = next(m.value for m in at.markdown if "| method |" in m.value)
+    text = text[text.index("| method |"):].split("\n\n")[0]
+    lines = [ln.strip("|").split("|") for ln in text.splitlines()[2:]]
+    table = pd.DataFrame([[c.strip() for c in ln[1:]] for ln in lines], columns=COLUMNS,
+                         index=[ln[0].strip() for ln in lines])
+    assert "heatmap CC" in text.splitlines()[0]
+    # Cells are display text ("63 %", "+14 %", "0.932", "–" when nothing was published or not measured).
     return pd.to_numeric(table.loc[method].str.replace("%", "").str.strip().replace("–", None))
 
 
@@ -56,6 +65,9 @@ def test_protect_view_leads_with_guarantees_and_reacts_to_epsilon():
     assert "ε = 5 per 60-sample window" in text and "radius r = 50 px" in text
     assert "per window, not per person" in text and text.count("NOT differential privacy") >= 2
     assert "PREVIEW" in text
+    assert pd.isna(_row(at, "Kaleido")["reid_accuracy"])  # the attack runs only when switched on
+    at.toggle(key="gs_reid").set_value(True).run()
+    assert not at.exception, at.exception
     base, kal = _row(at, "original (no protection)"), _row(at, "Kaleido")
     assert base["reid_accuracy"] > 20 and kal["displacement_deg"] > 0  # percent; chance is 10 %
     at.select_slider(key="gs_kal_eps").set_value(50.0).run()
@@ -102,7 +114,7 @@ def test_malformed_upload_gives_clear_messages_and_no_traceback():
     at.radio(key="gs_view").set_value("protect").run()
     assert not at.exception, at.exception
     assert pd.isna(_row(at, "k-same-synth")["heatmap_cc"])  # no figures: shown as "–"
-    note = next(m.value for m in at.markdown if m.value.startswith("**What each one guarantees**"))
+    note = next(m.value for m in at.markdown if "**What each one guarantees**" in m.value)
     synth = next(line for line in note.splitlines() if line.startswith("- **k-same-synth**"))
     assert "fewer than k" in synth or "k = 2" in synth  # one usable participant: k-same-synth cannot group
 

@@ -9,20 +9,19 @@ import streamlit as st
 
 from eyedp_core.gaze.events import ScreenGeometry
 from eyedp_core.samples import display, explain, kanon
-from eyedp_core.samples.kaleido import kaleido_plan, window_sums
+from eyedp_core.samples.kaleido import kaleido_plan
 from eyedp_core.samples.streams import PreparedStreams
 from ui import state
 from ui.samples import figs, view
+from ui.samples.controls import keep_value
+from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
+                                 kaleido_controls, pd_controls, synth_controls)
+from ui.samples.table import utility_table  # noqa: F401 - importable here as before
 from ui.fragment import fragment
-from ui.widgets import badge, fmt_num, log_slider
+from ui.widgets import badge
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
 METHODS = ("Kaleido", "k-same-synth", "PD (as published)", "PD (randomised threshold)")
-W_OPTIONS = [10, 20, 30, 60, 120, 240, 600]
-SKIP_OPTIONS = [1, 2, 3, 6, 12, 24, 60]
-H_OPTIONS = [1.25, 1.5, 2.0, 3.0, 4.0, 8.0]
-FLOOR_OPTIONS = [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64]
-GAMMA_OPTIONS = [1.5, 2.0, 5.0, 10.0, 100.0, 1e3, 1e6, 1e10, 1e20, 1e50, 1e100]
 SEED_KS = (4, 6, 8, 15)
 
 
@@ -71,12 +70,18 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
         return
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
     m = st.columns(4)
-    for col, (label, value) in zip(m, display.summary(ev, t0, t1).items()):
+    for col, (label, value) in zip(m, view.summary(token, stream_key, method, threshold, geometry, t0, t1,
+                                                   ev).items()):
         col.metric(label, value)
-    trace, scan, counts = view.raw_figures(token, stream_key, method, threshold, geometry, tuple(span), who, one, ev)
-    st.plotly_chart(trace, key="gs_raw_trace", theme=None)
-    # Drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
-    st.plotly_chart(scan, key="gs_raw_scan", width="content", theme=None)
+    # One figure at a time: both change with every move, and each changing chart costs a slider move's worth.
+    shown = st.radio("Figure", ["time", "screen"], horizontal=True, key="gs_raw_fig", label_visibility="collapsed",
+                     format_func={"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}.get)
+    fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one, ev)
+    if shown == "time":
+        st.plotly_chart(fig, key="gs_raw_trace", theme=None, config={"staticPlot": True})
+    else:
+        # Drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
+        st.plotly_chart(fig, key="gs_raw_scan", width="content", theme=None, config={"staticPlot": True})
     st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
                f"{display.DETECTORS[method]} on the raw samples.")
 
@@ -86,57 +91,14 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
 
 
 def guarantee_card(g: explain.Guarantee, title: str) -> None:
-    """A method's promise: name, verdict badge, headline, plain words; the formulas behind an expander."""
-    st.markdown(f"#### {title}")
-    st.markdown(f"{badge(g.badge, BADGE_KIND[g.verdict])}", unsafe_allow_html=True)
-    st.markdown(f"**{g.headline}.**")
+    """A method's promise: name, verdict badge, headline, plain words; the formulas behind a popover."""
+    # Few elements: every element costs the browser on each re-run, changed or not.
+    st.markdown(f"#### {title}\n\n{badge(g.badge, BADGE_KIND[g.verdict])}\n\n**{g.headline}.**",
+                unsafe_allow_html=True)
     st.caption(g.words)
-    with st.expander("Formulas (docs/PRIVACY_MODEL.md)"):
-        for f in g.formulas:
-            st.latex(f)
-
-
-def kaleido_controls() -> view.KaleidoSettings:
-    """Kaleido's sliders -> its settings."""
-    eps = log_slider("ε per window", 0.1, 100.0, 5.0, "gs_kal_eps", help="Budget of every window of w samples.")
-    c = st.columns(2)
-    w = int(c[0].select_slider("w (window, samples)", W_OPTIONS, value=60, key="gs_kal_w"))
-    t_skip = int(c[1].select_slider("t_skip (samples)", SKIP_OPTIONS, value=12, key="gs_kal_skip",
-                                    help="Test every t_skip-th sample; the samples between repeat the last point."))
-    r = float(c[0].slider("r (radius, px)", 5, 200, 50, 5, key="gs_kal_r",
-                          help="Moves up to r px inside one window are protected at ε."))
-    l_thresh = float(c[1].slider("l_thresh (px)", 0, 300, 60, 10, key="gs_kal_l",
-                                 help="Repeat the last point while the gaze stays within about this distance."))
-    h = float(c[0].select_slider("h (1/h of ε for tests)", H_OPTIONS, value=2.0, key="gs_kal_h"))
-    floor = float(c[1].select_slider("smallest publication", FLOOR_OPTIONS, value=1 / 16, key="gs_kal_floor",
-                                     format_func=lambda v: f"1/{round(1 / v)} of ε−ε/h",
-                                     help="Below this budget a window repeats the last point instead of "
-                                          "publishing with huge noise."))
-    return view.KaleidoSettings(eps, w, t_skip, r, l_thresh, h, floor)
-
-
-def synth_controls(n_people: int) -> int:
-    """k-same-synth's slider -> k (no slider when fewer than 3 identities leave nothing to choose)."""
-    if n_people < 3:
-        st.caption(f"k = 2: with {n_people} identit{'y' if n_people == 1 else 'ies'} there is nothing to choose.")
-        return 2
-    return int(st.slider("k (identities per group)", 2, n_people, min(3, n_people), key="gs_syn_k"))
-
-
-def pd_controls(n_people: int) -> view.PDSettings:
-    """Plausible deniability's sliders -> its settings."""
-    if n_people < 3:
-        k = 2
-        st.caption(f"k = 2: with {n_people} identit{'y' if n_people == 1 else 'ies'} there is nothing to choose.")
-    else:
-        k = int(st.slider("k (plausible identities, incl. the owner)", 2, n_people, 2, key="gs_pd_k"))
-    c = st.columns(2)
-    gamma = float(c[0].select_slider("γ (bucket width)", GAMMA_OPTIONS, value=2.0, key="gs_pd_gamma",
-                                     format_func=fmt_num))
-    eps0 = float(c[1].select_slider("ε0 (threshold noise)", [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
-                                    key="gs_pd_eps0"))
-    tries = int(st.slider("max draws (as published: until pass)", 1, 50, 20, key="gs_pd_tries"))
-    return view.PDSettings(k, gamma, eps0, tries)
+    # A popover: the browser typesets the formulas (they change with the sliders) only when it is opened.
+    with st.popover("Formulas (docs/PRIVACY_MODEL.md)", icon=":material/function:"):
+        st.markdown("\n\n".join(f"$$\n{f}\n$$" for f in g.formulas))
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,9 +106,10 @@ def pd_controls(n_people: int) -> view.PDSettings:
 
 
 @fragment
-def compare_view(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
+def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
                  who: str, stimulus_uri: str | None, stimulus_note: str) -> None:
-    """Time slider + trail length -> the original and protected scanpaths up to that time (a fragment)."""
+    """Time slider + trail length -> the original and protected scanpaths up to that time (a fragment; `key`
+    names the protected stream: data, stream, method, settings and seed)."""
     t_lo = float(np.nanmin([original["t_s"].min(), protected["t_s"].min()]))
     t_hi = float(np.nanmax([original["t_s"].max(), protected["t_s"].max()]))
     spec = display.time_slider(t_lo, t_hi)
@@ -155,23 +118,22 @@ def compare_view(original: pd.DataFrame, protected: pd.DataFrame, method: str, g
         return
     c = st.columns([3, 1])
     default = min(spec.lo + 5.0, spec.hi)
-    t_end = c[0].slider("Time (s) — move to animate the scanpaths", spec.lo, spec.hi, default, spec.step,
-                        key="gs_t")
-    trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], value=3.0, key="gs_trail"))
-    a = display.trail(original, t_end, trail)
-    b = display.trail(protected, t_end, trail)
-    title = f"{who}: original and {method}, {t_end - trail:.1f}–{t_end:.1f} s (PREVIEW)"
-    st.plotly_chart(figs.compare_scanpath(a, b, method, geometry, title, stimulus_uri), key="gs_compare",
-                    width="content", theme=None)
+    # Another method's stream has another time range (a new slider to Streamlit): keep the user's time point.
+    t_end = c[0].slider("Time (s) — move to animate the scanpaths", spec.lo, spec.hi, step=spec.step, key="gs_t",
+                        **keep_value("gs_t", default, spec.lo, spec.hi))
+    trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail",
+                                     **keep_value("gs_trail", 3.0)))
+    fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
+    # A static plot (no hover, zoom or mode bar): the slider animates it, and Plotly redraws a static plot faster.
+    st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
     st.caption(stimulus_note)
 
 
-def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings) -> None:
-    """One participant's Kaleido run -> the budget-per-window chart and its counts."""
-    eps = one["eps"].to_numpy(float)
-    ws = window_sums(eps, s.w)
-    new = one["new_point"].to_numpy(bool)
-    st.plotly_chart(figs.budget_chart(one["t_s"].to_numpy(float), ws, new, s.epsilon, s.w, s.epsilon / s.h), theme=None)
+def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings, key: tuple) -> None:
+    """One participant's Kaleido run (named by `key`: data, stream, seed) -> the budget-per-window chart and its
+    counts."""
+    fig, ws, new = view.budget_figure(key, s, one)
+    st.plotly_chart(fig, theme=None, key="gs_budget", config={"displayModeBar": False})
     tested = int(one["tested"].sum())
     st.caption(f"{tested:,} tests and {int(new.sum()):,} new published points over {len(one):,} samples; the "
                f"largest window spent {ws.max():.4g} of ε = {s.epsilon:g} (tests at most ε/h = "
@@ -179,46 +141,34 @@ def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# the side-by-side table
-
-
-def utility_table(rows: list[dict], n_people: int) -> None:
-    """Rows of figures per method -> the side-by-side table of numbers (privacy first, then utility), then each
-    method's promise and notes as a list (long sentences in table cells were cut off at 1280 px)."""
-    df = pd.DataFrame(rows)
-    for col in ("reid_accuracy", "fixation_rate_change", "fixation_duration_change"):
-        if col in df:
-            df[col] = df[col] * 100.0
-    cols = ["method", "reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change",
-            "fixation_duration_change"]
-    table = df[[c for c in cols if c in df.columns]].set_index("method")
-    chance = 1.0 / n_people if n_people else float("nan")
-    fmt = {"reid_accuracy": "{:.0f} %", "displacement_deg": "{:.2f}", "heatmap_cc": "{:.3f}",
-           "fixation_rate_change": "{:+.0f} %", "fixation_duration_change": "{:+.0f} %"}
-    names = {"reid_accuracy": f"re-identified (chance {chance:.0%})", "displacement_deg": "displacement (°)",
-             "heatmap_cc": "heatmap CC", "fixation_rate_change": "fixation rate",
-             "fixation_duration_change": "fixation duration"}
-    # Text cells: a missing figure (nothing published) reads "–"; number columns would show "None".
-    shown = pd.DataFrame({c: [fmt[c].format(v) if pd.notna(v) else "–" for v in table[c]] for c in table.columns},
-                         index=table.index)
-    st.dataframe(shown, width="stretch", column_config={
-        "method": st.column_config.TextColumn("method"),
-        **{c: st.column_config.TextColumn(n, help=None) for c, n in names.items()}})
-    lines = []
-    for r in rows:
-        note = f" — *{r['note']}*" if r.get("note") else ""
-        lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
-    st.markdown("**What each one guarantees**\n" + "\n".join(lines))
-
-
-# --------------------------------------------------------------------------------------------
 # k-anonymity
 
 
-@fragment
+def md_table(frame: pd.DataFrame) -> str:
+    """A small table -> markdown text (the cheapest element to redraw when its content changes on a move)."""
+    def esc(v: object) -> str:
+        return str(v).replace("|", "\\|")
+    head = "| " + " | ".join(map(esc, frame.columns)) + " |"
+    rule = "|" + "|".join(":--" if frame[c].dtype == object or str(frame[c].dtype) == "str" else "--:"
+                          for c in frame.columns) + "|"
+    return "\n".join([head, rule, *("| " + " | ".join(map(esc, r)) + " |" for r in frame.itertuples(index=False))])
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _seed_table2() -> tuple[pd.DataFrame, str]:
+    """The seed's Table 2 next to EyeDP's schemes (a table) and why each differs (markdown); computed once."""
+    rows, why = [], []
+    for kk in SEED_KS:
+        cmp = kanon.compare_with_seed(kk)
+        rows.append({"k": kk, "verdict": cmp.verdict, "seed (Table 2)": cmp.seed.text(), "EyeDP": cmp.ours.text()})
+        why.append(f"- **k = {kk} — {cmp.verdict}.** {cmp.explanation}")
+    return pd.DataFrame(rows).set_index("k"), "\n".join(why)
+
+
+@fragment(name="gs_kanon")
 def kanon_view() -> None:
     """k-anonymity of demographics: the generalised table, the seed's Table 2 and the intersection attack
-    (a fragment: its controls re-run only this view)."""
+    (a fragment; k and the attack's releases are fragments of their own inside it)."""
     sources = {"seed": "ET-DK2 + 360_em (David-John et al., Table 1, 31 rows)",
                "bundled": "The bundled readers (20, synthetic)"}
     src = st.radio("Demographics", list(sources), format_func=sources.get, horizontal=True, key="gs_demo")
@@ -227,32 +177,52 @@ def kanon_view() -> None:
     if n < 4:
         st.info(f"The demographics table has {n} rows: k-anonymity needs at least 4 rows to show anything.")
         return
-    k = int(st.slider("k", 2, n // 2, min(4, n // 2), key="gs_kanon_k"))
+    kanon_k(demo, n, src)
+    if src == "seed":
+        st.markdown("#### The seed's Table 2, reproduced or explained")
+        table2, why = _seed_table2()
+        st.table(table2)  # wraps the long schemes instead of cutting them off; the same on every run
+        st.markdown(why)
+    kanon_attack(demo, src, n)
+
+
+@fragment(name="gs_kanon_k")
+def kanon_k(demo: pd.DataFrame, n: int, src: str) -> None:
+    """k -> the promise, the generalised table and its classes (a fragment: only this part re-runs)."""
+    k = int(st.slider("k", 2, n // 2, key="gs_kanon_k", **keep_value("gs_kanon_k", min(4, n // 2), 2, n // 2)))
     guarantee_card(explain.kanon_guarantee(k), "k-anonymity (gender, age)")
     try:
-        table, scheme = kanon.k_anonymize(demo, k)
+        scheme_text, rows_md, classes_md = _kanon_texts(src, k, demo)
     except ValueError as err:
         st.error(str(err))
         return
     c = st.columns([1.3, 1])
     with c[0]:
-        st.markdown(f"**Generalised table, k = {k}:** {scheme.text()}")
-        st.dataframe(table, hide_index=True, height=300)
+        st.markdown(f"**Generalised table, k = {k}:** {scheme_text}")
+        with st.container(height=300):  # scrolls like the table it replaces; markdown redraws cheaply
+            st.markdown(rows_md)
     with c[1]:
-        st.markdown("**Classes**")
-        st.dataframe(kanon.class_sizes(demo, scheme), hide_index=True)
+        st.markdown("**Classes**\n\n" + classes_md)
         st.caption("Ranges cover every age from the youngest to the oldest in the table (that span is itself read "
                    "off the data). Among all schemes with every class ≥ k we take the one with the most classes "
                    "(the seed's rule); ties keep gender, then the narrowest ranges.")
-    if src == "seed":
-        st.markdown("#### The seed's Table 2, reproduced or explained")
-        rows, why = [], []
-        for kk in SEED_KS:
-            cmp = kanon.compare_with_seed(kk)
-            rows.append({"k": kk, "verdict": cmp.verdict, "seed (Table 2)": cmp.seed.text(), "EyeDP": cmp.ours.text()})
-            why.append(f"- **k = {kk} — {cmp.verdict}.** {cmp.explanation}")
-        st.table(pd.DataFrame(rows).set_index("k"))  # wraps the long schemes instead of cutting them off
-        st.markdown("\n".join(why))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _kanon_texts(src: str, k: int, demo: pd.DataFrame) -> tuple[str, str, str]:
+    """Demographics (hashed: a few dozen rows) and k -> the scheme in words, the released rows and the classes as
+    markdown tables (ValueError when no scheme has every class ≥ k)."""
+    table, scheme = kanon.k_anonymize(demo, k)
+    shown = table[["participant", "gender", "age_range", "class_size"]].rename(
+        columns={"participant": "person", "age_range": "age range (released)", "class_size": "class size"})
+    classes = kanon.class_sizes(demo, scheme)
+    classes["meets k"] = classes["meets k"].map({True: "yes", False: "no"})
+    return scheme.text(), md_table(shown), md_table(classes)
+
+
+@fragment(name="gs_kanon_attack")
+def kanon_attack(demo: pd.DataFrame, src: str, n: int) -> None:
+    """Releases chosen together -> the intersection attack's joint classes (a fragment)."""
     st.markdown("#### Intersection attack: several generalisations of the same rows")
     ks = [kk for kk in SEED_KS if kk <= n] if src == "seed" else [kk for kk in (2, 3, 4, 5, 8) if kk <= n // 2]
     chosen = st.multiselect("Released together (k)", ks, default=[kk for kk in (4, 8, 15) if kk in ks] or ks[:2],

@@ -1,7 +1,17 @@
-"""Gaze-samples page, "Protect the stream" view: the method cards with their controls, the original and protected
-scanpaths, Kaleido's budget chart and the utility/privacy table of every method (one fragment: a control here
-re-runs only this view; every computation is cached per method and settings in ui.samples.view)."""
+"""Gaze-samples page, "Protect the stream" view.
+
+One method is shown at a time (the Method picker): its promise, its controls, its protected scanpath or its
+own chart, then the side-by-side table of every method and the share box. That method's part is a fragment
+of its own (gs_kaleido, gs_synth, gs_pd), nested in the view's fragment (gs_protect): moving one of its
+sliders re-runs only that part, and the table is rebuilt from every method's cached results. The other
+methods' controls sit in a popover under the table (drawn in every run, so their values stay put and travel
+in the URL).
+"""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -11,123 +21,296 @@ from eyedp_core.samples import explain
 from eyedp_core.samples.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
-from ui.samples import figs, panels, view
+from ui.samples import controls, figs, panels, view
+from ui.samples.table import utility_table
 import ui.share
 from ui.widgets import preview_watermark
+
+METHODS = panels.METHODS
+LEAD = ("**What each method promises.** **Kaleido** is differential privacy *per window of samples*: any "
+        "w consecutive samples are protected at ε for moves up to r pixels — not the whole recording. "
+        "**k-same-synth** is **NOT differential privacy**: every released event parameter is the mean of at least "
+        "k people, so knowing all but one of a group gives the last one away. **Plausible deniability** as "
+        "published is **NOT differential privacy** either: a fixation is released only if k − 1 others could "
+        "have produced it, and failing ones are re-drawn; its randomised-threshold form claims a per-fixation "
+        "(ε, δ), not a per-person one. Pick a method to see its promise with your numbers, its protected "
+        "scanpath, and every method side by side.")
+REID_HELP = ("Trains a classifier on each person's clean earlier windows and names the person behind each later "
+             "protected window. It takes a few seconds for every new setting, so it runs when switched on; "
+             "settings already measured keep their figure.")
+
+
+@dataclass(frozen=True, eq=False)
+class Scope:
+    """What every method's part needs: data, the chosen stream, its stimulus and the preview seed."""
+
+    token: str
+    prep: PreparedStreams
+    who: object
+    stim_name: str | None
+    sel: str | None
+    geometry: ScreenGeometry
+    seed: int
+    one: pd.DataFrame
+    uri: str | None
+    note: str
+
+    @property
+    def stream_key(self) -> tuple:
+        return (self.token, str(self.who), self.stim_name)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every method's settings (the shown method's from its own part, the others' from the folded box)."""
+
+    kal: view.KaleidoSettings
+    syn: int
+    pd: view.PDSettings
 
 
 @fragment(name="gs_protect")
 def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str | None, sel: str | None,
                  geometry: ScreenGeometry) -> None:
-    """Checked streams, the chosen participant and stimulus -> the whole Protect view (a fragment)."""
-    n_people = len(prep.participants)
-    df = prep.frame
-    one = view.pick(df, who, stim_name, sel)
-
-    def pick(frame: pd.DataFrame) -> pd.DataFrame:
-        return view.pick(frame, who, stim_name, sel)
-
-    st.subheader("What each method promises")
-    cards = st.columns(3, gap="medium")
-    with cards[0]:
-        kal_box = st.container()
-        s_kal = panels.kaleido_controls()
-        plan = panels.kaleido_plan_for(s_kal)
-        with kal_box:
-            panels.guarantee_card(explain.kaleido_guarantee(plan, prep.rate_hz, len(one), geometry), "Kaleido")
-    with cards[1]:
-        syn_box = st.container()
-        k_syn = panels.synth_controls(n_people)
-        with syn_box:
-            panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth")
-    with cards[2]:
-        pd_box = st.container()
-        s_pd = panels.pd_controls(n_people)
-        with pd_box:
-            panels.guarantee_card(explain.pd_guarantee_words("published", s_pd.k, s_pd.gamma, s_pd.eps0),
-                                  "Plausible deniability (fixations)")
-            st.caption("Randomised-threshold form: " + explain.pd_guarantee_words(
-                "randomised", s_pd.k, s_pd.gamma, s_pd.eps0).words)
-
-    st.divider()
-    c = st.columns([1, 3])
-    seed = int(c[0].number_input("Preview seed", 0, 2**31 - 1, 0, key="gs_seed",
+    """Checked streams, the chosen participant and stimulus -> the Protect view (a fragment)."""
+    st.markdown(LEAD)
+    c = st.columns([1, 3, 2])
+    seed = int(c[0].number_input("Preview seed", 0, 2**31 - 1, key="gs_seed", **controls.keep_value("gs_seed", 0),
                                  help="Every protected stream here is drawn from a numpy Generator seeded with "
                                       "this number (reproducible previews, docs/PRIVACY_MODEL.md §11)."))
-    with c[1]:
+    shown = c[1].radio("Method", list(METHODS), horizontal=True, key="gs_show")
+    with c[2]:
         preview_watermark()
-        st.caption("Nothing on this page is exported or charged to the ledger: the protected streams are previews "
-                   "for exploring the methods.")
+    one = view.pick(prep.frame, who, stim_name, sel)
+    uri, note = _stimulus(stim_name, geometry)
+    scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note)
+    if shown == "Kaleido":
+        kaleido_part(scope)
+    elif shown == "k-same-synth":
+        synth_part(scope)
+    else:
+        pd_part(scope, shown)
 
-    outputs, notes = {}, {}
-    kal = view.kaleido(token, s_kal, seed, (geometry.width_px, geometry.height_px), df)
-    outputs["Kaleido"] = kal
-    ep = view.params(token, geometry, df)
-    try:
-        outputs["k-same-synth"] = view.synth(token, k_syn, seed, geometry, df, ep).samples
-    except ValueError as err:
-        notes["k-same-synth"] = str(err)
-    pd_runs = {}
-    for form, name in (("published", "PD (as published)"), ("randomised", "PD (randomised threshold)")):
-        pd_runs[name] = view.deniability(token, form, s_pd, seed, geometry, df, ep)
-        outputs[name] = pd_runs[name].samples
 
-    st.subheader("Original and protected, over the stimulus")
-    shown = st.radio("Method", [m for m in panels.METHODS if m in outputs], horizontal=True, key="gs_show")
-    prot_one = pick(outputs[shown])
+def _stimulus(stim_name: str | None, geometry: ScreenGeometry) -> tuple[str | None, str]:
+    """The stimulus under the scanpaths (a cached JPEG data URI) and the caption that says what is underneath."""
     stims = state.stimuli()
     if stim_name is not None and stim_name in stims and stims[stim_name].image is not None:
-        uri, note = figs.image_uri(stims[stim_name].image), f"Background: the stimulus '{stim_name}'."
+        image = stims[stim_name].image
+        return (view.stimulus_uri(stim_name, view.fingerprint(image), image),
+                f"Background: the stimulus '{stim_name}'.")
+    return None, (f"No stimulus image named '{stim_name}' is loaded, so the frame is the screen "
+                  f"({geometry.width_px} × {geometry.height_px} px); upload one on Your data to see it "
+                  "underneath." if stim_name else "The frame is the screen.")
+
+
+# --------------------------------------------------------------------------------------------
+# one fragment per method
+
+
+@fragment(name="gs_kaleido")
+def kaleido_part(scope: Scope) -> None:
+    """Kaleido's promise, controls, scanpath or budget chart, and the side-by-side table (a fragment)."""
+    card, ctl = st.columns([3, 2], gap="large")
+    with ctl:
+        s_kal = controls.kaleido_controls()
+    plan = panels.kaleido_plan_for(s_kal)
+    with card:
+        panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry),
+                              "Kaleido")
+    kal = _kaleido(scope, s_kal)
+    prot = view.one_of(scope.token, "Kaleido", s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel, kal)
+    figure = _figure_choice("Budget per window")
+    if figure == "scanpath":
+        _scanpaths(scope, "Kaleido", s_kal, prot)
     else:
-        uri, note = None, (f"No stimulus image named '{stim_name}' is loaded, so the frame is the screen "
-                           f"({geometry.width_px} × {geometry.height_px} px); upload one on Your data to see it "
-                           "underneath." if stim_name else "The frame is the screen.")
-    if prot_one.empty or not prot_one[["x", "y"]].notna().any().any():
-        st.info(f"{shown} published nothing for {who}. " + notes.get(shown, ""))
+        panels.kaleido_budget(prot, s_kal, (*scope.stream_key, scope.seed))
+    _table_and_share(scope, "Kaleido", s_kal, kal)
+
+
+@fragment(name="gs_synth")
+def synth_part(scope: Scope) -> None:
+    """k-same-synth's promise, its k, the synthetic scanpath and the side-by-side table (a fragment)."""
+    card, ctl = st.columns([3, 2], gap="large")
+    with ctl:
+        k_syn = controls.synth_controls(len(scope.prep.participants))
+    with card:
+        panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth")
+    try:
+        res = _synth(scope, k_syn)
+    except ValueError as err:
+        st.info(f"k-same-synth published nothing for {scope.who}. {err}")
     else:
-        panels.compare_view(one, prot_one, shown, geometry, str(who), uri, note)
-    if shown == "Kaleido":
-        panels.kaleido_budget(pick(kal), s_kal)
-    elif shown.startswith("PD"):
-        run = pd_runs[shown]
-        st.plotly_chart(figs.tries_chart(run.records, 1 if run.form == "randomised" else run.max_tries), theme=None)
-        st.caption(f"{run.n_published:,} of {run.n_events:,} fixations published, {run.n_dropped:,} dropped "
-                   + ("(failed the noisy threshold; not re-drawn)." if run.form == "randomised" else
-                      f"(no pass within {run.max_tries} draws; the published loop would never stop). ")
-                   + " A fixation passes only if another person has a fixation with the same number of samples "
-                     "under which the draw is almost as likely — with tracker noise of a few pixels, that needs "
-                     "a fixation within a few pixels of this one.")
-    elif shown == "k-same-synth":
-        res = view.synth(token, k_syn, seed, geometry, df, ep)
+        prot = view.one_of(scope.token, "k-same-synth", k_syn, scope.seed, str(scope.who), scope.stim_name,
+                           scope.sel, res.samples)
+        _scanpaths(scope, "k-same-synth", k_syn, prot)
         st.caption(" ".join(res.notes) + " Blinks are not synthesised; the synthetic stream is as long as the "
                    "aligned events.")
+    _table_and_share(scope, "k-same-synth", k_syn)
 
-    st.subheader("All methods side by side, at these settings")
-    base = view.baseline(token, geometry, df)
-    guarantees = {"Kaleido": f"ε = {s_kal.epsilon:g} per {s_kal.w}-sample window, r = {s_kal.r:g} px",
-                  "k-same-synth": f"each event vector shared by ≥ {k_syn} (not DP)",
-                  "PD (as published)": f"≥ {s_pd.k - 1} other plausible identit{'y' if s_pd.k == 2 else 'ies'} "
-                                       "per fixation (not DP)",
-                  "PD (randomised threshold)": "record-level (ε, δ) as claimed; not per person"}
-    settings = {"Kaleido": s_kal, "k-same-synth": k_syn, "PD (as published)": s_pd, "PD (randomised threshold)": s_pd}
-    rows = [dict(method="original (no protection)", guarantee="none", **base, note="")]
-    for name, run in pd_runs.items():
+
+@fragment(name="gs_pd")
+def pd_part(scope: Scope, shown: str) -> None:
+    """Plausible deniability's promise (the shown form), controls, scanpath or draws chart, and the table."""
+    form = "randomised" if "randomised" in shown else "published"
+    other = "published" if form == "randomised" else "randomised"
+    card, ctl = st.columns([3, 2], gap="large")
+    with ctl:
+        s_pd = controls.pd_controls(len(scope.prep.participants))
+    with card:
+        panels.guarantee_card(_pd_words(form, s_pd), "Plausible deniability (fixations)")
+        st.caption(f"The {'randomised-threshold' if other == 'randomised' else 'published'} form: "
+                   + _pd_words(other, s_pd).words)
+    run = _deniability(scope, form, s_pd)
+    figure = _figure_choice("Draws per fixation")
+    if figure == "scanpath":
+        prot = view.one_of(scope.token, shown, s_pd, scope.seed, str(scope.who), scope.stim_name, scope.sel,
+                           run.samples)
+        _scanpaths(scope, shown, s_pd, prot)
+    else:
+        st.plotly_chart(figs.tries_chart(run.records, 1 if run.form == "randomised" else run.max_tries),
+                        theme=None, key="gs_tries", config={"displayModeBar": False})
+    st.caption(f"{run.n_published:,} of {run.n_events:,} fixations published, {run.n_dropped:,} dropped "
+               + ("(failed the noisy threshold; not re-drawn)." if run.form == "randomised" else
+                  f"(no pass within {run.max_tries} draws; the published loop would never stop). ")
+               + " A fixation passes only if another person has a fixation with the same number of samples "
+                 "under which the draw is almost as likely — with tracker noise of a few pixels, that needs "
+                 "a fixation within a few pixels of this one.")
+    _table_and_share(scope, "PD", s_pd)
+
+
+# --------------------------------------------------------------------------------------------
+# shared pieces
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _pd_words(form: str, s: view.PDSettings) -> explain.Guarantee:
+    """PD form and settings -> its guarantee (the randomised form's (ε, δ) table is computed once per setting)."""
+    return explain.pd_guarantee_words(form, s.k, s.gamma, s.eps0)
+
+
+def _kaleido(scope: Scope, s: view.KaleidoSettings) -> pd.DataFrame:
+    g = scope.geometry
+    return view.kaleido(scope.token, s, scope.seed, (g.width_px, g.height_px), scope.prep.frame)
+
+
+def _synth(scope: Scope, k: int):
+    ep = view.params(scope.token, scope.geometry, scope.prep.frame)
+    return view.synth(scope.token, k, scope.seed, scope.geometry, scope.prep.frame, ep)
+
+
+def _deniability(scope: Scope, form: str, s: view.PDSettings):
+    ep = view.params(scope.token, scope.geometry, scope.prep.frame)
+    return view.deniability(scope.token, form, s, scope.seed, scope.geometry, scope.prep.frame, ep)
+
+
+def _figure_choice(detail: str) -> str:
+    """The figure under the controls: the scanpaths or the method's own chart (one chart redrawn per move)."""
+    return st.radio("Figure", ["scanpath", "detail"], horizontal=True, key="gs_fig", label_visibility="collapsed",
+                    format_func={"scanpath": "Scanpaths over the stimulus", "detail": detail}.get)
+
+
+def _scanpaths(scope: Scope, method: str, settings: object, prot: pd.DataFrame) -> None:
+    """The original and protected scanpaths of the chosen stream, with the time slider (a nested fragment)."""
+    if prot.empty or not prot[["x", "y"]].notna().any().any():
+        st.info(f"{method} published nothing for {scope.who}.")
+        return
+    key = (*scope.stream_key, method, settings, scope.seed)
+    panels.compare_view(key, scope.one, prot, method, scope.geometry, str(scope.who), scope.uri, scope.note)
+
+
+GUARANTEE_TEXT: dict[str, Callable[[Settings], str]] = {
+    "Kaleido": lambda s: f"ε = {s.kal.epsilon:g} per {s.kal.w}-sample window, r = {s.kal.r:g} px",
+    "k-same-synth": lambda s: f"each event vector shared by ≥ {s.syn} (not DP)",
+    "PD (as published)": lambda s: (f"≥ {s.pd.k - 1} other plausible identit{'y' if s.pd.k == 2 else 'ies'} "
+                                    "per fixation (not DP)"),
+    "PD (randomised threshold)": lambda s: "record-level (ε, δ) as claimed; not per person",
+}
+
+
+def _rows(scope: Scope, s: Settings, kal: pd.DataFrame, attack: bool) -> list[dict]:
+    """Every method's figures at the current settings, each from its cache (a method's row is measured once per
+    settings and seed); re-identification only where measured, or measured now when `attack`."""
+    df, g, token, seed = scope.prep.frame, scope.geometry, scope.token, scope.seed
+    outputs: dict[str, pd.DataFrame] = {"Kaleido": kal}
+    notes: dict[str, str] = {}
+    try:
+        outputs["k-same-synth"] = _synth(scope, s.syn).samples
+    except ValueError as err:
+        notes["k-same-synth"] = str(err)
+    for form, name in (("published", "PD (as published)"), ("randomised", "PD (randomised threshold)")):
+        run = _deniability(scope, form, s.pd)
+        outputs[name] = run.samples
         if run.n_published == 0:
             notes[name] = f"nothing published: 0 of {run.n_events:,} fixations passed the test"
-    for name in panels.METHODS:
-        if name not in outputs:
-            rows.append(dict(method=name, guarantee=guarantees[name], note=notes.get(name, "")))
-            continue
-        try:
-            f = view.figures(token, name, settings[name], seed, geometry, df, outputs[name])
-            rows.append(dict(method=name, guarantee=guarantees[name], **f, note=notes.get(name, "")))
-        except ValueError as err:
-            rows.append(dict(method=name, guarantee=guarantees[name], note=str(err)))
-    panels.utility_table(rows, n_people)
-    st.caption("Displacement: mean visual angle between protected and original samples at the same time. Heatmap "
-               "CC: correlation of the blurred sample densities. Fixation changes: I-VT on the protected stream vs "
-               "the original. Re-identification: an SVM trained on each person's clean earlier windows "
-               f"({view.WINDOW_S:g} s) names the person behind each later protected window. Empirical figures on "
-               "this data, not guarantees.")
+    per = {"Kaleido": s.kal, "k-same-synth": s.syn, "PD (as published)": s.pd, "PD (randomised threshold)": s.pd}
+    base = dict(method="original (no protection)", guarantee="none", note="",
+                **view.baseline(token, g, df, len(scope.prep.participants)))
+    got = view.reid(token, "original", None, seed, g, df, None, attack)
+    if got is not None:
+        base["reid_accuracy"] = got[0]
+    rows = [base]
+    for name in METHODS:
+        row: dict[str, Any] = dict(method=name, guarantee=GUARANTEE_TEXT[name](s), note=notes.get(name, ""))
+        if name in outputs:
+            try:
+                row.update(view.figures(token, name, per[name], seed, g, df, outputs[name]))
+                got = view.reid(token, name, per[name], seed, g, df, outputs[name], attack)
+                if got is not None:
+                    row["reid_accuracy"] = got[0]
+            except ValueError as err:
+                row["note"] = str(err)
+        rows.append(row)
+    return rows
+
+
+def _other_settings(shown: str, own: Any, n_people: int) -> Settings:
+    """The shown method's settings and the other methods' controls, folded (they feed the table) -> Settings."""
+    got: dict[str, Any] = { {"Kaleido": "kal", "k-same-synth": "syn", "PD": "pd"}[shown]: own}
+    # A popover, not an expander: its widgets exist (values kept, in the URL) but the browser mounts them only
+    # when opened, so a move of the shown method's sliders does not redraw five unchanged sliders.
+    with st.popover("Settings of the other methods in the table", icon=":material/tune:"):
+        cols = st.columns(2)
+        boxes = iter(cols)
+        if "kal" not in got:
+            with next(boxes):
+                st.markdown("**Kaleido**")
+                got["kal"] = controls.kaleido_controls()
+        if "syn" not in got:
+            with next(boxes):
+                st.markdown("**k-same-synth**")
+                got["syn"] = controls.synth_controls(n_people)
+        if "pd" not in got:
+            with next(boxes):
+                st.markdown("**Plausible deniability**")
+                got["pd"] = controls.pd_controls(n_people)
+    return Settings(got["kal"], got["syn"], got["pd"])
+
+
+@st.cache_resource(max_entries=64, show_spinner="Measuring every method at these settings…")
+def _cached_rows(token: str, s: Settings, seed: int, geometry: ScreenGeometry, attack: bool, measured: int,
+                 _scope: Scope, _kal: pd.DataFrame) -> list[dict]:
+    """`_rows`, kept per data, settings, seed and number of attacks measured so far (the store only grows), so
+    that a move back to known settings rebuilds no row (callers never mutate the list)."""
+    return _rows(_scope, s, _kal, attack)
+
+
+def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | None = None) -> None:
+    """The side-by-side table of every method, under it the attack switch and the other methods' controls
+    (folded), then the share box (its export uses the Kaleido settings)."""
+    table_box = st.container()  # filled below, once the controls under it have given their values
+    attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
+    s = _other_settings(shown, own, len(scope.prep.participants))
+    kal = kal if kal is not None else _kaleido(scope, s.kal)
+    rows = _cached_rows(scope.token, s, scope.seed, scope.geometry, attack,
+                        len(view.reid_store(scope.token)), scope, kal)
+    with table_box:
+        utility_table(rows, len(scope.prep.participants), "### All methods side by side, at these settings")
+        st.caption("Displacement: mean visual angle between protected and original samples at the same time. "
+                   "Heatmap CC: correlation of the blurred sample densities. Fixation changes: I-VT on the protected "
+                   "stream vs the original. Re-identification (switch it on below; \"–\" until measured): an SVM "
+                   f"trained on each person's clean earlier windows ({view.WINDOW_S:g} s) names the person behind "
+                   "each later protected window. Empirical figures on this data, not guarantees.")
     # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
-    ui.share.page_tools("gaze_samples", {"s_kal": s_kal, "df": df, "geometry": geometry, "kal": kal, "seed": seed})
+    ui.share.page_tools("gaze_samples", {"s_kal": s.kal, "df": scope.prep.frame, "geometry": scope.geometry,
+                                         "kal": kal, "seed": scope.seed})

@@ -4,7 +4,8 @@ Large objects travel as underscore arguments (Streamlit does not hash them); the
 Every preview draw builds its Generator from the page's seed and the method's number, so the same
 settings always give the same preview, and one method's slider never re-draws another method's noise.
 Each method's utility/privacy row is cached on its own settings: moving Kaleido's ε recomputes only the
-Kaleido row.
+Kaleido row. Large results (protected tables, figures) are cached with st.cache_resource: shared, never
+copied (st.cache_data would unpickle a 144,000-row table on every hit, ~90 ms) — callers never mutate them.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from eyedp_core.samples import display, streams
 from eyedp_core.samples.deniability import PDResult, event_synth_pd
 from eyedp_core.samples.evaluate import Reference, evaluate, reference, reidentification
 from eyedp_core.samples.events import EventParams, event_params
-from eyedp_core.samples.kaleido import kaleido_run
+from eyedp_core.samples.kaleido import kaleido_run, window_sums
 from eyedp_core.samples.synth import SynthResult, k_same_synth
 from ui.samples import figs
 
@@ -57,26 +58,26 @@ def rng_for(seed: int, method: str) -> np.random.Generator:
     return np.random.default_rng([int(seed), STREAM_IDS[method]])
 
 
-@st.cache_data(show_spinner="Checking the gaze samples…", max_entries=16)
+@st.cache_resource(show_spinner="Checking the gaze samples…", max_entries=16)
 def prepared(token: str, width_px: int, height_px: int, _frame: pd.DataFrame) -> streams.PreparedStreams:
     """Raw gaze table (keyed by token) and screen size -> checked streams with notes (StreamError if unusable)."""
     return streams.prepare_streams(_frame, width_px=width_px, height_px=height_px)
 
 
-@st.cache_data(show_spinner="Detecting events…", max_entries=32)
+@st.cache_resource(show_spinner="Detecting events…", max_entries=32)
 def detect(token: str, who: str, method: str, threshold: float, geometry: ScreenGeometry,
            _one: pd.DataFrame) -> pd.DataFrame:
     """One participant's samples -> event table (cached on data token, participant and thresholds)."""
     return display.detect_for_display(_one, geometry, method, threshold)
 
 
-@st.cache_data(show_spinner="Fitting event parameters (fixations, saccade velocity profiles)…", max_entries=8)
+@st.cache_resource(show_spinner="Fitting event parameters (fixations, saccade velocity profiles)…", max_entries=8)
 def params(token: str, geometry: ScreenGeometry, _frame: pd.DataFrame) -> EventParams:
     """Checked samples -> event parameters of every stream (I-VT, 30 deg/s)."""
     return event_params(_frame, geometry)
 
 
-@st.cache_data(show_spinner="Running Kaleido on every stream…", max_entries=32)
+@st.cache_resource(show_spinner="Running Kaleido on every stream…", max_entries=32)
 def kaleido(token: str, s: KaleidoSettings, seed: int, bounds: tuple[int, int], _frame: pd.DataFrame) -> pd.DataFrame:
     """Checked samples and settings -> published table (x, y, eps, tested, new_point), all streams."""
     pub = s.min_pub_share * (s.epsilon - s.epsilon / s.h)
@@ -85,14 +86,14 @@ def kaleido(token: str, s: KaleidoSettings, seed: int, bounds: tuple[int, int], 
     return table
 
 
-@st.cache_data(show_spinner="Running k-same-synth…", max_entries=16)
+@st.cache_resource(show_spinner="Running k-same-synth…", max_entries=16)
 def synth(token: str, k: int, seed: int, geometry: ScreenGeometry, _frame: pd.DataFrame,
           _ep: EventParams) -> SynthResult:
     """Checked samples and k -> SynthResult (ValueError when too few identities)."""
     return k_same_synth(_frame, k, rng_for(seed, "synth"), geometry=geometry, events=_ep)
 
 
-@st.cache_data(show_spinner="Running the plausible-deniability test…", max_entries=16)
+@st.cache_resource(show_spinner="Running the plausible-deniability test…", max_entries=16)
 def deniability(token: str, form: str, s: PDSettings, seed: int, geometry: ScreenGeometry, _frame: pd.DataFrame,
                 _ep: EventParams) -> PDResult:
     """Checked samples, form and settings -> PDResult."""
@@ -100,38 +101,65 @@ def deniability(token: str, form: str, s: PDSettings, seed: int, geometry: Scree
                           max_tries=s.max_tries, geometry=geometry, events=_ep)
 
 
-@st.cache_data(show_spinner="Measuring the original stream (heatmap, fixations, clean attacker)…", max_entries=8)
+@st.cache_resource(show_spinner="Measuring the original stream (heatmap, fixations, clean attacker)…",
+                   max_entries=8)
 def clean_reference(token: str, geometry: ScreenGeometry, _original: pd.DataFrame) -> Reference:
     """Clean samples -> the clean side of every figure, computed once per dataset."""
     return reference(_original, geometry=geometry, window_s=WINDOW_S)
 
 
-@st.cache_data(show_spinner="Measuring utility and re-identification…", max_entries=48)
+@st.cache_data(show_spinner="Measuring utility…", max_entries=64)
 def figures(token: str, method: str, settings: object, seed: int, geometry: ScreenGeometry,
             _original: pd.DataFrame, _protected: pd.DataFrame) -> dict[str, float]:
-    """One method's protected samples (keyed by method, settings and seed) -> its utility/privacy figures."""
+    """One method's protected samples (keyed by method, settings and seed) -> its utility figures (the
+    re-identification attack is `reid`, run only when asked for)."""
     ref = clean_reference(token, geometry, _original)
-    return dict(evaluate(_original, _protected, ref=ref).__dict__)
+    f = dict(evaluate(_original, _protected, ref=ref, attack=False).__dict__)
+    del f["reid_accuracy"], f["reid_windows"]  # not measured here: `reid` fills them in
+    return f
 
 
-@st.cache_data(show_spinner="Measuring the unprotected baseline…", max_entries=8)
-def baseline(token: str, geometry: ScreenGeometry, _original: pd.DataFrame) -> dict[str, float]:
-    """Clean samples -> re-identification accuracy without protection (and chance)."""
-    acc, chance, n = reidentification(_original, None, ref=clean_reference(token, geometry, _original))
+@st.cache_resource(max_entries=4, show_spinner=False)
+def reid_store(token: str) -> dict:
+    """Data token -> the re-identification results measured so far (method, settings, seed) -> (acc, windows)."""
+    return {}
+
+
+def reid(token: str, method: str, settings: object, seed: int, geometry: ScreenGeometry, _original: pd.DataFrame,
+         _protected: pd.DataFrame | None, run: bool) -> tuple[float, int] | None:
+    """The attack on one method's protected samples (None: the clean data) -> (accuracy, windows attacked); when
+    not measured yet, measured only if `run` (it trains nothing new but extracts every window's features)."""
+    store = reid_store(token)
+    key = (method, settings, seed, geometry)
+    if key not in store and run:
+        acc, _, n = reidentification(_original, _protected, ref=clean_reference(token, geometry, _original))
+        store[key] = (acc, n)
+    return store.get(key)
+
+
+def baseline(token: str, geometry: ScreenGeometry, _original: pd.DataFrame, n_people: int) -> dict[str, float]:
+    """Clean samples -> the unprotected row: perfect utility, chance 1/n (the attack itself is `reid`)."""
     return dict(displacement_deg=0.0, heatmap_cc=1.0, fixation_rate_change=0.0, fixation_duration_change=0.0,
-                reid_accuracy=acc, reid_chance=chance, reid_windows=n)
+                reid_chance=1.0 / n_people if n_people else float("nan"))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry,
+               span: tuple[float, float], who: str, _one: pd.DataFrame, _ev: pd.DataFrame
+               ) -> tuple[go.Figure, tuple[int, int, int]]:
+    """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
+    (the raw trace when kind is "time", else the scanpath; counts of fixations, saccades and blinks in the window)."""
+    part, evw = display.visible(_one, _ev, span)
+    fx, sc, bl = (evw[evw["type"] == k] for k in ("fixation", "saccade", "blink"))
+    fig = figs.raw_trace(part, fx, bl, who) if kind == "time" else figs.raw_scanpath(part, fx, geometry)
+    return fig, (len(fx), len(sc), len(bl))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def raw_figures(token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry,
-                span: tuple[float, float], who: str, _one: pd.DataFrame, _ev: pd.DataFrame
-                ) -> tuple[go.Figure, go.Figure, tuple[int, int, int]]:
-    """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
-    (raw trace, scanpath, counts of fixations, saccades and blinks in the window)."""
-    part, evw = display.visible(_one, _ev, span)
-    fx, sc, bl = (evw[evw["type"] == k] for k in ("fixation", "saccade", "blink"))
-    return (figs.raw_trace(part, fx, bl, who), figs.raw_scanpath(part, fx, geometry),
-            (len(fx), len(sc), len(bl)))
+def summary(token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry, t0: float,
+            t1: float, _ev: pd.DataFrame) -> dict[str, str]:
+    """One stream's events (keyed like `detect`) -> the four headline numbers, formatted."""
+    return display.summary(_ev, t0, t1)
 
 
 def pick(frame: pd.DataFrame, who: object, stim_name: str | None, sel: str | None) -> pd.DataFrame:
@@ -140,3 +168,44 @@ def pick(frame: pd.DataFrame, who: object, stim_name: str | None, sel: str | Non
     if stim_name is not None and sel is not None and sel in frame.columns:
         mask &= frame[sel].astype(str) == stim_name
     return frame[mask]
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def one_of(token: str, method: str, settings: object, seed: int, who: str, stim_name: str | None, sel: str | None,
+           _frame: pd.DataFrame) -> pd.DataFrame:
+    """A method's protected table (keyed by method, settings and seed) -> the chosen stream's rows (cached: the
+    mask over every stream costs a few ms per move)."""
+    return pick(_frame, who, stim_name, sel)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def stimulus_uri(name: str, fingerprint: tuple, _image: np.ndarray) -> str:
+    """A stimulus image (keyed by name and a fingerprint of its pixels) -> its JPEG data URI, encoded once."""
+    return figs.image_uri(_image)
+
+
+def fingerprint(image: np.ndarray) -> tuple:
+    """An image -> a cheap key: its shape and a hash of a sparse grid of its pixels."""
+    return image.shape, hash(np.ascontiguousarray(image[::37, ::37]).tobytes())
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geometry: ScreenGeometry, who: str,
+                   stimulus_uri: str | None, _original: pd.DataFrame, _protected: pd.DataFrame) -> go.Figure:
+    """The original and protected streams (keyed by `key`: token, method, settings, seed, stream) and a time
+    point -> the trailing scanpaths figure (cached: moving back to a time point re-sends an identical figure)."""
+    a = display.trail(_original, t_end, trail_s)
+    b = display.trail(_protected, t_end, trail_s)
+    title = f"{who}: original and {method}, {t_end - trail_s:.1f}–{t_end:.1f} s (PREVIEW)"
+    return figs.compare_scanpath(a, b, method, geometry, title, stimulus_uri)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def budget_figure(key: tuple, s: KaleidoSettings, _one: pd.DataFrame) -> tuple[go.Figure, np.ndarray, np.ndarray]:
+    """One stream's Kaleido output (named by `key`: data, stream, seed) and its settings -> (budget chart, window
+    sums, new-point flags), built once."""
+    eps = _one["eps"].to_numpy(float)
+    ws = window_sums(eps, s.w)
+    new = _one["new_point"].to_numpy(bool)
+    fig = figs.budget_chart(_one["t_s"].to_numpy(float), ws, new, s.epsilon, s.w, s.epsilon / s.h)
+    return fig, ws, new

@@ -1,0 +1,84 @@
+"""The method controls of the Gaze-samples Protect view (Kaleido, k-same-synth, plausible deniability).
+
+The view draws one method's controls next to its results (a fragment) and the other methods' controls in a
+"settings of the other methods" popover, so every control exists in every run: its value survives a switch
+of the shown method, travels in the URL, and feeds the side-by-side table.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ui.samples import view
+from ui.widgets import fmt_num, log_slider
+
+W_OPTIONS = [10, 20, 30, 60, 120, 240, 600]
+SKIP_OPTIONS = [1, 2, 3, 6, 12, 24, 60]
+H_OPTIONS = [1.25, 1.5, 2.0, 3.0, 4.0, 8.0]
+FLOOR_OPTIONS = [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64]
+GAMMA_OPTIONS = [1.5, 2.0, 5.0, 10.0, 100.0, 1e3, 1e6, 1e10, 1e20, 1e50, 1e100]
+EPS0_OPTIONS = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0]
+
+
+KEEP = "_gs_kept"  # last value of every control drawn here, by key (not a widget key: it never travels)
+
+
+def keep_value(key: str, default: Any, lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
+    """`value=` the control's current value (session state, else the last one kept, else `default`, clamped to
+    [lo, hi]). A widget whose identity changes (its range moved with the data, or it moved to another part of
+    the view) starts from `value`, so passing the current one keeps it where the user left it."""
+    kept = st.session_state.setdefault(KEEP, {})
+    v = st.session_state[key] if key in st.session_state else kept.get(key, default)
+    if lo is not None and hi is not None and isinstance(v, (int, float)):
+        v = type(v)(min(max(v, lo), hi))
+    kept[key] = v
+    return {"value": v}
+
+
+def kaleido_controls() -> view.KaleidoSettings:
+    """Kaleido's sliders -> its settings."""
+    eps = log_slider("ε per window", 0.1, 100.0, 5.0, "gs_kal_eps", help="Budget of every window of w samples.")
+    c = st.columns(2)
+    w = int(c[0].select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", **keep_value("gs_kal_w", 60)))
+    t_skip = int(c[1].select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip",
+                                    help="Test every t_skip-th sample; the samples between repeat the last point.",
+                                    **keep_value("gs_kal_skip", 12)))
+    r = float(c[0].slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r",
+                          help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", 50)))
+    l_thresh = float(c[1].slider("l_thresh (px)", 0, 300, step=10, key="gs_kal_l",
+                                 help="Repeat the last point while the gaze stays within about this distance.",
+                                 **keep_value("gs_kal_l", 60)))
+    h = float(c[0].select_slider("h (1/h of ε for tests)", H_OPTIONS, key="gs_kal_h", **keep_value("gs_kal_h", 2.0)))
+    floor = float(c[1].select_slider("smallest publication", FLOOR_OPTIONS, key="gs_kal_floor",
+                                     format_func=lambda v: f"1/{round(1 / v)} of ε−ε/h",
+                                     help="Below this budget a window repeats the last point instead of "
+                                          "publishing with huge noise.", **keep_value("gs_kal_floor", 1 / 16)))
+    return view.KaleidoSettings(eps, w, t_skip, r, l_thresh, h, floor)
+
+
+def synth_controls(n_people: int) -> int:
+    """k-same-synth's slider -> k (no slider when fewer than 3 identities leave nothing to choose)."""
+    if n_people < 3:
+        st.caption(f"k = 2: with {n_people} identit{'y' if n_people == 1 else 'ies'} there is nothing to choose.")
+        return 2
+    return int(st.slider("k (identities per group)", 2, n_people, key="gs_syn_k",
+                         **keep_value("gs_syn_k", min(3, n_people), 2, n_people)))
+
+
+def pd_controls(n_people: int) -> view.PDSettings:
+    """Plausible deniability's sliders -> its settings."""
+    if n_people < 3:
+        k = 2
+        st.caption(f"k = 2: with {n_people} identit{'y' if n_people == 1 else 'ies'} there is nothing to choose.")
+    else:
+        k = int(st.slider("k (plausible identities, incl. the owner)", 2, n_people, key="gs_pd_k",
+                          **keep_value("gs_pd_k", 2, 2, n_people)))
+    c = st.columns(2)
+    gamma = float(c[0].select_slider("γ (bucket width)", GAMMA_OPTIONS, key="gs_pd_gamma", format_func=fmt_num,
+                                     **keep_value("gs_pd_gamma", 2.0)))
+    eps0 = float(c[1].select_slider("ε0 (threshold noise)", EPS0_OPTIONS, key="gs_pd_eps0",
+                                    **keep_value("gs_pd_eps0", 1.0)))
+    tries = int(st.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries",
+                          **keep_value("gs_pd_tries", 20)))
+    return view.PDSettings(k, gamma, eps0, tries)
