@@ -24,7 +24,10 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(script)
     try:
-        page = b.new_page(viewport={"width": 1440, "height": 1000}); page.goto(f"{url}/{path}"); harness.wait_idle(page, 120000)
+        page = b.new_page(viewport={"width": 1440, "height": 1000}); page.goto(f"{url}/{path.split('#')[0]}"); harness.wait_idle(page, 120000)
+        if "#" in path:  # a view to click first, e.g. gaze_samples#Protect the stream
+            page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(has_text=path.split("#")[1]).first.click()
+            harness.wait_idle(page, 300000)
         page.wait_for_selector(harness.SLIDER, timeout=30000); page.wait_for_timeout(1000)
         sl = page.locator(harness.SLIDER).first if not label else page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
         for i, key in enumerate(["ArrowRight", "ArrowLeft", "ArrowRight"]):
@@ -32,7 +35,7 @@ with sync_playwright() as p:
             log = page.evaluate("window.__log")
             print(f"--- move {i}: {len(log)} mutations, last at {log[-1][0] if log else None} ms; elements in main:",
                   page.locator('[data-testid="stMain"] [data-testid="stElementContainer"]').count())
-            if i == 2:
+            if i == 2 or "-v" in sys.argv:
                 agg = {}
                 for t, typ, d, a in log:
                     k = (typ, d, a); agg.setdefault(k, [t, t, 0]); agg[k][1] = t; agg[k][2] += 1

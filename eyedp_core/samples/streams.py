@@ -16,6 +16,7 @@ fixed without guessing and says what it did, per participant:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ class PreparedStreams:
     excluded: dict[str, str] = field(default_factory=dict)
     rate_hz: float = float("nan")
 
-    @property
+    @cached_property  # the Protect view asks on every slider move; the frame never changes
     def participants(self) -> list[str]:
         """Participants with a usable stream, sorted."""
         return sorted(self.frame["participant"].astype(str).unique()) if len(self.frame) else []

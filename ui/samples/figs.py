@@ -97,13 +97,14 @@ def raw_scanpath(part: pd.DataFrame, fixations: pd.DataFrame, geometry: ScreenGe
                               "(marker size = fixation duration)")
 
 
-def image_uri(image: np.ndarray, max_width: int = 960) -> str:
-    """RGB array -> a JPEG data URI no wider than max_width (for a Plotly layout image)."""
+def image_uri(image: np.ndarray, max_width: int = 640) -> str:
+    """RGB array -> a JPEG data URI no wider than max_width (for a Plotly layout image). Small on purpose: the
+    URI travels with the scanpath figure on every slider move, and the picture is drawn faded behind it."""
     im = Image.fromarray(image)
     if im.width > max_width:
         im = im.resize((max_width, round(im.height * max_width / im.width)))
     buf = io.BytesIO()
-    im.convert("RGB").save(buf, format="JPEG", quality=80)
+    im.convert("RGB").save(buf, format="JPEG", quality=70)
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
@@ -117,9 +118,9 @@ def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: st
     color = METHOD_COLORS.get(method, theme.CATEGORY[1])
     for frame, name, col, lw in ((original, "original", METHOD_COLORS["original"], 1.2),
                                     (protected, method, color, 1.6)):
-        fig.add_scatter(x=frame["x"], y=frame["y"], mode="lines+markers", name=name,
-                        line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=lw),
-                        marker=dict(size=3, color=col, maxdisplayed=150))  # fewer SVG nodes per redraw
+        # Lines only: one SVG path per stream (markers cost a node each on every redraw); the ring marks "now".
+        fig.add_scatter(x=frame["x"], y=frame["y"], mode="lines", name=name,
+                        line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=lw))
         last = frame[["x", "y"]].dropna().tail(1)
         if len(last):
             fig.add_scatter(x=last["x"], y=last["y"], mode="markers", showlegend=False, hoverinfo="skip",
