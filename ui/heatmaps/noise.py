@@ -62,8 +62,8 @@ def noise_sentence(ctx: view.Context) -> str:
 
 
 def noise_section(ctx: view.Context) -> None:
-    """The noise scale: a sentence and three numbers first, the derivation behind an expander."""
-    st.subheader("Noise scale")
+    """The noise scale: a sentence and three numbers first, the derivation behind an expander (the page draws
+    the heading)."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     st.markdown(noise_sentence(ctx))
     row = st.container(horizontal=True, gap="large")  # one block, not four columns (re-sent on every move)

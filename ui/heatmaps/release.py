@@ -46,8 +46,8 @@ def export_scale(ctx: view.Context) -> float:
 
 
 def accounting_box(ctx: view.Context) -> None:
-    """Unit of privacy, ε per observer for this stimulus, total over several stimuli, ledger so far."""
-    st.subheader("Privacy accounting")
+    """Unit of privacy, ε per observer for this stimulus, total over several stimuli, ledger so far (the page
+    draws the heading)."""
     left, right = st.columns([1.5, 1], gap="large")
     eps_sel = ctx.selection_epsilon
     with left:
@@ -106,8 +106,8 @@ def export_limit_text(ctx: view.Context) -> str:
 
 
 def export_section(ctx: view.Context) -> None:
-    """The explicit private release: OpenDP noise at cell resolution, ledger entry, downloads."""
-    st.subheader("Export (private release)")
+    """The explicit private release: OpenDP noise at cell resolution, ledger entry, downloads (the page draws the
+    heading). Its text depends on the grid and the noise family only, not on ε: an ε move does not redraw it."""
     r = ctx.gaze_maps.n_cells
     cal = ctx.preview.calibration
     if r > release.MAX_EXPORT_CELLS:
@@ -115,11 +115,11 @@ def export_section(ctx: view.Context) -> None:
         return
     gaussian = Family(cal.mechanism) is Family.GAUSSIAN
     if gaussian:  # OpenDP's σ search takes ~0.1 s per (ε, δ): done when exporting, not on every slider move
-        noise = (f"Gaussian noise with σ a little above the {cal.method} σ = {fmt_num(cal.scale)} of the preview: "
-                 "OpenDP accounts its discrete Gaussian through zCDP, which needs slightly more noise for the same "
-                 "(ε, δ) (docs/PRIVACY_MODEL.md §11); the exact σ is found when you export and shown with the result")
+        noise = ("Gaussian noise with σ a little above the preview's σ (Noise scale above): OpenDP accounts its "
+                 "discrete Gaussian through zCDP, which needs slightly more noise for the same (ε, δ) "
+                 "(docs/PRIVACY_MODEL.md §11); the exact σ is found when you export and shown with the result")
     else:
-        noise = f"Laplace noise with scale b = {fmt_num(cal.scale)}"
+        noise = "Laplace noise with the preview's scale b = Δ₁/ε (Noise scale above)"
     st.markdown(
         f"Releases the noisy aggregate of '{ctx.stimulus.name}' at cell resolution ({r:,} cells of {ctx.cell_px} px, "
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "
