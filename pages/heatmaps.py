@@ -3,9 +3,10 @@
 The page body draws only the title and the lead. Three nested fragments draw the rest, so that a control
 re-runs only what depends on it:
 - `study` (stimulus, weighting): lays out the page's containers, then runs `grid`;
-- `grid` (cell size, kernel, caps, screen geometry): the clean overlay, its colour bar and caption, then `privacy`;
+- `grid` (cell size, kernel, caps, screen geometry): the clean overlay, its colour bar and caption, the export
+  (its text depends on the grid only), then `privacy`;
 - `privacy` (level, ε, δ, noise, seed): the guarantee, the noisy overlay and metrics, the noise scale, the
-  accounting, Explore, the export and the share box.
+  accounting, the open Explore panel and the share box.
 Each writes into containers laid out by `study` (Streamlit keeps a fragment's writes to an outside container in
 place on its re-runs), so the guarantee still leads and the controls sit together in one box, while an ε move
 re-sends neither the map controls nor the clean overlay."""
@@ -67,6 +68,12 @@ def _layout(upload: bool) -> Slots:
     st.subheader("Privacy accounting")
     accounting = st.container()
     st.subheader("Explore")
+    panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
+                                 label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
+    if panel is None:
+        st.caption("Choose a panel to compute it: ε-curves (utility versus ε over repeated draws), the cap m that "
+                   "minimises the expected error, the noise calculator, the difference attack, or planning for a "
+                   "larger study. Each is computed when opened and then cached.")
     explore = st.container()
     st.divider()
     st.subheader("Export (private release)")
@@ -122,14 +129,16 @@ def _grid(study: view.Study, slots: Slots) -> None:
     if ctx is not None:
         with slots.clean:
             previews.clean_part(ctx, slots.below)
+        with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
+            release.export_section(ctx)
     with slots.privacy_col:
         _privacy(study, slots)
 
 
 @fragment(name="privacy")
 def _privacy(study: view.Study, slots: Slots) -> None:
-    """Level, ε, δ, noise and seed; the guarantee and everything that follows them (the panels' own controls,
-    the export button and the share box re-run this part too)."""
+    """Level, ε, δ, noise and seed; the guarantee and everything that follows them (the panels' own controls
+    and the share box re-run this part too)."""
     settings.draw_privacy(study.n_observers, slots.noise_col)
     ctx = _context(study, slots.guarantee)
     if ctx is None:
@@ -146,24 +155,12 @@ def _privacy(study: view.Study, slots: Slots) -> None:
         noise.noise_section(ctx)
     with slots.accounting:
         release.accounting_box(ctx)
-    with slots.explore:
-        _explore(ctx)
-    with slots.export:
-        release.export_section(ctx)
+    panel = st.session_state.get("hm_panel")
+    if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
+        with slots.explore:
+            panels.RUNNERS[panel](ctx)
     with slots.share:
         ui.share.page_tools("heatmaps", ctx)  # settings JSON, script, what the report keeps of this view
-
-
-def _explore(ctx: view.Context) -> None:
-    """The secondary panels, each computed only when chosen (ε-curves, cap, calculator, attack, planning)."""
-    panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
-                                 label_visibility="collapsed")
-    if panel is None:
-        st.caption("Choose a panel to compute it: ε-curves (utility versus ε over repeated draws), the cap m that "
-                   "minimises the expected error, the noise calculator, the difference attack, or planning for a "
-                   "larger study. Each is computed when opened and then cached.")
-        return
-    panels.RUNNERS[panel](ctx)
 
 
 _study()

@@ -8,6 +8,7 @@ so an ε move costs a noise draw on the cell grid and never rebuilds gaze maps o
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from collections import OrderedDict
 from collections.abc import Callable
@@ -321,7 +322,7 @@ class Study:
     fixations_on_stimulus: pd.DataFrame
     how: str  # how the fixations were matched to the stimulus (shown in the caption)
 
-    @property
+    @functools.cached_property
     def n_observers(self) -> int:
         """Number of observers with fixations on the stimulus (public)."""
         return int(self.fixations_on_stimulus["observer"].nunique())
