@@ -3,9 +3,10 @@
 The page body draws only the title and the lead. Three nested fragments draw the rest, so that a control
 re-runs only what depends on it:
 - `study` (stimulus, weighting): lays out the page's containers, then runs `grid`;
-- `grid` (cell size, kernel, caps, screen geometry): the clean overlay, its colour bar and caption, the export
-  (its text depends on the grid only), then `privacy`;
-- `privacy` (level, ε, δ, noise, seed): the guarantee, the noisy overlay and metrics, the noise scale, the
+- `grid` (cell size, kernel, caps, screen geometry, noise family, calibration, seed, the number of stimuli,
+  the derivation's expander): the clean overlay, its colour bar and caption, the export (its text depends on the
+  grid only), then `privacy`;
+- `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the
   accounting, the open Explore panel and the share box.
 Each writes into containers laid out by `study` (Streamlit keeps a fragment's writes to an outside container in
 place on its re-runs), so the guarantee still leads and the controls sit together in one box, while an ε move
@@ -48,7 +49,10 @@ class Slots:
     below: DeltaGenerator
     metrics: DeltaGenerator
     noise: DeltaGenerator
+    derivation: DeltaGenerator
     accounting: DeltaGenerator
+    stimuli: DeltaGenerator
+    totals: DeltaGenerator
     explore: DeltaGenerator
     export: DeltaGenerator
     share: DeltaGenerator
@@ -64,9 +68,10 @@ def _layout(upload: bool) -> Slots:
     clean, noisy = st.columns(2, gap="small")
     below, metrics = st.container(), st.container()
     st.subheader("Noise scale")
-    noise_c = st.container()
+    noise_c, derivation = st.container(), st.container()
     st.subheader("Privacy accounting")
-    accounting = st.container()
+    accounting, right = st.columns([1.5, 1], gap="large")
+    stimuli, totals = right.container(), right.container()
     st.subheader("Explore")
     panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
                                  label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
@@ -79,7 +84,8 @@ def _layout(upload: bool) -> Slots:
     st.subheader("Export (private release)")
     export = st.container()
     return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
-                 noisy=noisy, below=below, metrics=metrics, noise=noise_c, accounting=accounting, explore=explore,
+                 noisy=noisy, below=below, metrics=metrics, noise=noise_c, derivation=derivation, accounting=accounting,
+                 stimuli=stimuli, totals=totals, explore=explore,
                  export=export, share=st.container())
 
 
@@ -123,8 +129,13 @@ def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
 
 @fragment(name="grid")
 def _grid(study: view.Study, slots: Slots) -> None:
-    """Cell size, kernel, caps and screen geometry; the clean overlay with its colour bar; then `privacy`."""
+    """The map and noise controls; the clean overlay with its colour bar; the export; then `privacy`."""
     settings.draw_grid(study.weight, slots.geometry)
+    settings.draw_noise(slots.noise_col)
+    with slots.stimuli:
+        release.stimuli_input()
+    with slots.derivation:
+        derivation = noise.derivation_expander()
     ctx = _context(study, slots.below)
     if ctx is not None:
         with slots.clean:
@@ -132,14 +143,14 @@ def _grid(study: view.Study, slots: Slots) -> None:
         with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
             release.export_section(ctx)
     with slots.privacy_col:
-        _privacy(study, slots)
+        _privacy(study, slots, derivation)
 
 
 @fragment(name="privacy")
-def _privacy(study: view.Study, slots: Slots) -> None:
-    """Level, ε, δ, noise and seed; the guarantee and everything that follows them (the panels' own controls
+def _privacy(study: view.Study, slots: Slots, derivation: DeltaGenerator) -> None:
+    """Level, ε and δ; the guarantee and everything that follows them (the EMD switch, the panels' own controls
     and the share box re-run this part too)."""
-    settings.draw_privacy(study.n_observers, slots.noise_col)
+    settings.draw_privacy(study.n_observers)
     ctx = _context(study, slots.guarantee)
     if ctx is None:
         return
@@ -152,9 +163,8 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     with slots.noisy:
         previews.noisy_part(ctx, slots.metrics)
     with slots.noise:
-        noise.noise_section(ctx)
-    with slots.accounting:
-        release.accounting_box(ctx)
+        noise.noise_section(ctx, derivation)
+    release.accounting_box(ctx, slots.accounting, slots.totals)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
         with slots.explore:

@@ -10,6 +10,7 @@ import json
 import math
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.dp.release import opendp_gaussian_sigma
 from eyedp_core.dp.registry import Family
@@ -20,6 +21,7 @@ from ui.heatmaps import view
 from ui.heatmaps.settings import CELLS
 from ui.widgets import badge, fmt_num
 
+STIMULI_KEY = "hm_k_stimuli"
 EXPORT_RESULT = "hm_export_result"  # the last export's files and summary (cleared with the ledger)
 
 
@@ -45,10 +47,15 @@ def export_scale(ctx: view.Context) -> float:
     return _opendp_sigma(ctx.sensitivity.l2, cal.epsilon, cal.delta, cal.scale)
 
 
-def accounting_box(ctx: view.Context) -> None:
-    """Unit of privacy, ε per observer for this stimulus, total over several stimuli, ledger so far (the page
-    draws the heading)."""
-    left, right = st.columns([1.5, 1], gap="large")
+def stimuli_input() -> None:
+    """How many stimuli are released from these observers (read by accounting_box; drawn by the map part)."""
+    st.number_input("Stimuli released from these observers", 1, 500, 1, key=STIMULI_KEY,
+                    help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential composition adds them.")
+
+
+def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerator) -> None:
+    """Unit of privacy and ε per observer for this stimulus in `left`; the total over the stimuli of
+    stimuli_input and the ledger so far in `right` (the page draws the heading and the input)."""
     eps_sel = ctx.selection_epsilon
     with left:
         st.markdown(
@@ -65,9 +72,7 @@ def accounting_box(ctx: view.Context) -> None:
                        "the tuning. Fix m in advance or choose it privately (Optimal cap panel).",
                        icon=":material/warning:")
     with right:
-        k = int(st.number_input("Stimuli released from these observers", 1, 500, 1, key="hm_k_stimuli",
-                                help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential "
-                                     "composition adds them."))
+        k = int(st.session_state.get(STIMULI_KEY, 1))
         eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, eps_sel)
         a, b = st.columns(2)
         a.metric("Total ε per observer", fmt_num(eps_total),

@@ -1,7 +1,7 @@
 """The Heatmaps page's controls: privacy level, ε, δ, noise, cell size, kernel, caps and screen geometry.
 
-`draw_grid` draws the map controls and `draw_privacy` the privacy controls (every widget keyed hm_…; the page
-runs them in two nested fragments); `read_settings` reads the values back from the session. Nothing is computed
+`draw_grid` and `draw_noise` draw the map and noise controls and `draw_privacy` the level, ε and δ (every widget
+keyed hm_…; the page runs them in two nested fragments); `read_settings` reads the values back from the session. Nothing is computed
 here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
@@ -70,9 +70,8 @@ def level_line(eps: float, delta_used: float, n: int, pure: bool) -> str:
             f"δ = {fmt_num(delta_used)}{' (Laplace: pure ε-DP)' if pure else below}, n = {n}")
 
 
-def draw_privacy(n: int, noise_col: DeltaGenerator) -> None:
-    """Observers n and the container of the noise column -> the privacy controls: level preset, ε and δ here,
-    noise family, calibration and preview seed in `noise_col` (values: read_settings)."""
+def draw_privacy(n: int) -> None:
+    """Observers n -> the privacy controls: level preset, ε and δ (values: read_settings)."""
     presets = apply_preset(n)
     st.segmented_control("Privacy level (after Liu et al. §3.2)", list(presets), key="hm_preset",
                          format_func=lambda k: k.capitalize(),
@@ -87,6 +86,11 @@ def draw_privacy(n: int, noise_col: DeltaGenerator) -> None:
                     f"1/n² = {fmt_num(preset_delta(n))}; the paper's n^-1.5 = "
                     f"{fmt_num(n ** -1.5)} is on the slider for comparison. Not used by "
                     "Laplace noise (pure ε-DP).")
+
+
+def draw_noise(noise_col: DeltaGenerator) -> None:
+    """The noise column: family, Gaussian calibration and preview seed (drawn by the map part: an ε move does
+    not re-send them; a change of family re-runs the map part and so the δ slider, greyed out for Laplace)."""
     with noise_col:
         mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
         if Family(mech) is Family.GAUSSIAN:
