@@ -129,28 +129,32 @@ def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
 
 @fragment(name="grid")
 def _grid(study: view.Study, slots: Slots) -> None:
-    """The map and noise controls; the clean overlay with its colour bar; the export; then `privacy`."""
+    """The map and noise controls; the clean overlay with its colour bar; the export; `privacy` first of all.
+
+    `privacy` is called before anything is written here and writes only into the page's containers: a
+    fragment's identity includes the position it is called at, which must not change between the study's run
+    and this part's own re-runs (else its writes to the page's containers find no reserved place)."""
+    with slots.derivation:
+        derivation = noise.derivation_expander()
+    _privacy(study, slots, derivation)
     settings.draw_grid(study.weight, slots.geometry)
     settings.draw_noise(slots.noise_col)
     with slots.stimuli:
         release.stimuli_input()
-    with slots.derivation:
-        derivation = noise.derivation_expander()
     ctx = _context(study, slots.below)
     if ctx is not None:
         with slots.clean:
             previews.clean_part(ctx, slots.below)
         with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
             release.export_section(ctx)
-    with slots.privacy_col:
-        _privacy(study, slots, derivation)
 
 
 @fragment(name="privacy")
 def _privacy(study: view.Study, slots: Slots, derivation: DeltaGenerator) -> None:
     """Level, ε and δ; the guarantee and everything that follows them (the EMD switch, the panels' own controls
     and the share box re-run this part too)."""
-    settings.draw_privacy(study.n_observers)
+    with slots.privacy_col:
+        settings.draw_privacy(study.n_observers)
     ctx = _context(study, slots.guarantee)
     if ctx is None:
         return
