@@ -3,8 +3,8 @@
 The page body draws only the title and the lead. Three nested fragments draw the rest, so that a control
 re-runs only what depends on it:
 - `study` (stimulus, weighting): lays out the page's containers, then runs `grid`;
-- `grid` (cell size, kernel, caps, screen geometry, noise family, calibration, seed, the number of stimuli,
-  the derivation's expander): the clean overlay, its colour bar and caption, the export (its text depends on the
+- `grid` (cell size, kernel, caps, screen geometry, noise family, calibration, seed, the number of stimuli):
+  the clean overlay, its colour bar and caption, the export (its text depends on the
   grid only), then `privacy`;
 - `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the
   accounting, the open Explore panel and the share box.
@@ -68,7 +68,8 @@ def _layout(upload: bool) -> Slots:
     clean, noisy = st.columns(2, gap="small")
     below, metrics = st.container(), st.container()
     st.subheader("Noise scale")
-    noise_c, derivation = st.container(), st.container()
+    noise_c = st.container()
+    derivation = noise.derivation_expander()  # opening it re-runs the study; `privacy` fills it while open
     st.subheader("Privacy accounting")
     accounting, right = st.columns([1.5, 1], gap="large")
     stimuli, totals = right.container(), right.container()
@@ -84,8 +85,8 @@ def _layout(upload: bool) -> Slots:
     st.subheader("Export (private release)")
     export = st.container()
     return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
-                 noisy=noisy, below=below, metrics=metrics, noise=noise_c, derivation=derivation, accounting=accounting,
-                 stimuli=stimuli, totals=totals, explore=explore,
+                 noisy=noisy, below=below, metrics=metrics, noise=noise_c, derivation=derivation,
+                 accounting=accounting, stimuli=stimuli, totals=totals, explore=explore,
                  export=export, share=st.container())
 
 
@@ -134,9 +135,7 @@ def _grid(study: view.Study, slots: Slots) -> None:
     `privacy` is called before anything is written here and writes only into the page's containers: a
     fragment's identity includes the position it is called at, which must not change between the study's run
     and this part's own re-runs (else its writes to the page's containers find no reserved place)."""
-    with slots.derivation:
-        derivation = noise.derivation_expander()
-    _privacy(study, slots, derivation)
+    _privacy(study, slots)
     settings.draw_grid(study.weight, slots.geometry)
     settings.draw_noise(slots.noise_col)
     with slots.stimuli:
@@ -150,7 +149,7 @@ def _grid(study: view.Study, slots: Slots) -> None:
 
 
 @fragment(name="privacy")
-def _privacy(study: view.Study, slots: Slots, derivation: DeltaGenerator) -> None:
+def _privacy(study: view.Study, slots: Slots) -> None:
     """Level, ε and δ; the guarantee and everything that follows them (the EMD switch, the panels' own controls
     and the share box re-run this part too)."""
     with slots.privacy_col:
@@ -167,7 +166,7 @@ def _privacy(study: view.Study, slots: Slots, derivation: DeltaGenerator) -> Non
     with slots.noisy:
         previews.noisy_part(ctx, slots.metrics)
     with slots.noise:
-        noise.noise_section(ctx, derivation)
+        noise.noise_section(ctx, slots.derivation)
     release.accounting_box(ctx, slots.accounting, slots.totals)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it

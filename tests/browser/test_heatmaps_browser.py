@@ -18,8 +18,10 @@ MOVES = [("privacy loss", "ArrowLeft", 2), ("Cell size", "ArrowLeft", 2), ("Kern
 
 
 def _no_exception(page) -> None:
-    """No Streamlit exception box on the page."""
+    """No Streamlit exception box on the page, and no guarded error either (the app's "went wrong" message)."""
     assert page.locator('[data-testid="stException"]').count() == 0, "exception box on /heatmaps"
+    errors = page.locator('[data-testid="stAlert"]', has_text="Something went wrong")
+    assert errors.count() == 0, errors.all_inner_texts()
 
 
 def _overlays_drawn(page) -> None:
@@ -85,6 +87,9 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
     harness.screenshot(page, str(shots / "heatmaps_eps0.1.png"))
     assert cc_low < cc_high, f"CC did not drop: ε=10 gives {cc_high}, ε=0.1 gives {cc_low}"
 
+    # The derivation open while the panels are switched (its content is written by the privacy part).
+    page.locator('[data-testid="stMain"] summary', has_text="How the noise scale is derived").first.click()
+    harness.wait_idle(page)
     for name in PANELS:
         page.locator('[data-testid="stMain"] button', has_text=name).first.click()
         harness.wait_idle(page)

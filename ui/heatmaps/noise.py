@@ -70,7 +70,7 @@ def derivation_expander() -> DeltaGenerator:
 
 def noise_section(ctx: view.Context, derivation: DeltaGenerator) -> None:
     """The noise scale: a sentence and three numbers first, the derivation in `derivation` (derivation_expander,
-    drawn by the map part so that an ε move does not re-send it) when it is open (the page draws the heading)."""
+    drawn once by the page so that an ε move does not re-send it) when it is open (the page draws the heading)."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     st.markdown(noise_sentence(ctx))
     row = st.container(horizontal=True, gap="large")  # one block, not four columns (re-sent on every move)

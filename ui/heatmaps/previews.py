@@ -27,7 +27,8 @@ def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
         st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} "
                    f"{ctx.unit}); noisy cells below 0 are transparent and cells above the maximum take the top "
                    f"colour. Grid {gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px "
-                   f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = {ctx.sigma_px:.1f} px."
+                   f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = "
+                   f"{ctx.sigma_px:.1f} px."
                    + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
 
 

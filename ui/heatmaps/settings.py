@@ -1,8 +1,8 @@
 """The Heatmaps page's controls: privacy level, ε, δ, noise, cell size, kernel, caps and screen geometry.
 
 `draw_grid` and `draw_noise` draw the map and noise controls and `draw_privacy` the level, ε and δ (every widget
-keyed hm_…; the page runs them in two nested fragments); `read_settings` reads the values back from the session. Nothing is computed
-here but the preset values and the kernel width in pixels (a core call)."""
+keyed hm_…; the page runs them in two nested fragments); `read_settings` reads the values back from the session.
+Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
