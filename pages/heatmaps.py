@@ -1,13 +1,13 @@
 """Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; docs/PRIVACY_MODEL.md §6).
 
-The page body draws only the title and the lead. Three nested fragments draw the rest, so that a control
-re-runs only what depends on it:
-- `study` (stimulus, weighting): lays out the page's containers, then runs `grid`;
-- `grid` (cell size, kernel, caps, screen geometry, noise family, calibration, seed, the number of stimuli):
-  the clean overlay, its colour bar and caption, the export (its text depends on the
-  grid only), then `privacy`;
-- `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the
-  accounting, the open Explore panel and the share box.
+The page body draws only the title and the lead. Nested fragments draw the rest, so that a control re-runs
+only what depends on it (the innermost holds the controls moved most often):
+- `study` (stimulus, weighting): lays out the page's containers, then runs `rare`;
+- `rare` (noise family, calibration, seed, screen geometry, the number of stimuli): runs `grid`;
+- `grid` (cell size, kernel, caps): the clean overlay, its colour bar and caption, the export (its text depends
+  on the grid only), and `privacy`;
+- `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the accounting, the
+  open Explore panel and the share box.
 Each writes into containers laid out by `study` (Streamlit keeps a fragment's writes to an outside container in
 place on its re-runs), so the guarantee still leads and the controls sit together in one box, while an ε move
 re-sends neither the map controls nor the clean overlay."""
@@ -115,8 +115,8 @@ def _study() -> None:
     top[2].caption(f"**{study.n_observers} observers**, {len(sub):,} fixations on '{stim_name}' ({W} × {H} px), "
                    f"from {how}. Change the fixation table in the sidebar.")
     slots = _layout(stim.source == "upload")
-    with slots.grid_col:
-        _grid(study, slots)
+    with slots.noise_col:
+        _rare(study, slots)
 
 
 def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
@@ -128,18 +128,27 @@ def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
         return None
 
 
-@fragment(name="grid")
-def _grid(study: view.Study, slots: Slots) -> None:
-    """The map and noise controls; the clean overlay with its colour bar; the export; `privacy` first of all.
+@fragment(name="rare")
+def _rare(study: view.Study, slots: Slots) -> None:
+    """`grid` first of all; then the controls changed rarely: noise family, calibration, seed, screen geometry
+    and the number of stimuli (outermost, so that a map or privacy move does not re-send them).
 
-    `privacy` is called before anything is written here and writes only into the page's containers: a
-    fragment's identity includes the position it is called at, which must not change between the study's run
-    and this part's own re-runs (else its writes to the page's containers find no reserved place)."""
-    _privacy(study, slots)
-    settings.draw_grid(study.weight, slots.geometry)
+    Each part calls the part nested in it before it writes anything, and writes only into the page's
+    containers: a fragment's identity includes the position it is called at, which must not change between the
+    study's run and a part's own re-runs (else its writes to the page's containers find no reserved place)."""
+    _grid(study, slots)
     settings.draw_noise(slots.noise_col)
+    settings.draw_geometry(slots.geometry)
     with slots.stimuli:
         release.stimuli_input()
+
+
+@fragment(name="grid")
+def _grid(study: view.Study, slots: Slots) -> None:
+    """`privacy` first of all; then the map controls, the clean overlay with its colour bar, and the export."""
+    _privacy(study, slots)
+    with slots.grid_col:
+        settings.draw_grid(study.weight)
     ctx = _context(study, slots.below)
     if ctx is not None:
         with slots.clean:

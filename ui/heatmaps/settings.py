@@ -1,8 +1,8 @@
 """The Heatmaps page's controls: privacy level, ε, δ, noise, cell size, kernel, caps and screen geometry.
 
-`draw_grid` and `draw_noise` draw the map and noise controls and `draw_privacy` the level, ε and δ (every widget
-keyed hm_…; the page runs them in two nested fragments); `read_settings` reads the values back from the session.
-Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
+`draw_noise`/`draw_geometry`, `draw_grid` and `draw_privacy` draw the rarely changed controls, the map controls
+and the level, ε and δ (every widget keyed hm_…; the page runs them in three nested fragments); `read_settings`
+reads the values back from the session. Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -89,8 +89,9 @@ def draw_privacy(n: int) -> None:
 
 
 def draw_noise(noise_col: DeltaGenerator) -> None:
-    """The noise column: family, Gaussian calibration and preview seed (drawn by the map part: an ε move does
-    not re-send them; a change of family re-runs the map part and so the δ slider, greyed out for Laplace)."""
+    """The noise column: family, Gaussian calibration and preview seed (drawn outside the privacy part: an ε move
+    does not re-send them; a change of family re-runs the privacy part and so the δ slider, greyed out for
+    Laplace)."""
     with noise_col:
         mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
         if Family(mech) is Family.GAUSSIAN:
@@ -100,9 +101,8 @@ def draw_noise(noise_col: DeltaGenerator) -> None:
                              "pattern at every ε. Exports use fresh OpenDP noise.")
 
 
-def draw_grid(weight: str, geometry: DeltaGenerator) -> None:
-    """The weighting and the container of the screen-geometry expander -> the map controls: cell size, kernel
-    width, caps here, the screen geometry in `geometry` (values: read_settings)."""
+def draw_grid(weight: str) -> None:
+    """The weighting -> the map controls: cell size, kernel width and caps (values: read_settings)."""
     m_key = panels.M_KEYS[weight]
     st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
                      help="Gaze maps are counted on square cells; coarser cells mean fewer "
@@ -116,6 +116,10 @@ def draw_grid(weight: str, geometry: DeltaGenerator) -> None:
     else:
         st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS, key=m_key)
     _total_cap(weight)
+
+
+def draw_geometry(geometry: DeltaGenerator) -> None:
+    """The container of the screen-geometry expander -> screen width in px and cm and the viewing distance."""
     with geometry:
         g0 = samples.SAMPLE_SCREEN
         g = st.columns(3)
