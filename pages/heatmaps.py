@@ -115,7 +115,7 @@ def _study() -> None:
     top[2].caption(f"**{study.n_observers} observers**, {len(sub):,} fixations on '{stim_name}' ({W} × {H} px), "
                    f"from {how}. Change the fixation table in the sidebar.")
     slots = _layout(stim.source == "upload")
-    with slots.noise_col:
+    with st.container():  # the parts' own (empty) regions sit at the end of the page, not in a column of the box
         _rare(study, slots)
 
 
