@@ -1,20 +1,30 @@
 """Heatmaps: private gaze heatmaps with a per-observer cap (Liu et al.; docs/PRIVACY_MODEL.md §6).
 
-The page body draws only the title and the lead; everything that depends on a control is one fragment
-(`_draw`), so a slider move re-runs that fragment and not the app shell. The accounting box and the export
-are fragments inside it: their own widgets re-run only themselves."""
+The page body draws only the title and the lead. Nested fragments draw the rest, so that a control re-runs
+only what depends on it (the innermost holds the controls moved most often):
+- `study` (stimulus, weighting): lays out the page's containers, then runs `rare`;
+- `rare` (noise family, calibration, seed, screen geometry, the number of stimuli): runs `grid`;
+- `grid` (cell size, kernel, caps): the clean overlay, its colour bar and caption, the export (its text depends
+  on the grid only), and `privacy`;
+- `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the accounting, the
+  open Explore panel and the share box.
+Each writes into containers laid out by `study` (Streamlit keeps a fragment's writes to an outside container in
+place on its re-runs), so the guarantee still leads and the controls sit together in one box, while an ε move
+re-sends neither the map controls nor the clean overlay."""
 from __future__ import annotations
 
-import streamlit as st
+from dataclasses import dataclass
 
-from eyedp_core.heatmaps import preview
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
 from eyedp_core.heatmaps.calibration import privacy_warnings
-from eyedp_core.heatmaps.release import MapsSource
 import ui.share
 from ui import runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
 from ui.shell import ensure_shell
+from ui.widgets import preview_watermark
 
 ensure_shell()
 runlog.note("page")
@@ -25,9 +35,64 @@ st.markdown("Private gaze heatmaps after Liu et al.: **the unit of privacy is on
             "no privacy).")
 
 
+@dataclass(frozen=True, eq=False)
+class Slots:
+    """The containers `study` lays out, in page order; `grid` and `privacy` fill them."""
+
+    guarantee: DeltaGenerator
+    privacy_col: DeltaGenerator
+    noise_col: DeltaGenerator
+    grid_col: DeltaGenerator
+    geometry: DeltaGenerator
+    clean: DeltaGenerator
+    noisy: DeltaGenerator
+    below: DeltaGenerator
+    metrics: DeltaGenerator
+    noise: DeltaGenerator
+    derivation: DeltaGenerator
+    accounting: DeltaGenerator
+    stimuli: DeltaGenerator
+    totals: DeltaGenerator
+    explore: DeltaGenerator
+    export: DeltaGenerator
+    share: DeltaGenerator
+
+
+def _layout(upload: bool) -> Slots:
+    """The page's containers under the data row (headings are static: drawn once per study run)."""
+    guarantee = st.container()
+    with st.container(border=True):
+        cp, cm, cg = st.columns([1.15, 0.9, 1.25], gap="large")
+        geometry = st.expander("Screen geometry (converts the kernel width from degrees to pixels)", expanded=upload)
+    preview_watermark()
+    clean, noisy = st.columns(2, gap="small")
+    below, metrics = st.container(), st.container()
+    st.subheader("Noise scale")
+    noise_c = st.container()
+    derivation = noise.derivation_expander()  # opening it re-runs the study; `privacy` fills it while open
+    st.subheader("Privacy accounting")
+    accounting, right = st.columns([1.5, 1], gap="large")
+    stimuli, totals = right.container(), right.container()
+    st.subheader("Explore")
+    panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
+                                 label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
+    if panel is None:
+        st.caption("Choose a panel to compute it: ε-curves (utility versus ε over repeated draws), the cap m that "
+                   "minimises the expected error, the noise calculator, the difference attack, or planning for a "
+                   "larger study. Each is computed when opened and then cached.")
+    explore = st.container()
+    st.divider()
+    st.subheader("Export (private release)")
+    export = st.container()
+    return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
+                 noisy=noisy, below=below, metrics=metrics, noise=noise_c, derivation=derivation,
+                 accounting=accounting, stimuli=stimuli, totals=totals, explore=explore,
+                 export=export, share=st.container())
+
+
 @fragment(name="study")
-def _draw() -> None:
-    """Data, settings, previews, noise scale, accounting, Explore and export."""
+def _study() -> None:
+    """Data row; then the map controls and everything under them (stimulus and weighting change all of it)."""
     fix_ds = state.current("fixations")
     stims = state.stimuli()
     top = st.columns([1, 1.1, 2.2], gap="medium")
@@ -45,66 +110,79 @@ def _draw() -> None:
         st.error(str(err), icon=":material/error:")
         st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")
         return
-    n = int(sub["observer"].nunique())
-    top[2].caption(f"**{n} observers**, {len(sub):,} fixations on '{stim_name}' ({W} × {H} px), from {how}. "
-                   "Change the fixation table in the sidebar.")
-    guarantee = st.container()
-    s = settings.draw_settings(n, weight, upload=stim.source == "upload")
+    study = view.Study(fixations=fix_ds, stimulus=stim, stimulus_name=stim_name, weight=weight,
+                       fixations_on_stimulus=sub, how=how)
+    top[2].caption(f"**{study.n_observers} observers**, {len(sub):,} fixations on '{stim_name}' ({W} × {H} px), "
+                   f"from {how}. Change the fixation table in the sidebar.")
+    slots = _layout(stim.source == "upload")
+    with st.container():  # the parts' own (empty) regions sit at the end of the page, not in a column of the box
+        _rare(study, slots)
 
-    key = (fix_ds.token, stim.token, s.cell, weight)
+
+def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
+    """The view's context at the current settings, or None after an error message in `where`."""
     try:
-        gm = view.gaze_maps(*key, W, H, sub)
-        sens = preview.maps_sensitivity(gm, s.cap_m, s.cap_total)
-        clean = view.clean_maps(key, s.cap_m, s.cap_total, s.sigma_px, gm)
-        prev = view.noisy_preview(key, s.cap_m, s.cap_total, s.sigma_px, s.epsilon, s.delta, s.mechanism,
-                                  s.method, s.seed, clean, sens)
+        return view.context(study, settings.read_settings(study.n_observers, study.weight))
     except ValueError as err:
-        st.error(f"These settings cannot be used: {err}", icon=":material/error:")
+        where.error(f"These settings cannot be used: {err}", icon=":material/error:")
+        return None
+
+
+@fragment(name="rare")
+def _rare(study: view.Study, slots: Slots) -> None:
+    """`grid` first of all; then the controls changed rarely: noise family, calibration, seed, screen geometry
+    and the number of stimuli (outermost, so that a map or privacy move does not re-send them).
+
+    Each part calls the part nested in it before it writes anything, and writes only into the page's
+    containers: a fragment's identity includes the position it is called at, which must not change between the
+    study's run and a part's own re-runs (else its writes to the page's containers find no reserved place)."""
+    _grid(study, slots)
+    settings.draw_noise(slots.noise_col)
+    settings.draw_geometry(slots.geometry)
+    with slots.stimuli:
+        release.stimuli_input()
+
+
+@fragment(name="grid")
+def _grid(study: view.Study, slots: Slots) -> None:
+    """`privacy` first of all; then the map controls, the clean overlay with its colour bar, and the export."""
+    _privacy(study, slots)
+    with slots.grid_col:
+        settings.draw_grid(study.weight)
+    ctx = _context(study, slots.below)
+    if ctx is not None:
+        with slots.clean:
+            previews.clean_part(ctx, slots.below)
+        with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
+            release.export_section(ctx)
+
+
+@fragment(name="privacy")
+def _privacy(study: view.Study, slots: Slots) -> None:
+    """Level, ε and δ; the guarantee and everything that follows them (the EMD switch, the panels' own controls
+    and the share box re-run this part too)."""
+    with slots.privacy_col:
+        settings.draw_privacy(study.n_observers)
+    ctx = _context(study, slots.guarantee)
+    if ctx is None:
         return
-    ctx = view.Context(fixations=fix_ds, stimulus=stim, maps_key=key, gaze_maps=gm,
-                       source=MapsSource.of(gm, fixations=fix_ds.token, stimulus=stim.token, stimulus_name=stim_name),
-                       sensitivity=sens, clean=clean, preview=prev, epsilon=s.epsilon, delta=s.delta,
-                       mechanism=s.mechanism, method=s.method, cap_m=s.cap_m, cap_total=s.cap_total, cell_px=s.cell,
-                       sigma_px=s.sigma_px, weight=weight, preview_seed=s.seed,
-                       cap_choice=st.session_state.get(panels.CAP_CHOICE))
-    guarantee.markdown(noise.guarantee_markdown(ctx))
-    for w in privacy_warnings(s.epsilon, ctx.delta_used, n):
-        st.warning(w, icon=":material/warning:")
-
-    previews.preview_section(ctx)
-    noise.noise_section(ctx)
-    _accounting(ctx)
-    _explore(ctx)
-    st.divider()
-    _export(ctx)
-    ui.share.page_tools("heatmaps", ctx)  # settings JSON, script, what the report keeps of this view
-
-
-@fragment
-def _accounting(ctx: view.Context) -> None:
-    """Unit of privacy, totals over several stimuli, ledger so far (its input re-runs only this part)."""
-    release.accounting_box(ctx)
+    with slots.guarantee:
+        st.markdown(noise.guarantee_markdown(ctx))
+        st.markdown(settings.level_markdown(settings.read_settings(ctx.n_observers, ctx.weight), ctx.n_observers),
+                    unsafe_allow_html=True)
+        for w in privacy_warnings(ctx.epsilon, ctx.delta_used, ctx.n_observers):
+            st.warning(w, icon=":material/warning:")
+    with slots.noisy:
+        previews.noisy_part(ctx, slots.metrics)
+    with slots.noise:
+        noise.noise_section(ctx, slots.derivation)
+    release.accounting_box(ctx, slots.accounting, slots.totals)
+    panel = st.session_state.get("hm_panel")
+    if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
+        with slots.explore:
+            panels.RUNNERS[panel](ctx)
+    with slots.share:
+        ui.share.page_tools("heatmaps", ctx)  # settings JSON, script, what the report keeps of this view
 
 
-def _explore(ctx: view.Context) -> None:
-    """The secondary panels, each computed only when chosen (ε-curves, cap, calculator, attack, planning).
-
-    Not a fragment of its own: the Optimal cap panel's buttons set the cap m, which the whole study shows."""
-    st.subheader("Explore")
-    panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
-                                 label_visibility="collapsed")
-    if panel is None:
-        st.caption("Choose a panel to compute it: ε-curves (utility versus ε over repeated draws), the cap m that "
-                   "minimises the expected error, the noise calculator, the difference attack, or planning for a "
-                   "larger study. Each is computed when opened and then cached.")
-        return
-    panels.RUNNERS[panel](ctx)
-
-
-@fragment
-def _export(ctx: view.Context) -> None:
-    """The explicit private release (its button re-runs only this part, then the app for the ledger)."""
-    release.export_section(ctx)
-
-
-_draw()
+_study()

@@ -18,8 +18,10 @@ MOVES = [("privacy loss", "ArrowLeft", 2), ("Cell size", "ArrowLeft", 2), ("Kern
 
 
 def _no_exception(page) -> None:
-    """No Streamlit exception box on the page."""
+    """No Streamlit exception box on the page, and no guarded error either (the app's "went wrong" message)."""
     assert page.locator('[data-testid="stException"]').count() == 0, "exception box on /heatmaps"
+    errors = page.locator('[data-testid="stAlert"]', has_text="Something went wrong")
+    assert errors.count() == 0, errors.all_inner_texts()
 
 
 def _overlays_drawn(page) -> None:
@@ -85,6 +87,9 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
     harness.screenshot(page, str(shots / "heatmaps_eps0.1.png"))
     assert cc_low < cc_high, f"CC did not drop: ε=10 gives {cc_high}, ε=0.1 gives {cc_low}"
 
+    # The derivation open while the panels are switched (its content is written by the privacy part).
+    page.locator('[data-testid="stMain"] summary', has_text="How the noise scale is derived").first.click()
+    harness.wait_idle(page)
     for name in PANELS:
         page.locator('[data-testid="stMain"] button', has_text=name).first.click()
         harness.wait_idle(page)
@@ -101,19 +106,30 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
 
 
 def test_slider_move_reruns_only_the_fragment(page, app_url, run_log):
-    """Moving ε (inside the study fragment) re-runs the fragment but not the page body; the run log proves it."""
+    """Moving ε re-runs only the privacy part (not the page body, the study or the map controls); moving the cell
+    size re-runs the map part and the privacy part inside it, not the study; the run log proves it."""
     run_log.write_text("")
     page.goto(f"{app_url}/heatmaps")
     _wait_drawn(page)
     page.wait_for_timeout(500)
     first = harness.runs(run_log)
-    assert "page" in first and "study" in first, first
+    assert {"page", "study", "grid", "privacy"} <= set(first), first
     run_log.write_text("")
     _set_eps(page, "0.5")
     page.wait_for_timeout(300)
     moved = harness.runs(run_log)
     assert "page" not in moved, f"the page body re-ran: {moved}"
-    assert "study" in moved, f"the fragment did not re-run: {moved}"
+    assert "privacy" in moved, f"the privacy part did not re-run: {moved}"
+    assert "study" not in moved and "grid" not in moved, f"an ε move re-ran the map controls: {moved}"
+    run_log.write_text("")
+    thumb = _thumb(page, "Cell size")
+    thumb.focus()
+    page.keyboard.press("ArrowLeft")
+    _wait_drawn(page)
+    page.wait_for_timeout(300)
+    moved = harness.runs(run_log)
+    assert "grid" in moved and "privacy" in moved, f"a cell-size move did not redraw the maps: {moved}"
+    assert "page" not in moved and "study" not in moved, f"a cell-size move re-ran the study: {moved}"
     # A full run (here: leaving the page and coming back in the same session) does run the page body.
     page.locator('[data-testid="stSidebarNav"] a', has_text="Home").first.click()
     harness.wait_idle(page)

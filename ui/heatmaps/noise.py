@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import calibration_table
@@ -61,9 +62,15 @@ def noise_sentence(ctx: view.Context) -> str:
             f"and divided by n = {ctx.n_observers}.")
 
 
-def noise_section(ctx: view.Context) -> None:
-    """The noise scale: a sentence and three numbers first, the derivation behind an expander."""
-    st.subheader("Noise scale")
+def derivation_expander() -> DeltaGenerator:
+    """The (lazy) expander of the derivation: its content is drawn only when it is open (noise_section)."""
+    return st.expander("How the noise scale is derived (formulas, and Liu et al.'s calibration as in the paper)",
+                       key="hm_derivation", on_change="rerun")
+
+
+def noise_section(ctx: view.Context, derivation: DeltaGenerator) -> None:
+    """The noise scale: a sentence and three numbers first, the derivation in `derivation` (derivation_expander,
+    drawn once by the page so that an ε move does not re-send it) when it is open (the page draws the heading)."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     st.markdown(noise_sentence(ctx))
     row = st.container(horizontal=True, gap="large")  # one block, not four columns (re-sent on every move)
@@ -74,8 +81,6 @@ def noise_section(ctx: view.Context) -> None:
                  ("Δ₂ (L2 sensitivity)", sens.l2)]
     for label, value in shown:
         row.metric(label, f"{value:.6g}", width="content")
-    derivation = st.expander("How the noise scale is derived (formulas, and Liu et al.'s calibration as in the "
-                             "paper)", key="hm_derivation", on_change="rerun")
     if derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
         with derivation:
             _derivation(ctx)

@@ -25,8 +25,8 @@ PANELS = {
 }
 DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
 M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
-CAP_CHOICE = "hm_m_tuned"  # the last CapChoice read off some data (cleared with the ledger)
-LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a private choice of m: re-run the app once (sidebar ledger)
+CAP_CHOICE = view.CAP_CHOICE_KEY  # the last CapChoice read off some data (cleared with the ledger)
+LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a choice of m: re-run the app once (cap slider, sidebar ledger)
 
 
 def _delta_rule(key: str, ctx: view.Context) -> str:
@@ -95,8 +95,10 @@ def _set_cap(weight: str, choice: release.CapChoice) -> None:
 
 
 def _use_algorithm1(ctx: view.Context, m: float) -> None:
-    """Callback: use Algorithm 1's cap (flags the releases as tuned on private data)."""
+    """Callback: use Algorithm 1's cap (flags the releases as tuned on private data); the app re-runs once (the
+    cap slider is in the map controls' fragment, outside the panel's)."""
     _set_cap(ctx.weight, release.algorithm1_choice(m, ctx.weight, ctx.source))
+    st.session_state[LEDGER_CHANGED] = True
 
 
 def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str) -> None:

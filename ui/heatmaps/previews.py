@@ -1,39 +1,48 @@
 """The clean and noisy heatmaps side by side (JPEG images at display size), their colour bar and the metrics.
 
+Two parts: the clean overlay with the colour bar and grid caption (cell size, kernel, caps), and the noisy overlay
+with the metrics (every setting); each writes its lower half into a container the page made under both images.
+
 Headline metrics (CC, NMSE, MSE, KL, SIM) come with every move; the earth mover's distance, a linear program,
 is computed only when asked for."""
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.heatmaps import images, view
 from ui.heatmaps.settings import MECHS
-from ui.widgets import fmt_num, preview_watermark
+from ui.widgets import fmt_num
 
 
-def preview_section(ctx: view.Context) -> None:
-    """Clean vs noisy overlay, colour bar, caption, metrics."""
-    clean, prev, gm = ctx.clean, ctx.preview, ctx.gaze_maps
-    preview_watermark()
-    left, right = st.columns(2, gap="small")
+def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
+    """The clean overlay (here), and under both overlays (in `below`) the colour bar and the grid caption."""
+    clean, gm = ctx.clean, ctx.gaze_maps
     clean_key = ("clean", ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px)
-    left.markdown("**Clean heatmap** (no noise — not publishable)")
-    left.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, clean.vmax,
-                                          ctx.stimulus.image, clean.smooth), width="stretch")
+    st.markdown("**Clean heatmap** (no noise — not publishable)")
+    st.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, clean.vmax,
+                                        ctx.stimulus.image, clean.smooth), width="stretch")
+    with below:
+        st.html(images.colour_bar_html(clean.vmax, view.BAR_UNITS[ctx.weight]))
+        st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} "
+                   f"{ctx.unit}); noisy cells below 0 are transparent and cells above the maximum take the top "
+                   f"colour. Grid {gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px "
+                   f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = "
+                   f"{ctx.sigma_px:.1f} px."
+                   + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
+
+
+def noisy_part(ctx: view.Context, metrics: DeltaGenerator) -> None:
+    """The noisy overlay (here) and the utility metrics under both overlays (in `metrics`)."""
     title = f"**Noisy heatmap** — {MECHS[ctx.mechanism]}, ε = {fmt_num(ctx.epsilon)}"
     if ctx.delta_used:
         title += f", δ = {fmt_num(ctx.delta_used)}"
-    right.markdown(title)
+    st.markdown(title)
     noisy_key = ("noisy",) + preview_key(ctx)
-    right.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, clean.vmax,
-                                           ctx.stimulus.image, prev.smooth), width="stretch")
-    st.html(images.colour_bar_html(clean.vmax, view.BAR_UNITS[ctx.weight]))
-    st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} {ctx.unit}); "
-               f"noisy cells below 0 are transparent and cells above the maximum take the top colour. Grid "
-               f"{gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px on a "
-               f"{ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.sigma_px:.1f} px."
-               + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
-    _metrics(ctx)
+    st.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
+                                        ctx.stimulus.image, ctx.preview.smooth), width="stretch")
+    with metrics:
+        _metrics(ctx)
 
 
 def preview_key(ctx: view.Context) -> tuple:

@@ -10,6 +10,7 @@ import json
 import math
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.dp.release import opendp_gaussian_sigma
 from eyedp_core.dp.registry import Family
@@ -20,6 +21,7 @@ from ui.heatmaps import view
 from ui.heatmaps.settings import CELLS
 from ui.widgets import badge, fmt_num
 
+STIMULI_KEY = "hm_k_stimuli"
 EXPORT_RESULT = "hm_export_result"  # the last export's files and summary (cleared with the ledger)
 
 
@@ -45,10 +47,15 @@ def export_scale(ctx: view.Context) -> float:
     return _opendp_sigma(ctx.sensitivity.l2, cal.epsilon, cal.delta, cal.scale)
 
 
-def accounting_box(ctx: view.Context) -> None:
-    """Unit of privacy, ε per observer for this stimulus, total over several stimuli, ledger so far."""
-    st.subheader("Privacy accounting")
-    left, right = st.columns([1.5, 1], gap="large")
+def stimuli_input() -> None:
+    """How many stimuli are released from these observers (read by accounting_box; drawn by the map part)."""
+    st.number_input("Stimuli released from these observers", 1, 500, 1, key=STIMULI_KEY,
+                    help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential composition adds them.")
+
+
+def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerator) -> None:
+    """Unit of privacy and ε per observer for this stimulus in `left`; the total over the stimuli of
+    stimuli_input and the ledger so far in `right` (the page draws the heading and the input)."""
     eps_sel = ctx.selection_epsilon
     with left:
         st.markdown(
@@ -65,9 +72,7 @@ def accounting_box(ctx: view.Context) -> None:
                        "the tuning. Fix m in advance or choose it privately (Optimal cap panel).",
                        icon=":material/warning:")
     with right:
-        k = int(st.number_input("Stimuli released from these observers", 1, 500, 1, key="hm_k_stimuli",
-                                help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential "
-                                     "composition adds them."))
+        k = int(st.session_state.get(STIMULI_KEY, 1))
         eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, eps_sel)
         a, b = st.columns(2)
         a.metric("Total ε per observer", fmt_num(eps_total),
@@ -106,8 +111,8 @@ def export_limit_text(ctx: view.Context) -> str:
 
 
 def export_section(ctx: view.Context) -> None:
-    """The explicit private release: OpenDP noise at cell resolution, ledger entry, downloads."""
-    st.subheader("Export (private release)")
+    """The explicit private release: OpenDP noise at cell resolution, ledger entry, downloads (the page draws the
+    heading). Its text depends on the grid and the noise family only, not on ε: an ε move does not redraw it."""
     r = ctx.gaze_maps.n_cells
     cal = ctx.preview.calibration
     if r > release.MAX_EXPORT_CELLS:
@@ -115,11 +120,11 @@ def export_section(ctx: view.Context) -> None:
         return
     gaussian = Family(cal.mechanism) is Family.GAUSSIAN
     if gaussian:  # OpenDP's σ search takes ~0.1 s per (ε, δ): done when exporting, not on every slider move
-        noise = (f"Gaussian noise with σ a little above the {cal.method} σ = {fmt_num(cal.scale)} of the preview: "
-                 "OpenDP accounts its discrete Gaussian through zCDP, which needs slightly more noise for the same "
-                 "(ε, δ) (docs/PRIVACY_MODEL.md §11); the exact σ is found when you export and shown with the result")
+        noise = ("Gaussian noise with σ a little above the preview's σ (Noise scale above): OpenDP accounts its "
+                 "discrete Gaussian through zCDP, which needs slightly more noise for the same (ε, δ) "
+                 "(docs/PRIVACY_MODEL.md §11); the exact σ is found when you export and shown with the result")
     else:
-        noise = f"Laplace noise with scale b = {fmt_num(cal.scale)}"
+        noise = "Laplace noise with the preview's scale b = Δ₁/ε (Noise scale above)"
     st.markdown(
         f"Releases the noisy aggregate of '{ctx.stimulus.name}' at cell resolution ({r:,} cells of {ctx.cell_px} px, "
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "

@@ -1,12 +1,14 @@
 """The Heatmaps page's controls: privacy level, ε, δ, noise, cell size, kernel, caps and screen geometry.
 
-`draw_settings` draws them (every widget keyed hm_…) and returns the chosen values; it computes nothing but
-the preset values and the kernel width in pixels (a core call)."""
+`draw_noise`/`draw_geometry`, `draw_grid` and `draw_privacy` draw the rarely changed controls, the map controls
+and the level, ε and δ (every widget keyed hm_…; the page runs them in three nested fragments); `read_settings`
+reads the values back from the session. Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.data import samples
 from eyedp_core.dp.registry import Family
@@ -20,6 +22,7 @@ CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
 MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
 METHODS = {"analytic": "analytic (exact, any ε)", "classical": "classical (ε < 1 only)"}
 DEFAULT_C = {"count": 30, "duration": 8.0}
+DEFAULT_M = {"count": 1, "duration": 0.5}
 LEVEL_BADGE = {"good": "dp", "okay": "paper", "poor": "notdp"}  # "custom" -> neutral
 
 
@@ -67,65 +70,94 @@ def level_line(eps: float, delta_used: float, n: int, pure: bool) -> str:
             f"δ = {fmt_num(delta_used)}{' (Laplace: pure ε-DP)' if pure else below}, n = {n}")
 
 
-def draw_settings(n: int, weight: str, upload: bool) -> Settings:
-    """Observers n, the weighting and whether the stimulus was uploaded -> the controls' values."""
+def draw_privacy(n: int) -> None:
+    """Observers n -> the privacy controls: level preset, ε and δ (values: read_settings)."""
     presets = apply_preset(n)
+    st.segmented_control("Privacy level (after Liu et al. §3.2)", list(presets), key="hm_preset",
+                         format_func=lambda k: k.capitalize(),
+                         help=" · ".join(f"{v.label}" for v in presets.values()))
+    log_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
+               on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+    mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn below
+    log_slider("δ — failure probability (log scale)", 1e-12, 0.5, preset_delta(n), "hm_delta",
+               extra=(1.0 / n, n ** -1.5, preset_delta(n)), per_decade=3,
+               on_change=_clear_preset, disabled=Family(mech_now) is Family.LAPLACE,
+               help=f"δ must be much smaller than 1/n = {fmt_num(1 / n)}: the presets use "
+                    f"1/n² = {fmt_num(preset_delta(n))}; the paper's n^-1.5 = "
+                    f"{fmt_num(n ** -1.5)} is on the slider for comparison. Not used by "
+                    "Laplace noise (pure ε-DP).")
+
+
+def draw_noise(noise_col: DeltaGenerator) -> None:
+    """The noise column: family, Gaussian calibration and preview seed (drawn outside the privacy part: an ε move
+    does not re-send them; a change of family re-runs the privacy part and so the δ slider, greyed out for
+    Laplace)."""
+    with noise_col:
+        mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
+        if Family(mech) is Family.GAUSSIAN:
+            st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
+        st.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
+                        help="Previews use seeded numpy noise: the same seed gives the same noise "
+                             "pattern at every ε. Exports use fresh OpenDP noise.")
+
+
+def draw_grid(weight: str) -> None:
+    """The weighting -> the map controls: cell size, kernel width and caps (values: read_settings)."""
     m_key = panels.M_KEYS[weight]
-    with st.container(border=True):
-        cp, cm, cg = st.columns([1.15, 0.9, 1.25], gap="large")
-        with cp:
-            st.segmented_control("Privacy level (after Liu et al. §3.2)", list(presets), key="hm_preset",
-                                 format_func=lambda k: k.capitalize(),
-                                 help=" · ".join(f"{v.label}" for v in presets.values()))
-            eps = log_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
-                             on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
-            mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn below
-            pure = Family(mech_now) is Family.LAPLACE
-            delta = log_slider("δ — failure probability (log scale)", 1e-12, 0.5, preset_delta(n), "hm_delta",
-                               extra=(1.0 / n, n ** -1.5, preset_delta(n)), per_decade=3,
-                               on_change=_clear_preset, disabled=pure,
-                               help=f"δ must be much smaller than 1/n = {fmt_num(1 / n)}: the presets use "
-                                    f"1/n² = {fmt_num(preset_delta(n))}; the paper's n^-1.5 = "
-                                    f"{fmt_num(n ** -1.5)} is on the slider for comparison. Not used by "
-                                    "Laplace noise (pure ε-DP).")
-            delta_used = preview.delta_spent(mech_now, delta)
-            st.markdown(level_line(eps, delta_used, n, pure), unsafe_allow_html=True)
-        with cm:
-            mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
-            method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
-            if Family(mech) is Family.GAUSSIAN:
-                asked = st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
-                method = preview.gaussian_method(asked, eps)
-                if method != asked:
-                    st.info("The classical calibration is proven only for ε < 1; the analytic one is used.",
-                            icon=":material/info:")
-            seed = int(st.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
-                                       help="Previews use seeded numpy noise: the same seed gives the same noise "
-                                            "pattern at every ε. Exports use fresh OpenDP noise."))
-        with cg:
-            cell = int(st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
-                                        help="Gaze maps are counted on square cells; coarser cells mean fewer "
-                                             "cells r and less noise per cell."))
-            deg = st.slider("Kernel width σ (degrees of visual angle)", 0.0, 4.0, 1.5, 0.1, key="hm_deg",
-                            help="Gaussian smoothing after the noise (post-processing). 0 = no smoothing.")
-            st.session_state.setdefault(m_key, 1 if weight == "count" else 0.5)  # no value=: buttons may set m
-            if weight == "count":
-                m = float(st.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key))
-            else:
-                m = float(st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS,
-                                           key=m_key))
-            cap_total = _total_cap(weight)
-        with st.expander("Screen geometry (converts the kernel width from degrees to pixels)", expanded=upload):
-            g0 = samples.SAMPLE_SCREEN
-            g = st.columns(3)
-            wpx = int(g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx"))
-            wcm = float(g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm"))
-            dist = float(g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm),
-                                           key="hm_dist"))
-            sigma_px = sigma_px_from_degrees(deg, wpx, wcm, dist)
-            st.caption(f"σ = {deg:g}° = {sigma_px:.1f} px (assuming the stimulus was shown at its own pixel size).")
-    return Settings(epsilon=eps, delta=delta, mechanism=mech, method=method, seed=seed, cell=cell, degrees=deg,
-                    sigma_px=sigma_px, cap_m=m, cap_total=cap_total)
+    st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
+                     help="Gaze maps are counted on square cells; coarser cells mean fewer "
+                          "cells r and less noise per cell.")
+    st.slider("Kernel width σ (degrees of visual angle)", 0.0, 4.0, 1.5, 0.1, key="hm_deg",
+              help="Gaussian smoothing after the noise (post-processing). 0 = no smoothing. Its width "
+                   "in pixels is given under the heatmaps.")
+    st.session_state.setdefault(m_key, DEFAULT_M[weight])  # no value=: buttons may set m
+    if weight == "count":
+        st.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key)
+    else:
+        st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS, key=m_key)
+    _total_cap(weight)
+
+
+def draw_geometry(geometry: DeltaGenerator) -> None:
+    """The container of the screen-geometry expander -> screen width in px and cm and the viewing distance."""
+    with geometry:
+        g0 = samples.SAMPLE_SCREEN
+        g = st.columns(3)
+        g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx")
+        g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm")
+        g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm), key="hm_dist")
+        st.caption("The kernel width in pixels (shown under the heatmaps) assumes the stimulus was shown at "
+                   "its own pixel size on this screen.")
+
+
+def read_settings(n: int, weight: str) -> Settings:
+    """Observers n and the weighting -> the values the controls hold (defaults where one was never drawn)."""
+    ss = st.session_state
+    g0 = samples.SAMPLE_SCREEN
+    eps = float(ss.get("hm_eps", 1.0))
+    mech = ss.get("hm_mech", Family.GAUSSIAN.value)
+    method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
+    if Family(mech) is Family.GAUSSIAN:
+        method = preview.gaussian_method(ss.get("hm_method", "analytic"), eps)
+    deg = float(ss.get("hm_deg", 1.5))
+    sigma_px = sigma_px_from_degrees(deg, int(ss.get("hm_wpx", g0.width_px)), float(ss.get("hm_wcm", g0.width_cm)),
+                                     float(ss.get("hm_dist", g0.distance_cm)))
+    cap_total = None
+    if ss.get("hm_use_c", True):
+        cap_total = float(ss.get(f"hm_c_{weight}", DEFAULT_C[weight]))
+    return Settings(epsilon=eps, delta=float(ss.get("hm_delta", preset_delta(n))), mechanism=mech, method=method,
+                    seed=int(ss.get("hm_seed", 0)), cell=int(ss.get("hm_cell", 32)), degrees=deg, sigma_px=sigma_px,
+                    cap_m=float(ss.get(panels.M_KEYS[weight], DEFAULT_M[weight])), cap_total=cap_total)
+
+
+def level_markdown(s: Settings, n: int) -> str:
+    """Settings and n -> the level line, plus why the classical calibration was replaced when it was."""
+    pure = s.pure
+    line = level_line(s.epsilon, preview.delta_spent(s.mechanism, s.delta), n, pure)
+    if not pure and st.session_state.get("hm_method", "analytic") != s.method:
+        line += ("\n\n:material/info: *The classical calibration is proven only for ε < 1; the analytic one is "
+                 "used.*")
+    return line
 
 
 def _total_cap(weight: str) -> float | None:

@@ -8,6 +8,7 @@ so an ε move costs a noise draw on the cell grid and never rebuilds gaze maps o
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from collections import OrderedDict
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from ui import theme
 from ui.heatmaps import figs
 from ui.state import Dataset
 
+CAP_CHOICE_KEY = "hm_m_tuned"  # = panels.CAP_CHOICE: the last CapChoice read off some data
 DISPLAY_WIDTH = 960  # overlay images are sent to the browser at most this wide (JPEG)
 WEIGHTS = {"count": "fixation count", "duration": "dwell time (s)"}
 UNITS = {"count": "fixations per observer per cell", "duration": "seconds per observer per cell"}
@@ -37,7 +39,8 @@ BAR_UNITS = {"count": "fixations / observer / cell", "duration": "s / observer /
 # cached calls of the core
 
 
-@st.cache_data(show_spinner="Building gaze maps…", max_entries=24)
+# A shared object (st.cache_resource: no pickled copy of every observer's map per run); nothing mutates it.
+@st.cache_resource(show_spinner="Building gaze maps…", max_entries=24)
 def gaze_maps(fix_token: str, stim_token: str, cell: int, weight: str, width: int, height: int,
               _sub: pd.DataFrame) -> maps.GazeMaps:
     """Fixations of one stimulus (keyed by tokens), cell size and weighting -> per-observer GazeMaps."""
@@ -241,6 +244,7 @@ class Context:
     cap_total: float | None
     cell_px: int
     sigma_px: float
+    degrees: float
     weight: str
     preview_seed: int
     cap_choice: CapChoice | None  # the last choice of m read off some data (None: m was only ever set by hand)
@@ -298,3 +302,57 @@ class Context:
         fig_height = int(np.clip(plot_width * self.height / self.width + 140, 240, 700))
         return figs.overlay_figure(uri, self.width, self.height, display_w, vmax, title,
                                    unit or BAR_UNITS[self.weight], fig_height)
+
+
+# --------------------------------------------------------------------------------------------
+# the study (data chosen on the page) and the context every part rebuilds from the settings
+
+
+CONTEXTS_KEY = "eyedp_hm_contexts"  # this session's last contexts, keyed by study and settings
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Study:
+    """The data the page's top row chose: fixations, stimulus, weighting and the stimulus' fixations."""
+
+    fixations: Dataset
+    stimulus: Dataset
+    stimulus_name: str
+    weight: str
+    fixations_on_stimulus: pd.DataFrame
+    how: str  # how the fixations were matched to the stimulus (shown in the caption)
+
+    @functools.cached_property
+    def n_observers(self) -> int:
+        """Number of observers with fixations on the stimulus (public)."""
+        return int(self.fixations_on_stimulus["observer"].nunique())
+
+
+def context(study: Study, s) -> Context:
+    """Study and settings (ui.heatmaps.settings.Settings) -> the page's Context, memoised per session: the map
+    part and the privacy part share one build per move. Raises ValueError for settings the core refuses."""
+    cap_choice = st.session_state.get(CAP_CHOICE_KEY)
+    k = (id(study), s, id(cap_choice))
+    memo = st.session_state.setdefault(CONTEXTS_KEY, OrderedDict())
+    if k in memo:
+        memo.move_to_end(k)
+        return memo[k][1]
+    fix_ds, stim = study.fixations, study.stimulus
+    H, W = stim.image.shape[:2]
+    key = (fix_ds.token, stim.token, s.cell, study.weight)
+    gm = gaze_maps(*key, W, H, study.fixations_on_stimulus)
+    sens = preview.maps_sensitivity(gm, s.cap_m, s.cap_total)
+    clean = clean_maps(key, s.cap_m, s.cap_total, s.sigma_px, gm)
+    prev = noisy_preview(key, s.cap_m, s.cap_total, s.sigma_px, s.epsilon, s.delta, s.mechanism, s.method, s.seed,
+                         clean, sens)
+    ctx = Context(fixations=fix_ds, stimulus=stim, maps_key=key, gaze_maps=gm,
+                  source=MapsSource.of(gm, fixations=fix_ds.token, stimulus=stim.token,
+                                       stimulus_name=study.stimulus_name),
+                  sensitivity=sens, clean=clean, preview=prev, epsilon=s.epsilon, delta=s.delta,
+                  mechanism=s.mechanism, method=s.method, cap_m=s.cap_m, cap_total=s.cap_total, cell_px=s.cell,
+                  sigma_px=s.sigma_px, degrees=s.degrees, weight=study.weight, preview_seed=s.seed,
+                  cap_choice=cap_choice)
+    memo[k] = (study, ctx)  # the study is kept with its id so that the id is not reused while memoised
+    while len(memo) > 4:
+        memo.popitem(last=False)
+    return ctx
