@@ -45,6 +45,11 @@ def _screen_axes(fig: go.Figure, geometry: ScreenGeometry) -> None:
                      showline=True)
 
 
+def _bands(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Event starts and ends -> x of closed rectangles (s, s, e, e) separated by NaN gaps, for one filled trace."""
+    return np.column_stack([start, start, end, end, np.full(len(start), np.nan)]).ravel()
+
+
 def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame, who: str) -> go.Figure:
     """One participant's samples in a time window -> x and y (one panel, px) and the pupil (a second panel)
     against time, fixations and blinks shaded.
@@ -67,11 +72,26 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
                                yaxis="y2", showlegend=False))
         layout["yaxis2"] = dict(domain=[0.0, heights[1]], title=dict(text="pupil (mm)"), anchor="x2")
         layout["xaxis2"] = dict(anchor="y2", matches="x", title=dict(text="time (s)"))
-    # One shapes list spanning all rows (Plotly's add_vrect per event costs ~0.1 s each on subplots).
-    shade = [("rgba(0,114,178,0.08)", fixations), ("rgba(213,94,0,0.18)", blinks)]
-    layout["shapes"] = [dict(type="rect", xref="x", yref="paper", x0=s, x1=e, y0=0, y1=1, line_width=0,
-                             fillcolor=color, layer="below")
-                        for color, evs in shade for s, e in zip(evs["start_s"], evs["end_s"])]
+    # Fixation and blink bands as ONE filled trace per panel and kind (rectangles separated by gaps), drawn under
+    # the lines in each panel's fixed data range: a layout shape per event cost the browser an SVG node each on
+    # every threshold move (hundreds per window).
+    panels = [("x", "y", shown[["x", "y"]].to_numpy(dtype=float))]
+    if rows == 2:
+        panels.append(("x2", "y2", shown[["pupil"]].to_numpy(dtype=float)))
+    bands = []
+    for xa, ya, values in panels:
+        finite = values[np.isfinite(values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        pad = 0.05 * (hi - lo) or 1.0
+        lo, hi = lo - pad, hi + pad
+        layout["yaxis" if ya == "y" else "yaxis2"]["range"] = [lo, hi]
+        for color, evs in (("rgba(0,114,178,0.10)", fixations), ("rgba(213,94,0,0.20)", blinks)):
+            if len(evs):
+                bands.append(go.Scatter(x=_bands(evs["start_s"].to_numpy(), evs["end_s"].to_numpy()),
+                                        y=np.tile([lo, hi, hi, lo, np.nan], len(evs)), xaxis=xa, yaxis=ya,
+                                        fill="toself", fillcolor=color, mode="none", showlegend=False,
+                                        hoverinfo="skip"))
+    data = bands + data
     layout.update(height=170 * rows + 150, template=theme.TEMPLATE,
                   legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"),
                   title=f"Raw gaze of {who}: {len(part):,} samples (blue bands = fixations, orange = blinks)")
