@@ -76,6 +76,9 @@ def test_protect_view_leads_with_guarantees_and_reacts_to_epsilon():
     assert _row(at, "Kaleido")["displacement_deg"] < kal["displacement_deg"]
     at.slider(key="gs_t").set_value(42.0).run()  # the animation slider
     assert not at.exception, at.exception
+    assert "original and Kaleido, 39.0–42.0 s (PREVIEW)" in _text(at) and len(at.image) == 1  # a picture
+    at.toggle(key="gs_scan_interactive").set_value(True).run()  # the Plotly figure on request
+    assert not at.exception, at.exception
     titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
     assert any("39.0–42.0 s" in t for t in titles), titles
 
@@ -157,3 +160,30 @@ def test_budget_envelope_thins_the_line_but_keeps_every_peak():
     assert np.all(np.diff(tt) >= 0) and tt[0] == t[0]
     short_t, short_y = envelope(t[:100], y[:100])
     assert short_t is not None and np.array_equal(short_y, y[:100])
+
+
+def test_scanpath_picture_draws_both_streams_over_the_stimulus():
+    """The picture has the screen's aspect ratio; the protected stream's colour lies along its path, a NaN gap
+    (blink) leaves its segment undrawn, and the picture is the faded stimulus elsewhere."""
+    import io
+
+    from PIL import Image
+
+    from ui.samples import scanpath_image
+
+    orig = np.array([[100.0, 100.0], [300.0, 100.0]])
+    prot = np.array([[100.0, 600.0], [600.0, 600.0], [np.nan, np.nan], [900.0, 200.0], [1200.0, 200.0]])
+    colors = ("#1b2430", "#d55e00")
+    jpeg = scanpath_image.scanpath_jpeg(orig, prot, ("original", "Kaleido"), colors, (1280, 800), None)
+    img = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB")).astype(int)
+    assert img.shape == (round(820 * 800 / 1280), 820, 3)
+    s = 820 / 1280
+
+    def near(x: float, y: float, rgb: tuple[int, int, int]) -> bool:
+        patch = img[int(y * s) - 2:int(y * s) + 3, int(x * s) - 2:int(x * s) + 3]
+        return bool((np.abs(patch - np.array(rgb)).sum(axis=2) < 90).any())
+
+    assert near(350, 600, (213, 94, 0)) and near(1000, 200, (213, 94, 0))  # both drawn runs of the protected path
+    assert not near(750, 400, (213, 94, 0))  # the gap between them (600,600)-(900,200) is not drawn
+    assert near(200, 100, (27, 36, 48))  # the original path
+    assert (np.abs(img[700 * 820 // 1280 - 40, 410] - np.array([247, 248, 250])) < 12).all()  # bare screen elsewhere

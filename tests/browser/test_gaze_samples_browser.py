@@ -17,6 +17,19 @@ def _chart_titles(page) -> list[str]:
     return [t.text_content() or "" for t in page.locator(".js-plotly-plot .gtitle").all()]
 
 
+def _scanpath_titles(page) -> list[str]:
+    """Titles of the scanpath comparison: the bold line over its picture (or the Plotly title, when interactive)."""
+    bold = page.locator('[data-testid="stMain"] [data-testid="stMarkdown"] strong').filter(has_text="(PREVIEW)")
+    return [t.text_content() or "" for t in bold.all()] + [t for t in _chart_titles(page) if "(PREVIEW)" in t]
+
+
+def _scanpath_picture(page):
+    """The scanpath comparison's picture: loaded, with a real size."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stImage"] img')]
+                   .some(i => i.complete && i.naturalWidth >= 800)""", timeout=60_000)
+
+
 def test_protect_view_and_animation_slider(page, app_url, shots):
     page.goto(f"{app_url}/gaze_samples")
     harness.wait_idle(page, 120_000)
@@ -26,12 +39,12 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     main.get_by_text("Protect the stream", exact=True).click()
     harness.wait_idle(page, 180_000)
     _no_exception(page)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    _scanpath_picture(page)  # a picture by default (cheap to swap on every slider move)
     text = main.inner_text()
     assert "per 60-sample window" in text and "NOT differential privacy" in text and "PREVIEW" in text
     # The side-by-side table comes last (every method is computed for it): wait for it, on a loaded machine too.
     page.wait_for_selector('[data-testid="stMarkdown"] table:has-text("heatmap CC")', timeout=120_000)
-    assert any("(PREVIEW)" in t for t in _chart_titles(page))  # the scanpath comparison
+    assert _scanpath_titles(page)  # the scanpath comparison
     # One figure at a time: the Kaleido budget chart is the other choice of the same place.
     main.get_by_text("Budget per window", exact=True).click()
     harness.wait_idle(page, 120_000)
@@ -41,15 +54,23 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     main.get_by_text("Scanpaths over the stimulus", exact=True).click()
     harness.wait_idle(page, 120_000)
 
-    before = [t for t in _chart_titles(page) if "(PREVIEW)" in t]
+    before = _scanpath_titles(page)
     slider = main.locator('[data-testid="stSlider"]').filter(has_text="Time (s)").locator('input[type="range"]')
     slider.first.focus()
     for _ in range(6):
         page.keyboard.press("ArrowRight")
     harness.wait_idle(page, 120_000)
     _no_exception(page)
-    after = [t for t in _chart_titles(page) if "(PREVIEW)" in t]
+    after = _scanpath_titles(page)
     assert before and after and before != after, (before, after)
+    _scanpath_picture(page)
+    # The interactive Plotly figure is one switch away, with the same title.
+    main.locator('[data-testid="stCheckbox"]', has_text="Interactive chart").first.click()
+    harness.wait_idle(page, 120_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    assert [t for t in _chart_titles(page) if "(PREVIEW)" in t] == after, (_chart_titles(page), after)
+    main.locator('[data-testid="stCheckbox"]', has_text="Interactive chart").first.click()
+    harness.wait_idle(page, 120_000)
     # Move every other slider of the view once, then look at both widths.
     for i in range(page.locator(harness.SLIDER).count()):
         harness.move_slider(page, i, "ArrowRight", 1)

@@ -123,9 +123,15 @@ def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, me
                         **keep_value("gs_t", default, spec.lo, spec.hi))
     trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail",
                                      **keep_value("gs_trail", 3.0)))
-    fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
-    # A static plot (no hover, zoom or mode bar): the slider animates it, and Plotly redraws a static plot faster.
-    st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
+    # A picture by default: the sliders redraw this on every move, and swapping an image is far cheaper for the
+    # browser than a Plotly redraw (ui/samples/scanpath_image.py); the Plotly figure is one switch away.
+    if st.toggle("Interactive chart (axes in px, zoom; slower to redraw)", key="gs_scan_interactive"):
+        fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
+        st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
+    else:
+        st.markdown(f"**{view.compare_title(who, method, float(t_end), trail)}**")
+        st.image(view.compare_picture(key, float(t_end), trail, method, geometry, stimulus_uri, original,
+                                      protected), width="content")
     st.caption(stimulus_note)
 
 

@@ -23,7 +23,7 @@ from eyedp_core.samples.evaluate import Reference, evaluate, reference, reidenti
 from eyedp_core.samples.events import EventParams, event_params
 from eyedp_core.samples.kaleido import kaleido_run, window_sums
 from eyedp_core.samples.synth import SynthResult, k_same_synth
-from ui.samples import figs
+from ui.samples import figs, scanpath_image
 
 # Stable numbers that separate the methods' random streams under one preview seed.
 STREAM_IDS = {"kaleido": 1, "synth": 2, "pd-published": 3, "pd-randomised": 4}
@@ -196,8 +196,24 @@ def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geomet
     point -> the trailing scanpaths figure (cached: moving back to a time point re-sends an identical figure)."""
     a = display.trail(_original, t_end, trail_s)
     b = display.trail(_protected, t_end, trail_s)
-    title = f"{who}: original and {method}, {t_end - trail_s:.1f}–{t_end:.1f} s (PREVIEW)"
-    return figs.compare_scanpath(a, b, method, geometry, title, stimulus_uri)
+    return figs.compare_scanpath(a, b, method, geometry, compare_title(who, method, t_end, trail_s), stimulus_uri)
+
+
+def compare_title(who: str, method: str, t_end: float, trail_s: float) -> str:
+    """The scanpaths' title: who, which method, which seconds."""
+    return f"{who}: original and {method}, {t_end - trail_s:.1f}–{t_end:.1f} s (PREVIEW)"
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def compare_picture(key: tuple, t_end: float, trail_s: float, method: str, geometry: ScreenGeometry,
+                    stimulus_uri: str | None, _original: pd.DataFrame, _protected: pd.DataFrame) -> bytes:
+    """Like `compare_figure`, as a JPEG over the stimulus (cached: the time slider re-sends known pictures)."""
+    a = display.trail(_original, t_end, trail_s)
+    b = display.trail(_protected, t_end, trail_s)
+    colors = (figs.METHOD_COLORS["original"], figs.METHOD_COLORS.get(method, figs.theme.CATEGORY[1]))
+    return scanpath_image.scanpath_jpeg(a[["x", "y"]].to_numpy(float), b[["x", "y"]].to_numpy(float),
+                                        ("original", method), colors, (geometry.width_px, geometry.height_px),
+                                        stimulus_uri)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
