@@ -187,3 +187,26 @@ def test_scanpath_picture_draws_both_streams_over_the_stimulus():
     assert not near(750, 400, (213, 94, 0))  # the gap between them (600,600)-(900,200) is not drawn
     assert near(200, 100, (27, 36, 48))  # the original path
     assert (np.abs(img[700 * 820 // 1280 - 40, 410] - np.array([247, 248, 250])) < 12).all()  # bare screen elsewhere
+
+
+def test_raw_trace_picture_shades_fixations_and_blinks_where_they_are():
+    """The raw trace's picture: a fixation band and a blink band at their times, both panels, white elsewhere."""
+    import io
+
+    from PIL import Image
+
+    from ui.samples import scanpath_image
+
+    t = np.arange(1000) / 100.0  # 0-10 s
+    x, y, pupil = np.full(t.size, 100.0), np.full(t.size, 200.0), np.full(t.size, 3.0)
+    png = scanpath_image.raw_trace_png(t, x, y, pupil, np.array([[2.0, 3.0]]), np.array([[6.0, 6.5]]))
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    left, pw = 92, img.shape[1] - 92 - 16
+
+    def col(sec: float) -> int:
+        return int(left + sec / t[-1] * pw)
+
+    for row in (60, 320):  # inside the top panel (x, y) and the pupil panel, away from the flat lines
+        assert tuple(img[row, col(2.5)]) == (226, 238, 246)  # fixation band
+        assert tuple(img[row, col(6.25)]) == (246, 222, 204)  # blink band
+        assert tuple(img[row, col(4.5)]) == (255, 255, 255)  # no event

@@ -50,9 +50,10 @@ def _nav(page, title: str) -> None:
 
 
 def _healthy(page) -> None:
-    """No exception box, and a Plotly chart drawn."""
+    """No exception box, and a figure drawn (a Plotly chart, or a figure's picture: issue 12)."""
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    page.wait_for_selector('.js-plotly-plot .main-svg, [data-testid="stMain"] [data-testid="stImage"] img',
+                           timeout=30_000)
 
 
 def _healthy_preview(page) -> None:

@@ -53,9 +53,10 @@ def _nav(page, title: str, timeout_ms: float = 60_000) -> None:
 
 
 def _chart(page) -> None:
-    """No exception box, and a Plotly chart drawn."""
+    """No exception box, and a figure drawn (a Plotly chart, or a figure's picture: issue 12)."""
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    page.wait_for_selector('.js-plotly-plot .main-svg, [data-testid="stMain"] [data-testid="stImage"] img',
+                           timeout=60_000)
 
 
 def _preview(page) -> None:

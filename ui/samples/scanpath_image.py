@@ -77,3 +77,74 @@ def scanpath_jpeg(original: np.ndarray, protected: np.ndarray, names: tuple[str,
     buf = io.BytesIO()
     img.save(buf, "JPEG", quality=85)
     return buf.getvalue()
+
+
+def raw_trace_png(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray | None, fixations: np.ndarray,
+                  blinks: np.ndarray, width: int = 1100) -> bytes:
+    """Samples of a time window (t in s; x, y in px; pupil in mm or None) and events as (start, end) s rows ->
+    x and y (top panel) and the pupil (bottom panel) against time, fixations shaded blue and blinks orange, as PNG.
+
+    The picture of figs.raw_trace: the detector's threshold redraws it on every move (see the module docstring)."""
+    from ui.picture import font, nice_ticks, rgb, tick_label
+
+    left, right, top, bottom, gap = 92, 16, 10, 54, 22
+    heights = [260, 110] if pupil is not None else [300]
+    h = top + sum(heights) + gap * (len(heights) - 1) + bottom
+    pw = width - left - right
+    t0, t1 = (float(t[0]), float(t[-1])) if len(t) > 1 and t[-1] > t[0] else (0.0, 1.0)
+
+    def px(v: np.ndarray) -> np.ndarray:
+        return left + (np.asarray(v, float) - t0) / (t1 - t0) * pw
+
+    img = Image.new("RGB", (width, h), (255, 255, 255))
+    a = np.asarray(img).copy()
+    panels, y0 = [], top
+    for hh in heights:
+        panels.append((y0, hh))
+        y0 += hh + gap
+    for events, color in ((fixations, (226, 238, 246)), (blinks, (246, 222, 204))):  # bands: numpy column fills
+        for (p_top, p_h) in panels:
+            if len(events):
+                cols = np.clip(np.round(px(np.asarray(events, float))).astype(int), left, left + pw)
+                mask = np.zeros(width + 1, dtype=np.int32)
+                np.add.at(mask, cols[:, 0], 1)
+                np.add.at(mask, cols[:, 1], -1)
+                inside = np.cumsum(mask)[:width] > 0
+                a[p_top:p_top + p_h, inside] = color
+    img = Image.fromarray(a)
+    d = ImageDraw.Draw(img)
+    f = font(19)  # shown scaled to the column (~0.7×): about 13 px on screen
+    series = [[(x, theme.CATEGORY[0]), (y, theme.CATEGORY[1])]] + ([[(pupil, theme.CATEGORY[2])]] if pupil is not None
+                                                                    else [])
+    titles = ["x, y (px)", "pupil (mm)"]
+    xs = px(t)
+    for (p_top, p_h), lines, title in zip(panels, series, titles):
+        vals = np.concatenate([v[np.isfinite(v)] for v, _ in lines]) if lines else np.zeros(1)
+        lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
+        pad = 0.06 * (hi - lo) or 1.0
+        lo, hi = lo - pad, hi + pad
+
+        def py(v: np.ndarray, p_top: int = p_top, p_h: int = p_h, lo: float = lo, hi: float = hi) -> np.ndarray:
+            return p_top + (hi - np.asarray(v, float)) / (hi - lo) * p_h
+
+        ticks = nice_ticks(lo, hi, 5 if p_h > 150 else 3)
+        step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+        for v, yy in zip(ticks.tolist(), py(ticks).tolist()):
+            d.line([left, yy, left + pw, yy], fill=rgb(theme.GRID), width=1)
+            d.text((left - 6, yy), tick_label(v, step), fill=rgb(theme.INK), font=f, anchor="rm")
+        for v, color in lines:
+            pts = np.column_stack([xs, py(v)])
+            for seg in _segments(pts):
+                if len(seg) >= 4:
+                    d.line(seg, fill=rgb(color), width=2)
+        d.rectangle([left, p_top, left + pw, p_top + p_h], outline=rgb(theme.MUTED), width=1)
+        d.text((left + 6, p_top + 4), title, fill=rgb(theme.MUTED), font=f, anchor="la")
+    last_top, last_h = panels[-1]
+    xt = nice_ticks(t0, t1, 10)
+    xstep = float(xt[1] - xt[0]) if len(xt) > 1 else 1.0
+    for v, xx in zip(xt.tolist(), px(xt).tolist()):
+        d.text((xx, last_top + last_h + 6), tick_label(v, xstep), fill=rgb(theme.INK), font=f, anchor="mt")
+    d.text((left + pw / 2, h - 4), "time (s)", fill=rgb(theme.INK), font=f, anchor="md")
+    buf = io.BytesIO()
+    img.save(buf, "PNG", compress_level=1)
+    return buf.getvalue()

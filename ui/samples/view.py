@@ -155,6 +155,18 @@ def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: f
     return fig, (len(fx), len(sc), len(bl))
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def raw_picture(token: str, stream_key: str, method: str, threshold: float, span: tuple[float, float],
+                _one: pd.DataFrame, _ev: pd.DataFrame) -> bytes:
+    """Like `raw_figure` for kind "time", as a PNG (ui/samples/scanpath_image.raw_trace_png), cached the same way."""
+    part, evw = display.visible(_one, _ev, span)
+    shown = figs.thin(part)
+    spans = {k: evw.loc[evw["type"] == k, ["start_s", "end_s"]].to_numpy(float) for k in ("fixation", "blink")}
+    pupil = shown["pupil"].to_numpy(float) if "pupil" in shown.columns else None
+    return scanpath_image.raw_trace_png(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
+                                        shown["y"].to_numpy(float), pupil, spans["fixation"], spans["blink"])
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def summary(token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry, t0: float,
             t1: float, _ev: pd.DataFrame) -> dict[str, str]:

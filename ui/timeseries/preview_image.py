@@ -9,54 +9,19 @@ text with PIL (C loops), so no Python loop runs over samples.
 from __future__ import annotations
 
 import io
-import math
-from functools import lru_cache
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from ui import theme
+from ui.picture import font as _font
+from ui.picture import nice_ticks, tick_label  # noqa: F401 - importable here as before
+from ui.picture import rgb as _rgb
 
 W, H = 1100, 400  # pixels; shown at the column's width
 LEFT, RIGHT, TOP, BOTTOM = 96, 16, 12, 52
-FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 # Palette indices: background, ink, grid, muted, padding shade, clean, noisy, paper's DCFPA.
 BG, INK, GRID, MUTED, SHADE, CLEAN, NOISY, PAPER = range(8)
-
-
-def _rgb(color: str) -> tuple[int, int, int]:
-    """'#rrggbb' in, (r, g, b) out."""
-    c = color.lstrip("#")
-    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
-
-
-@lru_cache(maxsize=4)
-def _font(size: int) -> ImageFont.ImageFont:
-    """DejaVu Sans at `size` px (PIL's own font when the file is missing)."""
-    try:
-        return ImageFont.truetype(FONT_PATH, size)
-    except OSError:
-        return ImageFont.load_default(size=size)
-
-
-def nice_ticks(lo: float, hi: float, n: int = 6) -> np.ndarray:
-    """Range in, about n round tick values inside it out (1, 2, 5 × 10^e steps)."""
-    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-        return np.array([lo])
-    raw = (hi - lo) / n
-    mag = 10.0 ** math.floor(math.log10(raw))
-    step = mag * min((s for s in (1, 2, 2.5, 5, 10) if s * mag >= raw), default=10)
-    return np.arange(math.ceil(lo / step), math.floor(hi / step) + 1) * step
-
-
-def tick_label(v: float, step: float) -> str:
-    """Tick value in, short text out (thousands separators, scientific beyond 10⁶)."""
-    if v == 0:
-        return "0"
-    if abs(v) >= 1e6 or abs(v) < 1e-3:
-        return f"{v:.1e}".replace("e+0", "e").replace("e-0", "e-")
-    decimals = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
-    return f"{v:,.{decimals}f}"
 
 
 def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
