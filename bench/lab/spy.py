@@ -13,10 +13,8 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app()
     try:
-        page = b.new_page(viewport={"width": 1440, "height": 1000}); page.goto(f"{url}/{path.split('#')[0]}"); harness.wait_idle(page, 120000)
-        if "#" in path:  # a view to click first, e.g. gaze_samples#Protect the stream
-            page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(has_text=path.split("#")[1]).first.click()
-            harness.wait_idle(page, 300000)
+        page = b.new_page(viewport={"width": 1440, "height": 1000})
+        harness.open_view(page, url, path)  # "page#View label" clicks that view first
         page.wait_for_selector(harness.SLIDER, timeout=30000); page.wait_for_timeout(500)
         sl = page.locator(harness.SLIDER).first if not label else page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
         spy = subprocess.Popen(["py-spy", "record", "-p", str(proc.pid), "-o", out, "-f", "raw", "-r", "500", "--idle"],

@@ -24,10 +24,8 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(script)
     try:
-        page = b.new_page(viewport={"width": 1440, "height": 1000}); page.goto(f"{url}/{path.split('#')[0]}"); harness.wait_idle(page, 120000)
-        if "#" in path:  # a view to click first, e.g. gaze_samples#Protect the stream
-            page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(has_text=path.split("#")[1]).first.click()
-            harness.wait_idle(page, 300000)
+        page = b.new_page(viewport={"width": 1440, "height": 1000})
+        harness.open_view(page, url, path)  # "page#View label" clicks that view first
         page.wait_for_selector(harness.SLIDER, timeout=30000); page.wait_for_timeout(1000)
         sl = page.locator(harness.SLIDER).first if not label else page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
         for i, key in enumerate(["ArrowRight", "ArrowLeft", "ArrowRight"]):

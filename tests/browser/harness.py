@@ -79,6 +79,17 @@ def wait_idle(page, timeout_ms: float = 60_000) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
 
 
+def open_view(page, url: str, path: str, timeout_ms: float = 300_000) -> None:
+    """Open `path` of the app at `url` and wait until drawn; "page#Label" then clicks the main-area radio option
+    named Label (a view of the page, e.g. "gaze_samples#Protect the stream") and waits again."""
+    page.goto(f"{url}/{path.split('#')[0]}")
+    wait_idle(page, 120_000)
+    if "#" in path:
+        page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
+            has_text=path.split("#", 1)[1]).first.click()
+        wait_idle(page, timeout_ms)
+
+
 def runs(run_log: Path) -> list[str]:
     """The parts (page, fragment names) the app logged in `run_log` since it was last emptied, in order."""
     return [line.split()[0] for line in run_log.read_text().splitlines() if line.strip()]
