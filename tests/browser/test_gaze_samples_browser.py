@@ -49,6 +49,9 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     main.get_by_text("Budget per window", exact=True).click()
     harness.wait_idle(page, 120_000)
     _no_exception(page)
+    # The first Plotly chart of the session: its browser code loads first (the scanpaths above are a picture).
+    page.locator(".js-plotly-plot .gtitle", has_text="budget spent in every sliding window").first.wait_for(
+        timeout=60_000)
     assert any("budget spent in every sliding window" in t for t in _chart_titles(page)), _chart_titles(page)
     harness.screenshot(page, str(shots / "gaze_samples_protect.png"))
     main.get_by_text("Scanpaths over the stimulus", exact=True).click()
