@@ -54,7 +54,9 @@ def test_home_bounds_a_few_beliefs_and_draws_the_curve_on_request():
     drawn only when asked for, and its worst-case curve is the same bound."""
     at = open_app()
     table = next(m.value for m in at.markdown if m.value.startswith("| belief before"))
-    cells = [c.strip() for c in table.splitlines()[2].split("|")[2:-1]]
+    rows = [[c.strip().replace("\u00a0", " ") for c in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
+    assert [r[0] for r in rows] == ["1 %", "10 %", "50 %", "90 %"]
+    cells = [r[1] for r in rows]
     want = [0.01 * np.e / (0.01 * np.e + 0.99), 0.1 * np.e / (0.1 * np.e + 0.9), np.e / (np.e + 1), 0.9 * np.e / (0.9 * np.e + 0.1)]
     assert [float(c.rstrip(" %")) for c in cells] == pytest.approx([100 * w for w in want], abs=0.051)
     assert not at.get("plotly_chart")
