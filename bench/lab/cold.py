@@ -1,7 +1,7 @@
 """Lab: where a cold start goes (server launch -> health -> first script run -> page drawn), py-spy on the server.
 
 python bench/lab/cold.py <script> <out.spy|-> [url path]"""
-import subprocess, sys, time, os, socket, urllib.request
+import subprocess, sys, time, os, urllib.request
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))

@@ -1,7 +1,7 @@
 """Lab: CPU profile of the browser main thread during a cold page load, self time by script and function.
 
 python bench/lab/jsprof.py <script> [url path]"""
-import collections, subprocess, sys, time, os, urllib.request
+import collections, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))

@@ -1,7 +1,7 @@
 """Lab: the DOM mutations after one slider key press on a page, with times (where a re-render spends its time).
 
 python bench/lab/trace.py <url path> [slider label] [app script]"""
-import sys, json
+import sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "tests" / "browser"))

@@ -9,6 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (app start needs none)
+    import pandas as pd
 
 __all__ = [
     "COMPOSITION_RULE",

@@ -8,9 +8,12 @@ the row the user sees even after blank lines were dropped or rows were filtered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (app start needs none)
+    import pandas as pd
 
 ROW_INDEX_NAME = "row"
 ROW_NOTE = ("(Rows are the file's line numbers, as a spreadsheet shows them: a header on the first line is "

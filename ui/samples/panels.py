@@ -12,7 +12,7 @@ from eyedp_core.samples import display, explain, kanon
 from eyedp_core.samples.kaleido import kaleido_plan
 from eyedp_core.samples.streams import PreparedStreams
 from ui import state
-from ui.samples import figs, view
+from ui.samples import view
 from ui.samples.controls import keep_value
 from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
                                  kaleido_controls, pd_controls, synth_controls)
