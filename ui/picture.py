@@ -12,7 +12,10 @@ FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 
 def rgb(color: str) -> tuple[int, int, int]:
-    """'#rrggbb' in, (r, g, b) out."""
+    """'#rrggbb' or 'rgba(r, g, b, a)' in, (r, g, b) out."""
+    if not color.startswith("#"):
+        r, g, b = (int(float(v)) for v in color[color.index("(") + 1:].split(",")[:3])
+        return r, g, b
     c = color.lstrip("#")
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 

@@ -92,7 +92,17 @@ def open_view(page, url: str, path: str, timeout_ms: float = 300_000) -> None:
 
 def runs(run_log: Path) -> list[str]:
     """The parts (page, fragment names) the app logged in `run_log` since it was last emptied, in order."""
-    return [line.split()[0] for line in run_log.read_text().splitlines() if line.strip()]
+    from ui.runlog import parts
+
+    return parts(run_log.read_text())
+
+
+def figure_drawn(page, timeout_ms: float = 60_000, picture_only: bool = False) -> None:
+    """No exception box, and a figure drawn: a Plotly chart or a figure's picture (issue 12), or with
+    `picture_only` a picture (the Time-series preview, whose Plotly chart is a toggle)."""
+    assert page.locator('[data-testid="stException"]').count() == 0
+    picture = '[data-testid="stMain"] [data-testid="stImage"] img'
+    page.wait_for_selector(picture if picture_only else f".js-plotly-plot .main-svg, {picture}", timeout=timeout_ms)
 
 
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'

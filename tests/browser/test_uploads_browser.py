@@ -50,16 +50,11 @@ def _nav(page, title: str) -> None:
 
 
 def _healthy(page) -> None:
-    """No exception box, and a figure drawn (a Plotly chart, or a figure's picture: issue 12)."""
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_selector('.js-plotly-plot .main-svg, [data-testid="stMain"] [data-testid="stImage"] img',
-                           timeout=30_000)
+    harness.figure_drawn(page, 30_000)
 
 
 def _healthy_preview(page) -> None:
-    """No exception box, and the Time-series preview drawn (a PNG since issue 12; the Plotly chart is a toggle)."""
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=30_000)
+    harness.figure_drawn(page, 30_000, picture_only=True)
 
 
 def test_uploaded_image_and_fixations_drive_the_heatmaps(page, app_url, shots):

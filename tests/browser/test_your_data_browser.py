@@ -53,16 +53,11 @@ def _nav(page, title: str, timeout_ms: float = 60_000) -> None:
 
 
 def _chart(page) -> None:
-    """No exception box, and a figure drawn (a Plotly chart, or a figure's picture: issue 12)."""
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_selector('.js-plotly-plot .main-svg, [data-testid="stMain"] [data-testid="stImage"] img',
-                           timeout=60_000)
+    harness.figure_drawn(page, 60_000)
 
 
 def _preview(page) -> None:
-    """No exception box, and the Time-series preview drawn (a PNG since issue 12; the Plotly chart is a toggle)."""
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=60_000)
+    harness.figure_drawn(page, 60_000, picture_only=True)
 
 
 def _heatmap(page) -> None:

@@ -76,17 +76,18 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     # One figure at a time: both change with every move, and each changing chart costs a slider move's worth.
     shown = st.radio("Figure", ["time", "screen"], horizontal=True, key="gs_raw_fig", label_visibility="collapsed",
                      format_func={"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}.get)
-    fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one, ev)
     if shown == "time" and not st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="gs_raw_interactive"):
         # A picture by default: the threshold and the window redraw it on every move (ui/samples/scanpath_image.py).
         st.markdown(f"**Raw gaze of {who}: x and y (px) and the pupil (mm) over time** — blue bands: fixations, "
                     "orange: blinks; x blue, y orange, pupil green")
-        st.image(view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev))
-    elif shown == "time":
-        st.plotly_chart(fig, key="gs_raw_trace", theme=None, config={"staticPlot": True})
+        png, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
+        st.image(png)
     else:
-        # Drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
-        st.plotly_chart(fig, key="gs_raw_scan", width="content", theme=None, config={"staticPlot": True})
+        fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one,
+                                      ev)
+        # The scanpath is drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
+        st.plotly_chart(fig, key=f"gs_raw_{'trace' if shown == 'time' else 'scan'}",
+                        width="stretch" if shown == "time" else "content", theme=None, config={"staticPlot": True})
     st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
                f"{display.DETECTORS[method]} on the raw samples.")
 

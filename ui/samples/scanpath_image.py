@@ -11,21 +11,13 @@ import base64
 import io
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from ui import theme
+from ui.picture import font, nice_ticks, rgb, tick_label
 
 WIDTH = 820  # px, the figure's display width
 LEGEND_FONT = 15
-
-
-def _rgb(color: str) -> tuple[int, int, int]:
-    """'#rrggbb' or 'rgba(r,g,b,a)' in, (r, g, b) out."""
-    if color.startswith("#"):
-        c = color.lstrip("#")
-        return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
-    r, g, b = (int(float(v)) for v in color[color.index("(") + 1:].split(",")[:3])
-    return r, g, b
 
 
 def background(stimulus_uri: str | None, size: tuple[int, int]) -> Image.Image:
@@ -57,22 +49,22 @@ def scanpath_jpeg(original: np.ndarray, protected: np.ndarray, names: tuple[str,
     scale = np.array([size[0] / sw, size[1] / sh])
     for xy, color, width in ((original, colors[0], 2), (protected, colors[1], 3)):
         pts = np.asarray(xy, float).reshape(-1, 2) * scale
-        rgb = _rgb(color)
+        line_rgb = rgb(color)
         for seg in _segments(pts):
             if len(seg) >= 4:
-                d.line(seg, fill=rgb, width=width, joint="curve")
+                d.line(seg, fill=line_rgb, width=width, joint="curve")
         finite = pts[np.isfinite(pts).all(axis=1)]
         if len(finite):
             x, y = finite[-1]
-            d.ellipse([x - 8, y - 8, x + 8, y + 8], outline=rgb, width=3)
-    d.rectangle([0, 0, size[0] - 1, size[1] - 1], outline=_rgb(theme.MUTED), width=1)
-    font = ImageFont.load_default(size=LEGEND_FONT)
+            d.ellipse([x - 8, y - 8, x + 8, y + 8], outline=line_rgb, width=3)
+    d.rectangle([0, 0, size[0] - 1, size[1] - 1], outline=rgb(theme.MUTED), width=1)
+    legend_font = font(LEGEND_FONT)
     x = 10
     for name, color in zip(names, colors):  # the legend, top left, on a white box
-        w = d.textlength(name, font=font)
+        w = d.textlength(name, font=legend_font)
         d.rectangle([x - 4, 6, x + 30 + w + 4, 30], fill=(255, 255, 255))
-        d.line([x, 18, x + 24, 18], fill=_rgb(color), width=3)
-        d.text((x + 30, 18), name, fill=_rgb(theme.INK), font=font, anchor="lm")
+        d.line([x, 18, x + 24, 18], fill=rgb(color), width=3)
+        d.text((x + 30, 18), name, fill=rgb(theme.INK), font=legend_font, anchor="lm")
         x += int(w) + 52
     buf = io.BytesIO()
     img.save(buf, "JPEG", quality=85)
@@ -85,8 +77,6 @@ def raw_trace_png(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray
     x and y (top panel) and the pupil (bottom panel) against time, fixations shaded blue and blinks orange, as PNG.
 
     The picture of figs.raw_trace: the detector's threshold redraws it on every move (see the module docstring)."""
-    from ui.picture import font, nice_ticks, rgb, tick_label
-
     left, right, top, bottom, gap = 92, 16, 10, 54, 22
     heights = [260, 110] if pupil is not None else [300]
     h = top + sum(heights) + gap * (len(heights) - 1) + bottom

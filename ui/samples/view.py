@@ -149,22 +149,29 @@ def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: f
                ) -> tuple[go.Figure, tuple[int, int, int]]:
     """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
     (the raw trace when kind is "time", else the scanpath; counts of fixations, saccades and blinks in the window)."""
-    part, evw = display.visible(_one, _ev, span)
-    fx, sc, bl = (evw[evw["type"] == k] for k in ("fixation", "saccade", "blink"))
+    part, fx, sc, bl = _window(_one, _ev, span)
     fig = figs.raw_trace(part, fx, bl, who) if kind == "time" else figs.raw_scanpath(part, fx, geometry)
     return fig, (len(fx), len(sc), len(bl))
 
 
+def _window(one: pd.DataFrame, ev: pd.DataFrame, span: tuple[float, float]) -> tuple[pd.DataFrame, ...]:
+    """A stream's samples and events -> the samples in the time window and its fixations, saccades and blinks."""
+    part, evw = display.visible(one, ev, span)
+    return (part, *(evw[evw["type"] == k] for k in ("fixation", "saccade", "blink")))
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def raw_picture(token: str, stream_key: str, method: str, threshold: float, span: tuple[float, float],
-                _one: pd.DataFrame, _ev: pd.DataFrame) -> bytes:
-    """Like `raw_figure` for kind "time", as a PNG (ui/samples/scanpath_image.raw_trace_png), cached the same way."""
-    part, evw = display.visible(_one, _ev, span)
+                _one: pd.DataFrame, _ev: pd.DataFrame) -> tuple[bytes, tuple[int, int, int]]:
+    """Like `raw_figure` for kind "time", as a PNG (ui/samples/scanpath_image.raw_trace_png), cached the same way:
+    (the picture, counts of fixations, saccades and blinks in the window)."""
+    part, fx, sc, bl = _window(_one, _ev, span)
     shown = figs.thin(part)
-    spans = {k: evw.loc[evw["type"] == k, ["start_s", "end_s"]].to_numpy(float) for k in ("fixation", "blink")}
     pupil = shown["pupil"].to_numpy(float) if "pupil" in shown.columns else None
-    return scanpath_image.raw_trace_png(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
-                                        shown["y"].to_numpy(float), pupil, spans["fixation"], spans["blink"])
+    png = scanpath_image.raw_trace_png(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
+                                       shown["y"].to_numpy(float), pupil, fx[["start_s", "end_s"]].to_numpy(float),
+                                       bl[["start_s", "end_s"]].to_numpy(float))
+    return png, (len(fx), len(sc), len(bl))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
