@@ -19,6 +19,7 @@ from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
 from ui.widgets import badge, fmt_num
+from ui.text import md_text
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table"}
@@ -58,7 +59,7 @@ def utility_panel(c: Ctx) -> None:
                          n_recordings=c.plan.n_recordings)
         table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
-        st.error(f"The sweep cannot run on this data: {err}")
+        st.error(f"The sweep cannot run on this data: {md_text(err)}")
         return
     modes = ["paper", "participant"] if both else [c.setting.mode]
     unit = "chunk / series"
@@ -113,7 +114,7 @@ def k_panel(c: Ctx) -> None:
         st.caption("At this ε the noise term is larger than any signal it would keep, so keeping only the first "
                    "coefficient (k = 1) is best. Raise ε to see the trade-off move to larger k.")
     st.markdown(
-        f"**{c.feature}**, {c.setting.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
+        f"**{md_text(c.feature)}**, {c.setting.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
         "The expected error of one invocation is RE(k) + h(k)·Δ₂²/ε² (docs/PRIVACY_MODEL.md §2.5): keeping more coefficients "
         "drops less of the signal (RE, falling) but adds noise to more of them (h(k), rising).\n"
         f"* **Public rule** {badge('costs no privacy', 'dp')}: replaces RE by a public prior (signal sd 0.1·R, "
@@ -133,7 +134,7 @@ def correlation_panel(c: Ctx) -> None:
     t = c.series.length
     if rows.size < 3:
         st.info(f"The correlation across participants needs at least 3 participants with a recording"
-                f"{' of ' + c.task if c.task else ''}; this data has {rows.size}.")
+                f"{' of ' + md_text(c.task) if c.task else ''}; this data has {rows.size}.")
         return
     if t < 12:
         st.info(f"The series are too short (T = {t}) for correlation curves.")
@@ -185,10 +186,10 @@ def accounting_panel(c: Ctx) -> None:
         if src == "public":
             try:
                 pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
-                source_note = (f"P^B, P^F counted on chunk means of '{c.feature}' in the bundled synthetic sample "
+                source_note = (f"P^B, P^F counted on chunk means of '{md_text(c.feature)}' in the bundled synthetic sample "
                                f"({chains} recordings, public: shipped with EyeDP).")
             except (KeyError, ValueError):
-                st.caption(f"'{c.feature}' is not in the bundled sample; using the assumed sticky chain instead.")
+                st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
                 src = "sticky"
         if src == "sticky":
             stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
