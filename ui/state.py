@@ -12,6 +12,7 @@ import streamlit as st
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
+from ui.text import md_text
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
 KINDS: dict[str, dict[str, str]] = {
@@ -258,7 +259,7 @@ def charge(releases: list | tuple, *, page: str | None = None) -> bool:
     try:
         budget.charge(ledger(), list(releases), epsilon_cap())
     except budget.BudgetExceeded as err:
-        st.session_state[REFUSED_KEY] = str(err)
+        st.session_state[REFUSED_KEY] = md_text(err)  # shown as markdown; labels quote data names
         return False
     page = page or st.session_state.get("share_page")
     from ui.share.facts import finish  # imported here: ui.share builds on this module

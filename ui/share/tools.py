@@ -7,6 +7,7 @@ import streamlit as st
 
 from ui import settings
 from ui.share import facts, scripts
+from ui.text import md_text
 
 PAGE_TITLES = {"home": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "attacks": "Attacks",
                "gaze_samples": "Gaze samples", "report": "Report", "your_data": "Your data"}
@@ -21,7 +22,7 @@ def _messages() -> None:
     notes = st.session_state.pop(settings.MESSAGES, None)
     if notes:
         st.warning("Some settings could not be restored and were left at their defaults:\n\n"
-                   + "\n".join(f"- {n}" for n in notes), icon=":material/link_off:")
+                   + "\n".join(f"- {md_text(n)}" for n in notes), icon=":material/link_off:")
 
 
 def settings_box(page: str) -> None:
