@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui import theme
+from ui.text import html_text
 
 TASK_TITLES = {"task": "Document type (utility)", "gender": "Gender (no prior knowledge)",
                "identity": "Re-identification (prior knowledge)"}
@@ -19,9 +20,9 @@ def baseline_bars(base: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for i, col in enumerate(["per window", "majority vote"]):
         vals = base[col].astype(float)
-        fig.add_bar(x=base["attack"], y=vals, name=col, marker_color=theme.CATEGORY[i],
+        fig.add_bar(x=[html_text(a) for a in base["attack"]], y=vals, name=col, marker_color=theme.CATEGORY[i],
                     text=[f"{v:.2f}" if np.isfinite(v) else "" for v in vals], textposition="outside")
-    fig.add_scatter(x=base["attack"], y=base["chance"], mode="markers", name="chance level",
+    fig.add_scatter(x=[html_text(a) for a in base["attack"]], y=base["chance"], mode="markers", name="chance level",
                     marker=dict(symbol="line-ew-open", size=40, color=theme.DANGER, line=dict(width=3)))
     fig.update_layout(yaxis_title="accuracy", yaxis_range=[0, 1.1], barmode="group")
     return theme.style(fig, 340, "Clean data, honest protocol: how well each attack works before any noise")
@@ -33,7 +34,7 @@ def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str
     scenario, the clean accuracy (grey) and the chance level (red, dashed)."""
     s = summary[summary["classifier"] == classifier]
     fig = make_subplots(rows=1, cols=len(tasks), shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=[TASK_TITLES.get(t, t) for t in tasks])
+                        subplot_titles=[html_text(TASK_TITLES.get(t, t)) for t in tasks])
     mechs = [m for m in dict.fromkeys(s["mechanism"]) if m != "clean"]
     eps_all = s["epsilon"].dropna()
     x_range = (float(eps_all.min()), float(eps_all.max())) if not eps_all.empty else (1.0, 10.0)

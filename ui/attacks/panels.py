@@ -16,6 +16,7 @@ from eyedp_core.attacks import AttackTable
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
 from ui.fragment import fragment
+from ui.text import md_text
 from ui.attacks.view import RunSettings
 
 EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
@@ -46,17 +47,17 @@ def lead() -> None:
 
 def summary(name: str, at: AttackTable) -> None:
     """One line about the loaded table, and warnings about its bounds and windows."""
-    labels = ", ".join(at.labels) if at.labels else "none"
-    st.markdown(f"Feature table **{name}**: {at.n_participants} participants, {at.n_recordings} recordings, "
+    labels = ", ".join(map(md_text, at.labels)) if at.labels else "none"
+    st.markdown(f"Feature table **{md_text(name)}**: {at.n_participants} participants, {at.n_recordings} recordings, "
                 f"{len(at.frame):,} windows, {len(at.features)} features; label columns: {labels}.")
     derived = view.data_derived_features(at)
     if derived:
         st.warning(f"{len(derived)} feature(s) have no documented public bounds "
-                   f"({', '.join(derived[:5])}{' …' if len(derived) > 5 else ''}): their clamp range is read off "
+                   f"({', '.join(map(md_text, derived[:5]))}{' …' if len(derived) > 5 else ''}): their clamp range is read off "
                    "the data, so results under noise are not a DP guarantee for them (docs/PRIVACY_MODEL.md §0.4).",
                    icon=":material/warning:")
     for note in at.notes:
-        st.caption(f"Note: {note}.")
+        st.caption(f"Note: {md_text(note)}.")
     feature_preview(name, at)
 
 
@@ -67,9 +68,9 @@ def feature_preview(name: str, at: AttackTable) -> None:
     """A captioned, compact look at the feature table the attacks read (a few rows, not all of them)."""
     with st.expander(f"The feature table: {len(at.frame):,} windows × {len(at.features)} features "
                      f"(first {PREVIEW_ROWS} rows)"):
-        st.caption(f"**{name}**: one row per window of {at.window_s:g} s of one recording — {at.n_participants} "
+        st.caption(f"**{md_text(name)}**: one row per window of {at.window_s:g} s of one recording — {at.n_participants} "
                    f"participants, {at.n_recordings} recordings, {len(at.frame):,} windows in all. The columns are "
-                   f"the label columns ({', '.join(at.labels) or 'none'}) and the {len(at.features)} eye-movement "
+                   f"the label columns ({', '.join(map(md_text, at.labels)) or 'none'}) and the {len(at.features)} eye-movement "
                    "features the classifiers see. Only the first rows are shown here; every row is used.")
         cols = [c for c in ("participant", *at.labels) if c in at.frame.columns] + list(at.features)
         st.dataframe(at.frame.head(PREVIEW_ROWS)[cols].round(3), hide_index=True, height=35 * (PREVIEW_ROWS + 1) + 3,
@@ -92,7 +93,7 @@ def baseline_and_traps(token: str, at: AttackTable) -> None:
     try:
         base = view.baseline(token, at)
     except ValueError as err:
-        st.error(f"Cannot run the attacks on this table: {err}", icon=":material/error:")
+        st.error(f"Cannot run the attacks on this table: {md_text(err)}", icon=":material/error:")
         return
     if base.empty:
         st.info("This table has no task or gender column and fewer than two participants, so no attack applies.")
@@ -107,7 +108,7 @@ def baseline_and_traps(token: str, at: AttackTable) -> None:
     try:
         tr = view.traps(token, at)
     except ValueError as err:
-        st.caption(f"Could not measure them here: {err}.")
+        st.caption(f"Could not measure them here: {md_text(err)}.")
         return
     st.markdown(f"- {tr.overlap_sentence}\n- {tr.same_draw_sentence}")
 
@@ -204,7 +205,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
             st.session_state["atk_rows"] = (token, settings, list(rows))
             step = i * len(tasks) + tasks.index(task) + 1
             what = point.label if point.mechanism is None else f"{point.label}, ε = {eps_text(point.epsilon)}"
-            bar.progress(step / total, text=f"{step} of {total}: {what}, {TASK_NAMES.get(task, task)}")
+            bar.progress(step / total, text=f"{step} of {total}: {what}, {md_text(TASK_NAMES.get(task, task))}")
         if rows and (i % 2 == 1 or i == len(points) - 1):
             live.plotly_chart(figs.accuracy_vs_epsilon(_summary(rows), _present(rows, tasks), settings.classifiers[0],
                                                        list(settings.scenarios)), key=f"at_live_{i}", theme=None)
@@ -212,7 +213,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
     bar.empty()
     live.empty()
     for p in dict.fromkeys(problems):
-        st.warning(f"Skipped — {p}", icon=":material/warning:")
+        st.warning(f"Skipped — {md_text(p)}", icon=":material/warning:")
 
 
 def _present(rows: list[dict], tasks: list[str]) -> list[str]:
@@ -265,7 +266,7 @@ def results(token: str, settings: RunSettings) -> None:
         tbl = attacks.paper_table(s, task, train_on=scen, classifiers=shown)
         if tbl.empty:
             continue
-        st.markdown(f"*{figs.TASK_TITLES.get(task, task)}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
+        st.markdown(f"*{md_text(figs.TASK_TITLES.get(task, task))}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
         st.dataframe(tbl, key=f"at_table_{task}")
 
     tradeoff_finder(token, settings, len(rows), s, tasks, clf, scen)
@@ -273,7 +274,7 @@ def results(token: str, settings: RunSettings) -> None:
     with st.expander("How each setting spent its budget"):
         for p in plans["plan"]:
             if p:
-                st.markdown(f"- {p}")
+                st.markdown(f"- {md_text(p)}")
 
 
 @fragment
@@ -296,7 +297,7 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
 def _bullets(sentences: list[str]) -> None:
     """Sentences -> one markdown list (one element, not one per line)."""
     if sentences:
-        st.markdown("\n".join(f"- {sentence}" for sentence in sentences))
+        st.markdown("\n".join(f"- {md_text(sentence)}" for sentence in sentences))
 
 
 def formulas() -> None:

@@ -14,6 +14,7 @@ from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_sur
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
 from ui.heatmaps import figs, view
+from ui.text import md_text
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
@@ -158,7 +159,7 @@ def cap_panel(ctx: view.Context) -> None:
         if ctx.selection_epsilon:
             st.success(f"m = {choice.m:g} chosen privately. {choice.note}", icon=":material/check:")
         elif choice and choice.how == "dp" and choice.is_value(ctx.weight, ctx.cap_m):
-            st.info(f"m = {choice.m:g} was chosen privately on other data ('{choice.source.stimulus_name}'); its "
+            st.info(f"m = {choice.m:g} was chosen privately on other data ('{md_text(choice.source.stimulus_name)}'); its "
                     "ε was charged to the observers it read, not to these.", icon=":material/info:")
     if st.session_state.pop(LEDGER_CHANGED, False):
         st.rerun()  # a full run, so that the sidebar's "Privacy spent" shows the new entry
