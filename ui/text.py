@@ -23,24 +23,34 @@ import re
 if TYPE_CHECKING:
     import pandas as pd
 
-# Every ASCII punctuation character may be backslash-escaped in CommonMark and then renders as itself; escaping
-# all of them neutralises emphasis, links, images, code, HTML tags, tables, headings, lists, block quotes,
-# directives (`:red[...]`) and `$` math in one rule, wherever the string lands in a line.
-_MD_PUNCT = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
-# Streamlit (and GFM) also rewrite parts of text *after* escapes are resolved: `:material/icon:` icons and
-# `:emoji:` shortcodes, bare `https://...` and `www.` autolinks, and `name@host` e-mail links. A word joiner
-# (U+2060, invisible, no line break) after the `:` and `@` and inside `www.` breaks each of those patterns.
+# Characters that start markup wherever they stand: emphasis and strikethrough, code, links and images (`[`),
+# HTML tags and autolinks (`<`), entities (`&`), tables (`|`), `$` math, and the escape itself. Escaped with a
+# backslash, CommonMark shows each as itself. Other punctuation is left alone, so ordinary names (`data.csv`,
+# `reading_features`, `P01 (pilot)`) read and search exactly as they are.
+_MD_ALWAYS = re.compile(r"([\\`*\[\]<&|$~])")
+# `_` opens emphasis only at a word edge; inside a word (`fix_count`) it is plain text.
+_MD_EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+# At the start of a line: headings, block quotes, list items, setext underlines and ordered lists.
+_MD_LINE_START = re.compile(r"^(\s*)([#>+\-=])")
+_MD_ORDERED = re.compile(r"^(\s*\d+)([.)])")
+# Streamlit and GFM also rewrite text *after* escapes are resolved: `:material/icon:` icons, `:emoji:` shortcodes
+# and `:color[...]` directives, bare `https://...` and `www.` links, `name@host` e-mail links. A word joiner
+# (U+2060: invisible, no line break) after such a `:` or `@` and inside `www.` breaks each of those patterns.
 _JOINER = "\u2060"
-_WWW = re.compile(r"(?i)(www)(\\\.)")  # after escaping, "www." reads "www\."
+_COLON = re.compile(r":(?=\S)")
+_WWW = re.compile(r"(?i)(?<=www)(?=\.)")
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
 
 def md_text(value: object) -> str:
-    """`value` as literal text inside Streamlit markdown: shown exactly, never a link, image, tag or format."""
+    """`value` as literal text inside Streamlit markdown: shown as it is, never a link, image, tag or format."""
     s = _LINE_BREAKS.sub(" ", str(value))  # a data string is one line: no new block can start inside it
-    s = _MD_PUNCT.sub(r"\\\1", s)
-    s = s.replace(":", ":" + _JOINER).replace("@", "@" + _JOINER)
-    return _WWW.sub(r"\1" + _JOINER + r"\2", s)
+    s = _MD_ALWAYS.sub(r"\\\1", s)
+    s = _MD_EDGE_UNDERSCORE.sub(r"\\_", s)
+    s = _MD_LINE_START.sub(r"\1\\\2", s)
+    s = _MD_ORDERED.sub(r"\1\\\2", s)
+    s = _COLON.sub(":" + _JOINER, s).replace("@", "@" + _JOINER)
+    return _WWW.sub(_JOINER, s)
 
 
 def html_text(value: object) -> str:
