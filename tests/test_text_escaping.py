@@ -171,7 +171,7 @@ ESCAPERS = {"md_text", "html_text", "md_cells"}
 # Functions that turn numbers into text (their result holds no markup).
 NUMBER_FORMATTERS = {"fmt_num", "fe", "sci", "plain", "bounded_percent", "len", "int", "float", "round", "eps_text"}
 # Names the app gives to counts, sizes and settings numbers (the last identifier of a name or attribute chain).
-NUMERIC_NAME = re.compile(r"^(n|n_\w+|k|k_max|i|r|t|seed|size|length|min_length|data_length|runs|invocations|"
+NUMERIC_NAME = re.compile(r"^(n_\w+|k_max|seed|size|length|min_length|data_length|runs|invocations|"
                           r"windows|released|tested|smallest|single|needed|max_tries|cell_px|cell|width|height|"
                           r"ext_w|ext_h|n_feat|n_rec|values_drawn|shape|screen_px|grid_shape|counts|prefill)$")
 NUMERIC_SPEC = re.compile(r"^[<>=^]?[+\- ]?#?0?\d*[,_]?(\.\d+)?[deEfFgGn%]$")
@@ -213,6 +213,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "shown.style.format({c: '{:.4g}' for c in shown.columns if shown[c].dtype.kind == 'f'})": 'shown = md_cells(shown) just above',
     },
     "pages/time_series.py": {
+        'n': 'the transform length (an int)',
         'secs': 'a number of seconds',
         'sentence': 'headline.verdict: numbers and mechanism names',
         'msg': 'ts_recorded_msg: mechanism label and numbers',
@@ -265,6 +266,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "liu.note.removeprefix('WARNING: ')": 'numbers',
     },
     "ui/heatmaps/panels.py": {
+        'r': 'a number of cells (an int)',
         'ctx.method': 'calibration method names',
         'note': 'numbers',
         'ctx.short_unit': 'unit names',
@@ -285,6 +287,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         'ctx.short_unit': 'unit names',
     },
     "ui/heatmaps/release.py": {
+        'k': 'a count of releases',
+        'r': 'a number of cells (an int)',
         'noise': 'constant sentences',
         'lib': 'numbers',
         'used': 'numbers',
@@ -298,6 +302,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         'part': "a file's write(), not Streamlit",
     },
     "ui/samples/panels.py": {
+        'n': 'a row count',
+        'k': "the slider's k (an int)",
         'label': 'display.summary(): constant labels',
         'value': 'display.summary(): formatted numbers',
         'g.headline': 'eyedp_core.samples.explain: constants and numbers',
@@ -347,6 +353,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         'sym': "'b' or 'λ'",
     },
     "ui/timeseries/panels.py": {
+        't': 'the series length (an int)',
+        'c.setting.k': 'the number of kept coefficients',
+        'n': 'the transform length (an int)',
         'list(range(-3, 6))': 'numbers',
         'c.setting.nmse_kind': "'var' or 'range'",
         'flags': 'badge() of constants',
@@ -360,6 +369,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'same': 'a count',
     },
     "ui/timeseries/view.py": {
+        'i': 'a loop index',
         'label': 'mechanism labels',
     },
     "ui/widgets.py": {
