@@ -210,7 +210,7 @@ def _artefact(i: int, a: Artefact) -> str:
         export_txt = (f" The export itself draws with {_e(name.split(' ')[0])} = {_e(fmt(export))} (the smallest "
                       "value OpenDP's own accounting certifies for this ε and δ)."
                       if export is not None and abs(export - cal["scale"]) > 1e-9 * cal["scale"] else "")
-        out.append(f"<p><b>Noise scale</b>{(' — ' + _e(title)) if title else ''}: {cal['mechanism']} "
+        out.append(f"<p><b>Noise scale</b>{(' — ' + _e(title)) if title else ''}: {_e(cal['mechanism'])} "
                    f"({_e(cal['method'])}), {_e(name)} = <b>{_e(fmt(cal['scale']))}</b>{std}, for "
                    f"ε = {_e(fmt(cal['epsilon']))}, δ = {_e(fmt(cal['delta']))}, "
                    f"sensitivity {_e(fmt(cal['sensitivity']))}.{export_txt}</p>"
