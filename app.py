@@ -12,7 +12,9 @@ from ui.errors import page_guard  # noqa: E402
 from ui.fragment import run_after_hooks  # noqa: E402
 from ui.shell import show_navigation  # noqa: E402
 
-st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
+# An emoji favicon is drawn inline (a data: URL); a ":material/...:" one is fetched from fonts.gstatic.com on every
+# page, a request to another host that the app must not make.
+st.set_page_config(page_title="EyeDP", page_icon="👁️", layout="wide")
 theme.inject_css()
 
 PAGES = [

@@ -55,7 +55,9 @@ def md_text(value: object) -> str:
 
 def html_text(value: object) -> str:
     """`value` as literal text inside HTML (element content or a quoted attribute), and inside Plotly text."""
-    s = html.escape(str(value), quote=True)
+    s = html.escape(str(value), quote=False)
+    # Quotes as decimal references: HTML decodes them in attributes, and Plotly (which knows no `&quot;`) in text.
+    s = s.replace('"', "&#34;").replace("'", "&#39;")
     # A line break inside an HTML block of st.markdown would end the block (and the rest would be markdown).
     return s.replace("\r", "&#13;").replace("\n", "&#10;")
 
