@@ -155,6 +155,14 @@ def test_payloads_in_names_and_ids_show_as_text_on_every_page(page, app_url, sho
     title = page.locator(".js-plotly-plot .gtitle").first.text_content()
     assert title.startswith(PAYLOADS[0] + " — "), title  # Plotly shows the name as it is, quotes included
     harness.screenshot(page, str(shots / "hostile_time_series.png"))
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_text(
+        "Correlation", exact=True).click()  # its figure's title names the feature
+    harness.wait_idle(page, 300_000)
+    page.wait_for_selector(".js-plotly-plot .gtitle >> text=CC with the 5th sample", timeout=120_000)
+    _clean(page, watch, "Time series, correlation panel", ("parent.alert(11)",))
+    page.get_by_role("button", name="Record in the privacy ledger").click()  # for the Report below
+    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Recorded").wait_for(timeout=120_000)
+    harness.wait_idle(page, 300_000)
 
     _nav(page, "Attacks")  # the feature table's name and columns
     _clean(page, watch, "Attacks", ("<input type=password>",))
@@ -166,8 +174,14 @@ def test_payloads_in_names_and_ids_show_as_text_on_every_page(page, app_url, sho
     _nav(page, "Gaze samples")  # participant ids: the raw view's title, data notes
     harness.figure_drawn(page, 120_000)
     _clean(page, watch, "Gaze samples", ("Raw gaze of ![x](https",))  # the first participant in order
+    page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
+        has_text="Protect the stream").first.click()  # the protected scanpaths and their table name the person
+    harness.wait_idle(page, 300_000)
+    harness.figure_drawn(page, 300_000)
+    _clean(page, watch, "Gaze samples, protect view", ("![x](https",))
 
     _nav(page, "Report")
+    page.get_by_text("Releases", exact=True).first.wait_for(timeout=120_000)
     _clean(page, watch, "Report")
     _nav(page, "Your data")  # "Your data in this session": every upload's name
     _clean(page, watch, "Your data, the session's uploads", ("Session expired – log in", "<input type=password>"))
