@@ -38,7 +38,7 @@ from eyedp_core.timeseries.calibration import (
 )
 from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
-from eyedp_core.timeseries.release import lattice_arrays, release_lattices
+from eyedp_core.timeseries.release import group_magnitudes, lattice_arrays, release_lattices
 from eyedp_core.timeseries.runners import RowParams, fpa_rows, run_fft_blocks, run_lpa_blocks
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
@@ -100,15 +100,15 @@ def _rows(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(-1, arr.shape[-1])
 
 
-def _release_magnitude(params: RowParams) -> float:
-    """Clamp bounds of a release in, the largest |value| a clamped series can hold out (it bounds the FFT's
-    floating-point error, timeseries.release); a release without public bounds is refused."""
+def _release_magnitude(params: RowParams, which: np.ndarray, groups: int) -> np.ndarray:
+    """Clamp bounds of a release, the group of each invocation and the number of groups in, the largest |value|
+    a clamped series of each group can hold out (it bounds the FFT's floating-point error,
+    timeseries.release); a release without public bounds is refused."""
     if params.lo is None:
         raise ValueError("a release needs public bounds=(L, U): the series are clamped to them and the "
                          "floating-point error of the transform is bounded by them")
-    if params.lo.size == 0:
-        return 0.0
-    return float(max(np.abs(params.lo).max(), np.abs(params.hi).max()))
+    rows = np.maximum(np.abs(params.lo), np.abs(params.hi))[:, 0]  # (rows,) in the order of the leading axes
+    return group_magnitudes(which, rows.reshape(np.shape(which)[:-1]) if rows.size else rows, groups)
 
 
 def _need_bounds(sensitivity: object, bounds: tuple | None) -> None:
@@ -178,7 +178,7 @@ def _lpa_run(x: np.ndarray, *, epsilon: object, sensitivity: object, rng: np.ran
     groups, which = group_invocations(cols, partial(_lpa_group, sensitivity_type=sensitivity_type))
     lattices, lattice = None, None
     if isinstance(rng, ReleaseSource):
-        lattices = release_lattices(groups, magnitude=_release_magnitude(params))
+        lattices = release_lattices(groups, magnitude=_release_magnitude(params, which, len(groups)))
         scales, ks = lattice_arrays(lattices, which)
         lattice = np.broadcast_to(ks, lead + (1,)).reshape(-1, 1)
     else:
@@ -213,7 +213,7 @@ def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: i
     groups, which = group_invocations(cols, build)
     lattices, lattice = None, None
     if isinstance(rng, ReleaseSource):
-        lattices = release_lattices(groups, magnitude=_release_magnitude(params), norm=norm,
+        lattices = release_lattices(groups, magnitude=_release_magnitude(params, which, len(groups)), norm=norm,
                                     difference=mech is Mech.DCFPA)
         scales, ks = lattice_arrays(lattices, which)
         lattice = np.broadcast_to(ks, lead + (c,)).reshape(-1, c)

@@ -17,7 +17,8 @@ import numpy as np
 from eyedp_core.dp.lattice import FLOAT_INFLATION, LatticeCalibration, Metric, lattice_calibration
 from eyedp_core.timeseries.calibration import ChunkCalibration, Norm, norm_factor
 
-__all__ = ["FFT_ERROR_CONSTANT", "fft_float_error", "lattice_arrays", "noised_values", "release_lattices"]
+__all__ = ["FFT_ERROR_CONSTANT", "fft_float_error", "group_magnitudes", "lattice_arrays", "noised_values",
+           "release_lattices"]
 
 # c in ‖fl(FFT x) − FFT x‖₂ <= c·u·⌈log2 n⌉·‖FFT x‖₂. Cooley–Tukey gives c ≈ 6 with accurate twiddles
 # (Higham, Accuracy and Stability, §24.1); 64 leaves room for pocketfft's mixed radices, Bluestein's three
@@ -46,12 +47,24 @@ def fft_float_error(n: int, values: int, magnitude: float, norm: Norm = "backwar
     return math.sqrt(values) * FFT_ERROR_CONSTANT * _UNIT_ROUNDOFF * levels * spectrum
 
 
-def release_lattices(groups: Sequence[ChunkCalibration], *, magnitude: float, norm: Norm = "backward",
-                     difference: bool = False) -> tuple[LatticeCalibration, ...]:
-    """Calibration groups of one run, the largest |bound| M of the clamped series, the FFT norm and whether
-    the transform reads differences (DCFPA: |d| <= 2M) in, one LatticeCalibration per group out."""
+def group_magnitudes(which: np.ndarray, row_magnitude: np.ndarray, groups: int) -> np.ndarray:
+    """Group of each invocation (..., C), the largest |bound| of each series (...) and the number of groups in,
+    the largest |bound| over each group's series out."""
+    inv = np.asarray(which)
+    mag = np.broadcast_to(np.asarray(row_magnitude, dtype=float).reshape(inv.shape[:-1] + (1,)), inv.shape)
+    out = np.zeros(groups)
+    np.maximum.at(out, inv.ravel(), mag.ravel())
+    return out
+
+
+def release_lattices(groups: Sequence[ChunkCalibration], *, magnitude: float | Sequence[float] = 0.0,
+                     norm: Norm = "backward", difference: bool = False) -> tuple[LatticeCalibration, ...]:
+    """Calibration groups of one run, the largest |bound| M of the clamped series (one for all, or one per
+    group), the FFT norm and whether the transform reads differences (DCFPA: |d| <= 2M) in, one
+    LatticeCalibration per group out."""
+    mags = np.broadcast_to(np.asarray(magnitude, dtype=float), (len(groups),))
     out = []
-    for g in groups:
+    for g, big in zip(groups, mags.tolist(), strict=True):
         cal = g.calibration
         if cal.mechanism != "laplace":
             raise ValueError(f"time-series releases draw Laplace noise, got {cal.mechanism!r}")
@@ -59,7 +72,7 @@ def release_lattices(groups: Sequence[ChunkCalibration], *, magnitude: float, no
         sens = cal.scale * cal.epsilon  # Δ1 of the noised values: b = Δ1/ε
         rho = 0.0
         if g.k is not None:
-            err = fft_float_error(g.length, m, (2.0 if difference else 1.0) * magnitude, norm)
+            err = fft_float_error(g.length, m, (2.0 if difference else 1.0) * big, norm)
             # Each neighbour's coefficients may be off by err: their distance grows by at most 2·err.
             rho = max(FLOAT_INFLATION, 2.0 * err / sens) if sens > 0 else FLOAT_INFLATION
         out.append(lattice_calibration(metric=Metric.L1, epsilon=cal.epsilon, base_scale=cal.scale,
