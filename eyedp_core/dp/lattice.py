@@ -82,8 +82,8 @@ class LatticeCalibration:
 
     @property
     def rounding_slack(self) -> float:
-        """What rounding to the lattice can add to the sensitivity: m·g (L1) or √m·g (L2)."""
-        return self.step * self.metric.spread(self.values)
+        """What rounding to the lattice can add to the sensitivity: m·g (L1) or √m·g (L2); 0 without noise."""
+        return self.step * self.metric.spread(self.values) if self.base_scale > 0 else 0.0
 
     @property
     def release_sensitivity(self) -> float:
@@ -115,13 +115,16 @@ def lattice_calibration(*, metric: Metric, epsilon: float, base_scale: float, se
                         float_inflation: float = 0.0) -> LatticeCalibration:
     """Norm, ε, the formula's scale and sensitivity, values per invocation and ρ in, the LatticeCalibration
     of one release invocation out (k from `lattice_k`: slack below 1e-9 of Δ)."""
-    if not (math.isfinite(base_scale) and base_scale > 0):
-        raise ValueError(f"a release needs a finite noise scale > 0, got {base_scale!r}")
     if not (math.isfinite(sensitivity) and sensitivity >= 0):
         raise ValueError(f"a release needs a finite sensitivity >= 0, got {sensitivity!r}")
+    if not (math.isfinite(base_scale) and (base_scale > 0 or (base_scale == 0 and sensitivity == 0))):
+        raise ValueError(f"a release needs a finite noise scale > 0, got {base_scale!r}")
     if not (math.isfinite(float_inflation) and float_inflation >= 0):
         raise ValueError(f"the float inflation must be a finite number >= 0, got {float_inflation!r}")
     m = max(int(values), 1)
+    if base_scale == 0:
+        # Δ = 0 (bounds L = U): the values do not depend on anyone's data, nothing is noised or rounded.
+        return LatticeCalibration(Metric(metric), float(epsilon), 0.0, 0.0, m, 0.0, 0)
     k = lattice_k(base_scale, m, sensitivity, metric)
     return LatticeCalibration(Metric(metric), float(epsilon), float(base_scale), float(sensitivity), m,
                               float(float_inflation), k)
