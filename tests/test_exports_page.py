@@ -32,6 +32,9 @@ def test_time_series_exports_the_feature_table_in_release_mode() -> None:
     for r in rows:
         assert 0 < r["scale"] / r["scale_formula"] - 1 < 1e-6 and r["lattice_step"] == 2.0 ** r["lattice_k"]
     assert man["parameters"]["rows_per_recording"] == man["parameters"]["public_length_T"]
+    # T rows for every recording: the CSV's length is recordings × T, whatever the true lengths.
+    lines = res["csv"].strip().split(b"\n")
+    assert len(lines) - 1 == man["parameters"]["recordings"] * man["parameters"]["public_length_T"]
     assert man["epsilon_per_person"] == pytest.approx(man["epsilon"]) and "participant" in man["neighbouring_relation"]
     header = res["csv"].split(b"\n", 1)[0].decode()
     assert header.startswith("participant,task,window,")

@@ -237,3 +237,22 @@ def test_gaze_manifest_numbers_equal_the_core_calibration() -> None:
     assert cal["windows_per_person"] == windows == rel.windows_per_person
     assert man["epsilon_per_person"] == pytest.approx(eps * windows * math.hypot(1280, 800) / r, rel=1e-12)
     assert man["unit_of_privacy"] == "w-event" and "window of w" in man["neighbouring_relation"]
+
+
+def test_randomise_in_release_mode_rounds_first_and_planar_on_raw_points_is_refused() -> None:
+    from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism
+    from eyedp_core.dp.planar import PlanarLaplaceMechanism, planar_laplace
+
+    values = np.random.default_rng(9).uniform(0, 1, 64)
+    mech = LaplaceMechanism(epsilon=1.0, sensitivity=2.0)
+    cal = mech.release_lattice(values.size)
+    assert cal.k == lattice_k(2.0, 64, 2.0)
+    assert cal.scale == pytest.approx((2.0 + 64 * 2.0 ** cal.k) / 1.0, rel=1e-15)
+    out = mech.randomise(values, ReleaseSource())
+    assert _residue(out, cal.step).max() == 0.0 and _residue(values, cal.step).max() > 1e-3
+    with pytest.raises(TypeError, match="OpenDP's own accounting"):
+        GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0).randomise(values, ReleaseSource())
+    with pytest.raises(TypeError, match="lattice"):
+        PlanarLaplaceMechanism(epsilon=0.1).randomise(np.zeros((3, 2)), ReleaseSource())
+    with pytest.raises(TypeError, match="lattice"):
+        planar_laplace(np.zeros((3, 2)), 0.1, ReleaseSource())

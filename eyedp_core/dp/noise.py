@@ -15,6 +15,7 @@ import numpy as np
 
 from eyedp_core.dp.mechanisms import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
                                       gaussian_sigma, tex_number)
+from eyedp_core.dp.lattice import LatticeCalibration, Metric, lattice_calibration
 from eyedp_core.dp.registry import Family
 from eyedp_core.dp.release_source import ReleaseSource
 
@@ -93,9 +94,25 @@ class NoiseMechanism(ABC):
         return arr + self.sample(rng, arr.shape, scale=scale)
 
     def randomise(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Values and generator in, values + i.i.d. preview noise out (a new array)."""
+        """Values and generator in, values + i.i.d. preview noise out (a new array). With a ReleaseSource the
+        array is one invocation (Laplace only): rounded to the lattice of its LatticeCalibration (m = its size)
+        and noised at the scale calibrated to the inflated sensitivity (docs/PRIVACY_MODEL.md §11.2)."""
         arr = np.asarray(values, dtype=float)
+        if isinstance(rng, ReleaseSource):
+            if self.family is not Family.LAPLACE:
+                # The analytic σ is for continuous noise; OpenDP accounts its discrete Gaussian in zCDP.
+                raise TypeError("a Gaussian release is calibrated by OpenDP's own accounting: use "
+                                "eyedp_core.dp.release.release_gaussian with opendp_gaussian_sigma")
+            cal = self.release_lattice(arr.size)
+            return rng.perturb(self.family, arr, cal.scale, cal.k)
         return arr + self.sample(rng, arr.shape)
+
+    def release_lattice(self, values: int) -> LatticeCalibration:
+        """Number of values released together in, their LatticeCalibration (lattice, inflated Δ and scale) out."""
+        c = self.calibration
+        metric = Metric.L1 if self.family is Family.LAPLACE else Metric.L2
+        return lattice_calibration(metric=metric, epsilon=c.epsilon, base_scale=c.scale, sensitivity=c.sensitivity,
+                                   values=values)
 
     def __repr__(self) -> str:
         c = self.calibration
