@@ -333,6 +333,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'refused': 'escaped when stored (ui.state.charge)',
     },
     "ui/share/exports.py": {
+        "man['neighbouring_relation']": 'the manifest\'s neighbouring relation (constant words)',
         "man['artefact']": 'export names (constants)',
         "man['guarantee']": 'guarantee words',
         "man['mechanism']": 'mechanism names',
