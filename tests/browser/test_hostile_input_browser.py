@@ -193,7 +193,9 @@ def test_payloads_in_a_shared_link_show_as_text(page, app_url, shots):
     """Unknown keys and bad values of known keys, all payloads, are quoted as text in the warning."""
     watch = Watch(page)
     query = {PAYLOADS[0]: "1", PAYLOADS[1]: "1", PAYLOADS[2]: "1", PAYLOADS[7]: "1",  # unknown keys
-             "hm_eps": PAYLOADS[3], "ts_eps": PAYLOADS[4], "ts_length": PAYLOADS[5], "ts_seed": PAYLOADS[6]}
+             "hm_eps": PAYLOADS[3], "ts_eps": PAYLOADS[4], "ts_length": PAYLOADS[5], "ts_seed": PAYLOADS[6],
+             # Streamlit's own markdown: icons, colours, math, bare and e-mail links, a heading
+             "# :material/home: :red[red] $x^2$ www.evil.example mail@evil.example https://evil.example/x": "1"}
     page.goto(f"{app_url}/time_series?{urlencode(query)}")
     harness.wait_idle(page, 300_000)
     warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="could not be restored")
@@ -201,6 +203,10 @@ def test_payloads_in_a_shared_link_show_as_text(page, app_url, shots):
     _clean(page, watch, "Time series from a hostile link", VISIBLE)
     text = warning.first.inner_text()
     assert all(v in text for v in VISIBLE), text  # every payload quoted, as text, in EyeDP's own box
+    assert "$x^2$" in text and ":red[red]" in text.replace("\u2060", "")
+    box = warning.first
+    assert box.locator(".katex, h1, span[style*='color']").count() == 0
+    assert box.locator('[data-testid="stMarkdownContainer"] span[role="img"]').count() == 0  # no :material: icon
     harness.screenshot(page, str(shots / "hostile_link.png"))
     page.wait_for_timeout(5_500)  # a meta refresh would have fired by now
     _clean(page, watch, "after 5 s")
