@@ -41,6 +41,7 @@ PAYLOADS = (
     "&lt;b&gt;not bold&lt;/b&gt; &#60;i&#62;",
     "line one\n\n# line two\r\n<b>three</b>",
     "trailing backslash \\",
+    "===", "---", "- - -", "+ plus", "1) one", "## two", "   # indented",
 )
 
 # What Streamlit and GFM turn into links or icons in text nodes (after markdown escapes are resolved): the GFM
@@ -125,7 +126,8 @@ def test_html_text_renders_the_payload_as_its_own_text(payload: str) -> None:
 
 def test_ordinary_names_stay_as_they_are() -> None:
     """Names without markup characters are not changed: what the page shows is what the file holds."""
-    for name in ("reading_features.csv", "fix_count", "P01 (pilot)", "Upload: gaze, study 2.tsv", "ε-test"):
+    for name in ("reading_features.csv", "fix_count", "P01 (pilot)", "Upload: gaze, study 2.tsv", "ε-test", "1001.jpg",
+                 "-0.5", "#1", "x > 3"):
         assert md_text(name) == name
     assert html_text("P01 (pilot)") == "P01 (pilot)"
 

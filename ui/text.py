@@ -30,9 +30,10 @@ if TYPE_CHECKING:
 _MD_ALWAYS = re.compile(r"([\\`*\[\]<&|$~])")
 # `_` opens emphasis only at a word edge; inside a word (`fix_count`) it is plain text.
 _MD_EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
-# At the start of a line: headings, block quotes, list items, setext underlines and ordered lists.
-_MD_LINE_START = re.compile(r"^(\s*)([#>+\-=])")
-_MD_ORDERED = re.compile(r"^(\s*\d+)([.)])")
+# At the start of a line: a heading ("# "), a block quote (">"), a list item ("- ", "+ ", "1. ", "1) "), and a
+# line of only "=" or "-" (a setext heading underline). "#1", "-0.5" or "1001.jpg" start nothing and stay as they are.
+_MD_LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|>|[+\-](?=\s|$)|[=\-](?=[=\-\s]*$))")
+_MD_ORDERED = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
 # Streamlit and GFM also rewrite text *after* escapes are resolved: `:material/icon:` icons, `:emoji:` shortcodes
 # and `:color[...]` directives, bare `https://...` and `www.` links, `name@host` e-mail links. A word joiner
 # (U+2060: invisible, no line break) after such a `:` or `@` and inside `www.` breaks each of those patterns.
