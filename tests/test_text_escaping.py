@@ -195,6 +195,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "geometry.describe": "a preset's name or 'my screen' and numbers",
         "odds_words": "numbers in words",
         "markdown_table": "method names (constants) and formatted numbers",
+        "headline.mech_name": "mechanism names (registry)",
     },
     "pages/gaze_samples.py": {
         'sel.capitalize()': "'stimulus' or 'task' (eyedp_core.samples.streams.SELECTION_COLUMNS)",
@@ -296,6 +297,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'used': 'numbers',
     },
     "ui/heatmaps/settings.py": {
+        'k.capitalize()': 'preset names (constants)',
         'list(presets)': 'segmented options: preset keys (constants)',
         'v.label': 'preset labels (constants)',
         'help_c': 'constant words and numbers',
@@ -304,6 +306,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'part': "a file's write(), not Streamlit",
     },
     "ui/samples/panels.py": {
+        'sources[0]': 'the two demographics sources (constants)',
         'n': 'a row count',
         'k': "the slider's k (an int)",
         'label': 'display.summary(): constant labels',
@@ -323,6 +326,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'which': 'constant words',
     },
     "ui/samples/protect.py": {
+        'detail': "the method's chart name (constants)",
         'res.notes': 'k-same-synth notes: numbers',
         '_pd_words(other, s_pd).words': 'constant words and numbers',
         'method': 'method names (constants)',
@@ -356,6 +360,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         'sym': "'b' or 'λ'",
     },
     "ui/timeseries/panels.py": {
+        'e': 'an exponent of 10 (the select-slider over -3 … 5)',
+        'str(10 ** e)': 'a power of 10',
         't': 'the series length (an int)',
         'c.setting.k': 'the number of kept coefficients',
         'n': 'the transform length (an int)',
@@ -402,9 +408,20 @@ def _text_args(call: ast.Call, name: str) -> list[ast.expr]:
     args = list(call.args[:1])
     if name == "metric":  # the value and the delta render markdown too
         args += call.args[1:3] + [k.value for k in call.keywords if k.arg in ("value", "delta")]
-    if name in MARKDOWN_OPTIONS:
+    if name in MARKDOWN_OPTIONS:  # the options, and what format_func makes of them, render markdown
         args += call.args[1:2] + [k.value for k in call.keywords if k.arg == "options"]
+        args += [_format_func_result(k.value) for k in call.keywords if k.arg == "format_func"]
     return args + [k.value for k in call.keywords if k.arg in TEXT_KEYWORDS]
+
+
+def _format_func_result(func: ast.expr) -> ast.expr:
+    """What a format_func returns, as an expression to judge: `TABLE.get` -> a constant table's value, a lambda ->
+    its body, a function -> a call of it."""
+    if isinstance(func, ast.Lambda):
+        return func.body
+    if isinstance(func, ast.Attribute) and func.attr == "get":
+        return ast.Subscript(value=func.value, slice=ast.Constant(0))
+    return ast.Call(func=func, args=[], keywords=[])
 
 
 def _is_upper(node: ast.expr) -> bool:
@@ -461,6 +478,8 @@ def _unsafe(node: ast.expr, allowed: dict[str, str]) -> list[str]:
         return []
     if isinstance(node, ast.Subscript) and _is_upper(node.value):
         return []  # a value of a constant table
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        return [bad for v in node.value.values for bad in _unsafe(v, allowed)]  # a value of a literal table
     if isinstance(node, ast.Call):
         fname = _name(node.func)
         if fname in ESCAPERS or fname in NUMBER_FORMATTERS:
