@@ -563,6 +563,7 @@ st.markdown(f"**{md_text(feature)}** at ε = {eps:.3g}, {fmt_num(x)} of {len(xs)
 st.error(f"{md_text(ds.name)}: {md_text(err)}")
 st.markdown("; ".join(map(md_text, names)))
 st.radio("Mechanism", list(MECHS), format_func=MECHS.get)
+st.radio("Who", people, format_func=lambda p: p.name)
 '''
     f = tmp_path / "page.py"
     f.write_text(code)
@@ -573,4 +574,4 @@ st.radio("Mechanism", list(MECHS), format_func=MECHS.get)
     finally:
         ROOT = old
     assert sorted(b.split(": ", 1)[1] for b in bad) == sorted(["feature", "ds.name", "err", "who", "f", "note", "col",
-                                                               "why", "joint", "name"])
+                                                               "why", "joint", "name", "people", "p.name"])
