@@ -17,8 +17,8 @@ escaped string would show its backslashes there).
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
 import re
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
