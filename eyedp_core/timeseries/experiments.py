@@ -32,6 +32,7 @@ from eyedp_core.timeseries.sensitivity import (
     chunk_differences,
     clamp,
     clip_increments,
+    dcfpa_kept_ratio,
     diff_l2_public,
     empirical_chunk_sensitivity,
     empirical_sensitivity,
@@ -114,6 +115,7 @@ def _choose_k(
     fixed_k: int,
     signal_fraction: float,
     decay: float,
+    increment_ratio: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rule, chunk length n, recordings, the oracle's Σ_rec RE (F, C, nb) (None for the other rules), Δ2 (F, C),
     ranges (F,), ε (E,) in, k (E, F, C)."""
@@ -123,9 +125,10 @@ def _choose_k(
         return np.full((e_count, f_count, c_count), min(int(fixed_k), nb), dtype=int)
     if rule == "public":
         out = np.empty((e_count, f_count, c_count), dtype=int)
-        rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R matters
-        for val in np.unique(np.round(rel, 12)):  # public bounds: one value per chunk length
-            mask = np.isclose(rel, val, rtol=0, atol=1e-12)
+        rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R (and DCFPA's B/R) matters
+        beta = np.ones_like(rel) if increment_ratio is None else np.asarray(increment_ratio, dtype=float)
+        for val, b in set(zip(np.round(rel, 12).ravel().tolist(), np.round(beta, 12).ravel().tolist())):
+            mask = np.isclose(rel, val, rtol=0, atol=1e-12) & np.isclose(beta, b, rtol=0, atol=1e-12)
             kk = public_k(
                 n,
                 epsilon=eps,
@@ -134,6 +137,7 @@ def _choose_k(
                 signal_fraction=signal_fraction,
                 decay=decay,
                 difference=difference,
+                increment_ratio=None if increment_ratio is None else float(b),
             )
             out[:, mask] = np.asarray(kk)[:, None]
         return out
@@ -141,7 +145,10 @@ def _choose_k(
         raise ValueError(f"k_rule must be one of {K_RULES}, got {rule!r}")
     # Expected error per (feature, chunk position) from the private data: tuned on private data.
     h = noise_unit_error(n, difference)  # (nb,)
-    cost = re_sum[None] + n_rec * h * (d2[None, :, :, None] ** 2) / (eps[:, None, None, None] ** 2)
+    d2k = d2[None, :, :, None] ** 2
+    if increment_ratio is not None:  # DCFPA under public bounds: λ from the smaller L1 bound, per k
+        d2k = d2k * dcfpa_kept_ratio(n, np.arange(1, n // 2 + 2)[None, None, :], increment_ratio[:, :, None])[None] ** 2
+    cost = re_sum[None] + n_rec * h * d2k / (eps[:, None, None, None] ** 2)
     return np.argmin(cost, axis=-1) + 1
 
 
@@ -226,6 +233,7 @@ class _Part:
     n: int
     d2: np.ndarray  # (F, Cp)
     k: np.ndarray  # (E, F, Cp)
+    increment_ratio: np.ndarray | None = None  # (F, Cp) B/R for DCFPA under public bounds
 
 
 def _sources(data: SweepData, rec: slice, chunk: int, difference: bool,
@@ -264,10 +272,14 @@ def _fft_parts(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spe
             d2 = np.broadcast_to(diff_l2_public(n, rng_f[:, None], bb), (n_feat, pos.size))
         else:
             d2 = np.broadcast_to(l2_public(n, rng_f[:, None]), (n_feat, pos.size))
+        beta = None
+        if difference and spec.sensitivity != "data-derived":
+            beta = np.ones((n_feat, pos.size)) if b_f is None else np.broadcast_to(
+                np.minimum(b_f / rng_f, 1.0)[:, None], (n_feat, pos.size))
         kk = _choose_k(spec.k_rule, n, n_rec, None if re_sum is None else re_sum[i], d2, rng_f, eps_inv,
                        difference=difference, fixed_k=spec.k, signal_fraction=spec.signal_fraction,
-                       decay=spec.decay)
-        parts.append(_Part(i, n, d2, kk))
+                       decay=spec.decay, increment_ratio=beta)
+        parts.append(_Part(i, n, d2, kk, beta))
     return parts
 
 
@@ -302,7 +314,7 @@ def _fft_error_blocks(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarr
         for p, (z_re, z_im) in zip(parts, z):
             (part, _), (xpart, _) = chunks[p.index]
             if difference:
-                err += dcfpa_errors(xpart, part, p.d2, p.k, eps_inv, z_re, z_im)
+                err += dcfpa_errors(xpart, part, p.d2, p.k, eps_inv, z_re, z_im, p.increment_ratio)
             else:
                 err += fft_errors(part, p.d2, p.k, eps_inv, z_re, z_im)
         yield rec, err
