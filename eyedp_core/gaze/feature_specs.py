@@ -231,3 +231,38 @@ def sources_markdown() -> str:
         rows.append(f"| `{s.name}` | {s.unit} | [{s.lower:g}, {s.upper:g}] | {s.source.reference} | "
                     f"[{s.source.low:g}, {s.source.high:g}] | {s.source.derivation} |")
     return "\n".join(rows)
+
+
+def declare_tighter(text: str, names: list[str] | tuple[str, ...],
+                    window_s: float = DEFAULT_WINDOW_S) -> tuple[dict[str, tuple[float, float]], list[str]]:
+    """Lines 'feature L U' (commas or colons allowed) and the released feature names in, the declared tighter
+    bounds and one message per line that was refused out. A declared bound may only narrow the public one: a
+    wider one would be a bound nobody published, and a bound read from the data would not be public at all."""
+    out: dict[str, tuple[float, float]] = {}
+    problems: list[str] = []
+    for i, raw in enumerate(text.splitlines(), start=1):
+        line = raw.replace(",", " ").replace(":", " ").replace(";", " ").strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 3:
+            problems.append(f"line {i} ('{raw.strip()}'): expected 'feature L U', e.g. 'sacc_large_ratio 0 0.6'.")
+            continue
+        name = parts[0]
+        if name not in FEATURE_SPECS or name not in names:
+            problems.append(f"line {i}: '{name}' is not a feature released here (with public bounds), left out.")
+            continue
+        try:
+            low, high = float(parts[1]), float(parts[2])
+        except ValueError:
+            problems.append(f"line {i} ('{name}'): L and U must be numbers, got '{parts[1]}' and '{parts[2]}'.")
+            continue
+        (pl,), (pu,) = feature_bounds([name], window_s)
+        if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
+            problems.append(f"line {i} ('{name}'): needs L < U, got [{low:g}, {high:g}].")
+        elif low < pl or high > pu:
+            problems.append(f"line {i} ('{name}'): [{low:g}, {high:g}] is wider than its public bound "
+                            f"[{pl:g}, {pu:g}]; declare a narrower range or leave the public one.")
+        else:
+            out[name] = (low, high)
+    return out, problems

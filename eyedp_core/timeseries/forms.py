@@ -28,8 +28,9 @@ import pandas as pd
 
 from eyedp_core.dp.noise import LaplaceMechanism
 
-__all__ = ["Form", "FormSetting", "FormCalibration", "FormRelease", "block_means", "group_table", "calibrate",
-           "release", "expected_db", "crossing_epsilon", "crossing_people", "usable_sentence", "FORM_WORDS"]
+__all__ = ["Form", "FormSetting", "FormCalibration", "FormRelease", "FormRow", "block_means", "group_table",
+           "calibrate", "release", "person_spread", "expected_db", "crossing_epsilon", "crossing_people",
+           "usable_sentence", "compare_forms", "overall_sentence", "FORM_WORDS"]
 
 
 class Form(StrEnum):
@@ -211,3 +212,58 @@ def usable_sentence(cal: FormCalibration, spread: np.ndarray, target_db: float =
         n_star = crossing_people(cal, spread, target_db)
         head += f" At this ε it needs about {math.ceil(n_star)} participants per task."
     return head
+
+
+@dataclass(frozen=True)
+class FormRow:
+    """One row of the release-form comparison: what is released, its noise, expected utility, crossing."""
+
+    label: str
+    setting: FormSetting
+    features: int
+    values_per_person: int
+    l1_sensitivity: float
+    shown_scale: float     # b_f of the shown feature (feature units)
+    utility_db: float
+    crossing_epsilon: float
+    crossing_people: float
+    sentence: str
+
+
+def compare_forms(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFrame, *, epsilon: float,
+                  blocks: int, recordings_per_person: int, feature_index: int, target_db: float = 0.0,
+                  eps_range: tuple[float, float] = (0.001, 10000.0)) -> list[FormRow]:
+    """Series, bounds, recordings, ε per person, coarse windows, the shown feature in, one FormRow per form
+    (per-recording summary, coarse windows, group means) for all features and for the shown feature alone."""
+    gid, names = group_table(recs)
+    sizes = tuple(np.bincount(gid, minlength=len(names)).tolist())
+    rows = []
+    subsets = [("all released features", slice(None)), ("shown feature only", [feature_index])]
+    forms_ = [(Form.RECORDING, 1), (Form.RECORDING, blocks), (Form.GROUP, 1)]
+    for words, sel in subsets:
+        xs, los, his = x[:, sel], np.asarray(lo)[sel], np.asarray(hi)[sel]
+        shown = 0 if isinstance(sel, list) else feature_index
+        for form, b in dict.fromkeys(forms_):
+            setting = FormSetting(form, float(epsilon), int(b), int(recordings_per_person))
+            cal = calibrate(setting, los, his, sizes if form is Form.GROUP else ())
+            spread = person_spread(xs, los, his, int(b))
+            per_person = (recordings_per_person if form is Form.RECORDING else len(sizes)) * b * los.size
+            rows.append(FormRow(
+                label=f"{setting.words()} — {words}", setting=setting, features=int(los.size),
+                values_per_person=int(per_person), l1_sensitivity=cal.l1_sensitivity,
+                shown_scale=float(cal.feature_scale[shown]), utility_db=expected_db(cal, spread),
+                crossing_epsilon=crossing_epsilon(cal, spread, target_db),
+                crossing_people=crossing_people(cal, spread, target_db),
+                sentence=usable_sentence(cal, spread, target_db, eps_range)))
+    return rows
+
+
+def overall_sentence(rows: list[FormRow], target_db: float, eps_range: tuple[float, float]) -> str:
+    """-> one sentence: the form that reaches the target at the smallest ε, or why none does in the range."""
+    best = min(rows, key=lambda r: r.crossing_epsilon)
+    if best.crossing_epsilon <= eps_range[1]:
+        return (f"Smallest ε per person reaching {target_db:g} dB: {best.crossing_epsilon:.3g}, with "
+                f"{best.label}.")
+    return (f"No release form reaches {target_db:g} dB below ε = {eps_range[1]:g} per person: even {best.label} "
+            f"needs ε = {best.crossing_epsilon:.3g}, because the public ranges are wide compared with how much people "
+            "differ; fewer features, fewer coarse windows or more participants per group lower it.")

@@ -27,7 +27,7 @@ SETTABLE = ("slider", "select_slider", "selectbox", "radio", "checkbox", "toggle
 # Selectors whose options show other widgets: each raw option is visited so those widgets are found too.
 PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
     "hm_panel": ("curves", "cap", "calculator", "attack", "planning"),
-    "ts_panel": ("utility", "k", "corr", "acct", "steil", "table"),
+    "ts_panel": ("utility", "k", "corr", "acct", "steil", "table", "forms", "ab"),
     "gs_view": ("raw", "protect", "demographics"),
     "ts_mode": ("paper", "participant"),
     "hm_weight": ("count", "duration"),
