@@ -3,7 +3,7 @@
 The generic bound √(kn)·Δ2(d) over-calibrates at small k: at k = 1 the only kept parameter is Σd = x_n, which
 moves by at most R, while √(32)·√125·R = 63.2·R. EyeDP uses the smaller of the generic and the direct bound;
 these tests check the direct bound against an independent computation (brute force over every vertex of the
-neighbours' box) and against MECHANISMS.md / VECTORS.md's values for the generic one.
+neighbours' box) and against docs/PRIVACY_MODEL.md §4 (V-DCFPA-3, V-DCFPA-4) for the generic one.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_k1_is_exactly_r_and_attained():
     y = x.copy()
     y[-1] = r
     assert np.abs(_kept_params(_diff(y), 1) - _kept_params(_diff(x), 1)).sum() == pytest.approx(r)
-    # VECTORS.md V-DCFPA-3: Δ2(d) = √(4n − 3) = 11.180340 for R = 1, n = 32; the generic λ·ε = √(kn)·Δ2(d).
+    # V-DCFPA-3 (docs/PRIVACY_MODEL.md §4): Δ2(d) = √(4n − 3) = 11.180340 for R = 1, n = 32; the generic λ·ε = √(kn)·Δ2(d).
     assert diff_l2_public(32, 1.0) == pytest.approx(11.180340, abs=1e-6)
     cal = fpa_calibration(32, 1, 1.0, value_range=1.0, difference=True)
     assert cal.scale == pytest.approx(1.0) and cal.sensitivity == pytest.approx(1.0)
