@@ -221,14 +221,15 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         # R is drawn further along; its current value comes from the session.
         k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
                                  n, eps_inv, sens_mode, k_src, int(st.session_state.get("ts_k", 1)),
-                                 int(st.session_state.get("ts_runs", 20)), seed, series.x[:, f_idx, :], sens_f)
+                                 int(st.session_state.get("ts_runs", 10)), seed, series.x[:, f_idx, :], sens_f)
         st.session_state["ts_k"] = k_choice.k
         k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
                       1, max(k_choice.k_max, 2), key="ts_k",
                       disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
                       help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
                            "'Manual'.")
-        runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 20, 5, key="ts_runs")
+        runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
+                     help="Monte Carlo draws per ε: more draws narrow the bands and lengthen the wait.")
 
     setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
                            sensitivity_mode=sens_mode, nmse_kind=nmse_kind, runs=int(runs), seed=seed,

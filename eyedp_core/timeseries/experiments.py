@@ -98,6 +98,28 @@ class SweepResult:
     per_feature: pd.DataFrame
 
 
+# Seconds per mechanism label on the bundled sample's size (60 recordings × 48 features × T = 600 = 1.728e6
+# values) on the reference two-core machine: (fixed, per draw). Measured by bench/bench_timeseries.py
+# (sweep_estimate); the larger of repeated measurements, so the estimate errs on the long side.
+_SWEEP_SECONDS = {"LPA": (0.16, 0.05), "FPA": (0.15, 0.01), "CFPA-32": (0.35, 0.10), "CFPA-64": (0.32, 0.07),
+                  "CFPA-128": (0.24, 0.05), "DCFPA-32": (0.63, 0.20), "DCFPA-64": (0.48, 0.09),
+                  "DCFPA-128": (0.40, 0.04)}
+_SWEEP_VALUES = 60 * 48 * 600
+
+
+def estimated_sweep_seconds(shape: tuple[int, ...], labels: Sequence[str], spec: SweepSpec) -> float:
+    """Series shape (recordings, F, T), mechanism labels and the sweep spec in, an estimate of the sweep's wall
+    time on the reference machine out (linear in values and draws; the oracle rule's extra pass included)."""
+    size = float(np.prod(shape)) / _SWEEP_VALUES
+    total = 0.0
+    for label in labels:
+        mech, chunk = parse_label(label)
+        key = label if label in _SWEEP_SECONDS else (f"{mech.value}-32" if chunk else mech.value)
+        fixed, per_run = _SWEEP_SECONDS.get(key, (0.6, 0.2))
+        total += (fixed + per_run * spec.runs) * (2.0 if spec.k_rule == "oracle" else 1.0)
+    return total * size * max(1, len(spec.epsilons)) / 10.0
+
+
 # --------------------------------------------------------------------------------------------
 # choice of k inside the sweep
 

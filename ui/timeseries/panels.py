@@ -12,7 +12,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import sub_participant_bounds
 from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
 from eyedp_core.timeseries.experiments import SweepSpec
-from eyedp_core.timeseries.labels import CHUNKED, STANDARD_CHUNKS, SWEEP_LABELS
+from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 from ui.timeseries import figs, view
@@ -35,7 +35,8 @@ def utility_panel(c: Ctx) -> None:
     if c.setting.chunk and c.setting.chunk not in STANDARD_CHUNKS:
         labels += [m.label(c.setting.chunk) for m in CHUNKED]
     a, b, d = st.columns([1.6, 1.2, 1], gap="medium")
-    chosen = a.multiselect("Mechanisms to compare", labels, default=list(SWEEP_LABELS), key="ts_sweep_mechs")
+    chosen = a.multiselect("Mechanisms to compare", labels, default=list(DEFAULT_SWEEP_LABELS), key="ts_sweep_mechs",
+                           help="CFPA/DCFPA with 64 and 128 windows are on offer too; each adds a few seconds.")
     rule = b.radio("k in the sweep", ["public", "fixed", "oracle"], key="ts_sweep_k",
                    format_func={"public": "public rule (data-free)", "fixed": f"fixed k = {c.setting.k}",
                                 "oracle": "oracle (tuned on private data)"}.get,

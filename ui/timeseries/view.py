@@ -176,11 +176,16 @@ def sweep_one(token: str, names: tuple[str, ...], length: int, lo: tuple[float, 
 def sweep(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], labels: list[str], spec: SweepSpec, seed: int,
           x: np.ndarray) -> tuple[pd.DataFrame, float]:
     """Mechanism labels in, the sweep table of all of them and the seconds this run waited out, with a progress bar."""
+    from eyedp_core.timeseries.experiments import estimated_sweep_seconds
+
     t0 = time.perf_counter()
-    bar = st.progress(0.0, text="Computing utility versus ε…")
+    # The estimate is shown before anything computes (a cached mechanism then just skips ahead).
+    left = [estimated_sweep_seconds(x.shape, [label], spec) for label in labels]
+    bar = st.progress(0.0, text=f"Computing utility versus ε: about {sum(left):.0f} s on a two-core machine…")
     parts = []
     for i, label in enumerate(labels):  # one cached call per mechanism: the bar advances between them
-        bar.progress(i / len(labels), text=f"Computing utility versus ε: {label} ({i + 1} of {len(labels)})…")
+        bar.progress(i / len(labels), text=f"Computing utility versus ε: {label} ({i + 1} of {len(labels)}), about "
+                                           f"{sum(left[i:]):.0f} s left…")
         parts.append(sweep_one(*keys, lo, hi, label, spec, seed, x))
     bar.empty()
     return pd.concat(parts, ignore_index=True), time.perf_counter() - t0
