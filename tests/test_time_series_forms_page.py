@@ -80,3 +80,15 @@ def test_declared_tighter_bounds_are_used_and_wider_ones_refused():
     pupil = frame[frame["feature"].str.startswith("pupil_mean_mm")].iloc[0]
     assert pupil["U"] == pytest.approx(8.0) and pupil["bounds"] == "public"
     assert np.isfinite(row["clamped %"])
+
+
+def test_utility_panel_says_when_each_mechanism_becomes_usable():
+    """The default sweep (4 mechanisms) ends with one sentence per mechanism on its 0-dB crossing."""
+    at = open_app("pages/time_series.py")
+    at.segmented_control(key="ts_panel").set_value("utility").run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "When each becomes usable" in text
+    for label in ("LPA", "FPA", "CFPA-32", "DCFPA-32"):
+        assert re.search(rf"{label}: (reaches 0 dB from ε ≈|below 0 dB up to ε =|at or above 0 dB)", text), label
+    assert at.multiselect(key="ts_sweep_mechs").value == ["LPA", "FPA", "CFPA-32", "DCFPA-32"]

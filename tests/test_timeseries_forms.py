@@ -134,3 +134,15 @@ def test_sentences_say_what_makes_the_setting_usable():
     assert "usable now" in forms.usable_sentence(high, spread)
     with pytest.raises(ValueError):
         forms.calibrate(forms.FormSetting(forms.Form.GROUP, 1.0, 1, 3), LO, HI, ())
+
+
+def test_sweep_crossing_sentences_interpolate_on_the_log_axis():
+    from eyedp_core.timeseries.experiments import crossing_sentences
+
+    table = pd.DataFrame({"mode": "participant", "mechanism": ["A"] * 3 + ["B"] * 3 + ["C"] * 3,
+                          "epsilon": [1.0, 10.0, 100.0] * 3,
+                          "utility_db": [-30.0, -10.0, 10.0, -50.0, -40.0, -30.0, 5.0, 6.0, 7.0]})
+    a, b, c = crossing_sentences(table, "participant")
+    assert a == "A: reaches 0 dB from ε ≈ 31.6."  # halfway between 10 and 100 on the log axis
+    assert b.startswith("B: below 0 dB up to ε = 100 (best -30.0 dB)")
+    assert c.startswith("C: at or above 0 dB over the whole range")

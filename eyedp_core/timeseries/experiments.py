@@ -493,3 +493,25 @@ def utility_sweep(
     result = sweep_utility(x, bounds, spec, rng=rng, mechanisms=mechanisms, features=features,
                            progress=progress)
     return (result.table, result.per_feature) if features is not None else result.table
+
+
+def crossing_sentences(table: pd.DataFrame, mode: str, target_db: float = 0.0) -> list[str]:
+    """Sweep table and accounting mode in, one sentence per mechanism out: the ε (log-interpolated between the
+    sweep's points) at which its utility first reaches target_db, or that it does not within the swept range."""
+    out = []
+    part = table[table["mode"] == mode]
+    for label, d in part.groupby("mechanism", sort=False):
+        d = d.sort_values("epsilon")
+        eps, db = d["epsilon"].to_numpy(float), d["utility_db"].to_numpy(float)
+        hit = np.flatnonzero(db >= target_db)
+        if hit.size == 0:
+            out.append(f"{label}: below {target_db:g} dB up to ε = {eps[-1]:.3g} (best {db.max():+.1f} dB); more "
+                       "ε, fewer features or a release form with a smaller sensitivity would be needed.")
+        elif hit[0] == 0:
+            out.append(f"{label}: at or above {target_db:g} dB over the whole range (from ε = {eps[0]:.3g}).")
+        else:
+            i = hit[0]
+            frac = (target_db - db[i - 1]) / (db[i] - db[i - 1])
+            star = float(10 ** (np.log10(eps[i - 1]) + frac * (np.log10(eps[i]) - np.log10(eps[i - 1]))))
+            out.append(f"{label}: reaches {target_db:g} dB from ε ≈ {star:.3g}.")
+    return out

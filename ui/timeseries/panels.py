@@ -11,7 +11,7 @@ from eyedp_core.dp.accounting import advanced_composition
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import sub_participant_bounds
 from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
-from eyedp_core.timeseries.experiments import SweepSpec
+from eyedp_core.timeseries.experiments import SweepSpec, crossing_sentences
 from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
@@ -82,6 +82,9 @@ def utility_panel(c: Ctx) -> None:
         f"no longer looks free. Computed in {table.groupby('mechanism')['compute_s'].first().sum():.1f} s "
         f"({'just now' if secs >= 0.8 * table.groupby('mechanism')['compute_s'].first().sum() else 'cached since'}).",
         unsafe_allow_html=True)
+    words = {"paper": "ε per chunk / series as in the paper", "participant": "total ε per person"}
+    st.markdown(f"**When each becomes usable (0 dB, {words[c.setting.mode]}):**\n" + "\n".join(
+        f"- {line}" for line in crossing_sentences(table, c.setting.mode)))
     with st.expander("Numbers (utility in dB)"):
         piv = table[table["mode"].isin(modes)].pivot_table(index="epsilon", columns=["mode", "mechanism"],
                                                            values="utility_db")
