@@ -92,3 +92,12 @@ def test_utility_panel_says_when_each_mechanism_becomes_usable():
     for label in ("LPA", "FPA", "CFPA-32", "DCFPA-32"):
         assert re.search(rf"{label}: (reaches 0 dB from ε ≈|below 0 dB up to ε =|at or above 0 dB)", text), label
     assert at.multiselect(key="ts_sweep_mechs").value == ["LPA", "FPA", "CFPA-32", "DCFPA-32"]
+
+
+def test_useless_verdict_points_at_the_release_form_that_becomes_usable():
+    """At the defaults the full series is useless; the verdict names the release form and its crossing ε."""
+    at = open_app("pages/time_series.py")
+    text = page_text(at)
+    m = re.search(r"Or release (.+?): it reaches 0 dB from ε ≈ ([0-9.e+]+) per person", text)
+    assert m, text[:3000]
+    assert "shown feature only" in m.group(1) and 0.001 <= float(m.group(2)) <= 10000
