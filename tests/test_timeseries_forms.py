@@ -146,3 +146,16 @@ def test_sweep_crossing_sentences_interpolate_on_the_log_axis():
     assert a == "A: reaches 0 dB from ε ≈ 31.6."  # halfway between 10 and 100 on the log axis
     assert b.startswith("B: below 0 dB up to ε = 100 (best -30.0 dB)")
     assert c.startswith("C: at or above 0 dB over the whole range")
+
+
+def test_one_recording_gives_a_sentence_not_an_error():
+    """No spread between recordings (a single one): utility is -inf, crossings infinite, a plain sentence."""
+    x, recs = _data(np.random.default_rng(1), p=1)
+    x, recs = x[:1], recs.iloc[:1]
+    spread = forms.person_spread(x, LO, HI)
+    for form in forms.Form:
+        cal = forms.calibrate(forms.FormSetting(form, 1.0, 1, 1), LO, HI, (1,) if form is forms.Form.GROUP else ())
+        assert forms.crossing_epsilon(cal, spread) == float("inf")
+        assert "no spread" in forms.usable_sentence(cal, spread)
+    rows = forms.compare_forms(x, LO, HI, recs, epsilon=1.0, blocks=1, recordings_per_person=1, feature_index=0)
+    assert "No release form reaches" in forms.overall_sentence(rows, 0.0, (0.001, 1e4))

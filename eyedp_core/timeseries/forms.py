@@ -200,6 +200,9 @@ def usable_sentence(cal: FormCalibration, spread: np.ndarray, target_db: float =
     db = expected_db(cal, spread)
     eps_star = crossing_epsilon(cal, spread, target_db)
     what = cal.setting.words()
+    if not math.isfinite(db):
+        return (f"{what.capitalize()}: the recordings' summaries do not differ here (one recording, or values "
+                "constant after clamping), so there is no spread to measure its utility against.")
     now = f"{db:+.1f} dB at ε = {cal.setting.epsilon:g} per person"
     if db >= target_db:
         head = f"{what.capitalize()}: usable now ({now}); it stays above {target_db:g} dB down to ε = {eps_star:.3g}."
@@ -208,8 +211,8 @@ def usable_sentence(cal: FormCalibration, spread: np.ndarray, target_db: float =
     else:
         head = (f"{what.capitalize()}: {now}; it would need ε = {eps_star:.3g} per person, beyond the "
                 f"{eps_range[1]:g} shown.")
-    if cal.setting.form is Form.GROUP and db < target_db:
-        n_star = crossing_people(cal, spread, target_db)
+    n_star = crossing_people(cal, spread, target_db)
+    if cal.setting.form is Form.GROUP and db < target_db and math.isfinite(n_star):
         head += f" At this ε it needs about {math.ceil(n_star)} participants per task."
     return head
 

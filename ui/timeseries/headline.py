@@ -98,8 +98,9 @@ def verdict(c: Ctx) -> tuple[str, str]:
     split = f"split over {p.invocations:,} mechanism calls (ε = {p.per_invocation:.3g} each)"
     if not math.isfinite(med) or med < 0:
         ratio = 10 ** (-med / 10) if math.isfinite(med) else math.inf
-        times = (f"about 10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if ratio >= 100 else
-                 f"{ratio:.1f}" if math.isfinite(ratio) else "many")
+        # A series made constant by its bounds has zero variance: its NMSE, and the median, can be infinite.
+        times = ("many" if not math.isfinite(ratio) else
+                 f"about 10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if ratio >= 100 else f"{ratio:.1f}")
         why = (f"its noise scale {sci(scale)} dwarfs the feature's whole range ({lo:g} to {hi:g})"
                if scale > 10 * (hi - lo) else "its noise is larger than the features' own variation")
         return "useless", (
