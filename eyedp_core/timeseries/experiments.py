@@ -99,8 +99,8 @@ class SweepResult:
 
 
 # Seconds per mechanism label on the bundled sample's size (60 recordings × 48 features × T = 600 = 1.728e6
-# values) on the reference two-core machine: (fixed, per draw). Measured by bench/bench_timeseries.py
-# (sweep_estimate); the larger of repeated measurements, so the estimate errs on the long side.
+# values) on the reference two-core machine: (fixed, per draw). Measured with bench/ts_panels.py's core sweep
+# at 1 and 20 draws; the larger of repeated measurements, so the estimate errs on the long side.
 _SWEEP_SECONDS = {"LPA": (0.16, 0.05), "FPA": (0.15, 0.01), "CFPA-32": (0.35, 0.10), "CFPA-64": (0.32, 0.07),
                   "CFPA-128": (0.24, 0.05), "DCFPA-32": (0.63, 0.20), "DCFPA-64": (0.48, 0.09),
                   "DCFPA-128": (0.40, 0.04)}
