@@ -62,8 +62,15 @@ def test_ab_panel_compares_two_settings_in_one_sentence():
     assert re.search(r"B \(CFPA-32, k = \d+\) gives [0-9.]+ dB more utility than A \(CFPA-32, k = \d+\) for 10× A's ε",
                      text), text[:3000]
     assert text.count("guarantee: ε-DP (pure) per invocation") == 2
-    at.selectbox(key="ts_b_mech").set_value(at.selectbox(key="ts_b_mech").options[0]).run()
-    assert not at.exception
+    from eyedp_core.dp.registry import Mech
+
+    at.selectbox(key="ts_b_mech").set_value(Mech.FPA).run()
+    at.slider(key="ts_b_k").set_value(200).run()
+    assert not at.exception, at.exception
+    at.selectbox(key="ts_b_mech").set_value(Mech.CFPA).run()  # k = 200 no longer fits a chunk of 32
+    assert not at.exception, at.exception
+    assert at.slider(key="ts_b_k").value == 17
+    assert "B (CFPA-32, k = 17)" in page_text(at)
 
 
 def test_declared_tighter_bounds_are_used_and_wider_ones_refused():

@@ -372,6 +372,8 @@ def ab_panel(c: Ctx) -> None:
     if mech_b.info.chunked and chunk_b is None:
         chunk_b = 32
     n_b = transform_length(mech_b, chunk_b, d.length)
+    if st.session_state.get("ts_b_k", 1) > max(2, n_b // 2 + 1):  # B's mechanism changed to a shorter transform
+        st.session_state["ts_b_k"] = n_b // 2 + 1
     k_b = int(cols[2].slider("B: k", 1, max(2, n_b // 2 + 1), min(s.k, n_b // 2 + 1), key="ts_b_k",
                              disabled=mech_b is Mech.LPA))
     plan_b = epsilon_plan(s.mode, eps_b, mech_b, chunk_b, d.length, len(d.names), c.info.n_recordings)
