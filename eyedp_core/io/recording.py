@@ -28,7 +28,8 @@ from eyedp_core.io.geometry import PRESETS, UNITS, Geometry
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.roles import KINDS, UNITS_KEY, guess_mapping
 from eyedp_core.io.stream import HEAD_BYTES, STREAM_MIN_BYTES, Source, decode_head, stream_table
-from eyedp_core.io.text import _check_size, decode_text, parse_text, unpack
+from eyedp_core.io.gzipped import too_large
+from eyedp_core.io.text import _check_size, decode_text, is_blank, parse_text, unpack
 from eyedp_core.io.validate import canonical_table
 
 FORMATS = ("eyelink_asc", *READERS)
@@ -218,7 +219,7 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
                            drop_missing, participant, progress)
     data, name = _bytes_and_name(path_or_buffer, filename, max_bytes)
     data = unpack(data, name, max_bytes, max_bytes)
-    if not data.strip():
+    if is_blank(data):
         raise DataError("the file is empty.", file=name, expected="a recording")
     if data.startswith(b"SR_RESEARCH"):
         raise DataError("this is an EyeLink EDF file (binary), which EyeDP does not read: convert it with SR "
@@ -254,6 +255,8 @@ def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, fo
     except OSError:
         return None
     _check_size(source.size, name, max_bytes)
+    if source.gzip and max_bytes is not None and source.trailer > max_bytes:
+        raise too_large(name, max_bytes, source.size, source.trailer)
     if source.unpacked_size() < STREAM_MIN_BYTES and not (source.gzip and source.size >= STREAM_MIN_BYTES // 8):
         return None
     head_bytes = source.head(HEAD_BYTES + 1)
