@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from eyedp_core.io.errors import DataError
+from eyedp_core.io.layout import _first_line as first_line
+from eyedp_core.io.layout import odd_line_ends
 
 # Measured in slices of this many bytes, so the comparison arrays stay small next to the file.
 _SLICE = 2**24
@@ -54,7 +56,15 @@ class LineMeter:
 
 
 def check_lines(data: bytes | bytearray | memoryview, filename: str, max_line: int | None) -> None:
-    """Whole file's bytes -> nothing, or DataError naming the first line longer than max_line (None: no limit)."""
-    if max_line is not None:
-        meter = LineMeter(max_line, filename)
-        meter.feed(data)
+    """File's bytes (whole, or its head) -> nothing, or DataError naming the first line longer than max_line
+    (None: no limit); a first line that runs long because the file ends its lines with U+2028 (or U+2029,
+    U+0085) gets that said instead."""
+    if max_line is None:
+        return
+    try:
+        LineMeter(max_line, filename).feed(data)
+    except DataError as err:
+        if err.row == 1:
+            text = bytes(data[: max_line + 1]).decode("utf-8", errors="replace")
+            odd_line_ends(first_line(text), filename, 1)
+        raise

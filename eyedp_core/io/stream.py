@@ -20,7 +20,7 @@ import pandas as pd
 
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.gzipped import too_large
-from eyedp_core.io.lines import LineMeter
+from eyedp_core.io.lines import LineMeter, check_lines
 from eyedp_core.io.text import (MAX_COLUMNS, _check_size, _parser_error, _refuse_binary, concat_chunks,
                                 finish_frame, row_limit, sniff_layout)
 
@@ -162,9 +162,8 @@ def stream_table(source: Source, *, max_unpacked: int | None = None, max_rows: i
     if source.gzip and max_unpacked is not None and source.trailer > max_unpacked:
         raise too_large(name, max_unpacked, source.size, source.trailer)
     head = source.head(HEAD_BYTES + 1)
-    if max_line is not None:
-        # From the head alone: a first line of hundreds of MB is refused before any parser sees it.
-        LineMeter(max_line, name).feed(head)
+    # From the head alone: a first line of hundreds of MB is refused before any parser sees it.
+    check_lines(head, name, max_line)
     if len(head) <= HEAD_BYTES:
         return None
     _refuse_binary(head, name)
