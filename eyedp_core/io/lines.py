@@ -41,10 +41,10 @@ class LineMeter:
         over = np.flatnonzero(lengths > self.max_line)
         if over.size:
             self._refuse(b, int(ends[over[0]]))
-        self.newlines += int(np.count_nonzero(b == 10))
         self.run = b.size - int(ends[-1]) - 1
         if self.run > self.max_line:
             self._refuse(b, b.size)
+        self.newlines += int(np.count_nonzero(b == 10))
 
     def _refuse(self, b: np.ndarray, upto: int) -> None:
         """Raise the DataError for the line that runs over position `upto` of slice b."""
