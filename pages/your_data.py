@@ -46,7 +46,7 @@ def _limits_text() -> str:
     """-> the upload limits of this site, as one sentence."""
     mb = io.MAX_UPLOAD_BYTES // 10**6
     return (f"Limits here: {mb} MB per upload ({io.MAX_UPLOAD_BYTES:,} bytes, the server's upload cap, "
-            f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES // 10**6} MB once a gzip "
+            f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES // 10**6:,} MB once a gzip "
             f"file is unpacked, lines of up to {io.MAX_LINE_BYTES // 10**6} MB, {io.MAX_ROWS:,} rows and "
             f"{io.MAX_COLUMNS:,} columns per table, {io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels and "
             f"{io.MAX_IMAGE_SIDE:,} px per side per image. "
@@ -60,9 +60,9 @@ def _cap_text(kind: str) -> str:
             "before anything is sent: the uploader marks it with a red icon and this page reads nothing.")
     if kind == "image":
         return text
-    return text + (f" Gzip does not raise the cap (a `.csv.gz` may unpack to at most "
-                   f"{io.MAX_UNPACKED_BYTES // 10**6} MB): leave out columns or participants, or read the file in "
-                   "Python with `eyedp_core.io.read_recording`, which has no limit.")
+    return text + (f" A larger table fits gzip-compressed (`.csv.gz`, up to {io.MAX_UNPACKED_BYTES // 10**6:,} MB "
+                   "once unpacked); or leave out columns or participants, or read the file in Python with "
+                   "`eyedp_core.io.read_recording`, which has no limit.")
 
 
 def _show_messages() -> None:
