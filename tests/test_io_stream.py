@@ -88,8 +88,7 @@ def test_streamed_tobii_recording_equals_the_in_memory_read(small_stream, monkey
     monkeypatch.setattr(recording, "CHUNK_ROWS", 20_000)
     seen: list[float] = []
     got = io.read_recording(data, filename="fgd.csv.gz", progress=seen.append)
-    monkeypatch.setattr(recording, "STREAM_MIN_BYTES", 2**40)  # now the in-memory path
-    monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 2**40)
+    monkeypatch.setattr(recording, "_stream", lambda *args: None)  # now the in-memory path
     want = io.read_recording(data, filename="fgd.csv.gz")
     assert small_stream == [True] and got.format == want.format == "tobii" and len(got.samples) == 120_000
     pd.testing.assert_frame_equal(got.samples, want.samples)

@@ -257,7 +257,8 @@ def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, fo
     _check_size(source.size, name, max_bytes)
     if source.gzip and max_bytes is not None and source.trailer > max_bytes:
         raise too_large(name, max_bytes, source.size, source.trailer)
-    if source.unpacked_size() < STREAM_MIN_BYTES and not (source.gzip and source.size >= STREAM_MIN_BYTES // 8):
+    # A gzip file always goes through the head: its packed size says nothing about its unpacked size.
+    if source.unpacked_size() < STREAM_MIN_BYTES and not source.gzip:
         return None
     head_bytes = source.head(HEAD_BYTES + 1)
     if len(head_bytes) <= HEAD_BYTES or head_bytes.startswith(b"SR_RESEARCH"):
