@@ -32,12 +32,19 @@ CUSTOM = "custom"
 
 
 def _memo(slot: str, key: tuple, compute: Callable[[], Any]) -> Any:
-    """Keep one computed value per slot in this session (memory only), recomputed when the key changes."""
+    """Keep one computed value per slot in this session (memory only), recomputed when the key changes. A
+    DataError is kept too, so a refused file (a gzip bomb counted to its cap) costs its work once."""
     memo = st.session_state.setdefault("yd_memo", {})
     hit = memo.get(slot)
     if hit is not None and hit[0] == key:
+        if isinstance(hit[1], io.DataError):
+            raise hit[1]
         return hit[1]
-    value = compute()
+    try:
+        value = compute()
+    except io.DataError as err:
+        memo[slot] = (key, err.with_traceback(None))  # without its frames, which hold the upload's bytes
+        raise
     memo[slot] = (key, value)
     return value
 

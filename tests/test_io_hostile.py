@@ -305,6 +305,19 @@ def test_hostile_uploads_end_in_a_clear_message_on_the_page(name, data, kind, sh
         assert len(errors) == 1 and errors[0].startswith(shown), errors
 
 
+def test_a_refused_upload_is_not_read_again_on_the_next_run(monkeypatch):
+    """The page keeps the DataError of a refused file for its session: a rerun shows it again without counting
+    the bomb through a second time."""
+    from eyedp_core.io import uploads
+
+    calls = []
+    original = uploads.peek_format
+    monkeypatch.setattr(uploads, "peek_format", lambda *a, **k: calls.append(1) or original(*a, **k))
+    at = _upload("gaze", "bomb.csv.gz", csv_bomb(isize=1000))
+    at.run()
+    assert len(calls) == 1 and len(at.error) == 1 and "expands to more than 1,000 MB" in at.error[0].value
+
+
 def test_wide_integer_upload_is_previewed_with_a_warning():
     """The wide-integer file: the preview draws (Arrow), the warning names the column, mapping and 'Use this
     data' load it (the x column as floats)."""
