@@ -179,7 +179,8 @@ def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
 def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     """EyeLink ASC upload: read it with the EyeLink reader, show what it holds, use samples or fixations."""
     rec = _memo("asc", (token,),
-                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES))
+                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES,
+                                          max_line=io.MAX_LINE_BYTES))
     st.markdown(f"**{name}** — EyeLink ASC file. {rec.summary()}.")
     if rec.screen_px:
         st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")

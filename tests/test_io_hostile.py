@@ -161,6 +161,14 @@ def test_long_lines_are_refused_under_the_web_caps_wherever_they_are(monkeypatch
     assert len(io.read_table(late, "late.csv")) == 10_000
 
 
+def test_asc_recording_with_a_long_line_is_refused_under_the_line_cap():
+    """An EyeLink ASC file (read whole, as the page reads it) with a 2 MB MSG line: DataError naming its row."""
+    asc = (b"** CONVERTED FROM x.edf\nMSG\t1000 DISPLAY_COORDS 0 0 1279 1023\nSTART\t1000 \tLEFT\tSAMPLES\tEVENTS\n"
+           b"MSG\t1001 " + b"x" * 2_000_000 + b"\n1002\t 500.0\t 400.0\t 1000.0\t...\nEND\t1003 \tSAMPLES\n")
+    with pytest.raises(io.DataError, match=r"^rec.asc, row 4: this line is longer than 1,000,000 bytes"):
+        io.read_recording(asc, filename="rec.asc", max_bytes=io.MAX_UNPACKED_BYTES, max_line=io.MAX_LINE_BYTES)
+
+
 def test_line_meter_counts_across_pieces_and_crlf():
     """Lines split over pieces are measured whole; CR LF and lone CR end lines; rows count line feeds."""
     meter = lines.LineMeter(10, "m.csv")
