@@ -113,6 +113,41 @@ def test_gzip_bomb_is_refused_in_bounded_memory_and_time(isize):
         assert out["preview"] == {"ok": 5000}
 
 
+@pytest.mark.parametrize("kind", ["utf16", "lone_cr"])
+def test_gzip_the_stream_cannot_read_previews_from_a_bounded_prefix(kind):
+    """A .csv.gz of 900 MB unpacked (under the cap) in UTF-16 or with lone CR line ends (files the stream hands
+    back to the in-memory reader): peek_format counts it through, the preview reads only its first 16 MB."""
+    out = _measured(f'''# 900 MB {kind} gzip, previewed
+        def build():
+            if "{kind}" == "utf16":
+                return repeated_gzip(b"\\xff\\xfe" + "a,b,c,d\\r\\n".encode("utf-16-le"),
+                                     ("1,2,3,4\\r\\n" * 58254).encode("utf-16-le"), 900)
+            return repeated_gzip(b"a,b,c,d\\r", b"1,2,3,4\\r" * 116508, 900)
+        def run():
+            attempt("peek", io.peek_format, INPUT, "wide.csv.gz", **{WEB_PEEK})
+            attempt("preview", io.read_table, INPUT, "wide.csv.gz", nrows=5000, **io.WEB_LIMITS)
+    ''')
+    assert out["peak_mb"] < PEAK_MB and out["seconds"] < SECONDS
+    assert out["peek"] == {"ok": "table"} and out["preview"] == {"ok": 5000}
+
+
+@pytest.mark.parametrize("encode", [lambda t: b"\xff\xfe" + t.encode("utf-16-le"),
+                                    lambda t: t.replace("\n", "\r").encode()], ids=["utf16", "lone_cr"])
+def test_gzip_over_the_stream_head_that_must_be_read_in_memory_reads_whole(encode, monkeypatch):
+    """A gzip table longer than the stream's head in UTF-16 or with lone CR line ends (every gzip file now goes
+    to the stream first, which hands these back) reads like the plain file; its preview reads the first rows."""
+    import gzip
+
+    monkeypatch.setattr(stream, "HEAD_BYTES", 4096)
+    monkeypatch.setattr(text, "PREVIEW_BYTES", 8192)
+    raw = encode("participant,x,y\n" + "".join(f"p{i % 3},{i},{i + 1}\n" for i in range(3000)))
+    want = io.read_table(raw, "t.csv")
+    got = io.read_table(gzip.compress(raw), "t.csv.gz", **io.WEB_LIMITS)
+    assert len(want) == 3000 and got.equals(want)
+    head = io.read_table(gzip.compress(raw), "t.csv.gz", nrows=5000, **io.WEB_LIMITS)
+    assert 0 < len(head) < 3000 and head.equals(want.iloc[: len(head)])
+
+
 def test_gzip_bomb_library_read_is_streamed_not_held():
     """Without the web caps a library read of the bomb's first rows still unpacks only what it parses."""
     out = _measured('''# gzip bomb, library preview read

@@ -164,8 +164,8 @@ def stream_table(source: Source, *, max_unpacked: int | None = None, max_rows: i
     head = source.head(HEAD_BYTES + 1)
     # From the head alone: a first line of hundreds of MB is refused before any parser sees it.
     check_lines(head, name, max_line)
-    if len(head) <= HEAD_BYTES:
-        return None
+    if len(head) <= HEAD_BYTES or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None  # fits in the head, or UTF-16 (its NUL bytes are not binary): read in memory
     _refuse_binary(head, name)
     decoded = decode_head(head)
     if decoded is None:
