@@ -13,7 +13,7 @@ from eyedp_core.heatmaps import attacks, cap, maps, preview, release
 from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_surface, observers_needed
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
-from ui.heatmaps import figs, view
+from ui.heatmaps import figs, targets, view
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
@@ -22,6 +22,8 @@ PANELS = {
     "calculator": "Noise calculator",
     "attack": "Difference attack",
     "planning": "Planning",
+    "target": "Target finder",
+    "compare": "Compare A/B",
 }
 DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
 M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
@@ -160,6 +162,10 @@ def cap_panel(ctx: view.Context) -> None:
         elif choice and choice.how == "dp" and choice.is_value(ctx.weight, ctx.cap_m):
             st.info(f"m = {choice.m:g} was chosen privately on other data ('{choice.source.stimulus_name}'); its "
                     "ε was charged to the observers it read, not to these.", icon=":material/info:")
+    fixed = st.select_slider(f"Fixed public m the private choice competes with ({ctx.short_unit})",
+                             cap.PUBLIC_CAPS[ctx.weight], value=cap.PUBLIC_CAPS[ctx.weight][0] if ctx.weight == "count"
+                             else 0.5, key=f"hm_fixed_m_{ctx.weight}")
+    targets.cap_comparison_block(ctx, float(bound), float(eps_sel), method, float(fixed))
     if st.session_state.pop(LEDGER_CHANGED, False):
         st.rerun()  # a full run, so that the sidebar's "Privacy spent" shows the new entry
 
@@ -299,4 +305,4 @@ def planning_panel(ctx: view.Context) -> None:
 
 
 RUNNERS = {"curves": curves_panel, "cap": cap_panel, "calculator": calculator_panel, "attack": attack_panel,
-           "planning": planning_panel}
+           "planning": planning_panel, "target": targets.target_panel, "compare": targets.compare_panel}
