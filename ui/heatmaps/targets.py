@@ -117,10 +117,11 @@ def _target_part(ctx: view.Context) -> None:
     q = c[2].select_slider("Hot spots = top share q", Q_CHOICES, value=targets.DEFAULT_Q, key="hm_q",
                            format_func=lambda v: f"{v:.0%}", help="A public parameter, not read off the data.")
     basis = c[3].radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
-    pilot = None
     b2 = st.columns([1.4, 1, 2])
-    if basis == Basis.PILOT.value:
-        pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", samples.stimulus_names(), key="hm_tg_pilot")
+    pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", samples.stimulus_names(), key="hm_tg_pilot",
+                            disabled=basis != Basis.PILOT.value,
+                            help="The bundled sample is synthetic and public: answers on it cost these observers "
+                                 "nothing. It is built at the page's cell size, weighting and caps.")
     R = b2[1].slider("Draws R", 20, 300, 100, 10, key="hm_tg_R")
     key, gm = _basis_maps(ctx, Basis(basis), pilot)
     setting = _setting(ctx)
