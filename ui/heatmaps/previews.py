@@ -61,8 +61,8 @@ def _metrics(ctx: view.Context) -> None:
     mc[0].metric("CC", f"{met['cc']:.3f}", help="Pearson correlation with the clean heatmap (1 = identical).")
     q = targets.q_value()
     kept = met["hot_spots"] if q == DEFAULT_Q else hot_spots_kept(ctx.clean.smooth, ctx.preview.smooth, q)
-    row.metric("Hot spots kept", f"{kept:.0%}",
-               help=f"Share of the clean heatmap's top {q:.0%} cells (its hot spots) that are also among the noisy "
+    row.metric("Hot spots kept", f"{100 * kept:.0f} %",
+               help=f"Share of the clean heatmap's top {100 * q:g} % of cells (its hot spots) that are also among the noisy "
                     "heatmap's top cells (1 = every hot spot kept). q is set in the Target finder panel.")
     mc[1].metric("NMSE", f"{met['nmse']:.3g}",
                  help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")

@@ -27,6 +27,11 @@ MEASURES = {Measure.CC.value: "CC", Measure.HOT_SPOTS.value: "hot spots kept"}
 SLOW_SECONDS = 2.0  # above this the estimate is shown before the computation starts
 
 
+def _pct(v: float) -> str:
+    """A share as a whole percentage ("16 %")."""
+    return f"{100 * v:.0f} %"
+
+
 def q_value() -> float:
     """The top share q the hot-spots measure uses (a public parameter, hm_q)."""
     return float(st.session_state.get("hm_q", targets.DEFAULT_Q))
@@ -115,7 +120,7 @@ def _target_part(ctx: view.Context) -> None:
     target = c[1].slider("Target", 0.3, 0.99, 0.8, 0.01, key="hm_tg_target",
                          help="The mean over the draws must reach this value.")
     q = c[2].select_slider("Hot spots = top share q", Q_CHOICES, value=targets.DEFAULT_Q, key="hm_q",
-                           format_func=lambda v: f"{v:.0%}", help="A public parameter, not read off the data.")
+                           format_func=lambda v: f"{_pct(v)}", help="A public parameter, not read off the data.")
     basis = c[3].radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
     b2 = st.columns([1.4, 1, 2])
     pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", samples.stimulus_names(), key="hm_tg_pilot",
@@ -167,7 +172,7 @@ def _target_part(ctx: view.Context) -> None:
                f"{fmt_num(ctx.delta_used)}, cap m = {ctx.cap_m:g}"
                + (f", C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else "") +
                f"; maps smoothed with σ = {ctx.sigma_px:.1f} px and compared with the clean map after the same "
-               f"smoothing; hot spots = top {q:.0%} of cells (ties at the threshold all kept). "
+               f"smoothing; hot spots = top {_pct(q)} of cells (ties at the threshold all kept). "
                + ("These answers read every observer's map: using them to pick ε is tuning on private data, not "
                   "covered by the guarantee." if basis == Basis.PRIVATE.value else ""))
 
@@ -205,11 +210,11 @@ def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon:
         "| | ε per observer | expected CC (10–90 %) | expected hot spots kept (10–90 %) |",
         "|---|---|---|---|",
         f"| **fixed public m = {fixed_m:g} {u}** | {fmt_num(eps)} | {cc['fixed'][0]:.2f} "
-        f"({cc['fixed'][1]:.2f}–{cc['fixed'][2]:.2f}) | {kept['fixed'][0]:.0%} "
-        f"({kept['fixed'][1]:.0%}–{kept['fixed'][2]:.0%}) |",
+        f"({cc['fixed'][1]:.2f}–{cc['fixed'][2]:.2f}) | {_pct(kept['fixed'][0])} "
+        f"({_pct(kept['fixed'][1])}–{_pct(kept['fixed'][2])}) |",
         f"| **private choice of m** (ε = {fmt_num(selection_epsilon)}) | {fmt_num(eps + selection_epsilon)} | "
-        f"{cc['private'][0]:.2f} ({cc['private'][1]:.2f}–{cc['private'][2]:.2f}) | {kept['private'][0]:.0%} "
-        f"({kept['private'][1]:.0%}–{kept['private'][2]:.0%}) |",
+        f"{cc['private'][0]:.2f} ({cc['private'][1]:.2f}–{cc['private'][2]:.2f}) | {_pct(kept['private'][0])} "
+        f"({_pct(kept['private'][1])}–{_pct(kept['private'][2])}) |",
     ]
     diff = cc["private"][0] - cc["fixed"][0]
     verdict = (f"the private choice is expected to **{'raise' if diff > 0 else 'lower'} mean CC by "
@@ -261,12 +266,12 @@ def _compare_part(ctx: view.Context) -> None:
             f"| noise std σ per cell | {a.std:.3g} | {b.std:.3g} |",
             f"| CC of this preview | {side_a['cc']:.3f} | {side_b['cc']:.3f} |",
             f"| expected CC (10–90 %) | {a.cc:.2f} ({side_a['cc_band']}) | {b.cc:.2f} ({side_b['cc_band']}) |",
-            f"| hot spots kept, this preview | {side_a['kept']:.0%} | {side_b['kept']:.0%} |",
-            f"| expected hot spots kept (10–90 %) | {a.kept:.0%} ({side_a['kept_band']}) | "
-            f"{b.kept:.0%} ({side_b['kept_band']}) |"]
+            f"| hot spots kept, this preview | {_pct(side_a['kept'])} | {_pct(side_b['kept'])} |",
+            f"| expected hot spots kept (10–90 %) | {_pct(a.kept)} ({side_a['kept_band']}) | "
+            f"{_pct(b.kept)} ({side_b['kept_band']}) |"]
     st.markdown("\n".join(rows))
     st.markdown(targets.difference_sentence(a, b))
-    st.caption(f"ε per observer of this map (A includes a private choice of m made on these data). Expected values over {AB_DRAWS} seeded draws; hot spots = top {q_value():.0%} of cells. Previews "
+    st.caption(f"ε per observer of this map (A includes a private choice of m made on these data). Expected values over {AB_DRAWS} seeded draws; hot spots = top {_pct(q_value())} of cells. Previews "
                "only: nothing here is released or charged.")
 
 
@@ -314,6 +319,6 @@ def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float
     cc, kept = d.cc[0], d.kept[0]
     return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
             "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),
-            "kept_band": "–".join(f"{v:.0%}" for v in np.nanquantile(kept, targets.BAND)),
+            "kept_band": "–".join(f"{_pct(v)}" for v in np.nanquantile(kept, targets.BAND)),
             "cc_now": float(np.corrcoef(_ref_smooth.ravel(), _noisy_smooth.ravel())[0, 1]),
             "kept_now": float(targets.hot_spots_kept(_ref_smooth, _noisy_smooth, q))}
