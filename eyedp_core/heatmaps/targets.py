@@ -1,4 +1,4 @@
-"""Targets a user can act on (docs/PRIVACY_MODEL.md §6.6): the "hot spots kept" measure beside CC, the smallest ε
+"""Targets a user can act on (docs/PRIVACY_MODEL.md §6.7): the "hot spots kept" measure beside CC, the smallest ε
 and the number of observers that reach a target, the expected utility of a private choice of the cap m next
 to a fixed public m, and the one-sentence difference between two settings.
 
