@@ -21,7 +21,6 @@ from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivi
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, draw_noise, smooth
-from eyedp_core.metrics import pearson_cc
 
 __all__ = [
     "DEFAULT_Q",
@@ -44,9 +43,12 @@ __all__ = [
 
 DEFAULT_Q = 0.05  # the top 5 % of cells are the "hot spots"
 EPS_GRID = tuple(float(v) for v in np.geomspace(0.01, 1000.0, 31))  # 6 points per decade
-N_GRID = tuple(int(v) for v in np.unique(np.round(np.geomspace(2, 1_000_000, 58))))
+N_GRID = tuple(int(v) for v in np.unique(np.round(np.geomspace(2, 1_000_000, 35))))  # about 6 per decade
 BAND = (0.1, 0.9)
-_SECONDS_PER_CELL_MAP = 4e-8  # measured: one noisy map's smoothing share, CC and top-q per cell (2-core box)
+# Measured CPU seconds on the 2-core box: smoothing one draw, per cell (CC then costs nothing more), and finding
+# one noisy map's hot spots, per cell; the estimate doubles them for a loaded machine.
+_SECONDS_PER_CELL_DRAW = 1e-7
+_SECONDS_PER_CELL_MAP = 5e-9
 _CHUNK_ELEMENTS = 8_000_000  # noisy-map values held at once
 
 
@@ -104,21 +106,22 @@ def hot_spots_kept(clean: np.ndarray, noisy: np.ndarray, q: float = DEFAULT_Q) -
     uniformly at random and counted by their expectation, so the measure is exact and deterministic. nan when
     the clean map has no hot spot."""
     c = np.asarray(clean, dtype=float)
-    hot = top_cells(c, q).ravel()
-    size = int(hot.sum())
-    x = np.asarray(noisy, dtype=float)
+    x = np.asarray(noisy)
     lead = x.shape[:x.ndim - c.ndim]
-    x = x.reshape((-1, c.size))
-    if size == 0:
-        out = np.full(x.shape[0], np.nan)
-    else:
-        t = np.partition(x, c.size - size, axis=1)[:, c.size - size][:, None]
-        above, at = x > t, x == t
-        n_above = above.sum(axis=1)
-        n_at = at.sum(axis=1)
-        take = (size - n_above) / n_at  # share of the tied cells that enter the top set
-        out = ((above & hot).sum(axis=1) + take * (at & hot).sum(axis=1)) / size
+    out = _kept_rows(top_cells(c, q).ravel(), x.reshape((-1, c.size)))
     return float(out[0]) if not lead else out.reshape(lead)
+
+
+def _kept_rows(hot: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Hot-spot mask (r,) and noisy maps (rows, r) in, hot spots kept per row out (ties by expectation)."""
+    size = int(hot.sum())
+    if size == 0:
+        return np.full(x.shape[0], np.nan)
+    r = hot.size
+    t = np.partition(x, r - size, axis=1)[:, r - size][:, None]
+    above, at = x > t, x == t
+    take = (size - above.sum(axis=1)) / at.sum(axis=1)  # share of the tied cells that enter the top set
+    return ((above & hot).sum(axis=1) + take * (at & hot).sum(axis=1)) / size
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,40 +142,60 @@ class UtilityDraws:
         return self.cc if measure is Measure.CC else self.kept
 
 
-def estimate_seconds(cells: int, points: int, R: int) -> float:
-    """Cells r, grid points and draws R in, the expected seconds of `utility_at_stds` (for a notice first)."""
-    return _SECONDS_PER_CELL_MAP * cells * points * R + 0.002 * R
+def estimate_seconds(cells: int, points: int, R: int, measure: Measure = Measure.CC, calls: int = 2) -> float:
+    """Cells r, grid points, draws R, measure and the number of grids in, the expected seconds of that many
+    `utility_at_stds` calls (for a notice before a long computation)."""
+    per_call = _SECONDS_PER_CELL_DRAW * cells * R
+    if measure is Measure.HOT_SPOTS:
+        per_call += _SECONDS_PER_CELL_MAP * cells * points / calls * R
+    return 2.0 * calls * per_call + 0.05
 
 
 def utility_at_stds(clean_agg: np.ndarray, stds: Sequence[float], rng: np.random.Generator, *, R: int = 100,
                     sigma_px: float = 0.0, cell: int = 1, mechanism: str = "gaussian", q: float = DEFAULT_Q,
-                    reference: np.ndarray | None = None, grid: Sequence[float] | None = None) -> UtilityDraws:
+                    reference: np.ndarray | None = None, grid: Sequence[float] | None = None,
+                    measures: Sequence[Measure] = (Measure.CC, Measure.HOT_SPOTS)) -> UtilityDraws:
     """Clean (capped) aggregate, per-cell noise stds, generator, draws R, kernel, cell size, mechanism, top share
-    q and reference map (default: the clean aggregate) in, UtilityDraws out: CC and hot spots kept of the
-    smoothed noisy map against the smoothed reference for every (std, draw).
+    q, reference map (default: the clean aggregate) and the measures wanted in, UtilityDraws out: CC and hot spots
+    kept of the smoothed noisy map against the smoothed reference for every (std, draw) (nan for a measure not
+    asked for).
 
     Smoothing is linear, so smoothed noisy = K·clean + std·K·Z: each unit-variance draw Z is smoothed once and
-    serves every std (common random numbers)."""
+    serves every std (common random numbers). CC needs only four dot products per draw (exact); hot spots kept
+    needs each noisy map's top-|T| threshold, found in float32."""
     clean = np.asarray(clean_agg, dtype=float)
     s = np.asarray(stds, dtype=float)
     ref = clean if reference is None else np.asarray(reference, dtype=float)
     ks = float(sigma_px)
     cs = smooth(clean, ks, cell).ravel()
     rs = smooth(ref, ks, cell).ravel()
-    hot = top_cells(rs, q)
+    hot = top_cells(rs, q).ravel()
+    want_kept = Measure.HOT_SPOTS in measures and hot.any()
     fam = noise_family(mechanism)
     unit = 1.0 if fam is Family.GAUSSIAN else 1.0 / math.sqrt(2.0)  # unit variance: Laplace b = 1/√2
     r, E = clean.size, s.size
-    cc = np.empty((E, R))
-    kept = np.empty((E, R))
-    step = max(1, _CHUNK_ELEMENTS // max(1, r * E))
+    ac, bc = rs - rs.mean(), cs - cs.mean()
+    ref_var, b0a, b0b0 = float(ac @ ac), float(bc @ ac), float(bc @ bc)
+    cc = np.full((E, R), np.nan)
+    kept = np.full((E, R), np.nan)
+    cs32 = cs.astype(np.float32)
+    step = max(1, _CHUNK_ELEMENTS // max(1, r))
     for a in range(0, R, step):
         b = min(R, a + step)
         z = draw_noise(rng, fam, unit, (b - a,) + clean.shape, np.float64)
         kz = smooth(z, ks, cell).reshape(b - a, r)
-        maps_ = cs[None, None, :] + s[:, None, None] * kz[None, :, :]  # (E, draws, r)
-        cc[:, a:b] = pearson_cc(maps_, rs[None, None, :], axis=-1)
-        kept[:, a:b] = hot_spots_kept(rs, maps_, q) if hot.any() else np.nan
+        if Measure.CC in measures:
+            kzc = kz - kz.mean(axis=1, keepdims=True)
+            za, zb, zz = kzc @ ac, kzc @ bc, np.einsum("ij,ij->i", kzc, kzc)
+            cov = b0a + s[:, None] * za[None, :]
+            var = b0b0 + 2 * s[:, None] * zb[None, :] + (s * s)[:, None] * zz[None, :]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                cc[:, a:b] = np.clip(cov / np.sqrt(ref_var * var), -1.0, 1.0)
+            cc[:, a:b][~(var > 1e-24 * max(b0b0, 1e-300)) | (ref_var <= 0)] = np.nan  # a constant map has no CC
+        if want_kept:
+            kz32 = kz.astype(np.float32)
+            for i in range(E):
+                kept[i, a:b] = _kept_rows(hot, cs32[None, :] + np.float32(s[i]) * kz32)
     return UtilityDraws(np.asarray(grid if grid is not None else s, dtype=float), s, cc, kept)
 
 
@@ -292,12 +315,13 @@ def epsilon_for_target(clean_agg: np.ndarray, n: int, setting: Setting, measure:
     grid = np.asarray(eps_grid, dtype=float)
     stds = _stds_over_eps(setting, n, np.asarray(clean_agg).size, grid)
     draws = utility_at_stds(clean_agg, stds, rng, R=R, sigma_px=sigma_px, cell=cell, mechanism=setting.mechanism,
-                            q=q, grid=grid)
+                            q=q, grid=grid, measures=(measure,))
+    seed = int(rng.integers(2**31))  # fresh draws at the answer itself
 
     def at_value(eps: float) -> np.ndarray:
         std = _stds_over_eps(setting, n, np.asarray(clean_agg).size, [eps])
-        d = utility_at_stds(clean_agg, std, np.random.default_rng(0), R=R, sigma_px=sigma_px, cell=cell,
-                            mechanism=setting.mechanism, q=q)
+        d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), R=R, sigma_px=sigma_px, cell=cell,
+                            mechanism=setting.mechanism, q=q, measures=(measure,))
         return d.values(measure)[0]
 
     return _answer(draws, measure, target, basis, "ε", q, at_value)
@@ -313,12 +337,13 @@ def observers_for_target(clean_agg: np.ndarray, setting: Setting, measure: Measu
     r = np.asarray(clean_agg).size
     stds = _stds_over_n(setting, r, grid.astype(int))
     draws = utility_at_stds(clean_agg, stds, rng, R=R, sigma_px=sigma_px, cell=cell, mechanism=setting.mechanism,
-                            q=q, grid=grid)
+                            q=q, grid=grid, measures=(measure,))
+    seed = int(rng.integers(2**31))  # fresh draws at the answer itself
 
     def at_value(N: float) -> np.ndarray:
         std = _stds_over_n(setting, r, [int(math.ceil(N))])
-        d = utility_at_stds(clean_agg, std, np.random.default_rng(0), R=R, sigma_px=sigma_px, cell=cell,
-                            mechanism=setting.mechanism, q=q)
+        d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), R=R, sigma_px=sigma_px, cell=cell,
+                            mechanism=setting.mechanism, q=q, measures=(measure,))
         return d.values(measure)[0]
 
     return _answer(draws, measure, target, basis, "N", q, at_value)

@@ -130,7 +130,7 @@ def _target_part(ctx: view.Context) -> None:
     R = b2[1].slider("Draws R", 20, 300, 100, 10, key="hm_tg_R")
     key, gm = _basis_maps(ctx, Basis(basis), pilot)
     setting = _setting(ctx)
-    est = targets.estimate_seconds(gm.n_cells, len(targets.EPS_GRID) + len(targets.N_GRID), R)
+    est = targets.estimate_seconds(gm.n_cells, len(targets.EPS_GRID) + len(targets.N_GRID), R, Measure(measure))
     note = st.empty()
     if est > SLOW_SECONDS:
         note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
