@@ -207,3 +207,19 @@ def test_difference_sentence_words():
     assert "5× less noise than A" in s and "a CC 0.15 higher" in s and "20 percentage points more" in s
     same = T.difference_sentence(a, a)
     assert "the same ε per observer" in same and "the same noise" in same and "the same CC" in same
+
+
+def test_eps_curves_carry_hot_spots_kept(monkeypatch):
+    from eyedp_core.heatmaps import curves
+
+    agg = _small_map()
+    sens = heatmap_sensitivity(agg.size, N_OBS, 1.0, None)
+    df = curves.eps_curves(agg, sens, [0.01, 1e6], 1e-4, np.random.default_rng(0), R=60, sigma_px=SIGMA_CELLS,
+                           hot_spots_q=0.1)
+    summ = curves.summarize_curves(df).set_index(["mechanism", "eps"])
+    for mech in ("gaussian", "laplace"):
+        assert summ.loc[(mech, 1e6), "kept_mean"] == pytest.approx(1.0, abs=0.02)  # next to no noise
+        assert summ.loc[(mech, 0.01), "kept_mean"] < 0.4  # noise only: about the share q, by chance
+    monkeypatch.setattr(curves, "HOT_SPOT_CELLS", 10)
+    df = curves.eps_curves(agg, sens, [1.0], 1e-4, np.random.default_rng(0), R=5, hot_spots_q=0.1)
+    assert df["hot_spots"].isna().all() and any("hot spots kept left out" in n for n in df.attrs["notes"])
