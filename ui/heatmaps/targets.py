@@ -93,7 +93,8 @@ def finder_figure(answer: targets.TargetAnswer, current_eps: float) -> go.Figure
                              name="10–90 % of draws"))
     fig.add_trace(go.Scatter(x=x, y=mean, mode="lines", line=dict(color=color, width=2), name="mean"))
     fig.add_hline(y=answer.target, line=dict(color=theme.MUTED, dash="dash"), annotation_text="target")
-    fig.add_vline(x=current_eps, line=dict(color=theme.MUTED, dash="dot"), annotation_text="current ε")
+    fig.add_vline(x=current_eps, line=dict(color=theme.MUTED, dash="dot"), annotation_text="current ε",
+                  annotation_position="bottom right")
     fig.update_xaxes(type="log", title_text="ε per observer (log scale)")
     fig.update_yaxes(title_text=answer.measure.words, range=[-0.05, 1.05])
     fig.update_layout(legend=dict(orientation="h", y=-0.25, x=0))
@@ -159,9 +160,9 @@ def _target_part(ctx: view.Context) -> None:
         lo, hi = obs_ans.expected_band
         lines.append(f"- **{int(obs_ans.value):,} observers** at ε = {fmt_num(ctx.epsilon)} (10–90 %: "
                      f"{_band(obs_ans.low, obs_ans.high, lambda v: f'{int(v):,}')}): expected {words} "
-                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). {Basis.PLANNING.words} "
-                     f"({'pilot' if basis == Basis.PILOT.value else 'these data'}); sampling error of a smaller "
-                     f"study is not included. The study has n = {ctx.n_observers}.")
+                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). Basis: the {Basis.PLANNING.words} "
+                     f"({'the pilot' if basis == Basis.PILOT.value else 'these data'}); the sampling error of a "
+                     f"smaller study is not included. This study has n = {ctx.n_observers}.")
     else:
         lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
                      f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
