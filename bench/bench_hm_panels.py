@@ -26,7 +26,7 @@ from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
 OSIE = ROOT.parent / "shared" / "realdata" / "osie" / "osie_fixations.csv.gz"
 # Panel label -> (its button, what marks it drawn: the default page draws no Plotly chart, only pictures).
 PANELS = {"ε-curves": ("ε-curves (Figure 3)", ".js-plotly-plot .main-svg"),
-          "Target finder": ("Target finder", ".js-plotly-plot .main-svg"),
+          "Target finder": ("Target finder", '[data-testid="stMetricLabel"]:has-text("Smallest ε")'),
           "Compare A/B": ("Compare A/B", '[data-testid="stMarkdownContainer"]:has-text("percentage points")')}
 SIGMA_PX = maps.sigma_px_from_degrees(1.5, samples.SAMPLE_SCREEN.width_px, samples.SAMPLE_SCREEN.width_cm,
                                       samples.SAMPLE_SCREEN.distance_cm)
@@ -56,9 +56,9 @@ def core_figures() -> list[dict]:
         sens = preview.maps_sensitivity(gm, 1.0, 30.0)
         s = targets.Setting(3.0, preset_delta(n), cap_m=1.0, cap_total=30.0)
         calls = {
-            "ε-curves core (5 ε × R = 100 × 2 mechanisms)": lambda: eps_curves(
+            "ε-curves core (5 ε × R = 100 × 2 mechanisms, CC and hot spots)": lambda: eps_curves(
                 agg, sens, list(np.geomspace(0.1, 10, 5)), s.delta, np.random.default_rng(0), R=100,
-                sigma_px=SIGMA_PX, cell=32),
+                sigma_px=SIGMA_PX, cell=32, hot_spots_q=targets.DEFAULT_Q),
             "target finder core (ε and N answers, R = 100)": lambda: (
                 targets.epsilon_for_target(agg, n, s, targets.Measure.CC, 0.8, np.random.default_rng(0),
                                            basis=targets.Basis.PRIVATE, sigma_px=SIGMA_PX, cell=32),

@@ -1,5 +1,6 @@
-"""The Heatmaps page's Target finder and Compare A/B panels in headless Chromium: each renders its numbers, the A/B
-maps are pictures that load, and moving B's ε redraws B and changes the one-sentence difference."""
+"""The Heatmaps page's Target finder and Compare A/B panels in headless Chromium: each renders its numbers, the
+finder's curve and the A/B maps are pictures that load, and moving B's ε redraws B and changes the one-sentence
+difference."""
 from __future__ import annotations
 
 import re
@@ -30,7 +31,12 @@ def test_target_finder_renders_answers_and_chart(page, app_url, shots):
     assert float(value) > 0
     needed = page.locator('[data-testid="stMetric"]', has_text="Observers needed").first
     assert int(needed.locator('[data-testid="stMetricValue"]').inner_text().replace(",", "")) > 1
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    # The finder's curve is a picture (no Plotly on this panel): overlays + the curve, all loaded.
+    page.wait_for_function(
+        """() => { const imgs = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stImage"] img')];
+                   return imgs.length >= 3 && imgs.every(i => i.complete && i.naturalWidth > 100); }""",
+        timeout=60_000)
+    assert page.locator("[data-testid='stMain'] .js-plotly-plot").count() == 0
     assert page.locator('[data-testid="stMain"]', has_text="tuning that is not itself private").count() == 1
     harness.screenshot(page, str(shots / "heatmaps_target_finder.png"))
 

@@ -2,20 +2,21 @@
 eyedp_core.heatmaps.targets, their panels and the one figure of the finder).
 
 Each panel's own controls sit in a fragment, so moving them re-runs only that panel; the A/B maps are pictures
-(JPEG through images.overlay_jpeg), the numbers markdown tables: no Plotly chart and no dataframe changes on an
-A/B move, and the finder has one chart."""
+(JPEG through images.overlay_jpeg), the numbers markdown tables, and the finder's curve a PNG drawn with PIL: no
+Plotly chart and no dataframe on these panels (their controls redraw them on every move)."""
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
+from PIL import Image, ImageDraw
 
 from eyedp_core.data import samples
 from eyedp_core.heatmaps import cap, maps, preview, targets
 from eyedp_core.heatmaps.targets import Basis, Measure, Setting
-from ui import theme
+from ui import picture, theme
 from ui.fragment import fragment
 from ui.heatmaps import figs, images, view
 from ui.widgets import fmt_num, log_slider
@@ -83,22 +84,59 @@ def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q
     return eps, obs
 
 
-def finder_figure(answer: targets.TargetAnswer, current_eps: float) -> go.Figure:
-    """The ε answer -> its measure versus ε: mean, 10–90 % band, the target and the current ε."""
+FIG_W, FIG_H = 900, 300
+FIG_LEFT, FIG_RIGHT, FIG_TOP, FIG_BOTTOM = 56, 18, 14, 50
+
+
+def finder_png(answer: targets.TargetAnswer, current_eps: float) -> bytes:
+    """The ε answer and the current ε -> PNG of the measure versus ε (log axis): mean, 10–90 % band of the draws,
+    the target (dashed) and the current ε (dotted). A picture: the finder's controls redraw it on every move."""
     x, mean, lo, hi = answer.curve()
-    color = theme.PRIMARY
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[hi, lo[::-1]], fill="toself", mode="lines",
-                             fillcolor=theme.rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
-                             name="10–90 % of draws"))
-    fig.add_trace(go.Scatter(x=x, y=mean, mode="lines", line=dict(color=color, width=2), name="mean"))
-    fig.add_hline(y=answer.target, line=dict(color=theme.MUTED, dash="dash"), annotation_text="target")
-    fig.add_vline(x=current_eps, line=dict(color=theme.MUTED, dash="dot"), annotation_text="current ε",
-                  annotation_position="bottom right")
-    fig.update_xaxes(type="log", title_text="ε per observer (log scale)")
-    fig.update_yaxes(title_text=answer.measure.words, range=[-0.05, 1.05])
-    fig.update_layout(legend=dict(orientation="h", y=-0.25, x=0))
-    return theme.style(fig, 340)
+    lx0, lx1 = math.log10(x[0]), math.log10(x[-1])
+    pw, ph = FIG_W - FIG_LEFT - FIG_RIGHT, FIG_H - FIG_TOP - FIG_BOTTOM
+
+    def px(v):
+        return FIG_LEFT + (np.log10(np.asarray(v, float)) - lx0) / (lx1 - lx0) * pw
+
+    def py(v):
+        return FIG_TOP + (1.05 - np.clip(np.nan_to_num(np.asarray(v, float)), -0.05, 1.05)) / 1.1 * ph
+
+    img = Image.new("RGB", (FIG_W, FIG_H), "white")
+    band = Image.new("RGBA", (FIG_W, FIG_H), (0, 0, 0, 0))
+    ImageDraw.Draw(band).polygon(list(zip(np.r_[px(x), px(x[::-1])], np.r_[py(hi), py(lo[::-1])])),
+                                 fill=picture.rgb(theme.PRIMARY) + (46,))
+    d = ImageDraw.Draw(img)
+    small = picture.font(12)
+    grid, muted = (230, 233, 238), picture.rgb(theme.MUTED)
+    for v in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
+        y = float(py(v))
+        d.line([(FIG_LEFT, y), (FIG_LEFT + pw, y)], fill=grid)
+        d.text((FIG_LEFT - 6, y), f"{v:g}", fill=muted, font=small, anchor="rm")
+    for e in range(math.ceil(lx0), math.floor(lx1) + 1):
+        xx = float(px(10.0 ** e))
+        d.line([(xx, FIG_TOP), (xx, FIG_TOP + ph)], fill=grid)
+        d.text((xx, FIG_TOP + ph + 6), f"{10.0 ** e:g}", fill=muted, font=small, anchor="ma")
+    img.paste(band, (0, 0), band)
+    d = ImageDraw.Draw(img)
+    d.line(list(zip(px(x), py(mean))), fill=picture.rgb(theme.PRIMARY), width=3)
+    ty = float(py(answer.target))
+    for x0 in range(FIG_LEFT, FIG_LEFT + pw, 12):  # the target, dashed
+        d.line([(x0, ty), (min(x0 + 7, FIG_LEFT + pw), ty)], fill=muted, width=2)
+    d.text((FIG_LEFT + pw - 4, ty - 4), f"target {answer.target:g}", fill=muted, font=small, anchor="rb")
+    if x[0] <= current_eps <= x[-1]:  # the current ε, dotted
+        cx = float(px(current_eps))
+        for y0 in range(FIG_TOP, FIG_TOP + ph, 6):
+            d.line([(cx, y0), (cx, y0 + 2)], fill=muted, width=2)
+        d.text((cx + 4, FIG_TOP + 2), f"current ε = {fmt_num(current_eps)}", fill=muted, font=small, anchor="la")
+    if answer.value is not None:
+        ax = float(px(answer.value))
+        d.ellipse([(ax - 5, ty - 5), (ax + 5, ty + 5)], outline=picture.rgb(theme.PRIMARY), width=2)
+    d.text((FIG_LEFT + pw / 2, FIG_H - 6), f"ε per observer (log scale) — {answer.measure.words}: mean (line) and "
+                                           "10–90 % of the draws (band)", fill=muted, font=picture.font(13),
+           anchor="mb")
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,7 +205,7 @@ def _target_part(ctx: view.Context) -> None:
         lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
                      f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
     st.markdown("\n".join(lines))
-    st.plotly_chart(finder_figure(eps_ans, ctx.epsilon), key="hm_tg_chart", theme=None)
+    st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
                f"rescaled to every ε: common random numbers); {figs.MECH_LABEL[ctx.mechanism]} noise, δ = "
                f"{fmt_num(ctx.delta_used)}, cap m = {ctx.cap_m:g}"
