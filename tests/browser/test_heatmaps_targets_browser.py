@@ -45,7 +45,7 @@ def _sentence(page) -> str:
     return page.locator('[data-testid="stMarkdownContainer"]', has_text="percentage points").first.inner_text()
 
 
-def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots):
+def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots, run_log):
     _open_panel(page, app_url, "Compare A/B")
     page.wait_for_function(
         """() => { const imgs = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stImage"] img')];
@@ -55,6 +55,7 @@ def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots):
     assert re.search(r"B spends ε = 10 per observer instead of [\d.]+", before), before
     thumb = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="ε of B").locator(
         'input[type="range"]').first
+    run_log.write_text("")
     thumb.focus()
     for _ in range(6):  # one decade down: 10 -> 1
         page.keyboard.press("ArrowLeft")
@@ -64,4 +65,7 @@ def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots):
                  .some(e => e.innerText.includes('B spends ε = 1 per observer'))""", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert _sentence(page) != before
+    moved = harness.runs(run_log)
+    assert "compare" in moved, moved
+    assert not {"page", "study", "grid", "privacy"} & set(moved), f"a move of B re-ran more than its panel: {moved}"
     harness.screenshot(page, str(shots / "heatmaps_compare_ab.png"))
