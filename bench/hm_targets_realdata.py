@@ -76,9 +76,10 @@ def figures(gms: list[maps.GazeMaps]) -> dict[str, str]:
                              f"{100 * np.quantile(k, 0.9):.0f} %)")
 
     def med(rows):
+        """(answer, 10 %, 90 %) per stimulus -> median answer, median band and the range over the stimuli."""
         v = np.array([[np.inf if x is None else x for x in r] for r in rows], dtype=float)
-        return "–".join(f"{x:.3g}" for x in np.median(v, axis=0)[[0]]) + \
-            f" (band {np.median(v[:, 1]):.3g}–{np.median(v[:, 2]):.3g}; stimuli {np.min(v[:, 0]):.3g}–{np.max(v[:, 0]):.3g})"
+        return (f"{np.median(v[:, 0]):.3g} (band {np.median(v[:, 1]):.3g}–{np.median(v[:, 2]):.3g}; "
+                f"stimuli {np.min(v[:, 0]):.3g}–{np.max(v[:, 0]):.3g})")
 
     out[f"smallest ε for CC ≥ {TARGET}"] = med(ans["eps_cc"])
     out[f"smallest ε for hot spots kept ≥ {TARGET}"] = med(ans["eps_kept"])

@@ -310,7 +310,8 @@ def _compare_part(ctx: view.Context) -> None:
             f"{_pct(b.kept)} ({side_b['kept_band']}) |"]
     st.markdown("\n".join(rows))
     st.markdown(targets.difference_sentence(a, b))
-    st.caption(f"ε per observer of this map (A includes a private choice of m made on these data). Expected values over {AB_DRAWS} seeded draws; hot spots = top {_pct(q_value())} of cells. Previews "
+    st.caption("ε per observer of this map (A's includes a private choice of m made on these data). Expected "
+               f"values over {AB_DRAWS} seeded draws; hot spots = top {_pct(q_value())} of cells. Previews "
                "only: nothing here is released or charged.")
 
 
