@@ -180,11 +180,13 @@ def _target_part(ctx: view.Context) -> None:
     words = Measure(measure).words
     m1, m2 = st.columns(2)
     m1.metric(f"Smallest ε per observer for {words} ≥ {target:g}",
-              "not reached by ε = 1000" if eps_ans.value is None else fmt_num(eps_ans.value),
+              "not reached by ε = 1000" if eps_ans.value is None else
+              ("≤ " if eps_ans.value <= targets.EPS_GRID[0] else "") + fmt_num(eps_ans.value),
               help="Where the mean over the draws reaches the target; the band is where 10 % and 90 % of the "
                    "draws reach it.")
     m2.metric(f"Observers needed at ε = {fmt_num(ctx.epsilon)}",
-              "more than 10⁶" if obs_ans.value is None else f"{int(obs_ans.value):,}",
+              "more than 10⁶" if obs_ans.value is None else
+              ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
               help="Planning model: N different observers with maps like the basis map (noise only).")
     lines = []
     if eps_ans.value is not None:
