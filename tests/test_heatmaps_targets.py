@@ -223,3 +223,25 @@ def test_eps_curves_carry_hot_spots_kept(monkeypatch):
     monkeypatch.setattr(curves, "HOT_SPOT_CELLS", 10)
     df = curves.eps_curves(agg, sens, [1.0], 1e-4, np.random.default_rng(0), R=5, hot_spots_q=0.1)
     assert df["hot_spots"].isna().all() and any("hot spots kept left out" in n for n in df.attrs["notes"])
+
+
+def test_observers_by_subsample_includes_sampling_error_and_meets_the_model_at_n():
+    gm = _gaze_maps(n=30)
+    s = T.Setting(epsilon=20.0, delta=1e-4, cap_total=40.0)
+    kw = dict(basis=T.Basis.PRIVATE, R=150, sigma_px=10.0)
+    sub = T.observers_by_subsample(gm, s, T.Measure.CC, 0.8, np.random.default_rng(0), **kw)
+    grid, mean, _, _ = sub.curve()
+    assert grid[0] == 2 and grid[-1] == gm.n_observers
+    assert mean[0] < mean[-1]  # fewer observers: more sampling error and more noise
+    # With all n observers the subsample is the study itself: the planning model at N = n (noise only) agrees.
+    agg = maps.aggregate(gm, 1.0, 40.0)
+    model = T.utility_at_stds(agg, [s.std(gm.n_observers, gm.n_cells)], np.random.default_rng(1), R=400,
+                              sigma_px=10.0, cell=gm.cell, measures=(T.Measure.CC,)).cc[0]
+    se = model.std() * math.sqrt(1 / 400 + 1 / 150)
+    assert abs(mean[-1] - model.mean()) <= 4 * se + 1e-3
+    # Sampling error only adds: the subsample answer needs at least as many observers as the noise-only model.
+    plan = T.observers_for_target(agg, s, T.Measure.CC, 0.8, np.random.default_rng(0), **kw, cell=gm.cell)
+    assert sub.value is not None and plan.value - 1 <= sub.value <= gm.n_observers
+    assert sub.low <= sub.value <= sub.high
+    unreachable = T.observers_by_subsample(gm, s, T.Measure.CC, 0.999, np.random.default_rng(0), **kw)
+    assert unreachable.value is None

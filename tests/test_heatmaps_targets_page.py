@@ -121,3 +121,15 @@ def test_cap_panel_puts_the_private_choice_next_to_the_fixed_m():
     assert private[0] == fmt_num(s.epsilon + eps_sel) and private[1].startswith(f"{cc['private'][0]:.2f} (")
     diff = cc["private"][0] - cc["fixed"][0]
     assert f"{'raise' if diff > 0 else 'lower'} mean CC by {abs(diff):.2f}" in text
+
+
+def test_target_finder_subsample_answer_is_the_core_value():
+    at = _heatmaps()
+    at.segmented_control(key="hm_panel").set_value("target").run()
+    at.select_slider(key="hm_eps").set_value(30.0).run()
+    assert not at.exception, at.exception
+    gm, s, sigma, seed = _core(at)
+    sub = targets.observers_by_subsample(gm, s, targets.Measure.CC, 0.8, np.random.default_rng(seed),
+                                         basis=targets.Basis.PRIVATE, R=100, sigma_px=sigma, q=0.05)
+    assert sub.value is not None and sub.value <= gm.n_observers
+    assert f"**{int(sub.value)} of these {gm.n_observers} observers** at ε = 30" in page_text(at, ["markdown"])

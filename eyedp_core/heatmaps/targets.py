@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity, noise_family
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
-from eyedp_core.heatmaps.maps import GazeMaps, aggregate, draw_noise, smooth
+from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, draw_noise, smooth
 
 __all__ = [
     "DEFAULT_Q",
@@ -36,6 +37,7 @@ __all__ = [
     "epsilon_for_target",
     "estimate_seconds",
     "hot_spots_kept",
+    "observers_by_subsample",
     "observers_for_target",
     "top_cells",
     "utility_at_stds",
@@ -345,6 +347,59 @@ def observers_for_target(clean_agg: np.ndarray, setting: Setting, measure: Measu
         d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), R=R, sigma_px=sigma_px, cell=cell,
                             mechanism=setting.mechanism, q=q, measures=(measure,))
         return d.values(measure)[0]
+
+    return _answer(draws, measure, target, basis, "N", q, at_value)
+
+
+SUBSAMPLE_CELLS = 200_000  # subsample answers smooth R maps per study size: only on grids up to this size
+
+
+def _subsample_draws(gm: GazeMaps, setting: Setting, sizes: np.ndarray, rng: np.random.Generator, R: int,
+                     sigma_px: float, q: float, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+    """Gaze maps, setting, study sizes N, generator, draws, kernel, q and measure in, (noise std per N, measure
+    per (N, draw)) out: each draw averages N observers drawn without replacement, adds the noise for N observers
+    and is compared with the smoothed clean map of all n."""
+    n, r = gm.n_observers, gm.n_cells
+    capped = cap_matrix(gm, setting.cap_m, setting.cap_total)
+    rs = smooth(aggregate(gm, setting.cap_m, setting.cap_total), sigma_px, gm.cell).ravel()
+    hot = top_cells(rs, q)
+    ac = rs - rs.mean()
+    fam = noise_family(setting.mechanism)
+    unit = 1.0 if fam is Family.GAUSSIAN else 1.0 / math.sqrt(2.0)
+    stds = _stds_over_n(setting, r, sizes)
+    out = np.full((sizes.size, R), np.nan)
+    for i, N in enumerate(sizes):
+        pick = np.argsort(rng.random((R, n)), axis=1)[:, :N]  # R subsets of N observers, without replacement
+        sel = sp.csr_matrix((np.full(R * N, 1.0 / N), (np.repeat(np.arange(R), N), pick.ravel())), shape=(R, n))
+        means = (sel @ capped).toarray()
+        noisy = means + stds[i] * draw_noise(rng, fam, unit, (R, r), np.float64)
+        sm = smooth(noisy.reshape((R,) + gm.grid_shape), sigma_px, gm.cell).reshape(R, r)
+        if measure is Measure.CC:
+            c = sm - sm.mean(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[i] = (c @ ac) / np.sqrt(np.einsum("ij,ij->i", c, c) * float(ac @ ac))
+        elif hot.any():
+            out[i] = _kept_rows(hot.ravel(), sm)
+    return stds, out
+
+
+def observers_by_subsample(gm: GazeMaps, setting: Setting, measure: Measure, target: float,
+                           rng: np.random.Generator, *, basis: Basis, R: int = 100, sigma_px: float = 0.0,
+                           q: float = DEFAULT_Q, points: int = 12) -> TargetAnswer:
+    """Per-observer gaze maps (the basis), the setting (its ε), measure, target, generator, basis, draws, kernel,
+    q and the number of study sizes in, the smallest N <= n whose mean measure reaches the target when N of
+    these observers are drawn without replacement (sampling error and noise; reference: the clean map of all n)
+    out; value None when even all n do not reach it."""
+    n = gm.n_observers
+    sizes = np.unique(np.round(np.geomspace(2, n, max(2, min(points, n - 1)))).astype(int))
+    stds, vals = _subsample_draws(gm, setting, sizes, rng, R, sigma_px, q, measure)
+    cc, kept = (vals, np.full_like(vals, np.nan)) if measure is Measure.CC else (np.full_like(vals, np.nan), vals)
+    draws = UtilityDraws(sizes.astype(float), stds, cc, kept)
+    seed = int(rng.integers(2**31))
+
+    def at_value(N: float) -> np.ndarray:
+        size = np.array([min(n, int(math.ceil(N)))])
+        return _subsample_draws(gm, setting, size, np.random.default_rng(seed), R, sigma_px, q, measure)[1][0]
 
     return _answer(draws, measure, target, basis, "N", q, at_value)
 

@@ -72,16 +72,21 @@ def _basis_maps(ctx: view.Context, basis: Basis, pilot: str | None) -> tuple[tup
 
 @st.cache_data(show_spinner=False, max_entries=24)
 def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q: float, R: int, seed: int,
-            sigma_px: float, basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, targets.TargetAnswer]:
+            sigma_px: float, basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
     """Basis maps (by key), the study's n, the setting, measure, target, q, draws, seed, kernel and basis ->
-    (smallest ε, observers needed at the setting's ε)."""
+    (smallest ε, observers needed at the setting's ε by the planning model[, by subsamples of the basis'
+    observers on grids up to targets.SUBSAMPLE_CELLS cells])."""
     agg = maps.aggregate(_gm, setting.cap_m, setting.cap_total)
     kw = dict(R=R, sigma_px=sigma_px, cell=_gm.cell, q=q)
     eps = targets.epsilon_for_target(agg, n, setting, Measure(measure), target, np.random.default_rng(seed),
                                      basis=Basis(basis), **kw)
     obs = targets.observers_for_target(agg, setting, Measure(measure), target, np.random.default_rng(seed),
                                        basis=Basis.PLANNING, **kw)
-    return eps, obs
+    if _gm.n_cells > targets.SUBSAMPLE_CELLS:
+        return eps, obs
+    sub = targets.observers_by_subsample(_gm, setting, Measure(measure), target, np.random.default_rng(seed),
+                                         basis=Basis(basis), R=R, sigma_px=sigma_px, q=q)
+    return eps, obs, sub
 
 
 FIG_W, FIG_H = 900, 300
@@ -174,8 +179,8 @@ def _target_part(ctx: view.Context) -> None:
     if est > SLOW_SECONDS:
         note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
                   "cached.", icon=":material/schedule:")
-    eps_ans, obs_ans = answers(key, ctx.n_observers, setting, measure, float(target), float(q), int(R),
-                               ctx.preview_seed, ctx.sigma_px, basis, gm)
+    eps_ans, obs_ans, *sub = answers(key, ctx.n_observers, setting, measure, float(target), float(q), int(R),
+                                     ctx.preview_seed, ctx.sigma_px, basis, gm)
     note.empty()
     words = Measure(measure).words
     m1, m2 = st.columns(2)
@@ -206,6 +211,17 @@ def _target_part(ctx: view.Context) -> None:
     else:
         lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
                      f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
+    who = "the pilot's" if basis == Basis.PILOT.value else "these"
+    if sub and sub[0].value is not None:
+        a = sub[0]
+        lo, hi = a.expected_band
+        lines.append(f"- **{int(a.value):,} of {who} {gm.n_observers} observers** at ε = {fmt_num(ctx.epsilon)} "
+                     f"(10–90 %: {_band(a.low, a.high, lambda v: f'{int(v):,}')}), drawing them without replacement "
+                     f"(sampling error and noise, against the map of all {gm.n_observers}): expected {words} "
+                     f"{a.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}).")
+    elif sub:
+        lines.append(f"- Even all {gm.n_observers} of {who} observers do not reach a mean {words} of {target:g} at "
+                     f"ε = {fmt_num(ctx.epsilon)}.")
     st.markdown("\n".join(lines))
     st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
