@@ -46,7 +46,7 @@ def figures(gms: list[maps.GazeMaps]) -> dict[str, str]:
     """Gaze maps of some stimuli -> the figures, averaged over the stimuli (bands: of the pooled draws)."""
     cc = {e: [] for e in EPS}
     kept = {e: [] for e in EPS}
-    ans = {"eps_cc": [], "eps_kept": [], "n_cc": [], "n_kept": []}
+    ans = {"eps_cc": [], "eps_kept": [], "n_cc": [], "n_kept": [], "sub_cc": [], "sub_kept": []}
     mcomp = []
     for gm in gms:
         n = gm.n_observers
@@ -63,6 +63,10 @@ def figures(gms: list[maps.GazeMaps]) -> dict[str, str]:
             b = targets.observers_for_target(agg, s, meas, TARGET, np.random.default_rng(0), **kw)
             ans[f"eps_{key}"].append((a.value, a.low, a.high))
             ans[f"n_{key}"].append((b.value, b.low, b.high))
+            c = targets.observers_by_subsample(gm, targets.Setting(30.0, s.delta, cap_m=1.0, cap_total=30.0), meas,
+                                               TARGET, np.random.default_rng(0), basis=targets.Basis.PRIVATE, R=R,
+                                               sigma_px=SIGMA_PX)
+            ans[f"sub_{key}"].append((c.value, c.low, c.high))
         c = targets.cap_choice_utility(gm, fixed_m=1.0, candidates=cap.public_candidates("count", 10.0),
                                        raw_bound=10.0, selection_epsilon=0.1, selection_method="exponential",
                                        setting=s, rng=np.random.default_rng(0), basis=targets.Basis.PRIVATE, R=50,
@@ -85,6 +89,8 @@ def figures(gms: list[maps.GazeMaps]) -> dict[str, str]:
     out[f"smallest ε for hot spots kept ≥ {TARGET}"] = med(ans["eps_kept"])
     out[f"observers needed at ε = 10 for CC ≥ {TARGET}"] = med(ans["n_cc"])
     out[f"observers needed at ε = 10 for hot spots kept ≥ {TARGET}"] = med(ans["n_kept"])
+    out[f"N of these observers at ε = 30 for CC ≥ {TARGET} (subsamples; inf: not with all n)"] = med(ans["sub_cc"])
+    out[f"N of these observers at ε = 30 for hot spots kept ≥ {TARGET} (subsamples)"] = med(ans["sub_kept"])
     f_cc = np.mean([m[0]["fixed"][0] for m in mcomp])
     p_cc = np.mean([m[0]["private"][0] for m in mcomp])
     f_k = np.mean([m[1]["fixed"][0] for m in mcomp])
