@@ -197,6 +197,22 @@ ALLOWED: dict[str, dict[str, str]] = {
         "markdown_table": "method names (constants) and formatted numbers",
         "headline.mech_name": "mechanism names (registry)",
     },
+    "ui/heatmaps/targets.py": {
+        '_pct(v)': 'a percentage',
+        '_pct(q)': 'a percentage',
+        '_pct(q_value())': 'a percentage',
+        'words': 'Measure words (constants)',
+        'lines': 'numbers, measure and basis words (constants)',
+        'ctx.preview_seed': 'the preview seed (an int)',
+        'verdict': 'numbers and constant words',
+        'rows': 'a table of numbers and constant row names',
+        'u': 'unit names',
+        'ctx.short_unit': 'unit names',
+        'cands': 'the public candidate caps (numbers)',
+        'f.value': 'mechanism families (registry)',
+        'targets.difference_sentence(a, b)': 'numbers and guarantee words',
+        'name': "'A' or 'B'",
+    },
     "pages/gaze_samples.py": {
         'sel.capitalize()': "'stimulus' or 'task' (eyedp_core.samples.streams.SELECTION_COLUMNS)",
     },
@@ -212,8 +228,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         'text': 'page descriptions (constants)',
     },
     "pages/report.py": {
-        "people.style.format({c: '{:.4g}' for c in people.columns if people[c].dtype.kind == 'f'})": 'people = md_cells(people) just above',
-        "shown.style.format({c: '{:.4g}' for c in shown.columns if shown[c].dtype.kind == 'f'})": 'shown = md_cells(shown) just above',
+        'people': 'people = md_cells(people) just above',
+        'shown': 'shown = md_cells(shown) just above',
     },
     "pages/time_series.py": {
         'n': 'the transform length (an int)',
@@ -232,6 +248,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'lo_s': 'fmt_num()',
     },
     "pages/your_data.py": {
+        '_cap_text(kind)': 'the upload limits (numbers)',
         'msg': 'upload_done: built with md_text for every name (_image, _done, _derive)',
         'label': 'constant words and the units name (io.UNITS)',
         'choices': 'radio options: io.UNITS (constants)',
@@ -360,6 +377,18 @@ ALLOWED: dict[str, dict[str, str]] = {
         'sym': "'b' or 'λ'",
     },
     "ui/timeseries/panels.py": {
+        'words[c.setting.mode]': 'constant words',
+        'line': 'crossing sentences: mechanism labels and numbers',
+        'per_person': 'a count of recordings',
+        'forms.overall_sentence(rows, target, EPS_RANGE)': 'form names and numbers',
+        'frame': 'release-form table: form names, numbers, and the feature name through md_text',
+        'r.sentence': 'form names and numbers',
+        'difference_sentence(a, b)': 'numbers and guarantee words',
+        'name': "'A' or 'B'",
+        'summ.label': 'mechanism label and k',
+        'summ.unit': "'chunk' or 'series'",
+        'sym': "'b' or 'λ'",
+        'summ.guarantee': 'guarantee words (constants)',
         'e': 'an exponent of 10 (the select-slider over -3 … 5)',
         'str(10 ** e)': 'a power of 10',
         't': 'the series length (an int)',
@@ -489,6 +518,9 @@ def _unsafe(node: ast.expr, allowed: dict[str, str]) -> list[str]:
         if fname == "str" and node.args and isinstance(node.args[0], ast.Call) and _name(node.args[0].func) in (
                 NUMBER_FORMATTERS):
             return []
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "style"):
+            return _unsafe(node.func.value.value, allowed)  # frame.style.format(...): the frame is what shows
         if isinstance(node.func, ast.Attribute) and node.func.attr == "join":  # "sep".join(parts)
             return _unsafe(node.func.value, allowed) + [bad for a in node.args for bad in _join_parts(a, allowed)]
         if isinstance(node.func, ast.Attribute) and node.func.attr == "format" and isinstance(

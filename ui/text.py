@@ -64,8 +64,9 @@ def html_text(value: object) -> str:
 
 
 def md_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table for `st.table` (whose cells and headers render markdown) -> the same table, text cells escaped."""
-    out = frame.rename(columns=lambda c: md_text(c) if isinstance(c, str) else c)
+    """A table for `st.table` (whose cells, headers and index render markdown) -> the same table, its text escaped."""
+    out = frame.rename(columns=lambda c: md_text(c) if isinstance(c, str) else c,
+                       index=lambda i: md_text(i) if isinstance(i, str) else i)
     for col in out.columns:
         if out[col].dtype == object or str(out[col].dtype) in ("str", "string"):
             out[col] = out[col].map(lambda v: v if v is None or (isinstance(v, float) and v != v) else md_text(v))

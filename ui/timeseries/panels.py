@@ -19,7 +19,7 @@ from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
 from ui.widgets import badge, fmt_num, preview_watermark
-from ui.text import md_text
+from ui.text import md_cells, md_text
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table", "forms": "Release forms", "ab": "Compare A/B"}
@@ -334,11 +334,11 @@ def forms_panel(c: Ctx) -> None:
         "release form": [r.label for r in rows],
         "values per person": [r.values_per_person for r in rows],
         "Δ₁ (ranges)": [r.l1_sensitivity for r in rows],
-        f"noise b of {c.feature}": [r.shown_scale for r in rows],
+        f"noise b of {md_text(c.feature)}": [r.shown_scale for r in rows],  # st.table headers are markdown
         "expected utility (dB)": [r.utility_db for r in rows],
         f"ε for {target:g} dB": [r.crossing_epsilon for r in rows],
     })
-    st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {c.feature}": "{:.3g}",
+    st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {md_text(c.feature)}": "{:.3g}",
                                  "expected utility (dB)": "{:+.1f}", f"ε for {target:g} dB": "{:.3g}"}))
     st.markdown("\n".join(f"- {r.sentence}" for r in rows))
     with st.expander("The formulas, and the shown feature's group means (preview)"):
@@ -350,8 +350,8 @@ def forms_panel(c: Ctx) -> None:
                     "groups, per decade of N). V_f is computed on the loaded (private) data: the utility is for the "
                     "curator's eyes. docs/PRIVACY_MODEL.md §14.")
         preview_watermark()
-        st.table(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
-                                   c.feature_index, c.setting.seed, d.x, d.recs).style.format(precision=4))
+        st.table(md_cells(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
+                                            c.feature_index, c.setting.seed, d.x, d.recs)).style.format(precision=4))
 
 
 def ab_panel(c: Ctx) -> None:
@@ -384,7 +384,7 @@ def ab_panel(c: Ctx) -> None:
                               c.sensitivity_type, s.seed, c.feature_index, s.nmse_kind, d.lo, d.hi, d.x,
                               None if s.sensitivity_mode != "empirical" else c.sensitivities)
     except ValueError as err:
-        st.error(f"Setting B cannot run: {err}")
+        st.error(f"Setting B cannot run: {md_text(err)}")
         return
     label_a, label_b = s.mech.label(s.chunk), mech_b.label(chunk_b)
     a = summarise(label_a + (f", k = {s.k}" if s.mech is not Mech.LPA else ""), c.plan, c.preview, c.row)
@@ -406,7 +406,7 @@ def ab_panel(c: Ctx) -> None:
             sym = "b" if lab == "LPA" else "λ"
             st.markdown(
                 f"- ε per person: **{fmt_num(summ.epsilon_person)}** ({fmt_num(summ.epsilon_invocation)} per "
-                f"{summ.unit})\n- noise scale {sym} for {c.feature}: {fmt_num(summ.scale)}\n"
+                f"{summ.unit})\n- noise scale {sym} for {md_text(c.feature)}: {fmt_num(summ.scale)}\n"
                 f"- utility over all features: {summ.utility_db:+.1f} dB; NMSE of this series {summ.nmse_shown:.3g}\n"
                 f"- guarantee: {summ.guarantee}" + ("" if summ.valid else " — " + badge("not a DP guarantee", "notdp")),
                 unsafe_allow_html=True)
