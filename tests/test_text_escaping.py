@@ -142,14 +142,16 @@ def test_md_text_property_any_text_is_one_plain_paragraph(text: str) -> None:
     assert _plain("".join(out.text)) == _plain(f"x {text} x")
 
 
-def test_md_cells_escapes_text_cells_and_headers_only() -> None:
-    """st.table renders markdown in cells and headers: text is escaped, numbers are left as numbers."""
+def test_md_cells_escapes_text_cells_headers_and_index() -> None:
+    """st.table renders markdown in cells, headers and the index: text is escaped, numbers stay numbers."""
     import pandas as pd
 
-    frame = pd.DataFrame({"[who](https://evil.example)": ["<b>p1</b>", "p_2"], "n": [1.5, 2.0]})
+    frame = pd.DataFrame({"[who](https://evil.example)": ["<b>p1</b>", "p_2"], "n": [1.5, 2.0]},
+                         index=["![i](https://evil.example/i.png)", "task"])
     out = md_cells(frame)
     assert list(out.columns) == [md_text("[who](https://evil.example)"), "n"]
     assert out.iloc[:, 0].tolist() == [md_text("<b>p1</b>"), "p_2"]
+    assert list(out.index) == [md_text("![i](https://evil.example/i.png)"), "task"]
     assert out["n"].tolist() == [1.5, 2.0]
 
 
