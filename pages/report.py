@@ -29,18 +29,13 @@ def cap_and_totals() -> None:
     """The cap slider -> the cap status, the per-person headline and the per-person table (cap left)."""
     ledger = state.ledger()
     eps, delta = ledger.total()
-    cap_now = state.epsilon_cap()
-    cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=float(cap_now or 10.0), step=0.1,
+    cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=state.epsilon_cap(), step=0.1,
                     key="rp_cap", help="A release (export, recording, private choice) that would push any person's "
-                                       "total ε above this cap is refused: nothing is drawn into the ledger.")
+                                       "total ε above this cap is refused: nothing is drawn or added to the ledger. "
+                                       f"Every session starts with ε ≤ {state.DEFAULT_EPSILON_CAP:g}.")
     state.set_epsilon_cap(cap)
-    left = cap - eps
-    (st.success if left >= 0 else st.error)(
-        f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {eps:.4g} (worst-case person), so "
-        + (f"ε = {left:.4g} is left; any release that would exceed the cap is refused." if left >= 0 else
-           "the ledger is already above this cap (releases made before it was lowered); every new release is "
-           "refused."),
-        icon=":material/shield:")
+    within, text = report.cap_status(eps, cap)
+    (st.success if within else st.error)(text, icon=":material/shield:")
     c1, c2, c3 = st.columns(3)
     c1.metric("Worst-case ε per person", f"{eps:.4g}")
     c2.metric("Worst-case δ per person", f"{delta:.2g}")

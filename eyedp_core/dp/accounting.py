@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pandas is imported where a table is built (app start needs 
 __all__ = [
     "COMPOSITION_RULE",
     "EVERYONE",
+    "EVERYONE_ELSE",
     "PARTICIPANT_UNITS",
     "UNITS",
     "Ledger",
@@ -33,6 +34,8 @@ PARTICIPANT_UNITS = ("participant", "observer")
 SENSITIVITY_TYPES = ("public", "data-derived")
 # Row label used when no participant is named anywhere: the total applies to every participant.
 EVERYONE = "(every participant)"
+# Row label, beside named people, for everyone no entry names: covered only by the entries about everyone.
+EVERYONE_ELSE = "(everyone not named)"
 # The one ledger rule, in the words the Report page shows (docs/PRIVACY_MODEL.md §0.6).
 COMPOSITION_RULE = (
     "Every release composes. Each export, recording or private choice of a parameter is a new entry in the "
@@ -157,13 +160,18 @@ class Ledger:
         for r in self._releases:
             for p in set(r.participants or ()):
                 named[p].append(r)
-        return [(p, *self._sums(everyone + named[p])) for p in people]
+        rows = [(p, *self._sums(everyone + named[p])) for p in people]
+        if everyone and all_participants is None:  # people no entry names (e.g. participants of a time-series
+            # release beside heatmap observers) are still covered: without a list of everyone they get one row
+            rows.append((EVERYONE_ELSE, *self._sums(everyone)))
+        return rows
 
     def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
         """Optional participant ids in, table (participant, epsilon, delta, n_releases, n_invocations) out.
 
         Releases with participants=None cover everyone. If no participant is named anywhere the table
-        has one row, EVERYONE, holding the total that applies to each participant.
+        has one row, EVERYONE, holding the total that applies to each participant; otherwise, when some release
+        covers everyone, a last row EVERYONE_ELSE holds the total of the people no release names.
         """
         import pandas as pd
 

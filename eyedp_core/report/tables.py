@@ -5,7 +5,7 @@ import math
 
 import pandas as pd
 
-from eyedp_core.dp.accounting import EVERYONE, Ledger
+from eyedp_core.dp.accounting import EVERYONE, EVERYONE_ELSE, Ledger
 
 __all__ = ["person_table", "releases_table"]
 
@@ -48,9 +48,12 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: b
     rows = []
     for rec in table.to_dict("records"):
         who = rec["participant"]
-        units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
+        if who == EVERYONE_ELSE:  # covered only by the entries about everyone
+            units = sorted({r.unit for r in ledger.releases if r.participants is None})
+        else:
+            units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
         kind = " / ".join(units) if units else "participant"
-        person = (f"every {kind}" if who == EVERYONE else str(who))
+        person = {EVERYONE: f"every {kind}", EVERYONE_ELSE: f"every other {kind} (named by no release)"}.get(who, str(who))
         eps = float(rec["epsilon"])
         row = {"Person": person, "Protected as": kind, "Total ε": eps, "Total δ": float(rec["delta"]),
                "Releases": int(rec["n_releases"]), "Mechanism invocations": int(rec["n_invocations"])}

@@ -46,7 +46,7 @@ def _offer(page: str, name: str) -> None:
 
 def _charge_then(page: str, releases: list[Release]) -> bool:
     """Charge the ledger; refused over the cap: nothing is drawn and the sidebar says why."""
-    if not state.charge(releases, page=page):
+    if not state.charge(releases, page=page, shown=(RESULT_KEY.format(page=page),)):
         st.rerun()
     return True
 
@@ -54,11 +54,12 @@ def _charge_then(page: str, releases: list[Release]) -> bool:
 def time_series_export(ctx: Any) -> None:
     """Feature table CSV of every released feature and recording, in release mode."""
     st.markdown("**Export (release mode).** The mechanism and settings above over every released feature and "
-                "recording, with fresh OpenDP noise (no seed): not the preview. Charged to the ledger as the "
-                "recording is.")
+                "recording, with fresh OpenDP noise (no seed): not the preview. Charged to the ledger as a new "
+                "entry, as a recording is.")
     if ctx is None:
         st.markdown("Choose valid settings above to export.")
         return
+    st.caption(context.twice_note(ctx, "export"))
     if ctx.sensitivity_type == "data-derived":
         st.warning("A data-derived sensitivity is not differential privacy: choose public bounds to export.",
                    icon=":material/block:")

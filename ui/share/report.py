@@ -64,6 +64,20 @@ def artefacts() -> list[Artefact]:
     return out
 
 
+def cap_status(spent: float, cap: float) -> tuple[bool, str]:
+    """Worst-case ε spent and the cap -> (within the cap, what happened in words). Every charge is checked against
+    the cap in force, so a ledger above the cap means the cap was lowered after those releases: the text names
+    the cap they were charged under."""
+    if spent <= cap:
+        return True, (f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {spent:.4g} (worst-case person), so "
+                      f"ε = {cap - spent:.4g} is left; any release that would exceed the cap is refused.")
+    earlier = [c for c in state.caps_at_charge() if c is not None and c > cap]
+    when = (f"the releases were charged under a cap of up to ε ≤ {max(earlier):g}, lowered since to {cap:g}"
+            if earlier else f"the releases were charged under a higher cap than the present {cap:g}")
+    return False, (f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {spent:.4g} (worst-case person): the ledger is "
+                   f"above this cap ({when}). Every new release is refused.")
+
+
 def ledger_figure() -> go.Figure | None:
     """ε charged per release and the running total per person, with the cap (None with an empty ledger)."""
     rel = state.ledger().releases
