@@ -62,6 +62,9 @@ class Release:
     # Parameters treated as public that were in fact read off the private data (e.g. "length T = 431,
     # the longest recording"): each one is a caveat on the guarantee (docs/PRIVACY_MODEL.md §0.5, §0.7).
     data_derived_parameters: tuple[str, ...] = ()
+    # What ε and the count mean when that is not plain "per unit, summed over the person's units" (e.g. Kaleido:
+    # ε per window within a radius, and how the person-level bound charged here is built).
+    meaning: str = ""
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -234,7 +237,9 @@ class Ledger:
             for what in r.data_derived_parameters:
                 out.append(f"{name}: {what} was read off the private data and treated as public; "
                            "the stated ε does not cover what that value reveals.")
-            if r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
+            if r.meaning:
+                out.append(f"{name}: {r.meaning}.")
+            elif r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
                 out.append(f"{name}: ε = {r.epsilon:.4g} protects only one {r.unit}, not the whole person; "
                            f"the worst case for the person is the sum over all their {r.unit}s "
                            f"({r.count} × {r.epsilon:.4g} = {r.epsilon_total:.4g}).")

@@ -14,6 +14,7 @@ import streamlit as st
 from eyedp_core.dp.accounting import Release
 from eyedp_core.exports import release_feature_table, release_gaze_samples
 from eyedp_core.io import uploads
+from eyedp_core.samples.kaleido import KaleidoBound, person_bound
 from ui import state
 from ui.timeseries import context
 from ui.widgets import badge
@@ -92,13 +93,11 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
         return
     per_person = df.groupby("participant").size() if "participant" in df.columns else None
     n_max = int(per_person.max()) if per_person is not None and len(per_person) else len(df)
-    windows = -(-n_max // int(s_kal.w))
     people = tuple(str(p) for p in per_person.index) if per_person is not None else None
-    entry = Release(view="Gaze samples", label=f"Kaleido export, ε = {s_kal.epsilon:g} per {s_kal.w}-sample window, "
-                                              f"r = {s_kal.r:g} px", unit="w-event", mechanism="Kaleido",
-                    sensitivity_type="public", epsilon=s_kal.epsilon, count=max(windows, 1), participants=people)
-    st.markdown(f"Charged per person: ε = {s_kal.epsilon:g} × {windows} windows = {s_kal.epsilon * windows:.4g} "
-               "(the longest stream, basic composition).")
+    bound = person_bound(epsilon=s_kal.epsilon, w=s_kal.w, r=s_kal.r, n_max=n_max,
+                         screen_px=(geometry.width_px, geometry.height_px))
+    entry = kaleido_entry(bound, people)
+    st.markdown(f"Charged per person: {bound.words()} (treated as public: the stream lengths and the screen size).")
     if st.button("Export protected samples (private release)", key="gs_release_export", type="primary",
                  icon=":material/ios_share:"):
         _charge_then("gaze_samples", [entry])
@@ -107,10 +106,25 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
             rel = release_gaze_samples(df, epsilon=s_kal.epsilon, w=s_kal.w, l_thresh=s_kal.l_thresh,
                                        t_skip=s_kal.t_skip, r=s_kal.r, h=s_kal.h, min_pub=pub,
                                        bounds=(geometry.width_px, geometry.height_px))
+        # The manifest says what its ε is: per window within r, and the person-level bound the ledger charged.
+        man = {**rel.manifest, "guarantee": bound.words(), "epsilon_per_window_within_r": bound.epsilon,
+               "epsilon_person_bound": bound.person_epsilon,
+               "person_bound": {"formula": "ε·⌈n/w⌉·d_max/r", "windows": bound.windows,
+                                "d_max_px": bound.diagonal, "distance_factor": bound.distance_factor}}
         st.session_state[RESULT_KEY.format(page="gaze_samples")] = {"csv": uploads.to_csv_bytes(rel.table),
-                                                                    "manifest": rel.manifest}
+                                                                    "manifest": man}
         st.rerun()
     _offer("gaze_samples", "gaze")
+
+
+def kaleido_entry(bound: KaleidoBound, people: tuple[str, ...] | None) -> Release:
+    """Kaleido's bounds and the streams' people -> its ledger entry: per window, a move anywhere on the screen
+    (ε·d_max/r), times the windows of the longest stream: the person-level bound."""
+    return Release(view="Gaze samples", label=(f"Kaleido export, ε = {bound.epsilon:g} per {bound.w}-sample window "
+                                               f"within r = {bound.r:g} px"),
+                   unit="w-event", mechanism="Kaleido", sensitivity_type="public",
+                   epsilon=bound.per_window_any_move, count=bound.windows, participants=people,
+                   meaning=bound.words())
 
 
 def heatmaps_export(_: Any) -> None:
