@@ -171,11 +171,26 @@ CANVAS_KEY = "eyedp_canvas_sizes"
 BLANK_SUFFIX = " (blank canvas)"
 
 
+# The canvas size sets the grid and so the sensitivity: when it is read off the fixations (one extreme fixation
+# can quadruple the grid) it is a data-derived parameter, flagged on every release drawn on it.
+DATA_CANVAS = "blank canvas size {w} × {h} px (the extent of the uploaded fixations)"
+
+
 def canvas_size(ds: Dataset) -> tuple[int, int]:
     """Fixation dataset -> (width, height) of the blank canvas its image-less stimuli are drawn on: the size
-    the user gave on the Your data page, else the data's extent."""
+    the user gave on the Your data page, else the data's extent (flagged: see canvas_from_data)."""
     given = st.session_state.get(CANVAS_KEY, {}).get(ds.name)
     return tuple(given) if given else _extent(ds.token, ds.frame)
+
+
+def canvas_from_data(ds: Dataset) -> bool:
+    """Whether the blank canvas of this fixation upload is sized from its own data (no size declared)."""
+    return not st.session_state.get(CANVAS_KEY, {}).get(ds.name)
+
+
+def data_derived_canvas(stimulus: Dataset) -> tuple[str, ...]:
+    """A stimulus on offer -> the caveat its canvas size carries when it was read off the data (else ())."""
+    return tuple(n for n in stimulus.notes if n.startswith("blank canvas size"))
 
 
 def set_canvas_size(name: str, width: int, height: int) -> None:
@@ -199,8 +214,10 @@ def blank_stimuli(ds: Dataset, images: dict[str, Dataset]) -> dict[str, Dataset]
     else:
         names = derived.stimuli_without_images(pd.DataFrame({"stimulus": _file_stimuli(ds.token, ds.frame)}), images)
     # The token names the stimulus: the Heatmaps page keys its cached maps on the stimulus' token.
-    return {n: Dataset("image", n, "upload", f"blank:{w}x{h}:{n}", image=img,
-                       notes=(f"no image uploaded: drawn on a blank {w} × {h} px canvas",)) for n in names}
+    notes = (f"no image uploaded: drawn on a blank {w} × {h} px canvas",)
+    if canvas_from_data(ds):
+        notes += (DATA_CANVAS.format(w=w, h=h),)
+    return {n: Dataset("image", n, "upload", f"blank:{w}x{h}:{n}", image=img, notes=notes) for n in names}
 
 
 

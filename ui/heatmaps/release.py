@@ -6,6 +6,7 @@ releases compose) and offers CSV, PNG and metadata downloads.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -114,6 +115,13 @@ def _planned_entry(ctx: view.Context) -> Release:
                    delta=cal.delta if gaussian else 0.0, participants=ctx.source.observers)
 
 
+def with_canvas_caveat(entry: Release, ctx: view.Context) -> Release:
+    """A ledger entry of this view -> the same entry flagged when the blank canvas (and so the grid and the
+    sensitivity) was sized from the fixations themselves."""
+    extra = state.data_derived_canvas(ctx.stimulus)
+    return dataclasses.replace(entry, data_derived_parameters=entry.data_derived_parameters + extra) if extra else entry
+
+
 def export_cell_sizes(width: int, height: int, cells: list[int]) -> list[int]:
     """Stimulus size and the offered cell sizes -> the cell sizes whose grid an export accepts."""
     return [c for c in cells if math.ceil(width / c) * math.ceil(height / c) <= release.MAX_EXPORT_CELLS]
@@ -151,6 +159,10 @@ def export_section(ctx: view.Context) -> None:
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "
         f"sampler, cryptographic RNG, no seed — not the preview above): {noise}. Each export is recorded in the "
         "session's ledger (Report page) as a new entry for every observer of this stimulus.")
+    for what in state.data_derived_canvas(ctx.stimulus):
+        st.warning(f"The {what} was read off the private data: it sets the grid and so the sensitivity, and the "
+                   "ledger and the report flag every release drawn on it. Declare the stimulus size on *Your data* "
+                   "(or upload the image) to make it public.", icon=":material/warning:")
     if st.button("Export (private release)", type="primary", key="hm_export", icon=":material/ios_share:"):
         # The requested ε is the least the export charges: over the cap, refuse before drawing anything.
         ask = _planned_entry(ctx)
@@ -164,7 +176,7 @@ def export_section(ctx: view.Context) -> None:
             except ValueError as err:
                 st.error(f"The release failed: {err}")
                 return
-        if not state.charge([rel.ledger_entry], page="heatmaps", shown=(EXPORT_RESULT,)):
+        if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,)):
             st.rerun()  # OpenDP's own accounting pushed it over the session's cap: the draw is discarded
         st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
                                            "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),

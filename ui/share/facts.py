@@ -44,8 +44,8 @@ def heatmaps_facts(ctx: Any) -> dict[str, Any]:
                               ctx.preview.calibration.mechanism],
         "utility": {k.upper().replace("_PX", " (px)"): float(v) for k, v in ctx.preview.metrics.items()
                     if isinstance(v, (int, float))},
-        "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
-                         if ctx.tuned_on_private_data else []),
+        "data_derived": ((["cap m chosen by Algorithm 1 on the private maps (not private)"]
+                          if ctx.tuned_on_private_data else []) + list(state.data_derived_canvas(ctx.stimulus))),
         "correlation": ("The unit is one observer's whole map on this stimulus: correlation between that "
                         "observer's fixations is covered. Maps of several stimuli from the same observers compose "
                         "(their ε add up); correlation between different observers (e.g. a shared task) is not."),
