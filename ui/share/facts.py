@@ -99,9 +99,10 @@ def gaze_samples_facts(scope: Any) -> dict[str, Any]:
                  "samples": int(len(df))},
         "utility": {"mean shift of the Kaleido preview (px)": float(np.nanmean(shift)),
                     "largest ε spent by one sample": float(kal["eps"].max())},
-        "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g}; gaze is correlated "
-                        "far beyond one window, so a person's whole stream is protected only by the sum over its "
-                        "windows."),
+        "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g} for moves within "
+                        f"r = {s.r:g} px; gaze is correlated far beyond one window and another person's gaze may be "
+                        "anywhere on the screen, so a person's whole stream is bounded only by ε·⌈n/w⌉·d_max/r "
+                        "(d_max the screen diagonal), the bound an export charges."),
     }
 
 
