@@ -90,10 +90,11 @@ def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerato
 
 
 def selection_charges(ctx: view.Context) -> list[float]:
-    """The ε of every private choice of m in the ledger that read these observers (each one is charged)."""
-    mine = set(ctx.source.observers)
+    """The ε of every private choice of m in the ledger made on these maps (this stimulus, these observers):
+    each choice is a release of its own, so three choices cost three times."""
+    mine, on = set(ctx.source.observers), f" on '{ctx.source.stimulus_name}' ("
     return [r.epsilon_total for r in state.ledger().releases
-            if r.view == release.VIEW and r.mechanism.startswith(Mech.CAP_SELECTION.value)
+            if r.view == release.VIEW and r.mechanism.startswith(Mech.CAP_SELECTION.value) and on in r.label
             and r.participants is not None and mine & set(r.participants)]
 
 
