@@ -90,3 +90,15 @@ def test_time_series_says_before_the_click_that_record_and_export_charge_twice()
     assert not at.exception, at.exception
     note = [str(c.value) for c in at.caption if "Recording and exporting are separate releases" in str(c.value)]
     assert note and "already in the ledger" in note[0]
+
+
+def test_the_attacks_trade_off_finder_says_its_epsilon_was_chosen_on_the_private_data() -> None:
+    at = open_app(timeout=300, page="pages/attacks.py")
+    for key, value in {"at_mechs": ["CFPA-32"], "at_eps": [1.0, 10000.0], "at_clfs": ["knn"],
+                       "at_tasks": ["task"]}.items():
+        at.multiselect(key=key).set_value(value)
+    next(b for b in at.button if b.label == "Run attacks").click()
+    at.run()
+    assert not at.exception, at.exception
+    answers = [str(m.value) for m in at.markdown if str(m.value).startswith("- ")]
+    assert any("chosen from accuracies measured on the private data" in a for a in answers), answers
