@@ -102,3 +102,28 @@ def test_the_attacks_trade_off_finder_says_its_epsilon_was_chosen_on_the_private
     assert not at.exception, at.exception
     answers = [str(m.value) for m in at.markdown if str(m.value).startswith("- ")]
     assert any("chosen from accuracies measured on the private data" in a for a in answers), answers
+
+
+def test_a_kaleido_export_charges_and_states_the_person_level_bound() -> None:
+    import math
+
+    at = open_app(timeout=300, page="pages/gaze_samples.py")
+    at.session_state["eyedp_eps_cap"] = 1e9  # above Kaleido's person-level bound: the export goes through
+    at.radio(key="gs_view").set_value("protect").run()
+    at.toggle(key="share_open").set_value(True).run()
+    at.button(key="gs_release_export").click().run()
+    assert not at.exception, at.exception
+    (entry,) = at.session_state["eyedp_ledger"].releases
+    man = at.session_state["share_export_gaze_samples"]["manifest"]
+    bound = man["person_bound"]
+    assert bound["d_max_px"] == pytest.approx(math.hypot(*man["parameters"]["screen_px"]))
+    r = man["parameters"]["r_px"]
+    eps = man["epsilon_per_window_within_r"]
+    person = eps * bound["windows"] * bound["d_max_px"] / r
+    assert man["epsilon_person_bound"] == pytest.approx(person)
+    assert entry.epsilon_total == pytest.approx(person)
+    assert at.session_state["eyedp_ledger"].total()[0] == pytest.approx(person)
+    assert "ε·⌈n/w⌉·d_max/r" in man["guarantee"] and "within r" in man["guarantee"]
+    assert f"{person:.4g}" in entry.meaning
+    # The card on the page quotes the ledger's bound for the shown stream's length, with the same rule.
+    assert "That bound is what an export charges to the ledger" in page_text(at)
