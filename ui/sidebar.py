@@ -25,8 +25,8 @@ def render() -> None:
         eps, delta = ledger.total()
         cap = state.epsilon_cap()
         st.markdown("### Privacy spent")
-        st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}", help="Left: the sum over every release that "
-                  "read the same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6). Right: the "
+        st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}",
+                  help="Left: the sum over every release that read the same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6). Right: the "
                   "session's cap on ε per person; a release that would exceed it is refused before anything is "
                   "drawn. Change the cap on the Report page.")
         if not ledger.releases:

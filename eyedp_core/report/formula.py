@@ -26,6 +26,7 @@ _SPACES = {",", ";", ":", " ", "quad", "qquad", "enspace", "thinspace"}
 _DROP = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "displaystyle", "!",
          "limits", "nolimits"}
 _TEXT = {"mathrm", "text", "operatorname", "mathbf", "mathit", "textbf", "textit", "mathsf", "boldsymbol"}
+_WORDS = {"min", "max", "ln", "log", "exp", "inf", "sup", "Pr"}
 _ACCENT = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304", "dot": "\u0307"}
 
 
@@ -95,8 +96,8 @@ def _render(s: str) -> str:
                 out.append("<br>")
             else:
                 out.append(html.escape(_SYMBOLS.get(name, name)))
-                if name in ("min", "max", "ln", "log", "exp", "inf", "sup", "Pr") and s[i:i + 1] not in ("(", "{", "\\"):
-                    out.append(" ")
+                if name in _WORDS and s[i:i + 1] not in ("(", "{", "\\"):
+                    out.append(" ")  # "min x", not "minx"
         elif c in "_^":
             a, i = _group(s, i + 1)
             tag = "sub" if c == "_" else "sup"

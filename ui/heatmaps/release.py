@@ -120,7 +120,9 @@ def with_canvas_caveat(entry: Release, ctx: view.Context) -> Release:
     """A ledger entry of this view -> the same entry flagged when the blank canvas (and so the grid and the
     sensitivity) was sized from the fixations themselves."""
     extra = state.data_derived_canvas(ctx.stimulus)
-    return dataclasses.replace(entry, data_derived_parameters=entry.data_derived_parameters + extra) if extra else entry
+    if not extra:
+        return entry
+    return dataclasses.replace(entry, data_derived_parameters=entry.data_derived_parameters + extra)
 
 
 def export_cell_sizes(width: int, height: int, cells: list[int]) -> list[int]:

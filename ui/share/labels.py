@@ -17,7 +17,8 @@ OVERRIDES = {"hm_m_count": "Cap m per observer and cell (fixations)",
              "hm_sel_bound_count": "Public upper bound B on any observer's value in one cell (fixations)",
              "hm_sel_bound_duration": "Public upper bound B on any observer's value in one cell (seconds)",
              "hm_calc_delta": "δ (noise calculator)", "hm_plan_delta": "δ (planning)",
-             "sel_features": "Feature windows in use", "sel_fixations": "Fixations in use", "sel_gaze": "Gaze streams in use"}
+             "sel_features": "Feature windows in use", "sel_fixations": "Fixations in use",
+             "sel_gaze": "Gaze streams in use"}
 
 
 def _label_of(call: ast.Call) -> tuple[str, str] | None:

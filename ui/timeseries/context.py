@@ -164,7 +164,8 @@ def already_charged(c: Ctx) -> bool:
 def twice_note(c: Ctx, action: str) -> str:
     """Context and the action ("record" | "export") -> a sentence, shown before the click, on charging twice."""
     eps = f"ε = {c.plan.participant_total:.4g} per person"
-    other = "the release-mode export at the end of the page" if action == "record" else "*Record in the privacy ledger*"
+    other = ("the release-mode export at the end of the page" if action == "record"
+             else "*Record in the privacy ledger*")
     text = (f"Recording and exporting are separate releases: each charges this setting ({eps}), so doing both — "
             f"this button and {other} — charges it twice.")
     if already_charged(c):
