@@ -127,3 +127,20 @@ def test_a_kaleido_export_charges_and_states_the_person_level_bound() -> None:
     assert f"{person:.4g}" in entry.meaning
     # The card on the page quotes the ledger's bound for the shown stream's length, with the same rule.
     assert "That bound is what an export charges to the ledger" in page_text(at)
+
+
+@pytest.mark.parametrize("safe", [True, False])
+def test_the_report_built_in_the_app_names_no_participant(safe: bool) -> None:
+    at = open_app(timeout=300, page="pages/time_series.py")
+    at.selectbox(key="ts_participant").set_value("P07").run()
+    assert not at.exception, at.exception
+    at.button(key="ts_record").click().run()
+    assert at.session_state["eyedp_ledger"].releases
+    at.switch_page("pages/report.py").run()
+    at.toggle(key="rp_release_safe").set_value(safe).run()
+    at.button(key="rp_build").click().run()
+    assert not at.exception, at.exception
+    doc = at.session_state["rp_report_html"].decode()
+    assert "P07" not in doc and "ts_participant" not in doc
+    assert ("NOT PROTECTED" in doc) is (not safe)
+    assert at.session_state["rp_report_pdf"][:4] == b"%PDF"
