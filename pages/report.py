@@ -82,7 +82,8 @@ a.download_button("Download the report (HTML)", report.deferred_report(release_s
                   help="Built when you press the button, from the ledger and the views as they are now.")
 if b.button("Build a PDF as well", key="rp_build", icon=":material/picture_as_pdf:",
             help="Prints the same report with headless Chromium, where this machine has it; the HTML goes to "
-                 "Chromium and the PDF comes back over a pipe, so nothing is written to disk."):
+                 "Chromium and the PDF comes back over a pipe, so the report is never written to disk (Chromium "
+                 "only gets an empty profile folder of its own, removed at once)."):
     html = report.report_html(release_safe=safe)
     st.session_state["rp_report_html"] = html.encode()
     with st.spinner("Printing the report to PDF…"):

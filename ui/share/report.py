@@ -8,6 +8,7 @@ import importlib.metadata
 import json
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -164,22 +165,25 @@ def deferred_report(release_safe: bool = True) -> Callable[[], bytes]:
 def html_to_pdf(html: str, timeout: float = 90.0) -> bytes | None:
     """The report printed to PDF by headless Chromium where the machine has it (None otherwise or on failure).
 
-    Nothing touches the disk: the HTML goes to Chromium and the PDF comes back over its DevTools pipe."""
+    The report never touches the disk: the HTML goes to Chromium and the PDF comes back over its DevTools pipe.
+    Chromium gets a fresh empty profile folder of its own (removed at once), so two sessions printing at the same
+    time do not share one browser; no report content is written there."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if exe is None:
         return None
     try:
-        return _print_over_pipe(exe, html, timeout)
+        with tempfile.TemporaryDirectory(prefix="eyedp_chromium_profile_") as profile:
+            return _print_over_pipe(exe, html, timeout, profile)
     except (OSError, ValueError, KeyError, RuntimeError, subprocess.SubprocessError):
         return None
 
 
-def _print_over_pipe(exe: str, html: str, timeout: float) -> bytes:
+def _print_over_pipe(exe: str, html: str, timeout: float, profile: str) -> bytes:
     """Chromium with --remote-debugging-pipe (commands on its fd 3, answers on fd 4): set the page's HTML, print it
     and read the PDF from the answer. A shell moves our pipes to fds 3 and 4 (no preexec_fn in a threaded server)."""
     cmd = ["sh", "-c", 'exec "$@" 3<&0 4>&1 0</dev/null 1>/dev/null', "sh", exe, "--headless", "--no-sandbox",
            "--disable-gpu", "--no-first-run", "--disable-background-networking", "--remote-debugging-pipe",
-           "about:blank"]
+           f"--user-data-dir={profile}", "about:blank"]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout
     pending = b""
