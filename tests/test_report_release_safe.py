@@ -160,3 +160,47 @@ def test_a_blank_canvas_sized_from_the_data_is_flagged_on_the_heatmap_ledger_ent
     assert state.data_derived_canvas(stim) == ()
     assert with_canvas_caveat(HM, SimpleNamespace(stimulus=stim)) == HM
     assert np.asarray(stim.image).shape[:2] == (1080, 1920)
+
+
+def test_the_pdf_is_printed_without_writing_the_report_to_disk() -> None:
+    """The report goes to Chromium and the PDF comes back over its DevTools pipe: with HOME and TMPDIR pointed at an
+    empty folder, no file anywhere under it holds the report's text afterwards (and Chromium's profile is gone)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")):
+        pytest.skip("no headless Chromium on this machine")
+    import tempfile
+
+    # A short folder: Chromium's profile holds a Unix socket, whose path must stay under ~100 characters.
+    tmp_path = Path(tempfile.mkdtemp(prefix="eyedp_t", dir="/tmp"))
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    marker = "REPORT_MARKER_5b1f9c"
+    # Any file Python opens for writing during the print is reported (the old code wrote report.html to a
+    # temporary folder, deleted afterwards: only watching the writes catches that).
+    code = ("import builtins, io, sys\n"
+            "real = io.open\n"
+            "def spy(file, mode='r', *a, **k):\n"
+            "    if not isinstance(file, int) and any(c in mode for c in 'wax+'):  # an int is a pipe's fd\n"
+            "        sys.stderr.write(f'WROTE {file}\\n')\n"
+            "    return real(file, mode, *a, **k)\n"
+            "builtins.open = io.open = spy\n"
+            "from ui.share.report import html_to_pdf\n"
+            f"pdf = html_to_pdf('<!DOCTYPE html><html><body><h1>{marker}</h1></body></html>')\n"
+            "sys.stdout.buffer.write(pdf or b'')\n")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp), "PYTHONPATH": str(root)}
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, cwd=root, timeout=180)
+        assert out.stdout[:4] == b"%PDF", out.stderr[-2000:]
+        assert b"WROTE" not in out.stderr, out.stderr.decode()[-2000:]
+        leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and marker.encode() in p.read_bytes()]
+        assert leftovers == []
+        assert not [p for p in tmp.iterdir() if p.name.startswith("eyedp_pdf_")]
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)

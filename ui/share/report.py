@@ -172,7 +172,7 @@ def html_to_pdf(html: str, timeout: float = 90.0) -> bytes | None:
     if exe is None:
         return None
     try:
-        with tempfile.TemporaryDirectory(prefix="eyedp_chromium_profile_") as profile:
+        with tempfile.TemporaryDirectory(prefix="eyedp_pdf_") as profile:
             return _print_over_pipe(exe, html, timeout, profile)
     except (OSError, ValueError, KeyError, RuntimeError, subprocess.SubprocessError):
         return None
