@@ -103,7 +103,7 @@ def test_formulas_read_as_math() -> None:
 
 def test_people_covered_only_by_releases_about_everyone_keep_their_row() -> None:
     table = person_table(Ledger([HM, TS]), 10.0).set_index("Person")
-    other = [p for p in table.index if p.startswith("every other")]
+    other = [p for p in table.index if p.startswith("everyone else")]
     assert other, list(table.index)
     assert table.loc[other[0], "Total ε"] == pytest.approx(TS.epsilon_total)
     assert table.loc[other[0], "Protected as"] == "participant"

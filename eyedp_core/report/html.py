@@ -55,7 +55,7 @@ th{background:#f2f5f8}td.num{text-align:right;font-variant-numeric:tabular-nums;
 .headline{font-size:1.15em;background:#eef5fb;border-left:5px solid #1f5f8b;padding:10px 14px}
 .warn{background:#fff6e5;border-left:5px solid #d98c00;padding:8px 12px;margin:6px 0}
 .bad{background:#fdecea;border-left:5px solid #c0392b;padding:8px 12px;margin:6px 0}
-.muted{color:#6b7785;font-size:0.9em}.math{font-family:'Cambria Math','STIX Two Math',serif}
+.muted{color:#6b7785;font-size:0.9em}.math{font-style:italic}
 .curator{border:3px dashed #c0392b;padding:4px 14px;margin:10px 0}.verdict li{margin:4px 0}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.85em}
 pre{background:#f6f8fa;border:1px solid #e3e8ee;padding:10px;white-space:pre-wrap;word-break:break-word}

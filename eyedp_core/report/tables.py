@@ -58,7 +58,7 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: b
             units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
         kind = " / ".join(units) if units else "participant"
         person = {EVERYONE: f"every {kind}",
-                  EVERYONE_ELSE: f"every other {kind} (named by no release)"}.get(who, str(who))
+                  EVERYONE_ELSE: "everyone else (named by no release)"}.get(who, str(who))
         eps = float(rec["epsilon"])
         row = {"Person": person, "Protected as": kind, "Total ε": eps, "Total δ": float(rec["delta"]),
                "Releases": int(rec["n_releases"]), "Mechanism invocations": int(rec["n_invocations"])}
