@@ -50,6 +50,7 @@ def test_a_fresh_session_refuses_a_kaleido_export_over_the_cap() -> None:
     at.radio(key="gs_view").set_value("protect").run()
     at.toggle(key="share_open").set_value(True).run()
     assert not at.exception, at.exception
+    assert any("this export would be refused" in str(i.value) for i in at.info)  # said before the click
     at.button(key="gs_release_export").click().run()
     assert not at.exception, at.exception
     assert at.session_state["eyedp_ledger"].releases == []
