@@ -116,15 +116,15 @@ def test_a_kaleido_export_charges_and_states_the_person_level_bound() -> None:
     assert not at.exception, at.exception
     (entry,) = at.session_state["eyedp_ledger"].releases
     man = at.session_state["share_export_gaze_samples"]["manifest"]
-    bound = man["person_bound"]
-    assert bound["d_max_px"] == pytest.approx(math.hypot(*man["parameters"]["screen_px"]))
+    cal = man["calibration"]
+    assert cal["screen_diagonal_px"] == pytest.approx(math.hypot(*man["parameters"]["screen_px"]))
     r = man["parameters"]["r_px"]
-    eps = man["epsilon_per_window_within_r"]
-    person = eps * bound["windows"] * bound["d_max_px"] / r
-    assert man["epsilon_person_bound"] == pytest.approx(person)
-    assert entry.epsilon_total == pytest.approx(person)
+    person = cal["epsilon_per_window"] * cal["windows_per_person"] * cal["screen_diagonal_px"] / r
+    # The manifest, the ledger entry and the ledger's total agree on ε·⌈n/w⌉·d_max/r.
+    assert man["epsilon_per_person"] == pytest.approx(person)
+    assert entry.epsilon_total == pytest.approx(person) and entry.count == cal["windows_per_person"]
     assert at.session_state["eyedp_ledger"].total()[0] == pytest.approx(person)
-    assert "ε·⌈n/w⌉·d_max/r" in man["guarantee"] and "within r" in man["guarantee"]
+    assert "ε·⌈n/w⌉·d_max/r" in man["guarantee"] and "within radius r" in man["guarantee"]
     assert f"{person:.4g}" in entry.meaning
     # The card on the page quotes the ledger's bound for the shown stream's length, with the same rule.
     assert "That bound is what an export charges to the ledger" in page_text(at)
