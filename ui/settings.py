@@ -4,9 +4,12 @@ The pure part (schema, encoding, validation) is eyedp_core.settings; the schema 
 ui/share/schema.json (built from the pages by `python -m ui.share.build_schema`). Widget keys are found in
 st.session_state by their page prefix, so pages need no edits beyond their `key=`.
 
-Order within a run: app.py calls `apply_before_run()` before the sidebar and the page draw their widgets
-(first run of a session: restore from the URL; later runs: apply a loaded JSON file or a reset), and the
-after-rerun hook `sync_url` writes the current values back to the URL after every full or fragment run.
+Order within a run: app.py calls `apply_before_run()` (inside the error guard) before the sidebar and the page
+draw their widgets: on a session's first run it restores the URL; then it applies a reset of this page
+(explicit defaults), settings loaded from a file for this page, and the page's stored settings whose widgets
+Streamlit forgot. The after-rerun hook `sync_url` copies the page's values into the session's store (one per
+page) and writes the non-default ones to the URL after every full or fragment run. The store is the one
+source a page's controls come back from, so a control shows what the page computes, exports and shares.
 """
 from __future__ import annotations
 
@@ -31,10 +34,10 @@ SOURCE_PREFIX = "sel_"
 ALL_PREFIXES = tuple(p for ps in PAGE_PREFIXES.values() for p in ps) + (SOURCE_PREFIX,)
 PAGE_KEY = "share_page"  # the page drawn last (set by ui.share.page_tools)
 _RESTORED = "share_restored"
-_PENDING = "share_pending"  # settings to apply at the start of the next run (a loaded JSON file)
+_PENDING = "share_pending"  # page -> settings from a loaded JSON file, applied when that page is next drawn
 _RESET = "share_reset_page"
 MESSAGES = "share_messages"
-SNAPSHOTS = "share_snapshots"
+SNAPSHOTS = "share_snapshots"  # page -> its settings as last drawn: the session's store of every page's settings
 
 
 @lru_cache(maxsize=1)
@@ -71,19 +74,64 @@ def current_values(page: str | None = None, state: Any = None) -> dict[str, Any]
     return {k: state[k] for k in sch.keys() if k.startswith(pre) and k in state}
 
 
+def page_of(key: str) -> str | None:
+    """Setting key -> the page it belongs to (None: a data source, which travels with every page)."""
+    for page, pre in PAGE_PREFIXES.items():
+        if key.startswith(pre):
+            return page
+    return None
+
+
+def _store() -> dict[str, dict[str, Any]]:
+    """Every page's settings as last drawn in this session (Streamlit forgets the keys of widgets that a run
+    does not draw, so a page's settings would be lost on every page switch without this copy)."""
+    return st.session_state.setdefault(SNAPSHOTS, {})
+
+
+def forget(*keys: str) -> None:
+    """Drop keys from the session and from every page's stored settings (a page that resets some of its own
+    settings, e.g. when the data changes, calls this so they are not restored on the next run)."""
+    for key in keys:
+        st.session_state.pop(key, None)
+    for values in _store().values():
+        for key in keys:
+            values.pop(key, None)
+
+
+def _set(key: str, value: Any, notes: list[str]) -> None:
+    """One setting into session state (as its widget's type); a value the widget refuses is a note."""
+    try:
+        st.session_state[key] = _as_widget_value(key, value)
+    except Exception:  # noqa: BLE001 - an enum or a widget that refuses the value: dropped, never an error box
+        notes.append(f"Setting '{key}' = {value!r} cannot be used by its control; ignored.")
+
+
 def _apply(values: dict[str, Any]) -> list[str]:
-    """Put settings into session state before their widgets are drawn; returns messages for refused sources."""
+    """Put settings into session state before their widgets are drawn, and into their page's stored settings;
+    returns notes (a data source that must be loaded, a value a control refused)."""
     notes: list[str] = []
     for key, value in values.items():
         if key.startswith(SOURCE_PREFIX) and value != schema()[key].default:
             # Only the *name* of uploaded data travels; it is selected if this session has that upload.
             notes.append(f"Data source '{value}' is selected if it is loaded in this session; otherwise the "
                          "sample is used (upload it on the Your data page).")
-        try:
-            st.session_state[key] = _as_widget_value(key, value)
-        except ValueError:
-            notes.append(f"Setting '{key}' = {value!r} is not one of the choices; ignored.")
+        _set(key, value, notes)
+        if (page := page_of(key)) is not None and key in st.session_state:
+            _store().setdefault(page, {})[key] = st.session_state[key]
     return notes
+
+
+def _note(messages: list[str]) -> None:
+    """Add messages to those shown at the top of the next page drawn (each text once)."""
+    if messages:
+        shown = st.session_state.setdefault(MESSAGES, [])
+        shown.extend(m for m in dict.fromkeys(messages) if m not in shown)
+
+
+def defaults(page: str) -> dict[str, Any]:
+    """The page's settings at their schema defaults (data sources excluded: a reset keeps the data)."""
+    sch = schema()
+    return sch.defaults(k for k in sch.keys() if k.startswith(PAGE_PREFIXES.get(page, ())))
 
 
 # st.navigation's url_path of each page ("" is the default page, Home) -> the page name used here.
@@ -92,35 +140,45 @@ URL_PAGES = {"": "home", "home": "home", "heatmaps": "heatmaps", "time_series": 
 
 
 def apply_before_run(url_path: str | None = None) -> None:
-    """app.py, before the sidebar: restore from the URL on a session's first run, then pending loads/resets."""
+    """app.py, before the sidebar: restore from the URL on a session's first run; then a reset of this page,
+    settings loaded from a file for this page, and this page's stored settings whose widgets Streamlit forgot
+    (the page was left, or a run stopped before drawing them)."""
     if url_path is not None:
         st.session_state[PAGE_KEY] = URL_PAGES.get(url_path, url_path)
+    page = st.session_state.get(PAGE_KEY)
     if not st.session_state.get(_RESTORED):
         st.session_state[_RESTORED] = True
         values, messages = decode_query(st.query_params.to_dict(), schema(), ignore=("embed", "embed_options"))
-        messages += _apply(values)
-        if messages:
-            st.session_state[MESSAGES] = messages
-    pending = st.session_state.pop(_PENDING, None)
-    if pending is not None:
-        st.session_state[MESSAGES] = pending["messages"] + _apply(pending["values"])
-    page = st.session_state.pop(_RESET, None)
-    if page is not None:
-        # A widget whose key is absent is drawn with its default value: forgetting the keys is the reset.
-        for key in schema().keys():
-            if key.startswith(PAGE_PREFIXES.get(page, ())):
-                st.session_state.pop(key, None)
+        _note(messages + _apply(values))
+    if st.session_state.get(_RESET) == page and page is not None:
+        st.session_state.pop(_RESET)
+        # Explicit values, not forgotten keys: a widget whose key is merely dropped keeps showing its old value
+        # in the browser (and sends it back on the next move) while the page computes with the default.
+        _store()[page] = {}
+        st.session_state.get(_PENDING, {}).pop(page, None)
+        _apply(defaults(page))
+    pending = st.session_state.get(_PENDING, {})
+    for target in [p for p in pending if p == page or p is None]:
+        _note(_apply(pending.pop(target)))
+    stored = _store().get(page, {}) if page else {}
+    for key, value in stored.items():
+        if key not in st.session_state and not key.startswith(SOURCE_PREFIX):
+            _set(key, value, [])
 
 
 def request_reset(page: str) -> None:
-    """Forget the page's settings at the start of the next run (call, then st.rerun())."""
+    """Set the page's settings to their defaults at the start of the next run (call, then st.rerun())."""
     st.session_state[_RESET] = page
 
 
 def load_json(text: str | bytes) -> tuple[str | None, list[str]]:
-    """A JSON configuration in, (its page, messages) out; valid settings are applied on the next run."""
+    """A JSON configuration in, (its page, messages) out. Each valid setting waits for its own page: applied at
+    the start of the next run of that page (data sources at once)."""
     values, page, messages = decode_json(text, schema())
-    st.session_state[_PENDING] = {"values": values, "messages": messages}
+    pending = st.session_state.setdefault(_PENDING, {})
+    for key, value in values.items():
+        pending.setdefault(page_of(key), {})[key] = value
+    _note(messages)
     return page, messages
 
 
@@ -138,11 +196,11 @@ def query_for(page: str | None = None) -> dict[str, str]:
 
 @after_rerun
 def sync_url() -> None:
-    """After every full or fragment run: the URL's query string holds the page's non-default settings."""
+    """After every full or fragment run: the page's settings into the session's store (restored when the page
+    is drawn again; read by the report and the release records) and its non-default ones into the URL."""
     page = st.session_state.get(PAGE_KEY)
-    if page:  # the page's settings as last drawn, for the report and the release records (widget keys go when
-        # the page is left)
-        st.session_state.setdefault(SNAPSHOTS, {})[page] = current_values(page)
+    if page:
+        _store().setdefault(page, {}).update(current_values(page))
     wanted = query_for()
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
@@ -153,6 +211,10 @@ def sidebar_tools() -> None:
     the page stops on bad settings)."""
     refused = st.session_state.pop("eyedp_refused", None)
     page = st.session_state.get(PAGE_KEY)
+    notes = st.session_state.pop(MESSAGES, None)
+    if notes:  # above the page, so a page that stops early still says what was dropped; shown once
+        st.warning("Some settings could not be restored and were left as they were:\n\n"
+                   + "\n".join(f"- {n}" for n in dict.fromkeys(notes)), icon=":material/link_off:")
     with st.sidebar:
         if refused:
             st.error(refused, icon=":material/block:")
