@@ -74,6 +74,11 @@ def current_values(page: str | None = None, state: Any = None) -> dict[str, Any]
     return {k: state[k] for k in sch.keys() if k.startswith(pre) and k in state}
 
 
+# A restored value that a preset would overwrite clears the preset, as moving its control does on the page
+# (Heatmaps' privacy level sets ε and δ on every run while one is chosen).
+CLEARS: dict[str, dict[str, Any]] = {"hm_eps": {"hm_preset": None}, "hm_delta": {"hm_preset": None}}
+
+
 def page_of(key: str) -> str | None:
     """Setting key -> the page it belongs to (None: a data source, which travels with every page)."""
     for page, pre in PAGE_PREFIXES.items():
@@ -110,6 +115,9 @@ def _apply(values: dict[str, Any]) -> list[str]:
     """Put settings into session state before their widgets are drawn, and into their page's stored settings;
     returns notes (a data source that must be loaded, a value a control refused)."""
     notes: list[str] = []
+    for key in list(values):
+        for other, value in CLEARS.get(key, {}).items():
+            values = {other: value, **values}  # an explicit value for the preset itself still wins
     for key, value in values.items():
         if key.startswith(SOURCE_PREFIX) and value != schema()[key].default:
             # Only the *name* of uploaded data travels; it is selected if this session has that upload.
@@ -156,7 +164,7 @@ def apply_before_run(url_path: str | None = None) -> None:
         # in the browser (and sends it back on the next move) while the page computes with the default.
         _store()[page] = {}
         st.session_state.get(_PENDING, {}).pop(page, None)
-        _apply(defaults(page))
+        _apply_defaults(page)
     pending = st.session_state.get(_PENDING, {})
     for target in [p for p in pending if p == page or p is None]:
         _note(_apply(pending.pop(target)))
@@ -164,6 +172,15 @@ def apply_before_run(url_path: str | None = None) -> None:
     for key, value in stored.items():
         if key not in st.session_state and not key.startswith(SOURCE_PREFIX):
             _set(key, value, [])
+
+
+def _apply_defaults(page: str) -> None:
+    """The page's schema defaults into session state and its store (no preset is cleared: these are the
+    defaults the page starts with)."""
+    for key, value in defaults(page).items():
+        _set(key, value, [])
+        if key in st.session_state:
+            _store().setdefault(page, {})[key] = st.session_state[key]
 
 
 def request_reset(page: str) -> None:
@@ -176,10 +193,18 @@ def load_json(text: str | bytes) -> tuple[str | None, list[str]]:
     the start of the next run of that page (data sources at once)."""
     values, page, messages = decode_json(text, schema())
     pending = st.session_state.setdefault(_PENDING, {})
-    for key, value in values.items():
-        pending.setdefault(page_of(key), {})[key] = value
+    for target, part in by_page(values).items():
+        pending.setdefault(target, {}).update(part)
     _note(messages)
     return page, messages
+
+
+def by_page(values: dict[str, Any]) -> dict[str | None, dict[str, Any]]:
+    """Settings -> the same settings grouped by the page they belong to (None: data sources)."""
+    out: dict[str | None, dict[str, Any]] = {}
+    for key, value in values.items():
+        out.setdefault(page_of(key), {})[key] = value
+    return out
 
 
 def config_json(page: str, extra: dict[str, Any] | None = None, state: Any = None) -> str:

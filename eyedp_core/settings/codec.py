@@ -129,7 +129,7 @@ def _parse_text(s: Setting, text: str) -> Any:
         return text.lower() == _TRUE
     if s.kind in ("int", "float"):
         if len(text.strip()) > MAX_NUMBER_CHARS:
-            raise ValueError(f"a number of {len(text.strip())} characters (at most {MAX_NUMBER_CHARS})")
+            raise ValueError(f"a number of {len(text.strip()):,} characters (at most {MAX_NUMBER_CHARS})")
     if s.kind == "int":
         try:
             return int(text)
