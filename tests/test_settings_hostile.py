@@ -31,8 +31,9 @@ def _doc(settings_obj: object) -> str:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(params=st.dictionaries(_key, st.text(max_size=60) | st.sampled_from(["~", "[", "[[1]]", "1e999", "NaN",
-                                                                           "[1e400]", "-0", "true"]), max_size=8))
+@given(params=st.dictionaries(_key, st.text(max_size=60) | st.sampled_from(
+    ["~", "[", "[[1]]", "1e999", "NaN", "[1e400]", "-0", "true", "[" * 3000, "9" * 5000, "9" * 400,
+     "[1" + "0" * 320 + ".5]", '["' + '\\"' * 2000, "[" * 15 + "1" + "]" * 15]), max_size=8))
 def test_decode_query_never_raises_on_any_strings(params: dict[str, str]) -> None:
     values, messages = decode_query(params, APP)
     assert set(values) <= set(params)
@@ -51,7 +52,8 @@ def test_decode_json_never_raises_on_any_json(settings_obj: dict) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=st.text(max_size=200) | st.binary(max_size=200) | _json.map(json.dumps))
+@given(text=st.text(max_size=200) | st.binary(max_size=200) | _json.map(json.dumps)
+       | st.sampled_from(["[" * 3000, _doc({"hm_eps": 1}).replace("1}", "9" * 5000 + "}"), '{"format": 1e999}']))
 def test_decode_json_never_raises_on_any_text(text: str | bytes) -> None:
     values, _, messages = decode_json(text, APP)
     assert values == {} or messages is not None
