@@ -120,6 +120,7 @@ def test_time_series_settings_come_back_after_the_feature_list_was_emptied() -> 
     at.multiselect(key="ts_features").set_value(["fix_rate_hz"]).run()
     assert not at.exception, at.exception
     assert at.select_slider(key="ts_eps").value == 10000.0
+    assert at.select_slider(key="ts_eps").proto.set_value  # the browser is told, not left showing its own value
     assert "10,000" in _numbers(at) or "1e+04" in _numbers(at)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from eyedp_core.settings import Schema, decode_json, decode_query, encode_json, encode_query
-from ui.fragment import after_rerun
+from ui.fragment import after_rerun, before_rerun
 
 SCHEMA_PATH = Path(__file__).with_name("share") / "schema.json"
 # Page name -> the prefixes of its widget keys. The sidebar's data-source selectors travel with every page.
@@ -36,6 +36,7 @@ PAGE_KEY = "share_page"  # the page drawn last (set by ui.share.page_tools)
 _RESTORED = "share_restored"
 _PENDING = "share_pending"  # page -> settings from a loaded JSON file, applied when that page is next drawn
 _RESET = "share_reset_page"
+_LAST_RUN = "share_last_run"  # (page, finished): the page of the last full run and whether it reached sync_url
 MESSAGES = "share_messages"
 SNAPSHOTS = "share_snapshots"  # page -> its settings as last drawn: the session's store of every page's settings
 
@@ -93,14 +94,23 @@ def _store() -> dict[str, dict[str, Any]]:
     return st.session_state.setdefault(SNAPSHOTS, {})
 
 
-def forget(*keys: str) -> None:
+def forget(*keys: str, to_default: bool = False) -> None:
     """Drop keys from the session and from every page's stored settings (a page that resets some of its own
-    settings, e.g. when the data changes, calls this so they are not restored on the next run)."""
+    settings, e.g. when the data changes, calls this so they are not restored on the next run). With
+    `to_default`, a setting's key is set to its schema default instead of dropped: a control whose key is only
+    dropped keeps showing its old value in the browser."""
+    sch = schema()
     for key in keys:
-        st.session_state.pop(key, None)
+        if to_default and key in sch:
+            _set(key, sch[key].default, [])
+        else:
+            st.session_state.pop(key, None)
     for values in _store().values():
         for key in keys:
-            values.pop(key, None)
+            if to_default and key in sch and key in values:
+                values[key] = st.session_state.get(key, sch[key].default)
+            else:
+                values.pop(key, None)
 
 
 def _set(key: str, value: Any, notes: list[str]) -> None:
@@ -168,10 +178,31 @@ def apply_before_run(url_path: str | None = None) -> None:
     pending = st.session_state.get(_PENDING, {})
     for target in [p for p in pending if p == page or p is None]:
         _note(_apply(pending.pop(target)))
+    last = st.session_state.get(_LAST_RUN)
+    st.session_state[_LAST_RUN] = (page, False)
+    # On entering a page, and after a run that stopped before its end (st.stop, e.g. an empty feature list),
+    # every stored setting is set again: Streamlit may still hold a key whose widget was not drawn, and a
+    # widget drawn again without a value set by the script shows its declared default in the browser.
+    _restore(page, everything=last is None or last[0] != page or not last[1])
+
+
+def _restore(page: str | None, everything: bool = False) -> None:
+    """Set the page's stored settings whose keys are missing (all of them with `everything`, each at its
+    current value if the session has one), so every control is drawn with the value the page computes with."""
     stored = _store().get(page, {}) if page else {}
     for key, value in stored.items():
-        if key not in st.session_state and not key.startswith(SOURCE_PREFIX):
+        if key.startswith(SOURCE_PREFIX):
+            continue
+        if key not in st.session_state:
             _set(key, value, [])
+        elif everything:
+            _set(key, st.session_state[key], [])
+
+
+@before_rerun
+def restore_missing() -> None:
+    """Before a fragment body: the page's stored settings whose widgets an earlier re-run did not draw."""
+    _restore(st.session_state.get(PAGE_KEY))
 
 
 def _apply_defaults(page: str) -> None:
@@ -226,6 +257,7 @@ def sync_url() -> None:
     page = st.session_state.get(PAGE_KEY)
     if page:
         _store().setdefault(page, {}).update(current_values(page))
+        st.session_state[_LAST_RUN] = (page, True)
     wanted = query_for()
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)

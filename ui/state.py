@@ -231,7 +231,9 @@ def ledger() -> Ledger:
 def clear_ledger() -> None:
     """Forget every release of this session and everything that could re-add or reuse one."""
     ledger().clear()
-    settings.forget(*LEDGER_DERIVED_KEYS)  # from the settings store too, else the next run would restore them
+    # From the settings store too (else the next run would restore them); the cap sliders are set to their
+    # defaults explicitly, so that they also show them.
+    settings.forget(*LEDGER_DERIVED_KEYS, to_default=True)
 
 
 # --------------------------------------------------------------------------------------------
