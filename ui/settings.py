@@ -118,7 +118,8 @@ def _set(key: str, value: Any, notes: list[str]) -> None:
     try:
         st.session_state[key] = _as_widget_value(key, value)
     except Exception:  # noqa: BLE001 - an enum or a widget that refuses the value: dropped, never an error box
-        notes.append(f"Setting '{key}' = {value!r} cannot be used by its control; ignored.")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+        notes.append(f"Setting '{key}' = {shown} cannot be used by its control; ignored.")
 
 
 def _apply(values: dict[str, Any]) -> list[str]:
