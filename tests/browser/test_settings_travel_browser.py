@@ -120,3 +120,22 @@ def test_a_copied_time_series_url_opens_the_same_view_in_a_new_session(page, bro
         assert other.locator('[data-testid="stException"]').count() == 0
     finally:
         other_ctx.close()
+
+
+def test_reset_leaves_every_heatmaps_control_showing_its_default(page, app_url) -> None:
+    harness.open_view(page, app_url, "heatmaps")
+    fresh = (_slider_text(page, "ε — privacy loss"), _slider_text(page, "Cell size"), _metrics(page))
+    _set_slider(page, "ε — privacy loss", "10")
+    _set_slider(page, "Cell size", "16", key="ArrowLeft")
+    page.locator(f'{MAIN} [data-testid="stRadio"] label').filter(has_text="Laplace").first.click()
+    harness.wait_idle(page)
+    _wait_query(page, "hm_mech", "laplace")
+    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Reset this page to defaults").click()
+    page.wait_for_url(re.compile(r"/heatmaps$"), timeout=30_000)
+    harness.wait_idle(page)
+    assert _radio_checked(page, "Gaussian") and not _radio_checked(page, "Laplace")
+    assert (_slider_text(page, "ε — privacy loss"), _slider_text(page, "Cell size"), _metrics(page)) == fresh
+    # A move after the reset starts from the defaults the page shows (the browser sends back what it shows).
+    _set_slider(page, "Cell size", "40")
+    _wait_query(page, "hm_cell", "40")
+    assert "hm_eps" not in _query(page) and "hm_mech" not in _query(page)
