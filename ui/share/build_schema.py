@@ -33,6 +33,13 @@ PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
     "hm_weight": ("count", "duration"),
     "ts_sens": ("public", "data"),
 }
+# Controls drawn only in a state no panel option reaches: each sequence of (key, value) moves is made on a fresh
+# session of the page, collecting after each move. (The Attacks result views, drawn after a run, and the Your-data
+# upload forms are not reached: they are not part of a shared view.)
+STATES: dict[str, tuple[tuple[tuple[str, Any], ...], ...]] = {
+    "pages/gaze_samples.py": ((("gs_method", "idt"),),),
+    "pages/time_series.py": ((("ts_chunk", "free"),), (("ts_panel", "acct"), ("ts_markov_src", "sticky"))),
+}
 
 
 def _kind(v: Any) -> tuple[str, str | None]:
@@ -172,6 +179,17 @@ def build(timeout: float = 240) -> tuple[Schema, dict[str, str]]:
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
             at.run()
             at.switch_page(page).run()
+    for page, sequences in STATES.items():
+        for moves in sequences:
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+            at.run()
+            at.switch_page(page).run()
+            for key, value in moves:
+                widgets = [w for w in _widgets(at) if getattr(w, "key", None) == key]
+                if not widgets:
+                    break
+                widgets[0].set_value(value).run()
+                _collect(at, found, enums, unset)
     for key in unset & found.keys():
         found[key] = dataclasses.replace(found[key], default=None, nullable=True)
     return Schema(found.values()), enums
