@@ -217,3 +217,17 @@ def test_a_settings_file_for_another_page_is_applied_when_that_page_opens() -> N
     assert at.selectbox(key="ts_participant").value == "P04"
     assert at.session_state["ts_mech"] is Mech.FPA
     assert _params(at)["ts_participant"] == "P04"
+
+
+@pytest.mark.parametrize("page", ["heatmaps", "time_series", "attacks"])
+def test_a_hostile_link_draws_the_whole_page_with_one_message(page: str) -> None:
+    from tests.test_settings_hostile import HOSTILE_QUERY
+
+    at = _open(f"pages/{page}.py", HOSTILE_QUERY)
+    assert not at.error, [e.value for e in at.error]
+    boxes = _warnings(at)
+    assert len(boxes) == 1
+    for key in HOSTILE_QUERY:
+        assert boxes[0].count(f"'{key}'") == 1, key
+    assert _numbers(at) == _numbers(_open(f"pages/{page}.py"))
+    assert not _params(at)
