@@ -231,3 +231,29 @@ def test_a_hostile_link_draws_the_whole_page_with_one_message(page: str) -> None
         assert boxes[0].count(f"'{key}'") == 1, key
     assert _numbers(at) == _numbers(_open(f"pages/{page}.py"))
     assert not _params(at)
+
+
+def test_settings_tied_to_the_data_are_not_restored_onto_other_data() -> None:
+    from eyedp_core.data import samples
+    from ui.state import Dataset, content_token
+
+    at = _open("pages/gaze_samples.py")
+    at.selectbox(key="gs_participant").set_value("P07").run()
+    at.slider(key="gs_window").set_value((100.0, 110.0)).run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/home.py").run()
+    # Another gaze table (a shorter upload with other people) is selected while the page is not drawn.
+    gaze = samples.load_sample("gaze_streams")
+    short = gaze[gaze["t_s"] < 30.0].copy()
+    short["participant"] = short["participant"].map(lambda p: "X" + p)
+    name = "Upload: short.csv"
+    at.session_state["eyedp_uploads"] = {"features": {}, "fixations": {}, "image": {},
+                                         "gaze": {name: Dataset("gaze", name, "upload", content_token(short), short)}}
+    at.session_state["pending_sel_gaze"] = name
+    at.run()
+    at.switch_page("pages/gaze_samples.py").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    lo, hi = at.slider(key="gs_window").value
+    assert hi <= 30.0 and at.selectbox(key="gs_participant").value.startswith("X")
+    assert at.number_input(key="gs_wpx").value == at.session_state["gs_wpx"]

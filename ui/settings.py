@@ -80,6 +80,24 @@ def current_values(page: str | None = None, state: Any = None) -> dict[str, Any]
 CLEARS: dict[str, dict[str, Any]] = {"hm_eps": {"hm_preset": None}, "hm_delta": {"hm_preset": None}}
 
 
+# Controls whose options or bounds come from the data in use. A slider refuses (raises on) a value set outside
+# its range, so these are restored only onto the data they were chosen on, and a reset on other data lets the
+# page pick its own default.
+DATA_BOUND = frozenset({"hm_stimulus", "hm_target", "ts_feature", "ts_features", "ts_task", "ts_participant",
+                        "ts_corr_lag", "ts_chunk_free", "ts_k", "gs_participant", "gs_stimulus", "gs_window", "gs_t",
+                        "gs_kanon_k", "gs_attack_ks"})
+
+
+def _source(key: str, values: Any) -> Any:
+    """The data source `key` holds in `values` (its default, the sample, when absent)."""
+    return values.get(key, schema()[key].default)
+
+
+def _same_data(stored: dict[str, Any]) -> bool:
+    """Whether the data sources now selected are those the stored settings were chosen on."""
+    return all(_source(k, stored) == _source(k, st.session_state) for k in schema().with_prefix(SOURCE_PREFIX))
+
+
 def page_of(key: str) -> str | None:
     """Setting key -> the page it belongs to (None: a data source, which travels with every page)."""
     for page, pre in PAGE_PREFIXES.items():
@@ -191,8 +209,9 @@ def _restore(page: str | None, everything: bool = False) -> None:
     """Set the page's stored settings whose keys are missing (all of them with `everything`, each at its
     current value if the session has one), so every control is drawn with the value the page computes with."""
     stored = _store().get(page, {}) if page else {}
+    same = _same_data(stored)
     for key, value in stored.items():
-        if key.startswith(SOURCE_PREFIX):
+        if key.startswith(SOURCE_PREFIX) or (key in DATA_BOUND and not same):
             continue
         if key not in st.session_state:
             _set(key, value, [])
@@ -209,7 +228,11 @@ def restore_missing() -> None:
 def _apply_defaults(page: str) -> None:
     """The page's schema defaults into session state and its store (no preset is cleared: these are the
     defaults the page starts with)."""
+    samples = all(_source(k, st.session_state) == schema()[k].default for k in schema().with_prefix(SOURCE_PREFIX))
     for key, value in defaults(page).items():
+        if key in DATA_BOUND and not samples:
+            forget(key)  # the schema's default is the sample's: on other data the page picks its own
+            continue
         _set(key, value, [])
         if key in st.session_state:
             _store().setdefault(page, {})[key] = st.session_state[key]
