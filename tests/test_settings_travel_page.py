@@ -257,3 +257,11 @@ def test_settings_tied_to_the_data_are_not_restored_onto_other_data() -> None:
     lo, hi = at.slider(key="gs_window").value
     assert hi <= 30.0 and at.selectbox(key="gs_participant").value.startswith("X")
     assert at.number_input(key="gs_wpx").value == at.session_state["gs_wpx"]
+
+
+def test_a_link_at_the_upper_bounds_of_data_bound_sliders_draws_the_page() -> None:
+    at = _open("pages/gaze_samples.py", {"gs_window": "[110.0, 120.0]", "gs_t": "119.5", "ts_corr_lag": "595"})
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    lo, hi = at.slider(key="gs_window").value
+    assert lo <= hi

@@ -98,6 +98,20 @@ def _same_data(stored: dict[str, Any]) -> bool:
     return all(_source(k, stored) == _source(k, st.session_state) for k in schema().with_prefix(SOURCE_PREFIX))
 
 
+def clamp(key: str, lo: float, hi: float) -> None:
+    """Before drawing a slider whose bounds come from the data: a value it holds (from a link, a file or the
+    store) is moved into [lo, hi], as Streamlit raises on a value set outside the range."""
+    v = st.session_state.get(key)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        new: Any = type(v)(min(max(v, lo), hi))
+    elif isinstance(v, (list, tuple)) and v and all(isinstance(x, (int, float)) for x in v):
+        new = type(v)(type(x)(min(max(x, lo), hi)) for x in v)
+    else:
+        return
+    if new != v:
+        st.session_state[key] = new
+
+
 def page_of(key: str) -> str | None:
     """Setting key -> the page it belongs to (None: a data source, which travels with every page)."""
     for page, pre in PAGE_PREFIXES.items():
