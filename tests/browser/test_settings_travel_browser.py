@@ -139,3 +139,32 @@ def test_reset_leaves_every_heatmaps_control_showing_its_default(page, app_url) 
     _set_slider(page, "Cell size", "40")
     _wait_query(page, "hm_cell", "40")
     assert "hm_eps" not in _query(page) and "hm_mech" not in _query(page)
+
+
+def test_time_series_epsilon_survives_an_emptied_feature_list(page, app_url) -> None:
+    harness.open_view(page, app_url, "time_series")
+    label = "ε total per person"
+    _slider(page, label).focus()
+    page.keyboard.press("End")  # the largest ε on the slider
+    harness.wait_idle(page)
+    top = _slider_text(page, label)
+    assert top == "1e+04"
+    _wait_query(page, "ts_eps", "10000.0")
+    headline = _metrics(page)[0]
+    page.locator(f'{MAIN} [data-testid="stExpander"] summary').filter(has_text="Features released").first.click()
+    box = page.locator(f'{MAIN} [data-testid="stMultiSelect"]').first
+    box.get_by_role("button", name="Clear all").click()
+    harness.wait_idle(page)
+    page.get_by_text("Choose at least one feature to release.").wait_for()
+    if not box.locator('input[role="combobox"]').is_visible():  # its expander's title changed: drawn closed
+        page.locator(f'{MAIN} [data-testid="stExpander"] summary').filter(has_text="Features released").first.click()
+    box.locator('input[role="combobox"]').click()
+    page.keyboard.type("sacc_large")  # the list of 48 is drawn lazily: filter it
+    page.get_by_role("option", name="sacc_large_ratio (fraction)", exact=True).first.click()
+    harness.wait_idle(page)
+    page.keyboard.press("Escape")
+    _slider(page, label).wait_for()
+    # What the slider shows is what the headline computes with, and both are what was chosen.
+    assert _slider_text(page, label) == top
+    assert _metrics(page)[0] == headline and "1e+04" in headline.replace("10,000", "1e+04")
+    assert _query(page)["ts_eps"] == "10000.0"
