@@ -118,7 +118,8 @@ def test_every_text_setting_has_its_allowed_values_or_is_capped_free_text() -> N
     texts = [s for s in APP if s.kind == "str" or (s.kind == "list" and s.item == "str")]
     assert len(texts) > 35
     free = sorted(s.key for s in texts if s.choices is None)
-    assert free == ["sel_features", "sel_fixations", "sel_gaze"]  # data source names: uploads add names
+    # Data source names (uploads add names) and the declared tighter time-series bounds (lines of text).
+    assert free == ["sel_features", "sel_fixations", "sel_gaze", "ts_tighter"]
     assert all(APP[k].free_text for k in free)
     for s in texts:
         if s.choices is not None:

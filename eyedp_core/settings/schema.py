@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["KINDS", "ITEM_KINDS", "MAX_INT", "MAX_LIST_ITEMS", "MAX_TEXT_CHARS", "Schema", "Setting"]
 
 # Bounds on what one value may hold, so that no value from a URL or a file makes a page do unbounded work.
-MAX_TEXT_CHARS = 200  # a free-text setting (no list of choices: a data source's name)
+MAX_TEXT_CHARS = 4_000  # a free-text setting (no list of choices: a data source's name, declared bounds as text)
 MAX_LIST_ITEMS = 500  # a list setting (the longest, the released features, holds a few dozen)
 MAX_INT = 10**15  # whole numbers beyond this are refused even without bounds (no widget goes near it)
 ITEM_KINDS = ("bool", "int", "float", "str")
