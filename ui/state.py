@@ -12,6 +12,7 @@ import streamlit as st
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
+from ui import settings
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
 KINDS: dict[str, dict[str, str]] = {
@@ -247,8 +248,9 @@ def ledger() -> Ledger:
 def clear_ledger() -> None:
     """Forget every release of this session and everything that could re-add or reuse one."""
     ledger().clear()
-    for key in LEDGER_DERIVED_KEYS:
-        st.session_state.pop(key, None)
+    # From the settings store too (else the next run would restore them); the cap sliders are set to their
+    # defaults explicitly, so that they also show them.
+    settings.forget(*LEDGER_DERIVED_KEYS, to_default=True)
 
 
 # --------------------------------------------------------------------------------------------
