@@ -11,7 +11,7 @@ from eyedp_core.gaze.events import ScreenGeometry
 from eyedp_core.samples import display, explain, kanon
 from eyedp_core.samples.kaleido import kaleido_plan
 from eyedp_core.samples.streams import PreparedStreams
-from ui import state
+from ui import settings, state
 from ui.samples import view
 from ui.samples.controls import keep_value
 from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
@@ -69,6 +69,7 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     if spec is None:
         st.info(f"Participant {md_text(who)}'s samples all share one time stamp: there is no time axis to show.")
         return
+    settings.clamp("gs_window", spec.lo, spec.hi)  # a window restored for another recording
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
     if display.samples_in(one, span) == 0:  # a gap in the recording: nothing to draw, and nothing to count
         st.info(f"No samples between {span[0]:g} and {span[1]:g} s for this participant; widen the window.",
