@@ -198,6 +198,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         "odds_words": "numbers in words",
         "markdown_table": "method names (constants) and formatted numbers",
         "headline.mech_name": "mechanism names (registry)",
+        "context.twice_note": "the setting's ε per person (numbers) and constant words",
+    },
+    "ui/share/report.py": {
+        'json.dumps(msg).encode()': "a pipe's write() to Chromium, not Streamlit",
     },
     "ui/heatmaps/targets.py": {
         '_pct(v)': 'a percentage',
@@ -230,6 +234,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'text': 'page descriptions (constants)',
     },
     "pages/report.py": {
+        'text': 'report.cap_status(): the cap and the totals (numbers)',
         'people': 'people = md_cells(people) just above',
         'shown': 'shown = md_cells(shown) just above',
     },
@@ -309,6 +314,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'ctx.short_unit': 'unit names',
     },
     "ui/heatmaps/release.py": {
+        'what': "state.DATA_CANVAS: 'blank canvas size W × H px …' (numbers)",
         'k': 'a count of releases',
         'r': 'a number of cells (an int)',
         'noise': 'constant sentences',
@@ -358,6 +364,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'refused': 'escaped when stored (ui.state.charge)',
     },
     "ui/share/exports.py": {
+        'bound.words()': 'the Kaleido person bound (numbers)',
         "man['neighbouring_relation']": 'the manifest\'s neighbouring relation (constant words)',
         "man['artefact']": 'export names (constants)',
         "man['guarantee']": 'guarantee words',
