@@ -195,14 +195,18 @@ def test_payloads_in_a_shared_link_show_as_text(page, app_url, shots):
     query = {PAYLOADS[0]: "1", PAYLOADS[1]: "1", PAYLOADS[2]: "1", PAYLOADS[7]: "1",  # unknown keys
              "hm_eps": PAYLOADS[3], "ts_eps": PAYLOADS[4], "ts_length": PAYLOADS[5], "ts_seed": PAYLOADS[6],
              # Streamlit's own markdown: icons, colours, math, bare and e-mail links, a heading
-             "# :material/home: :red[red] $x^2$ www.evil.example mail@evil.example https://evil.example/x": "1"}
+             "# :material/home: :red[red] $x^2$": "1", "www.evil.example mail@evil.example": "1",
+             "https://evil.example/x": "1"}
+    # ui.settings quotes at most 40 characters of a value: what is left of each payload must show as text.
+    shown = ("<iframe srcdoc=", "<script>alert(1)</script>", "Session expired – log in", "![x](https",
+             "<form action=", "<style>body{display", '<meta http-equiv="refresh"', ">x</a>")
     page.goto(f"{app_url}/time_series?{urlencode(query)}")
     harness.wait_idle(page, 300_000)
     warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="could not be restored")
     warning.first.wait_for(timeout=120_000)
-    _clean(page, watch, "Time series from a hostile link", VISIBLE)
+    _clean(page, watch, "Time series from a hostile link", shown)
     text = warning.first.inner_text()
-    assert all(v in text for v in VISIBLE), text  # every payload quoted, as text, in EyeDP's own box
+    assert all(v in text for v in shown), text  # every payload quoted, as text, in EyeDP's own box
     assert "$x^2$" in text and ":red[red]" in text.replace("\u2060", "")
     box = warning.first
     assert box.locator(".katex, h1, span[style*='color']").count() == 0
