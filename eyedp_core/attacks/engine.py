@@ -395,7 +395,8 @@ def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = 
     for the whole release (accounting="participant"), or as in the paper (accounting="paper", labelled).
     train_on: "private" (default: the attacker trains on its own independent release of its prior-knowledge
     data, same mechanism and ε, its own noise draw) | "clean" | "same-release" (the flawed protocol, to measure
-    it); a TrainOn or its text. Without a mechanism (clean data) there is no release and it is ignored.
+    it); a TrainOn or its text. Without a mechanism (clean data) there is no release to train on, so the
+    default means clean; "same-release" without a mechanism is an error.
     gap: "window" (one window length, default) | "paper" (overlapping halves) | a number of windows.
     bounds: "public" (documented feature bounds), "auto" / "data" (observed range where needed, flagged) or a
     mapping {feature: (L, U)}. mechanism_args: k ("public" rule or an integer), increment_bound (DCFPA, as a
@@ -407,8 +408,10 @@ def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = 
     if classifier not in CLASSIFIERS:
         raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
     at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=window_s)
-    point = Point(mechanism=mechanism, epsilon=epsilon,
-                  train_on=train_on if mechanism is not None else TrainOn.CLEAN, accounting=accounting,
+    scenario = TrainOn(train_on) if train_on in tuple(TrainOn) or isinstance(train_on, TrainOn) else train_on
+    if mechanism is None and scenario is TrainOn.PRIVATE:  # clean data: no release to train on
+        scenario = TrainOn.CLEAN
+    point = Point(mechanism=mechanism, epsilon=epsilon, train_on=scenario, accounting=accounting,
                   k=mechanism_args.get("k", "public"),  # type: ignore[arg-type]
                   increment_bound=mechanism_args.get("increment_bound"),  # type: ignore[arg-type]
                   repetition=repetition)

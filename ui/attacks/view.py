@@ -96,7 +96,7 @@ def baseline(token: str, _at: AttackTable) -> pd.DataFrame:
 @st.cache_data(max_entries=8, show_spinner="Measuring the two protocol traps on this table…")
 def traps(token: str, _at: AttackTable) -> attacks.Traps:
     """Data token -> re-identification with and without each published-protocol flaw, measured here."""
-    return attacks.measure_traps(_at, bounds=BOUNDS_RULE, seed=SEED, n_jobs=N_JOBS)
+    return attacks.measure_traps(_at, bounds=BOUNDS_RULE, seed=SEED, n_jobs=N_JOBS, max_train=MAX_TRAIN)
 
 
 def extension_points(settings: RunSettings, rows: list[dict]) -> list[Point]:
