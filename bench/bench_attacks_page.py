@@ -60,6 +60,11 @@ def page_waits() -> list[dict]:
     default_run = time.perf_counter() - t0
     assert not at.exception, at.exception
     assert any("Utility and risk" in str(m.value) for m in at.markdown), "the run did not finish"
+    for m in at.markdown:
+        if str(m.value).startswith("- With "):
+            print(m.value)
+    for w in at.warning:
+        print("warning:", str(w.value)[:400])
     t0 = time.perf_counter()
     next(b for b in at.button if b.label == "Run attacks").click()
     at.run()

@@ -176,3 +176,16 @@ def test_a_grid_without_a_crossing_extends_itself_up_to_the_limit_and_paper_acco
     (t,) = attacks.find_transitions(pd.concat([low, top]), target=0.99)  # the task never reaches 0.99
     assert attacks.epsilons_to_add([t]) == {}  # at the limit (10⁶): the sentence says where it stopped
     assert "does not reach 0.99 for good up to ε = 1e+06" in t.sentence
+
+
+def test_far_below_chance_is_flagged_and_the_finder_does_not_read_it_as_protection():
+    assert attacks.below_chance(0.0, 0.5) and not attacks.below_chance(0.45, 0.5) and not attacks.below_chance(0.0, 0.05)
+    s = _summary()
+    # A gender attack scoring 0.2 against chance 0.5 at every ε (the leave-one-person-out majority artefact).
+    extra = s[s["task"] == "task"].assign(task="gender", chance=0.5, accuracy=0.2, below_chance=True, collapsed=False)
+    (answer,) = attacks.find_tradeoff(pd.concat([s, extra]), target=0.8, margin=0.05)
+    assert answer.epsilons == (100.0,) and "Caution: at ε = 100" in answer.sentence
+    summary = attacks.summarise(pd.DataFrame([dict(mechanism="FPA", epsilon=1.0, train_on="private", task="gender",
+                                                   classifier="svm", accuracy=0.0, chance=0.5, window_accuracy=0.0,
+                                                   k=1, participant_epsilon=1.0, plan="", prediction_share=0.5)]))
+    assert bool(summary["below_chance"].iloc[0]) and not bool(summary["collapsed"].iloc[0])

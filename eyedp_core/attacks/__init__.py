@@ -12,7 +12,7 @@ from eyedp_core.attacks.protocols import *  # noqa: F401,F403
 from eyedp_core.attacks.protocols import __all__ as _legacy_all
 from eyedp_core.attacks.baseline import Traps, clean_baseline, measure_traps
 from eyedp_core.attacks.classifiers import CLASSIFIERS, PAPER_ORDER
-from eyedp_core.attacks.engine import (COLLAPSE_SHARE, GAPS, TASKS, TRAIN_ON, EvalResult, Point, TrainOn, collapsed,
+from eyedp_core.attacks.engine import (BELOW_CHANCE, COLLAPSE_SHARE, below_chance, GAPS, TASKS, TRAIN_ON, EvalResult, Point, TrainOn, collapsed,
                                        evaluate, prediction_share, task_spec)
 from eyedp_core.attacks.grid import (
     DEFAULT_EPSILONS,
@@ -34,7 +34,7 @@ from eyedp_core.attacks.tables import AttackTable, label_columns, prepare
 from eyedp_core.attacks.tradeoff import TradeOff, epsilon_for_accuracy, find_tradeoff
 from eyedp_core.attacks.transition import Transition, epsilons_to_add, find_transitions, strongest
 
-__all__ = [*_legacy_all, "ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "CLASSIFIERS", "COLLAPSE_SHARE",
+__all__ = [*_legacy_all, "ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "BELOW_CHANCE", "CLASSIFIERS", "COLLAPSE_SHARE", "below_chance",
            "DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "EvalResult", "Transition", "TrainOn",
            "collapsed", "epsilons_to_add", "find_transitions", "prediction_share", "strongest", "GAPS", "PAPER_EPSILONS", "PAPER_ORDER", "Point", "ReleasePlan",
            "Runner",

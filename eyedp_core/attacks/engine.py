@@ -45,7 +45,7 @@ from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_
 from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
 
-__all__ = ["COLLAPSE_SHARE", "DEFAULT_MAX_TRAIN", "EvalResult", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
+__all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
            "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec"]
 
 
@@ -70,6 +70,9 @@ TRAIN_ON: dict[TrainOn, str] = {
 # A classifier answering one class for at least this share of the test units has collapsed (unless the test
 # set itself is that unbalanced): its accuracy near chance says nothing about protection.
 COLLAPSE_SHARE = 0.9
+# Accuracy this far below chance is no measurement of protection either: a leave-one-person-out classifier that
+# learnt nothing answers the majority of its training people, which excludes the held-out person's class.
+BELOW_CHANCE = 0.1
 
 
 def prediction_share(predicted: np.ndarray) -> float:
@@ -79,6 +82,11 @@ def prediction_share(predicted: np.ndarray) -> float:
         return float("nan")
     _, counts = np.unique(predicted, return_counts=True)
     return float(counts.max() / predicted.size)
+
+
+def below_chance(accuracy: float, chance: float) -> bool:
+    """Accuracy and chance -> True when the accuracy is more than BELOW_CHANCE under chance (a degenerate answer)."""
+    return bool(np.isfinite(accuracy) and np.isfinite(chance) and accuracy < chance - BELOW_CHANCE)
 
 
 def collapsed(share: float, chance: float) -> bool:

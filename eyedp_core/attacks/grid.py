@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.attacks.classifiers import PAPER_ORDER
-from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, collapsed,
+from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, below_chance,
+                                       collapsed,
                                        run_task, task_spec)
 from eyedp_core.attacks.privatize import resolve_bounds
 from eyedp_core.attacks.tables import AttackTable, prepare
@@ -186,13 +187,15 @@ def summarise(rows: Sequence[SweepRow] | pd.DataFrame) -> pd.DataFrame:
     """SweepRows -> mean and sd over repetitions per (mechanism, ε, scenario, task, classifier).
 
     prediction_share is the largest over the repetitions; `collapsed` flags a classifier that answered one
-    class for ≥ 90 % of the test units where the test set is not that unbalanced (not protection).
+    class for ≥ 90 % of the test units where the test set is not that unbalanced, `below_chance` an accuracy more
+    than 0.1 under chance (a leave-one-person-out classifier answering its training majority): neither is
+    protection.
     """
     df = rows if isinstance(rows, pd.DataFrame) else rows_frame(rows)
     if df.empty:
         return pd.DataFrame(columns=["mechanism", "epsilon", "train_on", "task", "classifier", "accuracy",
                                      "accuracy_sd", "chance", "window_accuracy", "runs", "k", "plan",
-                                     "prediction_share", "collapsed", "accounting"])
+                                     "prediction_share", "collapsed", "below_chance", "accounting"])
     df = df.assign(epsilon=df["epsilon"].astype(float).fillna(0.0))
     if "prediction_share" not in df:
         df = df.assign(prediction_share=np.nan)
@@ -206,6 +209,7 @@ def summarise(rows: Sequence[SweepRow] | pd.DataFrame) -> pd.DataFrame:
                 prediction_share=("prediction_share", "max"), accounting=("accounting", "first")).reset_index()
     out["accuracy_sd"] = out["accuracy_sd"].fillna(0.0)
     out["collapsed"] = [collapsed(p, c) for p, c in zip(out["prediction_share"], out["chance"], strict=True)]
+    out["below_chance"] = [below_chance(a, c) for a, c in zip(out["accuracy"], out["chance"], strict=True)]
     out["epsilon"] = out["epsilon"].where(out["mechanism"] != "clean", np.nan)
     return out
 

@@ -35,6 +35,16 @@ def k_one_phrase(plan: str) -> str | None:
     return rest.split(" (noise sd", 1)[0].rstrip(".")
 
 
+def _flagged(rows: pd.DataFrame, attacks: Sequence[str], eps: Sequence[float]) -> list[float]:
+    """Rows used, attack tasks, ε found -> the ε where some attack's result was collapsed or far below chance."""
+    cols = [c for c in ("collapsed", "below_chance") if c in rows]
+    if not cols:
+        return []
+    r = rows[rows["task"].isin(attacks) & rows["epsilon"].isin(eps)]
+    bad = r[r[cols].fillna(False).astype(bool).any(axis=1)]
+    return sorted(float(e) for e in bad["epsilon"].unique())
+
+
 @dataclass(frozen=True)
 class TradeOff:
     """One mechanism's answer: the grid ε that satisfy the targets, their range, and the sentence."""
@@ -112,6 +122,10 @@ def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float =
                         f"{_scenario_phrase(m, train_on)}; {TUNING_WORDS}).")
             if k1:
                 sentence += f" There honest accounting forces k = 1: {k1}."
+            flagged = _flagged(m, attacks, good)
+            if flagged:
+                sentence += (f" Caution: at ε = {', '.join(map(_fmt, flagged))} an attack's classifier collapsed or "
+                             "scored far below chance, which is not evidence of protection.")
             out.append(TradeOff(mech, good, good[0], good[-1], sentence))
             continue
         # Say why not, with the nearest miss.

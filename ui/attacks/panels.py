@@ -313,6 +313,15 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
     """Warn about every result whose classifier answered one class for (nearly) every test unit."""
     if "collapsed" not in s:
         return
+    low = s[(s["classifier"] == clf) & s.get("below_chance", pd.Series(False, index=s.index)).fillna(False).astype(bool)
+            & ~s["collapsed"].fillna(False).astype(bool)]
+    if not low.empty:
+        items = [f"{TASK_NAMES.get(r.task, r.task)}, {r.mechanism} at ε = {eps_text(r.epsilon)} "
+                 f"({r.accuracy:.2f} vs chance {r.chance:.2f})" for r in low.itertuples()]
+        st.warning(f"**Far below chance in {len(items)} result(s)** — a classifier that learnt nothing answers the "
+                   "majority of its training people, which leaving one person out turns against the held-out "
+                   "person; this is **not** protection either: " + "; ".join(items[:6])
+                   + (" …" if len(items) > 6 else "") + ".", icon=":material/report:")
     bad = s[(s["classifier"] == clf) & s["collapsed"].fillna(False).astype(bool)]
     if bad.empty:
         return
