@@ -38,8 +38,10 @@ def test_feature_export_reimports_and_holds_no_raw_value(features) -> None:
                             io.guess_mapping(io.read_table(csv, "eyedp_features_release.csv"), "features"),
                             "features", "eyedp_features_release.csv")
     assert len(back) == len(rel.table) and set(names) <= set(back.columns)
+    # Exactly T = 600 rows per recording (rows past a recording's end are released noise, not its length).
+    assert len(rel.table) == 600 * len(recs)
     merged = rel.table.merge(raw, on=["participant", "task", "window"], suffixes=("_rel", "_raw"))
-    assert len(merged) == len(rel.table)
+    assert len(merged) == int(np.minimum(recs["length"], 600).sum())
     for n in names:
         released, original = merged[f"{n}_rel"].to_numpy(), merged[f"{n}_raw"].to_numpy()
         inside = (released > lo[names.index(n)]) & (released < hi[names.index(n)])  # clamped values are bounds

@@ -23,6 +23,19 @@ def test_time_series_exports_the_feature_table_in_release_mode() -> None:
     assert releases and all(r.view == "Time series" for r in releases)
     # The manifest's per-participant ε is what the ledger charged to the worst-case person.
     assert man["epsilon"] == pytest.approx(at.session_state["eyedp_ledger"].total()[0], rel=1e-9)
+    # The manifest's calibration is the page's: the shown feature's noise scale (the headline metric's exact
+    # value) is the formula scale of one of its rows, and the release scale only adds the tiny lattice inflation.
+    shown = [m for m in at.metric if m.label.startswith("Noise scale")][0]
+    exact = float(shown.proto.help.split("exact value ")[1].rstrip(").")) if "exact value" in shown.proto.help else None
+    rows = man["calibration"]
+    assert exact is not None and any(f"{r['scale_formula']:.6g}" == f"{exact:.6g}" for r in rows)
+    for r in rows:
+        assert 0 < r["scale"] / r["scale_formula"] - 1 < 1e-6 and r["lattice_step"] == 2.0 ** r["lattice_k"]
+    assert man["parameters"]["rows_per_recording"] == man["parameters"]["public_length_T"]
+    # T rows for every recording: the CSV's length is recordings × T, whatever the true lengths.
+    lines = res["csv"].strip().split(b"\n")
+    assert len(lines) - 1 == man["parameters"]["recordings"] * man["parameters"]["public_length_T"]
+    assert man["epsilon_per_person"] == pytest.approx(man["epsilon"]) and "participant" in man["neighbouring_relation"]
     header = res["csv"].split(b"\n", 1)[0].decode()
     assert header.startswith("participant,task,window,")
     assert any(b.label == "Manifest (JSON)" for b in at.get("download_button"))

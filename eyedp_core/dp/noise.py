@@ -15,6 +15,7 @@ import numpy as np
 
 from eyedp_core.dp.mechanisms import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
                                       gaussian_sigma, tex_number)
+from eyedp_core.dp.lattice import LatticeCalibration, Metric, lattice_calibration
 from eyedp_core.dp.registry import Family
 from eyedp_core.dp.release_source import ReleaseSource
 
@@ -63,12 +64,15 @@ class NoiseMechanism(ABC):
         """Unit-scale noise of the family (Lap(1) or N(0, 1))."""
 
     def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...], dtype: type = np.float64,
-               scale: float | np.ndarray | None = None) -> np.ndarray:
+               scale: float | np.ndarray | None = None, lattice_k: int | np.ndarray | None = None) -> np.ndarray:
         """Generator and shape in, i.i.d. PREVIEW noise out; `scale` (broadcast against the last axes)
-        overrides the calibrated one where rows have their own calibrations of the same family."""
+        overrides the calibrated one where rows have their own calibrations of the same family. With a
+        ReleaseSource: OpenDP noise alone on the lattice 2^lattice_k (for noise that never meets a data
+        value unrounded; data values go through `perturb`)."""
         shp = (shape,) if isinstance(shape, int) else tuple(shape)
         if isinstance(rng, ReleaseSource):  # release mode: OpenDP's samplers, no seed (§11)
-            return rng.draw(self.family, shp, self.scale if scale is None else scale).astype(dtype, copy=False)
+            return rng.draw(self.family, shp, self.scale if scale is None else scale,
+                            lattice_k).astype(dtype, copy=False)
         if not isinstance(rng, np.random.Generator):
             raise TypeError("preview noise needs a numpy.random.Generator; releases go through eyedp_core.dp.release")
         z = self._standard(rng, shp, dtype)
@@ -79,10 +83,36 @@ class NoiseMechanism(ABC):
             z *= np.asarray(s, dtype=dtype)
         return z
 
-    def randomise(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Values and generator in, values + i.i.d. preview noise out (a new array)."""
+    def perturb(self, rng: np.random.Generator, values: np.ndarray, scale: float | np.ndarray,
+                lattice_k: int | np.ndarray) -> np.ndarray:
+        """Generator or ReleaseSource, values, scale and lattice exponent (broadcast) in, noisy values out (a new
+        array). Release: OpenDP rounds each value to the lattice 2^k, then adds its noise (§11.2); preview:
+        values + sample(...), the lattice unused."""
+        if isinstance(rng, ReleaseSource):
+            return rng.perturb(self.family, values, scale, lattice_k)
         arr = np.asarray(values, dtype=float)
+        return arr + self.sample(rng, arr.shape, scale=scale)
+
+    def randomise(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Values and generator in, values + i.i.d. preview noise out (a new array). With a ReleaseSource the
+        array is one invocation (Laplace only): rounded to the lattice of its LatticeCalibration (m = its size)
+        and noised at the scale calibrated to the inflated sensitivity (docs/PRIVACY_MODEL.md §11.2)."""
+        arr = np.asarray(values, dtype=float)
+        if isinstance(rng, ReleaseSource):
+            if self.family is not Family.LAPLACE:
+                # The analytic σ is for continuous noise; OpenDP accounts its discrete Gaussian in zCDP.
+                raise TypeError("a Gaussian release is calibrated by OpenDP's own accounting: use "
+                                "eyedp_core.dp.release.release_gaussian with opendp_gaussian_sigma")
+            cal = self.release_lattice(arr.size)
+            return rng.perturb(self.family, arr, cal.scale, cal.k)
         return arr + self.sample(rng, arr.shape)
+
+    def release_lattice(self, values: int) -> LatticeCalibration:
+        """Number of values released together in, their LatticeCalibration (lattice, inflated Δ and scale) out."""
+        c = self.calibration
+        metric = Metric.L1 if self.family is Family.LAPLACE else Metric.L2
+        return lattice_calibration(metric=metric, epsilon=c.epsilon, base_scale=c.scale, sensitivity=c.sensitivity,
+                                   values=values)
 
     def __repr__(self) -> str:
         c = self.calibration

@@ -38,6 +38,13 @@ def radius_quantile(q: float, epsilon: float) -> float:
     return float(-(lambertw((q - 1.0) / math.e, k=-1).real + 1.0) / eps)
 
 
+def _preview_only(rng: object) -> None:
+    """Refuse a ReleaseSource where noise would be added to points that are not on a lattice."""
+    if isinstance(rng, ReleaseSource):
+        raise TypeError("planar Laplace on raw points is a preview; release gaze through Kaleido's release path, "
+                        "which rounds the points to its lattice first (docs/PRIVACY_MODEL.md §11.2)")
+
+
 class PlanarLaplaceMechanism:
     """Planar Laplace with ε' per pixel (= ε/r for budget ε at radius r); preview draws only."""
 
@@ -68,7 +75,9 @@ class PlanarLaplaceMechanism:
         return np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=-1)
 
     def randomise(self, points: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """(n, 2) points -> the same points moved by i.i.d. planar Laplace noise (a new array)."""
+        """(n, 2) points -> the same points moved by i.i.d. planar Laplace noise (a new array). Preview only:
+        a release must put the points on a lattice first (Kaleido's release does, docs/PRIVACY_MODEL.md §11.2)."""
+        _preview_only(rng)
         pts = np.asarray(points, dtype=float)
         flat = pts.reshape(-1, 2)
         return (flat + self.sample(rng, flat.shape[0])).reshape(pts.shape)
@@ -78,6 +87,7 @@ def planar_laplace(points: np.ndarray, epsilon: float | np.ndarray, rng: np.rand
     """(n, 2) pixel points, ε per pixel unit (ε/r; scalar or one per point) and a Generator -> noisy points.
 
     Preview noise (docs/PRIVACY_MODEL.md §8.2, §11). NaN points stay NaN."""
+    _preview_only(rng)
     pts = np.asarray(points, dtype=float)
     flat = pts.reshape(-1, 2)
     eps = _check_eps(epsilon)

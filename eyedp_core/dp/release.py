@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
+from eyedp_core.dp.lattice import Metric, lattice_k
+
 dp.enable_features("contrib")
 
 __all__ = ["SAMPLER", "SELECTION_METHODS", "lattice_k", "opendp_gaussian_sigma", "release_argmin",
@@ -22,28 +24,6 @@ __all__ = ["SAMPLER", "SELECTION_METHODS", "lattice_k", "opendp_gaussian_sigma",
 
 SAMPLER = "OpenDP discrete lattice sampler, CSPRNG"
 OPENDP_VERSION = importlib.metadata.version("opendp")
-
-# Rounding to the lattice moves each neighbour by up to 2^k per coordinate; OpenDP adds that slack
-# (n·2^k in L1, √n·2^k in L2) to the sensitivity. Keep it below this fraction of the sensitivity.
-_SLACK_FRACTION = 1e-9
-# Without a stated sensitivity, pick the lattice this many binary digits below the noise scale.
-_BITS_BELOW_SCALE = 40
-_MIN_K = -1074
-
-
-def lattice_k(scale: float, n: int, sensitivity: float | None = None, norm: str = "l1") -> int:
-    """Noise scale, number of values, optional sensitivity and norm in, lattice exponent k out.
-
-    OpenDP's default k (the smallest float exponent) is exact but about 3x slower; this k makes the
-    rounding slack negligible (< 1e-9 of the sensitivity, or 2^-40 of the scale per coordinate).
-    """
-    n = max(int(n), 1)
-    spread = n if norm == "l1" else math.sqrt(n)
-    k = math.floor(math.log2(scale)) - _BITS_BELOW_SCALE - math.ceil(math.log2(spread))
-    if sensitivity is not None and sensitivity > 0:
-        k = min(k, math.floor(math.log2(_SLACK_FRACTION * sensitivity / spread)))
-    return max(k, _MIN_K)
-
 
 def _prepare(values: np.ndarray, scale: float, name: str) -> tuple[np.ndarray, list[float]]:
     arr = np.asarray(values, dtype=float)
@@ -86,17 +66,19 @@ def _base_metadata(mechanism: str, arr: np.ndarray, k: int) -> dict[str, Any]:
 
 
 def release_laplace(
-    values: np.ndarray, scale: float, *, sensitivity: float | None = None
+    values: np.ndarray, scale: float, *, sensitivity: float | None = None, k: int | None = None
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Array (any shape) and Laplace scale b in, (noisy array of the same shape, release metadata) out.
 
     Each value gets independent discrete Laplace noise of scale b on a 2^k lattice (OpenDP
-    make_laplace); with `sensitivity` = Δ1 the metadata carries OpenDP's pure ε for that sensitivity.
+    make_laplace; each value is first rounded to that lattice, so every output is a lattice point); with
+    `sensitivity` = Δ1 the metadata carries OpenDP's pure ε for that sensitivity. `k` fixes the lattice
+    (a release calibrated by `eyedp_core.dp.lattice`); by default it comes from `lattice_k`.
     """
     arr, flat = _prepare(values, scale, "Laplace scale")
     sens = _check_sensitivity(sensitivity)
     b = float(scale)
-    k = lattice_k(b, arr.size, sens, norm="l1")
+    k = lattice_k(b, arr.size, sens, Metric.L1) if k is None else int(k)
     meta = _base_metadata("laplace", arr, k)
     meta.update(scale=b, std=math.sqrt(2.0) * b, sensitivity=sens, sensitivity_metric="l1",
                 measure="pure ε-DP (MaxDivergence)", epsilon=None, delta=0.0)
@@ -110,7 +92,8 @@ def release_laplace(
 
 
 def release_gaussian(
-    values: np.ndarray, sigma: float, *, sensitivity: float | None = None, delta: float | None = None
+    values: np.ndarray, sigma: float, *, sensitivity: float | None = None, delta: float | None = None,
+    k: int | None = None
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Array (any shape) and Gaussian std σ in, (noisy array of the same shape, release metadata) out.
 
@@ -123,7 +106,7 @@ def release_gaussian(
     if delta is not None and not (0.0 < float(delta) < 1.0):
         raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
     sig = float(sigma)
-    k = lattice_k(sig, arr.size, sens, norm="l2")
+    k = lattice_k(sig, arr.size, sens, Metric.L2) if k is None else int(k)
     meta = _base_metadata("gaussian", arr, k)
     meta.update(scale=sig, std=sig, sensitivity=sens, sensitivity_metric="l2",
                 measure="ρ-zCDP (ZeroConcentratedDivergence)", rho=None, epsilon=None,

@@ -20,7 +20,8 @@ So every window spends at most ε/h on tests plus strictly less than ε − ε/h
 publication takes half of what is left). Missing gaze (NaN) at a test slot is not tested (no cost) and
 the last point is repeated; whether a sample is missing is treated as public. Before the first
 publication the output is NaN (nothing has been published yet). Clamping to the screen (`bounds`) is
-post-processing. Noise is PREVIEW noise from the caller's Generator (docs/PRIVACY_MODEL.md §11).
+post-processing. Noise is PREVIEW noise from the caller's Generator, or, given a ReleaseSource, OpenDP draws
+on the `KaleidoLattice` (positions rounded first, noise at r + 3g; docs/PRIVACY_MODEL.md §11.2).
 
 Speed: tests and publications are sequential (each depends on the last published point and on the
 window's spending), so the loop runs over test slots only — every stream of a batch advances together,
@@ -34,12 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from eyedp_core.dp.lattice import round_to_lattice
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.dp.planar import PlanarLaplaceMechanism
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.samples.streams import stream_columns
 
-__all__ = ["KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_plan", "kaleido_run", "window_sums"]
+__all__ = ["KaleidoLattice", "KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_lattice", "kaleido_plan", "kaleido_run",
+           "window_sums"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,43 @@ def kaleido_plan(*, epsilon: float, w: int, t_skip: int, h: float, r: float, l_t
     return KaleidoPlan(eps, int(w), int(t_skip), float(h), float(r), float(l_thresh), floor)
 
 
+# The release lattice lies this many binary digits below the radius r.
+_LATTICE_BITS_BELOW_R = 40
+
+
+@dataclass(frozen=True)
+class KaleidoLattice:
+    """Release mode's lattice 2^k px: positions are rounded to it before anything reads them, and the test
+    noise and the planar displacements are lattice values, so every published coordinate is a lattice point.
+
+    Rounding moves a point by at most √2·g/2, two neighbours' rounded points by up to √2·g more, and the test
+    compares a distance with a lattice-valued threshold (up to g more): the noise is calibrated to the radius
+    r' = r + 3g instead of r, so the guarantee at radius r is kept (docs/PRIVACY_MODEL.md §11.2)."""
+
+    r: float
+    k: int
+
+    @property
+    def step(self) -> float:
+        """Lattice step g = 2^k px."""
+        return 2.0 ** self.k
+
+    @property
+    def radius(self) -> float:
+        """The radius the release's noise is calibrated to: r' = r + 3g px."""
+        return self.r + 3.0 * self.step
+
+
+def kaleido_lattice(plan: KaleidoPlan) -> KaleidoLattice:
+    """Kaleido plan in, its release lattice out: g = 2^k, k = ⌊log2 r⌋ − 40 (so 3g/r < 2^-38)."""
+    return KaleidoLattice(plan.r, math.floor(math.log2(plan.r)) - _LATTICE_BITS_BELOW_R)
+
+
+def _round_complex(z: np.ndarray, k: int) -> np.ndarray:
+    """Points as complex numbers in, both coordinates rounded to the lattice 2^k out (NaN stays NaN)."""
+    return round_to_lattice(z.real, k) + 1j * round_to_lattice(z.imag, k)
+
+
 @dataclass(frozen=True)
 class KaleidoRun:
     """One run: published points (…, n, 2), budget spent per sample (…, n), which samples were tested
@@ -130,12 +170,18 @@ def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
     n_slots = slots.size
     gs = g[:, slots, :]  # (P, J, 2)
     valid = np.isfinite(gs).all(axis=2)
+    # Release: everything on the lattice, the noise at the radius r' = r + 3g that covers the rounding.
+    lattice = kaleido_lattice(plan) if isinstance(rng, ReleaseSource) else None
+    radius = plan.r if lattice is None else lattice.radius
     # All noise up front: test noise Lap(r/ε_test) in px, unit planar-Laplace radii (Gamma(2, 1)) and angles.
-    eta = LaplaceMechanism(epsilon=plan.eps_test, sensitivity=plan.r).sample(rng, (n_slots, p_count))
+    eta = LaplaceMechanism(epsilon=plan.eps_test, sensitivity=radius).sample(
+        rng, (n_slots, p_count), lattice_k=None if lattice is None else lattice.k)
     unit = PlanarLaplaceMechanism(epsilon=1.0).sample(rng, n_slots * p_count).reshape(n_slots, p_count, 2)
     # Points as complex numbers x + iy: one subtraction and one abs give the distance.
     z = np.ascontiguousarray((gs[:, :, 0] + 1j * gs[:, :, 1]).T)  # (J, P); NaN where missing
-    noise = (unit[:, :, 0] + 1j * unit[:, :, 1]) * plan.r  # planar Laplace at ε' = 1/r, scaled by 1/ε_pub below
+    if lattice is not None:
+        z = _round_complex(z, lattice.k)  # before anything reads the positions
+    noise = (unit[:, :, 0] + 1j * unit[:, :, 1]) * radius  # planar Laplace at ε' = 1/r, scaled by 1/ε_pub below
     thresh = plan.l_thresh + eta
     pub = np.zeros((n_slots + 1, p_count))  # cumulative publication budget over slots
     out = np.empty((n_slots, p_count), complex)
@@ -151,7 +197,10 @@ def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
             move = np.abs(z[j] - last) > thresh[j]
             rem = budget - (pub[j] - pub[j - back if j >= back else 0])
             e = 0.5 * rem * (move & (rem >= floor2))
-            last = np.where(e > 0, z[j] + noise[j] / e, last)
+            step = noise[j] / e
+            if lattice is not None:
+                step = _round_complex(step, lattice.k)  # lattice + lattice: the published point is a lattice point
+            last = np.where(e > 0, z[j] + step, last)
             out[j] = last
             spent[j] = e
             pub[j + 1] = pub[j] + e

@@ -11,8 +11,10 @@ arrays broadcast over the leading axes; the chunked methods also accept per-chun
 
 One noise path: every invocation's scale is a `Calibration` from `timeseries.calibration`, and the noise is
 drawn by the `eyedp_core.dp.noise` mechanism object at exactly that scale. `run` returns the output with
-those calibrations (`PrivateSeries`); `lpa`/`fpa`/`cfpa`/`dcfpa` return the array alone. All noise comes
-from numpy generators: previews only, not a release sampler (docs/PRIVACY_MODEL.md §11).
+those calibrations (`PrivateSeries`); `lpa`/`fpa`/`cfpa`/`dcfpa` return the array alone. Noise comes from
+the caller's numpy Generator (previews), or, given a `ReleaseSource`, from OpenDP: then every noised value is
+rounded to the lattice of its invocation's `LatticeCalibration` (timeseries.release) before its noise, and
+the scale is calibrated to the sensitivity that rounding inflates (docs/PRIVACY_MODEL.md §11.2).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from functools import lru_cache, partial
 import numpy as np
 
 from eyedp_core.dp.registry import Mech
+from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.timeseries import steil
 from eyedp_core.timeseries.calibration import (
     NORMS,
@@ -35,6 +38,7 @@ from eyedp_core.timeseries.calibration import (
 )
 from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
+from eyedp_core.timeseries.release import group_magnitudes, lattice_arrays, release_lattices
 from eyedp_core.timeseries.runners import RowParams, fpa_rows, run_fft_blocks, run_lpa_blocks
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
@@ -94,6 +98,17 @@ def _row_params(bounds: tuple | None, lead: tuple[int, ...], increment_bound: ob
 def _rows(arr: np.ndarray) -> np.ndarray:
     """Series (..., T) in, the (rows, T) view the blocked loops walk over (a copy only if not contiguous)."""
     return arr.reshape(-1, arr.shape[-1])
+
+
+def _release_magnitude(params: RowParams, which: np.ndarray, groups: int) -> np.ndarray:
+    """Clamp bounds of a release, the group of each invocation and the number of groups in, the largest |value|
+    a clamped series of each group can hold out (it bounds the FFT's floating-point error,
+    timeseries.release); a release without public bounds is refused."""
+    if params.lo is None:
+        raise ValueError("a release needs public bounds=(L, U): the series are clamped to them and the "
+                         "floating-point error of the transform is bounded by them")
+    rows = np.maximum(np.abs(params.lo), np.abs(params.hi))[:, 0]  # (rows,) in the order of the leading axes
+    return group_magnitudes(which, rows.reshape(np.shape(which)[:-1]) if rows.size else rows, groups)
 
 
 def _need_bounds(sensitivity: object, bounds: tuple | None) -> None:
@@ -161,9 +176,16 @@ def _lpa_run(x: np.ndarray, *, epsilon: object, sensitivity: object, rng: np.ran
     else:
         cols["sensitivity"] = row_param(sensitivity, lead, "sensitivity")[..., None]
     groups, which = group_invocations(cols, partial(_lpa_group, sensitivity_type=sensitivity_type))
-    scale = np.broadcast_to(group_scales(groups, which), lead + (1,)).reshape(-1, 1)
-    out = run_lpa_blocks(_rows(arr), scale, params, rng, noise_source(groups))
-    return PrivateSeries(out.reshape(arr.shape), Mech.LPA, groups, which)
+    lattices, lattice = None, None
+    if isinstance(rng, ReleaseSource):
+        lattices = release_lattices(groups, magnitude=_release_magnitude(params, which, len(groups)))
+        scales, ks = lattice_arrays(lattices, which)
+        lattice = np.broadcast_to(ks, lead + (1,)).reshape(-1, 1)
+    else:
+        scales = group_scales(groups, which)
+    scale = np.broadcast_to(scales, lead + (1,)).reshape(-1, 1)
+    out = run_lpa_blocks(_rows(arr), scale, params, rng, noise_source(groups), lattice)
+    return PrivateSeries(out.reshape(arr.shape), Mech.LPA, groups, which, lattice=lattices)
 
 
 def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: int, sens_col: dict,
@@ -189,11 +211,20 @@ def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: i
         cols["increment_bound"] = row_param(increment_bound, lead, "increment bound")[..., None]
     build = partial(_fpa_group, norm=norm, difference=mech is Mech.DCFPA, sensitivity_type=sensitivity_type)
     groups, which = group_invocations(cols, build)
-    lam = np.broadcast_to(group_scales(groups, which), lead + (c,)).reshape(-1, c)
+    lattices, lattice = None, None
+    if isinstance(rng, ReleaseSource):
+        lattices = release_lattices(groups, magnitude=_release_magnitude(params, which, len(groups)), norm=norm,
+                                    difference=mech is Mech.DCFPA)
+        scales, ks = lattice_arrays(lattices, which)
+        lattice = np.broadcast_to(ks, lead + (c,)).reshape(-1, c)
+    else:
+        scales = group_scales(groups, which)
+    lam = np.broadcast_to(scales, lead + (c,)).reshape(-1, c)
     k_rows = np.broadcast_to(kk, lead + (c,)).reshape(-1, c)
     out = run_fft_blocks(_rows(arr), k_rows, lam, size, params, difference=mech is Mech.DCFPA,
-                         norm=norm, rng=rng, source=noise_source(groups))
-    return PrivateSeries(out.reshape(arr.shape), mech, groups, which, chunk=None if mech is Mech.FPA else size)
+                         norm=norm, rng=rng, source=noise_source(groups), lattice=lattice)
+    return PrivateSeries(out.reshape(arr.shape), mech, groups, which, chunk=None if mech is Mech.FPA else size,
+                         lattice=lattices)
 
 
 def run(

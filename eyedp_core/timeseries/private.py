@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eyedp_core.dp.lattice import LatticeCalibration
 from eyedp_core.dp.mechanisms import Calibration
 from eyedp_core.dp.noise import NoiseMechanism, from_calibration
 from eyedp_core.dp.registry import Mech
@@ -32,6 +33,7 @@ class PrivateSeries:
     invocations: np.ndarray  # (..., C) index into `groups` per invocation; −1: no DP calibration
     chunk: int | None = None  # chunk length (CFPA/DCFPA) or Steil's window w
     positions: np.ndarray | None = None  # Steil: the subsampled time indices (..., T')
+    lattice: tuple[LatticeCalibration, ...] | None = None  # release: one per group, what the noise was drawn at
 
     @property
     def calibrations(self) -> tuple[Calibration, ...]:
@@ -50,7 +52,9 @@ class PrivateSeries:
 
     @property
     def scale(self) -> np.ndarray:
-        """Noise scale (Laplace b or λ) each invocation was drawn at, (..., C)."""
+        """Noise scale (Laplace b or λ) each invocation was drawn at, (..., C) (a release: the lattice's)."""
+        if self.lattice is not None:
+            return self._per_invocation([lc.scale for lc in self.lattice])
         return self._per_invocation([g.calibration.scale for g in self.groups])
 
     @property

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from eyedp_core.dp.noise import NoiseMechanism
+from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.timeseries.blocks import granules, noise_rows, row_blocks
 from eyedp_core.timeseries.calibration import Norm
 from eyedp_core.timeseries.sensitivity import chunk_cumsum, chunk_differences, clip_increments
@@ -59,14 +60,35 @@ class RowParams:
         return out
 
 
+def _perturb_on_lattice(spec: np.ndarray, scale: np.ndarray, lattice: np.ndarray, n: int, rng: ReleaseSource,
+                        source: NoiseMechanism) -> None:
+    """Release: kept bins (changed in place), scale per bin and lattice exponent per row in; Re and Im of every
+    kept parameter rounded to the lattice and noised by OpenDP, so each released parameter is a lattice point."""
+    kmax = spec.shape[-1]
+    im_scale = np.array(np.broadcast_to(scale, spec.shape))
+    # DC and (even n) Nyquist are real by construction: their Im part is exactly 0 and is not a parameter.
+    spec.imag[..., 0] = 0.0
+    im_scale[..., 0] = 0.0
+    if n % 2 == 0 and kmax > n // 2:
+        spec.imag[..., n // 2] = 0.0
+        im_scale[..., n // 2] = 0.0
+    lat = lattice[..., None]
+    spec.real[...] = source.perturb(rng, spec.real, scale, lat)
+    spec.imag[...] = source.perturb(rng, spec.imag, im_scale, lat)
+
+
 def _add_noise(spec: np.ndarray, k: np.ndarray, lam: np.ndarray, kmax: int, n: int, rng: np.random.Generator,
-               source: NoiseMechanism) -> None:
-    """Kept bins (g, ..., kmax) (changed in place), k and λ (g, ...) in: Laplace noise on Re and Im added."""
+               source: NoiseMechanism, lattice: np.ndarray | None = None) -> None:
+    """Kept bins (g, ..., kmax) (changed in place), k and λ (g, ...) in: Laplace noise on Re and Im added
+    (release, `lattice` (g, ...) given: on the lattice, `_perturb_on_lattice`)."""
     shape = spec.shape
     if int(k.min()) == kmax:
         scale = lam[..., None]
     else:
         scale = lam[..., None] * (np.arange(kmax) < k[..., None])  # bins a row does not keep get zero noise
+    if lattice is not None:
+        _perturb_on_lattice(spec, scale, lattice, n, rng, source)
+        return
     # Re and Im are noised separately (pitfall 1: real-only noise leaves Im published exactly).
     z_re = source.sample(rng, shape, scale=scale)
     z_im = source.sample(rng, shape, scale=scale)
@@ -100,47 +122,54 @@ def fpa_rows(x: np.ndarray, k: np.ndarray, lam: np.ndarray, norm: Norm, rng: np.
 
 
 def run_lpa_blocks(rows: np.ndarray, scale: np.ndarray, params: RowParams, rng: np.random.Generator,
-                   source: NoiseMechanism) -> np.ndarray:
-    """Rows (R, T), per-row Laplace scale (R, 1), bounds in, clamp(x) + i.i.d. Lap(scale) (R, T) out."""
+                   source: NoiseMechanism, lattice: np.ndarray | None = None) -> np.ndarray:
+    """Rows (R, T), per-row Laplace scale (R, 1), bounds in, clamp(x) + i.i.d. Lap(scale) (R, T) out; with a
+    per-row lattice exponent (R, 1) (release) every clamped sample is rounded to the lattice before the noise."""
     n_rows, t = rows.shape
     out = np.empty_like(rows)
     granule = noise_rows(t)
     for block in row_blocks(n_rows, 2 * 8 * t, granule):
         params.clamp(rows[block], block, out=out[block])
         for g, _ in granules(block, granule):
-            out[g] += source.sample(rng, (g.stop - g.start, t), scale=scale[g])
+            if lattice is None:
+                out[g] += source.sample(rng, (g.stop - g.start, t), scale=scale[g])
+            else:
+                out[g] = source.perturb(rng, out[g], scale[g], lattice[g])
     return out
 
 
 def _fft_block(x: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, kmax: tuple[int, int], norm: Norm,
                rng: np.random.Generator, source: NoiseMechanism, granule: int, block: slice,
-               out: np.ndarray) -> None:
-    """One block of rows (b, T) (clamped; DCFPA: differences), k and λ (b, C) in; its FPA-per-chunk rows
-    are written into `out` (b, T)."""
+               out: np.ndarray, lattice: np.ndarray | None = None) -> None:
+    """One block of rows (b, T) (clamped; DCFPA: differences), k and λ (b, C) (release: lattice exponents
+    (b, C)) in; its FPA-per-chunk rows are written into `out` (b, T)."""
     b, t = x.shape
     full = t // size
     c = k.shape[1]
-    parts = []  # (kept spectrum, rows' k, rows' λ, kmax, n, output view) for the full chunks and the tail
+    lat = lattice if lattice is not None else np.zeros((b, c), np.int64)
+    parts = []  # (kept spectrum, rows' k, λ, lattice, kmax, n, output view) for the full chunks and the tail
     if full:
         body = x[:, : full * size].reshape(b, full, size)
-        parts.append((_kept_spectrum(body, k[:, :full], kmax[0], norm), k[:, :full], lam[:, :full], kmax[0], size,
-                      out[:, : full * size].reshape(b, full, size)))
+        parts.append((_kept_spectrum(body, k[:, :full], kmax[0], norm), k[:, :full], lam[:, :full], lat[:, :full],
+                      kmax[0], size, out[:, : full * size].reshape(b, full, size)))
     if full < c:
         # The last partial chunk runs at its TRUE length (no padding with own values).
         tail = x[:, full * size:]
-        parts.append((_kept_spectrum(tail, k[:, -1], kmax[1], norm), k[:, -1], lam[:, -1], kmax[1], t - full * size,
-                      out[:, full * size:]))
+        parts.append((_kept_spectrum(tail, k[:, -1], kmax[1], norm), k[:, -1], lam[:, -1], lat[:, -1], kmax[1],
+                      t - full * size, out[:, full * size:]))
     for _, rel in granules(block, granule):  # fixed draw order: granule by granule, body then tail
-        for spec, kk, ll, km, n, _ in parts:
-            _add_noise(spec[rel], kk[rel], ll[rel], km, n, rng, source)
-    for spec, _, _, _, n, dest in parts:
+        for spec, kk, ll, la, km, n, _ in parts:
+            _add_noise(spec[rel], kk[rel], ll[rel], km, n, rng, source, None if lattice is None else la[rel])
+    for spec, _, _, _, _, n, dest in parts:
         np.fft.irfft(spec, n=n, axis=-1, norm=norm, out=dest)
 
 
 def run_fft_blocks(rows: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, params: RowParams, *,
-                   difference: bool, norm: Norm, rng: np.random.Generator, source: NoiseMechanism) -> np.ndarray:
+                   difference: bool, norm: Norm, rng: np.random.Generator, source: NoiseMechanism,
+                   lattice: np.ndarray | None = None) -> np.ndarray:
     """Rows (R, T), per-chunk k and λ (R, C), chunk length, bounds in, FPA on every chunk (tail at its true
-    length) out; difference=True: DCFPA (within-chunk differences in, cumulative sums out)."""
+    length) out; difference=True: DCFPA (within-chunk differences in, cumulative sums out). Release: the
+    lattice exponent per chunk (R, C); every kept Re/Im part is rounded to it before its noise."""
     n_rows, t = rows.shape
     full = t // size
     kmax = (int(k[:, :full].max()) if full and n_rows else 1,
@@ -156,7 +185,8 @@ def run_fft_blocks(rows: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, 
             x = chunk_differences(x, size)
             if params.increment_bound is not None:
                 x = clip_increments(x, size, params.increment_bound[block])
-        _fft_block(x, k[block], lam[block], size, kmax, norm, rng, source, granule, block, out[block])
+        _fft_block(x, k[block], lam[block], size, kmax, norm, rng, source, granule, block, out[block],
+                   None if lattice is None else lattice[block])
         if difference:
             out[block] = chunk_cumsum(out[block], size)
     return out

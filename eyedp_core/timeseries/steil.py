@@ -18,9 +18,11 @@ from functools import partial
 import numpy as np
 
 from eyedp_core.dp.registry import Mech
+from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.timeseries.calibration import (ChunkCalibration, steil_calibration, steil_scale,
                                                subsampled_length)
 from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
+from eyedp_core.timeseries.release import lattice_arrays, release_lattices
 from eyedp_core.timeseries.sensitivity import as_float_series, clamp, row_param, value_range
 
 __all__ = [
@@ -81,6 +83,10 @@ def faithful(
     if sensitivity is None and bounds is None:
         raise ValueError("give either public bounds=(L, U) or the L1 sensitivity of the released series")
     arr = as_float_series(x)
+    release = isinstance(rng, ReleaseSource)
+    if release and (bounds is None or int(w) != 1):
+        raise ValueError("a Steil release needs public bounds and w = 1 (its subsampling positions are drawn "
+                         "from a preview Generator)")
     if bounds is not None:
         arr = clamp(arr, bounds)
     sub, pos = subsample(arr, w, rng)
@@ -91,6 +97,12 @@ def faithful(
     else:
         cols["sensitivity"] = row_param(sensitivity, lead, "sensitivity")[..., None]
     groups, which = group_invocations(cols, partial(_group, w=int(w), sensitivity_type=sensitivity_type))
+    if release:
+        # Every clamped sample rounded to its lattice before OpenDP's noise (docs/PRIVACY_MODEL.md §11.2).
+        lattices = release_lattices(groups, magnitude=0.0)
+        scales, ks = lattice_arrays(lattices, which)
+        values = noise_source(groups).perturb(rng, sub, scales, ks)
+        return PrivateSeries(values, Mech.STEIL, groups, which, chunk=int(w), positions=pos, lattice=lattices)
     noise = noise_source(groups).sample(rng, sub.shape, scale=group_scales(groups, which))
     return PrivateSeries(sub + noise, Mech.STEIL, groups, which, chunk=int(w), positions=pos)
 

@@ -35,6 +35,7 @@ def _offer(page: str, name: str) -> None:
                f"{man['noise']['values_drawn']:,} OpenDP draws; guarantee: {man['guarantee']}.",
                icon=":material/check_circle:")
     st.markdown(badge("PRIVATE RELEASE (OpenDP, no seed)", "dp"), unsafe_allow_html=True)
+    _calibration(man)
     a, b = st.columns(2)
     csv = res["csv"]  # handed over only when the button is pressed (keeps reruns light)
     a.download_button("Released data (CSV)", lambda: csv, f"eyedp_{name}_release.csv", "text/csv",
@@ -42,6 +43,38 @@ def _offer(page: str, name: str) -> None:
     b.download_button("Manifest (JSON)", json.dumps(man, indent=2, default=str).encode(),
                       f"eyedp_{name}_release.json", "application/json", key=f"share_dl_{page}_json",
                       icon=":material/description:")
+
+
+# Readable names of the manifest's calibration numbers (the core computes them; this only labels them).
+_CALIBRATION_COLUMNS = {"feature": "feature", "transform_length": "n (transform length)", "k": "k",
+                        "invocations": "invocations", "epsilon_per_invocation": "ε per invocation",
+                        "series_sensitivity": "Δ of the series", "sensitivity": "Δ₁ of the noised values",
+                        "scale_formula": "scale (formula)", "float_inflation": "ρ (FFT error)",
+                        "lattice_step": "lattice step g", "release_sensitivity": "Δ₁ released (inflated)",
+                        "scale": "scale released"}
+
+
+def _calibration(man: Mapping[str, Any]) -> None:
+    """The manifest's neighbouring relation, ε per person and noise calibration, words first, numbers behind."""
+    cal = man.get("calibration")
+    if not cal:
+        return
+    import pandas as pd  # imported here: only a drawn release needs it
+
+    per_person = man.get("epsilon_per_person")
+    with st.expander("How this release was calibrated (sensitivity, noise scale, lattice)"):
+        st.markdown(f"**Neighbours:** {man['neighbouring_relation']}. "
+                    + (f"**ε per person:** {per_person:.6g}. " if per_person is not None else "")
+                    + "Every released value was rounded to OpenDP's lattice (step g) before its noise was added, "
+                      "and the noise scale is calibrated to the sensitivity that this rounding (and, for Fourier "
+                      "coefficients, the transform's floating-point error) can add, so the ε charged holds.")
+        if isinstance(cal, list):
+            frame = pd.DataFrame(cal)
+            st.dataframe(frame[[c for c in _CALIBRATION_COLUMNS if c in frame.columns]].rename(
+                columns=_CALIBRATION_COLUMNS), hide_index=True)
+        else:
+            st.dataframe(pd.DataFrame({"number": list(cal), "value": [str(v) for v in cal.values()]}),
+                         hide_index=True)
 
 
 def _charge_then(page: str, releases: list[Release]) -> bool:
