@@ -113,6 +113,6 @@ def transition_chart(summary: pd.DataFrame, tasks: list[str], classifier: str, t
                               line_width=0, row=1, col=col)
         fig.update_xaxes(type="log", title_text=f"ε {unit}" if col == 1 else "ε", row=1, col=col)
     fig.add_hline(y=0, line=dict(color=theme.MUTED, dash="dash", width=1))
-    fig.update_yaxes(range=[-0.35, 1.25], title_text="share of the clean advantage over chance", row=1, col=1)
+    fig.update_yaxes(range=[-0.35, 1.25], title_text="advantage kept (0 chance, 1 clean)", row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
-    return theme.style(fig, 400, "Utility and risk against ε: where each leaves chance")
+    return theme.style(fig, 420, "Utility and risk against ε: where each leaves chance")

@@ -325,14 +325,15 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
     bad = s[(s["classifier"] == clf) & s["collapsed"].fillna(False).astype(bool)]
     if bad.empty:
         return
-    items = [f"{TASK_NAMES.get(r.task, r.task)}, {r.mechanism} at ε = {eps_text(r.epsilon)}, "
-             f"{SCENARIO_LABELS.get(r.train_on, r.train_on).split(' (')[0]} ({r.prediction_share:.0%} one class)"
-             for r in bad.itertuples()]
-    st.warning(f"**Collapsed classifier in {len(items)} result(s)** — it answered one class for at least "
+    groups = []
+    for scen, g in bad.groupby("train_on", sort=False):
+        per_task = [f"{TASK_NAMES.get(t, t)} at ε = {', '.join(eps_text(e) for e in sorted(x['epsilon']))}"
+                    for t, x in g.groupby("task", sort=False)]
+        groups.append(f"*{SCENARIO_LABELS.get(scen, scen).split(' (')[0]}*: " + "; ".join(per_task))
+    st.warning(f"**Collapsed classifier in {len(bad)} result(s)** — it answered one class for at least "
                f"{attacks.COLLAPSE_SHARE:.0%} of the test units although the test set is not that unbalanced, so its "
-               "accuracy at chance is **not** protection (marked ✕ on the chart; the headline uses the other "
-               "scenario where it is higher): " + "; ".join(items[:6]) + (" …" if len(items) > 6 else "") + ".",
-               icon=":material/report:")
+               "accuracy at chance is **not** protection (✕ on the chart where the stronger scenario collapsed "
+               "too). " + " — ".join(groups) + ".", icon=":material/report:")
 
 
 def transition_panel(token: str, settings: RunSettings, n_rows: int, s: pd.DataFrame, tasks: list[str],
