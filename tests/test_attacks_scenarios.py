@@ -2,6 +2,8 @@
 no inflation (disjoint, non-overlapping parts; independent noise draws), and the transition finder."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -189,3 +191,26 @@ def test_far_below_chance_is_flagged_and_the_finder_does_not_read_it_as_protecti
                                                    classifier="svm", accuracy=0.0, chance=0.5, window_accuracy=0.0,
                                                    k=1, participant_epsilon=1.0, plan="", prediction_share=0.5)]))
     assert bool(summary["below_chance"].iloc[0]) and not bool(summary["collapsed"].iloc[0])
+
+
+def test_the_page_estimates_a_run_from_the_baseline_and_extends_only_open_mechanisms():
+    from ui.attacks.view import RunSettings, estimate_seconds, extension_points
+
+    base = pd.DataFrame({"task": ["task", "identity"], "seconds": [1.0, 0.5]})
+    one = RunSettings(mechanisms=("FPA",), epsilons=(1.0,), scenarios=("private",), classifiers=("svm",),
+                      tasks=("task", "identity"))
+    two = RunSettings(mechanisms=("FPA",), epsilons=(1.0, 10.0), scenarios=("private", "clean"),
+                      classifiers=("svm",), tasks=("task", "identity"))
+    # Private: a new fit per setting (2 × the baseline's 1.5 s); clean-trained: predictions only (0.5 ×).
+    assert estimate_seconds(base, one) == pytest.approx(2.0 * 1.5)
+    assert estimate_seconds(base, two) == pytest.approx(2 * (2.0 + 0.5) * 1.5)
+    assert estimate_seconds(base, two, cached=8) == 0.0
+    rows = [r for r in attacks.rows_frame([]).to_dict("records")]
+    assert extension_points(two, rows) == []
+    # The hand-made summary's rows up to ε = 10 show no crossing: the next point is ε = 100, both scenarios.
+    s = _summary()
+    raw = s[(s["epsilon"] <= 10.0) | (s["mechanism"] == "clean")].assign(repetition=0)
+    pts = extension_points(two, raw.to_dict("records"))
+    assert [(p.mechanism, p.epsilon, p.train_on.value) for p in pts] == [("FPA", 100.0, "private"),
+                                                                          ("FPA", 100.0, "clean")]
+    assert extension_points(dataclasses.replace(two, extend=False), raw.to_dict("records")) == []
