@@ -327,9 +327,13 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
         return
     groups = []
     for scen, g in bad.groupby("train_on", sort=False):
-        per_task = [f"{TASK_NAMES.get(t, t)} at ε = {', '.join(eps_text(e) for e in sorted(x['epsilon']))}"
-                    for t, x in g.groupby("task", sort=False)]
-        groups.append(f"*{SCENARIO_LABELS.get(scen, scen).split(' (')[0]}*: " + "; ".join(per_task))
+        # Tasks of one mechanism that collapsed at the same ε share one phrase.
+        same: dict[tuple[str, tuple[float, ...]], list[str]] = {}
+        for (mech, task), x in g.groupby(["mechanism", "task"], sort=False):
+            same.setdefault((mech, tuple(sorted(x["epsilon"]))), []).append(TASK_NAMES.get(task, task))
+        phrases = [f"{mech}, {' and '.join(tasks)} at ε = {', '.join(eps_text(e) for e in eps)}"
+                   for (mech, eps), tasks in same.items()]
+        groups.append(f"*{SCENARIO_LABELS.get(scen, scen).split(' (')[0]}*: " + "; ".join(phrases))
     st.warning(f"**Collapsed classifier in {len(bad)} result(s)** — it answered one class for at least "
                f"{attacks.COLLAPSE_SHARE:.0%} of the test units although the test set is not that unbalanced, so its "
                "accuracy at chance is **not** protection (✕ on the chart where the stronger scenario collapsed "
