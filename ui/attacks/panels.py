@@ -8,6 +8,8 @@ Every finished (setting, task) is cached in ui.attacks.view, so pressing Run aga
 """
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -25,6 +27,7 @@ SCENARIO_LABELS = {"private": "trained on its own private release (knows the mec
 # ε = 1 anchors strong privacy; 10³-10⁵ resolve the transition on the sample (10 and 100 add nothing there:
 # every attack and the task are at chance, bench/attacks_epsilon_table.md); the run extends itself beyond 10⁵.
 DEFAULT_EPSILONS = [1.0, 1000.0, 10000.0, 100000.0]
+LIVE_EVERY_S = 2.0
 GAP_LABELS = {"window": "honest: a gap of one window length (no shared samples)",
               "paper": "as in the papers: halves that share samples (inflates re-identification)"}
 ACCOUNTING_LABELS = {"participant": "per person (every feature, chunk and recording adds up)",
@@ -216,6 +219,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
     tasks = list(settings.tasks)
     unit = "as in the paper" if settings.accounting == "paper" else "per person"
     step = 0
+    drawn = time.perf_counter()
     queue = list(points)
     i = 0
     while queue:
@@ -230,7 +234,9 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
             step += 1
             what = point.label if point.mechanism is None else f"{point.label}, ε = {eps_text(point.epsilon)}"
             bar.progress(min(1.0, step / total), text=f"{step} of {total}: {what}, {TASK_NAMES.get(task, task)}")
-        if rows and (i % 2 == 1 or not queue):
+        # Redraw the growing chart at most every LIVE_EVERY_S: a run served from the cache draws it once.
+        if rows and time.perf_counter() - drawn >= LIVE_EVERY_S:
+            drawn = time.perf_counter()
             live.plotly_chart(figs.accuracy_vs_epsilon(_summary(rows), _present(rows, tasks), settings.classifiers[0],
                                                        list(settings.scenarios), unit), key=f"at_live_{i}", theme=None)
         i += 1
