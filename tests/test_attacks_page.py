@@ -93,8 +93,8 @@ def test_the_default_run_shows_the_strongest_attacker_the_transition_and_flags_c
     assert chart["layout"]["xaxis"]["title"]["text"] == "ε per person"
     flag = next(w.value for w in at.warning if "Collapsed classifier" in w.value)
     assert "trained on clean data" in flag and "not** protection" in flag
-    # On the sample the clean-trained classifier answers one class for everything at every ε of the grid.
-    assert "FPA, document type (utility) and gender and re-identification at ε = 1, 1000, 10000, 1e+05" in flag
+    # On the sample the clean-trained classifier answers one class for every recording at ε = 1 (at least).
+    assert re.search(r"trained on clean data, tested on the release\*: FPA, [^;]*re-identification at ε = 1\b", flag), flag
     # The headline is the strongest attacker: re-identification by the release-trained attacker leaves chance.
     sentences = [m.value for m in at.markdown if "- With FPA (ε per person)" in m.value]
     assert sentences and "re-identification by the attacker trained on its own private release" in sentences[0]
