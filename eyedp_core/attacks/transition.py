@@ -30,7 +30,7 @@ _TASK_WORDS = {"task": "document type", "gender": "gender inference", "identity"
 
 
 def _fmt(e: float) -> str:
-    return f"{e:,.0f}" if 1 <= e < 1e5 and float(e).is_integer() else f"{e:g}"
+    return f"{e:,.0f}" if 1 <= e < 1e6 and float(e).is_integer() else f"{e:g}"
 
 
 def epsilon_unit(summary: pd.DataFrame) -> str:
