@@ -107,23 +107,33 @@ def report_script(p: dict[str, Any]) -> str:
 
 def attacks_script(p: dict[str, Any]) -> str:
     """Attacks parameters (the last run's grid and protocol) in, the script (one result row per point, task and
-    classifier, through the same Runner and seed) out."""
+    classifier, through the same Runner and seed, with the page's self-extending grid if it was on) out."""
+    utility = "'task'" if "task" in p["tasks"] else "None"
     return (_header("Attacks", p) + _load("features", p["features_source"], "table")
             + "from eyedp_core import attacks\n\n"
               "at = attacks.prepare(table)\n"
             f"runner = attacks.Runner(at, gap={p['gap']!r}, subsample={p['subsample']!r}, seed={p['seed']!r}, "
-            f"n_jobs=2, bounds={p['bounds']!r})\n"
+            f"n_jobs=2, bounds={p['bounds']!r}, max_train={p.get('max_train', 4000)!r})\n"
             f"points = attacks.plan_points({p['mechanisms']!r}, {p['epsilons']!r}, train_on={p['scenarios']!r}, "
             f"repetitions={p['repetitions']!r}, accounting={p['accounting']!r}, k={p['k']!r})\n"
-              "rows = []\n"
-              "for point in points:\n"
+              "rows, results = [], []\n"
+              "while points:\n"
+              "    point = points.pop(0)\n"
             f"    for task in {p['tasks']!r}:\n"
             f"        for r in runner.run_point(point, tasks=(task,), classifiers={p['classifiers']!r}, "
             f"majority_vote={p['majority_vote']!r}):\n"
+              "            results.append(r)\n"
               "            rows.append({'label': point.label, 'epsilon': point.epsilon, 'task': task, "
               "'classifier': r.classifier, 'accuracy': r.accuracy, 'chance': r.chance})\n"
               "            print(rows[-1])\n"
-              "print(json.dumps(rows))\n")
+            + (f"    if not points:  # larger ε until every mechanism shows its transition (up to 10^6)\n"
+               f"        found = attacks.find_transitions(attacks.summarise(results), "
+               f"classifier={p['classifiers'][0]!r}, utility={utility})\n"
+               f"        points = [attacks.Point(mechanism=m, epsilon=e, train_on=s, accounting={p['accounting']!r}, "
+               f"k={p['k']!r}, repetition=i)\n"
+               f"                  for m, e in attacks.epsilons_to_add(found).items() for s in {p['scenarios']!r} "
+               f"for i in range({p['repetitions']!r})]\n" if p.get("extend") else "")
+            + "print(json.dumps(rows))\n")
 
 
 SCRIPTS = {"attacks": attacks_script, "heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,

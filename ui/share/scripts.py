@@ -92,7 +92,8 @@ def attacks_params(_: Any) -> dict[str, Any] | None:
             "classifiers": list(request.classifiers), "tasks": list(request.tasks),
             "majority_vote": bool(request.majority_vote), "repetitions": int(request.repetitions),
             "accounting": request.accounting, "gap": request.gap, "k": request.k, "subsample": request.subsample,
-            "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE}
+            "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE, "max_train": attack_view.MAX_TRAIN,
+            "extend": bool(request.extend)}
 
 
 ARGLESS = ("home", "report", "attacks")  # pages whose script needs no view context
