@@ -281,6 +281,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         'k_one': 'mechanism labels forced to k = 1',
         "attacks.CLASSIFIERS[c].split(' (')[0]": 'classifier names (constants)',
         'settings.scenarios': "radio options: 'clean' and 'private' (constants)",
+        'items[:6]': 'phrases whose task and mechanism names went through md_text where they were made',
+        'groups': 'phrases whose task and mechanism names went through md_text where they were made',
+        "SCENARIO_LABELS[x].split(' (')[0]": 'scenario labels (constants)',
+        "SCENARIO_LABELS.get(scen, scen).split(' (')[0]": 'scenario labels (constants)',
     },
     "ui/errors.py": {
         'eid': 'the error id (hex digits)',

@@ -323,7 +323,7 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
     low = s[(s["classifier"] == clf) & s.get("below_chance", pd.Series(False, index=s.index)).fillna(False).astype(bool)
             & ~s["collapsed"].fillna(False).astype(bool)]
     if not low.empty:
-        items = [f"{TASK_NAMES.get(r.task, r.task)}, {r.mechanism} at ε = {eps_text(r.epsilon)} "
+        items = [f"{md_text(TASK_NAMES.get(r.task, r.task))}, {md_text(str(r.mechanism))} at ε = {eps_text(r.epsilon)} "
                  f"({r.accuracy:.2f} vs chance {r.chance:.2f})" for r in low.itertuples()]
         st.warning(f"**Far below chance in {len(items)} result(s)** — a classifier that learnt nothing answers the "
                    "majority of its training people, which leaving one person out turns against the held-out "
@@ -337,7 +337,7 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
         # Tasks of one mechanism that collapsed at the same ε share one phrase.
         same: dict[tuple[str, tuple[float, ...]], list[str]] = {}
         for (mech, task), x in g.groupby(["mechanism", "task"], sort=False):
-            same.setdefault((mech, tuple(sorted(x["epsilon"]))), []).append(TASK_NAMES.get(task, task))
+            same.setdefault((md_text(str(mech)), tuple(sorted(x["epsilon"]))), []).append(md_text(TASK_NAMES.get(task, task)))
         phrases = [f"{mech}, {' and '.join(tasks)} at ε = {', '.join(eps_text(e) for e in eps)}"
                    for (mech, eps), tasks in same.items()]
         groups.append(f"*{SCENARIO_LABELS.get(scen, scen).split(' (')[0]}*: " + "; ".join(phrases))
