@@ -346,3 +346,16 @@ def test_target_finder_inverts_the_half_width() -> None:
     assert res[AoiMetric.DWELL].half_width[0] == pytest.approx(0.5)
     n = planning.observers_for_half_width(AoiMetric.HIT_RATIO, 0.05, epsilon=1.0, k=16, bounds=b, metrics=metrics)
     assert 16 * math.log(20) / (0.5 * n) <= 0.05 < 16 * math.log(20) / (0.5 * (n - 1))
+
+
+def test_uploaded_column_names_and_missing_optional_columns() -> None:
+    f = _fix([("o1", 10, 10, 500, 0.0), ("o1", 250, 10, 500, 1.0), ("o2", 20, 20, 1000, 3.0)])
+    a = observer_table(f.rename(columns={"start_s": "t_start_s"}), A2, AoiBounds())
+    b = observer_table(f, A2, AoiBounds())
+    np.testing.assert_array_equal(a.ttff_s, b.ttff_s)
+    c = observer_table(f[["observer", "x", "y", "duration_ms"]], A2, AoiBounds())  # row order, durations chain
+    np.testing.assert_allclose(c.ttff_s, [[0.0, 0.5], [0.0, 0.0]])
+    d = observer_table(f[["observer", "x", "y"]], A2, AoiBounds())
+    assert d.dwell_s.sum() == 0 and d.fixations.sum() == 3
+    with pytest.raises(ValueError, match="missing y"):
+        observer_table(f[["observer", "x"]], A2, AoiBounds())
