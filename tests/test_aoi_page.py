@@ -1,0 +1,80 @@
+"""AppTest of the Areas of interest page: the tables it shows are the core's numbers, an ε move changes only the
+privacy part, a grid source works, and the export charges the ledger with ε per observer."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from eyedp_core.aoi.bundled import bundled_aois
+from eyedp_core.aoi.metrics import AoiMetric, private_metrics
+from eyedp_core.aoi.observers import AoiBounds, observer_table
+from eyedp_core.aoi.shapes import grid
+from eyedp_core.data.samples import load_sample
+from tests.apptest import open_app, page_text
+from ui.aoi import tables
+
+os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
+PAGE = "pages/areas_of_interest.py"
+DEFAULT_METRICS = [AoiMetric.HIT_RATIO, AoiMetric.DWELL, AoiMetric.TTFF]
+
+
+def _core_markdown(stimulus: str, aois, epsilon: float, seed: int = 0) -> tuple[str, str]:
+    f = load_sample("fixations")
+    t = observer_table(f[f["stimulus"] == stimulus], aois, AoiBounds())
+    res, _ = private_metrics(t, DEFAULT_METRICS, epsilon, np.random.default_rng(seed))
+    return tables.metric_table(res, private=False), tables.metric_table(res, private=True)
+
+
+@pytest.fixture(scope="module")
+def at():
+    a = open_app(PAGE)
+    a.selectbox(key="aoi_stimulus").set_value("webpage").run()
+    assert not a.exception, a.exception
+    return a
+
+
+def test_tables_match_the_core_and_move_with_epsilon(at) -> None:
+    text = page_text(at)
+    assert "The guarantee is per observer" in text
+    clean, private = _core_markdown("webpage", bundled_aois("webpage"), 1.0)
+    assert clean in text and private in text
+    assert "40 observers, 16 AOIs" in text
+    at.select_slider(key="aoi_epsilon").set_value(10.0).run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    clean10, private10 = _core_markdown("webpage", bundled_aois("webpage"), 10.0)
+    assert private10 in text and private not in text and clean10 == clean
+
+
+def test_grid_source_and_target_finder(at) -> None:
+    at.radio(key="aoi_source").set_value("grid").run()
+    at.number_input(key="aoi_grid_cols").set_value(2).run()
+    at.number_input(key="aoi_grid_rows").set_value(2).run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "| r1c1 |" in text and "| r2c2 |" in text and "4 AOIs" in text
+    _, private = _core_markdown("webpage", grid(1280, 800, 2, 2), float(at.select_slider(key="aoi_epsilon").value))
+    assert private in text
+    # Target finder: dwell ± 0.5 s at n = 40, K = 4: ε = min(4·5, 2·10)·ln 20 / (40·0.5·(1/3)).
+    assert f"ε = {20 * np.log(20) / (40 * 0.5 / 3):.3g}" in text
+
+
+def test_export_charges_the_ledger_and_writes_a_manifest(at) -> None:
+    at.radio(key="aoi_source").set_value("bundled").run()
+    at.select_slider(key="aoi_epsilon").set_value(2.0).run()
+    at.button(key="aoi_export").click().run()
+    assert not at.exception, at.exception
+    from ui.state import LEDGER_KEY  # noqa: PLC0415 - the session's ledger object
+
+    ledger = at.session_state[LEDGER_KEY]
+    aoi_rows = [r for r in ledger.releases if r.view == "Areas of interest"]
+    assert len(aoi_rows) == 3 and sum(r.epsilon for r in aoi_rows) == pytest.approx(2.0)
+    assert all(r.unit == "observer" and len(r.participants) == 40 for r in aoi_rows)
+    csv, manifest, _ = at.session_state["aoi_release_result"]
+    man = json.loads(manifest)
+    assert man["epsilon_per_observer"] == 2.0 and man["stimulus"] == "webpage"
+    assert len(man["aois"]) == 16 and csv.splitlines()[0].startswith("AOI,hit ratio")
+    assert "Released." in page_text(at)
