@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.registry import TIME_SERIES, Mech
+from eyedp_core.gaze import feature_specs
 from eyedp_core.timeseries.accounting import epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
@@ -24,7 +25,8 @@ runlog.note("page")
 # states, Steil's window) re-run that view alone; a move of ε, k or R re-runs it with the budget part.
 PANEL_VIEWS = {name: fragment(view_fn, name="panel") for name, view_fn in {
     "utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
-    "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel}.items()}
+    "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel,
+    "forms": panels.forms_panel, "ab": panels.ab_panel}.items()}
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
 
@@ -64,6 +66,7 @@ with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with t
     known = tuple(f for f in released if data.has_public_bounds(f))
     bounds = dict(zip(known, zip(*data.public_bounds(known)))) if known else {}
     confirmed = True
+    tight: dict[str, tuple[float, float]] = {}
     if undeclared:
         st.markdown(f"**{len(undeclared)} feature(s) have no public bounds in EyeDP's feature definitions.** The "
                     "mechanisms clamp every value to [L, U] and calibrate the noise to U − L, so declare bounds from "
@@ -80,7 +83,19 @@ with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with t
             hi_f = grid[j + 2].number_input(f"U ({f})", value=prefill[f][1], key=f"ts_hi_{f}", format="%g")
             bounds[f] = (lo_f, hi_f)
     if known:
-        st.caption(f"{len(known)} feature(s) use public bounds from their definitions (eyedp_core.feature_specs).")
+        st.caption(f"{len(known)} feature(s) use public bounds from published eye-movement ranges "
+                   "(eyedp_core.gaze.feature_specs; sources in docs/PRIVACY_MODEL.md §13). The per-feature table "
+                   "(More views) shows what each bound costs in noise and clips on this data.")
+        tight_text = st.text_area(
+            "Declare tighter public bounds (optional): one feature per line, 'feature L U'", key="ts_tighter",
+            placeholder="sacc_large_ratio 0 0.6", height=80,
+            help="Narrower bounds mean less noise (the sensitivity is proportional to U − L) but clip more. Declare "
+                 "only ranges known without this data (a protocol, a pilot study); a declared bound may only narrow "
+                 "the public one.")
+        tight, refused = feature_specs.declare_tighter(tight_text, known)
+        for msg in refused:
+            st.warning(msg, icon=":material/warning:")
+        bounds.update(tight)
 if not released:
     st.warning("Choose at least one feature to release.")
     st.stop()
@@ -89,7 +104,8 @@ if bad:
     st.error("Each feature needs an upper bound U above its lower bound L; check: " + ", ".join(bad) + ".")
     st.stop()
 names = tuple(released)
-kinds = tuple("public" if data.has_public_bounds(f) else ("declared" if confirmed else "pre-filled") for f in names)
+kinds = tuple("declared" if f in tight else "public" if data.has_public_bounds(f) else
+              ("declared" if confirmed else "pre-filled") for f in names)
 lo = np.array([bounds[f][0] for f in names], dtype=float)
 hi = np.array([bounds[f][1] for f in names], dtype=float)
 
@@ -205,14 +221,15 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         # R is drawn further along; its current value comes from the session.
         k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
                                  n, eps_inv, sens_mode, k_src, int(st.session_state.get("ts_k", 1)),
-                                 int(st.session_state.get("ts_runs", 20)), seed, series.x[:, f_idx, :], sens_f)
+                                 int(st.session_state.get("ts_runs", 10)), seed, series.x[:, f_idx, :], sens_f)
         st.session_state["ts_k"] = k_choice.k
         k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
                       1, max(k_choice.k_max, 2), key="ts_k",
                       disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
                       help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
                            "'Manual'.")
-        runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 20, 5, key="ts_runs")
+        runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
+                     help="Monte Carlo draws per ε: more draws narrow the bands and lengthen the wait.")
 
     setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
                            sensitivity_mode=sens_mode, nmse_kind=nmse_kind, runs=int(runs), seed=seed,
@@ -305,8 +322,9 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
     panel = st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),
                                  format_func=panels.PANELS.get, default=None, key="ts_panel",
                                  help="Utility against ε for every mechanism, the choice of k, correlation over "
-                                      "time, the accounting at every scope, Steil et al.'s mechanism, or the "
-                                      "per-feature table.")
+                                      "time, the accounting at every scope, Steil et al.'s mechanism, the "
+                                      "per-feature table (bounds, what they clip and cost), release forms with a "
+                                      "small sensitivity per person, or two settings side by side.")
     if panel is not None:
         PANEL_VIEWS[panel](ctx)
     ui.share.page_tools("time_series", ctx)  # settings JSON, release export, script, what the report keeps

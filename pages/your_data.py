@@ -13,6 +13,7 @@ from ui import state
 from ui.errors import guarded
 from ui import runlog
 from ui.shell import ensure_shell
+from ui.tables import preview_frame
 
 ensure_shell()
 runlog.note("page")
@@ -31,23 +32,44 @@ CUSTOM = "custom"
 
 
 def _memo(slot: str, key: tuple, compute: Callable[[], Any]) -> Any:
-    """Keep one computed value per slot in this session (memory only), recomputed when the key changes."""
+    """Keep one computed value per slot in this session (memory only), recomputed when the key changes. A
+    DataError is kept too, so a refused file (a gzip bomb counted to its cap) costs its work once."""
     memo = st.session_state.setdefault("yd_memo", {})
     hit = memo.get(slot)
     if hit is not None and hit[0] == key:
+        if isinstance(hit[1], io.DataError):
+            raise hit[1]
         return hit[1]
-    value = compute()
+    try:
+        value = compute()
+    except io.DataError as err:
+        memo[slot] = (key, err.with_traceback(None))  # without its frames, which hold the upload's bytes
+        raise
     memo[slot] = (key, value)
     return value
 
 
 def _limits_text() -> str:
     """-> the upload limits of this site, as one sentence."""
-    return (f"Limits here: {io.MAX_UPLOAD_BYTES // 2**20} MB per upload (the server's upload cap, "
-            f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES / 2**30:.0f} GB "
-            f"once a gzip file is unpacked, {io.MAX_ROWS:,} rows and {io.MAX_COLUMNS:,} columns per table, "
-            f"{io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels and {io.MAX_IMAGE_SIDE:,} px per side per image. "
+    mb = io.MAX_UPLOAD_BYTES // 10**6
+    return (f"Limits here: {mb} MB per upload ({io.MAX_UPLOAD_BYTES:,} bytes, the server's upload cap, "
+            f"`server.maxUploadSize` in `.streamlit/config.toml`), {io.MAX_UNPACKED_BYTES // 10**6:,} MB once a gzip "
+            f"file is unpacked, lines of up to {io.MAX_LINE_BYTES // 10**6} MB, {io.MAX_ROWS:,} rows and "
+            f"{io.MAX_COLUMNS:,} columns per table, {io.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels and "
+            f"{io.MAX_IMAGE_SIDE:,} px per side per image. "
             "Reading a file in Python with `eyedp_core.io.read_recording` has no limit.")
+
+
+def _cap_text(kind: str) -> str:
+    """Upload kind -> what happens to a file over the upload cap, for the line under the uploader."""
+    mb = io.MAX_UPLOAD_BYTES // 10**6
+    text = (f"Files up to {mb} MB ({io.MAX_UPLOAD_BYTES:,} bytes). A larger file is refused by your browser "
+            "before anything is sent: the uploader marks it with a red icon and this page reads nothing.")
+    if kind == "image":
+        return text
+    return text + (f" A larger table fits gzip-compressed (`.csv.gz`, up to {io.MAX_UNPACKED_BYTES // 10**6:,} MB "
+                   "once unpacked); or leave out columns or participants, or read the file in Python with "
+                   "`eyedp_core.io.read_recording`, which has no limit.")
 
 
 def _show_messages() -> None:
@@ -157,7 +179,8 @@ def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
 def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     """EyeLink ASC upload: read it with the EyeLink reader, show what it holds, use samples or fixations."""
     rec = _memo("asc", (token,),
-                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES))
+                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES,
+                                          max_line=io.MAX_LINE_BYTES))
     st.markdown(f"**{name}** — EyeLink ASC file. {rec.summary()}.")
     if rec.screen_px:
         st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")
@@ -166,7 +189,7 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     if table is None or table.empty:
         st.error(f"{name}: this file holds no fixation events (EFIX lines) to use as fixations.")
         st.stop()
-    st.dataframe(table.head(8), hide_index=True)
+    st.dataframe(preview_frame(table, 8), hide_index=True)
     also = False
     if kind == "gaze" and fix is not None and not fix.empty:
         also = st.checkbox(f"Also add its {len(fix):,} fixations (EFIX events) as a fixation table",
@@ -190,7 +213,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         st.info(str(w))
     shown = f"first {len(preview):,} rows" if len(preview) >= PREVIEW_ROWS else f"{len(preview):,} rows"
     st.markdown(f"**{name}** — {shown}, {preview.shape[1]} columns. First rows:")
-    st.dataframe(preview.head(8), hide_index=True)
+    st.dataframe(preview_frame(preview, 8), hide_index=True)
     all_cols = [str(c) for c in preview.columns]
     # The "leave out" box is drawn below the mapping; its value from the last run is read here.
     leave_key = f"leave_out_{kind}_{token[:8]}"
@@ -338,7 +361,7 @@ def _uploads_panel() -> None:
                          f"{len(frame):,} rows{people}", expanded=kind == "fixations"):
             for note in ds.notes[1:] or ds.notes:
                 st.markdown(note)
-            st.dataframe(frame.head(5), hide_index=True)
+            st.dataframe(preview_frame(frame, 5), hide_index=True)
             if kind == "fixations":
                 _canvas_form(ds)
 
@@ -358,6 +381,7 @@ def render() -> None:
                     horizontal=True, key="upload_kind")
     types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt", "asc", "gz", "edf"]
     upload = st.file_uploader("File", type=types, key=f"uploader_{kind}")
+    st.caption(_cap_text(kind))
     if upload is None:
         st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* "
                    "table.")

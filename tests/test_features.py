@@ -159,7 +159,7 @@ def test_feature_specs_and_bounds():
     assert lo.shape == hi.shape == (len(FEATURE_NAMES),) and np.all(lo < hi)
     for spec in FEATURE_SPECS.values():
         assert spec.unit and spec.description and spec.name == spec.name.lower()
-    assert feature_bounds(["fix_rate_hz"]) == (np.array([0.0]), np.array([5.0]))
+    assert feature_bounds(["fix_rate_hz"]) == (np.array([0.0]), np.array([6.0]))
     # Count bounds scale with the window, rates and durations do not; distinct n-grams cap at 8^n.
     _, h10 = feature_bounds(["wb2_max_count", "wb2_var_count", "fix_dur_mean_ms", "wb1_distinct"], 10.0)
     _, h30 = feature_bounds(["wb2_max_count", "wb2_var_count", "fix_dur_mean_ms", "wb1_distinct"], 30.0)
@@ -167,6 +167,71 @@ def test_feature_specs_and_bounds():
     assert feature_bounds(["wb3_distinct"], 600.0)[1][0] == 512
     with pytest.raises(KeyError):
         feature_bounds(["no_such_feature"])
+
+
+KNOWN_GROUNDS = {"definition", "definition (a share)", "geometry"}
+
+
+def test_every_public_bound_lies_inside_its_documented_source():
+    """Fails when any feature's public range is wider than the range its cited source supports."""
+    from eyedp_core.gaze.feature_specs import REFERENCES
+
+    for spec in FEATURE_SPECS.values():
+        src = spec.source
+        assert src.low <= spec.lower < spec.upper <= src.high, spec.name
+        assert src.derivation, spec.name
+        for ref in src.reference.split("; "):
+            assert ref in KNOWN_GROUNDS or any(ref.startswith(key) for key in REFERENCES), (spec.name, ref)
+
+
+def test_bound_wider_than_its_source_is_caught(monkeypatch):
+    """The check above is not vacuous: widening one bound past its source makes it fail."""
+    import dataclasses
+
+    from eyedp_core.gaze import feature_specs as fs
+
+    wide = dataclasses.replace(fs.FEATURE_SPECS["pupil_mean_mm"], upper=9.0)
+    monkeypatch.setitem(fs.FEATURE_SPECS, "pupil_mean_mm", wide)
+    with pytest.raises(AssertionError):
+        test_every_public_bound_lies_inside_its_documented_source()
+
+
+def test_privacy_model_lists_the_same_bounds_and_sources():
+    """docs/PRIVACY_MODEL.md §13 holds exactly the table the code builds (bounds, sources, derivations)."""
+    from pathlib import Path
+
+    from eyedp_core.gaze.feature_specs import REFERENCES, sources_markdown
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "PRIVACY_MODEL.md").read_text(encoding="utf-8")
+    assert sources_markdown() in doc
+    for key, citation in REFERENCES.items():
+        assert f"**{key}**: {citation}" in doc
+
+
+def test_wordbook_bounds_reproduce_the_public_reading_model():
+    """The wordbook bounds are the reading model's 99.9th percentile rounded up (within 30 % above it)."""
+    from eyedp_core.gaze.feature_specs import (
+        WORDBOOK_MODEL_FORWARD_SHARE as q,
+        WORDBOOK_LETTERS,
+        WORDBOOK_MODEL_QUANTILE as quant,
+    )
+    from eyedp_core.gaze.features import _wordbook
+
+    rng = np.random.default_rng(1998)
+    n_sacc, reps = 180, 1500
+    p = np.r_[q, np.full(WORDBOOK_LETTERS - 1, (1 - q) / (WORDBOOK_LETTERS - 1))]
+    letters = rng.choice(WORDBOOK_LETTERS, size=(reps, n_sacc), p=p)
+    t = np.arange(n_sacc) * 30.0 / n_sacc
+    rows = [{k: v[0] for k, v in _wordbook(letters[r], t, np.array([0.0]), np.array([30.0])).items()}
+            for r in range(reps)]
+    model = pd.DataFrame(rows).quantile(quant)
+    lo, hi = feature_bounds(FEATURE_NAMES)
+    bound = dict(zip(FEATURE_NAMES, hi, strict=True))
+    for n in (2, 3, 4):
+        for stat in ("max_count", "mean_count", "var_count"):
+            name = f"wb{n}_{stat}"
+            assert model[name] <= bound[name] <= 1.3 * model[name], (name, model[name], bound[name])
+    assert bound["wb1_mean_count"] == 180 / 4 and bound["wb1_var_count"] == 180**2 / 4
 
 
 def _uniss_samples(path) -> pd.DataFrame:

@@ -202,6 +202,59 @@ def _same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
             pd.testing.assert_series_equal(a, b)
 
 
+HOSTILE = ["\u2028", "\u2029", "\u0085", "9" * 30, "-" + "8" * 25, "7" * 400, "x" * 140_000, '"' + "y" * 140_000 + '"',
+           "z" * 1_100_000, "\r", "\x1f\x8b", "\x00"]
+
+
+@st.composite
+def arbitrary_upload(draw) -> bytes:
+    """Arbitrary bytes, or a seed table with hostile pieces (odd line ends, wide integers, long fields and lines)
+    put in; each possibly gzip'd whole, as several members, or cut short."""
+    if draw(st.booleans()):
+        data = draw(st.binary(max_size=3000))
+    else:
+        data = bytearray(draw(st.sampled_from(SEEDS)))
+        for _ in range(draw(st.integers(1, 3))):
+            pos = draw(st.integers(0, max(len(data) - 1, 0)))
+            data[pos:pos] = draw(st.sampled_from(HOSTILE)).encode("utf-8")
+        data = bytes(data)
+    wrap = draw(st.sampled_from(["none", "none", "gzip", "members", "cut"]))
+    if wrap == "gzip":
+        data = gzip.compress(data)
+    elif wrap == "members":
+        cut = draw(st.integers(0, len(data)))
+        data = gzip.compress(data[:cut]) + gzip.compress(data[cut:])
+    elif wrap == "cut":
+        packed = gzip.compress(data)
+        data = packed[: draw(st.integers(0, len(packed)))]
+    return data
+
+
+@pytest.mark.timeout(300)
+@FUZZ
+@given(data=arbitrary_upload(), web=st.booleans(), fmt=st.sampled_from(io.FORMATS))
+def test_arbitrary_bytes_give_a_table_or_a_data_error(data, web, fmt):
+    """peek_format, read_table (whole and a preview) and read_recording in a named format, with and without the
+    web caps, on arbitrary or hostile bytes: a result or DataError, never another exception; every table read
+    previews as Arrow, as the page draws it."""
+    import pyarrow as pa
+
+    from ui.tables import preview_frame
+
+    limits = io.WEB_LIMITS if web else {}
+    peek = {"max_bytes": io.MAX_UPLOAD_BYTES, "max_unpacked": io.MAX_UNPACKED_BYTES} if web else {}
+    fmt_seen = _record("peek_format[any]", io.peek_format, data, "any.csv", **peek)
+    assert fmt_seen in (None, "table", "eyelink_asc")
+    for target, kw in (("read_table[any]", {}), ("read_table[any preview]", {"nrows": 50})):
+        df = _record(target, io.read_table, data, "any.csv", **limits, **kw)
+        if df is not None:
+            pa.Table.from_pandas(preview_frame(df, 8))
+    rec = _record(f"read_recording[{fmt}]", io.read_recording, data, format=fmt, filename="any.csv",
+                  geometry=GEOMETRY, max_bytes=io.MAX_UPLOAD_BYTES if web else None)
+    if rec is not None:
+        pa.Table.from_pandas(preview_frame(rec.samples, 8))
+
+
 def _image_seeds() -> list[bytes]:
     """Small PNG (RGB, RGBA, palette, 16-bit) and JPEG images."""
     rng = np.random.default_rng(1)
@@ -249,5 +302,5 @@ def test_fuzz_outcome_counts():
         print(f"fuzz {target:32s} {outcome:9s} {n:6d}")
     targets = {t for t, _ in OUTCOMES}
     assert {"read_table", "read_recording", "load_image", "apply_mapping[gaze]", "read_table[stream]",
-            "fixations_from_gaze"} <= targets
+            "fixations_from_gaze", "read_table[any]", "peek_format[any]"} <= targets
     assert OUTCOMES[("read_table", "valid")] > 0 and OUTCOMES[("load_image", "valid")] > 0

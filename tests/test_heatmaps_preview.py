@@ -14,6 +14,7 @@ from eyedp_core.heatmaps import maps as hm
 from eyedp_core.heatmaps import preview, release
 from eyedp_core.heatmaps.calibration import calibrate_heatmap
 from eyedp_core.heatmaps.saliency import heatmap_metrics
+from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from eyedp_core.io.errors import DataError
 
 
@@ -73,7 +74,9 @@ def test_clean_maps_and_preview_show_the_noise_they_draw(rng):
     # The shown calibration is the one drawn: the same generator through its mechanism object gives the noise.
     noise = from_calibration(prev.calibration).sample(np.random.default_rng(11), clean.agg.shape, np.float32)
     np.testing.assert_allclose(prev.noisy, clean.agg.astype(np.float32) + noise, rtol=1e-6)
-    assert prev.metrics == heatmap_metrics(clean.smooth, hm.smooth(prev.noisy, 6.0, 4), cell=4)
+    noisy_smooth = hm.smooth(prev.noisy, 6.0, 4)
+    assert prev.metrics == {**heatmap_metrics(clean.smooth, noisy_smooth, cell=4),
+                            "hot_spots": hot_spots_kept(clean.smooth, noisy_smooth, DEFAULT_Q)}
     again = preview.noisy_preview(clean, sens, **kw)
     np.testing.assert_array_equal(prev.noisy, again.noisy)  # a preview is seeded on purpose
 

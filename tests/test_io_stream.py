@@ -71,7 +71,8 @@ def test_streamed_table_equals_the_in_memory_read(small_stream, case):
 def test_streamed_limits_are_data_errors_with_real_sizes(small_stream):
     """Unpacked size and row limits hold while streaming; a damaged gzip is a DataError, not a crash."""
     data = gzip.compress(_table(21_000))
-    with pytest.raises(io.DataError, match="once decompressed; the limit is"):
+    with pytest.raises(io.DataError, match=r"expands to [\d,]+ bytes once decompressed \([\d,]+ bytes as "
+                                           r"uploaded\); the limit is 300,000 bytes"):
         io.read_table(data, "t.csv.gz", max_unpacked=300_000)
     with pytest.raises(io.DataError, match="more than 1,000 data rows"):
         io.read_table(data, "t.csv.gz", max_rows=1000)
@@ -87,8 +88,7 @@ def test_streamed_tobii_recording_equals_the_in_memory_read(small_stream, monkey
     monkeypatch.setattr(recording, "CHUNK_ROWS", 20_000)
     seen: list[float] = []
     got = io.read_recording(data, filename="fgd.csv.gz", progress=seen.append)
-    monkeypatch.setattr(recording, "STREAM_MIN_BYTES", 2**40)  # now the in-memory path
-    monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 2**40)
+    monkeypatch.setattr(recording, "_stream", lambda *args: None)  # now the in-memory path
     want = io.read_recording(data, filename="fgd.csv.gz")
     assert small_stream == [True] and got.format == want.format == "tobii" and len(got.samples) == 120_000
     pd.testing.assert_frame_equal(got.samples, want.samples)

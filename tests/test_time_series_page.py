@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH
 from tests.apptest import metric_value, open_app, page_text
+from tests.test_timeseries_k import _kept_l1_by_fft
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,6 +88,8 @@ def test_eps_moves_the_noise_scale_as_the_formula_says(mech):
         else:
             d2 = math.sqrt(4 * n - 3) * r if mech is Mech.DCFPA else math.sqrt(n) * r
             want = math.sqrt(k * n) * d2 / eps_inv
+            if mech is Mech.DCFPA:  # the smaller of the generic and the kept-coefficient L1 bound (§4)
+                want = min(want, r * _kept_l1_by_fft(n, k) / eps_inv)
         shown = metric_value(at, "Noise scale")
         assert shown == pytest.approx(want, rel=5e-4), (mech, eps, k, n)
         seen.add(shown)

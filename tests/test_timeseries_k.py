@@ -118,6 +118,15 @@ def test_public_k_is_prior_argmin_and_monotone_in_epsilon():
     assert ts_k.fraction_k(64, 0.1) == 3 and ts_k.fraction_k(8, 0.01) == 1
 
 
+def _kept_l1_by_fft(n: int, k: int) -> float:
+    """Independent: the entrywise L1 norm of x -> (Re, Im of the first k rfft bins of the differences), R = 1."""
+    eye = np.eye(n)
+    d = np.vstack([eye[:1], np.diff(eye, axis=0)])  # d = D x
+    spec = np.fft.rfft(d, axis=0)[:k]  # (k, n): column t = the kept bins of D e_t
+    # Im of DC and Nyquist is 0 and adds nothing.
+    return float(np.abs(spec.real).sum() + np.abs(spec.imag).sum())
+
+
 @pytest.mark.parametrize("method", ["cfpa", "dcfpa"])
 def test_optimal_k_equals_loop_over_k_with_the_same_draws(recording_rng, method):
     x = _smooth(np.random.default_rng(8), (2, 40))  # chunks 16, 16, tail 8
@@ -135,6 +144,8 @@ def test_optimal_k_equals_loop_over_k_with_the_same_draws(recording_rng, method)
                     sig = np.concatenate([[seg[0]], np.diff(seg)]) if method == "dcfpa" else seg
                     d2 = np.sqrt(4 * n - 3) if method == "dcfpa" else np.sqrt(n)
                     lam = np.sqrt(kk * n) * d2 / 30.0
+                    if method == "dcfpa":  # public bounds: the smaller of the two L1 bounds (§4)
+                        lam = min(lam, _kept_l1_by_fft(n, kk) / 30.0)
                     spec = np.fft.rfft(sig)
                     spec[kk:] = 0
                     spec[:kk] += lam * (z_re[r, s, ci, :kk] + 1j * z_im[r, s, ci, :kk])

@@ -28,8 +28,11 @@ from eyedp_core.heatmaps.calibration import (
     noise_family,
 )
 from eyedp_core.heatmaps.maps import draw_noise, kernel_spectrum, smooth
+from eyedp_core.heatmaps.targets import Measure, utility_at_stds
 
 __all__ = ["eps_curves", "expected_noise_mse", "plan_study", "summarize_curves"]
+
+HOT_SPOT_CELLS = 200_000  # above this the hot spots (a partition of every noisy map) would slow the curves down
 
 PLANNING_LABEL = ("PLANNING ONLY: noise and quality if N different observers had maps like these. "
                   "Replicating the real observers to reach N gives them no privacy: each would occupy N/n "
@@ -120,12 +123,14 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
                delta: float, rng: np.random.Generator, R: int = 100, sigma_px: float = 0.0, cell: int = 1,
                mechanisms: Sequence[str] = ("gaussian", "laplace"), method: str = "analytic",
                reference_map: np.ndarray | None = None, progress: Callable[[float], None] | None = None,
-               truncate: float = 4.0, tol: float = 1e-9) -> pd.DataFrame:
+               truncate: float = 4.0, tol: float = 1e-9, hot_spots_q: float | None = None) -> pd.DataFrame:
     """Clean (capped) aggregate, its sensitivity, ε values, δ, generator, draws R, kernel σ in px, cell size,
     mechanisms and Gaussian method in, tidy DataFrame (mechanism, method, eps, delta, draw, std, scale,
     cc, mse, nmse) out: metrics of smoothed noisy map vs smoothed reference (default: the clean map).
 
-    The classical calibration is skipped for ε >= 1 (not proven there); see df.attrs["notes"]."""
+    The classical calibration is skipped for ε >= 1 (not proven there); see df.attrs["notes"]. With `hot_spots_q`
+    a column hot_spots holds hot spots kept (targets.hot_spots_kept, top share q) over R further draws per
+    mechanism, on grids of at most HOT_SPOT_CELLS cells (nan and a note above)."""
     clean = np.asarray(clean_map, dtype=float)
     ref = clean if reference_map is None else np.asarray(reference_map, dtype=float)
     eng = _Engine(clean, ref, float(sigma_px) / cell, truncate, tol)
@@ -143,12 +148,20 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
             continue
         met = eng.metrics(stats, np.array([c.std for c in cals]))
         E = len(cals)
+        kept = np.full((E, R), np.nan)
+        if hot_spots_q is not None and clean.size <= HOT_SPOT_CELLS:
+            kept = utility_at_stds(clean, [c.std for c in cals], rng, R=R, sigma_px=sigma_px, cell=cell,
+                                   mechanism=mech, q=hot_spots_q, reference=ref,
+                                   measures=(Measure.HOT_SPOTS,)).kept
+        elif hot_spots_q is not None:
+            notes.append(f"hot spots kept left out: the grid has more than {HOT_SPOT_CELLS:,} cells")
         frames.append(pd.DataFrame({
             "mechanism": mech, "method": meth,
             "eps": np.repeat([c.epsilon for c in cals], R), "delta": np.repeat([c.delta for c in cals], R),
             "draw": np.tile(np.arange(R), E), "std": np.repeat([c.std for c in cals], R),
             "scale": np.repeat([c.scale for c in cals], R), "valid": np.repeat([c.valid for c in cals], R),
             "cc": met["cc"].ravel(), "mse": met["mse"].ravel(), "nmse": met["nmse"].ravel(),
+            "hot_spots": kept.ravel(),
         }))
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     df.attrs["notes"] = sorted(set(notes))
@@ -161,8 +174,9 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
 def summarize_curves(df: pd.DataFrame) -> pd.DataFrame:
     """Tidy curve DataFrame in, mean and standard deviation of cc, mse, nmse per (mechanism, eps) out."""
     g = df.groupby(["mechanism", "method", "eps"], as_index=False)
+    extra = {"kept_mean": ("hot_spots", "mean"), "kept_sd": ("hot_spots", "std")} if "hot_spots" in df else {}
     return g.agg(std=("std", "first"), cc_mean=("cc", "mean"), cc_sd=("cc", "std"), mse_mean=("mse", "mean"),
-                 mse_sd=("mse", "std"), nmse_mean=("nmse", "mean"), nmse_sd=("nmse", "std"))
+                 mse_sd=("mse", "std"), nmse_mean=("nmse", "mean"), nmse_sd=("nmse", "std"), **extra)
 
 
 def expected_noise_mse(std: float, shape: tuple[int, int], sigma_px: float, cell: int = 1,

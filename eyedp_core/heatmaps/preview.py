@@ -17,6 +17,7 @@ from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity, noise_family
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
+from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.uploads import check_in_bounds
 
@@ -132,4 +133,6 @@ def noisy_preview(clean: CleanMaps, sensitivity: HeatmapSensitivity, *, epsilon:
     rescaled when ε moves. Never exported or charged: exports go through eyedp_core.heatmaps.release."""
     pm = privatize(clean.agg, epsilon, delta, mechanism, sensitivity, np.random.default_rng(seed), method)
     sm = smooth(pm.map, sigma_px, cell_px)
-    return NoisyPreview(pm.calibration, pm.map, sm, heatmap_metrics(clean.smooth, sm, emd_bins=emd_bins, cell=cell_px))
+    met = heatmap_metrics(clean.smooth, sm, emd_bins=emd_bins, cell=cell_px)
+    met["hot_spots"] = float(hot_spots_kept(clean.smooth, sm, DEFAULT_Q))
+    return NoisyPreview(pm.calibration, pm.map, sm, met)

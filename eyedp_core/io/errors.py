@@ -114,8 +114,19 @@ def size_pair(value: float, limit: float, scale: float = 1.0, unit: str = "",
     return f"{value:,.0f}{base_unit}", f"{limit:,.0f}{base_unit}"
 
 
+# A megabyte is 1,000,000 bytes, as Streamlit's uploader counts them when it states and enforces its cap.
+MEGABYTE = 10**6
+
+
 def megabytes(n_bytes: float, limit: float) -> tuple[str, str]:
     """Byte count and limit -> ('50.3 MB', '50.0 MB') style texts that differ (bytes below 1 MB)."""
-    if limit < 2**20:
+    if limit < MEGABYTE:
         return f"{n_bytes:,.0f} bytes", f"{limit:,.0f} bytes"
-    return size_pair(n_bytes, limit, 2**20, " MB", " bytes")
+    return size_pair(n_bytes, limit, MEGABYTE, " MB", " bytes")
+
+
+def size_text(n_bytes: int) -> str:
+    """A limit in bytes -> '200 MB' when a whole number of megabytes, else '1.5 MB' or '1,000 bytes'."""
+    if n_bytes < MEGABYTE:
+        return f"{n_bytes:,} bytes"
+    return f"{n_bytes // MEGABYTE:,} MB" if n_bytes % MEGABYTE == 0 else f"{n_bytes / MEGABYTE:,.1f} MB"

@@ -31,6 +31,10 @@ _BLANK_LINES = re.compile(r"(?:[^\S\r\n]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
 # A table with more columns than this is refused before it is parsed (a wide feature table has hundreds).
 MAX_COLUMNS = 5000
 MAX_PREAMBLE = 20
+# Line ends Python's str.splitlines knows but CSV readers (csv, pandas) do not: a file using them holds, to a
+# CSV reader, one endless line. Inside a cell they are kept as text; on the first line they are named.
+ODD_LINE_ENDS = {"\u2028": "U+2028 LINE SEPARATOR", "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+                 "\u0085": "U+0085 NEXT LINE"}
 
 
 def _split(line: str, sep: str) -> list[str]:
@@ -38,6 +42,30 @@ def _split(line: str, sep: str) -> list[str]:
     if sep == WHITESPACE:
         return line.split()
     return next(csv.reader([line], delimiter=sep, skipinitialspace=True), [])
+
+
+def _fields(line: str, sep: str, filename: str, row: int) -> list[str]:
+    """_split for a line of the file at `row`; DataError when a field is longer than the csv module reads."""
+    try:
+        return _split(line, sep)
+    except csv.Error:
+        limit = csv.field_size_limit()
+        raise DataError(f"a field on this line is longer than {limit:,} characters, the longest field EyeDP reads "
+                        "when it looks for the header. Is this a CSV/TSV table (one row per line, short column "
+                        "names)?", file=filename, row=row, expected=f"fields of at most {limit:,} characters",
+                        found=f"a field over {limit:,} characters") from None
+
+
+def odd_line_ends(line: str, filename: str, row: int) -> None:
+    """First line -> nothing, or DataError when it holds a line end only Unicode knows (U+2028 and the like)."""
+    hit = next((c for c in ODD_LINE_ENDS if c in line), None)
+    if hit is None:
+        return
+    raise DataError(f"the first line holds the character {ODD_LINE_ENDS[hit]}: the file "
+                    f"seems to use {ODD_LINE_ENDS[hit].split(' ', 1)[0]} as its line end, which CSV readers do not "
+                    "treat as one, so the whole file would read as one line. Save it again with ordinary line ends "
+                    "(Windows CR LF or Unix LF), e.g. from a spreadsheet program as 'CSV UTF-8'.", file=filename,
+                    row=row, expected="lines ending in LF or CR LF", found=ODD_LINE_ENDS[hit])
 
 
 def sniff_delimiter(lines: list[str]) -> str | None:
@@ -180,18 +208,20 @@ def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLU
                         "separated by commas, tabs or semicolons.", file=filename,
                         expected="at least two columns")
     first_line = _first_line(body)
+    odd_line_ends(first_line, filename, skipped + 1)
     if max_columns is not None:
         # Counting delimiters is an upper bound that costs nothing; the exact count only when it matters.
         rough = len(first_line.split()) if sep == WHITESPACE else first_line.count(sep) + 1
         if rough > max_columns:
-            n_cols = rough if sep == WHITESPACE or '"' not in first_line else len(_split(first_line, sep))
+            n_cols = (rough if sep == WHITESPACE or '"' not in first_line
+                      else len(_fields(first_line, sep, filename, skipped + 1)))
             if n_cols > max_columns:
                 raise DataError(f"the first line has {n_cols:,} columns; the limit is {max_columns:,}. "
                                 "Is this a table with one row per sample (or fixation, or window)? Leave out "
                                 "columns you do not need before uploading.", file=filename, row=skipped + 1,
                                 expected=f"at most {max_columns} columns", found=f"{n_cols} columns")
     decimal = sniff_decimal(lines[1:], sep)
-    raw_first = _split(first_line, sep)
+    raw_first = _fields(first_line, sep, filename, skipped + 1)
     first = [f.strip() for f in raw_first]
     header = has_header(first, decimal)
     notes: list[DataWarning] = []

@@ -31,11 +31,35 @@ class Reader:
     supported: bool = True
     kind: str = "gaze"
     geometry_preset: str | None = None
+    # The columns the format cannot do without: (name shown in messages, keys of the names it may go by).
+    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def missing(self, df_or_header: Any) -> list[str]:
+        """Table or column names -> the names (as messages show them) of needed columns it lacks."""
+        keys = _keys(df_or_header)
+        return [shown for shown, alternatives in self.needs if not any(k in keys for k in alternatives)]
 
     def convert(self, df: pd.DataFrame, **options: Any) -> tuple[pd.DataFrame, Mapping]:
-        """Table and options (e.g. min_confidence) -> (cleaned table, mapping); unknown options ignored."""
+        """Table and options (e.g. min_confidence) -> (cleaned table, mapping); unknown options ignored.
+        DataError naming the format and the columns when the table lacks columns the format needs."""
+        missing = self.missing(df)
+        if missing:
+            raise self._not_this_format(df, missing)
         accepted = inspect.signature(self.to_canonical).parameters
-        return self.to_canonical(df, **{k: v for k, v in options.items() if k in accepted})
+        try:
+            return self.to_canonical(df, **{k: v for k, v in options.items() if k in accepted})
+        except KeyError as err:  # a column a variant of the format needs, not covered by `needs`
+            raise self._not_this_format(df, [str(err.args[0]) if err.args else "?"]) from None
+
+    def _not_this_format(self, df: pd.DataFrame, missing: list[str]) -> DataError:
+        """-> the DataError for a table read as this format that lacks the columns in `missing`."""
+        cols = [str(c) for c in df.columns]
+        listed = ", ".join(repr(c) for c in cols[:8]) + (f" and {len(cols) - 8:,} more" if len(cols) > 8 else "")
+        plural = "s" if len(missing) > 1 else ""
+        return DataError(f"format '{self.name}' ({self.label}) needs the column{plural} {'; '.join(missing)}, "
+                         f"which the table lacks. Its columns are {listed}. Choose another format, or format=None "
+                         "to have it detected.", file=_source(df), expected=f"the columns of a {self.label}",
+                         found=f"{len(cols)} other columns")
 
 
 def key(name: Any) -> str:

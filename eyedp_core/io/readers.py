@@ -31,7 +31,8 @@ from eyedp_core.io.vendor_eyelink import (_eyelink_detect, _eyelink_fix_detect, 
 from eyedp_core.io.vendor_pupil import (_gazebase_detect, _gazebase_to_canonical, _pupil_labs_detect,
                                         _pupil_labs_fix_detect, _pupil_labs_fix_to_canonical,
                                         _pupil_labs_to_canonical)
-from eyedp_core.io.vendor_tobii import (TOBII_PUPIL_COLUMN, _tobii_detect, _tobii_fix_detect, _tobii_fix_to_canonical,
+from eyedp_core.io.vendor_tobii import (_TOBII_FIX_X, _TOBII_FIX_Y, _TOBII_TIME, _TOBII_X, _TOBII_Y,
+                                        TOBII_PUPIL_COLUMN, _tobii_detect, _tobii_fix_detect, _tobii_fix_to_canonical,
                                         _tobii_to_canonical, tobii_fixations)
 
 # Other io modules and the pages import these from here: the registry is this module's public face.
@@ -60,19 +61,32 @@ def _generic_to_canonical(df: pd.DataFrame) -> tuple[pd.DataFrame, Mapping]:
     return df, guess_mapping(df, "gaze")
 
 
-register_reader(Reader("tobii", "Tobii Studio / Pro Lab export", _tobii_detect, _tobii_to_canonical))
+_TOBII_WHO = ("Participant name", ("participantname",))
+register_reader(Reader("tobii", "Tobii Studio / Pro Lab export", _tobii_detect, _tobii_to_canonical, needs=(
+    _TOBII_WHO, ("Recording timestamp", _TOBII_TIME), ("Gaze point X", _TOBII_X), ("Gaze point Y", _TOBII_Y))))
 register_reader(Reader("tobii_fixations", "Tobii Studio / Pro Lab fixation export", _tobii_fix_detect,
-                       _tobii_fix_to_canonical, kind="fixations"))
+                       _tobii_fix_to_canonical, kind="fixations", needs=(
+                           _TOBII_WHO, ("Fixation point X", _TOBII_FIX_X), ("Fixation point Y", _TOBII_FIX_Y))))
 register_reader(Reader("eyelink", "EyeLink Data Viewer sample report", _eyelink_detect,
-                       _eyelink_to_canonical))
+                       _eyelink_to_canonical, needs=(
+                           ("TIMESTAMP", ("timestamp", "time", "sampletime")),
+                           ("AVERAGE_GAZE_X, LEFT_GAZE_X or RIGHT_GAZE_X",
+                            ("averagegazex", "leftgazex", "rightgazex")))))
 register_reader(Reader("eyelink_fixations", "EyeLink Data Viewer fixation report", _eyelink_fix_detect,
-                       _eyelink_fix_to_canonical, kind="fixations"))
+                       _eyelink_fix_to_canonical, kind="fixations",
+                       needs=(("CURRENT_FIX_X", ("currentfixx",)), ("CURRENT_FIX_Y", ("currentfixy",)))))
 register_reader(Reader("pupil_labs", "Pupil Labs (Player / surface / Cloud) gaze export", _pupil_labs_detect,
-                       _pupil_labs_to_canonical))
+                       _pupil_labs_to_canonical, needs=(
+                           ("gaze_timestamp (Player) or timestamp [ns] (Cloud)", ("gazetimestamp", "timestampns")),
+                           ("norm_pos_x, x_norm or gaze x [px]", ("normposx", "xnorm", "gazexpx")))))
 register_reader(Reader("pupil_labs_fixations", "Pupil Labs (Player / surface / Cloud) fixation export",
-                       _pupil_labs_fix_detect, _pupil_labs_fix_to_canonical, kind="fixations"))
+                       _pupil_labs_fix_detect, _pupil_labs_fix_to_canonical, kind="fixations", needs=(
+                           ("start_timestamp (Player) or start timestamp [ns] (Cloud)",
+                            ("starttimestamp", "starttimestampns")),
+                           ("norm_pos_x, x_norm or fixation x [px]", ("normposx", "xnorm", "fixationxpx")))))
 register_reader(Reader("gazebase", "GazeBase recording (degrees)", _gazebase_detect, _gazebase_to_canonical,
-                       geometry_preset="gazebase"))
+                       geometry_preset="gazebase",
+                       needs=tuple((name, (key(name),)) for name in ("n", "x", "y", "val", "dP"))))
 # The generic reader accepts everything, so it is registered last and detect_reader falls back to it.
 register_reader(Reader("generic", "Generic table (map the columns yourself)", _generic_detect,
                        _generic_to_canonical))

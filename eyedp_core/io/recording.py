@@ -28,7 +28,9 @@ from eyedp_core.io.geometry import PRESETS, UNITS, Geometry
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.roles import KINDS, UNITS_KEY, guess_mapping
 from eyedp_core.io.stream import HEAD_BYTES, STREAM_MIN_BYTES, Source, decode_head, stream_table
-from eyedp_core.io.text import _check_size, decode_text, parse_text, unpack
+from eyedp_core.io.gzipped import too_large
+from eyedp_core.io.lines import check_lines
+from eyedp_core.io.text import _check_size, decode_text, is_blank, parse_text, unpack
 from eyedp_core.io.validate import canonical_table
 
 FORMATS = ("eyelink_asc", *READERS)
@@ -186,13 +188,14 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
                    units: str | None = None, mapping: dict[str, Any] | None = None, kind: str | None = None,
                    min_confidence: float = DEFAULT_MIN_CONFIDENCE, participant: str | None = None,
                    eye: str = "mean", drop_missing: bool = True, filename: str | None = None,
-                   max_bytes: int | None = None,
+                   max_bytes: int | None = None, max_line: int | None = None,
                    progress: Callable[[float], None] | None = None) -> Recording:
     """A recording (path, bytes or binary file; gzip allowed) -> Recording (tidy samples and the format).
 
     format: one of FORMATS, or None to detect it. geometry: a Geometry or a PRESETS name; needed when the
     positions are not pixels (units 'norm', 'mm', 'deg'; GazeBase brings its own). mapping: your own role ->
     column mapping (for the generic reader); kind: 'gaze' or 'fixations' when the file does not say.
+    max_bytes / max_line: limits on the size (as given and unpacked) and on the bytes of one line (None: none).
     Raises DataError for anything that cannot be read, naming file, row and column.
     """
     if isinstance(geometry, str):
@@ -211,15 +214,16 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
     if kind is not None and kind not in KINDS:
         raise DataError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}.",
                         expected="gaze, fixations or features")
-    streamed = _stream(path_or_buffer, filename, max_bytes, format, progress)
+    streamed = _stream(path_or_buffer, filename, max_bytes, max_line, format, progress)
     if streamed is not None:
         head, parse_full, name = streamed
         return _read_table(head, parse_full, name, format, geometry, units, mapping, kind, min_confidence,
                            drop_missing, participant, progress)
     data, name = _bytes_and_name(path_or_buffer, filename, max_bytes)
     data = unpack(data, name, max_bytes, max_bytes)
-    if not data.strip():
+    if is_blank(data):
         raise DataError("the file is empty.", file=name, expected="a recording")
+    check_lines(data, name, max_line)
     if data.startswith(b"SR_RESEARCH"):
         raise DataError("this is an EyeLink EDF file (binary), which EyeDP does not read: convert it with SR "
                         "Research's edf2asc (samples and events) and read the .asc file.", file=name,
@@ -237,8 +241,8 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
                        drop_missing, participant, progress)
 
 
-def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, format: str | None,
-            progress: Callable[[float], None] | None) -> tuple[pd.DataFrame, Callable, str] | None:
+def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, max_line: int | None,
+            format: str | None, progress: Callable[[float], None] | None) -> tuple[pd.DataFrame, Callable, str] | None:
     """A large table given by path or bytes -> (preview, a function parsing it in chunks from a stream, name);
     None for small files, ASC and EDF recordings and anything the stream reads differently (read in memory)."""
     if format == "eyelink_asc" or not isinstance(path_or_buffer, (str, os.PathLike, bytes, bytearray)):
@@ -254,9 +258,13 @@ def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, fo
     except OSError:
         return None
     _check_size(source.size, name, max_bytes)
-    if source.unpacked_size() < STREAM_MIN_BYTES and not (source.gzip and source.size >= STREAM_MIN_BYTES // 8):
+    if source.gzip and max_bytes is not None and source.trailer > max_bytes:
+        raise too_large(name, max_bytes, source.size, source.trailer)
+    # A gzip file always goes through the head: its packed size says nothing about its unpacked size.
+    if source.unpacked_size() < STREAM_MIN_BYTES and not source.gzip:
         return None
     head_bytes = source.head(HEAD_BYTES + 1)
+    check_lines(head_bytes, name, max_line)
     if len(head_bytes) <= HEAD_BYTES or head_bytes.startswith(b"SR_RESEARCH"):
         return None
     decoded = decode_head(head_bytes)
@@ -266,10 +274,11 @@ def _stream(path_or_buffer: Any, filename: str | None, max_bytes: int | None, fo
     del head_bytes, decoded
 
     def parse_full(usecols: list[str] | None, report: Callable[[float], None] | None) -> pd.DataFrame:
-        table = stream_table(source, max_unpacked=max_bytes, usecols=usecols, chunk_rows=CHUNK_ROWS,
+        table = stream_table(source, max_unpacked=max_bytes, max_line=max_line, usecols=usecols, chunk_rows=CHUNK_ROWS,
                              progress=report)
         if table is None:  # e.g. a byte that is neither UTF-8 nor Windows-1252 far into the file
             data = unpack(source.read_all(), name, max_bytes, max_bytes)
+            check_lines(data, name, max_line)
             table = parse_text(decode_text(data, name), name, usecols=usecols, chunk_rows=CHUNK_ROWS,
                                progress=report)
         return table

@@ -18,7 +18,9 @@ from typing import Any, BinaryIO
 
 import pandas as pd
 
-from eyedp_core.io.errors import DataError, megabytes
+from eyedp_core.io.errors import DataError
+from eyedp_core.io.gzipped import too_large
+from eyedp_core.io.lines import LineMeter, check_lines
 from eyedp_core.io.text import (MAX_COLUMNS, _check_size, _parser_error, _refuse_binary, concat_chunks,
                                 finish_frame, row_limit, sniff_layout)
 
@@ -33,8 +35,9 @@ class _Limited:
     """A binary stream that raises DataError once more than `limit` bytes were read from it."""
 
     def __init__(self, inner: BinaryIO, limit: int | None, filename: str, trailer: int,
-                 transcode: str | None = None) -> None:
+                 transcode: str | None = None, meter: LineMeter | None = None) -> None:
         self.inner, self.limit, self.filename, self.trailer, self.count = inner, limit, filename, trailer, 0
+        self.meter = meter  # measures every line read, when lines have a length limit
         # pandas' C parser takes UTF-8 bytes from a handle; a single-byte encoding (Windows-1252) is
         # re-encoded chunk by chunk, which is safe because no character spans two chunks.
         self.transcode = transcode
@@ -50,11 +53,10 @@ class _Limited:
                             expected="a complete gzip file") from None
         self.count += len(data)
         if self.limit is not None and self.count > self.limit:
-            size = (f"{megabytes(self.trailer, self.limit)[0]} once decompressed" if self.trailer > self.limit
-                    else f"more than {megabytes(self.limit + 1, self.limit)[1]} once decompressed")
-            raise DataError(f"the file is {size}; the limit is {megabytes(self.limit + 1, self.limit)[1]}. "
-                            "Upload fewer participants or a shorter recording.", file=self.filename,
-                            expected=f"at most {self.limit} bytes")
+            # (A gzip trailer over the limit was refused before reading: this one understated the size.)
+            raise too_large(self.filename, self.limit, 0)
+        if self.meter is not None:
+            self.meter.feed(data)
         return self._out(data)
 
     def read1(self, n: int = -1) -> bytes:
@@ -63,6 +65,8 @@ class _Limited:
     def readline(self, n: int = -1) -> bytes:
         line = self.inner.readline(n)
         self.count += len(line)
+        if self.meter is not None:
+            self.meter.feed(line)
         return self._out(line)
 
     def readable(self) -> bool:
@@ -148,15 +152,20 @@ def decode_head(head: bytes) -> tuple[str, str] | None:
 
 
 def stream_table(source: Source, *, max_unpacked: int | None = None, max_rows: int | None = None,
-                 max_columns: int | None = MAX_COLUMNS, usecols: list[str] | None = None,
+                 max_columns: int | None = MAX_COLUMNS, max_line: int | None = None,
+                 usecols: list[str] | None = None,
                  nrows: int | None = None, chunk_rows: int | None = CHUNK_ROWS,
                  progress: Callable[[float], None] | None = None) -> pd.DataFrame | None:
     """Source -> the same DataFrame as parse_table, parsed from a stream in chunks; None when the source must
     be read in memory instead (see the module docstring). Progress is the fraction of the file read."""
     name = source.filename
+    if source.gzip and max_unpacked is not None and source.trailer > max_unpacked:
+        raise too_large(name, max_unpacked, source.size, source.trailer)
     head = source.head(HEAD_BYTES + 1)
-    if len(head) <= HEAD_BYTES:
-        return None
+    # From the head alone: a first line of hundreds of MB is refused before any parser sees it.
+    check_lines(head, name, max_line)
+    if len(head) <= HEAD_BYTES or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None  # fits in the head, or UTF-16 (its NUL bytes are not binary): read in memory
     _refuse_binary(head, name)
     decoded = decode_head(head)
     if decoded is None:
@@ -171,7 +180,8 @@ def stream_table(source: Source, *, max_unpacked: int | None = None, max_rows: i
     for enc in dict.fromkeys((encoding, "cp1252")):
         stream, raw = source.open()
         try:
-            handle = _Limited(stream, max_unpacked, name, source.trailer, None if enc == "utf-8-sig" else enc)
+            handle = _Limited(stream, max_unpacked, name, source.trailer, None if enc == "utf-8-sig" else enc,
+                              None if max_line is None else LineMeter(max_line, name))
             df = _parse(handle, raw, source.size, {**kw, "encoding": "utf-8"},
                         chunk_rows if nrows is None else None, progress, usecols or layout.names)
             break
@@ -210,6 +220,8 @@ def read_source(obj: Any, filename: str, *, max_bytes: int | None = None, max_un
     memory); the size as given is checked against max_bytes first, the unpacked size while streaming."""
     source = Source(obj, filename)
     _check_size(source.size, filename, max_bytes)
-    if source.unpacked_size() < STREAM_MIN_BYTES and not (source.gzip and source.size >= STREAM_MIN_BYTES // 8):
+    # A gzip file is always opened as a stream: its packed size says nothing about its unpacked size, and
+    # stream_table hands back (None) only what fits in its head or must be read in memory.
+    if source.unpacked_size() < STREAM_MIN_BYTES and not source.gzip:
         return source, None
     return source, stream_table(source, max_unpacked=max_unpacked, **kw)

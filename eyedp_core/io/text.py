@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import re
 import warnings
-import zlib
 from collections.abc import Callable
 from io import BytesIO
 
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, megabytes
+from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, DataWarning, megabytes, shown
+from eyedp_core.io.gzipped import gunzip_limited, is_gzip, too_large, trailer_size, unpacked_head
 # The layout names stay importable from here, where they were before the layout got its own module.
+from eyedp_core.io.lines import check_lines
 from eyedp_core.io.layout import (_NEWLINE, DELIMITERS, MAX_COLUMNS, MAX_PREAMBLE, NA_VALUES,  # noqa: F401
                                   SNIFF_BYTES, SNIFF_LINES, WHITESPACE, Layout, _first_line, _split, has_header,
                                   sniff_decimal, sniff_delimiter, sniff_layout, unique_names)
@@ -45,6 +46,9 @@ MAX_CONTROL_SHARE = 0.01
 # Uploads larger than this (as given) may be streamed (eyedp_core.io.stream decides); smaller ones never are.
 _STREAM_FROM = 2**20
 _PARSER_LINE = re.compile(r"(?:line|row) (\d+)")
+_BLANK = re.compile(rb"\s*")
+# A preview read in memory looks at most this far into the file (see _preview_prefix).
+PREVIEW_BYTES = 16 * 2**20
 HINT_SAVE_AS = "Save it from your spreadsheet program as 'CSV UTF-8' (comma-separated) and upload that."
 
 
@@ -55,40 +59,6 @@ def _check_size(n_bytes: int, filename: str, max_bytes: int | None, what: str = 
         raise DataError(f"the file is {size}{what}; the limit is {limit}. Upload fewer participants or a "
                         "shorter recording, or read it with eyedp_core.io.read_recording (no limit).",
                         file=filename, expected=f"at most {max_bytes} bytes", found=f"{n_bytes} bytes")
-
-
-def gunzip_limited(data: bytes, filename: str, max_bytes: int | None) -> bytes:
-    """gzip bytes -> decompressed bytes; DataError when damaged or larger than max_bytes once unpacked."""
-    # Stop decompressing just past the limit, so a small gzip bomb cannot fill the memory; the real size
-    # is then read from the gzip trailer (the unpacked size modulo 4 GiB, as gzip stores it).
-    out = bytearray()
-    rest = data
-    while rest:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        room = -1 if max_bytes is None else max_bytes + 1 - len(out)
-        try:
-            out += inflater.decompress(rest, room) if room != -1 else inflater.decompress(rest)
-        except zlib.error:
-            raise DataError("the file looks gzip-compressed but is damaged.", file=filename,
-                            expected="a complete gzip file") from None
-        if max_bytes is not None and len(out) > max_bytes:
-            trailer = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0
-            if trailer > max_bytes:
-                size, limit = megabytes(trailer, max_bytes)
-                what = f"{size} once decompressed ({megabytes(len(data), max_bytes)[0]} as uploaded)"
-            else:
-                limit = megabytes(max_bytes + 1, max_bytes)[1]
-                what = f"more than {limit} once decompressed"
-            raise DataError(f"the file is {what}; the limit is {limit}. Upload fewer participants or a "
-                            "shorter recording.", file=filename, expected=f"at most {max_bytes} bytes")
-        if not inflater.eof:
-            raise DataError("the file looks gzip-compressed but is truncated (it ends before the "
-                            "compressed data does).", file=filename, expected="a complete gzip file")
-        rest = inflater.unused_data
-        # Concatenated gzip members are one file (gzip's own rule); padding after the last one is ignored.
-        if not rest.startswith(b"\x1f\x8b"):
-            break
-    return bytes(out)
 
 
 def _refuse_binary(data: bytes, filename: str) -> None:
@@ -146,43 +116,96 @@ def _parser_error(err: Exception, filename: str, offset: int) -> DataError:
 
 
 def unpack(data: bytes, filename: str, max_bytes: int | None = None,
-           max_unpacked: int | None = None) -> bytes:
+           max_unpacked: int | None = None) -> bytes | bytearray:
     """Uploaded bytes -> the file's bytes (gunzipped if gzip); DataError over a limit or when damaged."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DataError("the upload is not a file's bytes.", file=filename, expected="bytes")
-    data = bytes(data)
+    if not isinstance(data, bytes):
+        data = bytes(data)
     _check_size(len(data), filename, max_bytes)
-    if data.startswith(b"\x1f\x8b"):
-        data = gunzip_limited(data, filename, max_unpacked)
+    if is_gzip(data):
+        # Held once, as a bytearray (bytes() of it would be a second copy of the whole file).
+        return gunzip_limited(data, filename, max_unpacked)
     return data
 
 
 def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_rows: int | None = None, *,
                 max_unpacked: int | None = None, max_columns: int | None = MAX_COLUMNS,
+                max_line: int | None = None,
                 usecols: list[str] | None = None, nrows: int | None = None, chunk_rows: int | None = None,
                 progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Uploaded bytes -> DataFrame indexed by spreadsheet row number (index name 'row').
 
-    max_bytes / max_unpacked / max_rows: limits (None: none); max_columns is checked on the header before
-    parsing. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
+    max_bytes / max_unpacked / max_rows / max_line (bytes per line): limits (None: none); max_columns is checked
+    on the header before parsing. A gzip file is unpacked as a stream (never whole) unless it is small. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
     chunk_rows and progress: parse in chunks and report the fraction done (0-1) after each.
     """
-    if isinstance(data, (bytes, bytearray, memoryview)) and len(data) > _STREAM_FROM:
+    if isinstance(data, (bytes, bytearray, memoryview)) and (len(data) > _STREAM_FROM or is_gzip(data)):
         from eyedp_core.io.stream import read_source  # stream builds on this module
 
         unpacked = max_unpacked if max_unpacked is not None else max_bytes
         _, df = read_source(data, filename, max_bytes=max_bytes, max_unpacked=unpacked, max_rows=max_rows,
-                            max_columns=max_columns, usecols=usecols, nrows=nrows, chunk_rows=chunk_rows,
-                            progress=progress)
+                            max_columns=max_columns, max_line=max_line, usecols=usecols, nrows=nrows,
+                            chunk_rows=chunk_rows, progress=progress)
         if df is not None:
             return df
-    data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
-    if not data.strip():
+    prefix = None
+    if nrows is not None and isinstance(data, (bytes, bytearray, memoryview)):
+        prefix = _preview_prefix(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
+    if prefix is not None:
+        data = prefix
+    else:
+        data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
+    if is_blank(data):
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
+    check_lines(data, filename, max_line)
     text = decode_text(data, filename)
     del data
     return parse_text(text, filename, max_rows=max_rows, max_columns=max_columns, usecols=usecols,
                       nrows=nrows, chunk_rows=chunk_rows, progress=progress)
+
+
+def _preview_prefix(data: bytes | bytearray | memoryview, filename: str, max_bytes: int | None,
+                    max_unpacked: int | None) -> bytes | None:
+    """Uploaded bytes read in memory for a preview -> the complete lines within their first PREVIEW_BYTES (gzip
+    unpacked only that far), or None when the file is not longer or has no line end there (read it whole).
+    Only files the stream cannot read (UTF-16, lone CR line ends) get here large: their preview stays bounded."""
+    _check_size(len(data), filename, max_bytes)
+    if is_gzip(data):
+        if max_unpacked is not None and trailer_size(data) > max_unpacked:
+            raise too_large(filename, max_unpacked, len(data), trailer_size(data))
+        head = unpacked_head(data, filename, PREVIEW_BYTES + 1)
+    else:
+        head = bytes(data[: PREVIEW_BYTES + 1])
+    if len(head) <= PREVIEW_BYTES:
+        return None
+    cut = _after_last_line_end(head)
+    if cut is None:
+        return None
+    kept = head[:cut]
+    lf = {b"\xff\xfe": b"\n\x00", b"\xfe\xff": b"\x00\n"}.get(kept[:2], b"\n")
+    # A header alone would read as 'no data rows': a first data row longer than the prefix is read whole.
+    return kept if (kept.count(lf) or kept.count(b"\r")) >= 2 else None
+
+
+def _after_last_line_end(head: bytes) -> int | None:
+    """First bytes of a file -> the position after their last line end (CR or LF; in UTF-16, a whole LF
+    character), or None when they hold none."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        lf = b"\n\x00" if head.startswith(b"\xff\xfe") else b"\x00\n"
+        end = len(head)
+        while (i := head.rfind(lf, 0, end)) >= 0:
+            if i % 2 == 0:  # a character boundary, not the second half of one and the first of the next
+                return i + 2
+            end = i + 1
+        return None
+    cut = max(head.rfind(b"\n"), head.rfind(b"\r"))
+    return cut + 1 if cut >= 0 else None
+
+
+def is_blank(data: bytes | bytearray) -> bool:
+    """Bytes -> whether they hold only whitespace (found without copying them, unlike data.strip())."""
+    return _BLANK.fullmatch(data) is not None
 
 
 def row_limit(max_rows: int | None, nrows: int | None) -> int | None:
@@ -243,6 +266,7 @@ def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int 
     df.index = pd.RangeIndex(start, start + len(df), name=ROW_INDEX_NAME)
     df = _blank_as_missing(df)
     df = df[~df.isna().all(axis=1).to_numpy()]
+    wide = _wide_integers_as_float(df, filename)
     if df.empty and nrows != 0:
         raise DataError("the file has a header row but no data rows.", file=filename,
                         expected="at least one data row")
@@ -250,7 +274,7 @@ def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int 
     df.attrs["has_header"] = layout.header
     df.attrs["layout"] = {"sep": layout.sep, "decimal": layout.decimal, "skipped_lines": layout.skipped}
     df.attrs["preamble"] = [ln[:200] for ln in layout.preamble]
-    df.attrs["warnings"] = list(layout.notes)
+    df.attrs["warnings"] = list(layout.notes) + wide
     return df
 
 
@@ -291,6 +315,28 @@ def _read_csv(stream: BytesIO, kw: dict, chunk_rows: int | None, progress: Calla
         if progress is not None:
             progress(min(stream.tell() / total, 1.0))
     return concat_chunks(parts, columns, kw.get("decimal", "."))
+
+
+def _wide_integers_as_float(df: pd.DataFrame, filename: str) -> list[DataWarning]:
+    """Columns pandas kept as Python integers because one is wider than 64 bits -> float columns (in place), with
+    a warning naming each column and its first such cell. Such integers break every numeric step and the table
+    preview (Arrow has no type for them)."""
+    notes = []
+    for col in df.columns:
+        s = df[col]
+        if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) not in ("integer", "mixed-integer-float"):
+            continue
+        # Through text: float() of a Python integer over 1e308 raises, float() of its digits gives inf.
+        values = s.astype("str").astype("float64")
+        wide = s.map(lambda v: isinstance(v, int) and not -2**63 <= v < 2**64).to_numpy(dtype=bool)
+        first = int(np.argmax(wide)) if wide.any() else 0
+        df[col] = values
+        notes.append(DataWarning(
+            f"column '{col}' holds whole numbers too wide for 64 bits (row {df.index[first]}: "
+            f"{shown(s.iloc[first])}); they were read as decimal numbers, which keep about 16 significant digits"
+            + (" (numbers beyond 1e308 become infinite and count as unreadable)." if np.isinf(values).any()
+               else "."), file=filename, column=str(col), details={"wide_integers": int(wide.sum())}))
+    return notes
 
 
 def _blank_as_missing(df: pd.DataFrame) -> pd.DataFrame:

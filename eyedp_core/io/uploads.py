@@ -29,23 +29,31 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.asc import looks_like_asc
-from eyedp_core.io.errors import DataError, DataWarning, row_numbers
+from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
+from eyedp_core.io.gzipped import is_gzip, unpacked_head
 from eyedp_core.io.geometry import PRESETS, UNIT_LABELS, UNITS, Geometry
 from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.images import decode_image
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
 from eyedp_core.io.roles import (FEATURES_KEY, KINDS, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
                                  Y_UP_KEY, Role, guess_mapping, guess_notes, guess_time_unit)
-from eyedp_core.io.text import MAX_COLUMNS, parse_table, unpack
+from eyedp_core.io.text import MAX_COLUMNS, _check_size, parse_table
 from eyedp_core.io.validate import canonical_table, check_lengths
 from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
 
 __all__ = list(UPLOADS)
 
 # Limits of the web page (a library call has none unless it asks). The upload cap is Streamlit's
-# server.maxUploadSize in .streamlit/config.toml (keep the two equal); a gzip upload may unpack to 1 GiB.
-MAX_UPLOAD_BYTES = 200 * 2**20
-MAX_UNPACKED_BYTES = 2**30
+# server.maxUploadSize in .streamlit/config.toml, in MB: its uploader refuses files over maxUploadSize x 1,000,000
+# bytes (x 1,048,576 on Windows, where this check then refuses them with a message), so keep the two equal.
+MAX_UPLOAD_BYTES = 200 * MEGABYTE
+# A gzip upload may unpack to 1 GB (a 5-million-row export; the 279 MB uniss_fgd Tobii export is 26 MB packed).
+# It is unpacked as a stream and counted, never held whole, so memory follows the parsed table, not the packed
+# size, and a small file that unpacks to more (a gzip bomb) is refused after at most this much unpacking.
+MAX_UNPACKED_BYTES = 1000 * MEGABYTE
+# A table's line holds one row; a wide feature table (5,000 columns of 20-digit numbers) needs 100 kB. A longer
+# line would reach the page's preview as one cell of that size.
+MAX_LINE_BYTES = MEGABYTE
 # Five million samples is 4.6 h at 300 Hz or 83 min at 1000 Hz.
 MAX_ROWS = 5_000_000
 # 12 MP covers a 4K screenshot (8.3 MP); decoded as RGB it takes 36 MB of memory. No side may exceed
@@ -55,20 +63,23 @@ MAX_IMAGE_SIDE = 16_384
 # A feature table whose shortest recording is below this fraction of the longest gets a warning.
 MIN_LENGTH_RATIO = 0.5
 WEB_LIMITS: dict[str, int] = {"max_bytes": MAX_UPLOAD_BYTES, "max_unpacked": MAX_UNPACKED_BYTES,
-                              "max_rows": MAX_ROWS}
+                              "max_rows": MAX_ROWS, "max_line": MAX_LINE_BYTES}
+# The first unpacked bytes peek_format reads to tell an ASC recording from a table.
+PEEK_BYTES = 65536
 
 
 def read_table(data: bytes, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,
-               max_rows: int | None = None, usecols: list[str] | None = None, nrows: int | None = None,
-               chunk_rows: int | None = None,
+               max_rows: int | None = None, max_line: int | None = None, usecols: list[str] | None = None,
+               nrows: int | None = None, chunk_rows: int | None = None,
                progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """CSV/TSV bytes (may be gzip) -> DataFrame indexed by spreadsheet row; DataError if unreadable.
 
-    No size or row limit unless given (the page passes WEB_LIMITS); more than MAX_COLUMNS columns are
-    refused before parsing. usecols/nrows read part of the table; chunk_rows + progress report progress.
+    No size, row or line-length limit unless given (the page passes WEB_LIMITS); more than MAX_COLUMNS columns
+    are refused before parsing. usecols/nrows read part of the table (a gzip file is unpacked only as far as
+    needed); chunk_rows + progress report progress.
     """
     return parse_table(data, filename, max_bytes=max_bytes, max_rows=max_rows, max_unpacked=max_unpacked,
-                       usecols=usecols, nrows=nrows, chunk_rows=chunk_rows, progress=progress)
+                       max_line=max_line, usecols=usecols, nrows=nrows, chunk_rows=chunk_rows, progress=progress)
 
 
 def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str, *,
@@ -112,11 +123,17 @@ def to_csv_bytes(df: pd.DataFrame) -> bytes:
 
 def peek_format(data: bytes, filename: str, *, max_bytes: int | None = None,
                 max_unpacked: int | None = None) -> str:
-    """Uploaded bytes -> 'eyelink_asc' for an EyeLink ASC file, else 'table'; DataError for an EDF."""
-    raw = unpack(data, filename, max_bytes, max_unpacked)
+    """Uploaded bytes -> 'eyelink_asc' for an EyeLink ASC file, else 'table'; DataError for an EDF.
+
+    Reads the first PEEK_BYTES only. With max_unpacked, a gzip file is also unpacked to its end piece by piece
+    and counted, not kept, so one that unpacks to more is refused here in bounded memory."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DataError("the upload is not a file's bytes.", file=filename, expected="bytes")
+    _check_size(len(data), filename, max_bytes)
+    raw = unpacked_head(data, filename, PEEK_BYTES, max_unpacked) if is_gzip(data) else bytes(data[:PEEK_BYTES])
     if raw.startswith(b"SR_RESEARCH"):
         raise DataError("this is an EyeLink EDF file (binary), which EyeDP does not read: convert it with SR "
                         "Research's edf2asc (samples and events) and upload the .asc file.", file=filename,
                         expected="an EyeLink ASC text file")
-    head = raw[:65536].decode("utf-8", errors="replace").lstrip("\ufeff")
+    head = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     return "eyelink_asc" if looks_like_asc(head) else "table"

@@ -19,7 +19,7 @@ import numpy as np
 from eyedp_core.dp import mechanisms
 from eyedp_core.dp.mechanisms import Calibration, tex_number
 from eyedp_core.timeseries.k import fpa_noise_variance
-from eyedp_core.timeseries.sensitivity import chunk_lengths, diff_l2_public, l2_public
+from eyedp_core.timeseries.sensitivity import chunk_lengths, dcfpa_kept_l1, diff_l2_public, l2_public
 
 __all__ = [
     "NORMS",
@@ -197,14 +197,30 @@ def fpa_calibration(
     else:
         d_tex = ""
     lam = float(fpa_scale(n, k, sensitivity, epsilon, norm))
+    formula = _LAMBDA_TEX[norm]
+    if difference and d_tex:
+        # Public bounds: the kept parameters may move far less than the generic √(kn)·Δ2(d) (at k = 1 only
+        # Σd = x_n is kept, which moves by R): use the smaller of the two L1 bounds (§4).
+        c = float(norm_factor(n, norm))
+        generic = c * math.sqrt(k * n) * float(sensitivity)
+        direct = c * dcfpa_kept_l1(n, min(k, n // 2 + 1), float(value_range), increment_bound)
+        if direct < generic:
+            lam = direct / float(epsilon)
+            sensitivity = direct
+            formula = r"\lambda = \min\!\big(c\sqrt{k\,n}\,\Delta_2(d),\ \Delta_1^{\text{kept}}\big)/\varepsilon"
+            d_tex += (rf"c\sqrt{{k n}}\,\Delta_2(d) = {tex_number(generic)},\ \Delta_1^{{\text{{kept}}}} = "
+                      rf"{tex_number(direct)}\ (\text{{smaller}});\ ")
     lam_backward = lam / float(norm_factor(n, norm))
     var = float(fpa_noise_variance(n, min(k, n // 2 + 1), lam_backward))
     root = {"backward": f"{k}\\cdot {n}", "ortho": f"{k}", "forward": f"{k}/{n}"}[norm]
-    plugged = (
-        d_tex
-        + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
-        + rf" = {tex_number(lam)}"
-    )
+    if formula is _LAMBDA_TEX[norm]:
+        plugged = (
+            d_tex
+            + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
+            + rf" = {tex_number(lam)}"
+        )
+    else:
+        plugged = d_tex + rf"\lambda = {tex_number(sensitivity)} / {tex_number(epsilon)} = {tex_number(lam)}"
     what = "difference signal" if difference else "series"
     note = (
         f"Lap(λ) on Re and Im of the first {k} rfft bins of the {what} (norm='{norm}'); "
@@ -223,7 +239,7 @@ def fpa_calibration(
         epsilon=float(epsilon),
         delta=0.0,
         sensitivity=float(sensitivity),
-        formula_tex=_LAMBDA_TEX[norm],
+        formula_tex=formula,
         plugged_tex=plugged,
         guarantee="ε-DP (pure) per invocation",
         note=note,

@@ -18,6 +18,7 @@ import numpy as np
 
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.timeseries.calibration import fpa_scale, lpa_scale
+from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
 from eyedp_core.timeseries.k import (dcfpa_noise_basis, parseval_weights, prefix_quadratic,
                                      reconstruction_errors)
 
@@ -104,9 +105,11 @@ def dcfpa_errors(
     eps: np.ndarray,
     z_re: np.ndarray,
     z_im: np.ndarray,
+    increment_ratio: np.ndarray | None = None,
 ) -> np.ndarray:
     """Chunks of x and of d (Rec, F, C, n), Δ2(d) (F, C), k (E, F, C), ε (E,), standard noise
-    (R, Rec, F, C, ≥kmax) in, DCFPA Σ_t err² summed over chunks (E, R, Rec, F) out."""
+    (R, Rec, F, C, ≥kmax) [, B/R (F, C) under public bounds] in, DCFPA Σ_t err² summed over chunks (E, R, Rec, F)
+    out. With public bounds λ is the smaller of the generic and the kept-coefficient bound (§4)."""
     n = xrows.shape[-1]
     runs = z_re.shape[0]
     kmax = int(k.max())
@@ -132,6 +135,8 @@ def dcfpa_errors(
     out = np.empty((eps.size, runs) + xrows.shape[:2])
     for e in range(eps.size):
         lam = fpa_scale(n, k[e], d2, eps[e])
+        if increment_ratio is not None:
+            lam = lam * dcfpa_kept_ratio(n, k[e], increment_ratio)
         pos = np.searchsorted(k_set, k[e])
         if np.all(pos == pos.flat[0]):  # the usual case (public k rule): plain slicing
             i = int(pos.flat[0])

@@ -32,6 +32,7 @@ from eyedp_core.timeseries.sensitivity import (
     chunk_differences,
     clamp,
     clip_increments,
+    dcfpa_kept_ratio,
     diff_l2_public,
     empirical_chunk_sensitivity,
     empirical_sensitivity,
@@ -97,6 +98,28 @@ class SweepResult:
     per_feature: pd.DataFrame
 
 
+# Seconds per mechanism label on the bundled sample's size (60 recordings × 48 features × T = 600 = 1.728e6
+# values) on the reference two-core machine: (fixed, per draw). Measured with bench/ts_panels.py's core sweep
+# at 1 and 20 draws; the larger of repeated measurements, so the estimate errs on the long side.
+_SWEEP_SECONDS = {"LPA": (0.16, 0.05), "FPA": (0.15, 0.01), "CFPA-32": (0.35, 0.10), "CFPA-64": (0.32, 0.07),
+                  "CFPA-128": (0.24, 0.05), "DCFPA-32": (0.63, 0.20), "DCFPA-64": (0.48, 0.09),
+                  "DCFPA-128": (0.40, 0.04)}
+_SWEEP_VALUES = 60 * 48 * 600
+
+
+def estimated_sweep_seconds(shape: tuple[int, ...], labels: Sequence[str], spec: SweepSpec) -> float:
+    """Series shape (recordings, F, T), mechanism labels and the sweep spec in, an estimate of the sweep's wall
+    time on the reference machine out (linear in values and draws; the oracle rule's extra pass included)."""
+    size = float(np.prod(shape)) / _SWEEP_VALUES
+    total = 0.0
+    for label in labels:
+        mech, chunk = parse_label(label)
+        key = label if label in _SWEEP_SECONDS else (f"{mech.value}-32" if chunk else mech.value)
+        fixed, per_run = _SWEEP_SECONDS.get(key, (0.6, 0.2))
+        total += (fixed + per_run * spec.runs) * (2.0 if spec.k_rule == "oracle" else 1.0)
+    return total * size * max(1, len(spec.epsilons)) / 10.0
+
+
 # --------------------------------------------------------------------------------------------
 # choice of k inside the sweep
 
@@ -114,6 +137,7 @@ def _choose_k(
     fixed_k: int,
     signal_fraction: float,
     decay: float,
+    increment_ratio: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rule, chunk length n, recordings, the oracle's Σ_rec RE (F, C, nb) (None for the other rules), Δ2 (F, C),
     ranges (F,), ε (E,) in, k (E, F, C)."""
@@ -123,9 +147,10 @@ def _choose_k(
         return np.full((e_count, f_count, c_count), min(int(fixed_k), nb), dtype=int)
     if rule == "public":
         out = np.empty((e_count, f_count, c_count), dtype=int)
-        rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R matters
-        for val in np.unique(np.round(rel, 12)):  # public bounds: one value per chunk length
-            mask = np.isclose(rel, val, rtol=0, atol=1e-12)
+        rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R (and DCFPA's B/R) matters
+        beta = np.ones_like(rel) if increment_ratio is None else np.asarray(increment_ratio, dtype=float)
+        for val, b in set(zip(np.round(rel, 12).ravel().tolist(), np.round(beta, 12).ravel().tolist())):
+            mask = np.isclose(rel, val, rtol=0, atol=1e-12) & np.isclose(beta, b, rtol=0, atol=1e-12)
             kk = public_k(
                 n,
                 epsilon=eps,
@@ -134,6 +159,7 @@ def _choose_k(
                 signal_fraction=signal_fraction,
                 decay=decay,
                 difference=difference,
+                increment_ratio=None if increment_ratio is None else float(b),
             )
             out[:, mask] = np.asarray(kk)[:, None]
         return out
@@ -141,7 +167,10 @@ def _choose_k(
         raise ValueError(f"k_rule must be one of {K_RULES}, got {rule!r}")
     # Expected error per (feature, chunk position) from the private data: tuned on private data.
     h = noise_unit_error(n, difference)  # (nb,)
-    cost = re_sum[None] + n_rec * h * (d2[None, :, :, None] ** 2) / (eps[:, None, None, None] ** 2)
+    d2k = d2[None, :, :, None] ** 2
+    if increment_ratio is not None:  # DCFPA under public bounds: λ from the smaller L1 bound, per k
+        d2k = d2k * dcfpa_kept_ratio(n, np.arange(1, n // 2 + 2)[None, None, :], increment_ratio[:, :, None])[None] ** 2
+    cost = re_sum[None] + n_rec * h * d2k / (eps[:, None, None, None] ** 2)
     return np.argmin(cost, axis=-1) + 1
 
 
@@ -226,6 +255,7 @@ class _Part:
     n: int
     d2: np.ndarray  # (F, Cp)
     k: np.ndarray  # (E, F, Cp)
+    increment_ratio: np.ndarray | None = None  # (F, Cp) B/R for DCFPA under public bounds
 
 
 def _sources(data: SweepData, rec: slice, chunk: int, difference: bool,
@@ -264,10 +294,14 @@ def _fft_parts(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spe
             d2 = np.broadcast_to(diff_l2_public(n, rng_f[:, None], bb), (n_feat, pos.size))
         else:
             d2 = np.broadcast_to(l2_public(n, rng_f[:, None]), (n_feat, pos.size))
+        beta = None
+        if difference and spec.sensitivity != "data-derived":
+            beta = np.ones((n_feat, pos.size)) if b_f is None else np.broadcast_to(
+                np.minimum(b_f / rng_f, 1.0)[:, None], (n_feat, pos.size))
         kk = _choose_k(spec.k_rule, n, n_rec, None if re_sum is None else re_sum[i], d2, rng_f, eps_inv,
                        difference=difference, fixed_k=spec.k, signal_fraction=spec.signal_fraction,
-                       decay=spec.decay)
-        parts.append(_Part(i, n, d2, kk))
+                       decay=spec.decay, increment_ratio=beta)
+        parts.append(_Part(i, n, d2, kk, beta))
     return parts
 
 
@@ -302,7 +336,7 @@ def _fft_error_blocks(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarr
         for p, (z_re, z_im) in zip(parts, z):
             (part, _), (xpart, _) = chunks[p.index]
             if difference:
-                err += dcfpa_errors(xpart, part, p.d2, p.k, eps_inv, z_re, z_im)
+                err += dcfpa_errors(xpart, part, p.d2, p.k, eps_inv, z_re, z_im, p.increment_ratio)
             else:
                 err += fft_errors(part, p.d2, p.k, eps_inv, z_re, z_im)
         yield rec, err
@@ -459,3 +493,25 @@ def utility_sweep(
     result = sweep_utility(x, bounds, spec, rng=rng, mechanisms=mechanisms, features=features,
                            progress=progress)
     return (result.table, result.per_feature) if features is not None else result.table
+
+
+def crossing_sentences(table: pd.DataFrame, mode: str, target_db: float = 0.0) -> list[str]:
+    """Sweep table and accounting mode in, one sentence per mechanism out: the ε (log-interpolated between the
+    sweep's points) at which its utility first reaches target_db, or that it does not within the swept range."""
+    out = []
+    part = table[table["mode"] == mode]
+    for label, d in part.groupby("mechanism", sort=False):
+        d = d.sort_values("epsilon")
+        eps, db = d["epsilon"].to_numpy(float), d["utility_db"].to_numpy(float)
+        hit = np.flatnonzero(db >= target_db)
+        if hit.size == 0:
+            out.append(f"{label}: below {target_db:g} dB up to ε = {eps[-1]:.3g} (best {db.max():+.1f} dB); more "
+                       "ε, fewer features or a release form with a smaller sensitivity would be needed.")
+        elif hit[0] == 0:
+            out.append(f"{label}: at or above {target_db:g} dB over the whole range (from ε = {eps[0]:.3g}).")
+        else:
+            i = hit[0]
+            frac = (target_db - db[i - 1]) / (db[i] - db[i - 1])
+            star = float(10 ** (np.log10(eps[i - 1]) + frac * (np.log10(eps[i]) - np.log10(eps[i - 1]))))
+            out.append(f"{label}: reaches {target_db:g} dB from ε ≈ {star:.3g}.")
+    return out

@@ -17,6 +17,7 @@ import pandas as pd
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.sensitivity import (
+    dcfpa_kept_ratio,
     as_float_series,
     chunk_differences,
     chunk_lengths,
@@ -157,6 +158,7 @@ class _Group:
     n: int
     d2: np.ndarray  # (S, C_g) L2 sensitivity per chunk
     chunk_index: np.ndarray  # positions of these chunks in the series
+    increment_ratio: np.ndarray | None = None  # (S, 1) B/R: DCFPA under public bounds (λ uses the kept bound)
 
 
 def _groups(
@@ -184,11 +186,14 @@ def _groups(
             arr = clip_increments(arr, size, increment_bound)
     lengths = chunk_lengths(t, size)
     c = lengths.size
+    beta = None
     if sensitivity is None:
         r = value_range(bounds, lead)[..., None]
         if mech is Mech.DCFPA:
             b = None if increment_bound is None else row_param(increment_bound, lead, "B")[..., None]
             d2 = np.broadcast_to(diff_l2_public(lengths, r, b), lead + (c,))
+            beta = np.ones(lead + (1,)) if b is None else np.minimum(np.broadcast_to(b, r.shape) / r, 1.0)
+            beta = np.asarray(beta, dtype=float).reshape(-1, 1)
         else:
             d2 = np.broadcast_to(l2_public(lengths, r), lead + (c,))
     else:
@@ -199,10 +204,10 @@ def _groups(
     groups = []
     if full:
         body = arr[:, : full * size].reshape(arr.shape[0], full, size)
-        groups.append(_Group(body, size, d2[:, :full], np.arange(full)))
+        groups.append(_Group(body, size, d2[:, :full], np.arange(full), beta))
     if full < c:
         tail = arr[:, full * size :][:, None, :]
-        groups.append(_Group(tail, int(lengths[-1]), d2[:, -1:], np.array([c - 1])))
+        groups.append(_Group(tail, int(lengths[-1]), d2[:, -1:], np.array([c - 1]), beta))
     return groups, c
 
 
@@ -241,7 +246,12 @@ def expected_error_curve(
         re_all = dcfpa_reconstruction_errors(g.rows) if difference else reconstruction_errors(g.rows)
         recon += re_all[..., idx].sum(axis=(0, 1)) / s_rows
         h = noise_unit_error(g.n, difference=difference)[idx]
-        pert += float((g.d2**2).sum()) / s_rows / float(epsilon) ** 2 * h
+        if g.increment_ratio is None:
+            pert += float((g.d2**2).sum()) / s_rows / float(epsilon) ** 2 * h
+        else:  # DCFPA under public bounds: λ from the smaller of the two L1 bounds, per k
+            rho = dcfpa_kept_ratio(g.n, (idx + 1)[None, :], g.increment_ratio)  # (S, K)
+            d2sq = (g.d2**2).sum(axis=1)[:, None] * rho**2
+            pert += d2sq.sum(axis=0) / s_rows / float(epsilon) ** 2 * h
     return pd.DataFrame(
         {
             "k": ks,
@@ -288,8 +298,12 @@ def public_k(
     decay: float = 2.0,
     difference: bool = False,
     increment_bound: float | None = None,
+    increment_ratio: float | None = None,
 ) -> np.ndarray | int:
     """Chunk length n, per-invocation ε (scalar or array) in, data-independent k minimising a prior error out.
+
+    DCFPA under public bounds (sensitivity None, or increment_ratio = B/R given with a public Δ2/R) uses the
+    λ actually drawn: the smaller of the generic and the kept-coefficient bound (§4).
 
     Why this rule: the error trade-off RE(k) vs h(k)·Δ2²/ε² has a data-free half (noise) and a
     data half (RE). We replace RE by its expectation under a PUBLIC prior: the series' variance is
@@ -312,7 +326,13 @@ def public_k(
     tail = np.concatenate([np.cumsum(prior[::-1])[::-1], [0.0]]) / total
     re = n * (signal_fraction * r) ** 2 * tail
     eps = np.asarray(epsilon, dtype=float)
-    cost = re + noise_unit_error(n, difference)[None, :] * (d2**2) / (eps.reshape(-1, 1) ** 2)
+    ratio = None
+    if difference and sensitivity is None:
+        ratio = 1.0 if increment_bound is None else min(float(increment_bound), r) / r
+    elif difference and increment_ratio is not None:
+        ratio = float(increment_ratio)
+    d2k = d2 * (dcfpa_kept_ratio(n, np.arange(1, nb + 1), ratio) if ratio is not None else 1.0)
+    cost = re + noise_unit_error(n, difference)[None, :] * (d2k**2) / (eps.reshape(-1, 1) ** 2)
     k = np.argmin(cost, axis=1) + 1
     return int(k[0]) if eps.ndim == 0 else k.reshape(eps.shape)
 

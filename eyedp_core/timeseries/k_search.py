@@ -14,6 +14,7 @@ import numpy as np
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.calibration import fpa_scale
 from eyedp_core.timeseries.errors import standard_noise
+from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
 from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.k import (
     _BLOCK_ELEMS,
@@ -105,6 +106,8 @@ def optimal_k(
         s_rows, c_g = g.rows.shape[:2]
         idx = _k_index(ks, n)
         lam = np.asarray(fpa_scale(n, idx + 1, g.d2[..., None], epsilon))  # (S, C_g, K)
+        if g.increment_ratio is not None:  # DCFPA under public bounds: the λ actually drawn (§4)
+            lam = lam * dcfpa_kept_ratio(n, (idx + 1)[None, None, :], g.increment_ratio[:, :, None])
         # Standard Lap(1) Re/Im draws through dp.noise (Im of DC and Nyquist zero), shared by every k.
         z_re, z_im = standard_noise(rng, (runs, s_rows, c_g, nb), n)
         if as_mech(method) is Mech.DCFPA:

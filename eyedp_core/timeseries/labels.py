@@ -15,6 +15,7 @@ __all__ = [
     "STANDARD_CHUNKS",
     "STEIL",
     "SWEEP_LABELS",
+    "DEFAULT_SWEEP_LABELS",
     "as_mech",
     "label",
     "parse_label",
@@ -28,6 +29,9 @@ STANDARD_CHUNKS: tuple[int, ...] = (32, 64, 128)
 SWEEP_LABELS: tuple[str, ...] = tuple(
     m.label(c) for m in TIME_SERIES for c in (STANDARD_CHUNKS if m.info.chunked else (None,))
 )
+# The sweep's default: one chunk size per chunked mechanism. The 64- and 128-window variants lie between
+# FPA and the 32-window ones and double the wait (bench/bench_timeseries.py, "utility vs ε").
+DEFAULT_SWEEP_LABELS: tuple[str, ...] = ("LPA", "FPA", "CFPA-32", "DCFPA-32")
 
 # Every spelling a stored or typed name may take: the value ("Steil (published)"), the member name
 # ("STEIL_PUBLISHED") and its dashed form ("steil-published"), all compared in lower case.

@@ -7,6 +7,8 @@ leading axis (participants, features, recordings) is a batch of independent seri
 
 from __future__ import annotations
 
+import functools
+
 from typing import Literal
 
 import numpy as np
@@ -21,6 +23,8 @@ __all__ = [
     "clip_increments",
     "diff_l1_public",
     "diff_l2_public",
+    "dcfpa_kept_l1",
+    "dcfpa_kept_ratio",
     "empirical_chunk_sensitivity",
     "empirical_sensitivity",
     "float_series",
@@ -184,6 +188,63 @@ def diff_l2_public(
     r = np.asarray(value_range, dtype=float)
     b = _increment(r, increment_bound)
     return np.sqrt(r**2 + 4.0 * (n - 1.0) * b**2)
+
+
+@functools.lru_cache(maxsize=512)
+def _kept_l1_prefix(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chunk length n -> per kept bin count k = 1 … ⌊n/2⌋+1 (backward DFT of the differences d = D·x):
+    (entrywise L1 norm of the kept rows of A·D, of A's first column, of A's other columns)."""
+    t = np.arange(n)
+    rows = []
+    for j in range(n // 2 + 1):
+        ang = 2.0 * np.pi * j * t / n
+        part = [np.cos(ang)]
+        if 0 < j and 2 * j != n:  # DC and Nyquist are real: no imaginary parameter
+            part.append(-np.sin(ang))
+        rows.append(np.array(part))
+    x_l1, first, rest = [], [], []
+    for a in rows:
+        # A·D in x-space: column t of A·D is A[:, t] − A[:, t+1] (last column A[:, n−1]).
+        ad = np.concatenate([a[:, :-1] - a[:, 1:], a[:, -1:]], axis=1)
+        x_l1.append(np.abs(ad).sum())
+        first.append(np.abs(a[:, 0]).sum())
+        rest.append(np.abs(a[:, 1:]).sum())
+    out = tuple(np.cumsum(v) for v in (x_l1, first, rest))
+    for v in out:
+        v.setflags(write=False)
+    return out  # type: ignore[return-value]
+
+
+def dcfpa_kept_l1(n: int, k: int, value_range: float, increment_bound: float | None = None) -> float:
+    """Chunk length n, kept bins k, range R, optional increment bound B in, a direct bound on the L1
+    sensitivity of DCFPA's kept real Fourier parameters (backward DFT of the differences) out.
+
+    By the triangle inequality ‖Δθ‖₁ ≤ Σ_t |Δv_t|·‖M[:, t]‖₁ for θ = M·v. Without clipping (B ≥ R or none) the
+    kept parameters are a linear map A·D of the clamped chunk x (|Δx_t| ≤ R): R·‖A·D‖₁. With clipped
+    increments they are A of the differences (|Δd_1| ≤ R, |Δd_t| ≤ 2B): R·‖A[:, 0]‖₁ + 2B·‖A[:, 1:]‖₁. At
+    k = 1 the only kept parameter is Σd = x_n, so the bound is exactly R (docs/PRIVACY_MODEL.md §4).
+    """
+    n, k = int(n), int(k)
+    if not 1 <= k <= n // 2 + 1:
+        raise ValueError(f"k must lie in 1 … {n // 2 + 1} for n = {n}, got {k}")
+    r = float(value_range)
+    b = r if increment_bound is None else min(float(increment_bound), r)
+    x_l1, first, rest = _kept_l1_prefix(n)
+    if b >= r:
+        return float(r * x_l1[k - 1])
+    return float(r * first[k - 1] + 2.0 * b * rest[k - 1])
+
+
+def dcfpa_kept_ratio(n: int, k: np.ndarray | int, increment_ratio: float | np.ndarray = 1.0) -> np.ndarray:
+    """Chunk length n, kept bins k (array), B/R in, min(1, direct / generic) out: the factor by which DCFPA's
+    λ under public bounds is below the generic √(kn)·Δ2(d)/ε (it does not depend on R or the FFT norm)."""
+    n = int(n)
+    kk = np.minimum(np.asarray(k, dtype=int), n // 2 + 1)
+    beta = np.minimum(np.asarray(increment_ratio, dtype=float), 1.0)
+    x_l1, first, rest = _kept_l1_prefix(n)
+    direct = np.where(beta >= 1.0, x_l1[kk - 1], first[kk - 1] + 2.0 * beta * rest[kk - 1])
+    generic = np.sqrt(kk * float(n)) * np.sqrt(1.0 + 4.0 * (n - 1.0) * beta**2)
+    return np.minimum(1.0, direct / generic)
 
 
 # --------------------------------------------------------------------------------------------

@@ -134,3 +134,24 @@ def test_opens_on_the_person_total_and_looks_right_after_moves(page, app_url, sh
     page.wait_for_selector('[data-testid="stDataFrame"]', timeout=60_000)  # the fragment re-run draws it
     _no_exception(page)
     harness.screenshot(page, str(shots / f"time_series_{width}_table.png"), width=width)
+
+
+def test_release_forms_and_ab_views_in_the_browser(page, app_url, shots):
+    """Release forms: the crossing sentence and its chart; Compare A/B: two more series and the one-sentence
+    difference."""
+    page.goto(f"{app_url}/time_series")
+    harness.wait_idle(page, 120_000)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("radio", name="Release forms", exact=True).click()
+    harness.wait_idle(page, 120_000)
+    _no_exception(page)
+    main.get_by_text("Smallest ε per person reaching 0 dB").first.wait_for(timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() >= 1
+    harness.screenshot(page, str(shots / "time_series_forms.png"))
+    main.get_by_role("radio", name="Compare A/B", exact=True).click()
+    harness.wait_idle(page, 120_000)
+    _no_exception(page)
+    main.get_by_text("more utility than A").first.wait_for(timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stImage\"] img')"
+                           ".length >= 3", timeout=60_000)
+    harness.screenshot(page, str(shots / "time_series_ab.png"))

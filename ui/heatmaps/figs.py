@@ -51,19 +51,23 @@ def overlay_figure(uri: str, width: int, height: int, display_w: int, vmax: floa
 
 
 def curves_figure(summary: pd.DataFrame, current_eps: float, mse_unit: str) -> go.Figure:
-    """summarize_curves table and the current ε -> CC and MSE versus ε with ±1 sd bands (Liu Figure 3)."""
+    """summarize_curves table and the current ε -> CC (and hot spots kept, dashed, when the table has them) and MSE
+    versus ε with ±1 sd bands (Liu Figure 3)."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("Correlation with the clean heatmap (CC)", "Mean squared error (MSE)"))
+                        subplot_titles=("CC (solid) and hot spots kept (dashed)", "Mean squared error (MSE)"))
     for i, (mech, g) in enumerate(summary.groupby("mechanism", sort=False)):
         g = g.sort_values("eps")
         name = MECH_LABEL.get(Family(mech), mech)
         color = theme.color_for(name)
         x = g["eps"].to_numpy()
         _band(fig, x, g["cc_mean"].to_numpy(), g["cc_sd"].to_numpy(), name, color, 1, 1, True)
+        if "kept_mean" in g and g["kept_mean"].notna().any():
+            _band(fig, x, g["kept_mean"].to_numpy(), g["kept_sd"].to_numpy(), f"{name}: hot spots kept", color, 1, 1,
+                  True, dash="dash")
         _band(fig, x, g["mse_mean"].to_numpy(), g["mse_sd"].to_numpy(), name, color, 1, 2, False)
     move_eps_marker(fig, current_eps)
     fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])
-    fig.update_yaxes(title_text="CC (1 = identical)", range=[-0.1, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="CC / share of hot spots kept", range=[-0.1, 1.05], row=1, col=1)
     fig.update_yaxes(title_text=f"MSE ({mse_unit}², log)", type="log", dtick=1, row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
     return theme.style(fig, 420)
@@ -180,7 +184,7 @@ def plan_figure(plan: pd.DataFrame, n_now: int) -> go.Figure:
     for c in (1, 2):
         fig.add_vline(x=n_now, line=dict(color=theme.MUTED, dash="dot"), row=1, col=c)
     fig.update_xaxes(type="log", title_text="hypothetical observers N (log scale)", dtick=1)
-    fig.update_yaxes(title_text="CC (1 = identical)", range=[-0.1, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="CC / share of hot spots kept", range=[-0.1, 1.05], row=1, col=1)
     fig.update_yaxes(type="log", title_text="σ per cell (log)", dtick=1, row=1, col=2)
     fig.update_layout(margin=dict(t=80))
     return theme.style(fig, 400, "PLANNING ONLY — not a privacy guarantee for the observers at hand")

@@ -13,7 +13,7 @@ from eyedp_core.heatmaps import attacks, cap, maps, preview, release
 from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_surface, observers_needed
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
-from ui.heatmaps import figs, view
+from ui.heatmaps import figs, targets, view
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
@@ -22,6 +22,8 @@ PANELS = {
     "calculator": "Noise calculator",
     "attack": "Difference attack",
     "planning": "Planning",
+    "target": "Target finder",
+    "compare": "Compare A/B",
 }
 DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
 M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
@@ -43,23 +45,26 @@ def _delta_rule(key: str, ctx: view.Context) -> str:
 def curves_panel(ctx: view.Context) -> None:
     """CC and MSE versus ε for Gaussian and Laplace noise with ±1 sd bands over R draws (Liu Figure 3)."""
     st.markdown("Each point is the mean over **R** seeded noisy heatmaps at that ε (band: ±1 standard "
-                "deviation), compared with the clean heatmap after the same smoothing. δ, the caps, the grid "
-                "and the kernel are the ones chosen above; the dotted line marks the current ε.")
+                "deviation), compared with the clean heatmap after the same smoothing: CC (solid) and the share "
+                "of hot spots kept (dashed: the clean map's top cells still among the noisy map's top cells). δ, "
+                "the caps, the grid and the kernel are the ones chosen above; the dotted line marks the current ε.")
     R = st.columns([1, 2])[0].slider("Repeated draws R per ε", 10, 300, 100, 10, key="hm_R",
                                      help="More draws give smoother bands and take longer (computed once, then "
                                           "cached).")
     eps_list = tuple(log_values(0.1, 10.0, 5))
     bar = st.progress(0.0, text=f"Drawing {R} noisy heatmaps at each of {len(eps_list)} ε values…")
-    df, notes = view.curve_table(ctx, eps_list, R,
+    q = targets.q_value()
+    df, notes = view.curve_table(ctx, eps_list, R, q,
                                  progress=lambda done: bar.progress(min(max(float(done), 0.0), 1.0),
                                                                     text=f"Drawing noisy heatmaps… {done:.0%}"))
     bar.empty()
-    summary, fig = _curves_figure(ctx, eps_list, R, df)
+    summary, fig = _curves_figure(ctx, eps_list, R, q, df)
     st.plotly_chart(figs.move_eps_marker(fig, ctx.epsilon), key="hm_curves_chart", theme=None)
     st.caption(f"Gaussian: {ctx.method} calibration; Laplace: scale b = Δ₁/ε. {len(eps_list)} ε values × R = "
                f"{R} draws per mechanism; δ = {fmt_num(ctx.delta)}. Unlike the paper's Figure 3 (5 observers "
                f"replicated to 50 000, which gives them no privacy), these curves use the real n = "
-               f"{ctx.n_observers}.")
+               f"{ctx.n_observers}. Hot spots: the top {100 * q:g} % of cells (q is set in the Target finder), over R "
+               "further draws.")
     for note in notes:
         st.caption(note)
     with st.expander("Table of the curves"):
@@ -70,12 +75,12 @@ def curves_panel(ctx: view.Context) -> None:
 CURVES_FIG = "eyedp_hm_curves_figure"  # this session's last ε-curves figure (not an hm_ key: not a setting)
 
 
-def _curves_figure(ctx: view.Context, eps_list: tuple[float, ...], R: int,
+def _curves_figure(ctx: view.Context, eps_list: tuple[float, ...], R: int, q: float,
                    df: pd.DataFrame) -> tuple[pd.DataFrame, "figs.go.Figure"]:
     """The ε-curves summary and figure, kept per session for the curve parameters: an ε move only moves the
     figure's marker (figs.move_eps_marker) instead of rebuilding subplots and bands."""
     k = (ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px, eps_list, ctx.delta, ctx.method, R,
-         ctx.preview_seed, ctx.short_unit)
+         ctx.preview_seed, ctx.short_unit, q)
     held = st.session_state.get(CURVES_FIG)
     if held is None or held[0] != k:
         summary = summarize_curves(df)
@@ -160,6 +165,10 @@ def cap_panel(ctx: view.Context) -> None:
         elif choice and choice.how == "dp" and choice.is_value(ctx.weight, ctx.cap_m):
             st.info(f"m = {choice.m:g} was chosen privately on other data ('{choice.source.stimulus_name}'); its "
                     "ε was charged to the observers it read, not to these.", icon=":material/info:")
+    fixed = st.select_slider(f"Fixed public m the private choice competes with ({ctx.short_unit})",
+                             cap.PUBLIC_CAPS[ctx.weight], value=cap.PUBLIC_CAPS[ctx.weight][0] if ctx.weight == "count"
+                             else 0.5, key=f"hm_fixed_m_{ctx.weight}")
+    targets.cap_comparison_block(ctx, float(bound), float(eps_sel), method, float(fixed))
     if st.session_state.pop(LEDGER_CHANGED, False):
         st.rerun()  # a full run, so that the sidebar's "Privacy spent" shows the new entry
 
@@ -299,4 +308,4 @@ def planning_panel(ctx: view.Context) -> None:
 
 
 RUNNERS = {"curves": curves_panel, "cap": cap_panel, "calculator": calculator_panel, "attack": attack_panel,
-           "planning": planning_panel}
+           "planning": planning_panel, "target": targets.target_panel, "compare": targets.compare_panel}

@@ -3,14 +3,15 @@
 Two parts: the clean overlay with the colour bar and grid caption (cell size, kernel, caps), and the noisy overlay
 with the metrics (every setting); each writes its lower half into a container the page made under both images.
 
-Headline metrics (CC, NMSE, MSE, KL, SIM) come with every move; the earth mover's distance, a linear program,
+Headline metrics (CC, hot spots kept, NMSE, MSE, KL, SIM) come with every move; the earth mover's distance, a linear program,
 is computed only when asked for."""
 from __future__ import annotations
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from ui.heatmaps import images, view
+from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
+from ui.heatmaps import images, targets, view
 from ui.heatmaps.settings import MECHS
 from ui.widgets import fmt_num
 
@@ -58,6 +59,11 @@ def _metrics(ctx: view.Context) -> None:
     row = st.container(horizontal=True, gap="large", horizontal_alignment="distribute")
     mc = [row] * 6
     mc[0].metric("CC", f"{met['cc']:.3f}", help="Pearson correlation with the clean heatmap (1 = identical).")
+    q = targets.q_value()
+    kept = met["hot_spots"] if q == DEFAULT_Q else hot_spots_kept(ctx.clean.smooth, ctx.preview.smooth, q)
+    row.metric("Hot spots kept", f"{100 * kept:.0f} %",
+               help=f"Share of the clean heatmap's top {100 * q:g} % of cells (its hot spots) that are also among the noisy "
+                    "heatmap's top cells (1 = every hot spot kept). q is set in the Target finder panel.")
     mc[1].metric("NMSE", f"{met['nmse']:.3g}",
                  help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")
     mc[2].metric("MSE", f"{met['mse']:.3g}", help=f"Mean squared difference per cell ({ctx.short_unit}²).")

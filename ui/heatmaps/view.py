@@ -98,19 +98,19 @@ def _curve_store() -> OrderedDict:
     return OrderedDict()
 
 
-def curve_table(ctx: "Context", eps_list: tuple[float, ...], R: int,
+def curve_table(ctx: "Context", eps_list: tuple[float, ...], R: int, q: float,
                 progress: Callable[[float], None] | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """Context, ε grid and draws R -> (tidy ε-curve table, notes) from seeded preview noise.
+    """Context, ε grid, draws R and the hot-spot share q -> (tidy ε-curve table, notes) from seeded preview noise.
 
     Cached on the tokens and parameters; `progress` is called only when the curves are computed."""
     store = _curve_store()
-    k = (ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px, eps_list, ctx.delta, ctx.method, R, ctx.preview_seed)
+    k = (ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px, eps_list, ctx.delta, ctx.method, R, ctx.preview_seed, q)
     if k in store:
         store.move_to_end(k)
         return store[k]
     df = curves.eps_curves(ctx.clean.agg, ctx.sensitivity, list(eps_list), ctx.delta,
                            np.random.default_rng(ctx.preview_seed), R=R, sigma_px=ctx.sigma_px, cell=ctx.cell_px,
-                           method=ctx.method, progress=progress)
+                           method=ctx.method, progress=progress, hot_spots_q=q)
     store[k] = (df, list(df.attrs.get("notes", [])))
     while len(store) > CURVE_CACHE_SIZE:
         store.popitem(last=False)

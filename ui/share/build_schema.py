@@ -26,8 +26,8 @@ SETTABLE = ("slider", "select_slider", "selectbox", "radio", "checkbox", "toggle
             "multiselect", "button_group", "text_area")
 # Selectors whose options show other widgets: each raw option is visited so those widgets are found too.
 PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
-    "hm_panel": ("curves", "cap", "calculator", "attack", "planning"),
-    "ts_panel": ("utility", "k", "corr", "acct", "steil", "table"),
+    "hm_panel": ("curves", "cap", "calculator", "attack", "planning", "target", "compare"),
+    "ts_panel": ("utility", "k", "corr", "acct", "steil", "table", "forms", "ab"),
     "gs_view": ("raw", "protect", "demographics"),
     "ts_mode": ("paper", "participant"),
     "hm_weight": ("count", "duration"),

@@ -26,6 +26,7 @@ def calibration_facts(cal: Calibration) -> dict[str, Any]:
 
 def heatmaps_facts(ctx: Any) -> dict[str, Any]:
     """Heatmaps view context -> data counts, unit, sensitivity (and how), calibration, utility."""
+    from eyedp_core.heatmaps.targets import DEFAULT_Q  # here: app start imports no heatmaps core
     sens = ctx.sensitivity
     return {
         "view": "Heatmaps", "unit": "observer",
@@ -42,8 +43,9 @@ def heatmaps_facts(ctx: Any) -> dict[str, Any]:
         "export_scale_args": [float(ctx.sensitivity.l2), float(ctx.preview.calibration.epsilon),
                               float(ctx.preview.calibration.delta), float(ctx.preview.calibration.scale),
                               ctx.preview.calibration.mechanism],
-        "utility": {k.upper().replace("_PX", " (px)"): float(v) for k, v in ctx.preview.metrics.items()
-                    if isinstance(v, (int, float))},
+        "utility": {(f"HOT SPOTS KEPT (top {100 * DEFAULT_Q:g} %)" if k == "hot_spots"
+                     else k.upper().replace("_PX", " (px)")): float(v)
+                    for k, v in ctx.preview.metrics.items() if isinstance(v, (int, float))},
         "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
                          if ctx.tuned_on_private_data else []),
         "correlation": ("The unit is one observer's whole map on this stimulus: correlation between that "

@@ -150,6 +150,12 @@ def unit_of(name: str) -> str:
     return spec.unit if spec else ""
 
 
+def source_of(name: str) -> str:
+    """Feature name in, the reference its public bound comes from ('declared' data has none) out."""
+    spec = FEATURE_SPECS.get(name)
+    return spec.source.reference if spec else "—"
+
+
 def has_public_bounds(name: str) -> bool:
     """Feature name in, whether FEATURE_SPECS gives it public clamp bounds out."""
     return name in FEATURE_SPECS

@@ -217,3 +217,27 @@ def steil_figure(t: np.ndarray, t_title: str, clean: np.ndarray, pos: np.ndarray
     fig.update_layout(xaxis_title=t_title, yaxis_title=y_title, legend=dict(orientation="h", y=-0.22, x=0),
                       margin=dict(b=90))
     return theme.style(fig, 380, title)
+
+
+def forms_figure(rows: list, target_db: float, current_eps: float, eps_range: tuple[float, float]) -> go.Figure:
+    """Release-form rows in, expected utility (dB) against ε per person (log), the target and the crossings marked."""
+    eps = np.logspace(np.log10(eps_range[0]), np.log10(eps_range[1]), 61)
+    fig = go.Figure()
+    for i, r in enumerate(rows):
+        color = theme.color_for(r.label, i)
+        # Utility grows as ε² (20 dB per decade): the line through the current point.
+        y = r.utility_db + 20.0 * np.log10(eps / r.setting.epsilon)
+        dash = "dot" if "shown feature only" in r.label else "solid"
+        fig.add_scatter(x=eps, y=y, mode="lines", name=r.label, line=dict(color=color, width=2, dash=dash),
+                        hovertemplate=f"{r.label}<br>ε = %{{x:.3g}}<br>%{{y:.1f}} dB<extra></extra>")
+        if eps_range[0] <= r.crossing_epsilon <= eps_range[1]:
+            fig.add_scatter(x=[r.crossing_epsilon], y=[target_db], mode="markers", showlegend=False,
+                            marker=dict(color=color, size=9, symbol="circle-open", line=dict(width=2)),
+                            hovertemplate=f"{r.label}: {target_db:g} dB from ε = %{{x:.3g}}<extra></extra>")
+    fig.add_hline(y=target_db, line=dict(color=theme.MUTED, width=1, dash="dash"))
+    fig.add_vline(x=current_eps, line=dict(color=theme.MUTED, dash="dot", width=1))
+    fig.update_xaxes(type="log", title_text="ε per person (total)", exponentformat="power")
+    fig.update_yaxes(title_text="expected " + DB_TITLE, range=[-80, 60])
+    fig.update_layout(legend=dict(orientation="h", y=-0.25, x=0), margin=dict(b=120, t=60))
+    return theme.style(fig, 460, f"Release forms: expected utility against ε (target {target_db:g} dB, circles mark "
+                                 "where each form reaches it)")

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
-from ui.timeseries import figs, preview_image
+from ui.timeseries import figs, preview_image, view
 from ui.timeseries.context import Ctx, fe
 
 # Words first, acronym second: what each mechanism does, for readers who do not know Bozkir et al.'s names.
@@ -71,6 +71,20 @@ def headline(c: Ctx) -> None:
                      f"and Im of each kept Fourier coefficient (exact value {shown.calibration.scale:.6g}).")
 
 
+def _form_hint(c: Ctx) -> str:
+    """-> ' Or release …: it reaches 0 dB from ε ≈ … per person (More views → Release forms).' (the release form
+    with the smallest crossing for the shown feature; the crossing does not depend on the current ε)."""
+    d = c.series
+    per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
+    rows = view.form_rows(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), 1.0, 10, per_person, c.feature_index,
+                          0.0, d.x, d.recs)
+    best = min(rows, key=lambda r: r.crossing_epsilon)
+    if not math.isfinite(best.crossing_epsilon):
+        return ""
+    return (f" Or release {best.label}: it reaches 0 dB from ε ≈ {best.crossing_epsilon:.3g} per person (More views "
+            "→ Release forms).")
+
+
 def verdict(c: Ctx) -> tuple[str, str]:
     """Context in, (kind 'useless' | 'rough' | 'usable', one plain sentence computed from the preview) out."""
     p, prev = c.plan, c.preview
@@ -84,14 +98,15 @@ def verdict(c: Ctx) -> tuple[str, str]:
     split = f"split over {p.invocations:,} mechanism calls (ε = {p.per_invocation:.3g} each)"
     if not math.isfinite(med) or med < 0:
         ratio = 10 ** (-med / 10) if math.isfinite(med) else math.inf
-        times = (f"about 10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if ratio >= 100 else
-                 f"{ratio:.1f}" if math.isfinite(ratio) else "many")
+        # A series made constant by its bounds has zero variance: its NMSE, and the median, can be infinite.
+        times = ("many" if not math.isfinite(ratio) else
+                 f"about 10{str(int(round(-med / 10))).translate(_SUPERSCRIPT)}" if ratio >= 100 else f"{ratio:.1f}")
         why = (f"its noise scale {sci(scale)} dwarfs the feature's whole range ({lo:g} to {hi:g})"
                if scale > 10 * (hi - lo) else "its noise is larger than the features' own variation")
         return "useless", (
             f"At {who}, {split}, {name} is useless on this data: {why}, so the released series is noise (median "
             f"utility {med:.0f} dB over the features, an error {times} times the signal's variance). Raise ε, "
-            "release fewer features or a shorter T before publishing anything.")
+            "release fewer features or a shorter T before publishing anything." + _form_hint(c))
     if med < 10:
         return "rough", (
             f"At {who}, {split}, {name} keeps only a rough trace of the signal: median utility {med:.0f} dB, the "

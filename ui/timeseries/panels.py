@@ -11,17 +11,18 @@ from eyedp_core.dp.accounting import advanced_composition
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import sub_participant_bounds
 from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
-from eyedp_core.timeseries.experiments import SweepSpec
-from eyedp_core.timeseries.labels import CHUNKED, STANDARD_CHUNKS, SWEEP_LABELS
+from eyedp_core.timeseries.experiments import SweepSpec, crossing_sentences
+from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
-from ui.widgets import badge, fmt_num
+from ui.widgets import badge, fmt_num, preview_watermark
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
-          "steil": "Steil et al.", "table": "Per-feature table"}
+          "steil": "Steil et al.", "table": "Per-feature table", "forms": "Release forms", "ab": "Compare A/B"}
+EPS_RANGE = (0.001, 10000.0)  # the ε slider's range: the forms' crossings are sought inside it
 
 
 # --------------------------------------------------------------------------------------------
@@ -34,7 +35,8 @@ def utility_panel(c: Ctx) -> None:
     if c.setting.chunk and c.setting.chunk not in STANDARD_CHUNKS:
         labels += [m.label(c.setting.chunk) for m in CHUNKED]
     a, b, d = st.columns([1.6, 1.2, 1], gap="medium")
-    chosen = a.multiselect("Mechanisms to compare", labels, default=list(SWEEP_LABELS), key="ts_sweep_mechs")
+    chosen = a.multiselect("Mechanisms to compare", labels, default=list(DEFAULT_SWEEP_LABELS), key="ts_sweep_mechs",
+                           help="CFPA/DCFPA with 64 and 128 windows are on offer too; each adds a few seconds.")
     rule = b.radio("k in the sweep", ["public", "fixed", "oracle"], key="ts_sweep_k",
                    format_func={"public": "public rule (data-free)", "fixed": f"fixed k = {c.setting.k}",
                                 "oracle": "oracle (tuned on private data)"}.get,
@@ -80,6 +82,9 @@ def utility_panel(c: Ctx) -> None:
         f"no longer looks free. Computed in {table.groupby('mechanism')['compute_s'].first().sum():.1f} s "
         f"({'just now' if secs >= 0.8 * table.groupby('mechanism')['compute_s'].first().sum() else 'cached since'}).",
         unsafe_allow_html=True)
+    words = {"paper": "ε per chunk / series as in the paper", "participant": "total ε per person"}
+    st.markdown(f"**When each becomes usable (0 dB, {words[c.setting.mode]}):**\n" + "\n".join(
+        f"- {line}" for line in crossing_sentences(table, c.setting.mode)))
     with st.expander("Numbers (utility in dB)"):
         piv = table[table["mode"].isin(modes)].pivot_table(index="epsilon", columns=["mode", "mechanism"],
                                                            values="utility_db")
@@ -237,7 +242,7 @@ def accounting_panel(c: Ctx) -> None:
 
 def table_panel(c: Ctx) -> None:
     """Per feature: bounds and where they come from, clamped share, sensitivity, noise scale, k and NMSE."""
-    from ui.timeseries.data import clamped_share
+    from ui.timeseries.data import clamped_share, source_of
 
     d = c.series
     n = c.transform_length
@@ -248,7 +253,7 @@ def table_panel(c: Ctx) -> None:
     elif mech is Mech.LPA:
         what = "Δ₁ = T·R"
     elif mech is Mech.DCFPA:
-        what = "Δ₂(d) = √(4n−3)·R"
+        what = "Δ₁ of the kept coefficients"
     else:
         what = "Δ₂ = √n·R"
     delta, scale = c.preview.feature_sensitivity, c.preview.feature_scale
@@ -257,7 +262,7 @@ def table_panel(c: Ctx) -> None:
     clamped = clamped_share(*c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), d.x)
     frame = pd.DataFrame({
         "feature": [feature_label(f) for f in d.names], "L": d.lo, "U": d.hi,
-        "bounds": c.bounds_kind, "clamped %": 100 * clamped, what: delta,
+        "bounds": c.bounds_kind, "source": [source_of(f) for f in d.names], "clamped %": 100 * clamped, what: delta,
         ("b" if lpa else "λ"): scale,
         "k": "—" if lpa else str(c.setting.k),
         f"NMSE ({c.setting.nmse_kind})": c.preview.nmse_feature,
@@ -273,7 +278,11 @@ def table_panel(c: Ctx) -> None:
         "U": st.column_config.NumberColumn("U", format="%g"),
         "bounds": st.column_config.TextColumn("bounds", help="public: from the feature definition; declared: "
                                               "entered by you; pre-filled: read from this data (not DP)"),
-        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of values outside [L, U]"),
+        "source": st.column_config.TextColumn("source", help="where the public bound comes from "
+                                              "(docs/PRIVACY_MODEL.md §13)"),
+        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of this data's values "
+                                                   "outside [L, U], clipped by the mechanism (computed on the private "
+                                                   "data: for the curator's eyes)"),
         what: st.column_config.NumberColumn(what, format=sci, help="sensitivity of one invocation"),
         ("b" if lpa else "λ"): st.column_config.NumberColumn("b" if lpa else "λ", format=sci,
                                                             help="Laplace scale the noise was drawn with"),
@@ -295,3 +304,108 @@ def table_panel(c: Ctx) -> None:
         "and has no expectation (docs/PRIVACY_MODEL.md §5), so only one run's median is shown. Bounds: 'public' = from the "
         "feature definition (FEATURE_SPECS); 'declared' = entered by you; 'pre-filled' = read from this data, not a "
         f"DP guarantee until you confirm them.{sens_note}")
+
+
+def forms_panel(c: Ctx) -> None:
+    """Release forms with a small sensitivity per person: what each costs, its expected utility, when it is usable."""
+    from eyedp_core.timeseries import forms
+
+    d = c.series
+    eps = float(c.plan.participant_total)
+    cols = st.columns([1, 1, 2], gap="medium")
+    target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, 0.0, 1.0, key="ts_form_target",
+                                        help="0 dB: the noise is as large as the spread between people of the "
+                                             "released values; +10 dB: ten times smaller in variance."))
+    blocks = int(cols[1].slider("Coarse windows per recording", 2, 60, 10, key="ts_form_blocks",
+                                help="Release the mean of each of this many equal parts of the public length T "
+                                     "instead of every window."))
+    per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
+    rows = view.form_rows(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, blocks, per_person,
+                          c.feature_index, target, d.x, d.recs)
+    cols[2].markdown(
+        f"At your **ε = {fmt_num(eps)} per person** (the total, whatever the accounting above), one participant "
+        f"changed completely (all {per_person} recording{'s' if per_person != 1 else ''}, every feature): each value "
+        "below is a mean of clamped values, so one person moves it by at most its range R (a recording summary) or "
+        "R/N (a mean over N people); the noise per value shrinks with the number of people.")
+    st.markdown("**" + forms.overall_sentence(rows, target, EPS_RANGE) + "**")
+    st.plotly_chart(figs.forms_figure(rows, target, eps, EPS_RANGE), theme=None, config={"displayModeBar": False})
+    frame = pd.DataFrame({
+        "release form": [r.label for r in rows],
+        "values per person": [r.values_per_person for r in rows],
+        "Δ₁ (ranges)": [r.l1_sensitivity for r in rows],
+        f"noise b of {c.feature}": [r.shown_scale for r in rows],
+        "expected utility (dB)": [r.utility_db for r in rows],
+        f"ε for {target:g} dB": [r.crossing_epsilon for r in rows],
+    })
+    st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {c.feature}": "{:.3g}",
+                                 "expected utility (dB)": "{:+.1f}", f"ε for {target:g} dB": "{:.3g}"}))
+    st.markdown("\n".join(f"- {r.sentence}" for r in rows))
+    with st.expander("The formulas, and the shown feature's group means (preview)"):
+        st.markdown("Values are divided by their range R_f, so one person's whole output has one L1 sensitivity "
+                    "Δ₁ and one Laplace scale b = Δ₁/ε (b_f = R_f·b): ε-DP per person for the whole release. Per-"
+                    "recording summaries: Δ₁ = recordings per person × coarse windows × features. Group means: "
+                    "Δ₁ = coarse windows × features × Σ_tasks 1/N. Expected utility = 10·log₁₀(mean_f V_f/(2b_f²)) with "
+                    "V_f the variance between recordings of the summaries; it grows 20 dB per decade of ε (and, for "
+                    "groups, per decade of N). V_f is computed on the loaded (private) data: the utility is for the "
+                    "curator's eyes. docs/PRIVACY_MODEL.md §14.")
+        preview_watermark()
+        st.table(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
+                                   c.feature_index, c.setting.seed, d.x, d.recs).style.format(precision=4))
+
+
+def ab_panel(c: Ctx) -> None:
+    """Two settings side by side: A is the page's setting, B is chosen here; numbers, guarantees, one sentence."""
+    from eyedp_core.dp.registry import TIME_SERIES
+    from eyedp_core.timeseries.accounting import epsilon_plan
+    from eyedp_core.timeseries.compare import difference_sentence, summarise
+    from eyedp_core.timeseries.labels import transform_length
+    from ui.timeseries import headline
+    from ui.widgets import log_slider
+
+    d, s = c.series, c.setting
+    cols = st.columns([1.4, 1.4, 1], gap="medium")
+    mech_b = cols[0].selectbox("B: mechanism", list(TIME_SERIES), index=list(TIME_SERIES).index(s.mech),
+                               format_func=headline.mech_name, key="ts_b_mech")
+    with cols[1]:
+        eps_b = log_slider("B: ε (same accounting as A)", 0.001, 10000.0, 10.0, key="ts_b_eps")
+    chunk_b = s.chunk if mech_b.info.chunked else None
+    if mech_b.info.chunked and chunk_b is None:
+        chunk_b = 32
+    n_b = transform_length(mech_b, chunk_b, d.length)
+    if st.session_state.get("ts_b_k", 1) > max(2, n_b // 2 + 1):  # B's mechanism changed to a shorter transform
+        st.session_state["ts_b_k"] = n_b // 2 + 1
+    k_b = int(cols[2].slider("B: k", 1, max(2, n_b // 2 + 1), min(s.k, n_b // 2 + 1), key="ts_b_k",
+                             disabled=mech_b is Mech.LPA))
+    plan_b = epsilon_plan(s.mode, eps_b, mech_b, chunk_b, d.length, len(d.names), c.info.n_recordings)
+    dkey = view.data_key(c.token, d.names, d.lo, d.hi, d.length)
+    try:
+        prev_b = view.preview(dkey, mech_b, chunk_b, plan_b.per_invocation, k_b, s.sensitivity_mode,
+                              c.sensitivity_type, s.seed, c.feature_index, s.nmse_kind, d.lo, d.hi, d.x,
+                              None if s.sensitivity_mode != "empirical" else c.sensitivities)
+    except ValueError as err:
+        st.error(f"Setting B cannot run: {err}")
+        return
+    label_a, label_b = s.mech.label(s.chunk), mech_b.label(chunk_b)
+    a = summarise(label_a + (f", k = {s.k}" if s.mech is not Mech.LPA else ""), c.plan, c.preview, c.row)
+    b = summarise(label_b + (f", k = {k_b}" if mech_b is not Mech.LPA else ""), plan_b, prev_b, c.row)
+    st.markdown("**" + difference_sentence(a, b) + "**")
+    preview_watermark()
+    t, t_title = figs.time_axis(d.length, c.info.step_s)
+    left, right = st.columns(2, gap="medium")
+    for col, name, summ, prev, lab, chunk in ((left, "A", a, c.preview, label_a, s.chunk),
+                                               (right, "B", b, prev_b, label_b, chunk_b)):
+        with col:
+            st.markdown(f"**{name}: {summ.label}**")
+            if c.row is not None:
+                clean = np.clip(d.x[c.row, c.feature_index], *c.bounds_f)
+                st.image(headline.preview_png(("ab", name, dkey, lab, summ.epsilon_invocation, summ.scale, c.row,
+                                               c.feature_index), t, clean, prev.noisy[c.row], None, lab,
+                                              int(d.recs["length"].iloc[c.row]), chunk, None, t_title,
+                                              feature_label(c.feature)), width="stretch")
+            sym = "b" if lab == "LPA" else "λ"
+            st.markdown(
+                f"- ε per person: **{fmt_num(summ.epsilon_person)}** ({fmt_num(summ.epsilon_invocation)} per "
+                f"{summ.unit})\n- noise scale {sym} for {c.feature}: {fmt_num(summ.scale)}\n"
+                f"- utility over all features: {summ.utility_db:+.1f} dB; NMSE of this series {summ.nmse_shown:.3g}\n"
+                f"- guarantee: {summ.guarantee}" + ("" if summ.valid else " — " + badge("not a DP guarantee", "notdp")),
+                unsafe_allow_html=True)

@@ -176,11 +176,16 @@ def sweep_one(token: str, names: tuple[str, ...], length: int, lo: tuple[float, 
 def sweep(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], labels: list[str], spec: SweepSpec, seed: int,
           x: np.ndarray) -> tuple[pd.DataFrame, float]:
     """Mechanism labels in, the sweep table of all of them and the seconds this run waited out, with a progress bar."""
+    from eyedp_core.timeseries.experiments import estimated_sweep_seconds
+
     t0 = time.perf_counter()
-    bar = st.progress(0.0, text="Computing utility versus ε…")
+    # The estimate is shown before anything computes (a cached mechanism then just skips ahead).
+    left = [estimated_sweep_seconds(x.shape, [label], spec) for label in labels]
+    bar = st.progress(0.0, text=f"Computing utility versus ε: about {sum(left):.0f} s on a two-core machine…")
     parts = []
     for i, label in enumerate(labels):  # one cached call per mechanism: the bar advances between them
-        bar.progress(i / len(labels), text=f"Computing utility versus ε: {label} ({i + 1} of {len(labels)})…")
+        bar.progress(i / len(labels), text=f"Computing utility versus ε: {label} ({i + 1} of {len(labels)}), about "
+                                           f"{sum(left[i:]):.0f} s left…")
         parts.append(sweep_one(*keys, lo, hi, label, spec, seed, x))
     bar.empty()
     return pd.concat(parts, ignore_index=True), time.perf_counter() - t0
@@ -227,3 +232,34 @@ def sticky_chain(n_states: int, stay: float) -> np.ndarray:
 def steil_worst_ratio(epsilon: float, value_range: float) -> float:
     """Nominal ε and range in, the published sampler's worst log density ratio for one element out (V-STEIL-3)."""
     return published_worst_log_ratio(epsilon, value_range)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def form_rows(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], epsilon: float, blocks: int,
+              recordings_per_person: int, feature: int, target_db: float, _x: np.ndarray,
+              _recs: pd.DataFrame) -> list:
+    """Dataset keys, bounds, ε per person, coarse windows, shown feature, target in, the release forms compared
+    (eyedp_core.timeseries.forms.compare_forms) out."""
+    from eyedp_core.timeseries import forms
+
+    return forms.compare_forms(_x, np.asarray(lo), np.asarray(hi), _recs, epsilon=epsilon, blocks=blocks,
+                               recordings_per_person=recordings_per_person, feature_index=feature,
+                               target_db=target_db)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def form_preview(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], epsilon: float,
+                 recordings_per_person: int, feature: int, seed: int, _x: np.ndarray,
+                 _recs: pd.DataFrame) -> pd.DataFrame:
+    """-> the shown feature's group means per task: clean and one seeded private preview, with the noise scale."""
+    from eyedp_core.timeseries import forms
+
+    setting = forms.FormSetting(forms.Form.GROUP, float(epsilon), 1, int(recordings_per_person))
+    sel = [int(feature)]
+    rel = forms.release(setting, _x[:, sel], np.asarray(lo)[sel], np.asarray(hi)[sel], _recs,
+                        np.random.default_rng(seed))
+    out = rel.units.copy()
+    out["clean mean"] = rel.clean[:, 0, 0]
+    out["private preview"] = rel.noisy[:, 0, 0]
+    out["noise scale b"] = rel.calibration.feature_scale[0]
+    return out

@@ -1,0 +1,71 @@
+"""The Heatmaps page's Target finder and Compare A/B panels in headless Chromium: each renders its numbers, the
+finder's curve and the A/B maps are pictures that load, and moving B's ε redraws B and changes the one-sentence
+difference."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import harness
+
+pytestmark = pytest.mark.browser
+
+
+def _open_panel(page, app_url: str, button: str) -> None:
+    """Open /heatmaps and click the Explore panel named `button`."""
+    page.goto(f"{app_url}/heatmaps")
+    harness.wait_idle(page, 120_000)
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+    page.locator('[data-testid="stMain"] button', has_text=button).first.click()
+    harness.wait_idle(page, 120_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_target_finder_renders_answers_and_chart(page, app_url, shots):
+    _open_panel(page, app_url, "Target finder")
+    label = page.locator('[data-testid="stMetricLabel"]', has_text="Smallest ε per observer for CC")
+    label.first.wait_for(timeout=60_000)
+    value = page.locator('[data-testid="stMetric"]').filter(has=label).first.locator(
+        '[data-testid="stMetricValue"]').inner_text().strip()
+    assert float(value) > 0
+    needed = page.locator('[data-testid="stMetric"]', has_text="Observers needed").first
+    assert int(needed.locator('[data-testid="stMetricValue"]').inner_text().replace(",", "")) > 1
+    # The finder's curve is a picture (no Plotly on this panel): overlays + the curve, all loaded.
+    page.wait_for_function(
+        """() => { const imgs = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stImage"] img')];
+                   return imgs.length >= 3 && imgs.every(i => i.complete && i.naturalWidth > 100); }""",
+        timeout=60_000)
+    assert page.locator("[data-testid='stMain'] .js-plotly-plot").count() == 0
+    assert page.locator('[data-testid="stMain"]', has_text="tuning that is not itself private").count() == 1
+    harness.screenshot(page, str(shots / "heatmaps_target_finder.png"))
+
+
+def _sentence(page) -> str:
+    return page.locator('[data-testid="stMarkdownContainer"]', has_text="percentage points").first.inner_text()
+
+
+def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots, run_log):
+    _open_panel(page, app_url, "Compare A/B")
+    page.wait_for_function(
+        """() => { const imgs = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stImage"] img')];
+                   return imgs.length >= 4 && imgs.every(i => i.complete && i.naturalWidth > 100); }""",
+        timeout=60_000)
+    before = _sentence(page)
+    assert re.search(r"B spends ε = 10 per observer instead of [\d.]+", before), before
+    thumb = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="ε of B").locator(
+        'input[type="range"]').first
+    run_log.write_text("")
+    thumb.focus()
+    for _ in range(6):  # one decade down: 10 -> 1
+        page.keyboard.press("ArrowLeft")
+    harness.wait_idle(page)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+                 .some(e => e.innerText.includes('B spends ε = 1 per observer'))""", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert _sentence(page) != before
+    moved = harness.runs(run_log)
+    assert "compare" in moved, moved
+    assert not {"page", "study", "grid", "privacy"} & set(moved), f"a move of B re-ran more than its panel: {moved}"
+    harness.screenshot(page, str(shots / "heatmaps_compare_ab.png"))

@@ -1,0 +1,382 @@
+"""The Heatmaps view's target finder, A/B comparison and the private-choice-of-m comparison (cached calls of
+eyedp_core.heatmaps.targets, their panels and the one figure of the finder).
+
+Each panel's own controls sit in a fragment, so moving them re-runs only that panel; the A/B maps are pictures
+(JPEG through images.overlay_jpeg), the numbers markdown tables, and the finder's curve a PNG drawn with PIL: no
+Plotly chart and no dataframe on these panels (their controls redraw them on every move)."""
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import streamlit as st
+from PIL import Image, ImageDraw
+
+from eyedp_core.data import samples
+from eyedp_core.heatmaps import cap, maps, preview, targets
+from eyedp_core.heatmaps.targets import Basis, Measure, Setting
+from ui import picture, theme
+from ui.fragment import fragment
+from ui.heatmaps import figs, images, view
+from ui.widgets import fmt_num, log_slider
+
+Q_CHOICES = (0.01, 0.02, 0.05, 0.1, 0.2)
+BASES = {Basis.PRIVATE.value: "these data (tuning, not itself private)",
+         Basis.PILOT.value: "public pilot: the bundled sample on a stimulus"}
+MEASURES = {Measure.CC.value: "CC", Measure.HOT_SPOTS.value: "hot spots kept"}
+SLOW_SECONDS = 2.0  # above this the estimate is shown before the computation starts
+
+
+def _pct(v: float) -> str:
+    """A share as a whole percentage ("16 %")."""
+    return f"{100 * v:.0f} %"
+
+
+def q_value() -> float:
+    """The top share q the hot-spots measure uses (a public parameter, hm_q)."""
+    return float(st.session_state.get("hm_q", targets.DEFAULT_Q))
+
+
+def _setting(ctx: view.Context) -> Setting:
+    """The page's privacy setting and caps."""
+    return Setting(epsilon=ctx.epsilon, delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
+                   cap_m=ctx.cap_m, cap_total=ctx.cap_total)
+
+
+def _band(lo: float | None, hi: float | None, fmt) -> str:
+    """10–90 % band in words (an end outside the grid is said so)."""
+    return f"{fmt(lo) if lo is not None else 'below the range'} – {fmt(hi) if hi is not None else 'beyond the range'}"
+
+
+# --------------------------------------------------------------------------------------------
+# the basis map
+
+
+@st.cache_resource(show_spinner="Building the pilot maps…", max_entries=8)
+def pilot_maps(stimulus: str, cell: int, weight: str) -> maps.GazeMaps:
+    """A bundled stimulus, cell size and weighting -> the bundled (public, synthetic) sample's gaze maps on it."""
+    fix = samples.load_sample("fixations")
+    img = samples.stimulus_image(stimulus)
+    h, w = img.shape[:2]
+    sub, _ = preview.fixations_for_stimulus(fix, "the bundled sample", stimulus, w, h)
+    return maps.gaze_maps(sub, w, h, cell, weight)
+
+
+def _basis_maps(ctx: view.Context, basis: Basis, pilot: str | None) -> tuple[tuple, maps.GazeMaps]:
+    """Basis and pilot stimulus -> (cache key, gaze maps) of the data the answers are computed on."""
+    if basis is Basis.PILOT and pilot is not None:
+        return ("pilot", pilot, ctx.cell_px, ctx.weight), pilot_maps(pilot, ctx.cell_px, ctx.weight)
+    return ctx.maps_key, ctx.gaze_maps
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q: float, R: int, seed: int,
+            sigma_px: float, basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
+    """Basis maps (by key), the study's n, the setting, measure, target, q, draws, seed, kernel and basis ->
+    (smallest ε, observers needed at the setting's ε by the planning model[, by subsamples of the basis'
+    observers on grids up to targets.SUBSAMPLE_CELLS cells])."""
+    agg = maps.aggregate(_gm, setting.cap_m, setting.cap_total)
+    kw = dict(R=R, sigma_px=sigma_px, cell=_gm.cell, q=q)
+    eps = targets.epsilon_for_target(agg, n, setting, Measure(measure), target, np.random.default_rng(seed),
+                                     basis=Basis(basis), **kw)
+    obs = targets.observers_for_target(agg, setting, Measure(measure), target, np.random.default_rng(seed),
+                                       basis=Basis.PLANNING, **kw)
+    if _gm.n_cells > targets.SUBSAMPLE_CELLS:
+        return eps, obs
+    sub = targets.observers_by_subsample(_gm, setting, Measure(measure), target, np.random.default_rng(seed),
+                                         basis=Basis(basis), R=R, sigma_px=sigma_px, q=q)
+    return eps, obs, sub
+
+
+FIG_W, FIG_H = 900, 300
+FIG_LEFT, FIG_RIGHT, FIG_TOP, FIG_BOTTOM = 56, 18, 14, 50
+
+
+def finder_png(answer: targets.TargetAnswer, current_eps: float) -> bytes:
+    """The ε answer and the current ε -> PNG of the measure versus ε (log axis): mean, 10–90 % band of the draws,
+    the target (dashed) and the current ε (dotted). A picture: the finder's controls redraw it on every move."""
+    x, mean, lo, hi = answer.curve()
+    lx0, lx1 = math.log10(x[0]), math.log10(x[-1])
+    pw, ph = FIG_W - FIG_LEFT - FIG_RIGHT, FIG_H - FIG_TOP - FIG_BOTTOM
+
+    def px(v):
+        return FIG_LEFT + (np.log10(np.asarray(v, float)) - lx0) / (lx1 - lx0) * pw
+
+    def py(v):
+        return FIG_TOP + (1.05 - np.clip(np.nan_to_num(np.asarray(v, float)), -0.05, 1.05)) / 1.1 * ph
+
+    img = Image.new("RGB", (FIG_W, FIG_H), "white")
+    band = Image.new("RGBA", (FIG_W, FIG_H), (0, 0, 0, 0))
+    ImageDraw.Draw(band).polygon(list(zip(np.r_[px(x), px(x[::-1])], np.r_[py(hi), py(lo[::-1])])),
+                                 fill=picture.rgb(theme.PRIMARY) + (46,))
+    d = ImageDraw.Draw(img)
+    small = picture.font(12)
+    grid, muted = (230, 233, 238), picture.rgb(theme.MUTED)
+    for v in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
+        y = float(py(v))
+        d.line([(FIG_LEFT, y), (FIG_LEFT + pw, y)], fill=grid)
+        d.text((FIG_LEFT - 6, y), f"{v:g}", fill=muted, font=small, anchor="rm")
+    for e in range(math.ceil(lx0), math.floor(lx1) + 1):
+        xx = float(px(10.0 ** e))
+        d.line([(xx, FIG_TOP), (xx, FIG_TOP + ph)], fill=grid)
+        d.text((xx, FIG_TOP + ph + 6), f"{10.0 ** e:g}", fill=muted, font=small, anchor="ma")
+    img.paste(band, (0, 0), band)
+    d = ImageDraw.Draw(img)
+    d.line(list(zip(px(x), py(mean))), fill=picture.rgb(theme.PRIMARY), width=3)
+    ty = float(py(answer.target))
+    for x0 in range(FIG_LEFT, FIG_LEFT + pw, 12):  # the target, dashed
+        d.line([(x0, ty), (min(x0 + 7, FIG_LEFT + pw), ty)], fill=muted, width=2)
+    d.text((FIG_LEFT + pw - 4, ty - 4), f"target {answer.target:g}", fill=muted, font=small, anchor="rb")
+    if x[0] <= current_eps <= x[-1]:  # the current ε, dotted
+        cx = float(px(current_eps))
+        for y0 in range(FIG_TOP, FIG_TOP + ph, 6):
+            d.line([(cx, y0), (cx, y0 + 2)], fill=muted, width=2)
+        d.text((cx + 4, FIG_TOP + 2), f"current ε = {fmt_num(current_eps)}", fill=muted, font=small, anchor="la")
+    if answer.value is not None:
+        ax = float(px(answer.value))
+        d.ellipse([(ax - 5, ty - 5), (ax + 5, ty + 5)], outline=picture.rgb(theme.PRIMARY), width=2)
+    d.text((FIG_LEFT + pw / 2, FIG_H - 6), f"ε per observer (log scale) — {answer.measure.words}: mean (line) and "
+                                           "10–90 % of the draws (band)", fill=muted, font=picture.font(13),
+           anchor="mb")
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# target finder
+
+
+def target_panel(ctx: view.Context) -> None:
+    """Smallest ε and observers needed for a target on CC or hot spots kept, with their spread."""
+    _target_part(ctx)
+
+
+@fragment(name="targets")
+def _target_part(ctx: view.Context) -> None:
+    """The finder's controls and answers (its own fragment: its controls re-run only this panel)."""
+    st.markdown("**Hot spots kept** is the share of the clean heatmap's top q cells (its hot spots) that are "
+                "also among the noisy heatmap's top cells. Set a target on it or on CC and read the smallest ε "
+                "that reaches it, and how many observers would reach it at the current ε.")
+    c = st.columns([1, 1, 1, 1.4])
+    measure = c[0].radio("Target on", list(MEASURES), format_func=MEASURES.get, key="hm_tg_measure")
+    target = c[1].slider("Target", 0.3, 0.99, 0.8, 0.01, key="hm_tg_target",
+                         help="The mean over the draws must reach this value.")
+    q = c[2].select_slider("Hot spots = top share q", Q_CHOICES, value=targets.DEFAULT_Q, key="hm_q",
+                           format_func=lambda v: f"{_pct(v)}", help="A public parameter, not read off the data.")
+    basis = c[3].radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
+    b2 = st.columns([1.4, 1, 2])
+    pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", samples.stimulus_names(), key="hm_tg_pilot",
+                            disabled=basis != Basis.PILOT.value,
+                            help="The bundled sample is synthetic and public: answers on it cost these observers "
+                                 "nothing. It is built at the page's cell size, weighting and caps.")
+    R = b2[1].slider("Draws R", 20, 300, 100, 10, key="hm_tg_R")
+    key, gm = _basis_maps(ctx, Basis(basis), pilot)
+    setting = _setting(ctx)
+    est = targets.estimate_seconds(gm.n_cells, len(targets.EPS_GRID) + len(targets.N_GRID), R, Measure(measure))
+    note = st.empty()
+    if est > SLOW_SECONDS:
+        note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
+                  "cached.", icon=":material/schedule:")
+    eps_ans, obs_ans, *sub = answers(key, ctx.n_observers, setting, measure, float(target), float(q), int(R),
+                                     ctx.preview_seed, ctx.sigma_px, basis, gm)
+    note.empty()
+    words = Measure(measure).words
+    m1, m2 = st.columns(2)
+    m1.metric(f"Smallest ε per observer for {words} ≥ {target:g}",
+              "not reached by ε = 1000" if eps_ans.value is None else
+              ("≤ " if eps_ans.value <= targets.EPS_GRID[0] else "") + fmt_num(eps_ans.value),
+              help="Where the mean over the draws reaches the target; the band is where 10 % and 90 % of the "
+                   "draws reach it.")
+    m2.metric(f"Observers needed at ε = {fmt_num(ctx.epsilon)}",
+              "more than 10⁶" if obs_ans.value is None else
+              ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
+              help="Planning model: N different observers with maps like the basis map (noise only).")
+    lines = []
+    if eps_ans.value is not None:
+        lo, hi = eps_ans.expected_band
+        lines.append(f"- **ε = {fmt_num(eps_ans.value)}** per observer (10–90 % of draws: "
+                     f"{_band(eps_ans.low, eps_ans.high, fmt_num)}): expected {words} {eps_ans.expected:.2f} "
+                     f"(10–90 %: {lo:.2f}–{hi:.2f}). Basis: {eps_ans.basis.words}.")
+    else:
+        lines.append(f"- No ε up to 1000 reaches a mean {words} of {target:g} with these caps and this grid.")
+    if obs_ans.value is not None:
+        lo, hi = obs_ans.expected_band
+        lines.append(f"- **{int(obs_ans.value):,} observers** at ε = {fmt_num(ctx.epsilon)} (10–90 %: "
+                     f"{_band(obs_ans.low, obs_ans.high, lambda v: f'{int(v):,}')}): expected {words} "
+                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). Basis: the {Basis.PLANNING.words} "
+                     f"({'the pilot' if basis == Basis.PILOT.value else 'these data'}); the sampling error of a "
+                     f"smaller study is not included. This study has n = {ctx.n_observers}.")
+    else:
+        lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
+                     f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
+    who = "the pilot's" if basis == Basis.PILOT.value else "these"
+    if sub and sub[0].value is not None:
+        a = sub[0]
+        lo, hi = a.expected_band
+        lines.append(f"- **{int(a.value):,} of {who} {gm.n_observers} observers** at ε = {fmt_num(ctx.epsilon)} "
+                     f"(10–90 %: {_band(a.low, a.high, lambda v: f'{int(v):,}')}), drawing them without replacement "
+                     f"(sampling error and noise, against the map of all {gm.n_observers}): expected {words} "
+                     f"{a.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}).")
+    elif sub:
+        lines.append(f"- Even all {gm.n_observers} of {who} observers do not reach a mean {words} of {target:g} at "
+                     f"ε = {fmt_num(ctx.epsilon)}.")
+    st.markdown("\n".join(lines))
+    st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
+    st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
+               f"rescaled to every ε: common random numbers); {figs.MECH_LABEL[ctx.mechanism]} noise, δ = "
+               f"{fmt_num(ctx.delta_used)}, cap m = {ctx.cap_m:g}"
+               + (f", C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else "") +
+               f"; maps smoothed with σ = {ctx.sigma_px:.1f} px and compared with the clean map after the same "
+               f"smoothing; hot spots = top {_pct(q)} of cells (ties at the threshold all kept). "
+               + ("These answers read every observer's map: using them to pick ε is tuning on private data, not "
+                  "covered by the guarantee." if basis == Basis.PRIVATE.value else ""))
+
+
+# --------------------------------------------------------------------------------------------
+# private choice of m next to a fixed public m
+
+
+@st.cache_data(show_spinner="Simulating both choices of m…", max_entries=16)
+def cap_comparison(key: tuple, fixed_m: float, candidates: tuple[float, ...], raw_bound: float,
+                   selection_epsilon: float, selection_method: str, setting: Setting, q: float, R: int, seed: int,
+                   sigma_px: float, _gm: maps.GazeMaps) -> targets.CapComparison:
+    """Gaze maps (by key), the fixed m, the public candidates and bound, the selection's ε and method, the map's
+    setting, q, draws, seed and kernel -> CapComparison (on these private data: tuning)."""
+    return targets.cap_choice_utility(_gm, fixed_m=fixed_m, candidates=candidates, raw_bound=raw_bound,
+                                      selection_epsilon=selection_epsilon, selection_method=selection_method,
+                                      setting=setting, rng=np.random.default_rng(seed), basis=Basis.PRIVATE, R=R,
+                                      sigma_px=sigma_px, q=q)
+
+
+def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon: float, method: str,
+                         fixed_m: float) -> None:
+    """The fixed public m next to the private choice of m, with the expected CC and hot spots kept of each."""
+    cands = cap.public_candidates(ctx.weight, raw_bound)
+    if not cands:
+        return
+    q = q_value()
+    comp = cap_comparison(ctx.maps_key, float(fixed_m), tuple(cands), float(raw_bound), float(selection_epsilon),
+                          method, _setting(ctx), q, 50, ctx.preview_seed, ctx.sigma_px, ctx.gaze_maps)
+    cc, kept = comp.summary(Measure.CC), comp.summary(Measure.HOT_SPOTS)
+    likely = comp.candidates[int(np.argmax(comp.probabilities))]
+    u = ctx.short_unit
+    eps = ctx.epsilon
+    rows = [
+        "| | ε per observer | expected CC (10–90 %) | expected hot spots kept (10–90 %) |",
+        "|---|---|---|---|",
+        f"| **fixed public m = {fixed_m:g} {u}** | {fmt_num(eps)} | {cc['fixed'][0]:.2f} "
+        f"({cc['fixed'][1]:.2f}–{cc['fixed'][2]:.2f}) | {_pct(kept['fixed'][0])} "
+        f"({_pct(kept['fixed'][1])}–{_pct(kept['fixed'][2])}) |",
+        f"| **private choice of m** (ε = {fmt_num(selection_epsilon)}) | {fmt_num(eps + selection_epsilon)} | "
+        f"{cc['private'][0]:.2f} ({cc['private'][1]:.2f}–{cc['private'][2]:.2f}) | {_pct(kept['private'][0])} "
+        f"({_pct(kept['private'][1])}–{_pct(kept['private'][2])}) |",
+    ]
+    diff = cc["private"][0] - cc["fixed"][0]
+    verdict = (f"the private choice is expected to **{'raise' if diff > 0 else 'lower'} mean CC by "
+               f"{abs(diff):.2f}**" if abs(diff) >= 0.005 else "both are expected to give the same mean CC")
+    st.markdown(f"**Private choice of m or a fixed public m?** At ε = {fmt_num(eps)} for the map, {verdict} "
+                f"and it spends {fmt_num(selection_epsilon)} more per observer. ")
+    st.markdown("\n".join(rows))
+    st.caption(f"Both against the uncapped clean map after smoothing (a common reference, so the bias of a small m "
+               f"counts), {comp.cc.shape[1]} seeded draws per m. The private choice is the mixture over the public "
+               f"candidates {', '.join(f'{v:g}' for v in comp.candidates)} {u} with the selection's probabilities "
+               f"(most likely m = {likely:g}, p = {comp.probabilities.max():.2f}). Computed on these private data: "
+               "tuning that is not itself private, and no ε is charged for it.")
+
+
+# --------------------------------------------------------------------------------------------
+# A/B comparison
+
+
+def compare_panel(ctx: view.Context) -> None:
+    """Two settings side by side: A = the page's, B = chosen here."""
+    _compare_part(ctx)
+
+
+@fragment(name="compare")
+def _compare_part(ctx: view.Context) -> None:
+    """B's controls, both maps as pictures, their numbers and guarantees, and the difference in one sentence."""
+    st.markdown("**A** is the setting chosen above; choose **B** here. Both use the same preview seed, grid and "
+                "kernel, and are compared with the clean heatmap shown above.")
+    c = st.columns([1.4, 1, 1])
+    with c[0]:
+        eps_b = log_slider("ε of B (per observer)", 0.01, 100.0, 10.0, "hm_ab_eps")
+    cands = cap.PUBLIC_CAPS[ctx.weight]
+    m_b = c[1].select_slider(f"Cap m of B ({ctx.short_unit})", cands, value=float(cands[0]), key="hm_ab_m")
+    mech_b = c[2].radio("Noise of B", [f.value for f in figs.MECH_LABEL], format_func=lambda v: figs.MECH_LABEL[v],
+                        key="hm_ab_mech", horizontal=True)
+    side_b = ab_side(ctx, "B", float(eps_b), float(m_b), mech_b)
+    side_a = ab_side(ctx, "A", ctx.epsilon, ctx.cap_m, ctx.mechanism)
+    cols = st.columns(2, gap="small")
+    for col, name, side in ((cols[0], "A", side_a), (cols[1], "B", side_b)):
+        with col:
+            st.markdown(f"**{name}** — {figs.MECH_LABEL[side['mechanism']]}, ε = {fmt_num(side['epsilon'])}, "
+                        f"m = {side['m']:g} {ctx.short_unit}")
+            st.image(side["jpeg"], width="stretch")
+    a, b = side_a["utility"], side_b["utility"]
+    rows = ["| | A | B |", "|---|---|---|",
+            f"| guarantee per observer | {side_a['guarantee']} | {side_b['guarantee']} |",
+            f"| ε per observer (this map) | {fmt_num(a.epsilon_per_observer)} | {fmt_num(b.epsilon_per_observer)} |",
+            f"| δ | {fmt_num(a.delta)} | {fmt_num(b.delta)} |",
+            f"| noise std σ per cell | {a.std:.3g} | {b.std:.3g} |",
+            f"| CC of this preview | {side_a['cc']:.3f} | {side_b['cc']:.3f} |",
+            f"| expected CC (10–90 %) | {a.cc:.2f} ({side_a['cc_band']}) | {b.cc:.2f} ({side_b['cc_band']}) |",
+            f"| hot spots kept, this preview | {_pct(side_a['kept'])} | {_pct(side_b['kept'])} |",
+            f"| expected hot spots kept (10–90 %) | {_pct(a.kept)} ({side_a['kept_band']}) | "
+            f"{_pct(b.kept)} ({side_b['kept_band']}) |"]
+    st.markdown("\n".join(rows))
+    st.markdown(targets.difference_sentence(a, b))
+    st.caption("ε per observer of this map (A's includes a private choice of m made on these data). Expected "
+               f"values over {AB_DRAWS} seeded draws; hot spots = top {_pct(q_value())} of cells. Previews "
+               "only: nothing here is released or charged.")
+
+
+AB_DRAWS = 100
+
+
+def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: str) -> dict:
+    """One side of the A/B panel at (ε, m, noise) with the page's other settings -> picture, numbers, guarantee."""
+    method = preview.gaussian_method(ctx.method, eps) if mechanism == "gaussian" else "analytic"
+    sens = preview.maps_sensitivity(ctx.gaze_maps, m, ctx.cap_total)
+    clean = view.clean_maps(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, ctx.gaze_maps)
+    prev = view.noisy_preview(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
+                              ctx.preview_seed, clean, sens)
+    q = q_value()
+    nums = side_numbers(ctx, clean.agg, m, eps, mechanism, method, prev.smooth, q)
+    delta = preview.delta_spent(mechanism, ctx.delta)
+    jpeg = images.cached_overlay_jpeg(("ab", ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism,
+                                       method, ctx.preview_seed), ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
+                                      ctx.stimulus.image, prev.smooth)
+    # The page's own setting also carries a private choice of m made on these data (its ε adds up).
+    extra = ctx.selection_epsilon if label == "A" else 0.0
+    util = targets.SettingUtility(label, eps + extra, delta, nums["std"], nums["cc"], nums["kept"])
+    return {"epsilon": eps, "m": m, "mechanism": mechanism, "jpeg": jpeg, "utility": util,
+            "guarantee": prev.calibration.guarantee, "cc": nums["cc_now"], "kept": nums["kept_now"],
+            "cc_band": nums["cc_band"], "kept_band": nums["kept_band"]}
+
+
+def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mechanism: str, method: str,
+                 noisy_smooth: np.ndarray, q: float) -> dict:
+    """One side's numbers against the page's clean map (cached per setting)."""
+    return _side_numbers(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
+                         ctx.preview_seed, q, ctx.cap_m, ctx.n_observers, agg, ctx.clean.agg, ctx.clean.smooth,
+                         noisy_smooth)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
+                  mechanism: str, method: str, seed: int, q: float, ref_m: float, n: int, _agg: np.ndarray,
+                  _ref_agg: np.ndarray, _ref_smooth: np.ndarray, _noisy_smooth: np.ndarray) -> dict:
+    """One side's numbers, cached on everything they depend on (the reference is the page's clean map at cap
+    ref_m): its noise std, expected CC and hot spots kept over AB_DRAWS draws, and those of its preview."""
+    std = Setting(eps, delta, mechanism, method, m, cap_total).std(n, _agg.size)
+    d = targets.utility_at_stds(_agg, [std], np.random.default_rng(seed), R=AB_DRAWS, sigma_px=sigma_px,
+                                cell=key[2], mechanism=mechanism, q=q, reference=_ref_agg)
+    cc, kept = d.cc[0], d.kept[0]
+    return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
+            "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),
+            "kept_band": "–".join(f"{_pct(v)}" for v in np.nanquantile(kept, targets.BAND)),
+            "cc_now": float(np.corrcoef(_ref_smooth.ravel(), _noisy_smooth.ravel())[0, 1]),
+            "kept_now": float(targets.hot_spots_kept(_ref_smooth, _noisy_smooth, q))}
