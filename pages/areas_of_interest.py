@@ -1,5 +1,5 @@
 """Areas of interest: per-AOI hit ratio, fixations, dwell, time to first fixation, revisits and transitions,
-clean and private with 95 % intervals (docs/PRIVACY_MODEL.md §13)."""
+clean and private with 95 % intervals (docs/PRIVACY_MODEL.md §15)."""
 from __future__ import annotations
 
 import streamlit as st

@@ -1,4 +1,4 @@
-"""AOI metrics, clean and private (docs/PRIVACY_MODEL.md §13).
+"""AOI metrics, clean and private (docs/PRIVACY_MODEL.md §15).
 
 Every private metric is built from noisy SUMS over observers of clipped per-observer contributions (one
 `Query` each, a vector over the AOIs), released with the Laplace mechanism at b = Δ1/ε_q. Under the

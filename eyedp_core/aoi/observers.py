@@ -2,7 +2,7 @@
 
 The unit of privacy is one observer (all their fixations on the stimulus). Every per-observer quantity is
 clipped here, before anything is summed, so each observer's contribution to every sum is bounded by the
-public `AoiBounds` (docs/PRIVACY_MODEL.md §13).
+public `AoiBounds` (docs/PRIVACY_MODEL.md §15).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class AoiBounds:
     max_revisits: int = 5  # re-entries per observer and AOI
     max_transitions: int = 40  # AOI-to-AOI transitions per observer (the first ones kept)
     # Totals over all AOIs per observer (None: no total cap). An observer's row is scaled down to the total,
-    # so one observer moves the K sums by at most min(K·max, 2·total) in L1 (docs/PRIVACY_MODEL.md §13.2).
+    # so one observer moves the K sums by at most min(K·max, 2·total) in L1 (docs/PRIVACY_MODEL.md §15.2).
     max_total_fixations: float | None = 40.0
     max_total_dwell_s: float | None = 10.0
 

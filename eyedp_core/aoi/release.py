@@ -1,4 +1,4 @@
-"""The AOI release: ledger entries, the private table and its JSON manifest (docs/PRIVACY_MODEL.md §13, §11.2).
+"""The AOI release: ledger entries, the private table and its JSON manifest (docs/PRIVACY_MODEL.md §15, §11.2).
 
 Noise comes from OpenDP through `ReleaseSource` (values rounded to the lattice, then noised; no seed). Each
 query is one ledger entry at its share of ε on the observers of the stimulus; they add up to ε per observer.

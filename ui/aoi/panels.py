@@ -153,7 +153,7 @@ def privacy_part(ctx: AoiContext) -> None:
                     "rows: from, columns: to; the last state is *elsewhere*.")
         st.image(figs.matrix_picture(r.private, r.names))
     with st.expander("Formulas: sensitivity and noise of each sum"):
-        st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §13.")
+        st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §15.")
         for q, e in eq.items():
             calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")
     st.caption(f"Privacy part computed in {ms:.0f} ms.")
