@@ -44,11 +44,11 @@ if not aois:
     st.stop()
 
 table = view.observers(fix_ds.token, stim_name, aois, tuple(vars(bounds).values()), sub)
-ctx = panels.AoiContext(fix_ds.token, stim_name, aois, bounds, table, metrics)
+ctx = panels.AoiContext(fix_ds, W, H, stim_name, aois, bounds, table, metrics)
 st.caption(f"Using {how}. Fixations outside every AOI count as *elsewhere*; overlapping AOIs each count a "
            "fixation inside both.")
 panels.privacy_part(ctx)
 panels.target_finder(ctx)
 panels.export_panel(ctx)
 
-ui.share.page_tools("areas_of_interest")
+ui.share.page_tools("areas_of_interest", ctx)

@@ -78,3 +78,30 @@ def test_export_charges_the_ledger_and_writes_a_manifest(at) -> None:
     assert man["epsilon_per_observer"] == 2.0 and man["stimulus"] == "webpage"
     assert len(man["aois"]) == 16 and csv.splitlines()[0].startswith("AOI,hit ratio")
     assert "Released." in page_text(at)
+
+
+def test_python_script_reproduces_the_page(at, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from eyedp_core.report.scripts import SCRIPTS
+    from tests.apptest import ROOT
+    from ui.share.scripts import PARAMS_KEY
+
+    at.radio(key="aoi_source").set_value("bundled").run()
+    at.select_slider(key="aoi_epsilon").set_value(3.0).run()
+    params = at.session_state[PARAMS_KEY]["areas_of_interest"]
+    assert params["epsilon"] == 3.0 and params["stimulus"] == "webpage" and len(params["aois"]) == 16
+    path = tmp_path / "aoi.py"
+    path.write_text(SCRIPTS["areas_of_interest"](params))
+    out = subprocess.run([sys.executable, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    _, private = _core_markdown("webpage", bundled_aois("webpage"), 3.0)
+    assert private in page_text(at)  # the page shows exactly the core's numbers at this ε
+    f = load_sample("fixations")
+    t = observer_table(f[f["stimulus"] == "webpage"], bundled_aois("webpage"), AoiBounds())
+    res, _ = private_metrics(t, DEFAULT_METRICS, 3.0, np.random.default_rng(0))
+    for m in DEFAULT_METRICS:
+        np.testing.assert_allclose(got["metrics"][m.value]["private"], res[m].private, equal_nan=True)

@@ -17,6 +17,7 @@ from eyedp_core.aoi.release import NEIGHBOURS, ledger_releases, release_aois
 from eyedp_core.aoi.shapes import Aoi, grid
 from eyedp_core.dp.mechanisms import calibrate_laplace
 from eyedp_core.io.errors import DataError
+import ui.share.scripts
 from ui import state
 from ui.aoi import figs, tables, view
 from ui.fragment import fragment
@@ -28,14 +29,21 @@ RELEASE_KEY = "aoi_release_result"  # the last export's files (kept so the downl
 
 @dataclass(frozen=True)
 class AoiContext:
-    """What the page chose: data token, stimulus, AOIs, bounds, the observer table and the metrics."""
+    """What the page chose: fixation table, stimulus and its size, AOIs, bounds, the observer table, metrics."""
 
-    fix_token: str
+    fixations: state.Dataset
+    width: int
+    height: int
     stimulus: str
     aois: tuple[Aoi, ...]
     bounds: AoiBounds
     table: ObserverTable
     metrics: tuple[AoiMetric, ...]
+
+    @property
+    def fix_token(self) -> str:
+        """Content token of the fixation table (the cache key)."""
+        return self.fixations.token
 
 
 def lead() -> None:
@@ -157,6 +165,8 @@ def privacy_part(ctx: AoiContext) -> None:
         for q, e in eq.items():
             calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")
     st.caption(f"Privacy part computed in {ms:.0f} ms.")
+    # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
+    ui.share.scripts.remember("areas_of_interest", ctx)
 
 
 def target_finder(ctx: AoiContext) -> None:
