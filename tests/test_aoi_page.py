@@ -105,3 +105,15 @@ def test_python_script_reproduces_the_page(at, tmp_path) -> None:
     res, _ = private_metrics(t, DEFAULT_METRICS, 3.0, np.random.default_rng(0))
     for m in DEFAULT_METRICS:
         np.testing.assert_allclose(got["metrics"][m.value]["private"], res[m].private, equal_nan=True)
+
+
+def test_report_artefact_carries_the_aoi_facts(at) -> None:
+    at.radio(key="aoi_source").set_value("bundled").run()
+    at.select_slider(key="aoi_epsilon").set_value(5.0).run()
+    at.button(key="aoi_export").click().run()
+    assert not at.exception, at.exception
+    contexts = at.session_state["eyedp_release_context"]
+    facts = contexts[-1]["facts"]
+    assert facts["view"] == "Areas of interest" and facts["data"]["AOIs"] == 16
+    assert facts["sensitivity"]["L1 of observers who looked"] == 16.0
+    assert facts["sensitivity"]["L1 of dwell time sum"] == 20.0  # min(16 · 5 s, 2 · 10 s)
