@@ -117,3 +117,23 @@ def test_report_artefact_carries_the_aoi_facts(at) -> None:
     assert facts["view"] == "Areas of interest" and facts["data"]["AOIs"] == 16
     assert facts["sensitivity"]["L1 of observers who looked"] == 16.0
     assert facts["sensitivity"]["L1 of dwell time sum"] == 20.0  # min(16 · 5 s, 2 · 10 s)
+
+
+def test_table_source_travels_as_text_in_the_settings(at) -> None:
+    from eyedp_core.settings import encode_query
+    from ui import settings
+
+    at.radio(key="aoi_source").set_value("table").run()
+    assert not at.exception, at.exception
+    assert "| logo |" in page_text(at)  # starts from the bundled AOIs
+    csv = "name,kind,x0,y0,x1,y1,points\ncall to action,rect,990,580,1138,620,\nleft | half,polygon,,,,,0 0; 640 0; 640 800; 0 800\n"
+    at.text_area(key="aoi_text").set_value(csv).run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "40 observers, 2 AOIs" in text
+    assert "| call to action |" in text and r"| left \| half |" in text  # a pipe in a name is escaped
+    values = settings.current_values("areas_of_interest", at.session_state)
+    assert values["aoi_text"] == csv
+    assert "aoi_text" in encode_query(values, settings.schema())
+    at.text_area(key="aoi_text").set_value("name,kind,x0,y0,x1,y1\nbad,rect,1,2,x,4\n").run()
+    assert "AOI text, row 2, column 'x1'" in page_text(at)

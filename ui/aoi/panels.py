@@ -2,6 +2,7 @@
 and private tables (a fragment: an ε move re-runs only it), the target finder and the release export."""
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import astuple, dataclass
 
@@ -85,14 +86,34 @@ def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | Non
         except DataError as err:
             st.error(str(err), icon=":material/error:")
             return None
+    return _table_source(bundled or grid(width, height, 3, 3))
+
+
+def _table_source(start: tuple[Aoi, ...]) -> tuple[Aoi, ...] | None:
+    """The editable table of AOIs. Its CSV text (`aoi_text`, a setting) is the source of truth, so edited AOIs
+    travel in shared links and settings files; empty text starts from `start` (the stimulus's bundled AOIs)."""
     st.caption("Edit, add or delete rows; rectangles by two corners, polygons by `points` (`x y; x y; …`).")
-    start = aois_to_table(bundled or grid(width, height, 3, 3))
-    edited = st.data_editor(start, num_rows="dynamic", key="aoi_editor", width="stretch", hide_index=True)
+    text = str(st.session_state.get("aoi_text", "") or "")
+    base = start
+    if text.strip():
+        try:
+            base = read_aois(text.encode("utf-8"), "AOI text")
+        except DataError as err:
+            st.error(f"{err} (the table below starts from the bundled AOIs instead)", icon=":material/error:")
+    # A new base (text changed) gets a fresh editor: its edits are deltas against the base it was drawn with.
+    tag = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+    edited = st.data_editor(aois_to_table(base), num_rows="dynamic", key=f"aoi_editor_{tag}", width="stretch",
+                            hide_index=True)
     try:
-        return aois_from_table(pd.DataFrame(edited), file="AOI table")
+        aois = aois_from_table(pd.DataFrame(edited), file="AOI table")
     except DataError as err:
         st.error(str(err), icon=":material/error:")
-        return None
+        aois = None
+    if aois is not None and aois != base:
+        st.session_state["aoi_text"] = aois_to_table(aois).to_csv(index=False)  # before its widget is drawn
+    with st.expander("The table as text (it travels in shared links and settings files)"):
+        st.text_area("AOIs (CSV; empty: the bundled AOIs)", key="aoi_text", height=160)
+    return aois
 
 
 def bounds_inputs() -> AoiBounds:
