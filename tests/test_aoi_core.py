@@ -359,3 +359,13 @@ def test_uploaded_column_names_and_missing_optional_columns() -> None:
     assert d.dwell_s.sum() == 0 and d.fixations.sum() == 3
     with pytest.raises(ValueError, match="missing y"):
         observer_table(f[["observer", "x"]], A2, AoiBounds())
+
+
+def test_aois_drawn_on_the_data_are_flagged() -> None:
+    t = _sim_table(10, 15)
+    plain = ledger_releases(t, [AoiMetric.DWELL], 1.0, "s")
+    flagged = ledger_releases(t, [AoiMetric.DWELL], 1.0, "s", aois_from_data=True)
+    assert not plain[0].tuned_on_private_data and plain[0].data_derived_parameters == ()
+    assert flagged[0].tuned_on_private_data and "looking at these data" in flagged[0].data_derived_parameters[0]
+    man = release_aois(t, [AoiMetric.DWELL], 1.0, "s", [], aois_from_data=True).manifest
+    assert man["aois_drawn_on_these_data"] is True and man["caveats"]

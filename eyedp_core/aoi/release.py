@@ -18,7 +18,7 @@ from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release_source import ReleaseSource
 
-__all__ = ["NEIGHBOURS", "VIEW", "AoiRelease", "ledger_releases", "release_aois", "result_table"]
+__all__ = ["DRAWN_ON_DATA", "NEIGHBOURS", "VIEW", "AoiRelease", "ledger_releases", "release_aois", "result_table"]
 
 VIEW = "Areas of interest"
 NEIGHBOURS = ("replace one observer's fixations on this stimulus (all of them) by any other observer's; "
@@ -28,13 +28,19 @@ INTERVALS = ("95 % intervals: sums over n have the exact Laplace half-width b·l
              "linearised noise (b_S·L1 + R·b_H·L2)/H with the released R and H plugged in")
 
 
+# What the ledger and the manifest say when the AOIs were drawn after looking at these data (docs/PRIVACY_MODEL.md §0.7).
+DRAWN_ON_DATA = "AOIs drawn after looking at these data (e.g. their heatmap)"
+
+
 def ledger_releases(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
-                    stimulus: str) -> list[Release]:
-    """Observer table, chosen metrics, ε per observer and stimulus name in, one ledger Release per query out
-    (unit observer, the stimulus's observers covered; their ε add up to ε)."""
+                    stimulus: str, *, aois_from_data: bool = False) -> list[Release]:
+    """Observer table, chosen metrics, ε per observer, stimulus name and whether the AOIs were drawn by looking
+    at these data in, one ledger Release per query out (unit observer, the stimulus's observers covered; their ε
+    add up to ε; AOIs drawn on the data are recorded as a data-derived parameter)."""
     return [Release(view=VIEW, label=f"{stimulus}: {q.value} ({table.k} AOIs)", unit="observer",
                     mechanism="laplace (AOI sums)", sensitivity_type="public", epsilon=e,
-                    participants=table.observers)
+                    participants=table.observers, tuned_on_private_data=aois_from_data,
+                    data_derived_parameters=(DRAWN_ON_DATA,) if aois_from_data else ())
             for q, e in query_epsilons(metrics, epsilon).items()]
 
 
@@ -71,7 +77,7 @@ class AoiRelease:
 
 
 def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
-                 stimulus: str, aoi_definitions: list[dict[str, Any]]) -> AoiRelease:
+                 stimulus: str, aoi_definitions: list[dict[str, Any]], *, aois_from_data: bool = False) -> AoiRelease:
     """Observer table, metrics, ε per observer, stimulus and the public AOI definitions in, the released private
     table, transition matrix and manifest out; draws through OpenDP (charge the ledger BEFORE calling)."""
     metrics = tuple(AoiMetric(m) for m in metrics)
@@ -94,6 +100,8 @@ def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[Aoi
         "metrics": [m.value for m in metrics],
         "bounds": {k: v for k, v in vars(table.bounds).items()},
         "aois": aoi_definitions,
+        "aois_drawn_on_these_data": aois_from_data,
+        "caveats": [DRAWN_ON_DATA + ": the guarantee does not cover what the AOIs reveal"] if aois_from_data else [],
         "intervals": INTERVALS,
         "confidence": CONFIDENCE,
         "noise": "OpenDP discrete Laplace on a 2^k lattice (values rounded first), cryptographic RNG, no seed",

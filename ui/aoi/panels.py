@@ -213,14 +213,22 @@ def export_panel(ctx: AoiContext) -> None:
     """Charge the ledger, then release through OpenDP: private table (CSV) and manifest (JSON)."""
     st.subheader("Release")
     eps = float(st.session_state.get("aoi_epsilon", 1.0))
-    entries = ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus) if ctx.metrics else []
+    on_data = st.checkbox("I drew these AOIs after looking at these data (e.g. their heatmap)", key="aoi_on_data",
+                          help="AOIs are public parameters: drawn around where these observers looked, they reveal "
+                               "something the noise does not cover. Ticked, the ledger and manifest say so.")
+    if on_data:
+        st.warning("AOIs drawn by looking at these data are not covered by the guarantee: what they reveal about "
+                   "where people looked is published as is. Draw them from the stimulus (or from other data) instead.",
+                   icon=":material/warning:")
+    entries = (ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus, aois_from_data=on_data)
+               if ctx.metrics else [])
     st.caption(f"Charges ε = {eps:g} to each of the {ctx.table.n} observers of '{tables.cell(ctx.stimulus)}' "
                f"({len(entries)} ledger entries) and draws the noise with OpenDP (no seed). Each export is a new "
                "release: it adds to the ledger.")
     if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):
         if state.charge(entries, page="areas_of_interest"):
             defs = aois_to_table(ctx.aois).replace({np.nan: None}).to_dict("records")
-            rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs)
+            rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs, aois_from_data=on_data)
             st.session_state[RELEASE_KEY] = (rel.table.to_csv(), rel.manifest_json(),
                                              None if rel.transitions is None else rel.transitions.to_csv())
         else:
