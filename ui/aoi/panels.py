@@ -165,6 +165,12 @@ def privacy_part(ctx: AoiContext) -> None:
                 f"over {len(eq)} noisy sums (ε = {eps / max(len(eq), 1):.3g} each; they add up to ε, sequential "
                 "composition). Intervals: 95 %, in each metric's units.")
     preview_watermark()
+    hit = res.get(AoiMetric.HIT_RATIO)
+    if hit is not None and float(np.median(hit.half_width)) > 0.5:
+        st.info(f"At ε = {eps:g} the hit-ratio intervals (± {100 * float(np.median(hit.half_width)):.0f} points) are "
+                f"wider than the whole 0–100 % range: with {ctx.table.n} observers and {ctx.table.k} AOIs this ε "
+                "cannot tell who looked where. The target finder below gives the ε or the number of observers a "
+                "target needs; fewer AOIs and fewer metrics help too.", icon=":material/info:")
     left, right = st.columns(2)
     with left:
         st.markdown("**Clean** (clipped to the public limits; never shown outside this session)")
