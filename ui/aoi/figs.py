@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 from PIL import Image, ImageDraw
 
-from eyedp_core.aoi.metrics import AoiMetric, MetricResult
+from eyedp_core.aoi.metrics import MetricResult
 from eyedp_core.aoi.shapes import Aoi
 from ui import picture, theme
 
