@@ -37,16 +37,23 @@ def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
     assert page.locator(f"{MAIN} td", has_text="r3c2").count() >= 2  # clean and private tables
     _no_exception(page)
 
-    # Edit the AOIs as a table: its text form takes two AOIs, one of them a polygon.
-    page.locator(f'{MAIN} [data-testid="stRadio"] label', has_text="Edit a table").first.click()
+    # Upload two AOIs (one a polygon), move them into the table, then edit one there (its text form).
+    page.locator(f'{MAIN} [data-testid="stRadio"] label', has_text="Upload CSV / JSON").first.click()
+    harness.wait_idle(page)
+    csv = b"name,kind,x0,y0,x1,y1,points\nbutton,rect,990,580,1138,620,\nleft half,polygon,,,,,0 0; 640 0; 640 800; 0 800\n"
+    page.locator(f'{MAIN} [data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        {"name": "aois.csv", "mimeType": "text/csv", "buffer": csv})
+    harness.wait_idle(page)
+    page.locator(f"{MAIN} [data-testid='stMarkdownContainer']", has_text="2 AOIs").first.wait_for(timeout=60_000)
+    page.locator(f"{MAIN} button", has_text="Edit these in the table").first.click()
     harness.wait_idle(page)
     page.locator(f"{MAIN} summary", has_text="The table as text").first.click()
     area = page.locator(f"{MAIN} textarea").first
-    area.fill("name,kind,x0,y0,x1,y1,points\nbutton,rect,990,580,1138,620,\n"
-              "left half,polygon,,,,,0 0; 640 0; 640 800; 0 800\n")
+    assert "left half" in area.input_value()
+    area.fill(area.input_value().replace("button,", "call to action,"))
     area.press("Control+Enter")
     harness.wait_idle(page)
-    page.locator(f"{MAIN} [data-testid='stMarkdownContainer']", has_text="2 AOIs").first.wait_for(timeout=60_000)
+    page.locator(f"{MAIN} td", has_text="call to action").first.wait_for(timeout=60_000)
     assert page.locator(f"{MAIN} td", has_text="left half").count() >= 2
     _no_exception(page)
 

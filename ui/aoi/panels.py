@@ -82,11 +82,20 @@ def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | Non
         if up is None:
             return None
         try:
-            return read_aois(up.getvalue(), up.name)
+            aois = read_aois(up.getvalue(), up.name)
         except DataError as err:
             st.error(str(err), icon=":material/error:")
             return None
+        st.button("Edit these in the table (then they travel in links and settings files)", key="aoi_to_table",
+                  on_click=_to_table, args=(aois_to_table(aois).to_csv(index=False),))
+        return aois
     return _table_source(bundled or grid(width, height, 3, 3))
+
+
+def _to_table(csv_text: str) -> None:
+    """Button callback (runs before the widgets are drawn): the uploaded AOIs become the table source's text."""
+    st.session_state["aoi_text"] = csv_text
+    st.session_state["aoi_source"] = "table"
 
 
 def _table_source(start: tuple[Aoi, ...]) -> tuple[Aoi, ...] | None:
