@@ -258,6 +258,7 @@ def clear_ledger() -> None:
 
 DEFAULT_EPSILON_CAP = 10.0  # the cap every session starts with (the Report slider's default, rp_cap)
 CAP_KEY = "eyedp_eps_cap"  # the session's cap; set by the Report page's slider, kept when the page is left
+CAP_WIDGET_KEY = "rp_cap"  # the Report page's cap slider: while its value is in the session it is the cap
 REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
 CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings, the facts it showed, the cap
 FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utility and data counts it showed
@@ -266,7 +267,11 @@ FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utilit
 def epsilon_cap() -> float:
     """The cap on the worst-case ε per person: held with the ledger from the session's first run (default 10),
     so every charge is checked against it whether or not the Report page was ever opened."""
-    if CAP_KEY not in st.session_state:
+    # The slider's own value wins: a reset, a shared link or a settings file sets it before the sidebar is drawn,
+    # and the sidebar and every charge of that run must already use it.
+    if CAP_WIDGET_KEY in st.session_state:
+        st.session_state[CAP_KEY] = float(st.session_state[CAP_WIDGET_KEY])
+    elif CAP_KEY not in st.session_state:
         st.session_state[CAP_KEY] = DEFAULT_EPSILON_CAP
     return float(st.session_state[CAP_KEY])
 
