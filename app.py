@@ -20,6 +20,7 @@ theme.inject_css()
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/heatmaps.py", title="Heatmaps", icon=":material/blur_on:"),
+    st.Page("pages/areas_of_interest.py", title="Areas of interest", icon=":material/select_all:"),
     st.Page("pages/time_series.py", title="Time series", icon=":material/show_chart:"),
     st.Page("pages/attacks.py", title="Attacks", icon=":material/policy:"),
     st.Page("pages/gaze_samples.py", title="Gaze samples", icon=":material/scatter_plot:"),

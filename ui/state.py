@@ -235,7 +235,7 @@ LEDGER_KEY = "eyedp_ledger"
 LEDGER_DERIVED_KEYS: tuple[str, ...] = (
     "hm_export_result", "hm_m_tuned", "hm_m_count", "hm_m_duration",
     "ts_recorded_msg", "eyedp_release_context", "eyedp_refused",
-    "share_export_time_series", "share_export_gaze_samples",
+    "share_export_time_series", "share_export_gaze_samples", "aoi_release_result",
 )
 
 

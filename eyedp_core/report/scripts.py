@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-__all__ = ["SCRIPTS", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
+__all__ = ["SCRIPTS", "areas_of_interest_script", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
            "time_series_script"]
 
 
@@ -136,5 +136,25 @@ def attacks_script(p: dict[str, Any]) -> str:
             + "print(json.dumps(rows))\n")
 
 
+def areas_of_interest_script(p: dict[str, Any]) -> str:
+    """Areas-of-interest parameters in, the script (AOIs, clipped per-observer table, seeded preview of the
+    metrics with their 95 % half-widths) out."""
+    return (_header("Areas of interest", {k: v for k, v in p.items() if k != "aois"})
+            + _load("fixations", p["fixations"], "fixations")
+            + "from eyedp_core.aoi.metrics import AoiMetric, private_metrics\n"
+              "from eyedp_core.aoi.observers import AoiBounds, observer_table\n"
+              "from eyedp_core.aoi.parse import aois_from_records\n"
+              "from eyedp_core.heatmaps import preview\n\n"
+            f"AOIS = aois_from_records({p['aois']!r})\n"
+            f"sub, how = preview.fixations_for_stimulus(fixations, {p['fixations']['name']!r}, {p['stimulus']!r}, "
+            f"{p['width']!r}, {p['height']!r})\n"
+            f"table = observer_table(sub, AOIS, AoiBounds(**{p['bounds']!r}))\n"
+            f"res, _ = private_metrics(table, [AoiMetric(m) for m in {p['metrics']!r}], {p['epsilon']!r}, "
+            f"np.random.default_rng({p['seed']!r}))\n"
+              "print(json.dumps({'observers': table.n, 'aois': list(table.aoi_names), 'metrics': {m.value: {"
+              "'clean': np.asarray(r.clean).ravel().tolist(), 'private': np.asarray(r.private).ravel().tolist(), "
+              "'half_width': np.asarray(r.half_width).ravel().tolist()} for m, r in res.items()}}))\n")
+
+
 SCRIPTS = {"attacks": attacks_script, "heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,
-           "home": home_script, "report": report_script}
+           "home": home_script, "report": report_script, "areas_of_interest": areas_of_interest_script}
