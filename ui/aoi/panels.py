@@ -22,6 +22,7 @@ import ui.share.scripts
 from ui import state
 from ui.aoi import figs, tables, view
 from ui.fragment import fragment
+from ui.text import md_text
 from ui.widgets import calibration_box, log_slider, preview_watermark
 
 SOURCES = {"bundled": "Bundled AOIs", "grid": "Regular grid", "upload": "Upload CSV / JSON", "table": "Edit a table"}
@@ -237,7 +238,7 @@ def export_panel(ctx: AoiContext) -> None:
                    icon=":material/warning:")
     entries = (ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus, aois_from_data=on_data)
                if ctx.metrics else [])
-    st.caption(f"Charges ε = {eps:g} to each of the {ctx.table.n} observers of '{tables.cell(ctx.stimulus)}' "
+    st.caption(f"Charges ε = {eps:g} to each of the {ctx.table.n} observers of '{md_text(ctx.stimulus)}' "
                f"({len(entries)} ledger entries) and draws the noise with OpenDP (no seed). Each export is a new "
                "release: it adds to the ledger.")
     if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):

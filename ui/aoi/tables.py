@@ -1,24 +1,15 @@
-"""Markdown tables of the AOI metrics (no st.dataframe on a slider path), data-derived names escaped here."""
+"""Markdown tables of the AOI metrics (no st.dataframe on a slider path), data-derived names through ui.text."""
 from __future__ import annotations
 
-import html
 import math
-import re
 
 import numpy as np
 
 from eyedp_core.aoi.metrics import AoiMetric, MetricResult
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+from ui.text import md_text
 
 SHORT = {AoiMetric.HIT_RATIO: "hit ratio", AoiMetric.FIXATIONS: "fixations / obs.", AoiMetric.DWELL: "dwell (s / obs.)",
          AoiMetric.TTFF: "TTFF (s, lookers)", AoiMetric.REVISITS: "revisits / obs."}
-
-
-def cell(text: object) -> str:
-    """Any name (AOI names come from uploads) in, text safe inside a markdown table cell out: HTML escaped,
-    then markdown punctuation and pipes backslash-escaped (the one place this view escapes)."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False)).replace("\n", " ")
 
 
 def number(metric: AoiMetric, v: float) -> str:
@@ -55,7 +46,7 @@ def metric_table(results: dict[AoiMetric, MetricResult], *, private: bool) -> st
             head.append("never looked")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, name in enumerate(names):
-        row = [cell(name)]
+        row = [md_text(name)]
         for m in ms:
             r = results[m]
             v, hw = float(r.private[i] if private else r.clean[i]), float(r.half_width[i])
