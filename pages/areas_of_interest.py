@@ -9,6 +9,7 @@ import ui.share
 from ui import runlog, state
 from ui.aoi import figs, panels, view
 from ui.shell import ensure_shell
+from ui.text import md_text
 
 ensure_shell()
 runlog.note("page")
@@ -23,11 +24,11 @@ stim_name = top[0].selectbox("Stimulus", list(stims), key="aoi_stimulus",
                              help="The stimuli of the selected fixation table (sidebar), then uploaded images.")
 stim = stims[stim_name]
 H, W = stim.image.shape[:2]
-top[1].caption(f"Fixations: **{fix_ds.name}** (choose another table in the sidebar).")
+top[1].caption(f"Fixations: **{md_text(fix_ds.name)}** (choose another table in the sidebar).")
 try:
     sub, how = view.fixations(fix_ds.token, fix_ds.name, stim_name, W, H, fix_ds.frame)
 except DataError as err:
-    st.error(str(err), icon=":material/error:")
+    st.error(md_text(err), icon=":material/error:")
     st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")
     st.stop()
 
@@ -38,15 +39,15 @@ with left:
     metrics = panels.metric_choice()
 with right:
     if aois:
-        st.image(figs.aoi_picture(stim.image, aois), caption=f"{len(aois)} AOIs over '{stim_name}'")
+        st.image(figs.aoi_picture(stim.image, aois), caption=f"{len(aois)} AOIs over '{md_text(stim_name)}'")
 if not aois:
     st.info("Define at least one AOI to see the metrics.")
     st.stop()
 
 table = view.observers(fix_ds.token, stim_name, aois, tuple(vars(bounds).values()), sub)
 ctx = panels.AoiContext(fix_ds, W, H, stim_name, aois, bounds, table, metrics)
-st.caption(f"Using {how}. Fixations outside every AOI count as *elsewhere*; overlapping AOIs each count a "
-           "fixation inside both.")
+st.caption(f"Using {md_text(how)}. Fixations outside every AOI count as *elsewhere*; overlapping AOIs each "
+           "count a fixation inside both.")
 panels.privacy_part(ctx)
 panels.target_finder(ctx)
 panels.export_panel(ctx)

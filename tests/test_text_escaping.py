@@ -269,6 +269,15 @@ ALLOWED: dict[str, dict[str, str]] = {
         "state.KINDS[kind]['label']": 'state.KINDS labels (constants)',
         '_limits_text()': 'the upload limits (numbers)',
     },
+    "ui/aoi/panels.py": {
+        'ctx.table.n': 'the number of observers (an int)',
+        'ctx.table.k': 'the number of AOIs (an int)',
+        'n': 'observers needed (planning.observers_for_half_width, an int)',
+        'tables.metric_table': 'markdown table: metric names (constants), numbers, AOI names through md_text',
+        'NEIGHBOURS.capitalize()': 'the neighbouring relation (eyedp_core.aoi.release constant)',
+        "st.session_state.get(state.REFUSED_KEY, 'Refused: the ε cap would be exceeded.')":
+            'escaped when stored (ui.state.charge), else a constant',
+    },
     "ui/attacks/panels.py": {
         'labels': 'md_text on every label column name just above',
         'tr.overlap_sentence': 'numbers',

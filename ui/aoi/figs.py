@@ -8,6 +8,7 @@ from PIL import Image, ImageDraw
 from eyedp_core.aoi.metrics import MetricResult
 from eyedp_core.aoi.shapes import Aoi
 from ui import picture, theme
+from ui.text import html_text
 
 DISPLAY_WIDTH = 900
 
@@ -34,7 +35,7 @@ def aoi_picture(image: np.ndarray, aois: tuple[Aoi, ...]) -> Image.Image:
 
 def bar_chart(result: MetricResult, unit: str) -> go.Figure:
     """One metric's result in, clean and private bars per AOI with 95 % error bars on the private ones out."""
-    names = list(result.names)
+    names = [html_text(n) for n in result.names]  # Plotly renders tags in category labels and hovers
     fig = go.Figure()
     fig.add_bar(name="clean (clipped)", x=names, y=result.clean, marker_color=theme.CLEAN, opacity=0.45)
     hw = np.where(np.isfinite(result.half_width), result.half_width, np.nan)

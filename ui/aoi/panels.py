@@ -65,8 +65,8 @@ def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | Non
     bundled = view.bundled(stim_name)
     if src == "bundled":
         if not bundled:
-            st.info(f"'{stim_name}' has no bundled AOIs (only the simulator's stimuli do): using a 3 × 3 grid. "
-                    "Choose *Regular grid*, *Upload* or *Edit a table* to set your own.")
+            st.info(f"'{md_text(stim_name)}' has no bundled AOIs (only the simulator's stimuli do): using a "
+                    "3 × 3 grid. Choose *Regular grid*, *Upload* or *Edit a table* to set your own.")
             return grid(width, height, 3, 3)
         st.caption("The simulator's own salient regions of this stimulus (each region's centre ± 2 spreads).")
         return bundled
@@ -85,7 +85,7 @@ def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | Non
         try:
             aois = read_aois(up.getvalue(), up.name)
         except DataError as err:
-            st.error(str(err), icon=":material/error:")
+            st.error(md_text(err), icon=":material/error:")
             return None
         st.button("Edit these in the table (then they travel in links and settings files)", key="aoi_to_table",
                   on_click=_to_table, args=(aois_to_table(aois).to_csv(index=False),))
@@ -109,7 +109,8 @@ def _table_source(start: tuple[Aoi, ...]) -> tuple[Aoi, ...] | None:
         try:
             base = read_aois(text.encode("utf-8"), "AOI text")
         except DataError as err:
-            st.error(f"{err} (the table below starts from the bundled AOIs instead)", icon=":material/error:")
+            st.error(f"{md_text(err)} (the table below starts from the bundled AOIs instead)",
+                     icon=":material/error:")
     # A new base (text changed) gets a fresh editor: its edits are deltas against the base it was drawn with.
     tag = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
     edited = st.data_editor(aois_to_table(base), num_rows="dynamic", key=f"aoi_editor_{tag}", width="stretch",
@@ -117,7 +118,7 @@ def _table_source(start: tuple[Aoi, ...]) -> tuple[Aoi, ...] | None:
     try:
         aois = aois_from_table(pd.DataFrame(edited), file="AOI table")
     except DataError as err:
-        st.error(str(err), icon=":material/error:")
+        st.error(md_text(err), icon=":material/error:")
         aois = None
     if aois is not None and aois != base:
         st.session_state["aoi_text"] = aois_to_table(aois).to_csv(index=False)  # before its widget is drawn
