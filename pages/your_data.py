@@ -100,7 +100,7 @@ def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | No
                          horizontal=True, key=f"geo_units_{kind}_{tok}")
         y_up = st.checkbox("y grows upwards (origin at the bottom)", value=y_up, key=f"geo_yup_{kind}_{tok}",
                            help="Pupil Labs normalised and GazeBase degree coordinates grow upwards.")
-        check = st.checkbox("Set positions more than 10% off the screen to missing (counted)",
+        check = st.checkbox(f"Set positions more than {io.ON_SCREEN_TOLERANCE:.0%} off the screen to missing (counted)",
                             value=units != "px" or preset is not None, key=f"geo_check_{kind}_{tok}")
         presets = [*io.PRESETS, CUSTOM]
         start = preset if preset in io.PRESETS else "desktop_24"
@@ -152,10 +152,10 @@ def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]]
         return f" No fixations were detected ({derived.METHODS[method]})."
     label = f"Upload: {name} (fixations, {method.upper()})"
     short = (f"Derived: {how.fixations:,} fixations by {derived.METHODS[method].split(' ')[0]} from "
-             f"{how.samples:,} samples of {name}.")
+             f"{how.samples:,} samples of {name}." + (f" {how.fitted}" if how.fitted else ""))
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
-    return f" {how.fixations:,} fixations were detected and added as '{label}'."
+    return f" {how.fixations:,} fixations were detected and added as '{label}'." + (f" {how.fitted}" if how.fitted else "")
 
 
 def _add(kind: str, name: str, table: pd.DataFrame) -> str:
