@@ -261,6 +261,7 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = {plan.participant_total:.4g} "
                                                "per person.")
         st.rerun()
+    st.caption(context.twice_note(ctx, "record"))
     if msg := st.session_state.pop("ts_recorded_msg", None):
         st.success(msg, icon=":material/check:")
 
