@@ -107,6 +107,13 @@ def _longest_recording_s(t: pd.DataFrame, kind: str, groups: list[str]) -> float
     return float((g["_end"].max() - g["start_s"].min()).max())
 
 
+def _id_key(name: str) -> str:
+    """Participant name -> the form both tables are matched on: a number written with leading zeros ("007", as a
+    recording names it) is the number a spreadsheet keeps ("7")."""
+    text = str(name).strip()
+    return str(int(text)) if text.isdigit() else text
+
+
 def add_participants(features: pd.DataFrame, participants: pd.DataFrame, source: str = "the feature table"
                      ) -> pd.DataFrame:
     """Feature table and participants table (io.read_participants) -> the feature table with each attribute as a
@@ -114,9 +121,9 @@ def add_participants(features: pd.DataFrame, participants: pd.DataFrame, source:
     if "participant" not in participants.columns:
         raise DataError("the participants table has no 'participant' column.", expected="io.read_participants")
     labels = participants.copy()
-    labels["participant"] = labels["participant"].astype(str)
+    labels["participant"] = labels["participant"].astype(str).map(_id_key)
     have = set(features["participant"].astype(str))
-    known = have & set(labels["participant"])
+    known = {p for p in have if _id_key(p) in set(labels["participant"])}
     if not known:
         raise DataError(f"none of the {len(have)} participants of {source} (e.g. {sorted(have)[0]!r}) is in the "
                         f"participants table {participants.attrs.get('source', '')} (e.g. "
@@ -130,7 +137,9 @@ def add_participants(features: pd.DataFrame, participants: pd.DataFrame, source:
                         file=participants.attrs.get("source"), expected="new attribute names")
     for c in attrs:  # labels, never features: an attack predicts them
         labels[c] = labels[c].astype(object)
-    out = features.merge(labels, on="participant", how="left", validate="many_to_one")
+    keyed = features.assign(_id=features["participant"].astype(str).map(_id_key))
+    out = keyed.merge(labels.rename(columns={"participant": "_id"}), on="_id", how="left",
+                      validate="many_to_one").drop(columns="_id")
     out.attrs = dict(features.attrs)
     out.attrs["participants_unmatched"] = sorted(have - known)
     return out

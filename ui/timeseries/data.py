@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
-from eyedp_core.timeseries.signals import feature_columns, feature_tensor
+from eyedp_core.timeseries.signals import RECORDING_COLUMNS, feature_columns, feature_tensor
 
 # Widget keys that depend on the dataset: dropped when the sidebar selection changes.
 DATA_KEYS = ("ts_features", "ts_feature", "ts_participant", "ts_task", "ts_length", "ts_length_from_data",
@@ -70,8 +70,8 @@ def _order_col(df: pd.DataFrame) -> str:
 
 
 def _rec_cols(df: pd.DataFrame) -> list[str]:
-    """Columns that identify one recording: participant and, if present, task."""
-    return ["participant", *(["task"] if "task" in df.columns else [])]
+    """Columns that identify one recording: participant and, when present, task, session and recording."""
+    return [c for c in RECORDING_COLUMNS if c == "participant" or c in df.columns]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
