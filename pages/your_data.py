@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import io
-from eyedp_core.data import derived
+from eyedp_core.data import derived, windows
 from eyedp_core.io import readers
 from ui import state
 from ui.errors import guarded
@@ -29,6 +29,8 @@ PREVIEW_ROWS = 5000
 CHUNK_ROWS = 200_000
 TIME_UNITS = ["s", "ms", "us", "ns"]
 CUSTOM = "custom"
+GEOMETRY_KEY = "yd_geometries"  # upload name -> the screen geometry its positions are on (memory only)
+PARTICIPANTS_KEY = "yd_participants"  # the participants table of this session (memory only), or absent
 
 
 def _memo(slot: str, key: tuple, compute: Callable[[], Any]) -> Any:
@@ -155,13 +157,17 @@ def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]]
              f"{how.samples:,} samples of {name}." + (f" {how.fitted}" if how.fitted else ""))
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
+    st.session_state.setdefault(GEOMETRY_KEY, {})[label] = screen
     return f" {how.fixations:,} fixations were detected and added as '{label}'." + (f" {how.fitted}" if how.fitted else "")
 
 
-def _add(kind: str, name: str, table: pd.DataFrame) -> str:
-    """Keep a canonical table as an uploaded dataset of `kind`; -> its name in the sidebar."""
+def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str:
+    """Keep a canonical table as an uploaded dataset of `kind` (with the screen its positions are on); -> its name
+    in the sidebar."""
     label = f"Upload: {name}"
     state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
+    if kind in ("gaze", "fixations"):
+        st.session_state.setdefault(GEOMETRY_KEY, {})[label] = geometry or st.session_state.get("yd_screen")
     return label
 
 
@@ -197,10 +203,10 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     if st.button("Use this data", type="primary"):
         table = table.copy()
         table.attrs = {"counts": rec.counts, "warnings": rec.warnings}
-        _add(kind, name, table)
+        _add(kind, name, table, rec.geometry)
         extra = ""
         if also:
-            _add("fixations", f"{name} (fixations)", fix)
+            _add("fixations", f"{name} (fixations)", fix, rec.geometry)
             extra = f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
         _done(kind, name, table, extra)
 
@@ -348,8 +354,90 @@ def _canvas_form(ds: Any) -> None:
         state.set_canvas_size(ds.name, int(w), int(h))
 
 
+def _features_form(ds: Any) -> None:
+    """Gaze or fixation upload -> its feature windows (window length, step, its screen, the participants'
+    labels) added as a feature table, which the Time series and Attacks pages use."""
+    key = state.content_token(ds.name.encode())[:8]
+    geometry = st.session_state.get(GEOMETRY_KEY, {}).get(ds.name) or io.PRESETS["desktop_24"]
+    people = st.session_state.get(PARTICIPANTS_KEY)
+    st.markdown("**Feature windows** for the Time series and Attacks pages: the fixation, saccade, blink and "
+                "pupil features of every window of each recording (one participant on one stimulus or trial).")
+    c = st.columns([1, 1, 2])
+    window_s = float(c[0].number_input("Window length (s)", 0.5, 600.0, windows.suggested_window_s(ds.frame), 0.5,
+                                       key=f"yd_win_{key}"))
+    step_s = float(c[1].number_input("Step (s)", 0.1, 600.0, max(0.5, window_s / 2), 0.5, key=f"yd_step_{key}",
+                                     help="Windows overlap when the step is shorter than the window."))
+    labels = (f"; labels from {people.attrs.get('source', 'the participants table')}: "
+              + ", ".join(c for c in people.columns if c != "participant")) if people is not None else ""
+    c[2].caption(f"Screen: {geometry.describe()}{labels}.")
+    if not c[2].button("Make feature windows", key=f"yd_feat_{key}", icon=":material/table_chart:"):
+        return
+    source = ds.name.removeprefix("Upload: ")
+    try:
+        with st.spinner(f"Making feature windows of {source} …"):
+            table = windows.features_from_table(ds.frame, geometry, window_s, step_s, source=source,
+                                                participants=people)
+    except io.DataError as err:
+        st.error(str(err), icon=":material/error:")
+        return
+    label = f"{ds.name} (feature windows, {window_s:g} s)"
+    n_rec = table.groupby(["participant", "recording"]).ngroups
+    short = (f"Derived: {len(table):,} windows of {window_s:g} s every {step_s:g} s ({n_rec:,} recordings of "
+             f"{table['participant'].nunique():,} participants) from {source}.")
+    state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
+                                   notes=(short, short + f" Screen: {geometry.describe()}" + labels + ".")))
+    st.session_state["upload_done"] = (f"{short} Added as '{label}' and selected as "
+                                       f"'{state.KINDS['features']['label']}' in the sidebar: the Time series "
+                                       "and Attacks pages use it.")
+    st.rerun()
+
+
+def _participants_section() -> None:
+    """A participants table (participant -> gender, age, group, ...) whose columns become attack labels."""
+    st.divider()
+    st.subheader("Participants (optional)")
+    st.caption("One row per participant: a participant column, then anything known about them (gender, age, "
+               "group, …). Each column becomes a label an attack predicts on the Attacks page: it is added to "
+               "the feature windows you make below, and can be added to a feature table you uploaded.")
+    up = st.file_uploader("Participants table (CSV/TSV)", type=["csv", "tsv", "txt", "gz"],
+                          key="uploader_participants")
+    if up is not None:
+        data = up.getvalue()
+        try:
+            people = _memo("participants", (up.name, len(data), state.content_token(data)),
+                           lambda: io.read_participants(data, up.name))
+        except io.DataError as err:
+            st.error(str(err), icon=":material/error:")
+            return
+        st.session_state[PARTICIPANTS_KEY] = people
+    people = st.session_state.get(PARTICIPANTS_KEY)
+    if people is None:
+        return
+    cols = [c for c in people.columns if c != "participant"]
+    st.markdown(f"**{people.attrs.get('source', 'Participants')}**: {len(people):,} participants; labels: "
+                + ", ".join(cols) + ".")
+    st.dataframe(preview_frame(people, 5), hide_index=True)
+    for ds in state.uploaded("features").values():
+        if any(c in ds.frame.columns for c in cols):
+            continue
+        key = state.content_token(ds.name.encode())[:8]
+        if st.button(f"Add these labels to {ds.name.removeprefix('Upload: ')}", key=f"yd_people_{key}"):
+            try:
+                table = windows.add_participants(ds.frame, people, ds.name)
+            except io.DataError as err:
+                st.error(str(err), icon=":material/error:")
+                return
+            label = f"{ds.name} (+ {', '.join(cols)})"
+            state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
+                                           notes=(f"{ds.name} with the labels {', '.join(cols)} of "
+                                                  f"{people.attrs.get('source', 'the participants table')}.",)))
+            st.session_state["upload_done"] = f"Added as '{label}': the Attacks page offers {', '.join(cols)}."
+            st.rerun()
+
+
 def _uploads_panel() -> None:
     """What this session holds: each upload, what was derived from what (with counts) and a preview."""
+    _participants_section()
     held = [(kind, ds) for kind in state.KINDS for ds in state.uploaded(kind).values()]
     if not held:
         return
@@ -366,6 +454,8 @@ def _uploads_panel() -> None:
             st.dataframe(preview_frame(frame, 5), hide_index=True)
             if kind == "fixations":
                 _canvas_form(ds)
+            if kind in ("gaze", "fixations"):
+                _features_form(ds)
 
 
 def render() -> None:

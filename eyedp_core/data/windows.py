@@ -20,7 +20,8 @@ from eyedp_core.gaze.features import window_features
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.geometry import PRESETS, Geometry
 
-__all__ = ["WindowSettings", "add_participants", "features_from_recording", "features_from_table"]
+__all__ = ["WindowSettings", "add_participants", "features_from_recording", "features_from_table",
+           "suggested_window_s"]
 
 # Columns of a gaze or fixation table that split it into recordings (besides the participant), in key order.
 _SPLIT_COLUMNS = ("task", "session", "recording", "stimulus", "trial")
@@ -94,6 +95,27 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | ScreenGeometry
                       "made_by": f"feature windows of {settings.window_s:g} s every {settings.step():g} s made "
                                  f"from the {kind} of {name}"})
     return out
+
+
+def suggested_window_s(table: pd.DataFrame) -> float:
+    """Gaze or fixation table -> a window length in s that most recordings hold twice: half the median recording's
+    length, between 1 and 30 s (Steil et al.'s windows), rounded to 0.5 s."""
+    t, kind = _canonical(table)
+    if "participant" not in t.columns or t.empty:
+        return 30.0
+    groups = ["participant", *[c for c in _SPLIT_COLUMNS if c in t.columns]]
+    if kind == "gaze":
+        g = t.groupby(groups, sort=False)["t_s"]
+        spans = (g.max() - g.min()).to_numpy(float)
+    elif "start_s" in t.columns:
+        g = t.assign(_end=t["start_s"] + t["duration_ms"] / 1000.0).groupby(groups, sort=False)
+        spans = (g["_end"].max() - g["start_s"].min()).to_numpy(float)
+    else:
+        spans = (t.groupby(groups, sort=False)["duration_ms"].sum() / 1000.0).to_numpy(float)
+    spans = spans[np.isfinite(spans)]
+    if not spans.size:
+        return 30.0
+    return float(min(30.0, max(1.0, round(float(np.median(spans)) / 2 * 2) / 2)))
 
 
 def _longest_recording_s(t: pd.DataFrame, kind: str, groups: list[str]) -> float:

@@ -1,0 +1,49 @@
+"""Your data: a gaze upload becomes feature windows (window length, step) with a participants table's columns
+as labels, which the Time series and Attacks pages use (AppTest)."""
+from __future__ import annotations
+
+import numpy as np
+
+from eyedp_core.data import samples
+from tests.apptest import page_text
+from tests.test_io_page import _upload, _use
+
+
+def _gaze_csv() -> bytes:
+    g = samples.load_sample("gaze_streams")
+    g = g[g["participant"].isin(["P01", "P02", "P03", "P04", "P05", "P06"]) & (g["t_s"] < 40)]
+    return g[["participant", "t_s", "x", "y", "pupil"]].to_csv(index=False).encode()
+
+
+def test_gaze_upload_to_feature_windows_with_participant_labels_reaches_attacks_and_time_series():
+    at = _upload("gaze", "gaze.csv", _gaze_csv())
+    at.checkbox(key="yd_detect").set_value(False).run()
+    _use(at)
+    assert "gaze.csv loaded" in " ".join(s.value for s in at.success)
+    people = samples.load_sample("demographics").to_csv(index=False).encode()
+    at.file_uploader(key="uploader_participants").set_value(("people.csv", people, "text/csv")).run()
+    assert not at.exception, at.exception
+    assert "labels: age, gender" in page_text(at)
+    win = [n for n in at.number_input if n.key and n.key.startswith("yd_win_")][0]
+    step = [n for n in at.number_input if n.key and n.key.startswith("yd_step_")][0]
+    win.set_value(10.0).run()
+    step.set_value(5.0).run()
+    [b for b in at.button if b.label == "Make feature windows"][0].click().run()
+    assert not at.exception, at.exception
+    ok = " ".join(s.value for s in at.success)
+    label = "Upload: gaze.csv (feature windows, 10 s)"
+    # 40 s per participant (t_s 0 … 39.99), windows of 10 s every 5 s: starts 0, 5, …, 30 -> 7 windows each.
+    assert f"Derived: 42 windows of 10 s every 5 s (6 recordings of 6 participants) from gaze.csv." in ok, ok
+    assert at.sidebar.selectbox(key="sel_features").value == label
+    table = at.session_state["eyedp_uploads"]["features"][label].frame
+    assert np.allclose(sorted(set(table["t_start_s"])), [0, 5, 10, 15, 20, 25, 30])
+    assert table.attrs["window_s"] == 10.0 and set(table["gender"]) == {"male", "female"}
+    at.switch_page("pages/attacks.py").run()
+    assert not at.exception, at.exception
+    tasks = at.multiselect(key="at_tasks").options
+    assert "gender" in tasks and "age" in tasks
+    text = page_text(at)
+    assert "window of 10 s" in text  # the window length travelled: no 30 s assumed
+    at.switch_page("pages/time_series.py").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
