@@ -30,7 +30,7 @@ def cap_and_totals() -> None:
     ledger = state.ledger()
     eps, delta = ledger.total()
     cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=state.epsilon_cap(), step=0.1,
-                    key="rp_cap", help="A release (export, recording, private choice) that would push any person's "
+                    key=state.CAP_WIDGET_KEY, help="A release (export, recording, private choice) that would push any person's "
                                        "total ε above this cap is refused: nothing is drawn or added to the ledger. "
                                        f"Every session starts with ε ≤ {state.DEFAULT_EPSILON_CAP:g}.")
     state.set_epsilon_cap(cap)

@@ -12,6 +12,7 @@ import streamlit as st
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
+from ui import settings
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
 KINDS: dict[str, dict[str, str]] = {
@@ -247,8 +248,9 @@ def ledger() -> Ledger:
 def clear_ledger() -> None:
     """Forget every release of this session and everything that could re-add or reuse one."""
     ledger().clear()
-    for key in LEDGER_DERIVED_KEYS:
-        st.session_state.pop(key, None)
+    # From the settings store too (else the next run would restore them); the cap sliders are set to their
+    # defaults explicitly, so that they also show them.
+    settings.forget(*LEDGER_DERIVED_KEYS, to_default=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,6 +258,7 @@ def clear_ledger() -> None:
 
 DEFAULT_EPSILON_CAP = 10.0  # the cap every session starts with (the Report slider's default, rp_cap)
 CAP_KEY = "eyedp_eps_cap"  # the session's cap; set by the Report page's slider, kept when the page is left
+CAP_WIDGET_KEY = "rp_cap"  # the Report page's cap slider: while its value is in the session it is the cap
 REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
 CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings, the facts it showed, the cap
 FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utility and data counts it showed
@@ -264,7 +267,11 @@ FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utilit
 def epsilon_cap() -> float:
     """The cap on the worst-case ε per person: held with the ledger from the session's first run (default 10),
     so every charge is checked against it whether or not the Report page was ever opened."""
-    if CAP_KEY not in st.session_state:
+    # The slider's own value wins: a reset, a shared link or a settings file sets it before the sidebar is drawn,
+    # and the sidebar and every charge of that run must already use it.
+    if CAP_WIDGET_KEY in st.session_state:
+        st.session_state[CAP_KEY] = float(st.session_state[CAP_WIDGET_KEY])
+    elif CAP_KEY not in st.session_state:
         st.session_state[CAP_KEY] = DEFAULT_EPSILON_CAP
     return float(st.session_state[CAP_KEY])
 
