@@ -114,3 +114,14 @@ def test_gazebase_fixations_are_all_on_the_screen() -> None:
     assert fix["x"].between(0, g.width_px).all() and fix["y"].between(0, g.height_px).all()
     # independent count: fixation centres outside the screen before the fit
     assert "were moved to its edge" in how.describe() or "were left out" in how.describe()
+
+
+def test_an_image_matches_its_stimulus_whatever_the_extension() -> None:
+    df = pd.DataFrame({"observer": ["a", "b", "a", "b"], "stimulus": ["face.jpg", "face.jpg", "dog.jpg", "dog.jpg"],
+                       "x": [1.0, 2.0, 3.0, 4.0], "y": [1.0, 2.0, 3.0, 4.0]})
+    sub, how = preview.fixations_for_stimulus(df, "fix.csv", "face.png", 10, 10)
+    assert list(sub["x"]) == [1.0, 2.0]
+    assert derived.stimuli_without_images(df, ["face.png"]) == ["dog.jpg"]
+    exact, _ = preview.fixations_for_stimulus(df.assign(stimulus=["face.png", "face.png", "face.jpg", "face.jpg"]),
+                                              "fix.csv", "face.png", 10, 10)
+    assert list(exact["x"]) == [1.0, 2.0]  # an exact name wins over a same-stem one

@@ -58,7 +58,10 @@ def fixations_for_stimulus(fixations: pd.DataFrame | None, table_name: str, stim
     # A table the app derived is named by its source file and step, not by row numbers nobody can look up.
     origin = f" (This table was made by the app: {made_by}.)" if made_by else ""
     if "stimulus" in fixations.columns:
-        sub = fixations[fixations["stimulus"].astype(str).isin(stimulus_names(stimulus))]
+        names = fixations["stimulus"].astype(str)
+        sub = fixations[names.isin(stimulus_names(stimulus))]
+        if sub.empty:  # an image saved in another format than the stimulus' name says (a.png for a.jpg)
+            sub = fixations[names.map(lambda s: PurePath(s).stem) == PurePath(stimulus).stem]
         if sub.empty:
             have = ", ".join(sorted(map(str, fixations["stimulus"].dropna().unique()))[:12])
             raise DataError(f"no fixations for the stimulus '{stimulus}'. The table has fixations for: "
