@@ -49,3 +49,52 @@ def test_one_column_causing_most_drops_is_named_with_the_offer_to_leave_it_out()
     with pytest.raises(io.DataError, match="Leave the mostly empty column out"):  # no single culprit
         raw = _read(even, "f.csv")
         io.apply_mapping(raw, io.guess_mapping(raw, "features"), "features", "f.csv", drop_missing=True)
+
+
+def _ir_gaze() -> pd.DataFrame:
+    n = 20
+    return pd.DataFrame({"participant": "a", "time": np.arange(n) * 10, "IR_hor": np.linspace(100, 900, n),
+                         "IR_ver": np.linspace(500, 600, n), "status": "ok"})
+
+
+def test_a_role_without_a_column_lists_the_candidates() -> None:
+    raw = _read(_ir_gaze(), "ir.csv")
+    mapping = io.guess_mapping(raw, "gaze")
+    assert mapping["x"] is None and mapping["y"] is None and mapping["t_s"] == "time"
+    notes = io.guess_notes(raw, "gaze")
+    assert "No column was recognised for 'x'. Candidates: 'IR_hor', 'IR_ver'." in notes
+    assert "No column was recognised for 'y'. Candidates: 'IR_ver', 'IR_hor'." in notes  # the hinted one first
+    with pytest.raises(io.DataError, match=r"role 'x'.*Candidates in this file: 'IR_hor', 'IR_ver'\.") as err:
+        io.apply_mapping(raw, mapping, "gaze", "ir.csv")
+    assert "'status'" not in str(err.value)  # text is no candidate for a position
+    ok = io.apply_mapping(raw, {**mapping, "x": "IR_hor", "y": "IR_ver"}, "gaze", "ir.csv")
+    assert len(ok) == 20
+
+
+def _osie_like(index_name: str = "stimulus") -> pd.DataFrame:
+    """Fixations whose index column names a target and a filler image with the same number."""
+    rows = []
+    for obs in ("o1", "o2"):
+        for idx in (1, 2):
+            for kind in ("target", "filler"):
+                rows.append({"observer": obs, index_name: idx, "file": f"{kind}_{idx}.jpg", "x": 10.0, "y": 20.0,
+                             "duration_ms": 200.0})
+    return pd.DataFrame(rows)
+
+
+def test_a_file_name_column_wins_over_an_index_that_names_different_images() -> None:
+    raw = _read(_osie_like(), "fix.csv")
+    mapping = io.guess_mapping(raw, "fixations")
+    assert mapping["stimulus"] == "file"
+    notes = " ".join(io.guess_notes(raw, "fixations"))
+    assert "'file' was chosen for the stimulus, not 'stimulus'" in notes and "filler_1.jpg, target_1.jpg" in notes
+    out = io.apply_mapping(raw, mapping, "fixations", "fix.csv")
+    assert out["stimulus"].nunique() == 4  # four images, not two merged index values
+
+
+def test_an_ambiguous_stimulus_choice_is_said() -> None:
+    df = _osie_like().assign(file=lambda d: d["stimulus"].map(lambda i: f"img_{i}.jpg"))  # one name per index
+    raw = _read(df, "fix.csv")
+    assert io.guess_mapping(raw, "fixations")["stimulus"] == "stimulus"  # no collision: the name pattern's pick
+    notes = " ".join(io.guess_notes(raw, "fixations"))
+    assert "Several columns could name the stimulus: 'stimulus' (chosen), 'file'" in notes

@@ -26,7 +26,7 @@ import pandas as pd
 
 from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
 from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE, UNITS, Geometry
-from eyedp_core.io.roles import (CONFLICT_WHAT, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
+from eyedp_core.io.roles import (CONFLICT_WHAT, role_candidates, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
                                  WHOLE_FILE, Y_UP_KEY, canonical_unit, guess_time_unit, name_conflict)
 from eyedp_core.io.checks import (ID_ROLES, _expected, _file_label, as_number, as_text,
                                  check_in_bounds, check_increasing, check_lengths, check_pixel_units)
@@ -51,8 +51,11 @@ def _resolve(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str
         col = mapping.get(role.name)
         if col is None or (isinstance(col, str) and not col.strip()):
             if role.required:
+                taken = [c for c in mapping.values() if isinstance(c, str)]
+                found = role_candidates(df, role.name, taken)
+                hint = (" Candidates in this file: " + ", ".join(f"'{c}'" for c in found) + ".") if found else ""
                 raise DataError(f"no column is chosen for the required role '{role.name}' "
-                                f"({role.description})", file=filename,
+                                f"({role.description}){hint}", file=filename,
                                 expected=f"a column for '{role.name}'")
             continue
         if not isinstance(col, str):
