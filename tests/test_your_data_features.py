@@ -47,3 +47,34 @@ def test_gaze_upload_to_feature_windows_with_participant_labels_reaches_attacks_
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+
+
+def test_participants_labels_join_an_uploaded_feature_table():
+    rng = np.random.default_rng(2)
+    import pandas as pd
+
+    parts = [pd.DataFrame({"participant": p, "window": np.arange(30), "fix_rate_hz": rng.normal(3 + i, 0.2, 30),
+                           "sacc_amp_mean_deg": rng.normal(4, 0.5, 30)})
+             for i, p in enumerate(["P01", "P02", "P03", "P04"])]
+    at = _upload("features", "feat.csv", pd.concat(parts).to_csv(index=False).encode())
+    _use(at)
+    people = b"Subject,Sex,Group\nP01,F,a\nP02,M,b\nP03,f,a\nP04,m,b\n"
+    at.file_uploader(key="uploader_participants").set_value(("people.csv", people, "text/csv")).run()
+    assert not at.exception, at.exception
+    [b for b in at.button if b.label == "Add these labels to feat.csv"][0].click().run()
+    assert not at.exception, at.exception
+    label = "Upload: feat.csv (+ gender, Group)"
+    assert at.sidebar.selectbox(key="sel_features").value == label
+    table = at.session_state["eyedp_uploads"]["features"][label].frame
+    assert list(table.groupby("participant")["gender"].first()) == ["f", "m", "f", "m"]
+    at.switch_page("pages/attacks.py").run()
+    assert not at.exception, at.exception
+    assert {"gender", "Group"} <= set(at.multiselect(key="at_tasks").options)
+
+
+def test_a_participants_table_without_a_participant_column_is_refused_clearly():
+    at = _upload("features", "feat.csv", b"participant,window,f1\na,0,1\na,1,2\nb,0,3\nb,1,4\n")
+    at.file_uploader(key="uploader_participants").set_value(("people.csv", b"name,gender\na,f\n", "text/csv")).run()
+    assert not at.exception, at.exception
+    err = " ".join(e.value for e in at.error)
+    assert "people.csv: no column names the participant. Columns: name, gender" in err
