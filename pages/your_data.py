@@ -29,7 +29,6 @@ PREVIEW_ROWS = 5000
 CHUNK_ROWS = 200_000
 TIME_UNITS = ["s", "ms", "us", "ns"]
 CUSTOM = "custom"
-GEOMETRY_KEY = "yd_geometries"  # upload name -> the screen geometry its positions are on (memory only)
 PARTICIPANTS_KEY = "yd_participants"  # the participants table of this session (memory only), or absent
 
 
@@ -157,7 +156,7 @@ def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]]
              f"{how.samples:,} samples of {name}." + (f" {how.fitted}" if how.fitted else ""))
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
-    st.session_state.setdefault(GEOMETRY_KEY, {})[label] = screen
+    state.set_upload_geometry(label, screen)
     return f" {how.fixations:,} fixations were detected and added as '{label}'." + (f" {how.fitted}" if how.fitted else "")
 
 
@@ -167,7 +166,7 @@ def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str
     label = f"Upload: {name}"
     state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
     if kind in ("gaze", "fixations"):
-        st.session_state.setdefault(GEOMETRY_KEY, {})[label] = geometry or st.session_state.get("yd_screen")
+        state.set_upload_geometry(label, geometry or st.session_state.get("yd_screen"))
     return label
 
 
@@ -358,7 +357,7 @@ def _features_form(ds: Any) -> None:
     """Gaze or fixation upload -> its feature windows (window length, step, its screen, the participants'
     labels) added as a feature table, which the Time series and Attacks pages use."""
     key = state.content_token(ds.name.encode())[:8]
-    geometry = st.session_state.get(GEOMETRY_KEY, {}).get(ds.name) or io.PRESETS["desktop_24"]
+    geometry = state.upload_geometry(ds.name) or io.PRESETS["desktop_24"]
     people = st.session_state.get(PARTICIPANTS_KEY)
     st.markdown("**Feature windows** for the Time series and Attacks pages: the fixation, saccade, blink and "
                 "pupil features of every window of each recording (one participant on one stimulus or trial).")

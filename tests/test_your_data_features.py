@@ -3,6 +3,7 @@ as labels, which the Time series and Attacks pages use (AppTest)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from eyedp_core.data import samples
 from tests.apptest import page_text
@@ -78,3 +79,21 @@ def test_a_participants_table_without_a_participant_column_is_refused_clearly():
     assert not at.exception, at.exception
     err = " ".join(e.value for e in at.error)
     assert "people.csv: no column names the participant. Columns: name, gender" in err
+
+
+def test_the_uploads_screen_travels_to_the_gaze_samples_page():
+    at = _upload("gaze", "gaze.csv", _gaze_csv())
+    at.checkbox(key="yd_detect").set_value(False).run()
+    at.selectbox(key=[s.key for s in at.selectbox if s.key and s.key.startswith("geo_preset_gaze_")][0]) \
+        .set_value("laptop_14").run()
+    _use(at)
+    at.switch_page("pages/gaze_samples.py").run()
+    assert not at.exception, at.exception
+    assert at.sidebar.selectbox(key="sel_gaze").value == "Upload: gaze.csv"
+    from eyedp_core import io
+
+    laptop = io.PRESETS["laptop_14"]
+    assert at.number_input(key="gs_wpx").value == laptop.width_px == 1920
+    assert at.number_input(key="gs_dist").value == laptop.distance_mm / 10 == 50.0
+    assert at.number_input(key="gs_wcm").value == pytest.approx(laptop.width_mm / 10)
+    assert not at.warning or all("default value" not in w.value for w in at.warning)
