@@ -98,3 +98,22 @@ def test_an_ambiguous_stimulus_choice_is_said() -> None:
     assert io.guess_mapping(raw, "fixations")["stimulus"] == "stimulus"  # no collision: the name pattern's pick
     notes = " ".join(io.guess_notes(raw, "fixations"))
     assert "Several columns could name the stimulus: 'stimulus' (chosen), 'file'" in notes
+
+
+def test_a_fixation_export_read_as_gaze_is_said_and_the_reverse() -> None:
+    fix = pd.DataFrame({"participant": "a", "timestamp": np.arange(30) * 250.0, "x": 10.0, "y": 20.0,
+                        "duration": 230.0})
+    raw = _read(fix, "fix.csv")
+    notes = io.guess_notes(raw, "gaze")
+    assert notes[0] == ("This file looks like fixations, not gaze samples: it has a duration column ('duration'), "
+                        "and its rows are about one duration apart. If each row is one fixation, choose 'Fixations' "
+                        "above.")
+    assert not any("looks like" in n for n in io.guess_notes(raw, "fixations"))
+    gaze = pd.DataFrame({"participant": "a", "t_ms": np.arange(300) * 2.0, "x": 10.0, "y": 20.0})
+    with_events = gaze.assign(event_duration=400.0)  # samples carrying their event's duration stay samples
+    assert not any("looks like" in n for n in io.guess_notes(_read(with_events, "g.csv"), "gaze"))
+    raw = _read(gaze, "g.csv")
+    notes = io.guess_notes(raw, "fixations")
+    assert "This file looks like gaze samples, not fixations: it has no duration column and its times ('t_ms') " \
+           "are 2 ms apart." in notes[0]
+    assert not any("looks like" in n for n in io.guess_notes(raw, "gaze"))

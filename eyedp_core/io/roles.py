@@ -372,6 +372,52 @@ def shown_value(value: Any) -> str:
     return text if len(text) <= 30 else text[:29] + "…"
 
 
+# Gaze samples come at least every 50 ms (20 Hz); fixations last about 100-400 ms.
+SAMPLE_STEP_MAX_S = 0.05
+
+
+def _median_step_s(df: pd.DataFrame, column: str, unit: str) -> float | None:
+    """Time column and its unit -> median positive step in seconds, or None."""
+    t = pd.to_numeric(_series(df, column), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    d = np.diff(t[np.isfinite(t)])
+    d = d[d > 0]
+    if not d.size:
+        return None
+    return float(np.median(d)) / {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}.get(unit, 1.0)
+
+
+def kind_note(df: pd.DataFrame, kind: str, mapping: dict[str, Any]) -> str | None:
+    """Table, the kind it is read as and its guessed mapping -> a sentence when it looks like the other kind
+    (a fixation export read as gaze samples, or gaze samples read as fixations), else None."""
+    columns = [str(c) for c in df.columns]
+    normed = [norm(c) for c in columns]
+    if kind == "gaze":
+        dur = _pick(columns, normed, "duration_ms", {c for c in mapping.values() if isinstance(c, str)})
+        if dur is None:
+            return None
+        d = pd.to_numeric(_series(df, dur), errors="coerce")
+        d_med = float(d[d > 0].median()) if (d > 0).any() else float("nan")
+        t = mapping.get("t_s")
+        # The time unit guessed for samples misreads a fixation table's steps, so the steps are compared with the
+        # durations themselves: rows about one duration apart are one fixation each.
+        step = _median_step_s(df, t, "s") if t in columns else None
+        like = step is None or not np.isfinite(d_med) or any(
+            0.5 * d_med <= step * k <= 4 * d_med for k in (1.0, 1e3, 1e-3))
+        if like:
+            return (f"This file looks like fixations, not gaze samples: it has a duration column ('{dur}')"
+                    + (", and its rows are about one duration apart" if step is not None else "")
+                    + ". If each row is one fixation, choose 'Fixations' above.")
+    if kind == "fixations" and not mapping.get("duration_ms"):
+        t = _pick(columns, normed, "t_s", {c for c in mapping.values() if isinstance(c, str)})
+        if t is not None:
+            step = _median_step_s(df, t, guess_time_unit(_series(df, t), t))
+            if step is not None and step <= SAMPLE_STEP_MAX_S:
+                return (f"This file looks like gaze samples, not fixations: it has no duration column and its "
+                        f"times ('{t}') are {step * 1000:.3g} ms apart. If each row is one sample, choose 'Raw gaze "
+                        "samples' above.")
+    return None
+
+
 def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, Any]:
     """Table and kind -> role -> column (or None; WHOLE_FILE for a missing ID) plus 'time_unit'."""
     return _guess(df, kind)[0]
@@ -400,4 +446,5 @@ def guess_notes(df: pd.DataFrame, kind: str) -> list[str]:
             if found:
                 notes.append(f"No column was recognised for '{role.name}'. Candidates: "
                              + ", ".join(f"'{c}'" for c in found) + ".")
-    return notes + said
+    other = kind_note(df, kind, mapping) if kind in ("gaze", "fixations") else None
+    return ([other] if other else []) + notes + said
