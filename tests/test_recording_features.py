@@ -102,3 +102,14 @@ def test_participants_that_match_no_one_are_refused() -> None:
         rec.features(1.0, participants=people)
     with pytest.raises(DataError, match="no recording is as long as one window of 10 s"):
         rec.features(10.0)
+
+
+def test_the_suggested_window_fits_four_times_in_the_median_recording() -> None:
+    from eyedp_core.data.windows import suggested_window_s
+
+    def table(lengths_s):
+        return pd.concat([pd.DataFrame({"participant": f"p{i}", "t_s": np.arange(0, L, 0.01), "x": 1.0, "y": 1.0})
+                          for i, L in enumerate(lengths_s)])
+    assert suggested_window_s(table([8.0, 10.0, 12.0])) == 2.5  # median ≈ 10 s -> 2.5 s
+    assert suggested_window_s(table([400.0])) == 30.0  # capped at Steil et al.'s 30 s
+    assert suggested_window_s(table([0.4])) == 0.5

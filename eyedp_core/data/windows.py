@@ -98,8 +98,10 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | ScreenGeometry
 
 
 def suggested_window_s(table: pd.DataFrame) -> float:
-    """Gaze or fixation table -> a window length in s that most recordings hold twice: half the median recording's
-    length, between 1 and 30 s (Steil et al.'s windows), rounded to 0.5 s."""
+    """Gaze or fixation table -> a window length in s that most recordings hold four times: a quarter of the median
+    recording's length, between 0.5 and 30 s (Steil et al.'s windows), rounded to 0.5 s. With a step of half a
+    window that gives about 7 windows per recording, enough to split one for re-identification with the honest
+    gap of 2 windows between its parts."""
     t, kind = _canonical(table)
     if "participant" not in t.columns or t.empty:
         return 30.0
@@ -115,7 +117,7 @@ def suggested_window_s(table: pd.DataFrame) -> float:
     spans = spans[np.isfinite(spans)]
     if not spans.size:
         return 30.0
-    return float(min(30.0, max(1.0, round(float(np.median(spans)) / 2 * 2) / 2)))
+    return float(min(30.0, max(0.5, round(float(np.median(spans)) / 4 * 2) / 2)))
 
 
 def _longest_recording_s(t: pd.DataFrame, kind: str, groups: list[str]) -> float:
