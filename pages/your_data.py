@@ -382,9 +382,10 @@ def _features_form(ds: Any) -> None:
         st.error(md_text(err), icon=":material/error:")
         return
     label = f"{ds.name} (feature windows, {window_s:g} s)"
-    n_rec = table.groupby(["participant", "recording"]).ngroups
-    short = (f"Derived: {len(table):,} windows of {window_s:g} s every {step_s:g} s ({n_rec:,} recordings of "
-             f"{table['participant'].nunique():,} participants) from {source}.")
+    n_rec, n_people = table.groupby(["participant", "recording"]).ngroups, table["participant"].nunique()
+    short = (f"Derived: {len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
+             f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} participant{'s' * (n_people != 1)}) "
+             f"from {source}.")
     state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
                                    notes=(short, short + f" Screen: {geometry.describe()}" + labels + ".")))
     st.session_state["upload_done"] = (f"{md_text(short)} Added as '{md_text(label)}' and selected as "
