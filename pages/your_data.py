@@ -9,6 +9,7 @@ import streamlit as st
 from eyedp_core import io
 from eyedp_core.data import derived, windows
 from eyedp_core.io import readers
+from eyedp_core.io.image_files import image_files
 from ui import state
 from ui.errors import guarded
 from ui import runlog
@@ -89,6 +90,47 @@ def _image(data: bytes, name: str) -> None:
     if st.button("Use this image", type="primary"):
         state.add_upload(state.Dataset("image", name, "upload", state.content_token(img), image=img))
         st.session_state["upload_done"] = f"{md_text(name)} is now offered as a stimulus on the Heatmaps page."
+        st.rerun()
+
+
+MAX_BAD_SHOWN = 5
+
+
+def _decode_all(files: list[tuple[str, bytes]]) -> tuple[list[tuple[str, Any]], list[str], list[str]]:
+    """(name, bytes) files, images or zips -> (decoded (name, image) pairs, refusals, skipped-file sentences)."""
+    pairs, skipped = image_files(files, io.MAX_UNPACKED_BYTES)
+    good, bad = [], []
+    for name, data in pairs:
+        try:
+            good.append((name, io.load_image(data, name)))
+        except io.DataError as err:
+            bad.append(str(err))
+    return good, bad, skipped
+
+
+def _images(files: list[Any]) -> None:
+    """Many stimulus images, or zips of them: decode each, say which were refused, offer all to the Heatmaps
+    page; each is matched to the stimulus of its name whatever its extension."""
+    key = tuple((f.name, f.size) for f in files)
+    good, bad, skipped = _memo("images", key, lambda: _decode_all([(f.name, f.getvalue()) for f in files]))
+    for note in skipped:
+        st.info(md_text(note))
+    for err in bad[:MAX_BAD_SHOWN]:
+        st.warning(md_text(err))
+    more = len(bad) - MAX_BAD_SHOWN
+    if more > 0:
+        st.warning(f"… and {more:,d} more files were refused.")
+    if not good:
+        st.error("None of the files is a usable PNG or JPEG image.", icon=":material/error:")
+        return
+    shown = ", ".join(n for n, _ in good[:12]) + (" …" if len(good) > 12 else "")
+    st.markdown(f"**{len(good):,} images**: {md_text(shown)}")
+    first_name, first = good[0]
+    st.image(first, caption=f"{md_text(first_name)}: {first.shape[1]} × {first.shape[0]} px")
+    if st.button("Use these images", type="primary"):
+        for name, img in good:
+            state.add_upload(state.Dataset("image", name, "upload", state.content_token(img), image=img))
+        st.session_state["upload_done"] = f"{len(good):,} images are now offered as stimuli on the Heatmaps page."
         st.rerun()
 
 
@@ -475,7 +517,13 @@ def render() -> None:
     kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get,
                     horizontal=True, key="upload_kind")
     types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt", "asc", "gz", "edf"]
-    upload = st.file_uploader("File", type=types, key=f"uploader_{kind}")
+    many = kind == "image"  # stimulus images come many at once (a dataset has hundreds), or zipped
+    upload = st.file_uploader("Files: one or many images, or a zip of them" if many else "File",
+                              type=[*types, "zip"] if many else types, key=f"uploader_{kind}",
+                              accept_multiple_files=many)
+    files = list(upload or []) if many else []
+    if many:
+        upload = files[0] if files else None
     st.caption(_cap_text(kind))
     if upload is None:
         st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* "
@@ -484,7 +532,10 @@ def render() -> None:
         return
     data = upload.getvalue()
     if kind == "image":
-        _image(data, upload.name)
+        if len(files) == 1 and not upload.name.lower().endswith(".zip"):
+            _image(data, upload.name)
+        else:
+            _images(files)
         return
     token = _memo("token", (getattr(upload, "file_id", upload.name), upload.name, len(data)),
                   lambda: state.content_token(data))

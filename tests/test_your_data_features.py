@@ -97,3 +97,57 @@ def test_the_uploads_screen_travels_to_the_gaze_samples_page():
     assert at.number_input(key="gs_dist").value == laptop.distance_mm / 10 == 50.0
     assert at.number_input(key="gs_wcm").value == pytest.approx(laptop.width_mm / 10)
     assert not at.warning or all("default value" not in w.value for w in at.warning)
+
+
+def _png(w: int, h: int, colour=(200, 30, 30)) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    buf = BytesIO()
+    Image.new("RGB", (w, h), colour).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_many_images_and_a_zip_upload_at_once_and_match_stimuli_by_name():
+    import io as _io
+    import zipfile
+
+    from tests.apptest import open_app
+
+    buf = _io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("set/b.png", _png(40, 30))
+        z.writestr("set/c.jpeg", b"not an image inside")  # refused and named; the others stay
+        z.writestr("set/readme.txt", "not an image")
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value("image").run()
+    at.file_uploader(key="uploader_image").set_value([("a.png", _png(40, 30), "image/png"),
+                                                      ("set.zip", buf.getvalue(), "application/zip")]).run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "**2 images**" in " ".join(m.value for m in at.markdown) and "a.png, b.png" in text
+    assert "1 file(s) that are not PNG/JPEG images were skipped (e.g. set/readme.txt)" in text
+    assert any("c.jpeg" in w.value for w in at.warning)
+    [b for b in at.button if b.label == "Use these images"][0].click().run()
+    assert not at.exception, at.exception
+    assert "2 images are now offered as stimuli on the Heatmaps page." in " ".join(s.value for s in at.success)
+    assert {"a.png", "b.png"} <= set(at.session_state["eyedp_uploads"]["image"])
+
+
+def test_image_files_refuse_a_zip_bomb_and_a_damaged_zip():
+    import io as _io
+    import zipfile
+
+    from eyedp_core.io.errors import DataError
+    from eyedp_core.io.image_files import image_files
+
+    buf = _io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("big.png", b"\0" * 5_000_000)
+    with pytest.raises(DataError, match="unpack to more than 1 MB"):
+        image_files([("bomb.zip", buf.getvalue())], max_bytes=1_000_000)
+    with pytest.raises(DataError, match="not a readable zip"):
+        image_files([("x.zip", b"PK\x03\x04 broken")], max_bytes=10**9)
+    ok, skipped = image_files([("one.png", b"1234")], max_bytes=10)
+    assert ok == [("one.png", b"1234")] and skipped == []
