@@ -26,6 +26,15 @@ st.caption("Raw gaze streams and their events, and what four published privacy m
            "privacy. Every protected stream on this page is a seeded preview, not a release.")
 ds = state.current("gaze")
 
+given = state.upload_geometry(ds.name) if ds.source == "upload" else None
+if given is not None and st.session_state.get("gs_geometry_of") != ds.token:
+    # The screen given on Your data travels with the upload: the fields start from it once per dataset.
+    from eyedp_core.data.derived import screen_geometry  # here: the page's first run on the sample needs none
+
+    sg = screen_geometry(given)
+    st.session_state.update(gs_wpx=int(sg.width_px), gs_hpx=int(sg.height_px), gs_wcm=float(sg.width_cm),
+                            gs_hcm=float(sg.height_cm), gs_dist=float(sg.distance_cm), gs_geometry_of=ds.token)
+
 with st.expander("Screen geometry (used to convert pixels to degrees of visual angle)",
                  expanded=ds.source == "upload"):
     g0 = datasets.SAMPLE_SCREEN

@@ -7,8 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import io
-from eyedp_core.data import derived
+from eyedp_core.data import derived, windows
 from eyedp_core.io import readers
+from eyedp_core.io.image_files import image_files
 from ui import state
 from ui.errors import guarded
 from ui import runlog
@@ -30,6 +31,7 @@ PREVIEW_ROWS = 5000
 CHUNK_ROWS = 200_000
 TIME_UNITS = ["s", "ms", "us", "ns"]
 CUSTOM = "custom"
+PARTICIPANTS_KEY = "yd_participants"  # the participants table of this session (memory only), or absent
 
 
 def _memo(slot: str, key: tuple, compute: Callable[[], Any]) -> Any:
@@ -91,6 +93,47 @@ def _image(data: bytes, name: str) -> None:
         st.rerun()
 
 
+MAX_BAD_SHOWN = 5
+
+
+def _decode_all(files: list[tuple[str, bytes]]) -> tuple[list[tuple[str, Any]], list[str], list[str]]:
+    """(name, bytes) files, images or zips -> (decoded (name, image) pairs, refusals, skipped-file sentences)."""
+    pairs, skipped = image_files(files, io.MAX_UNPACKED_BYTES)
+    good, bad = [], []
+    for name, data in pairs:
+        try:
+            good.append((name, io.load_image(data, name)))
+        except io.DataError as err:
+            bad.append(str(err))
+    return good, bad, skipped
+
+
+def _images(files: list[Any]) -> None:
+    """Many stimulus images, or zips of them: decode each, say which were refused, offer all to the Heatmaps
+    page; each is matched to the stimulus of its name whatever its extension."""
+    key = tuple((f.name, f.size) for f in files)
+    good, bad, skipped = _memo("images", key, lambda: _decode_all([(f.name, f.getvalue()) for f in files]))
+    for note in skipped:
+        st.info(md_text(note))
+    for err in bad[:MAX_BAD_SHOWN]:
+        st.warning(md_text(err))
+    more = len(bad) - MAX_BAD_SHOWN
+    if more > 0:
+        st.warning(f"… and {more:,d} more files were refused.")
+    if not good:
+        st.error("None of the files is a usable PNG or JPEG image.", icon=":material/error:")
+        return
+    shown = ", ".join(n for n, _ in good[:12]) + (" …" if len(good) > 12 else "")
+    st.markdown(f"**{len(good):,} images**: {md_text(shown)}")
+    first_name, first = good[0]
+    st.image(first, caption=f"{md_text(first_name)}: {first.shape[1]} × {first.shape[0]} px")
+    if st.button("Use these images", type="primary"):
+        for name, img in good:
+            state.add_upload(state.Dataset("image", name, "upload", state.content_token(img), image=img))
+        st.session_state["upload_done"] = f"{len(good):,} images are now offered as stimuli on the Heatmaps page."
+        st.rerun()
+
+
 def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | None) -> tuple[str, bool, Any]:
     """Units of x/y and the screen geometry -> (units, y_up, Geometry or None)."""
     label = "Positions and screen geometry" + ("" if units == "px" else f" (this file: {units})")
@@ -101,7 +144,7 @@ def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | No
                          horizontal=True, key=f"geo_units_{kind}_{tok}")
         y_up = st.checkbox("y grows upwards (origin at the bottom)", value=y_up, key=f"geo_yup_{kind}_{tok}",
                            help="Pupil Labs normalised and GazeBase degree coordinates grow upwards.")
-        check = st.checkbox("Set positions more than 10% off the screen to missing (counted)",
+        check = st.checkbox(f"Set positions more than {io.ON_SCREEN_TOLERANCE:.0%} off the screen to missing (counted)",
                             value=units != "px" or preset is not None, key=f"geo_check_{kind}_{tok}")
         presets = [*io.PRESETS, CUSTOM]
         start = preset if preset in io.PRESETS else "desktop_24"
@@ -153,16 +196,21 @@ def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]]
         return f" No fixations were detected ({derived.METHODS[method]})."
     label = f"Upload: {name} (fixations, {method.upper()})"
     short = (f"Derived: {how.fixations:,} fixations by {derived.METHODS[method].split(' ')[0]} from "
-             f"{how.samples:,} samples of {name}.")
+             f"{how.samples:,} samples of {name}." + (f" {how.fitted}" if how.fitted else ""))
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
-    return f" {how.fixations:,} fixations were detected and added as '{md_text(label)}'."
+    state.set_upload_geometry(label, screen)
+    return (f" {how.fixations:,} fixations were detected and added as '{md_text(label)}'."
+            + (f" {md_text(how.fitted)}" if how.fitted else ""))
 
 
-def _add(kind: str, name: str, table: pd.DataFrame) -> str:
-    """Keep a canonical table as an uploaded dataset of `kind`; -> its name in the sidebar."""
+def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str:
+    """Keep a canonical table as an uploaded dataset of `kind` (with the screen its positions are on); -> its name
+    in the sidebar."""
     label = f"Upload: {name}"
     state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
+    if kind in ("gaze", "fixations"):
+        state.set_upload_geometry(label, geometry or st.session_state.get("yd_screen"))
     return label
 
 
@@ -198,10 +246,10 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     if st.button("Use this data", type="primary"):
         table = table.copy()
         table.attrs = {"counts": rec.counts, "warnings": rec.warnings}
-        _add(kind, name, table)
+        _add(kind, name, table, rec.geometry)
         extra = ""
         if also:
-            _add("fixations", f"{name} (fixations)", fix)
+            _add("fixations", f"{name} (fixations)", fix, rec.geometry)
             extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
         _done(kind, name, table, extra)
 
@@ -349,8 +397,92 @@ def _canvas_form(ds: Any) -> None:
         state.set_canvas_size(ds.name, int(w), int(h))
 
 
+def _features_form(ds: Any) -> None:
+    """Gaze or fixation upload -> its feature windows (window length, step, its screen, the participants'
+    labels) added as a feature table, which the Time series and Attacks pages use."""
+    key = state.content_token(ds.name.encode())[:8]
+    geometry = state.upload_geometry(ds.name) or io.PRESETS["desktop_24"]
+    people = st.session_state.get(PARTICIPANTS_KEY)
+    st.markdown("**Feature windows** for the Time series and Attacks pages: the fixation, saccade, blink and "
+                "pupil features of every window of each recording (one participant on one stimulus or trial).")
+    c = st.columns([1, 1, 2])
+    window_s = float(c[0].number_input("Window length (s)", 0.5, 600.0, windows.suggested_window_s(ds.frame), 0.5,
+                                       key=f"yd_win_{key}"))
+    step_s = float(c[1].number_input("Step (s)", 0.1, 600.0, max(0.5, window_s / 2), 0.5, key=f"yd_step_{key}",
+                                     help="Windows overlap when the step is shorter than the window."))
+    labels = (f"; labels from {people.attrs.get('source', 'the participants table')}: "
+              + ", ".join(c for c in people.columns if c != "participant")) if people is not None else ""
+    c[2].caption(md_text(f"Screen: {geometry.describe()}{labels}."))
+    if not c[2].button("Make feature windows", key=f"yd_feat_{key}", icon=":material/table_chart:"):
+        return
+    source = ds.name.removeprefix("Upload: ")
+    try:
+        with st.spinner(f"Making feature windows of {md_text(source)} …"):
+            table = windows.features_from_table(ds.frame, geometry, window_s, step_s, source=source,
+                                                participants=people)
+    except io.DataError as err:
+        st.error(md_text(err), icon=":material/error:")
+        return
+    label = f"{ds.name} (feature windows, {window_s:g} s)"
+    n_rec, n_people = table.groupby(["participant", "recording"]).ngroups, table["participant"].nunique()
+    short = (f"Derived: {len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
+             f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} participant{'s' * (n_people != 1)}) "
+             f"from {source}.")
+    state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
+                                   notes=(short, short + f" Screen: {geometry.describe()}" + labels + ".")))
+    st.session_state["upload_done"] = (f"{md_text(short)} Added as '{md_text(label)}' and selected as "
+                                       f"'{state.KINDS['features']['label']}' in the sidebar: the Time series "
+                                       "and Attacks pages use it.")
+    st.rerun()
+
+
+def _participants_section() -> None:
+    """A participants table (participant -> gender, age, group, ...) whose columns become attack labels."""
+    st.divider()
+    st.subheader("Participants (optional)")
+    st.caption("One row per participant: a participant column, then anything known about them (gender, age, "
+               "group, …). Each column becomes a label an attack predicts on the Attacks page: it is added to "
+               "the feature windows you make below, and can be added to a feature table you uploaded.")
+    up = st.file_uploader("Participants table (CSV/TSV)", type=["csv", "tsv", "txt", "gz"],
+                          key="uploader_participants")
+    if up is not None:
+        data = up.getvalue()
+        try:
+            people = _memo("participants", (up.name, len(data), state.content_token(data)),
+                           lambda: io.read_participants(data, up.name))
+        except io.DataError as err:
+            st.error(md_text(err), icon=":material/error:")
+            return
+        st.session_state[PARTICIPANTS_KEY] = people
+    people = st.session_state.get(PARTICIPANTS_KEY)
+    if people is None:
+        return
+    cols = [c for c in people.columns if c != "participant"]
+    st.markdown(f"**{md_text(people.attrs.get('source', 'Participants'))}**: {len(people):,} participants; "
+                "labels: " + md_text(", ".join(cols)) + ".")
+    st.dataframe(preview_frame(people, 5), hide_index=True)
+    for ds in state.uploaded("features").values():
+        if any(c in ds.frame.columns for c in cols):
+            continue
+        key = state.content_token(ds.name.encode())[:8]
+        if st.button(f"Add these labels to {md_text(ds.name.removeprefix('Upload: '))}", key=f"yd_people_{key}"):
+            try:
+                table = windows.add_participants(ds.frame, people, ds.name)
+            except io.DataError as err:
+                st.error(md_text(err), icon=":material/error:")
+                return
+            label = f"{ds.name} (+ {', '.join(cols)})"
+            state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
+                                           notes=(f"{ds.name} with the labels {', '.join(cols)} of "
+                                                  f"{people.attrs.get('source', 'the participants table')}.",)))
+            st.session_state["upload_done"] = (f"Added as '{md_text(label)}': the Attacks page offers "
+                                               f"{md_text(', '.join(cols))}.")
+            st.rerun()
+
+
 def _uploads_panel() -> None:
     """What this session holds: each upload, what was derived from what (with counts) and a preview."""
+    _participants_section()
     held = [(kind, ds) for kind in state.KINDS for ds in state.uploaded(kind).values()]
     if not held:
         return
@@ -367,6 +499,8 @@ def _uploads_panel() -> None:
             st.dataframe(preview_frame(frame, 5), hide_index=True)
             if kind == "fixations":
                 _canvas_form(ds)
+            if kind in ("gaze", "fixations"):
+                _features_form(ds)
 
 
 def render() -> None:
@@ -383,7 +517,13 @@ def render() -> None:
     kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get,
                     horizontal=True, key="upload_kind")
     types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt", "asc", "gz", "edf"]
-    upload = st.file_uploader("File", type=types, key=f"uploader_{kind}")
+    many = kind == "image"  # stimulus images come many at once (a dataset has hundreds), or zipped
+    upload = st.file_uploader("Files: one or many images, or a zip of them" if many else "File",
+                              type=[*types, "zip"] if many else types, key=f"uploader_{kind}",
+                              accept_multiple_files=many)
+    files = list(upload or []) if many else []
+    if many:
+        upload = files[0] if files else None
     st.caption(_cap_text(kind))
     if upload is None:
         st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* "
@@ -392,7 +532,10 @@ def render() -> None:
         return
     data = upload.getvalue()
     if kind == "image":
-        _image(data, upload.name)
+        if len(files) == 1 and not upload.name.lower().endswith(".zip"):
+            _image(data, upload.name)
+        else:
+            _images(files)
         return
     token = _memo("token", (getattr(upload, "file_id", upload.name), upload.name, len(data)),
                   lambda: state.content_token(data))

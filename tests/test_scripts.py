@@ -1,10 +1,13 @@
-"""The "Python script" of each view runs on its own (subprocess) and prints the numbers the page shows."""
+"""The "Python script" of each view runs on its own, from a folder outside the checkout with eyedp_core installed
+as the README installs it (no PYTHONPATH), and prints the numbers the page shows."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -23,62 +26,120 @@ def _page(page: str, view: str | None = None) -> AppTest:
     return at
 
 
-def _run(script: str, tmp_path) -> dict:
+def _bare_env() -> dict[str, str]:
+    """The environment without PYTHONPATH: only an installed eyedp_core can be imported."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+def _imports_this_checkout(python: str, cwd: Path) -> bool:
+    out = subprocess.run([python, "-c", "import eyedp_core; print(eyedp_core.__file__)"], cwd=cwd,
+                         capture_output=True, text=True, timeout=120, env=_bare_env())
+    return out.returncode == 0 and Path(out.stdout.strip()).resolve() == (ROOT / "eyedp_core" / "__init__.py").resolve()
+
+
+@pytest.fixture(scope="module")
+def installed_python(tmp_path_factory) -> str:
+    """A Python that imports this checkout's eyedp_core from any folder: this one when the README's install
+    command has run here (CI), else a fresh virtual environment where that command is run now."""
+    away = tmp_path_factory.mktemp("elsewhere")
+    if _imports_this_checkout(sys.executable, away):
+        return sys.executable
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    # The README's install command, from the checkout's root (requirements.txt holds `-e .`).
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "-r", "requirements.txt"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600, env=_bare_env())
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    assert _imports_this_checkout(python, away)
+    return python
+
+
+def test_the_install_command_makes_the_library_importable_anywhere(installed_python, tmp_path) -> None:
+    out = subprocess.run([installed_python, "-c", "from eyedp_core.data import samples; "
+                          "print(len(samples.load_sample('fixations')) > 0, samples.STIMULUS_DIR.is_dir())"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=_bare_env())
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["True", "True"]  # the bundled samples and stimuli are found from outside
+
+
+def _run_printed(script: str, tmp_path, python: str) -> tuple[dict, dict[str, str]]:
+    """Run a script from a folder outside the checkout -> (its JSON line, its "label: value" lines)."""
+    assert not Path(tmp_path).resolve().is_relative_to(ROOT.resolve())
     path = tmp_path / "view.py"
     path.write_text(script)
-    out = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run([python, str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env=_bare_env())
     assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    printed = dict(line.rpartition(": ")[::2] for line in lines[:-1] if ": " in line)
+    return json.loads(lines[-1]), printed
 
 
-def test_heatmaps_script_reproduces_the_page(tmp_path) -> None:
+def _run(script: str, tmp_path, python: str) -> dict:
+    return _run_printed(script, tmp_path, python)[0]
+
+
+def _assert_printed(printed: dict[str, str], shown: dict[str, float]) -> None:
+    """Every number the page showed is printed under the page's label, to 1e-9 (nan as nan)."""
+    for label, value in shown.items():
+        assert label in printed, (label, sorted(printed))
+        got = float(printed[label])
+        assert (math.isnan(got) and math.isnan(value)) or got == pytest.approx(value, rel=1e-9, abs=1e-12), label
+
+
+def test_heatmaps_script_reproduces_the_page(tmp_path, installed_python) -> None:
     at = _page("heatmaps")
     at.select_slider(key="hm_cell").set_value(16).run()
     at.number_input(key="hm_seed").set_value(5).run()
     params = at.session_state["share_script_params"]["heatmaps"]
     facts = at.session_state["eyedp_facts"]["heatmaps"]
     assert params["cell_px"] == 16 and params["seed"] == 5
-    got = _run(SCRIPTS["heatmaps"](params), tmp_path)
+    got, printed = _run_printed(SCRIPTS["heatmaps"](params), tmp_path, installed_python)
+    _assert_printed(printed, facts["utility"])
+    assert int(printed["observers"]) == facts["data"]["observers"]
     assert got["n_observers"] == facts["data"]["observers"]
     assert got["scale"] == pytest.approx(facts["calibration"]["scale"], rel=1e-12)
     assert got["metrics"]["cc"] == pytest.approx(facts["utility"]["CC"], rel=1e-9)
     assert got["metrics"]["nmse"] == pytest.approx(facts["utility"]["NMSE"], rel=1e-9)
 
 
-def test_time_series_script_reproduces_the_page(tmp_path) -> None:
+def test_time_series_script_reproduces_the_page(tmp_path, installed_python) -> None:
     at = _page("time_series")
     params = at.session_state["share_script_params"]["time_series"]
     facts = at.session_state["eyedp_facts"]["time_series"]
-    got = _run(SCRIPTS["time_series"](params), tmp_path)
+    got, printed = _run_printed(SCRIPTS["time_series"](params), tmp_path, installed_python)
+    _assert_printed(printed, facts["utility"])
     assert got["scale"] == pytest.approx(facts["calibration"]["scale"], rel=1e-12)
     shown = [v for k, v in facts["utility"].items() if k.startswith("NMSE of")][0]
     assert got["nmse_feature"][params["feature_index"]] == pytest.approx(shown, rel=1e-9)
 
 
-def test_gaze_samples_script_reproduces_the_page(tmp_path) -> None:
+def test_gaze_samples_script_reproduces_the_page(tmp_path, installed_python) -> None:
     at = _page("gaze_samples", view="protect")
     params = at.session_state["share_script_params"]["gaze_samples"]
     facts = at.session_state["eyedp_facts"]["gaze_samples"]
-    got = _run(SCRIPTS["gaze_samples"](params), tmp_path)
+    got, printed = _run_printed(SCRIPTS["gaze_samples"](params), tmp_path, installed_python)
+    _assert_printed(printed, facts["utility"])
+    assert int(printed["samples"]) == facts["data"]["samples"]
     assert got["mean_shift_px"] == pytest.approx(facts["utility"]["mean shift of the Kaleido preview (px)"], rel=1e-9)
     assert got["max_eps_per_sample"] == pytest.approx(facts["utility"]["largest ε spent by one sample"], rel=1e-12)
 
 
-def test_home_script_reproduces_the_page(tmp_path) -> None:
+def test_home_script_reproduces_the_page(tmp_path, installed_python) -> None:
     from ui.widgets import bounded_percent, odds_words
 
     at = _page("home")
     at.select_slider(key="home_eps").set_value(3.0).run()
     assert not at.exception, at.exception
     params = at.session_state["share_script_params"]["home"]
-    got = _run(SCRIPTS["home"](params), tmp_path)
+    got = _run(SCRIPTS["home"](params), tmp_path, installed_python)
     shown = " ".join(m.value for m in at.markdown)  # the page states both in bounded words (ui.widgets)
     assert f"**{odds_words(got['odds_factor'])}**" in shown
     assert f"**{bounded_percent(got['posterior_from_50_percent'])}**" in shown
 
 
-def test_report_script_recomposes_the_ledger(tmp_path) -> None:
+def test_report_script_recomposes_the_ledger(tmp_path, installed_python) -> None:
     import math
 
     from eyedp_core.dp.accounting import Ledger, Release
@@ -94,13 +155,13 @@ def test_report_script_recomposes_the_ledger(tmp_path) -> None:
                 sensitivity_type="data-derived", epsilon=math.inf, participants=("P09",))])
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
-    got = _run(SCRIPTS["report"](at.session_state["share_script_params"]["report"]), tmp_path)
+    got = _run(SCRIPTS["report"](at.session_state["share_script_params"]["report"]), tmp_path, installed_python)
     shown = {m.label: m.value for m in at.metric}
     assert got["releases"] == int(shown["Releases"]) == 3
     assert math.isinf(got["epsilon"]) and shown["Worst-case ε per person"] == "inf"
 
 
-def test_attacks_script_reproduces_the_page(tmp_path) -> None:
+def test_attacks_script_reproduces_the_page(tmp_path, installed_python) -> None:
     from ui.attacks.view import RunSettings
 
     at = _page("attacks")
@@ -114,7 +175,7 @@ def test_attacks_script_reproduces_the_page(tmp_path) -> None:
     assert not at.exception, at.exception
     shown = at.session_state["atk_rows"][2]  # the rows the page drew
     params = at.session_state["share_script_params"]["attacks"]
-    got = _run(SCRIPTS["attacks"](params), tmp_path)
+    got = _run(SCRIPTS["attacks"](params), tmp_path, installed_python)
     # The clean baseline, the requested point and the larger ε the page added until the transition showed
     # (the grid extends itself by default): the script runs the same extension.
     assert len(got) == len(shown) >= 3

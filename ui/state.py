@@ -85,6 +85,20 @@ def uploaded(kind: str) -> dict[str, Dataset]:
     return dict(_uploads()[kind])
 
 
+GEOMETRY_KEY = "eyedp_upload_geometry"  # upload name -> the screen its positions are on (memory only)
+
+
+def set_upload_geometry(name: str, geometry: Any) -> None:
+    """Remember the screen geometry (io.Geometry or gaze ScreenGeometry) an upload's positions are on."""
+    if geometry is not None:
+        st.session_state.setdefault(GEOMETRY_KEY, {})[name] = geometry
+
+
+def upload_geometry(name: str) -> Any:
+    """An upload's name -> the screen geometry its positions are on, or None (not given, or not an upload)."""
+    return st.session_state.get(GEOMETRY_KEY, {}).get(name)
+
+
 def add_upload(ds: Dataset) -> None:
     """Keep an uploaded dataset in this session and select it."""
     _uploads()[ds.kind][ds.name] = ds

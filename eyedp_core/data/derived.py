@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.gaze.events import GROUP_COLUMNS, ScreenGeometry, detect_events
+from eyedp_core.io.checks import fit_to_canvas
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.geometry import PRESETS, Geometry
 
@@ -55,16 +56,18 @@ class Derivation:
     fixations: int
     people: int
     counts: dict[str, int] = field(default_factory=dict)
+    fitted: str = ""  # what was clipped to the screen or left out beyond it (io.fit_to_canvas), or ""
 
     def describe(self) -> str:
         """-> one sentence: what was detected in what, with which thresholds and screen."""
         th = ", ".join(f"{THRESHOLD_LABELS.get(k, k)} {v:g}" for k, v in self.thresholds.items())
         g = self.geometry
         dx, _ = g.deg_per_px()
-        return (f"{self.fixations:,} fixations of {self.people} people detected by {METHODS[self.method]} in "
+        text = (f"{self.fixations:,} fixations of {self.people} people detected by {METHODS[self.method]} in "
                 f"{self.samples:,} gaze samples ({self.recordings:,} recordings) of {self.source}; {th}; screen "
                 f"{g.width_px} × {g.height_px} px, {g.width_cm:.1f} × {g.height_cm:.1f} cm at {g.distance_cm:.0f} cm "
                 f"({1 / dx:.1f} px per degree).")
+        return text + (f" {self.fitted}" if self.fitted else "")
 
 
 def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry | ScreenGeometry, method: str = "ivt", *,
@@ -110,14 +113,26 @@ def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry | ScreenGeomet
     out["duration_ms"] = fix["duration_ms"].to_numpy(float)
     out["t_start_s"] = fix["start_s"].to_numpy(float)
     out["t_end_s"] = fix["end_s"].to_numpy(float)
+    made_by = f"fixations detected by {METHODS[method]} in the gaze samples of {source}"
+    n_found = len(out)
+    if n_found:
+        # Samples up to the app's tolerance off the screen are kept, so fixations there are too: every view
+        # draws on the screen, so they go to its edge, and any further out are left out (both counted).
+        out, fitted = fit_to_canvas(out, geo.width_px, geo.height_px, source, made_by)
+        out = out.reset_index(drop=True)
+    else:
+        fitted = ""
     n_rec = int(samples.groupby(groups, sort=False, dropna=False).ngroups) if groups else 1
     deriv = Derivation(source=source, method=method, thresholds=used, geometry=geo, samples=len(samples),
                        recordings=n_rec, fixations=len(out), people=int(out["observer"].nunique()),
                        counts={"saccades": int((ev["type"] == "saccade").sum()),
                                "blinks": int((ev["type"] == "blink").sum()),
-                               "fixations_without_position": int((~finite).sum())})
+                               "fixations_without_position": int((~finite).sum()),
+                               "fixations_off_screen_left_out": n_found - len(out)},
+                       fitted=fitted)
     out.attrs["counts"] = {"fixations": len(out), **deriv.counts}
     out.attrs["derivation"] = deriv.describe()
+    out.attrs["made_by"] = made_by
     return out, deriv
 
 

@@ -19,7 +19,7 @@ from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.uploads import check_in_bounds
+from eyedp_core.io.checks import fit_to_canvas
 
 __all__ = [
     "CleanMaps",
@@ -48,26 +48,36 @@ def fixations_for_stimulus(fixations: pd.DataFrame | None, table_name: str, stim
     chosen) out.
 
     Tables with a 'stimulus' column are filtered to the chosen stimulus; tables without one apply to it
-    as a whole. Raises DataError when nothing matches, a coordinate lies outside the image or fewer than
-    2 observers remain (n is public, and a mean of one map is that observer's map)."""
+    as a whole. Positions just outside the image are clipped to it, and a table the app derived (its attrs'
+    "made_by") loses the rows further out, both counted in `how` (io.fit_to_canvas). Raises DataError when
+    nothing matches, a coordinate of the user's own table lies further outside the image or fewer than 2 observers
+    remain (n is public, and a mean of one map is that observer's map)."""
     if fixations is None or fixations.empty:
         raise DataError(f"{table_name} holds no fixations.", file=table_name)
+    made_by = fixations.attrs.get("made_by")
+    # A table the app derived is named by its source file and step, not by row numbers nobody can look up.
+    origin = f" (This table was made by the app: {made_by}.)" if made_by else ""
     if "stimulus" in fixations.columns:
-        sub = fixations[fixations["stimulus"].astype(str).isin(stimulus_names(stimulus))]
+        names = fixations["stimulus"].astype(str)
+        sub = fixations[names.isin(stimulus_names(stimulus))]
+        if sub.empty:  # an image saved in another format than the stimulus' name says (a.png for a.jpg)
+            sub = fixations[names.map(lambda s: PurePath(s).stem) == PurePath(stimulus).stem]
         if sub.empty:
             have = ", ".join(sorted(map(str, fixations["stimulus"].dropna().unique()))[:12])
             raise DataError(f"no fixations for the stimulus '{stimulus}'. The table has fixations for: "
                             f"{have}. Choose one of those stimuli, or upload fixations recorded on "
-                            f"'{stimulus}' (without a stimulus column they apply to the chosen image).",
+                            f"'{stimulus}' (without a stimulus column they apply to the chosen image).{origin}",
                             file=table_name, expected=f"rows with stimulus = '{stimulus}'")
         how = f"the rows of {table_name} with stimulus = '{stimulus}'"
     else:
         sub = fixations
         how = f"every row of {table_name} (it has no stimulus column, so it applies to the chosen image)"
-    check_in_bounds(sub, width, height, table_name)
+    sub, fitted = fit_to_canvas(sub, width, height, table_name, made_by)
+    if fitted:
+        how += "; " + fitted[0].lower() + fitted[1:].rstrip(".")
     if sub["observer"].nunique() < 2:
         raise DataError(f"only {sub['observer'].nunique()} observer looked at '{stimulus}'; a private "
-                        "heatmap of the mean map needs at least 2 observers (n is public).", file=table_name)
+                        f"heatmap of the mean map needs at least 2 observers (n is public).{origin}", file=table_name)
     return sub, how
 
 

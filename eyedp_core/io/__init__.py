@@ -13,11 +13,14 @@ from eyedp_core.io.names import UPLOADS as _UPLOADS  # the light list: no upload
 # The names are loaded on first use (PEP 562): `eyedp_core.io.errors`, imported by the app's error guard at start,
 # then costs no pandas/pyarrow import. `from eyedp_core.io import X` and `eyedp_core.io.X` work as before.
 _RECORDING = ("FORMATS", "Recording", "read_recording", "columns_needed")
-__all__ = [*_UPLOADS, *_RECORDING]
+_PARTICIPANTS = ("read_participants",)
+__all__ = [*_UPLOADS, *_RECORDING, *_PARTICIPANTS]
 
 
 def __getattr__(name: str) -> Any:
     """A re-exported name -> the object from eyedp_core.io.uploads or .recording (imported on first use)."""
+    if name in _PARTICIPANTS:
+        return getattr(importlib.import_module("eyedp_core.io.participants"), name)
     if name in _RECORDING:
         return getattr(importlib.import_module("eyedp_core.io.recording"), name)
     if name in _UPLOADS:

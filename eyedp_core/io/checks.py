@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
+from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE
 from eyedp_core.io.roles import Role
 
 ID_ROLES = ("participant", "observer")
@@ -189,3 +190,51 @@ def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str
                     "outside the stimulus: check the stimulus size, or whether the coordinates are screen "
                     "rather than stimulus pixels.", file=filename, row=row, column=col,
                     expected=f"0 ≤ {col} ≤ {size:g}", found=f"{val:g}", count=n)
+
+
+def fit_to_canvas(df: pd.DataFrame, width: float, height: float, filename: str,
+                  made_by: str | None = None) -> tuple[pd.DataFrame, str]:
+    """Table with x, y and the canvas size -> (its rows on the canvas, a sentence on what was clipped or dropped,
+    empty when nothing was).
+
+    Positions up to ON_SCREEN_TOLERANCE of the canvas' width or height outside it are clipped to its edge (a
+    tracker's error near the edge). Positions further out are dropped from a table the app derived (`made_by`
+    says from which file and by which step) and refused in the user's own table, where they mean a wrong
+    stimulus size or screen coordinates: DataError naming the first row, with a count."""
+    x = df["x"].to_numpy(dtype=float, na_value=np.nan)
+    y = df["y"].to_numpy(dtype=float, na_value=np.nan)
+    tx, ty = ON_SCREEN_TOLERANCE * float(width), ON_SCREEN_TOLERANCE * float(height)
+    with np.errstate(invalid="ignore"):
+        beyond = (x < -tx) | (x > width + tx) | (y < -ty) | (y > height + ty)
+        near = ~beyond & ((x < 0) | (x > width) | (y < 0) | (y > height))
+    n_beyond, n_near = int(beyond.sum()), int(near.sum())
+    if n_beyond and made_by is None:
+        pos, row = first_row(df, beyond)
+        bad_x = (x[pos] < -tx) | (x[pos] > width + tx)
+        col, val, size = ("x", x[pos], width) if bad_x else ("y", y[pos], height)
+        raise DataError(f"expected 0 ≤ {col} ≤ {size:g} px (stimulus {width:g} × {height:g} px; positions up to "
+                        f"{ON_SCREEN_TOLERANCE:.0%} of its size outside it are moved to its edge), found {val:g}. "
+                        f"{n_beyond:,} of {len(df):,} rows ({n_beyond / max(len(df), 1):.1%}) are further outside "
+                        "the stimulus: check the stimulus size, or whether the coordinates are screen rather than "
+                        "stimulus pixels.", file=filename, row=row, column=col, expected=f"0 ≤ {col} ≤ {size:g}",
+                        found=f"{val:g}", count=n_beyond)
+    if n_beyond and n_beyond == len(df):
+        raise DataError(f"all {n_beyond:,} rows lie more than {ON_SCREEN_TOLERANCE:.0%} of the canvas "
+                        f"({width:g} × {height:g} px) outside it. This table was made by the app: {made_by}. "
+                        "Check the screen size given for the recording, or give the canvas size on Your data.",
+                        file=filename, count=n_beyond)
+    if not (n_beyond or n_near):
+        return df, ""
+    out = df.loc[~beyond].copy() if n_beyond else df.copy()
+    if n_near:
+        out["x"] = np.clip(out["x"].to_numpy(dtype=float, na_value=np.nan), 0.0, float(width))
+        out["y"] = np.clip(out["y"].to_numpy(dtype=float, na_value=np.nan), 0.0, float(height))
+    total = len(df)
+    parts = []
+    if n_near:
+        parts.append(f"{n_near:,} of {total:,} rows lay just outside the {width:g} × {height:g} px canvas (within "
+                     f"{ON_SCREEN_TOLERANCE:.0%} of its size) and were moved to its edge")
+    if n_beyond:
+        parts.append(f"{n_beyond:,} of {total:,} rows lay further out and were left out")
+    where = made_by[0].upper() + made_by[1:] if made_by else f"In {filename}"
+    return out, f"{where}: " + "; ".join(parts) + "."

@@ -22,6 +22,12 @@ UNIT_LABELS = {"px": "pixels (origin top-left)", "norm": "normalised 0-1 (of the
 MM_PER_INCH = 25.4
 
 
+# The one tolerance of the whole app for positions off the screen or canvas, as a share of its width and height:
+# trackers report gaze a little past the edge (calibration error, a look at the bezel). Upload checks set samples
+# further out to missing; fixations derived from gaze are clipped to the canvas within it and dropped beyond it;
+# the heatmaps clip fixations within it and refuse a table with positions beyond it (a wrong stimulus size).
+ON_SCREEN_TOLERANCE = 0.1
+
 @dataclass(frozen=True)
 class Geometry:
     """A display: resolution (px), physical size (mm) and viewing distance (mm)."""
@@ -128,10 +134,11 @@ class Geometry:
             return self.deg_to_px(x, y, y_up)
         raise ValueError(f"units must be one of {UNITS}, got {units!r}")
 
-    def off_screen(self, x: np.ndarray, y: np.ndarray, margin: float = 0.1) -> np.ndarray:
+    def off_screen(self, x: np.ndarray, y: np.ndarray, margin: float | None = None) -> np.ndarray:
         """Pixels -> boolean mask of samples more than `margin` × the screen size outside the screen."""
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
+        margin = ON_SCREEN_TOLERANCE if margin is None else margin
         mx, my = margin * self.width_px, margin * self.height_px
         with np.errstate(invalid="ignore"):
             return (x < -mx) | (x > self.width_px + mx) | (y < -my) | (y > self.height_px + my)

@@ -12,6 +12,7 @@ same checks as an upload. Library reads have no size limit unless `max_bytes` is
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Callable
@@ -84,6 +85,16 @@ class Recording:
         if "stimulus" in out.columns and not out["stimulus"].astype("str").str.len().gt(0).any():
             out = out.drop(columns=["stimulus"])
         return out
+
+    def features(self, window_s: float, step_s: float | None = None,
+                 participants: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Window length and step in s [, participants table (read_participants)] -> the feature table that
+        attacks.evaluate and the time-series functions take as it is (participant, recording, window, t_start_s,
+        features, the participants' attributes as labels; window length in attrs), on this recording's
+        geometry (a 24" 1920 × 1080 screen at 60 cm when it has none)."""
+        # The feature windows live above io (they detect events in eyedp_core.gaze): found at call time.
+        windows = importlib.import_module("eyedp_core.data.windows")
+        return windows.features_from_recording(self, window_s, step_s, participants)
 
     def summary(self) -> str:
         """-> one line: format, rows, participants, what was dropped or blanked."""

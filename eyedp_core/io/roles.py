@@ -257,8 +257,9 @@ def _series(df: pd.DataFrame, column: str) -> pd.Series:
     return df.iloc[:, names.index(column)]
 
 
-def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """Table and kind -> (guessed mapping, {role: columns passed over because their name conflicts})."""
+def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
+    """Table and kind -> (guessed mapping, {role: columns passed over because their name conflicts}, sentences
+    on ambiguous choices)."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     columns = list(dict.fromkeys(str(c) for c in df.columns))
@@ -280,6 +281,11 @@ def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[
         guess[role.name] = col
         if col:
             taken.add(col)
+    said: list[str] = []
+    if guess.get("stimulus") and not headerless:
+        others = taken - {guess["stimulus"]}
+        guess["stimulus"], note = _stimulus_choice(df, guess, others)
+        said += [note] if note else []
     out: dict[str, Any] = {r.name: guess[r.name] for r in ROLES[kind]}
     if kind == "gaze":
         t = guess.get("t_s")
@@ -287,7 +293,129 @@ def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[
     elif kind == "fixations":
         t = guess.get("t_start_s") or guess.get("t_end_s")
         out[TIME_UNIT_KEY] = guess_time_unit(_series(df, t), t, events=True) if t in columns else "ms"
-    return out, passed
+    return out, passed, said
+
+
+# Words that, in a column's name, hint at a role no pattern matched (e.g. IR_hor / IR_ver for x / y).
+_HINTS: dict[str, tuple[str, ...]] = {
+    "x": ("hor", "horiz", "horizontal", "h", "x", "azimuth", "az", "lon", "left", "col", "column"),
+    "y": ("ver", "vert", "vertical", "v", "y", "elevation", "el", "lat", "top", "row"),
+    "t_s": ("time", "t", "ts", "timestamp", "sample", "ms", "us", "clock", "frame"),
+    "duration_ms": ("dur", "duration", "length", "ms"),
+}
+MAX_CANDIDATES = 6
+
+
+def role_candidates(df: pd.DataFrame, role: str, taken: Any = ()) -> list[str]:
+    """Table, a role no column was found for, the columns already used -> the likely columns for it, best first:
+    for numbers, numeric columns (with a name hinting at the role first), else any free column."""
+    taken = {str(c) for c in taken if c}
+    free = [str(c) for c in df.columns if str(c) not in taken and df[c].notna().any()]
+    if role in ("x", "y", "t_s", "duration_ms", "pupil", "t_start_s", "t_end_s", "window"):
+        free = [c for c in free if pd.api.types.is_numeric_dtype(_series(df, c).dtype)
+                and not pd.api.types.is_bool_dtype(_series(df, c).dtype)]
+    hints = _HINTS.get(role, ())
+    hinted = [c for c in free if any(w in hints for w in norm(c).split("_"))]
+    return (hinted + [c for c in free if c not in hinted])[:MAX_CANDIDATES]
+
+
+_FILE_NAME = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}$")
+
+
+def _file_name_share(s: pd.Series) -> float:
+    """Column -> share of its filled cells that look like file names ('face01.jpg')."""
+    v = s.dropna().astype(str)
+    return float(v.str.match(_FILE_NAME).mean()) if len(v) else 0.0
+
+
+def _collision(df: pd.DataFrame, index_col: str, name_col: str) -> tuple[Any, list[str]] | None:
+    """Two candidate stimulus columns -> (a value of `index_col`, the names it stands for) when one value of
+    index_col stands for several values of name_col (an index reused across image sets), else None."""
+    pairs = pd.DataFrame({"i": _series(df, index_col), "n": _series(df, name_col)}).dropna().drop_duplicates()
+    many = pairs.groupby("i", sort=False)["n"].nunique()
+    many = many[many > 1]
+    if many.empty:
+        return None
+    value = many.index[0]
+    return value, sorted(map(str, pairs.loc[pairs["i"] == value, "n"]))[:3]
+
+
+def _stimulus_choice(df: pd.DataFrame, guess: dict[str, Any], taken: set[str]) -> tuple[str | None, str | None]:
+    """Table and the guessed mapping -> (the stimulus column to use, a sentence when the choice was ambiguous).
+
+    A column of file names is preferred over another candidate (an index, a trial number) that stands for
+    several of its names: such an index merges different images into one stimulus."""
+    chosen = guess.get("stimulus")
+    if chosen is None:
+        return None, None
+    regex = _role_regex("stimulus")
+    others = [str(c) for c in df.columns if str(c) not in taken and str(c) != chosen
+              and (regex.fullmatch(norm(c)) or _file_name_share(_series(df, str(c))) > 0.9)]
+    if not others:
+        return chosen, None
+    named = [c for c in others if _file_name_share(_series(df, c)) > 0.9]
+    if _file_name_share(_series(df, chosen)) <= 0.9:
+        for c in named:
+            hit = _collision(df, chosen, c)
+            if hit is not None:
+                value, names = hit
+                return c, (f"'{c}' was chosen for the stimulus, not '{chosen}': one value of '{chosen}' "
+                           f"({shown_value(value)}) stands for different images in '{c}' ({', '.join(names)}), "
+                           "so it would merge them into one stimulus.")
+    return chosen, (f"Several columns could name the stimulus: '{chosen}' (chosen), "
+                    + ", ".join(f"'{c}'" for c in others) + ". Check the choice below.")
+
+
+def shown_value(value: Any) -> str:
+    """A cell value -> short text for a note."""
+    text = str(value)
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+# Gaze samples come at least every 50 ms (20 Hz); fixations last about 100-400 ms.
+SAMPLE_STEP_MAX_S = 0.05
+
+
+def _median_step_s(df: pd.DataFrame, column: str, unit: str) -> float | None:
+    """Time column and its unit -> median positive step in seconds, or None."""
+    t = pd.to_numeric(_series(df, column), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    d = np.diff(t[np.isfinite(t)])
+    d = d[d > 0]
+    if not d.size:
+        return None
+    return float(np.median(d)) / {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}.get(unit, 1.0)
+
+
+def kind_note(df: pd.DataFrame, kind: str, mapping: dict[str, Any]) -> str | None:
+    """Table, the kind it is read as and its guessed mapping -> a sentence when it looks like the other kind
+    (a fixation export read as gaze samples, or gaze samples read as fixations), else None."""
+    columns = [str(c) for c in df.columns]
+    normed = [norm(c) for c in columns]
+    if kind == "gaze":
+        dur = _pick(columns, normed, "duration_ms", {c for c in mapping.values() if isinstance(c, str)})
+        if dur is None:
+            return None
+        d = pd.to_numeric(_series(df, dur), errors="coerce")
+        d_med = float(d[d > 0].median()) if (d > 0).any() else float("nan")
+        t = mapping.get("t_s")
+        # The time unit guessed for samples misreads a fixation table's steps, so the steps are compared with the
+        # durations themselves: rows about one duration apart are one fixation each.
+        step = _median_step_s(df, t, "s") if t in columns else None
+        like = step is None or not np.isfinite(d_med) or any(
+            0.5 * d_med <= step * k <= 4 * d_med for k in (1.0, 1e3, 1e-3))
+        if like:
+            return (f"This file looks like fixations, not gaze samples: it has a duration column ('{dur}')"
+                    + (", and its rows are about one duration apart" if step is not None else "")
+                    + ". If each row is one fixation, choose 'Fixations' above.")
+    if kind == "fixations" and not mapping.get("duration_ms"):
+        t = _pick(columns, normed, "t_s", {c for c in mapping.values() if isinstance(c, str)})
+        if t is not None:
+            step = _median_step_s(df, t, guess_time_unit(_series(df, t), t))
+            if step is not None and step <= SAMPLE_STEP_MAX_S:
+                return (f"This file looks like gaze samples, not fixations: it has no duration column and its "
+                        f"times ('{t}') are {step * 1000:.3g} ms apart. If each row is one sample, choose 'Raw gaze "
+                        "samples' above.")
+    return None
 
 
 def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, Any]:
@@ -297,7 +425,7 @@ def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, Any]:
 
 def guess_notes(df: pd.DataFrame, kind: str) -> list[str]:
     """Table and kind -> plain sentences on columns the guess passed over because their names conflict."""
-    mapping, passed = _guess(df, kind)
+    mapping, passed, said = _guess(df, kind)
     notes = []
     for role, cols in passed.items():
         chosen = mapping.get(role)
@@ -311,4 +439,12 @@ def guess_notes(df: pd.DataFrame, kind: str) -> list[str]:
                 tail = "choose the right column yourself"
             notes.append(f"'{col}' was not chosen for {role} ({CONFLICT_WHAT.get(role, role)}): its name "
                          f"says it is a {what}; {tail}.")
-    return notes
+    taken = {c for c in mapping.values() if isinstance(c, str) and c != WHOLE_FILE}
+    for role in ROLES[kind]:
+        if role.required and not mapping.get(role.name) and role.name not in passed:
+            found = role_candidates(df, role.name, taken)
+            if found:
+                notes.append(f"No column was recognised for '{role.name}'. Candidates: "
+                             + ", ".join(f"'{c}'" for c in found) + ".")
+    other = kind_note(df, kind, mapping) if kind in ("gaze", "fixations") else None
+    return ([other] if other else []) + notes + said

@@ -31,7 +31,8 @@ import pandas as pd
 from eyedp_core.io.asc import looks_like_asc
 from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
 from eyedp_core.io.gzipped import is_gzip, unpacked_head
-from eyedp_core.io.geometry import PRESETS, UNIT_LABELS, UNITS, Geometry
+from eyedp_core.io.checks import fit_to_canvas
+from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE, PRESETS, UNIT_LABELS, UNITS, Geometry
 from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.images import decode_image
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
-from eyedp_core.io.geometry import UNITS, Geometry
-from eyedp_core.io.roles import (CONFLICT_WHAT, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
+from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE, UNITS, Geometry
+from eyedp_core.io.roles import (CONFLICT_WHAT, role_candidates, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
                                  WHOLE_FILE, Y_UP_KEY, canonical_unit, guess_time_unit, name_conflict)
 from eyedp_core.io.checks import (ID_ROLES, _expected, _file_label, as_number, as_text,
                                  check_in_bounds, check_increasing, check_lengths, check_pixel_units)
@@ -39,8 +39,9 @@ __all__ = ["canonical_table", "check_in_bounds", "check_lengths"]
 MAX_COLUMNS = 5000
 # A leading zero timestamp is tracker padding when the next time is this many median steps later.
 LEADING_ZERO_GAP_STEPS = 100
-# Samples further off the screen than this fraction of its size become NaN (and are counted).
-OFF_SCREEN_MARGIN = 0.1
+# Samples further off the screen than this fraction of its size become NaN (and are counted): the app's one
+# tolerance (io.geometry).
+OFF_SCREEN_MARGIN = ON_SCREEN_TOLERANCE
 
 
 def _resolve(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str) -> dict[str, str]:
@@ -50,8 +51,11 @@ def _resolve(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str
         col = mapping.get(role.name)
         if col is None or (isinstance(col, str) and not col.strip()):
             if role.required:
+                taken = [c for c in mapping.values() if isinstance(c, str)]
+                found = role_candidates(df, role.name, taken)
+                hint = (" Candidates in this file: " + ", ".join(f"'{c}'" for c in found) + ".") if found else ""
                 raise DataError(f"no column is chosen for the required role '{role.name}' "
-                                f"({role.description})", file=filename,
+                                f"({role.description}){hint}", file=filename,
                                 expected=f"a column for '{role.name}'")
             continue
         if not isinstance(col, str):
@@ -85,7 +89,9 @@ def _feature_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str],
             raise DataError("the feature column chosen is not in the table.", file=filename,
                             column=str(missing[0]), expected="a column of the table")
         return [c for c in explicit if c not in used], []
-    rest = [c for c in df.columns if c not in used]
+    # A column empty in every row says nothing (a feature the recording cannot give, e.g. pupil size from
+    # fixations): it is ignored, not taken as a feature that empties every row or as a label.
+    rest = [c for c in df.columns if c not in used and df[c].notna().any()]
     # In automatic mode a column without a single number is a label, not a feature with a typo.
     text = [c for c in rest if pd.api.types.is_bool_dtype(df[c].dtype)
             or (not pd.api.types.is_numeric_dtype(df[c].dtype)
@@ -135,7 +141,8 @@ def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str
         raise DataError("a feature column has the name of a role; rename it in the file or choose it for "
                         "that role.", file=filename, column=str(clash[0]))
     for c in feats:
-        columns[c] = as_number(df, c, filename)
+        # Empty cells are allowed: a window without a saccade has no saccade amplitude (the views handle NaN).
+        columns[c] = as_number(df, c, filename, allow_missing=True)
     if mapping.get(LABELS_KEY) is None:
         # Automatic mode: a column without a single number is a label (a passage, a condition), kept as text.
         # True/false columns (e.g. 'trial recycled') stay out: they rarely name a class worth attacking.
@@ -144,6 +151,11 @@ def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str
         skipped = [c for c in skipped if c not in labels]
     _add_labels(df, labels, columns, filename)
     out = []
+    empty = [c for c in df.columns if c not in used and not df[c].notna().any()]
+    if empty and mapping.get(FEATURES_KEY) is None:
+        names = ", ".join(f"'{c}'" for c in empty)
+        out.append(DataWarning(f"these columns are empty in every row and are ignored: {names}.", file=filename,
+                               details={"empty_columns": empty}))
     if labels:
         names = ", ".join(f"'{c}'" for c in labels)
         out.append(DataWarning(f"these columns hold text, not numbers, and are kept as labels (each one a task "
@@ -195,13 +207,30 @@ def _drop_missing(df: pd.DataFrame, columns: list[str],
     first = int(row_numbers(df)[rows_bad].min())
     kept = df[~rows_bad]
     if kept.empty:
+        culprit, _ = _main_culprit(empty, columns, rows_bad)
+        which = f"'{culprit}'" if culprit else "the mostly empty column"
         raise DataError(f"every row has an empty cell in a chosen column ({worst}), so no row is left. Leave "
-                        "the mostly empty column out, or map another one.", file=filename,
+                        f"{which} out, or map another one.", file=filename,
                         expected="rows with values", count=n)
+    culprit, alone = _main_culprit(empty, columns, rows_bad)
+    offer = (f" {alone:,} of them are empty only in '{culprit}': leave that column out (or do not map it) to "
+             "keep them." if culprit is not None else "")
     warn = DataWarning(f"{n:,} of {len(df):,} rows had an empty cell in a chosen column and were left out "
-                       f"(first at row {first}; empty cells per column: {worst}).", file=filename,
-                       details={"dropped_missing": n, "per_column": per_col})
+                       f"(first at row {first}; empty cells per column: {worst}).{offer}", file=filename,
+                       details={"dropped_missing": n, "per_column": per_col,
+                                **({"culprit": culprit, "culprit_rows": alone} if culprit else {})})
     return kept, warn
+
+
+def _main_culprit(empty: np.ndarray, columns: list[str], rows_bad: np.ndarray) -> tuple[str | None, int]:
+    """Empty-cell mask (rows × columns) -> (the column that alone empties most of the dropped rows, how many of
+    them it alone empties), or (None, 0) when no column causes more than half of the drops by itself."""
+    only = empty & (empty.sum(axis=1) == 1)[:, None]
+    alone = only.sum(axis=0)
+    k = int(np.argmax(alone)) if alone.size else 0
+    if alone.size and alone[k] * 2 > int(rows_bad.sum()):
+        return columns[k], int(alone[k])
+    return None, 0
 
 
 def _zero_time_rows(out: pd.DataFrame, raw_t: np.ndarray) -> np.ndarray:

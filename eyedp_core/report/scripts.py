@@ -2,7 +2,8 @@
 
 Pure text generation: each function takes the view's parameters (plain numbers and names) and returns a
 short, runnable script that loads the same data, runs the same core functions with the same preview seed and
-prints the view's numbers as JSON on its last line (tests compare them with the page's)."""
+prints the numbers the view showed, one "label: value" line each under the page's own labels, then all of them as
+JSON on its last line (tests compare both with the page's)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -16,7 +17,8 @@ def _header(view: str, params: dict[str, Any]) -> str:
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     shown = "\n".join(f"#   {k} = {v!r}" for k, v in params.items())
     return (f'"""EyeDP — the {view} view reproduced with eyedp_core (generated {when}).\n\n'
-            "Run it from a checkout of EyeDP (python this_file.py). Previews use seeded numpy noise:\n"
+            "Run it from any folder (python this_file.py) once EyeDP is installed: `pip install -r requirements.txt`\n"
+            "in a checkout of EyeDP installs eyedp_core. Previews use seeded numpy noise:\n"
             'they are for exploring settings, not private releases (docs/PRIVACY_MODEL.md §11)."""\n'
             f"# Settings of the view:\n{shown}\nimport json\n\nimport numpy as np\n\n")
 
@@ -49,6 +51,14 @@ def heatmaps_script(p: dict[str, Any]) -> str:
             f"mechanism={p['mechanism']!r}, method={p['method']!r}, seed={p['seed']!r}, sigma_px={p['sigma_px']!r}, "
             f"cell_px={p['cell_px']!r})\n"
             "print(prev.calibration.plugged_tex)\n"
+            "from eyedp_core.heatmaps.targets import DEFAULT_Q\n"
+            "print(f'observers: {gm.n_observers}')\n"
+            "print(f'noise scale: {prev.calibration.scale!r}')\n"
+            "for k, v in prev.metrics.items():  # the page's labels for its utility numbers\n"
+            "    if isinstance(v, (int, float)):\n"
+            "        label = f'HOT SPOTS KEPT (top {100 * DEFAULT_Q:g} %)' if k == 'hot_spots' else "
+            "k.upper().replace('_PX', ' (px)')\n"
+            "        print(f'{label}: {float(v)!r}')\n"
             "print(json.dumps({'n_observers': gm.n_observers, 'l1': sens.l1, 'l2': sens.l2, "
             "'scale': prev.calibration.scale, 'metrics': {k: float(v) for k, v in prev.metrics.items()}}))\n")
 
@@ -65,6 +75,11 @@ def time_series_script(p: dict[str, Any]) -> str:
             f"prev = run_preview(x, Mech({p['mech']!r}), chunk={p['chunk']!r}, epsilon={p['epsilon']!r}, k={p['k']!r}, "
             f"bounds=(LO, HI), rng=np.random.default_rng({p['seed']!r}), feature={p['feature_index']!r}, "
             f"nmse_kind={p['nmse_kind']!r})\n"
+            "finite = sorted(float(v) for v in prev.nmse_feature if np.isfinite(v))\n"
+            "print(f'recordings: {x.shape[0]}')\n"
+            "print(f'noise scale: {prev.shown[0].calibration.scale!r}')\n"
+            "print(f'median NMSE over features: {finite[len(finite) // 2] if finite else float(\"nan\")!r}')\n"
+            f"print(f\"NMSE of '{{NAMES[{p['feature_index']!r}]}}': {{float(prev.nmse_feature[{p['feature_index']!r}])!r}}\")\n"
             "print(json.dumps({'scale': prev.shown[0].calibration.scale, "
             "'nmse_feature': [float(v) for v in prev.nmse_feature], 'recordings': int(x.shape[0])}))\n")
 
@@ -79,6 +94,9 @@ def gaze_samples_script(p: dict[str, Any]) -> str:
             f"t_skip={p['t_skip']!r}, r={p['r']!r}, h={p['h']!r}, rng=np.random.default_rng([{p['seed']!r}, 1]), "
             f"min_pub={p['min_pub']!r}, bounds=({p['width_px']!r}, {p['height_px']!r}))\n"
             "shift = np.hypot(table['x'].to_numpy() - df['x'].to_numpy(), table['y'].to_numpy() - df['y'].to_numpy())\n"
+            "print(f'samples: {len(table)}')\n"
+            "print(f'mean shift of the Kaleido preview (px): {float(np.nanmean(shift))!r}')\n"
+            "print(f'largest ε spent by one sample: {float(table[\"eps\"].max())!r}')\n"
             "print(json.dumps({'samples': int(len(table)), 'mean_shift_px': float(np.nanmean(shift)), "
             "'max_eps_per_sample': float(table['eps'].max())}))\n")
 

@@ -33,7 +33,9 @@ __all__ = [
 
 # The sweep's default labels, declared once in timeseries.labels (kept here under their old name).
 DEFAULT_MECHANISMS: tuple[str, ...] = SWEEP_LABELS
-_ID_COLUMNS = ("participant", "gender", "task", "window", "t_start_s", "t_end_s", "document", "recording")
+_ID_COLUMNS = ("participant", "gender", "task", "window", "t_start_s", "t_end_s", "document", "recording", "session")
+# Columns that identify one recording, in key order: the keys attacks.tables.RECORDING_KEYS knows too.
+RECORDING_COLUMNS: tuple[str, ...] = ("participant", "task", "session", "recording")
 
 
 def parse_mechanism(label: str) -> tuple[str, int | None]:
@@ -56,7 +58,7 @@ def feature_tensor(
     *,
     length: int | None = None,
     fill: float | np.ndarray | str = "edge",
-    recording_cols: Sequence[str] = ("participant", "task"),
+    recording_cols: Sequence[str] = RECORDING_COLUMNS,
     order_col: str = "window",
 ) -> tuple[np.ndarray, pd.DataFrame]:
     """Wide table in, (array (recordings, features, T), recordings table with true lengths) out.

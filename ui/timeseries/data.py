@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
-from eyedp_core.timeseries.signals import feature_columns, feature_tensor
+from eyedp_core.timeseries.signals import RECORDING_COLUMNS, feature_columns, feature_tensor
 from ui import settings
 
 # Widget keys that depend on the dataset: dropped when the sidebar selection changes.
@@ -71,8 +71,8 @@ def _order_col(df: pd.DataFrame) -> str:
 
 
 def _rec_cols(df: pd.DataFrame) -> list[str]:
-    """Columns that identify one recording: participant and, if present, task."""
-    return ["participant", *(["task"] if "task" in df.columns else [])]
+    """Columns that identify one recording: participant and, when present, task, session and recording."""
+    return [c for c in RECORDING_COLUMNS if c == "participant" or c in df.columns]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
