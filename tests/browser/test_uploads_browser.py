@@ -15,9 +15,18 @@ pytestmark = pytest.mark.browser
 
 def _choose(page, label: str, option: str) -> None:
     """Pick `option` in the selectbox whose label starts with `label`."""
-    # The box itself, not the widget's centre: with a help icon beside the label the centre can miss the box.
-    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.locator("input").click()
-    page.get_by_role("option", name=option, exact=True).click()
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.locator("input")
+    wanted = page.get_by_role("option", name=option, exact=True)
+    # A rerun that lands while the list is open closes it: open it again until the option shows (bounded).
+    for _ in range(5):
+        harness.wait_idle(page)
+        box.click()
+        try:
+            wanted.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 - the list closed under a rerun; try again
+            page.keyboard.press("Escape")
+    wanted.click()
     harness.wait_idle(page)
 
 
