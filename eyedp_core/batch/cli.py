@@ -35,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--delta", type=float)
     h.add_argument("--cell-px", type=int)
     h.add_argument("--cap-m", type=float)
-    h.add_argument("--cap-total", type=_cap_total, help="total cap C per observer, or 'none'")
+    h.add_argument("--cap-total", type=_cap_total, default=argparse.SUPPRESS, help="total cap C per observer, or 'none'")
     h.add_argument("--width", type=int, help="canvas width in px (public)")
     h.add_argument("--height", type=int, help="canvas height in px (public)")
     h.add_argument("--mechanism", choices=["gaussian", "laplace"])
@@ -63,7 +63,7 @@ def settings_from_args(args: argparse.Namespace) -> HeatmapSettings:
         v = getattr(args, opt)
         if v is not None:
             data[field] = v
-    if args.cap_total is not None or "--cap-total" in sys.argv:
+    if hasattr(args, "cap_total"):  # given, possibly as 'none'
         data["cap_total"] = args.cap_total
     missing = [k for k in ("stimulus", "width", "height") if k not in data]
     if missing:

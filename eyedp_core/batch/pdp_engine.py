@@ -85,14 +85,17 @@ def _local_rows(files: list[str], settings: HeatmapSettings, seen: set[str], chu
         yield from zip(ch.observer[ok].tolist(), cell.tolist())
 
 
-def _spark_rows(files: list[str], settings: HeatmapSettings, master: str) -> tuple[Any, Any]:
-    """Shards in, (Spark context, RDD of (observer, cell)) out; Spark reads the shards itself."""
+def _spark_rows(files: list[str], settings: HeatmapSettings, master: str) -> tuple[Any, Any, int]:
+    """Shards in, (Spark session, RDD of (observer, cell), n) out; Spark reads the shards itself."""
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     s = settings
-    spark = (SparkSession.builder.master(master).appName("eyedp-batch-heatmap")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
+    builder = SparkSession.builder.master(master).appName("eyedp-batch-heatmap").config("spark.ui.enabled", "false")
+    if master.startswith("local"):
+        # Spark's 200 shuffle partitions cost more than they bring on one machine; a cluster keeps its own settings.
+        builder = builder.config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "4")
+    spark = builder.getOrCreate()
     parquet = [f for f in files if f.lower().endswith((".parquet", ".pq", ".parq"))]
     text = [f for f in files if f not in parquet]
     frames = []

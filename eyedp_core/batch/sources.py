@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from eyedp_core.io.errors import DataError
+from eyedp_core.io.errors import ROW_INDEX_NAME, DataError
 from eyedp_core.io.uploads import check_in_bounds
 
 __all__ = ["CHUNK_ROWS", "REQUIRED", "Chunk", "expand_inputs", "read_chunks"]
@@ -88,9 +88,10 @@ def _check_columns(cols: list[str], name: str) -> None:
                         expected="columns observer, x, y (and stimulus) as eyedp_core.io names them")
 
 
-def _row_label(pos: int, start: int, csv: bool) -> int:
-    """Position in the chunk in, the row users see out (CSV: spreadsheet line, header = 1; Parquet: 1-based)."""
-    return start + pos + (2 if csv else 1)
+def _row_label(pos, start: int, csv: bool):
+    """Position(s) in the chunk in, the row(s) users see out: as a spreadsheet shows the table, header = row 1
+    (the convention of eyedp_core.io, also for Parquet)."""
+    return start + pos + 2
 
 
 def _numbers(df: pd.DataFrame, col: str, name: str, start: int, csv: bool, pos: np.ndarray) -> np.ndarray:
@@ -133,6 +134,7 @@ def read_chunks(files: list[str], stimulus: str, width: int, height: int,
             x = _numbers(df, "x", name, start, csv, pos_in_chunk)
             y = _numbers(df, "y", name, start, csv, pos_in_chunk)
             keep = np.isfinite(x) & np.isfinite(y)
-            frame = pd.DataFrame({"x": x[keep], "y": y[keep]})
+            frame = pd.DataFrame({"x": x[keep], "y": y[keep]},
+                                 index=pd.Index(_row_label(pos_in_chunk[keep], start, csv), name=ROW_INDEX_NAME))
             check_in_bounds(frame, width, height, name)
             yield Chunk(name, obs.astype(str).to_numpy()[keep], x[keep], y[keep])
