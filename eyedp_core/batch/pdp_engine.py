@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -93,8 +94,11 @@ def _spark_rows(files: list[str], settings: HeatmapSettings, master: str) -> tup
     s = settings
     builder = SparkSession.builder.master(master).appName("eyedp-batch-heatmap").config("spark.ui.enabled", "false")
     if master.startswith("local"):
-        # Spark's 200 shuffle partitions cost more than they bring on one machine; a cluster keeps its own settings.
-        builder = builder.config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "4")
+        # Spark's 200 shuffle partitions cost more than they bring on one machine: one per core (a cluster keeps
+        # its own settings).
+        cores = master[len("local["):-1] if master.startswith("local[") else "1"
+        par = str(os.cpu_count() or 2) if cores in ("*", "") else cores.split(",")[0]
+        builder = builder.config("spark.sql.shuffle.partitions", par).config("spark.default.parallelism", par)
     spark = builder.getOrCreate()
     parquet = [f for f in files if f.lower().endswith((".parquet", ".pq", ".parq"))]
     text = [f for f in files if f not in parquet]
