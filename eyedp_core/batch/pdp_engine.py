@@ -1,6 +1,6 @@
 """PipelineDP engines (LocalBackend and Spark's SparkRDDBackend): the same heatmap with PipelineDP's contribution
 bounding (m fixations per observer and cell, k = ⌊C/m⌋ random cells per observer) and its noise, calibrated so that
-the guarantee is EyeDP's replace-one observer with public n (docs/PRIVACY_MODEL.md §12).
+the guarantee is EyeDP's replace-one observer with public n (docs/PRIVACY_MODEL.md §6.8).
 
 PipelineDP's relation is add/remove one observer; the released sums are counts, and for non-negative maps with
 at most k cells of at most m, replacing one observer moves the counts by at most m·√min(r, 2k) in L2 and
