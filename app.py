@@ -27,10 +27,13 @@ PAGES = [
 
 show_navigation()  # config.toml starts with it off: no flash of the pages/ file names (ui/shell.py)
 nav = st.navigation(PAGES)
-# Settings from the URL (first run), a loaded configuration or a reset, before any widget is drawn.
-settings.apply_before_run(nav.url_path)
+# Settings from the URL (first run), a reset, a loaded configuration or the page's stored settings, before any
+# widget is drawn; inside the guard, so that no link or file reaches Streamlit's own error box.
+with page_guard("settings"):
+    settings.apply_before_run(nav.url_path)
 sidebar.render()
-settings.sidebar_tools()
+with page_guard("settings"):
+    settings.sidebar_tools()
 # One guard for every page: an unexpected error shows a short message with an error id, never a traceback
 # or anything the user uploaded (ui/errors.py).
 with page_guard("app"):

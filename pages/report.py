@@ -29,18 +29,13 @@ def cap_and_totals() -> None:
     """The cap slider -> the cap status, the per-person headline and the per-person table (cap left)."""
     ledger = state.ledger()
     eps, delta = ledger.total()
-    cap_now = state.epsilon_cap()
-    cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=float(cap_now or 10.0), step=0.1,
-                    key="rp_cap", help="A release (export, recording, private choice) that would push any person's "
-                                       "total ε above this cap is refused: nothing is drawn into the ledger.")
+    cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=state.epsilon_cap(), step=0.1,
+                    key=state.CAP_WIDGET_KEY, help="A release (export, recording, private choice) that would push any person's "
+                                       "total ε above this cap is refused: nothing is drawn or added to the ledger. "
+                                       f"Every session starts with ε ≤ {state.DEFAULT_EPSILON_CAP:g}.")
     state.set_epsilon_cap(cap)
-    left = cap - eps
-    (st.success if left >= 0 else st.error)(
-        f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {eps:.4g} (worst-case person), so "
-        + (f"ε = {left:.4g} is left; any release that would exceed the cap is refused." if left >= 0 else
-           "the ledger is already above this cap (releases made before it was lowered); every new release is "
-           "refused."),
-        icon=":material/shield:")
+    within, text = report.cap_status(eps, cap)
+    (st.success if within else st.error)(text, icon=":material/shield:")
     c1, c2, c3 = st.columns(3)
     c1.metric("Worst-case ε per person", f"{eps:.4g}")
     c2.metric("Worst-case δ per person", f"{delta:.2g}")
@@ -60,18 +55,36 @@ with st.expander("The ledger rule (docs/PRIVACY_MODEL.md §0.6)"):
 
 # ---- the review-board report --------------------------------------------------------------------------------
 st.subheader("Review-board report")
-st.markdown("One self-contained HTML file: data used (counts only), unit of protection and threat models, every "
-            "released artefact with its mechanism, ε, δ, sensitivity and noise scale, the total per person after "
-            "composition and a correlation-aware estimate, utility and attack figures at the chosen settings, "
-            "caveats, software versions and the configuration to reproduce it. Works offline; print it to PDF "
-            "from the browser.")
+st.markdown("One self-contained HTML file that opens with a one-page verdict in plain words (who is protected, the "
+            "worst-case ε per person, what the attacks showed, the caveats), then every released artefact with its "
+            "mechanism, ε, δ, sensitivity and noise scale, the total per person after composition, the caveats, the "
+            "software versions and the settings to reproduce it. No participant id appears in it. Works offline; "
+            "print it to PDF from the browser.")
+def _forget_built_report() -> None:
+    """A PDF built for the other kind of report must not be offered under this one."""
+    st.session_state.pop("rp_report_html", None)
+    st.session_state.pop("rp_report_pdf", None)
+
+
+safe = st.toggle("Release-safe report", value=True, key="rp_release_safe", on_change=_forget_built_report,
+                 help="On: only public parameters and the releases with their guarantees — fit for a review board "
+                      "or the public. Off: the curator's full report, which adds a clearly marked last section of "
+                      "figures computed on the unprotected data (utility against the clean data, attack "
+                      "accuracies, the preview's shifts, exact row counts); those are not covered by any ε.")
+if not safe:
+    st.warning("The curator's full report holds figures computed on the unprotected data (marked NOT PROTECTED in "
+               "its last section). Keep it with the curator; give others the release-safe report.",
+               icon=":material/visibility:")
 a, b = st.columns(2)
-a.download_button("Download the report (HTML)", report.deferred_report(), "eyedp_report.html", "text/html",
+a.download_button("Download the report (HTML)", report.deferred_report(release_safe=safe),
+                  "eyedp_report.html" if safe else "eyedp_report_curator_only.html", "text/html",
                   key="rp_dl_report", type="primary", icon=":material/summarize:",
                   help="Built when you press the button, from the ledger and the views as they are now.")
 if b.button("Build a PDF as well", key="rp_build", icon=":material/picture_as_pdf:",
-            help="Prints the same report with headless Chromium, where this machine has it."):
-    html = report.report_html()
+            help="Prints the same report with headless Chromium, where this machine has it; the HTML goes to "
+                 "Chromium and the PDF comes back over a pipe, so the report is never written to disk (Chromium "
+                 "only gets an empty profile folder of its own, removed at once)."):
+    html = report.report_html(release_safe=safe)
     st.session_state["rp_report_html"] = html.encode()
     with st.spinner("Printing the report to PDF…"):
         st.session_state["rp_report_pdf"] = report.html_to_pdf(html)

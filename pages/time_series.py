@@ -10,7 +10,7 @@ from eyedp_core.timeseries.accounting import epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 import ui.share
-from ui import state
+from ui import settings, state
 from ui import runlog
 from ui.fragment import fragment
 from ui.shell import ensure_shell
@@ -159,6 +159,8 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                                       disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
         chunk = None
         if chunked:
+            if choice == "free":  # a free chunk size restored for a longer series
+                settings.clamp("ts_chunk_free", 4, max(8, min(length, 512)))
             chunk = int(choice) if choice != "free" else int(c1.slider(
                 "Free chunk size (windows)", 4, max(8, min(length, 512)), min(48, max(8, min(length, 512))),
                 key="ts_chunk_free"))
@@ -261,6 +263,7 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = {plan.participant_total:.4g} "
                                                "per person.")
         st.rerun()
+    st.caption(context.twice_note(ctx, "record"))
     if msg := st.session_state.pop("ts_recorded_msg", None):
         st.success(msg, icon=":material/check:")
 

@@ -57,14 +57,16 @@ def test_the_report_has_every_section_and_the_core_numbers() -> None:
     # Correlation-aware estimate of the per-chunk release: the group bound over its 19 chunks.
     assert f"group bound ε = {fmt(0.5 * 19)}" in comp
     art = _section(doc, "artefacts")
-    assert "0.0421" in art and r"\sigma = 0.0421" in art and "public: from the caps" in art
+    assert "0.0421" in art and "σ = 0.0421" in art and "public: from the caps" in art
     assert f"{fmt(TS.epsilon_total)}" in art
     reading = _section(doc, "reading")
     assert fmt(math.exp(eps)) in reading or "∞" in reading
     cav = _section(doc, "caveats")
     assert "data-derived" in cav and "Temporal correlation" in cav and "Preview mode" in cav
     assert "hm_eps" in _section(doc, "reproduce") and "opendp" in _section(doc, "reproduce")
-    assert "rows: 3,000" in _section(doc, "data")
+    # Exact row counts are figures of the unprotected data: in the curator's section, not under "Data used".
+    assert "rows: 3,000" not in _section(doc, "data") and "observers: 20" in _section(doc, "data")
+    assert "rows: 3,000" in _section(doc, "unprotected")
     assert "<script src=" not in doc and "http" not in doc.split("<body>")[0]  # nothing fetched from outside
 
 
@@ -84,7 +86,7 @@ def test_epsilon_reading_states_the_e_to_the_epsilon_bound() -> None:
 
 def test_a_release_over_the_cap_is_refused_and_adds_nothing() -> None:
     ledger = Ledger([HM])
-    with pytest.raises(BudgetExceeded, match="above the cap"):
+    with pytest.raises(BudgetExceeded, match="above the session.s cap"):
         charge(ledger, [TS, HM], epsilon_cap=10.0)  # 17.28 + 1 > 10: the whole batch is refused
     assert ledger.releases == [HM]
     charge(ledger, [HM], epsilon_cap=10.0)  # 2 ≤ 10

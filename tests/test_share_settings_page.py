@@ -61,7 +61,7 @@ def test_a_json_configuration_restores_the_same_settings() -> None:
     values, page, messages = decode_json(json.dumps(doc), settings.schema())
     assert messages == [] and page == "heatmaps"
     other = _fresh("pages/heatmaps.py")
-    other.session_state["share_pending"] = {"values": values, "messages": []}  # what loading the file stores
+    other.session_state["share_pending"] = {"heatmaps": values}  # what loading the file stores
     other.run()
     assert not other.exception, other.exception
     for key in ("hm_seed", "hm_cell", "hm_eps", "hm_mech"):

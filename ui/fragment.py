@@ -18,6 +18,15 @@ from ui.errors import page_guard
 
 F = TypeVar("F", bound=Callable[..., Any])
 _AFTER: list[Callable[[], None]] = []
+_BEFORE: list[Callable[[], None]] = []
+
+
+def before_rerun(hook: Callable[[], None]) -> Callable[[], None]:
+    """Register `hook` (no arguments) to run before every fragment body (e.g. give back the page's settings
+    whose widgets an earlier re-run of the fragment did not draw); returns the hook (decorator use)."""
+    if hook not in _BEFORE:
+        _BEFORE.append(hook)
+    return hook
 
 
 def after_rerun(hook: Callable[[], None]) -> Callable[[], None]:
@@ -46,6 +55,8 @@ def fragment(func: F | None = None, *, run_every: float | None = None, name: str
             out = None
             t0 = time.perf_counter()
             with page_guard(f.__module__):
+                for hook in list(_BEFORE):
+                    hook()
                 out = f(*args, **kwargs)
             run_after_hooks()
             runlog.note(part, (time.perf_counter() - t0) * 1000)

@@ -23,10 +23,14 @@ def render() -> None:
         st.divider()
         ledger = state.ledger()
         eps, delta = ledger.total()
+        cap = state.epsilon_cap()
         st.markdown("### Privacy spent")
+        st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}",
+                  help="Left: the sum over every release that read the same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6). Right: the "
+                  "session's cap on ε per person; a release that would exceed it is refused before anything is "
+                  "drawn. Change the cap on the Report page.")
         if not ledger.releases:
-            st.caption("Nothing released yet in this session.")
+            st.caption(f"Nothing released yet in this session; cap ε ≤ {cap:g} per person.")
         else:
-            st.metric("Worst-case ε per person", f"{eps:.3g}", help="Sum over every release that read the "
-                      "same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6).")
-            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · see the Report page")
+            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · cap ε ≤ {cap:g} per person · "
+                       "see the Report page")

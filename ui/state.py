@@ -12,6 +12,7 @@ import streamlit as st
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
+from ui import settings
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
 KINDS: dict[str, dict[str, str]] = {
@@ -171,11 +172,26 @@ CANVAS_KEY = "eyedp_canvas_sizes"
 BLANK_SUFFIX = " (blank canvas)"
 
 
+# The canvas size sets the grid and so the sensitivity: when it is read off the fixations (one extreme fixation
+# can quadruple the grid) it is a data-derived parameter, flagged on every release drawn on it.
+DATA_CANVAS = "blank canvas size {w} × {h} px (the extent of the uploaded fixations)"
+
+
 def canvas_size(ds: Dataset) -> tuple[int, int]:
     """Fixation dataset -> (width, height) of the blank canvas its image-less stimuli are drawn on: the size
-    the user gave on the Your data page, else the data's extent."""
+    the user gave on the Your data page, else the data's extent (flagged: see canvas_from_data)."""
     given = st.session_state.get(CANVAS_KEY, {}).get(ds.name)
     return tuple(given) if given else _extent(ds.token, ds.frame)
+
+
+def canvas_from_data(ds: Dataset) -> bool:
+    """Whether the blank canvas of this fixation upload is sized from its own data (no size declared)."""
+    return not st.session_state.get(CANVAS_KEY, {}).get(ds.name)
+
+
+def data_derived_canvas(stimulus: Dataset) -> tuple[str, ...]:
+    """A stimulus on offer -> the caveat its canvas size carries when it was read off the data (else ())."""
+    return tuple(n for n in stimulus.notes if n.startswith("blank canvas size"))
 
 
 def set_canvas_size(name: str, width: int, height: int) -> None:
@@ -199,8 +215,10 @@ def blank_stimuli(ds: Dataset, images: dict[str, Dataset]) -> dict[str, Dataset]
     else:
         names = derived.stimuli_without_images(pd.DataFrame({"stimulus": _file_stimuli(ds.token, ds.frame)}), images)
     # The token names the stimulus: the Heatmaps page keys its cached maps on the stimulus' token.
-    return {n: Dataset("image", n, "upload", f"blank:{w}x{h}:{n}", image=img,
-                       notes=(f"no image uploaded: drawn on a blank {w} × {h} px canvas",)) for n in names}
+    notes = (f"no image uploaded: drawn on a blank {w} × {h} px canvas",)
+    if canvas_from_data(ds):
+        notes += (DATA_CANVAS.format(w=w, h=h),)
+    return {n: Dataset("image", n, "upload", f"blank:{w}x{h}:{n}", image=img, notes=notes) for n in names}
 
 
 
@@ -230,35 +248,61 @@ def ledger() -> Ledger:
 def clear_ledger() -> None:
     """Forget every release of this session and everything that could re-add or reuse one."""
     ledger().clear()
-    for key in LEDGER_DERIVED_KEYS:
-        st.session_state.pop(key, None)
+    # From the settings store too (else the next run would restore them); the cap sliders are set to their
+    # defaults explicitly, so that they also show them.
+    settings.forget(*LEDGER_DERIVED_KEYS, to_default=True)
 
 
 # --------------------------------------------------------------------------------------------
 # the cap on ε per person, and what each release was made with (Report page)
 
-CAP_KEY = "eyedp_eps_cap"  # the cap set on the Report page (None: no cap yet); kept when the page is left
+DEFAULT_EPSILON_CAP = 10.0  # the cap every session starts with (the Report slider's default, rp_cap)
+CAP_KEY = "eyedp_eps_cap"  # the session's cap; set by the Report page's slider, kept when the page is left
+CAP_WIDGET_KEY = "rp_cap"  # the Report page's cap slider: while its value is in the session it is the cap
 REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
-CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings and the facts it showed
+CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings, the facts it showed, the cap
 FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utility and data counts it showed
 
 
-def epsilon_cap() -> float | None:
-    """The cap on the worst-case ε per person (None: no cap set)."""
-    return st.session_state.get(CAP_KEY)
+def epsilon_cap() -> float:
+    """The cap on the worst-case ε per person: held with the ledger from the session's first run (default 10),
+    so every charge is checked against it whether or not the Report page was ever opened."""
+    # The slider's own value wins: a reset, a shared link or a settings file sets it before the sidebar is drawn,
+    # and the sidebar and every charge of that run must already use it.
+    if CAP_WIDGET_KEY in st.session_state:
+        st.session_state[CAP_KEY] = float(st.session_state[CAP_WIDGET_KEY])
+    elif CAP_KEY not in st.session_state:
+        st.session_state[CAP_KEY] = DEFAULT_EPSILON_CAP
+    return float(st.session_state[CAP_KEY])
 
 
-def set_epsilon_cap(cap: float | None) -> None:
-    """Set (or clear) the cap on ε per person."""
-    st.session_state[CAP_KEY] = None if cap is None else float(cap)
+def set_epsilon_cap(cap: float) -> None:
+    """Set the cap on ε per person (the Report page's slider)."""
+    st.session_state[CAP_KEY] = float(cap)
 
 
-def charge(releases: list | tuple, *, page: str | None = None) -> bool:
-    """Add releases to the ledger unless they exceed the cap (refused: nothing added, message kept, False)."""
+def refusal(releases: list | tuple) -> str | None:
+    """Why these releases would be refused under the session's cap (None: they fit); nothing is charged."""
+    return budget.refusal(ledger(), list(releases), epsilon_cap())
+
+
+def caps_at_charge() -> list[float | None]:
+    """Per ledger entry, the cap in force when it was charged (None where not known)."""
+    contexts = st.session_state.get(CONTEXT_KEY, [])
+    return [c.get("cap") for c in contexts]
+
+
+def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str, ...] = ()) -> bool:
+    """The one way a release enters the ledger: added unless it pushes anyone over the session's cap.
+
+    Refused: nothing is added, the reason is kept for the sidebar, and `shown` (the session keys of the page's
+    last "Released" result) is forgotten, so an earlier success box does not stand under the refusal."""
     try:
         budget.charge(ledger(), list(releases), epsilon_cap())
     except budget.BudgetExceeded as err:
         st.session_state[REFUSED_KEY] = str(err)
+        for key in shown:
+            st.session_state.pop(key, None)
         return False
     page = page or st.session_state.get("share_page")
     from ui.share.facts import finish  # imported here: ui.share builds on this module
@@ -266,5 +310,5 @@ def charge(releases: list | tuple, *, page: str | None = None) -> bool:
     facts = finish(st.session_state.get(FACTS_KEY, {}).get(page))
     snapshot = st.session_state.get("share_snapshots", {}).get(page)
     contexts = st.session_state.setdefault(CONTEXT_KEY, [])
-    contexts.extend({"page": page, "facts": facts, "settings": snapshot} for _ in releases)
+    contexts.extend({"page": page, "facts": facts, "settings": snapshot, "cap": epsilon_cap()} for _ in releases)
     return True

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pandas is imported where a table is built (app start needs 
 __all__ = [
     "COMPOSITION_RULE",
     "EVERYONE",
+    "EVERYONE_ELSE",
     "PARTICIPANT_UNITS",
     "UNITS",
     "Ledger",
@@ -33,6 +34,8 @@ PARTICIPANT_UNITS = ("participant", "observer")
 SENSITIVITY_TYPES = ("public", "data-derived")
 # Row label used when no participant is named anywhere: the total applies to every participant.
 EVERYONE = "(every participant)"
+# Row label, beside named people, for everyone no entry names: covered only by the entries about everyone.
+EVERYONE_ELSE = "(everyone not named)"
 # The one ledger rule, in the words the Report page shows (docs/PRIVACY_MODEL.md §0.6).
 COMPOSITION_RULE = (
     "Every release composes. Each export, recording or private choice of a parameter is a new entry in the "
@@ -59,6 +62,9 @@ class Release:
     # Parameters treated as public that were in fact read off the private data (e.g. "length T = 431,
     # the longest recording"): each one is a caveat on the guarantee (docs/PRIVACY_MODEL.md §0.5, §0.7).
     data_derived_parameters: tuple[str, ...] = ()
+    # What ε and the count mean when that is not plain "per unit, summed over the person's units" (e.g. Kaleido:
+    # ε per window within a radius, and how the person-level bound charged here is built).
+    meaning: str = ""
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -157,13 +163,18 @@ class Ledger:
         for r in self._releases:
             for p in set(r.participants or ()):
                 named[p].append(r)
-        return [(p, *self._sums(everyone + named[p])) for p in people]
+        rows = [(p, *self._sums(everyone + named[p])) for p in people]
+        if everyone and all_participants is None:  # people no entry names (e.g. participants of a time-series
+            # release beside heatmap observers) are still covered: without a list of everyone they get one row
+            rows.append((EVERYONE_ELSE, *self._sums(everyone)))
+        return rows
 
     def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
         """Optional participant ids in, table (participant, epsilon, delta, n_releases, n_invocations) out.
 
         Releases with participants=None cover everyone. If no participant is named anywhere the table
-        has one row, EVERYONE, holding the total that applies to each participant.
+        has one row, EVERYONE, holding the total that applies to each participant; otherwise, when some release
+        covers everyone, a last row EVERYONE_ELSE holds the total of the people no release names.
         """
         import pandas as pd
 
@@ -226,7 +237,9 @@ class Ledger:
             for what in r.data_derived_parameters:
                 out.append(f"{name}: {what} was read off the private data and treated as public; "
                            "the stated ε does not cover what that value reveals.")
-            if r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
+            if r.meaning:
+                out.append(f"{name}: {r.meaning}.")
+            elif r.unit not in PARTICIPANT_UNITS and math.isfinite(r.epsilon):
                 out.append(f"{name}: ε = {r.epsilon:.4g} protects only one {r.unit}, not the whole person; "
                            f"the worst case for the person is the sum over all their {r.unit}s "
                            f"({r.count} × {r.epsilon:.4g} = {r.epsilon_total:.4g}).")

@@ -131,8 +131,9 @@ _TABLE: dict[Mech, MechInfo] = {
                                   "David-John et al.", is_dp=False),
     Mech.EVENT_SYNTH_PD_RANDOMISED: MechInfo(Family.LAPLACE, "Gaze samples", "event",
                                              "re-draws each fixation once and publishes it only if enough other "
-                                             "people pass a noisy threshold (record-level, as claimed by "
-                                             "Bindschaedler et al.)", "Bindschaedler et al.; David-John et al."),
+                                             "people pass a noisy threshold (not differentially private as "
+                                             "implemented: each record keeps its seed's participant and time)",
+                                             "Bindschaedler et al.; David-John et al.", is_dp=False),
 }
 
 TIME_SERIES: tuple[Mech, ...] = (Mech.LPA, Mech.FPA, Mech.CFPA, Mech.DCFPA)

@@ -8,26 +8,33 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE, PARTICIPANT_UNITS, Ledger, Release, group_privacy
+from eyedp_core.report.formula import tex_to_html
 from eyedp_core.report.tables import person_table
 
 __all__ = ["SECTIONS", "Artefact", "ReportInput", "build_html", "epsilon_reading"]
 
 SECTIONS = {
+    "verdict": "Verdict in plain words",
     "summary": "Summary",
     "data": "Data used",
     "unit": "Unit of protection and threat models",
     "artefacts": "Released artefacts",
     "composition": "Total privacy loss per person",
-    "utility": "Utility and attacks at the chosen settings",
     "reading": "What ε and δ mean",
     "caveats": "Caveats",
+    "unprotected": "For the curator only: figures computed on the unprotected data",
     "reproduce": "Reproduce this report",
 }
+# Settings that name one person (the previewed participant or stream): never written into the report.
+PERSON_SETTING = re.compile(r"participant|observer|_who\b|_person|_stream\b")
+UNPROTECTED_LABEL = ("NOT PROTECTED — computed on the private data for the curator's eyes; these figures are not "
+                     "covered by any ε and must not leave the curator's hands.")
 
 THREAT_MODELS = (
     ("Re-identification", "An attacker who holds earlier, clean recordings of the participants tries to name the "
@@ -48,7 +55,9 @@ th{background:#f2f5f8}td.num{text-align:right;font-variant-numeric:tabular-nums;
 .headline{font-size:1.15em;background:#eef5fb;border-left:5px solid #1f5f8b;padding:10px 14px}
 .warn{background:#fff6e5;border-left:5px solid #d98c00;padding:8px 12px;margin:6px 0}
 .bad{background:#fdecea;border-left:5px solid #c0392b;padding:8px 12px;margin:6px 0}
-.muted{color:#6b7785;font-size:0.9em}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.85em}
+.muted{color:#6b7785;font-size:0.9em}.math{font-style:italic}
+.curator{border:3px dashed #c0392b;padding:4px 14px;margin:10px 0}.verdict li{margin:4px 0}
+code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.85em}
 pre{background:#f6f8fa;border:1px solid #e3e8ee;padding:10px;white-space:pre-wrap;word-break:break-word}
 .artefact{border:1px solid #d5dbe2;border-radius:6px;padding:8px 14px;margin:10px 0;break-inside:avoid}
 .fig{break-inside:avoid;margin:8px 0}
@@ -82,6 +91,9 @@ class ReportInput:
     figures: Mapping[str, str] = field(default_factory=dict)  # caption -> HTML snippet
     preview_pages: Sequence[str] = ()
     generated: str = ""
+    # True: the release-safe report, which leaves out every figure computed on the unprotected data.
+    release_safe: bool = False
+    setting_labels: Mapping[str, str] = field(default_factory=dict)  # setting key -> its name in words
 
 
 def _e(x: Any) -> str:
@@ -142,10 +154,67 @@ def _section(key: str, body: str) -> str:
     return f'<section id="{key}"><h2>{_e(SECTIONS[key])}</h2>{body}</section>'
 
 
+_WHO = {
+    "observer": "each observer's whole gaze map on a stimulus (Heatmaps)",
+    "participant": "each participant, everything they contributed (all features, chunks and recordings)",
+    "w-event": "each gaze stream per window of samples (Kaleido); the person-level bound is charged",
+}
+
+
+def _verdict(inp: ReportInput) -> str:
+    eps, dlt = inp.ledger.total()
+    rel = inp.ledger.releases
+    items = []
+    if not rel:
+        items.append("<b>Nothing was released</b> in this session: the ledger is empty, so no person's data has left "
+                     "the curator's hands through EyeDP.")
+    else:
+        units = sorted({r.unit for r in rel})
+        who = "; ".join(_e(_WHO.get(u, f"one {u} at a time, not the whole person")) for u in units)
+        items.append(f"<b>Who is protected:</b> {who}.")
+        factor = "∞" if math.isinf(eps) else fmt(math.exp(eps) if eps < 700 else math.inf)
+        cap = (f" The session refused any release that would have pushed a person above ε = {fmt(inp.epsilon_cap)}."
+               if inp.epsilon_cap is not None else "")
+        items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {_e(fmt(eps))}, δ = {_e(fmt(dlt))} "
+                     f"after adding up all {len(rel)} release(s): whether a person took part changes the chance of "
+                     f"any conclusion by at most a factor {_e(factor)}.{_e(cap)}")
+    if inp.release_safe:
+        items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
+                     "release-safe report leaves them out (the curator's full report has them).")
+    elif inp.attacks:
+        parts = []
+        for task in dict.fromkeys(a["task"] for a in inp.attacks):
+            rows = [a for a in inp.attacks if a["task"] == task]
+            private = [a for a in rows if a["mechanism"] != "clean"]
+            clean = [a for a in rows if a["mechanism"] == "clean"]
+            best = max(private, key=lambda a: a["accuracy"]) if private else None
+            txt = f"{_e(task)}: chance {fmt(rows[0]['chance'])}"
+            if clean:
+                txt += f", on clean data {fmt(max(a['accuracy'] for a in clean))}"
+            if best is not None:
+                txt += f", at best {fmt(best['accuracy'])} on a private release (ε = {_e(fmt(best['epsilon']))})"
+            parts.append(txt)
+        items.append("<b>What the attacks showed</b> (accuracy; measured on the unprotected data, for the curator "
+                     "only): " + "; ".join(parts) + ".")
+    else:
+        items.append("<b>What the attacks showed:</b> no attack was run in this session.")
+    caveats = _caveat_items(inp)
+    if caveats:
+        items.append(f"<b>Caveats ({len(caveats)}):</b> " + _e(caveats[0])
+                     + (f" (and {len(caveats) - 1} more in Caveats)." if len(caveats) > 1 else ""))
+    else:
+        items.append("<b>Caveats:</b> none applies to the releases in this ledger.")
+    kind = ("This is the <b>release-safe report</b>: every number in it is either a public parameter or part of a "
+            "release with the guarantee stated." if inp.release_safe else
+            "This is the <b>curator's full report</b>: its last section holds figures computed on the unprotected "
+            "data, clearly marked. Give a review board or the public the release-safe report instead.")
+    return f'<ul class="verdict">{"".join(f"<li>{i}</li>" for i in items)}</ul><p>{kind}</p>'
+
+
 def _summary(inp: ReportInput) -> str:
     eps, dlt = inp.ledger.total()
     n = len(inp.ledger.releases)
-    cap = (f" The user-set cap is ε ≤ {fmt(inp.epsilon_cap)} per person; releases that would exceed it are refused."
+    cap = (f" The session's cap is ε ≤ {fmt(inp.epsilon_cap)} per person; releases that would exceed it are refused."
            if inp.epsilon_cap is not None else " No cap on ε per person was set.")
     if n == 0:
         head = ("Nothing has been released in this session yet: the ledger is empty. The sections below describe the "
@@ -156,13 +225,19 @@ def _summary(inp: ReportInput) -> str:
     return f'<p class="headline">{head}{_e(cap)}</p><p>{_e(COMPOSITION_RULE)}</p>'
 
 
+# Counts a mechanism treats as public (n observers, the number of participants, tasks, stimuli); exact row counts
+# are not public and go to the curator's section.
+PUBLIC_COUNTS = ("participants", "observers", "tasks", "stimuli", "origin")
+
+
 def _data(inp: ReportInput) -> str:
     if not inp.data:
         return "<p>No data was read.</p>"
-    rows = [{"source": src, "what": ", ".join(f"{k}: {fmt(v)}" for k, v in counts.items())}
+    rows = [{"source": src, "what": ", ".join(f"{k}: {fmt(v)}" for k, v in counts.items() if k in PUBLIC_COUNTS)}
             for src, counts in inp.data.items()]
-    return ("<p>Counts only; no recorded value appears in this report.</p>"
-            + _table(rows, [("source", "Data source"), ("what", "Counts")]))
+    return ("<p>Public counts only (the numbers of people, tasks and stimuli, which the mechanisms treat as public); "
+            "no recorded value and no participant id appears in this report.</p>"
+            + _table(rows, [("source", "Data source"), ("what", "Public counts")]))
 
 
 def _unit(inp: ReportInput) -> str:
@@ -177,12 +252,30 @@ def _unit(inp: ReportInput) -> str:
                          "contributed (all their recordings).</li>")
         else:
             lines.append(f"<li><b>{_e(u)}</b>: protects one {_e(u)} only, <i>not</i> the whole person; the person's "
-                         "total is the sum over all their units (see Total privacy loss).</li>")
+                         "total is the bound charged to the ledger (see Total privacy loss).</li>")
     threats = "".join(f"<li><b>{_e(t)}</b>: {_e(d)}</li>" for t, d in THREAT_MODELS)
     return f"<p>Units of protection used:</p><ul>{''.join(lines)}</ul><p>Threat models considered:</p><ul>{threats}</ul>"
 
 
-def _artefact(i: int, a: Artefact) -> str:
+def _math(tex: str) -> str:
+    return f'<span class="math">{tex_to_html(tex)}</span>'
+
+
+def setting_name(key: str, labels: Mapping[str, str]) -> str:
+    """A setting's key -> its name in words (the control's label; else the key's words without the page prefix)."""
+    if labels.get(key):
+        return labels[key]
+    words = key.split("_", 1)[-1].replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
+def shown_settings(settings: Mapping[str, Any], labels: Mapping[str, str]) -> list[tuple[str, str]]:
+    """A page's settings -> (name in words, value) pairs, without any setting that names a person."""
+    return sorted((setting_name(k, labels), fmt(v) if isinstance(v, (int, float)) else str(v))
+                  for k, v in settings.items() if not PERSON_SETTING.search(k))
+
+
+def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
     r = a.release
     rows = [{"k": "view", "v": r.view}, {"k": "mechanism", "v": r.mechanism},
             {"k": "unit of protection", "v": r.unit}, {"k": "ε per invocation", "v": r.epsilon},
@@ -190,7 +283,9 @@ def _artefact(i: int, a: Artefact) -> str:
             {"k": "ε charged per person (ε × invocations)", "v": r.epsilon_total},
             {"k": "δ charged per person", "v": r.delta_total},
             {"k": "sensitivity", "v": r.sensitivity_type},
-            {"k": "people covered", "v": "everyone" if r.participants is None else f"{len(r.participants)} named"}]
+            {"k": "people covered", "v": "everyone" if r.participants is None else f"{len(r.participants)} people"}]
+    if r.meaning:
+        rows.append({"k": "what the ε means", "v": r.meaning})
     out = [f'<div class="artefact"><h3>{i}. {_e(r.label)}</h3>',
            _table(rows, [("k", "Item"), ("v", "Value")])]
     f = a.facts or {}
@@ -200,7 +295,7 @@ def _artefact(i: int, a: Artefact) -> str:
         out.append(f"<p><b>Sensitivity</b>: {_e('; '.join(parts))}. <b>How obtained</b>: {_e(sens.get('how', ''))}</p>")
         for k in ("L1 formula", "L2 formula"):
             if sens.get(k):
-                out.append(f"<p class='muted'>{_e(k)}: <code>{_e(sens[k])}</code></p>")
+                out.append(f"<p class='muted'>{_e(k)}: {_math(sens[k])}</p>")
     cal = f.get("calibration")
     if cal:
         name = "σ (standard deviation)" if cal["mechanism"] == "gaussian" else "b (Laplace scale)"
@@ -210,12 +305,12 @@ def _artefact(i: int, a: Artefact) -> str:
         export_txt = (f" The export itself draws with {_e(name.split(' ')[0])} = {_e(fmt(export))} (the smallest "
                       "value OpenDP's own accounting certifies for this ε and δ)."
                       if export is not None and abs(export - cal["scale"]) > 1e-9 * cal["scale"] else "")
-        out.append(f"<p><b>Noise scale</b>{(' — ' + _e(title)) if title else ''}: {cal['mechanism']} "
+        out.append(f"<p><b>Noise scale</b>{(' — ' + _e(title)) if title else ''}: {_e(cal['mechanism'])} "
                    f"({_e(cal['method'])}), {_e(name)} = <b>{_e(fmt(cal['scale']))}</b>{std}, for "
                    f"ε = {_e(fmt(cal['epsilon']))}, δ = {_e(fmt(cal['delta']))}, "
                    f"sensitivity {_e(fmt(cal['sensitivity']))}.{export_txt}</p>"
-                   f"<p class='muted'>Formula: <code>{_e(cal['formula_tex'])}</code><br>Numbers: "
-                   f"<code>{_e(cal['plugged_tex'])}</code></p>")
+                   f"<p class='muted'>Formula: {_math(cal['formula_tex'])}<br>Numbers: "
+                   f"{_math(cal['plugged_tex'])}</p>")
         if not cal.get("valid", True):
             out.append(f"<p class='bad'>This calibration does not give the stated guarantee. {_e(cal.get('note', ''))}</p>")
         elif cal.get("note"):
@@ -224,8 +319,8 @@ def _artefact(i: int, a: Artefact) -> str:
         out.append("<p class='muted'>The view did not record its calibration with this entry (recorded before the "
                    "view was opened in this session, or by a view without one).</p>")
     if a.settings:
-        shown = ", ".join(f"{k} = {v}" for k, v in sorted(a.settings.items()))
-        out.append(f"<p class='muted'>Settings when released: <code>{_e(shown)}</code></p>")
+        shown = "; ".join(f"{k}: {v}" for k, v in shown_settings(a.settings, inp.setting_labels))
+        out.append(f"<p class='muted'>Settings when released: {_e(shown)}</p>")
     out.append("</div>")
     return "".join(out)
 
@@ -233,7 +328,8 @@ def _artefact(i: int, a: Artefact) -> str:
 def _artefacts(inp: ReportInput) -> str:
     if not inp.artefacts:
         return "<p>No artefact has been released or recorded yet.</p>"
-    return "".join(_artefact(i + 1, a) for i, a in enumerate(inp.artefacts))
+    return ("<p>Only these artefacts were released; each carries the guarantee stated with it.</p>"
+            + "".join(_artefact(i + 1, a, inp) for i, a in enumerate(inp.artefacts)))
 
 
 def _composition(inp: ReportInput) -> str:
@@ -244,7 +340,9 @@ def _composition(inp: ReportInput) -> str:
     out.append("<p><b>Correlation-aware estimate.</b></p><ul>")
     for a in inp.artefacts:
         r = a.release
-        if r.unit in PARTICIPANT_UNITS:
+        if r.meaning:
+            out.append(f"<li>{_e(r.label)}: {_e(r.meaning)}.</li>")
+        elif r.unit in PARTICIPANT_UNITS:
             out.append(f"<li>{_e(r.label)}: the unit is the whole {_e(r.unit)}, so correlation inside one person's "
                        f"data is already covered: ε = {_e(fmt(r.epsilon_total))}. Assumption: people are "
                        "independent of each other.</li>")
@@ -265,24 +363,33 @@ def _composition(inp: ReportInput) -> str:
     return "".join(out)
 
 
-def _utility(inp: ReportInput) -> str:
-    out = []
+def _unprotected(inp: ReportInput) -> str:
+    if inp.release_safe:
+        return ("<p>Left out of this release-safe report: utility against the clean data, attack accuracies, the "
+                "preview's shifts and exact row counts are computed on the unprotected data and carry no "
+                "guarantee.</p>")
+    out = [f'<p class="bad"><b>{_e(UNPROTECTED_LABEL)}</b></p>']
+    rows = [{"source": src, "what": ", ".join(f"{k}: {fmt(v)}" for k, v in counts.items() if k not in PUBLIC_COUNTS)}
+            for src, counts in inp.data.items()]
+    rows = [r for r in rows if r["what"]]
+    if rows:
+        out.append("<p><b>Exact sizes of the data</b></p>"
+                   + _table(rows, [("source", "Data source"), ("what", "Exact counts")]))
     for page, f in inp.view_facts.items():
         util = f.get("utility")
         if util:
             rows = [{"metric": k, "value": v} for k, v in util.items()]
-            pv = " (seeded preview at the chosen settings)" if page in inp.preview_pages else ""
+            pv = (" — seeded preview at the chosen settings, compared with the clean data" if page in inp.preview_pages
+                  else " — compared with the clean data")
             out.append(f"<p><b>{_e(f.get('view', page))}</b>{_e(pv)}</p>"
-                       + _table(rows, [("metric", "Utility metric"), ("value", "Value")]))
+                       + _table(rows, [("metric", "Utility metric (unprotected)"), ("value", "Value")]))
     if inp.attacks:
-        out.append("<p><b>Attacks</b> (accuracy against chance)</p>" + _table(
-            inp.attacks, [("task", "Task"), ("mechanism", "Mechanism"), ("epsilon", "ε"), ("scenario", "Scenario"),
-                          ("accuracy", "Accuracy"), ("chance", "Chance")]))
-    for caption, snippet in inp.figures.items():
-        out.append(f'<div class="fig"><p class="muted">{_e(caption)}</p>{snippet}</div>')
-    if not out:
-        return "<p>No view has computed utility or attack figures in this session yet.</p>"
-    return "".join(out)
+        out.append("<p><b>Attacks</b> (accuracy against chance; clean rows attack the unprotected data itself)</p>"
+                   + _table(inp.attacks, [("task", "Task"), ("mechanism", "Mechanism"), ("epsilon", "ε"),
+                                          ("scenario", "Scenario"), ("accuracy", "Accuracy"), ("chance", "Chance")]))
+    if len(out) == 1:
+        out.append("<p>No view has computed utility or attack figures in this session yet.</p>")
+    return '<div class="curator">' + "".join(out) + "</div>"
 
 
 def _reading(inp: ReportInput) -> str:
@@ -293,7 +400,7 @@ def _reading(inp: ReportInput) -> str:
     return "".join(parts)
 
 
-def _caveats(inp: ReportInput) -> str:
+def _caveat_items(inp: ReportInput) -> list[str]:
     items = list(inp.ledger.warnings())
     for page, f in inp.view_facts.items():
         for what in f.get("data_derived", []):
@@ -305,7 +412,11 @@ def _caveats(inp: ReportInput) -> str:
         items.append("Preview mode: figures and utility numbers of " + ", ".join(inp.preview_pages) + " come from "
                      "seeded floating-point numpy noise, which is not a private release (its low bits and seed leak); "
                      "only exports drawn by OpenDP's samplers are releases.")
-    items = list(dict.fromkeys(items))
+    return list(dict.fromkeys(items))
+
+
+def _caveats(inp: ReportInput) -> str:
+    items = _caveat_items(inp)
     if not items:
         return "<p>No caveat applies to the releases in this ledger.</p>"
     return "".join(f'<p class="warn">{_e(w)}</p>' for w in items)
@@ -314,18 +425,27 @@ def _caveats(inp: ReportInput) -> str:
 def _reproduce(inp: ReportInput) -> str:
     ver = ", ".join(f"{k} {v}" for k, v in inp.version.items())
     return (f"<p>Software: {_e(ver)}. Generated {_e(inp.generated)}.</p>"
-            "<p>Load this configuration on any EyeDP page (<i>Share and reproduce → Load settings</i>) to reopen the "
-            f"same views:</p><pre>{_e(inp.config_json)}</pre>")
+            "<p>The settings file below (EyeDP's own format, no data and no participant id) reopens the same views: "
+            "load it on any EyeDP page under <i>Share and reproduce → Load settings</i>.</p>"
+            f"<details><summary>Settings file</summary><pre>{_e(inp.config_json)}</pre></details>")
+
+
+def _figures(inp: ReportInput) -> str:
+    return "".join(f'<div class="fig"><p class="muted">{_e(caption)}</p>{snippet}</div>'
+                   for caption, snippet in inp.figures.items())
 
 
 def build_html(inp: ReportInput) -> str:
-    """ReportInput in, the whole report as one HTML document (no external resources) out."""
-    body = [_section("summary", _summary(inp)), _section("data", _data(inp)), _section("unit", _unit(inp)),
-            _section("artefacts", _artefacts(inp)), _section("composition", _composition(inp)),
-            _section("utility", _utility(inp)), _section("reading", _reading(inp)),
-            _section("caveats", _caveats(inp)), _section("reproduce", _reproduce(inp))]
+    """ReportInput in, the whole report as one HTML document (no external resources) out; `release_safe` leaves
+    out every figure computed on the unprotected data."""
+    body = [_section("verdict", _verdict(inp)), _section("summary", _summary(inp)), _section("data", _data(inp)),
+            _section("unit", _unit(inp)), _section("artefacts", _artefacts(inp)),
+            _section("composition", _composition(inp) + _figures(inp)), _section("reading", _reading(inp)),
+            _section("caveats", _caveats(inp)), _section("unprotected", _unprotected(inp)),
+            _section("reproduce", _reproduce(inp))]
+    kind = "release-safe report" if inp.release_safe else "curator's full report"
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>EyeDP privacy report</title><style>{_CSS}</style></head><body>"
-            "<h1>EyeDP privacy report</h1><p class='muted'>For a review board: what was released, under which "
-            "guarantee, and what it costs in utility.</p>" + "".join(body) + "</body></html>")
+            f"<h1>EyeDP privacy report</h1><p class='muted'>{_e(kind.capitalize())} for a review board: what was "
+            "released, under which guarantee, and to whom it applies.</p>" + "".join(body) + "</body></html>")

@@ -5,7 +5,7 @@ import math
 
 import pandas as pd
 
-from eyedp_core.dp.accounting import EVERYONE, Ledger
+from eyedp_core.dp.accounting import EVERYONE, EVERYONE_ELSE, PARTICIPANT_UNITS, Ledger
 
 __all__ = ["person_table", "releases_table"]
 
@@ -34,10 +34,14 @@ def releases_table(ledger: Ledger) -> pd.DataFrame:
             "ε per invocation": r.epsilon, "δ per invocation": r.delta, "Invocations per person": r.count,
             "ε charged per person": r.epsilon_total, "δ charged per person": r.delta_total,
             "Sensitivity": r.sensitivity_type, "Caveats": "; ".join(caveats) or "none",
+            "What ε means": r.meaning or (f"ε for one whole {r.unit} (everything they contributed)"
+                                          if r.unit in PARTICIPANT_UNITS else
+                                          f"ε per {r.unit}; the person's bound is the sum over their {r.unit}s"),
         })
     return pd.DataFrame(rows, columns=["#", "View", "What was released", "Mechanism", "Protects one", "Covers",
                                        "ε per invocation", "δ per invocation", "Invocations per person",
-                                       "ε charged per person", "δ charged per person", "Sensitivity", "Caveats"])
+                                       "ε charged per person", "δ charged per person", "Sensitivity", "Caveats",
+                                       "What ε means"])
 
 
 def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: bool = True) -> pd.DataFrame:
@@ -48,9 +52,13 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: b
     rows = []
     for rec in table.to_dict("records"):
         who = rec["participant"]
-        units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
+        if who == EVERYONE_ELSE:  # covered only by the entries about everyone
+            units = sorted({r.unit for r in ledger.releases if r.participants is None})
+        else:
+            units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
         kind = " / ".join(units) if units else "participant"
-        person = (f"every {kind}" if who == EVERYONE else str(who))
+        person = {EVERYONE: f"every {kind}",
+                  EVERYONE_ELSE: "everyone else (named by no release)"}.get(who, str(who))
         eps = float(rec["epsilon"])
         row = {"Person": person, "Protected as": kind, "Total ε": eps, "Total δ": float(rec["delta"]),
                "Releases": int(rec["n_releases"]), "Mechanism invocations": int(rec["n_invocations"])}

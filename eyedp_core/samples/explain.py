@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.events import ScreenGeometry
 from eyedp_core.samples.deniability import pd_guarantee
-from eyedp_core.samples.kaleido import KaleidoPlan
+from eyedp_core.samples.kaleido import KaleidoPlan, person_bound
 from eyedp_core.dp.planar import radius_quantile
 
 __all__ = ["Guarantee", "kaleido_guarantee", "kanon_guarantee", "pd_guarantee_words", "synth_guarantee", "NOT_DP"]
@@ -41,7 +41,8 @@ def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometr
     """Kaleido plan, sampling rate, recording length (samples) and geometry -> its guarantee in words."""
     ms = plan.w / rate_hz * 1000 if rate_hz > 0 else float("nan")
     r_deg = plan.r * max(geometry.deg_per_px())
-    windows = math.ceil(n_samples / plan.w) if n_samples else 0
+    bound = person_bound(epsilon=plan.epsilon, w=plan.w, r=plan.r, n_max=n_samples,
+                         screen_px=(geometry.width_px, geometry.height_px))
     first = plan.schedule(1)
     eps1 = first[0] / plan.r if first else float("nan")
     headline = (f"ε = {_g(plan.epsilon)} per {plan.w}-sample window (≈ {ms:.0f} ms at {rate_hz:.0f} Hz), "
@@ -51,10 +52,11 @@ def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometr
         f"the probability of every possible output by at most a factor e^ε = {_g(math.exp(plan.epsilon))}. "
         f"Larger moves cost more: a move of d px counts as ε·d/r. "
         f"This is a guarantee **per window, not per person**: it says nothing about what the whole recording "
-        f"reveals. For this {n_samples:,}-sample recording the only bound is group privacy over its {windows:,} "
-        f"windows, {windows:,} × ε = {_g(windows * plan.epsilon)} — no protection worth the name — so EyeDP "
-        "shows no participant-level ε for Kaleido and never charges it to the ledger as one. "
-        "Whether a sample is missing (blinks) is treated as public.")
+        f"reveals. A different person's gaze may be anywhere on the screen, so the only person-level bound for "
+        f"this {n_samples:,}-sample recording is ε·⌈n/w⌉·d_max/r = {_g(plan.epsilon)} × {bound.windows:,} windows "
+        f"× {_g(bound.distance_factor)} (screen diagonal d_max = {bound.diagonal:.0f} px over r) = "
+        f"{_g(bound.person_epsilon)} — no protection worth the name. That bound is what an export charges to the "
+        "ledger for each person. Whether a sample is missing (blinks) is treated as public.")
     formulas = (
         rf"n_\mathrm{{test}} = \lceil w/t_\mathrm{{skip}} \rceil = \lceil {plan.w}/{plan.t_skip} \rceil = {plan.n_test}",
         rf"\varepsilon_\mathrm{{test}} = \frac{{\varepsilon}}{{h\,n_\mathrm{{test}}}} = \frac{{{_g(plan.epsilon)}}}"
@@ -118,15 +120,18 @@ def pd_guarantee_words(form: str, k: int, gamma: float, eps0: float) -> Guarante
     ok = tab[tab["delta"] <= DELTA_MAX] if k > 1 else tab.iloc[:0]
     if len(ok):
         best = ok.loc[ok["epsilon"].idxmin()]
-        eps_txt = f"(ε, δ) = ({_g(best['epsilon'])}, {_g(best['delta'])}) with t = {int(best['t'])}"
+        claim = (f"(ε, δ) = ({_g(best['epsilon'])}, {_g(best['delta'])}) per fixation record with t = "
+                 f"{int(best['t'])}")
     else:
-        eps_txt = (f"no useful pair: every t gives δ > {DELTA_MAX:g} at k = {k}, ε0 = {_g(eps0)} "
-                   "(raise k or ε0)")
+        claim = "a per-record (ε, δ)"
     words = test + (f"Here the threshold is randomised (k − 1 + Lap(1/ε0), ε0 = {_g(eps0)}) and failing candidates "
-                    f"are dropped, not re-drawn. Bindschaedler et al. state {eps_txt} for this form — per "
-                    "**fixation record**, not per person (a person's many fixations add up), and with constants "
-                    "still to be checked against their Theorem 1 (docs/PRIVACY_MODEL.md §9.3).")
-    formulas.append(r"\varepsilon = \varepsilon_0 + \ln(1 + \gamma/t),\quad \delta = e^{-\varepsilon_0 (k - t)},"
-                    r"\quad 1 \le t < k")
-    return Guarantee(Mech.EVENT_SYNTH_PD_RANDOMISED, "randomised threshold: record-level (ε, δ) as claimed",
-                     "record", "per fixation record, as claimed", words, tuple(formulas))
+                    f"are dropped, not re-drawn. **{NOT_DP} as implemented:** Bindschaedler et al.'s {claim} "
+                    "needs the seed record drawn at random and the output detached from it, but here each "
+                    "synthetic fixation is published under its seed's participant and time — the record names "
+                    "whose fixation it came from, and where it lands reveals the seed's position. No (ε, δ) "
+                    "holds for these records (docs/PRIVACY_MODEL.md §9.3), and even the claimed one would be per "
+                    "record, not per person. Nothing of it is charged to the ledger as differential privacy.")
+    formulas.append(r"\text{claimed only for seed-detached records: }\varepsilon = \varepsilon_0 + \ln(1 + \gamma/t),"
+                    r"\quad \delta = e^{-\varepsilon_0 (k - t)},\quad 1 \le t < k")
+    return Guarantee(Mech.EVENT_SYNTH_PD_RANDOMISED, "randomised threshold: not DP as implemented (each record is "
+                     "published under its seed's participant)", "not-dp", NOT_DP, words, tuple(formulas))

@@ -41,7 +41,8 @@ from eyedp_core.dp.planar import PlanarLaplaceMechanism
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.samples.streams import stream_columns
 
-__all__ = ["KaleidoLattice", "KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_lattice", "kaleido_plan", "kaleido_run",
+__all__ = ["KaleidoBound", "KaleidoLattice", "KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_lattice", "kaleido_plan",
+           "kaleido_run", "person_bound",
            "window_sums"]
 
 
@@ -291,3 +292,47 @@ def window_sums(eps: np.ndarray, w: int) -> np.ndarray:
     hi = np.arange(1, n + 1)
     lo = np.maximum(hi - int(w), 0)
     return cs[..., hi] - cs[..., lo]
+
+
+@dataclass(frozen=True)
+class KaleidoBound:
+    """What Kaleido's ε means for one person (docs/PRIVACY_MODEL.md §8.1): ε per w-sample window for moves
+    within r, and the only person-level bound, ε·⌈n/w⌉·d_max/r with d_max the screen diagonal."""
+
+    epsilon: float
+    w: int
+    r: float
+    n_max: int  # samples of the longest stream (treated as public)
+    diagonal: float  # px: the farthest a person-level neighbour can move one sample
+
+    @property
+    def windows(self) -> int:
+        """Disjoint w-sample windows that cover the longest stream: ⌈n/w⌉."""
+        return max(math.ceil(self.n_max / self.w), 1)
+
+    @property
+    def distance_factor(self) -> float:
+        """d_max/r (at least 1): a move of d px costs ε·d/r, and a different person's gaze may be anywhere."""
+        return max(self.diagonal / self.r, 1.0)
+
+    @property
+    def per_window_any_move(self) -> float:
+        """ε of one window when its samples may move anywhere on the screen: ε·d_max/r."""
+        return self.epsilon * self.distance_factor
+
+    @property
+    def person_epsilon(self) -> float:
+        """The person-level bound ε·⌈n/w⌉·d_max/r (group privacy over windows, scaled by distance)."""
+        return self.per_window_any_move * self.windows
+
+    def words(self) -> str:
+        """What the numbers are, in one sentence with the numbers plugged in."""
+        return (f"ε = {self.epsilon:g} holds per window of {self.w} samples for moves within r = {self.r:g} px; "
+                f"a whole person (every sample of a stream of up to {self.n_max:,} samples, moved anywhere on a "
+                f"screen of diagonal d_max = {self.diagonal:.0f} px) is bounded only by ε·⌈n/w⌉·d_max/r = "
+                f"{self.epsilon:g} × {self.windows:,} × {self.distance_factor:.3g} = {self.person_epsilon:.4g}")
+
+
+def person_bound(*, epsilon: float, w: int, r: float, n_max: int, screen_px: tuple[float, float]) -> KaleidoBound:
+    """Kaleido's ε, w, r, the longest stream's length and the screen (width, height) in px -> its bounds."""
+    return KaleidoBound(float(epsilon), int(w), float(r), int(n_max), float(math.hypot(*screen_px)))

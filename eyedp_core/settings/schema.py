@@ -11,11 +11,32 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["KINDS", "ITEM_KINDS", "Schema", "Setting"]
+__all__ = ["KINDS", "ITEM_KINDS", "MAX_INT", "MAX_LIST_ITEMS", "MAX_TEXT_CHARS", "Schema", "Setting"]
 
+# Bounds on what one value may hold, so that no value from a URL or a file makes a page do unbounded work.
+MAX_TEXT_CHARS = 4_000  # a free-text setting (no list of choices: a data source's name, declared bounds as text)
+MAX_LIST_ITEMS = 500  # a list setting (the longest, the released features, holds a few dozen)
+MAX_INT = 10**15  # whole numbers beyond this are refused even without bounds (no widget goes near it)
 ITEM_KINDS = ("bool", "int", "float", "str")
 KINDS = (*ITEM_KINDS, "list")
 Value = bool | int | float | str | list[Any] | tuple[Any, ...] | None
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """A value for a message: its repr, cut to `limit` characters (a hostile value can be megabytes)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        return f"a number of about {_digits(value)} digits"
+    if isinstance(value, (list, tuple, dict)):
+        return f"a {type(value).__name__}"
+    if not isinstance(value, (str, int, float, bool, type(None))):
+        return "a value that is not plain data"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _digits(n: int) -> int:
+    """Decimal digits of a whole number, without str() (which refuses beyond 4,300 digits)."""
+    return int(abs(n).bit_length() * 0.30103) + 1
 
 
 @dataclass(frozen=True)
@@ -31,6 +52,7 @@ class Setting:
     item: str | None = None  # kind of a list's items
     length: int | None = None  # fixed length of a list (a range slider's pair); restored as a tuple
     nullable: bool = False  # None is a valid value (a cleared single-choice control)
+    free_text: bool = False  # a text setting without choices (any text up to MAX_TEXT_CHARS)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -47,6 +69,8 @@ class Setting:
         if self.kind == "list":
             if not isinstance(value, (list, tuple)):
                 raise ValueError(f"expected a list, got {type(value).__name__}")
+            if len(value) > MAX_LIST_ITEMS:
+                raise ValueError(f"a list of {len(value)} values (at most {MAX_LIST_ITEMS})")
             items = [self._scalar(self.item or "str", v) for v in value]
             if self.length is not None:
                 if len(items) != self.length:
@@ -58,25 +82,31 @@ class Setting:
     def _scalar(self, kind: str, value: Any) -> Any:
         if kind == "bool":
             if not isinstance(value, bool):
-                raise ValueError(f"expected true or false, got {value!r}")
+                raise ValueError(f"expected true or false, got {_short(value)}")
             out: Any = value
         elif kind == "int":
             if isinstance(value, bool) or not isinstance(value, int):
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
                 else:
-                    raise ValueError(f"expected a whole number, got {value!r}")
+                    raise ValueError(f"expected a whole number, got {_short(value)}")
+            if abs(value) > MAX_INT:
+                raise ValueError(f"a whole number of about {_digits(value)} digits is too large")
             out = int(value)
         elif kind == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"expected a number, got {value!r}")
+                raise ValueError(f"expected a number, got {_short(value)}")
+            if isinstance(value, int) and abs(value) > MAX_INT:
+                raise ValueError(f"a whole number of about {_digits(value)} digits is too large")
             out = float(value)
             if not math.isfinite(out):
                 raise ValueError(f"expected a finite number, got {value!r}")
         else:
             if not isinstance(value, str):
-                raise ValueError(f"expected text, got {value!r}")
+                raise ValueError(f"expected text, got {_short(value)}")
             out = value.value if isinstance(value, Enum) else str.__str__(value)  # a str-Enum travels as its value
+            if self.choices is None and len(out) > MAX_TEXT_CHARS:
+                raise ValueError(f"a text of {len(out)} characters (at most {MAX_TEXT_CHARS})")
         if kind in ("int", "float"):
             if self.lo is not None and out < self.lo:
                 raise ValueError(f"{out!r} is below the minimum {self.lo:g}")
@@ -84,14 +114,15 @@ class Setting:
                 raise ValueError(f"{out!r} is above the maximum {self.hi:g}")
         if self.choices is not None and out not in self.choices:
             shown = ", ".join(map(str, self.choices[:8])) + (" …" if len(self.choices) > 8 else "")
-            raise ValueError(f"{out!r} is not one of the choices ({shown})")
+            raise ValueError(f"{_short(out)} is not one of the choices ({shown})")
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """Setting -> JSON-ready dict (None fields left out)."""
         d = {"kind": self.kind, "default": list(self.default) if isinstance(self.default, tuple) else self.default,
              "lo": self.lo, "hi": self.hi, "choices": list(self.choices) if self.choices is not None else None,
-             "item": self.item, "length": self.length, "nullable": self.nullable or None}
+             "item": self.item, "length": self.length, "nullable": self.nullable or None,
+             "free_text": self.free_text or None}
         return {k: v for k, v in d.items() if v is not None or k == "default"}
 
     @classmethod
@@ -102,7 +133,8 @@ class Setting:
             default = tuple(default)
         return cls(key=key, kind=d["kind"], default=default, lo=d.get("lo"), hi=d.get("hi"),
                    choices=tuple(d["choices"]) if d.get("choices") is not None else None,
-                   item=d.get("item"), length=d.get("length"), nullable=bool(d.get("nullable", False)))
+                   item=d.get("item"), length=d.get("length"), nullable=bool(d.get("nullable", False)),
+                   free_text=bool(d.get("free_text", False)))
 
 
 class Schema:

@@ -57,10 +57,12 @@ def test_report_opens_offline_without_errors_and_prints(page, app_url, shots, tm
     report.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
     report.goto(Path(path).as_uri())
     report.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-    for section in ("summary", "data", "unit", "artefacts", "composition", "utility", "reading", "caveats",
-                    "reproduce"):
+    for section in ("verdict", "summary", "data", "unit", "artefacts", "composition", "reading", "caveats",
+                    "unprotected", "reproduce"):
         assert report.locator(f"section#{section} h2").count() == 1, section
     assert "Worst-case total privacy loss" in report.inner_text("section#summary")
+    assert "Who is protected" in report.inner_text("section#verdict")
+    assert "Left out of this release-safe report" in report.inner_text("section#unprotected")  # the default
     assert errors == [], errors
     height = report.evaluate("() => document.body.scrollHeight")
     report.set_viewport_size({"width": 1280, "height": min(int(height) + 40, 8000)})

@@ -286,11 +286,22 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
     util = "task" if "task" in tasks else None
     target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
     margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
-    _bullets(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, scen, s))
+    _bullets(_tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, scen, s)))
     if util is not None:
         want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
                                key="at_want")
-        _bullets(view.accuracy_sentences(token, settings, n_rows, want, clf, scen, s))
+        _bullets(_tuned(view.accuracy_sentences(token, settings, n_rows, want, clf, scen, s)))
+
+
+# The finder reads accuracies measured on the private data: an ε picked from them is tuned on that data.
+TUNED_ON_PRIVATE = ("This ε is chosen from accuracies measured on the private data itself: picking ε this way "
+                    "spends privacy that no ledger entry counts (docs/PRIVACY_MODEL.md §0.7); choose ε on public "
+                    "or held-out data to publish it.")
+
+
+def _tuned(sentences: list[str]) -> list[str]:
+    """Finder answers -> the same answers and, when there are any, the sentence saying what they were read from."""
+    return [*sentences, TUNED_ON_PRIVATE] if sentences else []
 
 
 def _bullets(sentences: list[str]) -> None:

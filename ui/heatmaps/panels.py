@@ -14,6 +14,7 @@ from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_sur
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
 from ui.heatmaps import figs, targets, view
+from ui.heatmaps import release as heatmap_release
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
@@ -112,7 +113,8 @@ def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str
                                           selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
                                           delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
                                           cap_total=ctx.cap_total)
-    if state.charge([release.selection_release(choice)], page="heatmaps"):  # refused over the cap: m unchanged
+    entry = heatmap_release.with_canvas_caveat(release.selection_release(choice), ctx)
+    if state.charge([entry], page="heatmaps"):  # refused over the cap: m unchanged
         _set_cap(ctx.weight, choice)
     st.session_state[LEDGER_CHANGED] = True  # the sidebar (ledger summary or refusal) is outside the page's fragment
 

@@ -6,6 +6,7 @@ releases compose) and offers CSV, PNG and metadata downloads.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -14,8 +15,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.batch.settings import Engine, HeatmapSettings
+from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release import opendp_gaussian_sigma
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, Mech
 from eyedp_core.heatmaps import maps, preview, release
 from eyedp_core.io import uploads
 from ui import state
@@ -58,14 +60,14 @@ def stimuli_input() -> None:
 def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerator) -> None:
     """Unit of privacy and ε per observer for this stimulus in `left`; the total over the stimuli of
     stimuli_input and the ledger so far in `right` (the page draws the heading and the input)."""
-    eps_sel = ctx.selection_epsilon
+    eps_sel = math.fsum(selection_charges(ctx))
     with left:
         st.markdown(
             f"**Unit of privacy: one observer's whole gaze map on this stimulus.** Neighbouring datasets differ "
             f"by replacing one observer's entire (capped) map; the number of observers **n = {ctx.n_observers}** "
             f"is public. This page releases **one stimulus** ('{ctx.stimulus.name}'): each observer is protected "
             f"with **ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}**"
-            + (f", plus **ε = {fmt_num(eps_sel)}** for the private choice of m." if eps_sel else ".")
+            + (f", plus **ε = {fmt_num(eps_sel)}** for the private choice(s) of m made on them." if eps_sel else ".")
             + " Heatmaps of several stimuli from the same observers read the same people and **compose "
               "sequentially**: their ε (and δ) add up.")
         if ctx.tuned_on_private_data:
@@ -75,15 +77,27 @@ def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerato
                        icon=":material/warning:")
     with right:
         k = int(st.session_state.get(STIMULI_KEY, 1))
-        eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, eps_sel)
+        choices = selection_charges(ctx)
+        eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, math.fsum(choices))
         a, b = st.columns(2)
         a.metric("Total ε per observer", fmt_num(eps_total),
-                 help=f"{k} × {fmt_num(ctx.epsilon)}" + (f" + {fmt_num(eps_sel)} (choice of m)" if eps_sel else ""))
+                 help=f"{k} × {fmt_num(ctx.epsilon)}" + "".join(f" + {fmt_num(e)}" for e in choices)
+                 + (f" (the {len(choices)} private choice{'s' if len(choices) > 1 else ''} of m charged to these "
+                    "observers: every choice is a release)" if choices else ""))
         b.metric("Total δ per observer", fmt_num(delta_total), help=f"{k} × {fmt_num(ctx.delta_used)}")
         led_eps, led_delta = state.ledger().total()
         st.caption(f"Recorded in this session's ledger so far (every view, worst-case person): ε = "
                    f"{fmt_num(led_eps)}, δ = {fmt_num(led_delta)}. Previews are not recorded; exports and private "
                    "choices of m are, each as a new entry.")
+
+
+def selection_charges(ctx: view.Context) -> list[float]:
+    """The ε of every private choice of m in the ledger made on these maps (this stimulus, these observers):
+    each choice is a release of its own, so three choices cost three times."""
+    mine, on = set(ctx.source.observers), f" on '{ctx.source.stimulus_name}' ("
+    return [r.epsilon_total for r in state.ledger().releases
+            if r.view == release.VIEW and r.mechanism.startswith(Mech.CAP_SELECTION.value) and on in r.label
+            and r.participants is not None and mine & set(r.participants)]
 
 
 def _files(ctx: view.Context, rel: release.HeatmapRelease) -> dict[str, bytes]:
@@ -93,6 +107,24 @@ def _files(ctx: view.Context, rel: release.HeatmapRelease) -> dict[str, bytes]:
                                         release.colour_range(sm), full_size=True))
     return {"csv": uploads.to_csv_bytes(release.release_table(rel.values, ctx.cell_px)), "png": png,
             "json": json.dumps(rel.metadata, indent=2, default=str).encode()}
+
+
+def _planned_entry(ctx: view.Context) -> Release:
+    """Context -> the ledger entry an export of the current settings charges at least (the requested ε, δ)."""
+    cal = ctx.preview.calibration
+    gaussian = Family(cal.mechanism) is Family.GAUSSIAN
+    return Release(view=release.VIEW, label=f"heatmap of '{ctx.source.stimulus_name}'", unit="observer",
+                   mechanism=f"{cal.mechanism} ({cal.method})", sensitivity_type="public", epsilon=cal.epsilon,
+                   delta=cal.delta if gaussian else 0.0, participants=ctx.source.observers)
+
+
+def with_canvas_caveat(entry: Release, ctx: view.Context) -> Release:
+    """A ledger entry of this view -> the same entry flagged when the blank canvas (and so the grid and the
+    sensitivity) was sized from the fixations themselves."""
+    extra = state.data_derived_canvas(ctx.stimulus)
+    if not extra:
+        return entry
+    return dataclasses.replace(entry, data_derived_parameters=entry.data_derived_parameters + extra)
 
 
 def export_cell_sizes(width: int, height: int, cells: list[int]) -> list[int]:
@@ -132,7 +164,16 @@ def export_section(ctx: view.Context) -> None:
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "
         f"sampler, cryptographic RNG, no seed — not the preview above): {noise}. Each export is recorded in the "
         "session's ledger (Report page) as a new entry for every observer of this stimulus.")
+    for what in state.data_derived_canvas(ctx.stimulus):
+        st.warning(f"The {what} was read off the private data: it sets the grid and so the sensitivity, and the "
+                   "ledger and the report flag every release drawn on it. Declare the stimulus size on *Your data* "
+                   "(or upload the image) to make it public.", icon=":material/warning:")
     if st.button("Export (private release)", type="primary", key="hm_export", icon=":material/ios_share:"):
+        # The requested ε is the least the export charges: over the cap, refuse before drawing anything.
+        ask = _planned_entry(ctx)
+        if state.refusal([ask]) is not None:
+            state.charge([ask], page="heatmaps", shown=(EXPORT_RESULT,))  # refused: keeps the reason, adds nothing
+            st.rerun()
         with st.spinner(f"Drawing OpenDP noise for {r:,} cells…"):
             scale = export_scale(ctx)
             try:
@@ -140,8 +181,8 @@ def export_section(ctx: view.Context) -> None:
             except ValueError as err:
                 st.error(f"The release failed: {err}")
                 return
-        if not state.charge([rel.ledger_entry], page="heatmaps"):
-            st.rerun()  # refused over the cap set on the Report page: the draw is discarded, nothing is shown
+        if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,)):
+            st.rerun()  # OpenDP's own accounting pushed it over the session's cap: the draw is discarded
         st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
                                            "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
                                            "scale": scale, "preview_scale": cal.scale, "gaussian": gaussian}

@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from ui import settings
 from ui.samples import view
 from ui.widgets import fmt_num, log_slider
 
@@ -29,6 +30,8 @@ def keep_value(key: str, default: Any, lo: float | None = None, hi: float | None
     [lo, hi]). A widget whose identity changes (its range moved with the data, or it moved to another part of
     the view) starts from `value`, so passing the current one keeps it where the user left it."""
     kept = st.session_state.setdefault(KEEP, {})
+    if lo is not None and hi is not None:
+        settings.clamp(key, lo, hi)  # a value restored from a link, a file or another recording
     v = st.session_state[key] if key in st.session_state else kept.get(key, default)
     if lo is not None and hi is not None and isinstance(v, (int, float)):
         v = type(v)(min(max(v, lo), hi))

@@ -11,7 +11,7 @@ from eyedp_core.gaze.events import ScreenGeometry
 from eyedp_core.samples import display, explain, kanon
 from eyedp_core.samples.kaleido import kaleido_plan
 from eyedp_core.samples.streams import PreparedStreams
-from ui import state
+from ui import settings, state
 from ui.samples import view
 from ui.samples.controls import keep_value
 from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
@@ -68,6 +68,7 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     if spec is None:
         st.info(f"Participant {who}'s samples all share one time stamp: there is no time axis to show.")
         return
+    settings.clamp("gs_window", spec.lo, spec.hi)  # a window restored for another recording
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
     m = st.columns(4)
     for col, (label, value) in zip(m, view.summary(token, stream_key, method, threshold, geometry, t0, t1,

@@ -224,7 +224,7 @@ GUARANTEE_TEXT: dict[str, Callable[[Settings], str]] = {
     "k-same-synth": lambda s: f"each event vector shared by ≥ {s.syn} (not DP)",
     "PD (as published)": lambda s: (f"≥ {s.pd.k - 1} other plausible identit{'y' if s.pd.k == 2 else 'ies'} "
                                     "per fixation (not DP)"),
-    "PD (randomised threshold)": lambda s: "record-level (ε, δ) as claimed; not per person",
+    "PD (randomised threshold)": lambda s: "not DP as implemented (records keep their seed's participant)",
 }
 
 

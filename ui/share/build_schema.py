@@ -33,6 +33,13 @@ PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
     "hm_weight": ("count", "duration"),
     "ts_sens": ("public", "data"),
 }
+# Controls drawn only in a state no panel option reaches: each sequence of (key, value) moves is made on a fresh
+# session of the page, collecting after each move. (The Attacks result views, drawn after a run, and the Your-data
+# upload forms are not reached: they are not part of a shared view.)
+STATES: dict[str, tuple[tuple[tuple[str, Any], ...], ...]] = {
+    "pages/gaze_samples.py": ((("gs_method", "idt"),),),
+    "pages/time_series.py": ((("ts_chunk", "free"),), (("ts_panel", "acct"), ("ts_markov_src", "sticky"))),
+}
 
 
 def _kind(v: Any) -> tuple[str, str | None]:
@@ -58,8 +65,25 @@ def _number(text: str) -> float | None:
         return None
 
 
-def setting_of(widget: Any, value: Any) -> Setting | None:
-    """An AppTest widget and its raw value in, its Setting out (None for values that are not plain data)."""
+def _raw(option: Any) -> Any:
+    """An option as it travels: a str-Enum member as its value."""
+    return option.value if isinstance(option, Enum) else option
+
+
+def raw_options(at: AppTest, widget: Any) -> list[Any] | None:
+    """The options a selectbox, radio, multiselect or segmented control was given (not their shown labels):
+    read from the widget's deserializer, which holds them (None where the widget has no options)."""
+    try:
+        meta = at.session_state._state._state._new_widget_state.widget_metadata[widget.id]
+        options = meta.deserializer.__self__.options
+    except (AttributeError, KeyError, TypeError):
+        return None
+    return [_raw(o) for o in options]
+
+
+def setting_of(widget: Any, value: Any, raw: list[Any] | None = None) -> Setting | None:
+    """An AppTest widget, its raw value and its raw options in, its Setting out (None for values that are not
+    plain data). A text setting takes its choices from the options; without options it is free text."""
     try:
         kind, item = _kind(value)
     except TypeError:
@@ -74,10 +98,16 @@ def setting_of(widget: Any, value: Any) -> Setting | None:
         if getattr(proto, "has_max", True) and hasattr(proto, "max"):
             hi = float(proto.max)
     options = [str(o) for o in getattr(widget, "options", [])]
+    value = _raw(value) if not isinstance(value, (list, tuple)) else type(value)(_raw(v) for v in value)
+    texts = [o for o in raw] if raw is not None and all(isinstance(o, str) for o in raw) else None
     if options and wtype == "select_slider" and kind in ("int", "float"):
         nums = [_number(o) for o in options]
         if all(n is not None for n in nums):
             lo, hi = min(nums), max(nums)  # type: ignore[type-var]
+    elif texts and kind == "str" and value in texts:
+        choices = tuple(texts)
+    elif texts and kind == "list" and item == "str" and all(v in texts for v in value):
+        choices = tuple(texts)
     elif options and kind == "str" and value in options:
         choices = tuple(options)  # options shown as they are: the raw values
     elif options and kind == "list" and item == "str" and all(v in options for v in value):
@@ -86,9 +116,10 @@ def setting_of(widget: Any, value: Any) -> Setting | None:
     if kind == "list" and item == "bool":
         return None
     # A single-choice segmented control can be cleared (value None), e.g. a preset that no longer applies.
-    nullable = wtype == "button_group" and kind != "list"
+    nullable = wtype == "button_group" and kind != "list" and not getattr(proto, "required", False)
+    free_text = (kind == "str" or (kind == "list" and item == "str")) and choices is None
     return Setting(key=widget.key, kind=kind, default=value, lo=lo, hi=hi, choices=choices, item=item,
-                   length=length, nullable=nullable)
+                   length=length, nullable=nullable, free_text=free_text)
 
 
 def _widgets(at: AppTest) -> Iterator[Any]:
@@ -111,10 +142,11 @@ def _collect(at: AppTest, found: dict[str, Setting], enums: dict[str, str], unse
         if value is None:  # e.g. a panel switcher that opens nothing by default: its type comes from a later visit
             unset.add(key)
             continue
-        s = setting_of(w, value)
+        s = setting_of(w, value, raw_options(at, w))
         if s is not None:
             if key.startswith(DATA_SOURCE_KEYS):
-                s = dataclasses.replace(s, choices=None)  # uploads add names; the UI checks they exist
+                # Uploads add names: any name up to the free-text cap; the sidebar falls back to the sample.
+                s = dataclasses.replace(s, choices=None, free_text=True)
             found[key] = s
             if isinstance(value, Enum):  # restored as the page's own enum member (ui/settings.py)
                 enums[key] = f"{type(value).__module__}:{type(value).__qualname__}"
@@ -147,6 +179,17 @@ def build(timeout: float = 240) -> tuple[Schema, dict[str, str]]:
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
             at.run()
             at.switch_page(page).run()
+    for page, sequences in STATES.items():
+        for moves in sequences:
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+            at.run()
+            at.switch_page(page).run()
+            for key, value in moves:
+                widgets = [w for w in _widgets(at) if getattr(w, "key", None) == key]
+                if not widgets:
+                    break
+                widgets[0].set_value(value).run()
+                _collect(at, found, enums, unset)
     for key in unset & found.keys():
         found[key] = dataclasses.replace(found[key], default=None, nullable=True)
     return Schema(found.values()), enums

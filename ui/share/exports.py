@@ -14,6 +14,7 @@ import streamlit as st
 from eyedp_core.dp.accounting import Release
 from eyedp_core.exports import release_feature_table, release_gaze_samples
 from eyedp_core.io import uploads
+from eyedp_core.samples.kaleido import KaleidoBound, person_bound
 from ui import state
 from ui.timeseries import context
 from ui.widgets import badge
@@ -79,7 +80,7 @@ def _calibration(man: Mapping[str, Any]) -> None:
 
 def _charge_then(page: str, releases: list[Release]) -> bool:
     """Charge the ledger; refused over the cap: nothing is drawn and the sidebar says why."""
-    if not state.charge(releases, page=page):
+    if not state.charge(releases, page=page, shown=(RESULT_KEY.format(page=page),)):
         st.rerun()
     return True
 
@@ -87,11 +88,12 @@ def _charge_then(page: str, releases: list[Release]) -> bool:
 def time_series_export(ctx: Any) -> None:
     """Feature table CSV of every released feature and recording, in release mode."""
     st.markdown("**Export (release mode).** The mechanism and settings above over every released feature and "
-                "recording, with fresh OpenDP noise (no seed): not the preview. Charged to the ledger as the "
-                "recording is.")
+                "recording, with fresh OpenDP noise (no seed): not the preview. Charged to the ledger as a new "
+                "entry, as a recording is.")
     if ctx is None:
         st.markdown("Choose valid settings above to export.")
         return
+    st.caption(context.twice_note(ctx, "export"))
     if ctx.sensitivity_type == "data-derived":
         st.warning("A data-derived sensitivity is not differential privacy: choose public bounds to export.",
                    icon=":material/block:")
@@ -124,13 +126,15 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
         return
     per_person = df.groupby("participant").size() if "participant" in df.columns else None
     n_max = int(per_person.max()) if per_person is not None and len(per_person) else len(df)
-    windows = -(-n_max // int(s_kal.w))
     people = tuple(str(p) for p in per_person.index) if per_person is not None else None
-    entry = Release(view="Gaze samples", label=f"Kaleido export, ε = {s_kal.epsilon:g} per {s_kal.w}-sample window, "
-                                              f"r = {s_kal.r:g} px", unit="w-event", mechanism="Kaleido",
-                    sensitivity_type="public", epsilon=s_kal.epsilon, count=max(windows, 1), participants=people)
-    st.markdown(f"Charged per person: ε = {s_kal.epsilon:g} × {windows} windows = {s_kal.epsilon * windows:.4g} "
-               "(the longest stream, basic composition).")
+    bound = person_bound(epsilon=s_kal.epsilon, w=s_kal.w, r=s_kal.r, n_max=n_max,
+                         screen_px=(geometry.width_px, geometry.height_px))
+    entry = kaleido_entry(bound, people)
+    st.markdown(f"Charged per person: {bound.words()} (treated as public: the stream lengths and the screen size).")
+    if state.refusal([entry]) is not None:  # said before the click: at usual settings this bound exceeds any cap
+        st.info(f"Under the session's cap (ε ≤ {state.epsilon_cap():g} per person) this export would be refused: "
+                "Kaleido's person-level bound is far above it. The preview above shows what it would do.",
+                icon=":material/block:")
     if st.button("Export protected samples (private release)", key="gs_release_export", type="primary",
                  icon=":material/ios_share:"):
         _charge_then("gaze_samples", [entry])
@@ -143,6 +147,16 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
                                                                     "manifest": rel.manifest}
         st.rerun()
     _offer("gaze_samples", "gaze")
+
+
+def kaleido_entry(bound: KaleidoBound, people: tuple[str, ...] | None) -> Release:
+    """Kaleido's bounds and the streams' people -> its ledger entry: per window, a move anywhere on the screen
+    (ε·d_max/r), times the windows of the longest stream: the person-level bound."""
+    return Release(view="Gaze samples", label=(f"Kaleido export, ε = {bound.epsilon:g} per {bound.w}-sample window "
+                                               f"within r = {bound.r:g} px"),
+                   unit="w-event", mechanism="Kaleido", sensitivity_type="public",
+                   epsilon=bound.per_window_any_move, count=bound.windows, participants=people,
+                   meaning=bound.words())
 
 
 def heatmaps_export(_: Any) -> None:

@@ -46,8 +46,8 @@ def heatmaps_facts(ctx: Any) -> dict[str, Any]:
         "utility": {(f"HOT SPOTS KEPT (top {100 * DEFAULT_Q:g} %)" if k == "hot_spots"
                      else k.upper().replace("_PX", " (px)")): float(v)
                     for k, v in ctx.preview.metrics.items() if isinstance(v, (int, float))},
-        "data_derived": (["cap m chosen by Algorithm 1 on the private maps (not private)"]
-                         if ctx.tuned_on_private_data else []),
+        "data_derived": ((["cap m chosen by Algorithm 1 on the private maps (not private)"]
+                          if ctx.tuned_on_private_data else []) + list(state.data_derived_canvas(ctx.stimulus))),
         "correlation": ("The unit is one observer's whole map on this stimulus: correlation between that "
                         "observer's fixations is covered. Maps of several stimuli from the same observers compose "
                         "(their ε add up); correlation between different observers (e.g. a shared task) is not."),
@@ -101,9 +101,10 @@ def gaze_samples_facts(scope: Any) -> dict[str, Any]:
                  "samples": int(len(df))},
         "utility": {"mean shift of the Kaleido preview (px)": float(np.nanmean(shift)),
                     "largest ε spent by one sample": float(kal["eps"].max())},
-        "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g}; gaze is correlated "
-                        "far beyond one window, so a person's whole stream is protected only by the sum over its "
-                        "windows."),
+        "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g} for moves within "
+                        f"r = {s.r:g} px; gaze is correlated far beyond one window and another person's gaze may be "
+                        "anywhere on the screen, so a person's whole stream is bounded only by ε·⌈n/w⌉·d_max/r "
+                        "(d_max the screen diagonal), the bound an export charges."),
     }
 
 

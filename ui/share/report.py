@@ -1,14 +1,16 @@
 """Gather the session's ledger, the views' facts and settings, and build the review-board report (HTML)."""
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as dt
 import importlib.metadata
+import json
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -18,9 +20,11 @@ import streamlit as st
 from eyedp_core import attacks
 from eyedp_core.dp.accounting import Ledger
 from eyedp_core.report import Artefact, ReportInput, build_html
+from eyedp_core.report.html import PERSON_SETTING
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
 from ui.share import facts as share_facts
+from ui.share.labels import setting_labels
 
 PREVIEW_PAGES = {"heatmaps": "Heatmaps", "time_series": "Time series"}  # pages whose figures are seeded previews
 
@@ -64,6 +68,20 @@ def artefacts() -> list[Artefact]:
     return out
 
 
+def cap_status(spent: float, cap: float) -> tuple[bool, str]:
+    """Worst-case ε spent and the cap -> (within the cap, what happened in words). Every charge is checked against
+    the cap in force, so a ledger above the cap means the cap was lowered after those releases: the text names
+    the cap they were charged under."""
+    if spent <= cap:
+        return True, (f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {spent:.4g} (worst-case person), so "
+                      f"ε = {cap - spent:.4g} is left; any release that would exceed the cap is refused.")
+    earlier = [c for c in state.caps_at_charge() if c is not None and c > cap]
+    when = (f"the releases were charged under a cap of up to ε ≤ {max(earlier):g}, lowered since to {cap:g}"
+            if earlier else f"the releases were charged under a higher cap than the present {cap:g}")
+    return False, (f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {spent:.4g} (worst-case person): the ledger is "
+                   f"above this cap ({when}). Every new release is refused.")
+
+
 def ledger_figure() -> go.Figure | None:
     """ε charged per release and the running total per person, with the cap (None with an empty ledger)."""
     rel = state.ledger().releases
@@ -93,6 +111,8 @@ def config_document() -> str:
     for page, snap in snaps.items():
         values.update(sch.defaults(k for k in sch.keys() if k.startswith(settings.prefixes(page))))
         values.update(snap)
+    # No participant id in the report: the previewed person is not a setting a board needs.
+    values = {k: v for k, v in values.items() if not PERSON_SETTING.search(k)}
     return encode_json(values, sch, page="report", extra={"pages_opened": sorted(snaps)})
 
 
@@ -107,15 +127,17 @@ def versions() -> dict[str, str]:
     return out
 
 
-def report_input(*, with_figures: bool = True) -> tuple[ReportInput, go.Figure | None]:
-    """The session gathered into a ReportInput (a copy: safe to build from another thread) and its figure."""
+def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tuple[ReportInput, go.Figure | None]:
+    """The session gathered into a ReportInput (a copy: safe to build from another thread) and its figure;
+    release_safe leaves out every figure computed on the unprotected data."""
     facts = share_facts.finished()
     fig = ledger_figure()
     inp = ReportInput(ledger=Ledger(state.ledger().releases), artefacts=artefacts(), data=data_counts(),
                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
                       view_facts=facts, attacks=attack_rows(),
                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
-                      generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+                      generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                      release_safe=release_safe, setting_labels=setting_labels())
     if with_figures:
         inp = with_figure(inp, fig)
     return inp, fig
@@ -129,31 +151,86 @@ def with_figure(inp: ReportInput, fig: go.Figure | None) -> ReportInput:
     return dataclasses.replace(inp, figures={"ε per release (interactive)": html})
 
 
-def report_html() -> str:
-    """The whole self-contained report."""
-    return build_html(report_input()[0])
+def report_html(release_safe: bool = True) -> str:
+    """The whole self-contained report (release-safe unless asked for the curator's full report)."""
+    return build_html(report_input(release_safe=release_safe)[0])
 
 
-def deferred_report() -> Callable[[], bytes]:
+def deferred_report(release_safe: bool = True) -> Callable[[], bytes]:
     """The report as a callable for a one-click download: gathered now, rendered when the button is pressed."""
-    inp, fig = report_input(with_figures=False)
+    inp, fig = report_input(with_figures=False, release_safe=release_safe)
     return lambda: build_html(with_figure(inp, fig)).encode()
 
 
 def html_to_pdf(html: str, timeout: float = 90.0) -> bytes | None:
     """The report printed to PDF by headless Chromium where the machine has it (None otherwise or on failure).
 
-    The HTML (counts only, no data values) is written to a private temporary folder that is removed at once."""
+    The report never touches the disk: the HTML goes to Chromium and the PDF comes back over its DevTools pipe.
+    Chromium gets a fresh empty profile folder of its own (removed at once), so two sessions printing at the same
+    time do not share one browser; no report content is written there."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if exe is None:
         return None
-    with tempfile.TemporaryDirectory(prefix="eyedp_report_") as tmp:
-        src, out = Path(tmp) / "report.html", Path(tmp) / "report.pdf"
-        src.write_text(html, encoding="utf-8")
-        cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-               "--no-pdf-header-footer", f"--print-to-pdf={out}", src.as_uri()]
+    try:
+        with tempfile.TemporaryDirectory(prefix="eyedp_pdf_") as profile:
+            return _print_over_pipe(exe, html, timeout, profile)
+    except (OSError, ValueError, KeyError, RuntimeError, subprocess.SubprocessError):
+        return None
+
+
+def _print_over_pipe(exe: str, html: str, timeout: float, profile: str) -> bytes:
+    """Chromium with --remote-debugging-pipe (commands on its fd 3, answers on fd 4): set the page's HTML, print it
+    and read the PDF from the answer. A shell moves our pipes to fds 3 and 4 (no preexec_fn in a threaded server)."""
+    cmd = ["sh", "-c", 'exec "$@" 3<&0 4>&1 0</dev/null 1>/dev/null', "sh", exe, "--headless", "--no-sandbox",
+           "--disable-gpu", "--no-first-run", "--disable-background-networking", "--remote-debugging-pipe",
+           f"--user-data-dir={profile}", "about:blank"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    pending = b""
+    count = 0
+
+    def call(method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
+        nonlocal pending, count
+        count += 1
+        msg: dict[str, Any] = {"id": count, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        proc.stdin.write(json.dumps(msg).encode() + b"\0")
+        proc.stdin.flush()
+        while True:  # answers and events arrive NUL-separated; events have no id
+            while b"\0" not in pending:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("Chromium did not answer in time")
+                chunk = proc.stdout.read1(1 << 20)
+                if not chunk:
+                    raise RuntimeError("Chromium closed its DevTools pipe")
+                pending += chunk
+            raw, pending = pending.split(b"\0", 1)
+            got = json.loads(raw)
+            if got.get("id") == count:
+                if "error" in got:
+                    raise RuntimeError(str(got["error"]))
+                return got["result"]
+
+    try:
+        target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        sid = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        frame = call("Page.getFrameTree", session=sid)["frameTree"]["frame"]["id"]
+        call("Page.setDocumentContent", {"frameId": frame, "html": html}, session=sid)
+        # Let the inlined plotly figure draw before printing.
+        call("Runtime.evaluate", {"expression": "new Promise(r => requestAnimationFrame(() => setTimeout(r, 200)))",
+                                  "awaitPromise": True}, session=sid)
+        data = call("Page.printToPDF", {"printBackground": True, "displayHeaderFooter": False}, session=sid)["data"]
+        call("Browser.close")
+        return base64.b64decode(data)
+    finally:
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
         try:
-            subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return out.read_bytes() if out.exists() and out.stat().st_size > 0 else None
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

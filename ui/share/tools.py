@@ -16,14 +16,6 @@ OPEN_KEY = "share_open"  # the toggle that opens the share box (one for every pa
 EXPORT_PAGES = ("heatmaps", "time_series", "gaze_samples")  # the pages with a release export (exports.EXPORTS)
 
 
-def _messages() -> None:
-    """Settings from a URL or a file that were dropped, each with the reason (shown once)."""
-    notes = st.session_state.pop(settings.MESSAGES, None)
-    if notes:
-        st.warning("Some settings could not be restored and were left at their defaults:\n\n"
-                   + "\n".join(f"- {n}" for n in notes), icon=":material/link_off:")
-
-
 def settings_box(page: str) -> None:
     """Download this page's settings as JSON, load a JSON configuration, and how the URL carries them."""
     st.markdown("**Settings.** The address bar always holds this page's settings that differ from the defaults "
@@ -44,7 +36,8 @@ def settings_box(page: str) -> None:
         st.rerun()
     target = st.session_state.pop(settings.MESSAGES + "_page", None)
     if target:
-        st.info(f"The file holds settings of the {PAGE_TITLES[target]} page; they apply there.",
+        st.info(f"The file holds settings of the {PAGE_TITLES[target]} page; they are applied when "
+                "you open it.",
                 icon=":material/info:")
         st.page_link(f"pages/{target}.py", label=f"Open {PAGE_TITLES[target]}", icon=":material/arrow_forward:")
 
@@ -58,7 +51,6 @@ def page_tools(page: str, ctx: Any = None) -> None:
     if page in scripts.PARAMS:
         scripts.remember(page, ctx)  # the report and the tests read the parameters even with the box closed
     st.divider()
-    _messages()
     # Closed by default: drawn open, the box re-ran with every slider move of the page's fragment (settings JSON,
     # export panel, script: ~10 ms and a dozen elements per move) for a tool used once.
     if not st.toggle("**Share and reproduce**: this page's settings as a file, a private release (export) and a "

@@ -150,8 +150,27 @@ def main_releases(c: Ctx) -> list[Release]:
 
 def record(releases: list[Release]) -> None:
     """Append these releases to the ledger: every release composes, so recording twice counts twice."""
-    if not state.charge(releases, page="time_series"):
-        st.rerun()  # refused over the cap set on the Report page: nothing added; the sidebar says why
+    if not state.charge(releases, page="time_series", shown=("ts_recorded_msg",)):
+        st.rerun()  # refused over the session's cap: nothing added; the sidebar says why
+
+
+def already_charged(c: Ctx) -> bool:
+    """Whether the ledger already holds this very setting's entries (recorded or exported before)."""
+    mine = main_releases(c)
+    held = state.ledger().releases
+    return bool(mine) and all(r in held for r in mine)
+
+
+def twice_note(c: Ctx, action: str) -> str:
+    """Context and the action ("record" | "export") -> a sentence, shown before the click, on charging twice."""
+    eps = f"ε = {c.plan.participant_total:.4g} per person"
+    other = ("the release-mode export at the end of the page" if action == "record"
+             else "*Record in the privacy ledger*")
+    text = (f"Recording and exporting are separate releases: each charges this setting ({eps}), so doing both — "
+            f"this button and {other} — charges it twice.")
+    if already_charged(c):
+        text += f" This exact setting is already in the ledger: pressing charges another {eps}."
+    return text
 
 
 def ledger_table() -> None:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
+from ui import settings
 
 # Widget keys that depend on the dataset: dropped when the sidebar selection changes.
 DATA_KEYS = ("ts_features", "ts_feature", "ts_participant", "ts_task", "ts_length", "ts_length_from_data",
@@ -123,12 +124,12 @@ def inspect(token: str, _df: pd.DataFrame) -> TableInfo:
 
 def sync_to_data(token: str) -> None:
     """Forget the dataset-dependent widget states when the sidebar switches to another feature table."""
-    if st.session_state.get("ts_data_token") == token:
-        return
-    for key in list(st.session_state.keys()):
-        if key in DATA_KEYS or str(key).startswith(DATA_KEY_PREFIXES):
-            del st.session_state[key]
+    previous = st.session_state.get("ts_data_token")
     st.session_state["ts_data_token"] = token
+    if previous is None or previous == token:  # first visit: keep what a link or a settings file restored
+        return
+    settings.forget(*[str(k) for k in st.session_state.keys()
+                      if k in DATA_KEYS or str(k).startswith(DATA_KEY_PREFIXES)], *DATA_KEYS)
 
 
 def default_feature(features: tuple[str, ...] | list[str]) -> str:

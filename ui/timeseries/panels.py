@@ -15,6 +15,7 @@ from eyedp_core.timeseries.experiments import SweepSpec, crossing_sentences
 from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
+from ui import settings
 from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
@@ -146,6 +147,7 @@ def correlation_panel(c: Ctx) -> None:
     step = c.info.step_s
     top = max(6, t - 5)
     default = min(top, int(round(60 / step)) if step else 120)
+    settings.clamp("ts_corr_lag", 5, top)  # a lag restored for a longer series
     lag = st.slider("Largest time difference shown" + (" (windows of 0.5 s)" if step == 0.5 else " (windows)"),
                     5, top, default, key="ts_corr_lag")
     xf = np.asarray(c.series.x[rows, c.feature_index, :])
