@@ -249,3 +249,17 @@ def test_cli_writes_map_png_and_manifest(tmp_path, light):
     assert HeatmapSettings.from_json((out / "settings.json").read_text()) == settings()
     from PIL import Image
     assert Image.open(out / "heatmap.png").size == (W, H)
+
+
+def test_stand_alone_pipelinedp_script_releases_the_same_law(light):
+    from eyedp_core.batch.script import pipelinedp_script
+
+    df, _ = light
+    s = settings()
+    scope: dict = {}
+    exec(compile(pipelinedp_script(s), "pipelinedp_script", "exec"), scope)  # noqa: S102 - our own generated code
+    values = scope["release"](list(df[["observer", "x", "y"]].itertuples(index=False, name=None)), N_OBS)
+    _, ref = reference_calibration(s, N_OBS, Engine.PIPELINEDP)
+    z = _standardised_noise(values, df, ref.std)
+    assert stats.kstest(z, "norm").pvalue > 1e-3
+    assert abs(z.mean()) < 4 / math.sqrt(z.size)

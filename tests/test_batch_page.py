@@ -27,4 +27,4 @@ def test_scale_out_command_follows_the_page_settings():
     assert s.stimulus == at.selectbox(key="hm_stimulus").value
     assert s.cap_m == float(at.slider(key="hm_m_count").value)
     labels = [b.label for b in at.get("download_button")]
-    assert "Job settings (JSON)" in labels and "Commands (shell)" in labels
+    assert {"Job settings (JSON)", "Commands (shell)", "PipelineDP script (Python)"} <= set(labels)

@@ -14,6 +14,7 @@ import math
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from eyedp_core.batch.script import pipelinedp_script
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release import opendp_gaussian_sigma
@@ -224,12 +225,15 @@ def scale_out_section(ctx: view.Context) -> None:
                     "fixation files, on this machine or on Spark (README, *Scaling out*). Replace the input glob "
                     "with your files' location.")
         st.code(s.command(), language="bash")
-        a, b = st.columns(2)
+        a, b, c = st.columns(3)
         a.download_button("Job settings (JSON)", lambda: s.to_json().encode(),
                           "eyedp_heatmap_settings.json", "application/json", key="hm_scale_settings",
                           on_click="ignore")
         b.download_button("Commands (shell)", functools.partial(_commands, s), "eyedp_heatmap_batch.sh",
                           "text/x-shellscript", key="hm_scale_commands", on_click="ignore")
+        if float(s.cap_m).is_integer():  # PipelineDP counts whole contributions
+            c.download_button("PipelineDP script (Python)", lambda: pipelinedp_script(s).encode(),
+                              "eyedp_heatmap_pipelinedp.py", "text/x-python", key="hm_scale_pdp", on_click="ignore")
 
 
 def _commands(s: HeatmapSettings) -> bytes:
