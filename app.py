@@ -12,12 +12,15 @@ from ui.errors import page_guard  # noqa: E402
 from ui.fragment import run_after_hooks  # noqa: E402
 from ui.shell import show_navigation  # noqa: E402
 
-st.set_page_config(page_title="EyeDP", page_icon=":material/visibility:", layout="wide")
+# An emoji favicon is drawn inline (a data: URL); a ":material/...:" one is fetched from fonts.gstatic.com on every
+# page, a request to another host that the app must not make.
+st.set_page_config(page_title="EyeDP", page_icon="👁️", layout="wide")
 theme.inject_css()
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/heatmaps.py", title="Heatmaps", icon=":material/blur_on:"),
+    st.Page("pages/areas_of_interest.py", title="Areas of interest", icon=":material/select_all:"),
     st.Page("pages/time_series.py", title="Time series", icon=":material/show_chart:"),
     st.Page("pages/attacks.py", title="Attacks", icon=":material/policy:"),
     st.Page("pages/gaze_samples.py", title="Gaze samples", icon=":material/scatter_plot:"),

@@ -7,6 +7,7 @@ from ui import state
 from ui.attacks import panels, view
 from ui import runlog
 from ui.shell import ensure_shell
+from ui.text import md_text
 
 ensure_shell()
 runlog.note("page")
@@ -17,7 +18,7 @@ ds = state.current("features")
 try:
     at = view.prepared(ds.token, ds.frame)
 except ValueError as err:
-    st.error(f"{ds.name}: cannot run the attacks: {err}", icon=":material/error:")
+    st.error(f"{md_text(ds.name)}: cannot run the attacks: {md_text(err)}", icon=":material/error:")
     st.stop()
 
 panels.summary(ds.name, at)

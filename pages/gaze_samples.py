@@ -12,6 +12,7 @@ from ui import state
 from ui.samples import panels, protect, view
 from ui import runlog
 from ui.shell import ensure_shell
+from ui.text import md_text
 
 ensure_shell()
 runlog.note("page")
@@ -42,7 +43,7 @@ with st.expander("Screen geometry (used to convert pixels to degrees of visual a
 try:
     prep = view.prepared(ds.token, geometry.width_px, geometry.height_px, ds.frame)
 except StreamError as err:
-    st.error(f"{ds.name}: {err}", icon=":material/error:")
+    st.error(f"{md_text(ds.name)}: {md_text(err)}", icon=":material/error:")
     st.page_link("pages/your_data.py", label="Upload gaze samples", icon=":material/upload_file:")
     st.stop()
 panels.data_notes(prep, ds.name)

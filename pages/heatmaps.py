@@ -24,6 +24,7 @@ from ui import runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
 from ui.shell import ensure_shell
+from ui.text import md_text
 from ui.widgets import preview_watermark
 
 ensure_shell()
@@ -107,13 +108,13 @@ def _study() -> None:
     try:
         sub, how = view.fixations_for_stimulus(fix_ds.token, fix_ds.name, stim_name, W, H, fix_ds.frame)
     except ValueError as err:  # io.DataError is a ValueError: bad coordinates, no matching rows, too few observers
-        st.error(str(err), icon=":material/error:")
+        st.error(md_text(err), icon=":material/error:")
         st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")
         return
     study = view.Study(fixations=fix_ds, stimulus=stim, stimulus_name=stim_name, weight=weight,
                        fixations_on_stimulus=sub, how=how)
-    top[2].caption(f"**{study.n_observers} observers**, {len(sub):,} fixations on '{stim_name}' ({W} × {H} px), "
-                   f"from {how}. Change the fixation table in the sidebar.")
+    top[2].caption(f"**{study.n_observers} observers**, {len(sub):,} fixations on '{md_text(stim_name)}' ({W} × {H} px), "
+                   f"from {md_text(how)}. Change the fixation table in the sidebar.")
     slots = _layout(stim.source == "upload")
     with st.container():  # the parts' own (empty) regions sit at the end of the page, not in a column of the box
         _rare(study, slots)
@@ -124,7 +125,7 @@ def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
     try:
         return view.context(study, settings.read_settings(study.n_observers, study.weight))
     except ValueError as err:
-        where.error(f"These settings cannot be used: {err}", icon=":material/error:")
+        where.error(f"These settings cannot be used: {md_text(err)}", icon=":material/error:")
         return None
 
 

@@ -11,6 +11,7 @@ from ui import theme
 from ui.fragment import fragment
 from ui import runlog
 from ui.shell import ensure_shell
+from ui.text import md_text
 from ui.widgets import bounded_percent, fmt_num, log_slider, odds_words
 
 ensure_shell()
@@ -100,10 +101,10 @@ lines = ["| kind | dataset | source | rows | people | columns |", "|---|---|---|
 for kind, spec in state.KINDS.items():
     name, source, info, _ = state.selection(kind)
     people = "–" if info["people"] is None else f"{info['people']:,}"
-    cols = f"{len(info['columns'])}: " + ", ".join(c.replace("|", "\\|") for c in info["columns"])
-    lines.append(f"| **{spec['label']}** | {name} | {source} | {info['rows']:,} | {people} | {cols} |")
+    cols = f"{len(info['columns'])}: " + ", ".join(map(md_text, info["columns"]))
+    lines.append(f"| **{spec['label']}** | {md_text(name)} | {source} | {info['rows']:,} | {people} | {cols} |")
 st.markdown("\n".join(lines))
-st.caption(f"Stimulus images available: {', '.join(state.stimulus_names())}. Change the data in the sidebar, "
+st.caption(f"Stimulus images available: {', '.join(map(md_text, state.stimulus_names()))}. Change the data in the sidebar, "
            "or upload your own on the *Your data* page. Uploads stay in memory for this session only.")
 
 st.subheader("The views")

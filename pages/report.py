@@ -10,6 +10,7 @@ from ui import runlog, state
 from ui.fragment import fragment
 from ui.share import report
 from ui.shell import ensure_shell
+from ui.text import md_cells, md_text
 
 ensure_shell()
 runlog.note("page")
@@ -46,6 +47,7 @@ def cap_and_totals() -> None:
     st.markdown("**Total per person.** Each row is one person, protected as an observer (Heatmaps) or a participant "
                 "(time series); 'every …' rows hold the total that applies to each of them.")
     people = person_table(ledger, cap)
+    people = md_cells(people)  # st.table renders markdown: labels quote data names
     st.table(people.style.format({c: "{:.4g}" for c in people.columns if people[c].dtype.kind == "f"}))
 
 
@@ -105,12 +107,13 @@ else:
         # the stated ε: the board must see each one.
         st.subheader("Caveats")
         for w in caveats:
-            st.warning(w, icon=":material/warning:")
+            st.warning(md_text(w), icon=":material/warning:")
     st.subheader("Releases")
     table = releases_table(ledger)
     # The page shows what a reader needs to follow the totals; every column is in the CSV and the report.
     shown = table[["#", "View", "What was released", "Protects one", "Covers", "ε per invocation",
                    "Invocations per person", "ε charged per person", "δ charged per person", "Caveats"]]
+    shown = md_cells(shown)  # st.table renders markdown: labels quote data names
     st.table(shown.style.format({c: "{:.4g}" for c in shown.columns if shown[c].dtype.kind == "f"}))
     fig = report.ledger_figure()
     if fig is not None:

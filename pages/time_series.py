@@ -14,6 +14,7 @@ from ui import settings, state
 from ui import runlog
 from ui.fragment import fragment
 from ui.shell import ensure_shell
+from ui.text import html_text, md_text
 from ui.timeseries import context, data, figs, headline, panels, view
 from ui.timeseries.steil import steil_panel
 from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
@@ -41,17 +42,18 @@ ds = state.current("features")
 try:
     info = data.inspect(ds.token, ds.frame)
 except data.SeriesProblem as err:
-    st.error(f"{ds.name}: {err}", icon=":material/error:")
+    st.error(f"{md_text(ds.name)}: {md_text(err)}", icon=":material/error:")
     st.page_link("pages/your_data.py", label="Upload or re-map a feature table", icon=":material/upload_file:")
     st.stop()
 data.sync_to_data(ds.token)
 for note in info.notes:  # the upload's own warnings already name the file
-    st.warning(note, icon=":material/warning:")
+    st.warning(md_text(note), icon=":material/warning:")
 if info.excluded:
-    st.warning(f"{ds.name}: not usable as time series, left out: " +
-               "; ".join(f"'{k}' {v}" for k, v in info.excluded.items()) + ".", icon=":material/warning:")
+    st.warning(f"{md_text(ds.name)}: not usable as time series, left out: " +
+               "; ".join(f"'{md_text(k)}' {md_text(v)}" for k, v in info.excluded.items()) + ".",
+               icon=":material/warning:")
 if len(info.participants) == 1:
-    st.info(f"{ds.name} holds a single participant ('{info.participants[0]}'): no participant column was mapped, so "
+    st.info(f"{md_text(ds.name)} holds a single participant ('{md_text(info.participants[0])}'): no participant column was mapped, so "
             "the whole file counts as one person. Everything below runs, but comparisons across participants "
             "(correlation curves, the data-derived sensitivity) need at least 2–3 people.", icon=":material/person:")
 
@@ -78,9 +80,9 @@ with st.expander(f"Features released: {n_chosen} of {len(info.features)}, with t
         grid = st.columns([1.3, 1, 1, 1.3, 1, 1])
         for i, f in enumerate(undeclared):
             j = 3 * (i % 2)
-            grid[j].markdown(f"<div style='padding-top:2.1rem'><b>{f}</b></div>", unsafe_allow_html=True)
-            lo_f = grid[j + 1].number_input(f"L ({f})", value=prefill[f][0], key=f"ts_lo_{f}", format="%g")
-            hi_f = grid[j + 2].number_input(f"U ({f})", value=prefill[f][1], key=f"ts_hi_{f}", format="%g")
+            grid[j].markdown(f"<div style='padding-top:2.1rem'><b>{html_text(f)}</b></div>", unsafe_allow_html=True)
+            lo_f = grid[j + 1].number_input(f"L ({md_text(f)})", value=prefill[f][0], key=f"ts_lo_{f}", format="%g")
+            hi_f = grid[j + 2].number_input(f"U ({md_text(f)})", value=prefill[f][1], key=f"ts_hi_{f}", format="%g")
             bounds[f] = (lo_f, hi_f)
     if known:
         st.caption(f"{len(known)} feature(s) use public bounds from published eye-movement ranges "
@@ -101,7 +103,7 @@ if not released:
     st.stop()
 bad = [f for f in released if not bounds[f][1] > bounds[f][0]]
 if bad:
-    st.error("Each feature needs an upper bound U above its lower bound L; check: " + ", ".join(bad) + ".")
+    st.error("Each feature needs an upper bound U above its lower bound L; check: " + ", ".join(map(md_text, bad)) + ".")
     st.stop()
 names = tuple(released)
 kinds = tuple("declared" if f in tight else "public" if data.has_public_bounds(f) else
@@ -133,7 +135,7 @@ else:
 try:
     series = data.series(ds.token, ds.frame, names, lo, hi, length)
 except data.SeriesProblem as err:
-    st.error(f"{ds.name}: {err}", icon=":material/error:")
+    st.error(f"{md_text(ds.name)}: {md_text(err)}", icon=":material/error:")
     st.stop()
 
 # ---- mechanism, budget, preview and the views: one fragment, so a slider move re-runs only this part ----------
@@ -186,7 +188,7 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
         try:
             sens = view.empirical(ds_token, names, length, mech, chunk, series.x)
         except ValueError as err:
-            st.warning(f"{err}; using the public bounds instead.")
+            st.warning(f"{md_text(err)}; using the public bounds instead.")
             sens_mode = "public"
     budget_view(ds_token, info, series, public_t, names, kinds, feature, task, participant, mech, chunk,
                 KSource(k_src), sens_mode, sens, nmse_kind, seed, zoom,
@@ -241,7 +243,7 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         pkey = (dkey, mech, chunk, eps_inv, int(k), sens_mode, sens_type, seed, f_idx, nmse_kind)
         prev = view.preview(*pkey, lo, hi, series.x, sens)
     except ValueError as err:
-        st.error(f"The mechanism cannot run with these settings: {err}")
+        st.error(f"The mechanism cannot run with these settings: {md_text(err)}")
         return
     ctx = context.Ctx(token=ds_token, info=info, series=series, length=public_t, setting=setting, plan=plan,
                       feature_index=f_idx, task=task, participant=participant, row=row, transform_length=n,
@@ -272,18 +274,22 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
     preview_watermark()
     unit = "chunk" if chunked else "series"
     if row is None:
-        st.info(f"{participant} has no recording for task '{task}'. Choose another task or participant.")
+        st.info(f"{md_text(participant)} has no recording for task '{md_text(task)}'. Choose another task or participant.")
     else:
         t, t_title = figs.time_axis(length, info.step_s)
         true_len = int(series.recs["length"].iloc[row])
         clean = np.clip(series.x[row, f_idx], lo[f_idx], hi[f_idx])
-        title = (f"{feature} — {participant}{', ' + task if task else ''}: clean vs {label} "
-                 f"(ε = {fmt_num(eps_inv)} per {unit}{', k = ' + str(k) if mech is not Mech.LPA else ''})")
+        # The same title twice: escaped for Plotly's HTML-like text and for the markdown caption.
+        settings_words = (f": clean vs {label} (ε = {fmt_num(eps_inv)} per {unit}"
+                          f"{', k = ' + str(k) if mech is not Mech.LPA else ''})")
+        title = (f"{html_text(feature)} — {html_text(participant)}{', ' + html_text(task) if task else ''}"
+                 f"{settings_words}")
+        title_md = f"{md_text(feature)} — {md_text(participant)}{', ' + md_text(task) if task else ''}{settings_words}"
         paper = prev.paper[row] if prev.paper is not None else None
         y_range = (float(lo[f_idx]), float(hi[f_idx])) if zoom else None
         if st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="ts_interactive"):
             st.plotly_chart(headline.preview_figure(
-                t, t_title, clean, prev.noisy[row], paper, label, data.feature_label(feature), title, true_len,
+                t, t_title, clean, prev.noisy[row], paper, label, html_text(data.feature_label(feature)), title, true_len,
                 chunk, y_range),
                 # The EyeDP template is already in the figure: no Streamlit theme merge, no mode bar.
                 theme=None, config={"displayModeBar": False})
@@ -295,7 +301,7 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
                       "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
                       "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
                       ) if prev.paper is not None else ""
-        st.caption(f"**{title}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
+        st.caption(f"**{title_md}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
                    f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
                    f"{label} over all {series.x.shape[0]} recordings × {len(names)} features took "
                    f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}", unsafe_allow_html=True)
@@ -306,7 +312,7 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         badges += badge("as in paper, not a DP guarantee", "notdp") + " "
     if setting.tuned:
         badges += badge(context.TUNED_NOTE, "notdp")
-    st.markdown(f"{badges} The noise for **{feature}** was drawn with Laplace scale {sym} = "
+    st.markdown(f"{badges} The noise for **{md_text(feature)}** was drawn with Laplace scale {sym} = "
                 f"{headline.sci(shown.calibration.scale)} per {'sample' if mech is Mech.LPA else 'kept coefficient'}, "
                 f"from its sensitivity {headline.sci(shown.calibration.sensitivity)} and ε = {eps_inv:.3g} per "
                 f"{unit}.", unsafe_allow_html=True)
@@ -314,10 +320,10 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
     if st.toggle("Show how the noise scale is computed (formula with the numbers plugged in)", key="ts_formula"):
         calibration_box(view.stacked(shown.calibration), context.calibration_title(ctx))
         if note := context.calibration_note(ctx):
-            st.caption(note)
+            st.caption(note)  # built from numbers and mechanism names
         if sens is not None:
             lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
-            st.caption(f"Data-derived Δ of '{feature}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
+            st.caption(f"Data-derived Δ of '{md_text(feature)}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
                        "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the "
                        "noise level, and the noise level is visible.")
 

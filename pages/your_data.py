@@ -13,6 +13,7 @@ from ui import state
 from ui.errors import guarded
 from ui import runlog
 from ui.shell import ensure_shell
+from ui.text import md_text
 from ui.tables import preview_frame
 
 ensure_shell()
@@ -77,16 +78,16 @@ def _show_messages() -> None:
     if msg := st.session_state.pop("upload_done", None):
         st.success(msg)
     for warning in st.session_state.pop("upload_warnings", []):
-        st.warning(warning)
+        st.warning(md_text(warning))
 
 
 def _image(data: bytes, name: str) -> None:
     """Stimulus image: decode, show, offer it to the Heatmaps page."""
     img = io.load_image(data, name)
-    st.image(img, caption=f"{name}: {img.shape[1]} × {img.shape[0]} px")
+    st.image(img, caption=f"{md_text(name)}: {img.shape[1]} × {img.shape[0]} px")
     if st.button("Use this image", type="primary"):
         state.add_upload(state.Dataset("image", name, "upload", state.content_token(img), image=img))
-        st.session_state["upload_done"] = f"{name} is now offered as a stimulus on the Heatmaps page."
+        st.session_state["upload_done"] = f"{md_text(name)} is now offered as a stimulus on the Heatmaps page."
         st.rerun()
 
 
@@ -155,7 +156,7 @@ def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]]
              f"{how.samples:,} samples of {name}.")
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
-    return f" {how.fixations:,} fixations were detected and added as '{label}'."
+    return f" {how.fixations:,} fixations were detected and added as '{md_text(label)}'."
 
 
 def _add(kind: str, name: str, table: pd.DataFrame) -> str:
@@ -170,7 +171,7 @@ def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
     counts = table.attrs.get("counts", {})
     what = {k: v for k, v in counts.items() if k not in ("rows_read", "rows_kept", "sample_lines") and v}
     details = ("; " + ", ".join(f"{k.replace('_', ' ')}: {v:,}" for k, v in what.items())) if what else ""
-    st.session_state["upload_done"] = (f"{name} loaded ({len(table):,} rows{details}) and selected as "
+    st.session_state["upload_done"] = (f"{md_text(name)} loaded ({len(table):,} rows{details}) and selected as "
                                        f"'{state.KINDS[kind]['label']}' in the sidebar.{extra}")
     st.session_state["upload_warnings"] = [str(w) for w in table.attrs.get("warnings", [])]
     st.rerun()
@@ -181,13 +182,13 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     rec = _memo("asc", (token,),
                 lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES,
                                           max_line=io.MAX_LINE_BYTES))
-    st.markdown(f"**{name}** — EyeLink ASC file. {rec.summary()}.")
+    st.markdown(f"**{md_text(name)}** — EyeLink ASC file. {md_text(rec.summary())}.")
     if rec.screen_px:
         st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")
     fix = rec.fixations()
     table = rec.samples if kind == "gaze" else fix
     if table is None or table.empty:
-        st.error(f"{name}: this file holds no fixation events (EFIX lines) to use as fixations.")
+        st.error(f"{md_text(name)}: this file holds no fixation events (EFIX lines) to use as fixations.")
         st.stop()
     st.dataframe(preview_frame(table, 8), hide_index=True)
     also = False
@@ -201,7 +202,7 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
         extra = ""
         if also:
             _add("fixations", f"{name} (fixations)", fix)
-            extra = f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
+            extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
         _done(kind, name, table, extra)
 
 
@@ -210,9 +211,9 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     preview = _memo("preview", (token,),
                     lambda: io.read_table(data, name, nrows=PREVIEW_ROWS, **io.WEB_LIMITS))
     for w in preview.attrs.get("warnings", []):
-        st.info(str(w))
+        st.info(md_text(w))
     shown = f"first {len(preview):,} rows" if len(preview) >= PREVIEW_ROWS else f"{len(preview):,} rows"
-    st.markdown(f"**{name}** — {shown}, {preview.shape[1]} columns. First rows:")
+    st.markdown(f"**{md_text(name)}** — {shown}, {preview.shape[1]} columns. First rows:")
     st.dataframe(preview_frame(preview, 8), hide_index=True)
     all_cols = [str(c) for c in preview.columns]
     # The "leave out" box is drawn below the mapping; its value from the last run is read here.
@@ -220,7 +221,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     left_out = [c for c in st.session_state.get(leave_key, []) if c in all_cols]
     kept = [c for c in all_cols if c not in left_out]
     if len(kept) < 2:
-        st.error(f"{name}: keep at least two columns.")
+        st.error(f"{md_text(name)}: keep at least two columns.")
         st.stop()
     raw = preview[kept]
     reader_name = io.detect_reader(raw, kind) if kind in ("gaze", "fixations") else "generic"
@@ -239,12 +240,12 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         raw, guess = reader.convert(raw, **options)
         st.caption(f"The {reader.label} reader prepared the file; check the mapping below.")
         for w in raw.attrs.get("warnings", [])[len(preview.attrs.get("warnings", [])):]:
-            st.caption(str(w))
+            st.caption(md_text(w))
     else:
         guess = io.guess_mapping(raw, kind)
         notes = io.guess_notes(raw, kind)
     for note in notes:
-        st.info(note)
+        st.info(md_text(note))
 
     st.subheader("Which column is which?")
     cols = list(map(str, raw.columns))
@@ -301,10 +302,10 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
                "is a feature).")
 
     if st.button("Use this data", type="primary"):
-        bar = st.progress(0.0, text=f"Reading {name} …")
+        bar = st.progress(0.0, text=f"Reading {md_text(name)} …")
         needed = io.columns_needed(kept, reader_name if use_reader else None, mapping, kind) or kept
         full = io.read_table(data, name, usecols=needed, chunk_rows=CHUNK_ROWS,
-                             progress=lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {name} …"),
+                             progress=lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"),
                              **io.WEB_LIMITS)
         if use_reader:
             full, _ = reader.convert(full, **options)
@@ -320,7 +321,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
             fix = readers.tobii_fixations(full)
             if fix is not None and not fix.empty:
                 _add("fixations", f"{name} (fixations)", fix)
-                extra += f" Its {len(fix):,} fixations were added as 'Upload: {name} (fixations)'."
+                extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
         _done(kind, name, table, extra)
 
 
@@ -359,10 +360,10 @@ def _uploads_panel() -> None:
         frame = ds.frame
         who = next((c for c in ("participant", "observer") if c in frame.columns), None)
         people = f", {frame[who].nunique():,} people" if who else ""
-        with st.expander(f"{state.KINDS[kind]['label']}: {ds.name.removeprefix('Upload: ')} — "
+        with st.expander(f"{state.KINDS[kind]['label']}: {md_text(ds.name.removeprefix('Upload: '))} — "
                          f"{len(frame):,} rows{people}", expanded=kind == "fixations"):
             for note in ds.notes[1:] or ds.notes:
-                st.markdown(note)
+                st.markdown(md_text(note))
             st.dataframe(preview_frame(frame, 5), hide_index=True)
             if kind == "fixations":
                 _canvas_form(ds)
@@ -399,7 +400,7 @@ def render() -> None:
                                                             max_unpacked=io.MAX_UNPACKED_BYTES))
     if fmt == "eyelink_asc":
         if kind == "features":
-            st.error(f"{upload.name}: this is an EyeLink ASC recording; upload it as raw gaze samples or "
+            st.error(f"{md_text(upload.name)}: this is an EyeLink ASC recording; upload it as raw gaze samples or "
                      "fixations.")
             return
         _asc(kind, data, upload.name, token)

@@ -2,6 +2,7 @@
 a stopped run, and an uploaded wide feature table with its own feature names."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _attacks_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
     at.switch_page("pages/attacks.py").run()
     assert not at.exception, at.exception
@@ -36,7 +37,8 @@ def _paper_tables(at: AppTest, tasks: list[str]) -> dict[str, pd.DataFrame]:
 
 def _run(at: AppTest, **choices) -> AppTest:
     for key, value in choices.items():
-        widget = at.multiselect(key=key) if key != "at_reps" else at.number_input(key=key)
+        widget = (at.number_input(key=key) if key == "at_reps" else at.toggle(key=key) if key == "at_extend"
+                  else at.multiselect(key=key))
         widget.set_value(value)
     next(b for b in at.button if b.label == "Run attacks").click()
     at.run()
@@ -75,9 +77,34 @@ def test_the_feature_table_is_a_captioned_preview_not_a_dump(sample_page):
     assert any("35,893 windows × 48 features (first 8 rows)" in e.label for e in at.expander)
 
 
+def _charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_the_default_run_shows_the_strongest_attacker_the_transition_and_flags_collapse(sample_page):
+    """Default settings: both scenarios, utility and risk on one chart per mechanism, the collapsed clean-trained
+    classifiers flagged (on the sample they answer one class for everything), the transition in words."""
+    at = _run(sample_page)
+    text = _text(at)
+    assert "Utility and risk against ε" in text and "strongest attacker" in text
+    chart = next(c for c in _charts(at) if "Utility and risk" in str(c["layout"].get("title", {})))
+    names = {tr.get("name") for tr in chart["data"]}
+    assert {"document type (utility)", "re-identification (strongest attacker)"} <= names
+    assert chart["layout"]["xaxis"]["title"]["text"] == "ε per person"
+    flag = next(w.value for w in at.warning if "Collapsed classifier" in w.value)
+    assert "trained on clean data" in flag and "not** protection" in flag
+    # On the sample the clean-trained classifier answers one class for every recording at ε = 1 (at least).
+    assert re.search(r"trained on clean data, tested on the release\*: FPA, [^;]*re-identification at ε = 1\b", flag), flag
+    # The headline is the strongest attacker: re-identification by the release-trained attacker leaves chance.
+    sentences = [m.value for m in at.markdown if "- With FPA (ε per person)" in m.value]
+    assert sentences and "re-identification by the attacker trained on its own private release" in sentences[0]
+    assert "trained on its own private release" in text and "trained on clean data" in text
+    assert "not itself private" in text
+
+
 def test_a_run_shows_the_papers_table_and_a_changed_setting_reruns(sample_page):
     at = _run(sample_page, at_mechs=["CFPA-32"], at_eps=[1.0, 10000.0], at_clfs=["knn", "tree"],
-              at_tasks=["task", "identity"])
+              at_tasks=["task", "identity"], at_scen=["clean"], at_extend=False)
     ident = _paper_tables(at, ["task", "identity"])["identity"]
     assert list(ident.index) == ["clean", "CFPA-32"] and list(ident.columns) == ["ε = 1", "ε = 10000"]
     assert ident.index.name == "knn|tree"  # the classifiers run, in the papers' order (k-NN|SVM|DT|RF)
@@ -127,14 +154,14 @@ def test_an_uploaded_wide_table_with_its_own_feature_names_runs():
             rows.append(pd.DataFrame({"participant": f"S{i}", "gender": "F" if i % 2 else "M", "task": doc,
                                       "dwell": 200 + 20 * z[:, 0], "regressions": 5 + z[:, 1], "speed": 3 + z[:, 2]}))
     csv = pd.concat(rows).to_csv(index=False).encode()
-    at = _upload(AppTest.from_file(str(ROOT / "app.py"), default_timeout=180), csv, "pages.csv")
+    at = _upload(AppTest.from_file(str(ROOT / "app.py"), default_timeout=600), csv, "pages.csv")
     at.switch_page("pages/attacks.py").run()
     assert not at.exception, at.exception
     text = _text(at)
     assert "pages.csv" in text and "6 participants" in text
     assert "have no documented public bounds" in text and "not a DP guarantee" in text
     assert "non-overlapping" in text  # no t_start_s: rows taken as non-overlapping windows
-    at = _run(at, at_mechs=["FPA"], at_eps=[10.0], at_clfs=["knn"])
+    at = _run(at, at_mechs=["FPA"], at_eps=[10.0], at_clfs=["knn"], at_extend=False)
     assert not at.error
     tables = _paper_tables(at, ["task", "gender", "identity"])
     assert list(tables["task"].index) == ["clean", "FPA"]

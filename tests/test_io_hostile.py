@@ -59,10 +59,15 @@ def _measured(body: str) -> dict:
     """Run `body` in a fresh Python (repository on the path) -> its JSON result plus peak_mb and seconds of the
     measured part (everything after `from eyedp_core import io`)."""
     code = GZIP_BUILDER + textwrap.dedent('''
-        import json, resource, time
+        import json, time
         from eyedp_core import io
+        def peak_mb():
+            # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a large
+            # pytest process would report the parent's peak.
+            with open("/proc/self/status") as f:
+                return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:")) / 1024
         io.peek_format  # imports the readers (pandas, numpy): the baseline every page process has
-        result = {"base_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        result = {"base_mb": peak_mb()}
         def attempt(name, fn, *args, **kw):
             try:
                 out = fn(*args, **kw)
@@ -73,7 +78,7 @@ def _measured(body: str) -> dict:
         start = time.perf_counter()
         run()
         result["seconds"] = time.perf_counter() - start
-        result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        result["peak_mb"] = peak_mb()
         print(json.dumps(result))
     ''')
     title, _, rest = body.partition("\n")

@@ -26,6 +26,7 @@ from pathlib import PurePath
 import streamlit as st
 
 from eyedp_core.io.errors import DataError
+from ui.text import md_text
 
 LOG = logging.getLogger("eyedp.errors")
 FRAMES_LOGGED = 4
@@ -64,7 +65,7 @@ def guarded(render: Callable[[], None], page: str = "") -> None:
     try:
         render()
     except DataError as err:
-        st.error(str(err), icon=":material/error:")
+        st.error(md_text(err), icon=":material/error:")  # quotes file and column names
     except Exception as exc:  # noqa: BLE001 - the whole point: no exception box, no traceback
         if _raise_for_tests():
             raise
@@ -77,7 +78,7 @@ def page_guard(page: str = "") -> Iterator[None]:
     try:
         yield
     except DataError as err:
-        st.error(str(err), icon=":material/error:")
+        st.error(md_text(err), icon=":material/error:")  # quotes file and column names
     except Exception as exc:  # noqa: BLE001
         if _raise_for_tests():
             raise

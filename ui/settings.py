@@ -23,12 +23,13 @@ import streamlit as st
 
 from eyedp_core.settings import Schema, decode_json, decode_query, encode_json, encode_query
 from ui.fragment import after_rerun, before_rerun
+from ui.text import md_text
 
 SCHEMA_PATH = Path(__file__).with_name("share") / "schema.json"
 # Page name -> the prefixes of its widget keys. The sidebar's data-source selectors travel with every page.
 PAGE_PREFIXES: dict[str, tuple[str, ...]] = {
     "home": ("home_",), "heatmaps": ("hm_",), "time_series": ("ts_",), "attacks": ("at_", "atk_"),
-    "gaze_samples": ("gs_",), "report": ("rp_",), "your_data": ("yd_",),
+    "gaze_samples": ("gs_",), "report": ("rp_",), "your_data": ("yd_",), "areas_of_interest": ("aoi_",),
 }
 SOURCE_PREFIX = "sel_"
 ALL_PREFIXES = tuple(p for ps in PAGE_PREFIXES.values() for p in ps) + (SOURCE_PREFIX,)
@@ -187,7 +188,8 @@ def defaults(page: str) -> dict[str, Any]:
 
 # st.navigation's url_path of each page ("" is the default page, Home) -> the page name used here.
 URL_PAGES = {"": "home", "home": "home", "heatmaps": "heatmaps", "time_series": "time_series",
-             "attacks": "attacks", "gaze_samples": "gaze_samples", "report": "report", "your_data": "your_data"}
+             "attacks": "attacks", "gaze_samples": "gaze_samples", "report": "report", "your_data": "your_data",
+             "areas_of_interest": "areas_of_interest"}
 
 
 def apply_before_run(url_path: str | None = None) -> None:
@@ -309,7 +311,7 @@ def sidebar_tools() -> None:
     notes = st.session_state.pop(MESSAGES, None)
     if notes:  # above the page, so a page that stops early still says what was dropped; shown once
         st.warning("Some settings could not be restored and were left as they were:\n\n"
-                   + "\n".join(f"- {n}" for n in dict.fromkeys(notes)), icon=":material/link_off:")
+                   + "\n".join(f"- {md_text(n)}" for n in dict.fromkeys(notes)), icon=":material/link_off:")
     with st.sidebar:
         if refused:
             st.error(refused, icon=":material/block:")

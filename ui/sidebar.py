@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import state
+from ui.text import md_text
 
 
 def render() -> None:
@@ -18,7 +19,7 @@ def render() -> None:
             st.selectbox(spec["label"], opts, key=f"sel_{kind}")
             notes = state.selection(kind)[3]  # no sample table is loaded for this
             if notes:  # what an upload was derived from (detected fixations, ...): the full account is on Your data
-                st.caption(notes[0])
+                st.caption(md_text(notes[0]))
         st.page_link("pages/your_data.py", label="Upload your own data", icon=":material/upload_file:")
         st.divider()
         ledger = state.ledger()

@@ -13,6 +13,7 @@ from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
 from ui import settings
+from ui.text import md_text
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
 KINDS: dict[str, dict[str, str]] = {
@@ -234,7 +235,7 @@ LEDGER_KEY = "eyedp_ledger"
 LEDGER_DERIVED_KEYS: tuple[str, ...] = (
     "hm_export_result", "hm_m_tuned", "hm_m_count", "hm_m_duration",
     "ts_recorded_msg", "eyedp_release_context", "eyedp_refused",
-    "share_export_time_series", "share_export_gaze_samples",
+    "share_export_time_series", "share_export_gaze_samples", "aoi_release_result",
 )
 
 
@@ -300,7 +301,7 @@ def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str,
     try:
         budget.charge(ledger(), list(releases), epsilon_cap())
     except budget.BudgetExceeded as err:
-        st.session_state[REFUSED_KEY] = str(err)
+        st.session_state[REFUSED_KEY] = md_text(err)  # shown as markdown; labels quote data names
         for key in shown:
             st.session_state.pop(key, None)
         return False

@@ -7,6 +7,7 @@ import streamlit as st
 
 from eyedp_core.dp.mechanisms import Calibration
 from eyedp_core.dp.registry import Family
+from ui.text import html_text, md_text
 
 
 # Round mantissas per decade, so that 1, 0.1, 3, 10 … are reachable exactly on a log slider.
@@ -32,7 +33,7 @@ def fmt_num(v: float) -> str:
 
 def badge(text: str, kind: str = "dp") -> str:
     """Text and kind (dp | notdp | paper | preview) -> HTML of a coloured badge."""
-    return f'<span class="eyedp-badge {kind}">{text}</span>'
+    return f'<span class="eyedp-badge {html_text(kind)}">{md_text(text)}</span>'  # inline HTML: markdown inside'
 
 
 def calibration_box(cal: Calibration, title: str | None = None) -> None:

@@ -1,7 +1,9 @@
 """Attacks on feature tables: re-identification, gender and document type, clean or under DP, honestly.
 
-`evaluate` runs one task under one privacy setting; `sweep` runs grids and yields results as they finish;
-`find_tradeoff` / `epsilon_for_accuracy` answer the trade-off questions in a sentence; `clean_baseline` and
+`evaluate` runs one task under one privacy setting (by default against the strongest attacker, trained on its
+own independent private release); `sweep` runs grids and yields results as they finish;
+`find_tradeoff` / `epsilon_for_accuracy` answer the trade-off questions in a sentence;
+`find_transitions` / `epsilons_to_add` say where the strongest attack leaves chance and the task recovers; `clean_baseline` and
 `measure_traps` give the clean accuracies and the measured inflation of the published protocols' two flaws.
 The old flat module `protocols` (the papers' split, clean data) is re-exported so that
 `eyedp_core.attacks.<name>` keeps working for outside code. docs/PRIVACY_MODEL.md §0.6, §3, §7.4.
@@ -10,10 +12,12 @@ from eyedp_core.attacks.protocols import *  # noqa: F401,F403
 from eyedp_core.attacks.protocols import __all__ as _legacy_all
 from eyedp_core.attacks.baseline import Traps, clean_baseline, measure_traps
 from eyedp_core.attacks.classifiers import CLASSIFIERS, PAPER_ORDER
-from eyedp_core.attacks.engine import GAPS, TASKS, TRAIN_ON, EvalResult, Point, evaluate, task_spec
+from eyedp_core.attacks.engine import (BELOW_CHANCE, COLLAPSE_SHARE, below_chance, GAPS, TASKS, TRAIN_ON, EvalResult, Point, TrainOn, collapsed,
+                                       evaluate, prediction_share, task_spec)
 from eyedp_core.attacks.grid import (
     DEFAULT_EPSILONS,
     DEFAULT_MECHANISMS,
+    DEFAULT_SCENARIOS,
     PAPER_EPSILONS,
     Runner,
     SweepRow,
@@ -28,9 +32,11 @@ from eyedp_core.attacks.grid import (
 from eyedp_core.attacks.privatize import ACCOUNTING, ATTACK_MECHANISMS, ReleasePlan, plan_release, release
 from eyedp_core.attacks.tables import AttackTable, label_columns, prepare
 from eyedp_core.attacks.tradeoff import TradeOff, epsilon_for_accuracy, find_tradeoff
+from eyedp_core.attacks.transition import Transition, epsilons_to_add, find_transitions, strongest
 
-__all__ = [*_legacy_all, "ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "CLASSIFIERS", "DEFAULT_EPSILONS",
-           "DEFAULT_MECHANISMS", "EvalResult", "GAPS", "PAPER_EPSILONS", "PAPER_ORDER", "Point", "ReleasePlan",
+__all__ = [*_legacy_all, "ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "BELOW_CHANCE", "CLASSIFIERS", "COLLAPSE_SHARE", "below_chance",
+           "DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "EvalResult", "Transition", "TrainOn",
+           "collapsed", "epsilons_to_add", "find_transitions", "prediction_share", "strongest", "GAPS", "PAPER_EPSILONS", "PAPER_ORDER", "Point", "ReleasePlan",
            "Runner",
            "SweepRow", "TASKS", "TRAIN_ON", "TradeOff", "Traps", "available_tasks", "clean_baseline",
            "epsilon_for_accuracy", "evaluate", "find_tradeoff", "label_columns", "measure_traps", "paper_table",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from eyedp_core.attacks.engine import TASKS, evaluate
+from eyedp_core.attacks.engine import DEFAULT_MAX_TRAIN, TASKS, TrainOn, evaluate
 from eyedp_core.attacks.grid import available_tasks
 from eyedp_core.attacks.tables import AttackTable
 
@@ -53,14 +53,16 @@ class Traps:
 
 def measure_traps(at: AttackTable, *, mechanism: str = "FPA", epsilon: float = 1.0, classifier: str = "svm",
                   seed: int = 0, n_jobs: int = 2,
-                  bounds: str | Mapping[str, tuple[float, float]] = "auto") -> Traps:
+                  bounds: str | Mapping[str, tuple[float, float]] = "auto",
+                  max_train: int | None = DEFAULT_MAX_TRAIN) -> Traps:
     """Prepared table -> Traps: re-identification (voted) with and without each flaw, on this table."""
-    paper = evaluate(at, "identity", gap="paper", classifier=classifier, seed=seed, n_jobs=n_jobs)
-    honest = evaluate(at, "identity", classifier=classifier, seed=seed, n_jobs=n_jobs)
-    same = evaluate(at, "identity", mechanism=mechanism, epsilon=epsilon, train_on="same-release",
-                    classifier=classifier, seed=seed, n_jobs=n_jobs, bounds=bounds)
-    indep = evaluate(at, "identity", mechanism=mechanism, epsilon=epsilon, train_on="private",
-                     classifier=classifier, seed=seed, n_jobs=n_jobs, bounds=bounds)
+    common = dict(classifier=classifier, seed=seed, n_jobs=n_jobs, max_train=max_train)
+    paper = evaluate(at, "identity", gap="paper", **common)
+    honest = evaluate(at, "identity", **common)
+    same = evaluate(at, "identity", mechanism=mechanism, epsilon=epsilon, train_on=TrainOn.SAME_RELEASE,
+                    bounds=bounds, **common)
+    indep = evaluate(at, "identity", mechanism=mechanism, epsilon=epsilon, train_on=TrainOn.PRIVATE,
+                     bounds=bounds, **common)
     g = honest.gap_windows
     if at.step_s is not None and at.step_s < at.window_s:
         split = "halves whose neighbouring windows share samples"

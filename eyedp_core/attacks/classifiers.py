@@ -5,7 +5,8 @@ and a random tie breaker among tied groups; decision tree; random forest with 10
 scaled to zero mean and unit variance and the same parameters are applied to the test data. Missing
 values become the training mean (0 after scaling).
 
-Two speed-ups keep the answers unchanged or are labelled:
+Three speed-ups keep the answers unchanged or are labelled:
+* every model but k-NN (whose ties are broken at random per window) predicts each distinct test window once;
 * the SVM merges identical training windows into one point weighted by its count (libsvm's per-sample
   C·w is exactly the primal objective of the duplicates); "automatic kernel scale" is scikit-learn's
   gamma = 1 / (features · variance) computed on all training windows, duplicates included. Heavily
@@ -101,10 +102,17 @@ class Fitted:
             np.add.at(counts, (np.repeat(np.arange(b.shape[0]), idx.shape[1]), self.labels[idx].ravel()), 1.0)
             # Uniform jitter below 1 never overturns a strict majority and picks uniformly among tied classes.
             return np.argmax(counts + 0.5 * rng.random(counts.shape), axis=1)
+        # Deterministic models answer identical windows alike: releases that keep one coefficient turn a whole
+        # recording (or chunk) into one repeated row, so predicting the distinct rows only is exact and cheap.
+        rows, inverse = np.unique(b, axis=0, return_inverse=True)
+        if rows.shape[0] > 0.7 * b.shape[0]:
+            rows, inverse = b, None
         if self.name == "svm-fast":
             feats, lin = self.model
-            return lin.predict(feats.transform(b)).astype(int)
-        return self.model.predict(b).astype(int)
+            out = lin.predict(feats.transform(rows)).astype(int)
+        else:
+            out = self.model.predict(rows).astype(int)
+        return out if inverse is None else out[np.ravel(inverse)]
 
 
 def fit(name: str, xtr: np.ndarray, ytr: np.ndarray, *, n_classes: int, seed: int) -> Fitted:

@@ -10,9 +10,12 @@ Tasks (Steil et al. 2019; Bozkir et al., journal version):
 The protocol is honest in two ways the published protocols were not (both can be switched back, labelled,
 to measure how much they inflate the attack):
 1. **Independent noise draws.** The attacker's training data and the data under attack are independent
-   releases: either clean data (train_on="clean", today's attacker) or a separate private release
-   (train_on="private", a future where only private data exist). For re-identification the two parts of a
-   recording are released separately, as two sessions would be. Training and testing on the same release
+   releases. By default (train_on="private") the attacker knows the mechanism and ε, the threat model DP is
+   defined against, and trains on its own private release of its prior-knowledge data: same mechanism and
+   ε, its own noise draw, rows disjoint from the data under attack. train_on="clean" is the second
+   scenario (trained on clean data); noise shifts and shrinks the features, so such a classifier often
+   answers one class for everything (`prediction_share` says so: that is collapse, not protection). For
+   re-identification the two parts of a recording are released separately, as two sessions would be. Training and testing on the same release
    (train_on="same-release") lets a few kept coefficients turn the noise itself into an identifier.
 2. **No shared samples.** Windows of 30 s every 0.5 s overlap; the parts are separated by a gap of at least
    one window length (gap="window"), so no test window shares a sample with a training window. gap="paper"
@@ -31,6 +34,7 @@ import time
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 import pandas as pd
@@ -41,15 +45,55 @@ from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_
 from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
 
-__all__ = ["DEFAULT_MAX_TRAIN", "EvalResult", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON", "TaskSpec",
-           "evaluate", "run_task", "task_spec"]
+__all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
+           "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec"]
 
-TRAIN_ON: dict[str, str] = {
-    "clean": "trained on clean data, tested on a private release (today's attacker)",
-    "private": "trained and tested on independent private releases (when only private data exist)",
-    "same-release": "trained and tested on the SAME private release (the published protocol's flaw; "
-                    "shown only to measure how much it inflates the attack)",
+
+class TrainOn(str, Enum):
+    """What the attacker trains on (the scenario)."""
+
+    PRIVATE = "private"  # its own independent release: knows the mechanism and ε (the strongest, the default)
+    CLEAN = "clean"  # clean data, tested on the release
+    SAME_RELEASE = "same-release"  # the published protocols' flaw, run only to measure it
+
+    def __str__(self) -> str:
+        return self.value
+
+
+TRAIN_ON: dict[TrainOn, str] = {
+    TrainOn.PRIVATE: "trained on its own independent private release (same mechanism and ε, its own noise "
+                     "draw): the attacker DP is defined against",
+    TrainOn.CLEAN: "trained on clean data, tested on the release",
+    TrainOn.SAME_RELEASE: "trained and tested on the SAME private release (the published protocol's flaw; "
+                          "shown only to measure how much it inflates the attack)",
 }
+# A classifier answering one class for at least this share of the test units has collapsed (unless the test
+# set itself is that unbalanced): its accuracy near chance says nothing about protection.
+COLLAPSE_SHARE = 0.9
+# Accuracy this far below chance is no measurement of protection either: a leave-one-person-out classifier that
+# learnt nothing answers the majority of its training people, which excludes the held-out person's class.
+BELOW_CHANCE = 0.1
+
+
+def prediction_share(predicted: np.ndarray) -> float:
+    """Predicted class per test unit -> the largest share predicted as one class (1.0 for a one-class answer)."""
+    predicted = np.asarray(predicted)
+    if predicted.size == 0:
+        return float("nan")
+    _, counts = np.unique(predicted, return_counts=True)
+    return float(counts.max() / predicted.size)
+
+
+def below_chance(accuracy: float, chance: float) -> bool:
+    """Accuracy and chance -> True when the accuracy is more than BELOW_CHANCE under chance (a degenerate answer)."""
+    return bool(np.isfinite(accuracy) and np.isfinite(chance) and accuracy < chance - BELOW_CHANCE)
+
+
+def collapsed(share: float, chance: float) -> bool:
+    """Prediction share and chance (the test set's majority share) -> True when the classifier answered one class
+    for ≥ COLLAPSE_SHARE of the test units although the test set is not that unbalanced."""
+    return bool(np.isfinite(share) and share >= COLLAPSE_SHARE and share > chance + 1e-9
+                and chance < COLLAPSE_SHARE)
 DEFAULT_MAX_TRAIN = 4000
 _PREDICT_BLOCK = 512  # test windows per prediction job
 
@@ -60,19 +104,22 @@ class Point:
 
     mechanism: str | None = None
     epsilon: float | None = None
-    train_on: str = "clean"
+    train_on: TrainOn | str = TrainOn.CLEAN
     accounting: str = "participant"
     k: int | str = "public"
     increment_bound: float | None = None
     repetition: int = 0
 
     def __post_init__(self) -> None:
-        if self.train_on not in TRAIN_ON:
-            raise ValueError(f"train_on must be one of {tuple(TRAIN_ON)}, got {self.train_on!r}")
+        try:
+            object.__setattr__(self, "train_on", TrainOn(self.train_on))
+        except ValueError:
+            raise ValueError(f"train_on must be one of {tuple(t.value for t in TrainOn)}, "
+                             f"got {self.train_on!r}") from None
         if self.accounting not in ACCOUNTING:
             raise ValueError(f"accounting must be one of {tuple(ACCOUNTING)}, got {self.accounting!r}")
         if self.mechanism is None:
-            if self.train_on != "clean":
+            if self.train_on is not TrainOn.CLEAN:
                 raise ValueError(f"train_on={self.train_on!r} needs a mechanism and ε")
         else:
             mech, chunk = parse_mechanism(self.mechanism)
@@ -98,6 +145,8 @@ class EvalResult:
     """Outcome of one evaluation.
 
     accuracy/chance: after majority voting if it was asked for (and possible), else per window.
+    prediction_share: the largest share of test units (voted units if voted, else windows) predicted as one
+    class; `collapsed` when it is ≥ COLLAPSE_SHARE although the test set is not that unbalanced.
     folds: one row per fold (name, n_train, n_test, window_accuracy, vote_accuracy).
     units: one row per voting unit (recording keys, true, predicted, n_windows).
     predictions: one row per test window (row, participant, recording keys, window position, true,
@@ -126,7 +175,13 @@ class EvalResult:
     subsample: int
     seed: int
     seconds: float
+    prediction_share: float = float("nan")
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def collapsed(self) -> bool:
+        """True when the classifier answered (nearly) one class for everything: not protection."""
+        return collapsed(self.prediction_share, self.chance)
 
     @property
     def mechanism(self) -> str:
@@ -139,7 +194,7 @@ class EvalResult:
         return self.point.epsilon
 
     @property
-    def train_on(self) -> str:
+    def train_on(self) -> TrainOn:
         """The scenario."""
         return self.point.train_on
 
@@ -174,7 +229,7 @@ class PointData:
         x = self.at.x
         if self.point.mechanism is None:
             return x[spec.train_rows], x[spec.test_rows], ()
-        if self.point.train_on == "same-release":
+        if self.point.train_on is TrainOn.SAME_RELEASE:
             whole = np.union1d(spec.train_part, spec.test_part)
             if spec.task == "identity":  # the gap rows were released too: one series per recording
                 whole = np.flatnonzero(np.isin(self.at.rec, self.at.rec[whole]))
@@ -183,7 +238,7 @@ class PointData:
             return values[where[0]], values[where[1]], (plan,)
         test_values, test_plan = self._release(spec.test_part, "test")
         xte = test_values[np.searchsorted(spec.test_part, spec.test_rows)]
-        if self.point.train_on == "clean":
+        if self.point.train_on is TrainOn.CLEAN:
             return x[spec.train_rows], xte, (test_plan,)
         train_values, train_plan = self._release(spec.train_part, "train")
         xtr = train_values[np.searchsorted(spec.train_part, spec.train_rows)]
@@ -234,7 +289,7 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
     rep = data.point.repetition
     cls_key = zlib.crc32(classifier.encode())
 
-    clean_train = data.point.mechanism is None or data.point.train_on == "clean"
+    clean_train = data.point.mechanism is None or data.point.train_on is TrainOn.CLEAN
     te_people = at.pid[spec.test_rows]
 
     def train(i: int) -> tuple[Fitted, int]:
@@ -313,12 +368,18 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
         names = [at.features[i] for i in data.bounds.data_derived]
         notes.append(f"bounds of {len(names)} feature(s) ({', '.join(names[:4])}{' …' if len(names) > 4 else ''}) "
                      "were read off the data: not a DP guarantee (docs/PRIVACY_MODEL.md §0.4)")
-    if data.point.train_on == "same-release":
+    if data.point.train_on is TrainOn.SAME_RELEASE:
         notes.append("trained and tested on the SAME release: the published protocols' flaw, run only to measure "
                      "how much it inflates the attack — not an honest result")
-    if data.point.train_on == "private" and spec.task == "identity" and plans:
+    if data.point.train_on is TrainOn.PRIVATE and spec.task == "identity" and plans:
         notes.append(f"the attacker's training part is a second release of each person: with both parts released, "
                      f"a person's total is {2 * plans[0].participant_total:g}")
+    share = prediction_share(unit_pred if voted else pred)
+    chance_used = vote_chance if voted else window_chance
+    if collapsed(share, chance_used):
+        notes.append(f"the classifier answered one class for {share:.0%} of the test units (the most frequent "
+                     f"class is {chance_used:.0%} of them): it collapsed, so its accuracy near chance is not "
+                     "evidence of protection")
     return EvalResult(
         task=spec.task, label=spec.label, protocol=spec.protocol, classifier=classifier,
         accuracy=vote_acc if voted else window_acc, chance=vote_chance if voted else window_chance,
@@ -326,11 +387,11 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
         majority_vote=voted, n_train=max((o[1] for o in outs), default=0), n_test=int(spec.test_rows.size),
         folds=pd.DataFrame(fold_rows), units=units, predictions=predictions, point=data.point, plans=plans,
         gap_windows=spec.gap_windows, subsample=spec.subsample, seed=int(seed), seconds=time.perf_counter() - t0,
-        notes=tuple(dict.fromkeys(notes)))
+        prediction_share=share, notes=tuple(dict.fromkeys(notes)))
 
 
 def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = "svm", majority_vote: bool = True,
-             subsample: int | None = None, train_on: str = "clean", mechanism: str | None = None,
+             subsample: int | None = None, train_on: TrainOn | str = TrainOn.PRIVATE, mechanism: str | None = None,
              epsilon: float | None = None, accounting: str = "participant", gap: str | int = "window",
              seed: int = 0, n_jobs: int = 2, features: list[str] | None = None,
              bounds: str | Mapping[str, tuple[float, float]] = "public", window_s: float | None = None,
@@ -340,7 +401,10 @@ def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = 
 
     mechanism: None (clean) or a label such as "FPA", "CFPA-32", "DCFPA-64", "LPA"; epsilon: per participant
     for the whole release (accounting="participant"), or as in the paper (accounting="paper", labelled).
-    train_on: "clean" | "private" (independent releases) | "same-release" (the flawed protocol, to measure it).
+    train_on: "private" (default: the attacker trains on its own independent release of its prior-knowledge
+    data, same mechanism and ε, its own noise draw) | "clean" | "same-release" (the flawed protocol, to measure
+    it); a TrainOn or its text. Without a mechanism (clean data) there is no release to train on, so the
+    default means clean; "same-release" without a mechanism is an error.
     gap: "window" (one window length, default) | "paper" (overlapping halves) | a number of windows.
     bounds: "public" (documented feature bounds), "auto" / "data" (observed range where needed, flagged) or a
     mapping {feature: (L, U)}. mechanism_args: k ("public" rule or an integer), increment_bound (DCFPA, as a
@@ -352,7 +416,10 @@ def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = 
     if classifier not in CLASSIFIERS:
         raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
     at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=window_s)
-    point = Point(mechanism=mechanism, epsilon=epsilon, train_on=train_on, accounting=accounting,
+    scenario = TrainOn(train_on) if train_on in tuple(TrainOn) or isinstance(train_on, TrainOn) else train_on
+    if mechanism is None and scenario is TrainOn.PRIVATE:  # clean data: no release to train on
+        scenario = TrainOn.CLEAN
+    point = Point(mechanism=mechanism, epsilon=epsilon, train_on=scenario, accounting=accounting,
                   k=mechanism_args.get("k", "public"),  # type: ignore[arg-type]
                   increment_bound=mechanism_args.get("increment_bound"),  # type: ignore[arg-type]
                   repetition=repetition)

@@ -15,12 +15,14 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.attacks.classifiers import PAPER_ORDER
-from eyedp_core.attacks.engine import DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, run_task, task_spec
+from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, below_chance,
+                                       collapsed,
+                                       run_task, task_spec)
 from eyedp_core.attacks.privatize import resolve_bounds
 from eyedp_core.attacks.tables import AttackTable, prepare
 
-__all__ = ["DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "PAPER_EPSILONS", "Runner", "SweepRow", "available_tasks",
-           "paper_table", "plan_points",
+__all__ = ["DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "PAPER_EPSILONS", "Runner", "SweepRow",
+           "available_tasks", "paper_table", "plan_points",
            "rows_frame", "run_point", "summarise", "sweep"]
 
 # Bozkir et al.'s seven methods; ε per participant spanning "no protection" to "strong".
@@ -28,6 +30,8 @@ DEFAULT_MECHANISMS: tuple[str, ...] = ("FPA", "CFPA-32", "CFPA-64", "CFPA-128", 
 DEFAULT_EPSILONS: tuple[float, ...] = (1.0, 10.0, 100.0, 1000.0, 10000.0)
 # The paper's own grid (accounting="paper": Σ over 48 features per recording, chunks in parallel).
 PAPER_EPSILONS: tuple[float, ...] = (0.48, 2.4, 4.8, 24.0, 48.0)
+# The strongest attacker first (trained on its own private release), the clean-trained one as the labelled second.
+DEFAULT_SCENARIOS: tuple[TrainOn, ...] = (TrainOn.PRIVATE, TrainOn.CLEAN)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class SweepRow:
     k: int | None
     seconds: float
     plan: str = ""
+    prediction_share: float = float("nan")  # largest share of test units predicted as one class
 
 
 def available_tasks(at: AttackTable) -> tuple[str, ...]:
@@ -65,7 +70,8 @@ def available_tasks(at: AttackTable) -> tuple[str, ...]:
 
 
 def plan_points(mechanisms: Sequence[str] = DEFAULT_MECHANISMS, epsilons: Sequence[float] = DEFAULT_EPSILONS, *,
-                train_on: Sequence[str] = ("clean",), repetitions: int = 1, accounting: str = "participant",
+                train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS, repetitions: int = 1,
+                accounting: str = "participant",
                 k: int | str = "public", increment_bound: float | None = None,
                 include_clean: bool = True) -> list[Point]:
     """Grid -> the points to run, clean baseline first, then mechanism by mechanism, ε ascending."""
@@ -122,13 +128,14 @@ class Runner:
 
 def _row(point: Point, task: str, clf: str, res: EvalResult) -> SweepRow:
     plan = res.plans[0] if res.plans else None
-    return SweepRow(mechanism=point.label, epsilon=point.epsilon, train_on=point.train_on,
+    return SweepRow(mechanism=point.label, epsilon=point.epsilon, train_on=TrainOn(point.train_on).value,
                     accounting=point.accounting, repetition=point.repetition, task=task, classifier=clf,
                     accuracy=res.accuracy, chance=res.chance, window_accuracy=res.window_accuracy,
                     window_chance=res.window_chance, vote_accuracy=res.vote_accuracy,
                     participant_epsilon=plan.participant_total if plan else None,
                     per_call_epsilon=float(plan.per_call.min()) if plan else None,
-                    k=int(plan.k.max()) if plan else None, seconds=res.seconds, plan=plan.words if plan else "")
+                    k=int(plan.k.max()) if plan else None, seconds=res.seconds, plan=plan.words if plan else "",
+                    prediction_share=res.prediction_share)
 
 
 def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifiers: Sequence[str] = ("svm",),
@@ -143,7 +150,8 @@ def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifier
 
 def sweep(table: pd.DataFrame | AttackTable, *, tasks: Sequence[str] | None = None,
           mechanisms: Sequence[str] = DEFAULT_MECHANISMS, epsilons: Sequence[float] = DEFAULT_EPSILONS,
-          classifiers: Sequence[str] = PAPER_ORDER, train_on: Sequence[str] = ("clean",), repetitions: int = 1,
+          classifiers: Sequence[str] = PAPER_ORDER, train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS,
+          repetitions: int = 1,
           majority_vote: bool = True, subsample: int | None = None, accounting: str = "participant",
           gap: str | int = "window", seed: int = 0, n_jobs: int = 2,
           bounds: str | Mapping[str, tuple[float, float]] = "public", max_train: int | None = DEFAULT_MAX_TRAIN,
@@ -176,28 +184,44 @@ def rows_frame(rows: Sequence[SweepRow]) -> pd.DataFrame:
 
 
 def summarise(rows: Sequence[SweepRow] | pd.DataFrame) -> pd.DataFrame:
-    """SweepRows -> mean and sd over repetitions per (mechanism, ε, scenario, task, classifier)."""
+    """SweepRows -> mean and sd over repetitions per (mechanism, ε, scenario, task, classifier).
+
+    prediction_share is the largest over the repetitions; `collapsed` flags a classifier that answered one
+    class for ≥ 90 % of the test units where the test set is not that unbalanced, `below_chance` an accuracy more
+    than 0.1 under chance (a leave-one-person-out classifier answering its training majority): neither is
+    protection.
+    """
     df = rows if isinstance(rows, pd.DataFrame) else rows_frame(rows)
     if df.empty:
         return pd.DataFrame(columns=["mechanism", "epsilon", "train_on", "task", "classifier", "accuracy",
-                                     "accuracy_sd", "chance", "window_accuracy", "runs", "k", "plan"])
+                                     "accuracy_sd", "chance", "window_accuracy", "runs", "k", "plan",
+                                     "prediction_share", "collapsed", "below_chance", "accounting"])
     df = df.assign(epsilon=df["epsilon"].astype(float).fillna(0.0))
+    if "prediction_share" not in df:
+        df = df.assign(prediction_share=np.nan)
+    if "accounting" not in df:
+        df = df.assign(accounting="participant")
+    df = df.assign(train_on=df["train_on"].map(lambda v: TrainOn(v).value))
     g = df.groupby(["mechanism", "epsilon", "train_on", "task", "classifier"], sort=False, dropna=False)
     out = g.agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"), chance=("chance", "mean"),
                 window_accuracy=("window_accuracy", "mean"), runs=("accuracy", "size"), k=("k", "max"),
-                participant_epsilon=("participant_epsilon", "max"), plan=("plan", "first")).reset_index()
+                participant_epsilon=("participant_epsilon", "max"), plan=("plan", "first"),
+                prediction_share=("prediction_share", "max"), accounting=("accounting", "first")).reset_index()
     out["accuracy_sd"] = out["accuracy_sd"].fillna(0.0)
+    out["collapsed"] = [collapsed(p, c) for p, c in zip(out["prediction_share"], out["chance"], strict=True)]
+    out["below_chance"] = [below_chance(a, c) for a, c in zip(out["accuracy"], out["chance"], strict=True)]
     out["epsilon"] = out["epsilon"].where(out["mechanism"] != "clean", np.nan)
     return out
 
 
-def paper_table(summary: pd.DataFrame, task: str, *, train_on: str = "clean",
+def paper_table(summary: pd.DataFrame, task: str, *, train_on: TrainOn | str = TrainOn.PRIVATE,
                 classifiers: Sequence[str] = PAPER_ORDER, digits: int = 2) -> pd.DataFrame:
     """Summary -> the papers' layout for one task: rows = methods, columns = ε, cells 'k-NN|SVM|DT|RF'.
 
     A classifier that was not run shows '–'; the clean row (if present) has the same value in every column.
     """
-    s = summary[(summary["task"] == task) & ((summary["train_on"] == train_on) | (summary["mechanism"] == "clean"))]
+    scen = TrainOn(train_on).value
+    s = summary[(summary["task"] == task) & ((summary["train_on"] == scen) | (summary["mechanism"] == "clean"))]
     if s.empty:
         return pd.DataFrame()
     eps = sorted(e for e in s["epsilon"].dropna().unique())

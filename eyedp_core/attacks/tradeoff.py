@@ -2,6 +2,9 @@
 
 Works on a `grid.summarise` table (mean accuracy per mechanism, ε, scenario, task, classifier). Only ε values
 of the grid are claimed; `epsilon_for_accuracy` interpolates between grid points on a log scale and says so.
+By default (train_on=None) every accuracy is the strongest scenario's (`transition.strongest`), and each
+sentence names the scenario it used and says that ε was chosen from accuracies measured on the private data
+(tuning that is not itself private). Under the paper's accounting the sentences say "ε as in the paper".
 """
 from __future__ import annotations
 
@@ -10,6 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from eyedp_core.attacks.engine import TrainOn
+from eyedp_core.attacks.transition import SCENARIO_WORDS, epsilon_unit, strongest
 
 __all__ = ["TradeOff", "epsilon_for_accuracy", "find_tradeoff", "k_one_phrase"]
 
@@ -29,6 +35,16 @@ def k_one_phrase(plan: str) -> str | None:
     return rest.split(" (noise sd", 1)[0].rstrip(".")
 
 
+def _flagged(rows: pd.DataFrame, attacks: Sequence[str], eps: Sequence[float]) -> list[float]:
+    """Rows used, attack tasks, ε found -> the ε where some attack's result was collapsed or far below chance."""
+    cols = [c for c in ("collapsed", "below_chance") if c in rows]
+    if not cols:
+        return []
+    r = rows[rows["task"].isin(attacks) & rows["epsilon"].isin(eps)]
+    bad = r[r[cols].fillna(False).astype(bool).any(axis=1)]
+    return sorted(float(e) for e in bad["epsilon"].unique())
+
+
 @dataclass(frozen=True)
 class TradeOff:
     """One mechanism's answer: the grid ε that satisfy the targets, their range, and the sentence."""
@@ -44,16 +60,37 @@ def _fmt(e: float) -> str:
     return f"{e:g}"
 
 
+TUNING_WORDS = ("ε chosen from accuracies measured on the private data itself: tuning that is not itself "
+                "private")
+
+
+def _scenario_rows(summary: pd.DataFrame, classifier: str, train_on: TrainOn | str | None) -> pd.DataFrame:
+    """Summary -> the rows the finder reads: one scenario's, or (None) the strongest of both per setting."""
+    if train_on is None:
+        s = strongest(summary, classifier=classifier)
+    else:
+        s = summary[(summary["classifier"] == classifier) & (summary["train_on"] == TrainOn(train_on).value)]
+    return s[s["mechanism"] != "clean"]
+
+
+def _scenario_phrase(rows: pd.DataFrame, train_on: TrainOn | str | None) -> str:
+    """The rows used -> which scenario(s) the answer rests on, in words."""
+    used = [SCENARIO_WORDS.get(v, v) for v in dict.fromkeys(rows["train_on"])] if "train_on" in rows else []
+    if train_on is None:
+        return "strongest attacker at each ε: " + (" or ".join(used) if used else "none")
+    return SCENARIO_WORDS.get(TrainOn(train_on).value, str(train_on))
+
+
 def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05, utility: str | None = "task",
                   attacks: Sequence[str] | None = None, classifier: str = "svm",
-                  train_on: str = "clean") -> list[TradeOff]:
+                  train_on: TrainOn | str | None = None) -> list[TradeOff]:
     """Summary -> per mechanism, the grid ε where utility accuracy ≥ target and every attack ≤ chance + margin.
 
     utility None (or absent from the summary) looks for the ε where the attacks alone stay near chance.
-    attacks None means every other task in the summary.
+    attacks None means every other task in the summary. train_on None: the strongest scenario per setting.
     """
-    s = summary[(summary["classifier"] == classifier) & (summary["train_on"] == train_on)
-                & (summary["mechanism"] != "clean")]
+    s = _scenario_rows(summary, classifier, train_on)
+    unit = epsilon_unit(summary)
     tasks = set(s["task"])
     if utility not in tasks:
         utility = None
@@ -81,9 +118,14 @@ def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float =
             where = (f"for ε = {_fmt(good[0])}" if len(good) == 1 else
                      f"for ε from {_fmt(good[0])} to {_fmt(good[-1])}" if contiguous else
                      "for ε in {" + ", ".join(map(_fmt, good)) + "}")
-            sentence = f"With {mech}, {need} {where} (per person, grid values)."
+            sentence = (f"With {mech}, {need} {where} (ε {unit}, grid values; "
+                        f"{_scenario_phrase(m, train_on)}; {TUNING_WORDS}).")
             if k1:
                 sentence += f" There honest accounting forces k = 1: {k1}."
+            flagged = _flagged(m, attacks, good)
+            if flagged:
+                sentence += (f" Caution: at ε = {', '.join(map(_fmt, flagged))} an attack's classifier collapsed or "
+                             "scored far below chance, which is not evidence of protection.")
             out.append(TradeOff(mech, good, good[0], good[-1], sentence))
             continue
         # Say why not, with the nearest miss.
@@ -101,16 +143,20 @@ def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float =
                            f"vs chance {table[('chance', a)].mean():.2f})")
         if not why:
             why.append("the ε that keep the attacks near chance are smaller than those that keep the task working")
-        sentence = f"With {mech}, no ε in the grid meets both targets: " + "; ".join(why) + "."
+        sentence = (f"With {mech}, no ε in the grid (ε {unit}) meets both targets: " + "; ".join(why)
+                    + f" ({_scenario_phrase(m, train_on)}).")
         out.append(TradeOff(mech, (), None, None, sentence))
     return out
 
 
 def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: str = "svm",
-                         train_on: str = "clean") -> dict[str, tuple[float | None, str]]:
-    """Summary, wanted accuracy -> per mechanism (smallest ε reaching it, sentence); interpolated on log ε."""
-    s = summary[(summary["classifier"] == classifier) & (summary["train_on"] == train_on)
-                & (summary["mechanism"] != "clean") & (summary["task"] == task)]
+                         train_on: TrainOn | str | None = None) -> dict[str, tuple[float | None, str]]:
+    """Summary, wanted accuracy -> per mechanism (smallest ε reaching it, sentence); interpolated on log ε.
+
+    train_on None: the better scenario per setting (named in the sentence)."""
+    s = _scenario_rows(summary, classifier, train_on)
+    s = s[s["task"] == task]
+    unit = epsilon_unit(summary)
     out: dict[str, tuple[float | None, str]] = {}
     for mech, m in s.groupby("mechanism", sort=False):
         m = m.sort_values("epsilon")
@@ -119,16 +165,17 @@ def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = 
         hit = np.flatnonzero(a >= accuracy)
         if hit.size == 0:
             out[mech] = (None, f"{mech} does not reach {_words(task)} {accuracy:.2f} at any ε up to {_fmt(e.max())} "
-                               f"(best {a.max():.2f}).")
+                               f"{unit} (best {a.max():.2f}; {_scenario_phrase(m, train_on)}).")
             continue
         i = int(hit[0])
         if i == 0:
             out[mech] = (float(e[0]), f"{mech} reaches {_words(task)} {accuracy:.2f} already at the smallest ε tried, "
-                                      f"{_fmt(e[0])} ({a[0]:.2f}).")
+                                      f"{_fmt(e[0])} {unit} ({a[0]:.2f}; {_scenario_phrase(m, train_on)}).")
             continue
         # Linear in log ε between the last miss and the first hit (an estimate between grid points).
         frac = (accuracy - a[i - 1]) / (a[i] - a[i - 1]) if a[i] != a[i - 1] else 1.0
         est = float(np.exp(np.log(e[i - 1]) + frac * (np.log(e[i]) - np.log(e[i - 1]))))
-        out[mech] = (est, f"{mech} needs ε ≈ {est:.3g} per person for {_words(task)} {accuracy:.2f} (between the "
-                          f"grid points {_fmt(e[i - 1])} → {a[i - 1]:.2f} and {_fmt(e[i])} → {a[i]:.2f}).")
+        out[mech] = (est, f"{mech} needs ε ≈ {est:.3g} {unit} for {_words(task)} {accuracy:.2f} (between the "
+                          f"grid points {_fmt(e[i - 1])} → {a[i - 1]:.2f} and {_fmt(e[i])} → {a[i]:.2f}; "
+                          f"{_scenario_phrase(m, train_on)}; {TUNING_WORDS}).")
     return out

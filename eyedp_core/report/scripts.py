@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-__all__ = ["SCRIPTS", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
+__all__ = ["SCRIPTS", "areas_of_interest_script", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
            "time_series_script"]
 
 
@@ -107,24 +107,54 @@ def report_script(p: dict[str, Any]) -> str:
 
 def attacks_script(p: dict[str, Any]) -> str:
     """Attacks parameters (the last run's grid and protocol) in, the script (one result row per point, task and
-    classifier, through the same Runner and seed) out."""
+    classifier, through the same Runner and seed, with the page's self-extending grid if it was on) out."""
+    utility = "'task'" if "task" in p["tasks"] else "None"
     return (_header("Attacks", p) + _load("features", p["features_source"], "table")
             + "from eyedp_core import attacks\n\n"
               "at = attacks.prepare(table)\n"
             f"runner = attacks.Runner(at, gap={p['gap']!r}, subsample={p['subsample']!r}, seed={p['seed']!r}, "
-            f"n_jobs=2, bounds={p['bounds']!r})\n"
+            f"n_jobs=2, bounds={p['bounds']!r}, max_train={p.get('max_train', 4000)!r})\n"
             f"points = attacks.plan_points({p['mechanisms']!r}, {p['epsilons']!r}, train_on={p['scenarios']!r}, "
             f"repetitions={p['repetitions']!r}, accounting={p['accounting']!r}, k={p['k']!r})\n"
-              "rows = []\n"
-              "for point in points:\n"
+              "rows, results = [], []\n"
+              "while points:\n"
+              "    point = points.pop(0)\n"
             f"    for task in {p['tasks']!r}:\n"
             f"        for r in runner.run_point(point, tasks=(task,), classifiers={p['classifiers']!r}, "
             f"majority_vote={p['majority_vote']!r}):\n"
+              "            results.append(r)\n"
               "            rows.append({'label': point.label, 'epsilon': point.epsilon, 'task': task, "
               "'classifier': r.classifier, 'accuracy': r.accuracy, 'chance': r.chance})\n"
               "            print(rows[-1])\n"
-              "print(json.dumps(rows))\n")
+            + (f"    if not points:  # larger ε until every mechanism shows its transition (up to 10^6)\n"
+               f"        found = attacks.find_transitions(attacks.summarise(results), "
+               f"classifier={p['classifiers'][0]!r}, utility={utility})\n"
+               f"        points = [attacks.Point(mechanism=m, epsilon=e, train_on=s, accounting={p['accounting']!r}, "
+               f"k={p['k']!r}, repetition=i)\n"
+               f"                  for m, e in attacks.epsilons_to_add(found).items() for s in {p['scenarios']!r} "
+               f"for i in range({p['repetitions']!r})]\n" if p.get("extend") else "")
+            + "print(json.dumps(rows))\n")
+
+
+def areas_of_interest_script(p: dict[str, Any]) -> str:
+    """Areas-of-interest parameters in, the script (AOIs, clipped per-observer table, seeded preview of the
+    metrics with their 95 % half-widths) out."""
+    return (_header("Areas of interest", {k: v for k, v in p.items() if k != "aois"})
+            + _load("fixations", p["fixations"], "fixations")
+            + "from eyedp_core.aoi.metrics import AoiMetric, private_metrics\n"
+              "from eyedp_core.aoi.observers import AoiBounds, observer_table\n"
+              "from eyedp_core.aoi.parse import aois_from_records\n"
+              "from eyedp_core.heatmaps import preview\n\n"
+            f"AOIS = aois_from_records({p['aois']!r})\n"
+            f"sub, how = preview.fixations_for_stimulus(fixations, {p['fixations']['name']!r}, {p['stimulus']!r}, "
+            f"{p['width']!r}, {p['height']!r})\n"
+            f"table = observer_table(sub, AOIS, AoiBounds(**{p['bounds']!r}))\n"
+            f"res, _ = private_metrics(table, [AoiMetric(m) for m in {p['metrics']!r}], {p['epsilon']!r}, "
+            f"np.random.default_rng({p['seed']!r}))\n"
+              "print(json.dumps({'observers': table.n, 'aois': list(table.aoi_names), 'metrics': {m.value: {"
+              "'clean': np.asarray(r.clean).ravel().tolist(), 'private': np.asarray(r.private).ravel().tolist(), "
+              "'half_width': np.asarray(r.half_width).ravel().tolist()} for m, r in res.items()}}))\n")
 
 
 SCRIPTS = {"attacks": attacks_script, "heatmaps": heatmaps_script, "time_series": time_series_script, "gaze_samples": gaze_samples_script,
-           "home": home_script, "report": report_script}
+           "home": home_script, "report": report_script, "areas_of_interest": areas_of_interest_script}

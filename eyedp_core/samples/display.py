@@ -75,6 +75,12 @@ def visible(frame: pd.DataFrame, events: pd.DataFrame, span: tuple[float, float]
     return part, evw
 
 
+def samples_in(frame: pd.DataFrame, span: tuple[float, float]) -> int:
+    """Samples and a time range -> how many samples `visible` would keep (0: the window is empty)."""
+    t = frame["t_s"].to_numpy(float)
+    return int(np.count_nonzero((t >= span[0]) & (t <= span[1])))
+
+
 def trail(frame: pd.DataFrame, t_end: float, length_s: float) -> pd.DataFrame:
     """Samples and a time point -> the samples of the last `length_s` seconds up to t_end (the scanpath "so far")."""
     t = frame["t_s"].to_numpy(float)

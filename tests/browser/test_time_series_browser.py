@@ -146,7 +146,7 @@ def test_release_forms_and_ab_views_in_the_browser(page, app_url, shots):
     harness.wait_idle(page, 120_000)
     _no_exception(page)
     main.get_by_text("Smallest ε per person reaching 0 dB").first.wait_for(timeout=60_000)
-    assert page.locator(".js-plotly-plot").count() >= 1
+    main.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the chart draws after its caption
     harness.screenshot(page, str(shots / "time_series_forms.png"))
     main.get_by_role("radio", name="Compare A/B", exact=True).click()
     harness.wait_idle(page, 120_000)

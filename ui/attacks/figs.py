@@ -6,12 +6,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from eyedp_core.attacks.transition import epsilon_unit, strongest
 from ui import theme
+from ui.text import html_text
 
 TASK_TITLES = {"task": "Document type (utility)", "gender": "Gender (no prior knowledge)",
                "identity": "Re-identification (prior knowledge)"}
-SCENARIO_DASH = {"clean": "solid", "private": "dot", "same-release": "dash"}
-SCENARIO_NAMES = {"clean": "trained clean", "private": "trained private", "same-release": "same release"}
+SCENARIO_DASH = {"private": "solid", "clean": "dot", "same-release": "dash"}
+SCENARIO_NAMES = {"clean": "trained on clean data", "private": "trained on its own release",
+                  "same-release": "same release"}
 
 
 def baseline_bars(base: pd.DataFrame) -> go.Figure:
@@ -19,21 +22,21 @@ def baseline_bars(base: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for i, col in enumerate(["per window", "majority vote"]):
         vals = base[col].astype(float)
-        fig.add_bar(x=base["attack"], y=vals, name=col, marker_color=theme.CATEGORY[i],
+        fig.add_bar(x=[html_text(a) for a in base["attack"]], y=vals, name=col, marker_color=theme.CATEGORY[i],
                     text=[f"{v:.2f}" if np.isfinite(v) else "" for v in vals], textposition="outside")
-    fig.add_scatter(x=base["attack"], y=base["chance"], mode="markers", name="chance level",
+    fig.add_scatter(x=[html_text(a) for a in base["attack"]], y=base["chance"], mode="markers", name="chance level",
                     marker=dict(symbol="line-ew-open", size=40, color=theme.DANGER, line=dict(width=3)))
     fig.update_layout(yaxis_title="accuracy", yaxis_range=[0, 1.1], barmode="group")
     return theme.style(fig, 340, "Clean data, honest protocol: how well each attack works before any noise")
 
 
 def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str,
-                        scenarios: list[str]) -> go.Figure:
+                        scenarios: list[str], unit: str = "per person") -> go.Figure:
     """Summary (mean, sd over repetitions) -> one panel per task: accuracy vs ε, a line per mechanism and
     scenario, the clean accuracy (grey) and the chance level (red, dashed)."""
     s = summary[summary["classifier"] == classifier]
     fig = make_subplots(rows=1, cols=len(tasks), shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=[TASK_TITLES.get(t, t) for t in tasks])
+                        subplot_titles=[html_text(TASK_TITLES.get(t, t)) for t in tasks])
     mechs = [m for m in dict.fromkeys(s["mechanism"]) if m != "clean"]
     eps_all = s["epsilon"].dropna()
     x_range = (float(eps_all.min()), float(eps_all.max())) if not eps_all.empty else (1.0, 10.0)
@@ -63,7 +66,54 @@ def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str
                                 error_y=dict(type="data", array=m["accuracy_sd"], visible=bool((m["runs"] > 1).any())),
                                 row=1, col=col,
                                 hovertemplate=f"{name}<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}}<extra></extra>")
-        fig.update_xaxes(type="log", title_text="ε per person" if col == 1 else "ε", row=1, col=col)
+        fig.update_xaxes(type="log", title_text=f"ε {unit}" if col == 1 else "ε", row=1, col=col)
     fig.update_yaxes(range=[0, 1.05], title_text="accuracy", row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
     return theme.style(fig, 420, None)
+
+
+TRANSITION_COLORS = {"task": theme.CATEGORY[2], "identity": theme.DANGER, "gender": theme.CATEGORY[3]}
+TRANSITION_NAMES = {"task": "document type (utility)", "identity": "re-identification (strongest attacker)",
+                    "gender": "gender (strongest attacker)"}
+
+
+def transition_chart(summary: pd.DataFrame, tasks: list[str], classifier: str, transitions: list) -> go.Figure:
+    """Summary and its transitions -> one panel per mechanism: the utility task and the strongest attacks against ε,
+    each as the share of its clean advantage over chance it keeps (0 = chance, 1 = as on clean data); the gap
+    where the task works and the attacks are near chance shaded; collapsed classifiers marked ✕."""
+    best = strongest(summary, classifier=classifier)
+    mechs = [m for m in dict.fromkeys(best["mechanism"]) if m != "clean"]
+    unit = epsilon_unit(summary)
+    fig = make_subplots(rows=1, cols=max(1, len(mechs)), shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=mechs or [""])
+    by_mech = {t.mechanism: t for t in transitions}
+    for col, mech in enumerate(mechs, start=1):
+        for task in tasks:
+            clean = best[(best["mechanism"] == "clean") & (best["task"] == task)]
+            m = best[(best["mechanism"] == mech) & (best["task"] == task)].sort_values("epsilon")
+            if m.empty or clean.empty:
+                continue
+            chance = m["chance"].to_numpy(float)
+            scale = max(float(clean["accuracy"].iloc[0]) - float(clean["chance"].iloc[0]), 0.05)
+            y = np.clip((m["accuracy"].to_numpy(float) - chance) / scale, -0.3, 1.2)
+            flag = m["collapsed"].fillna(False).to_numpy(bool) if "collapsed" in m else np.zeros(len(m), bool)
+            name = TRANSITION_NAMES.get(task, task)
+            custom = np.c_[m["accuracy"].to_numpy(float), chance, m["train_on"].to_numpy(str)]
+            fig.add_scatter(x=m["epsilon"], y=y, mode="lines+markers", name=name, legendgroup=task,
+                            showlegend=col == 1, line=dict(color=TRANSITION_COLORS.get(task, theme.MUTED),
+                                                           dash="solid" if task == "task" else "dot"),
+                            marker=dict(symbol=np.where(flag, "x", "circle").tolist(), size=np.where(flag, 11, 7).tolist()),
+                            customdata=custom, row=1, col=col,
+                            hovertemplate=f"{name}<br>ε = %{{x:g}}<br>accuracy %{{customdata[0]:.2f}} "
+                                          "(chance %{customdata[1]:.2f})<br>%{customdata[2]}<extra></extra>")
+        t = by_mech.get(mech)
+        if t is not None and t.utility_recovers is not None:
+            right = t.attack_leaves if t.attack_leaves is not None else t.largest_epsilon
+            if t.utility_recovers < right:
+                fig.add_vrect(x0=t.utility_recovers, x1=right, fillcolor=theme.CATEGORY[2], opacity=0.12,
+                              line_width=0, row=1, col=col)
+        fig.update_xaxes(type="log", title_text=f"ε {unit}" if col == 1 else "ε", row=1, col=col)
+    fig.add_hline(y=0, line=dict(color=theme.MUTED, dash="dash", width=1))
+    fig.update_yaxes(range=[-0.35, 1.25], title_text="advantage kept (0 chance, 1 clean)", row=1, col=1)
+    fig.update_layout(legend=dict(orientation="h", y=-0.25))
+    return theme.style(fig, 420, "Utility and risk against ε: where each leaves chance")

@@ -8,6 +8,8 @@ Every finished (setting, task) is cached in ui.attacks.view, so pressing Run aga
 """
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -16,12 +18,17 @@ from eyedp_core.attacks import AttackTable
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
 from ui.fragment import fragment
+from ui.text import md_text
 from ui.attacks.view import RunSettings
 
 EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
 TASK_NAMES = {"task": "document type (utility)", "gender": "gender", "identity": "re-identification"}
-SCENARIO_LABELS = {"clean": "trained on clean data, tested on the release (today's attacker)",
-                   "private": "trained and tested on independent releases (only private data exist)"}
+SCENARIO_LABELS = {"private": "trained on its own private release (knows the mechanism and ε: the strongest)",
+                   "clean": "trained on clean data, tested on the release"}
+# ε = 1 anchors strong privacy; 10³-10⁵ resolve the transition on the sample (10 and 100 add nothing there:
+# every attack and the task are at chance, bench/attacks_epsilon_table.md); the run extends itself beyond 10⁵.
+DEFAULT_EPSILONS = [1.0, 1000.0, 10000.0, 100000.0]
+LIVE_EVERY_S = 2.0
 GAP_LABELS = {"window": "honest: a gap of one window length (no shared samples)",
               "paper": "as in the papers: halves that share samples (inflates re-identification)"}
 ACCOUNTING_LABELS = {"participant": "per person (every feature, chunk and recording adds up)",
@@ -46,17 +53,17 @@ def lead() -> None:
 
 def summary(name: str, at: AttackTable) -> None:
     """One line about the loaded table, and warnings about its bounds and windows."""
-    labels = ", ".join(at.labels) if at.labels else "none"
-    st.markdown(f"Feature table **{name}**: {at.n_participants} participants, {at.n_recordings} recordings, "
+    labels = ", ".join(map(md_text, at.labels)) if at.labels else "none"
+    st.markdown(f"Feature table **{md_text(name)}**: {at.n_participants} participants, {at.n_recordings} recordings, "
                 f"{len(at.frame):,} windows, {len(at.features)} features; label columns: {labels}.")
     derived = view.data_derived_features(at)
     if derived:
         st.warning(f"{len(derived)} feature(s) have no documented public bounds "
-                   f"({', '.join(derived[:5])}{' …' if len(derived) > 5 else ''}): their clamp range is read off "
+                   f"({', '.join(map(md_text, derived[:5]))}{' …' if len(derived) > 5 else ''}): their clamp range is read off "
                    "the data, so results under noise are not a DP guarantee for them (docs/PRIVACY_MODEL.md §0.4).",
                    icon=":material/warning:")
     for note in at.notes:
-        st.caption(f"Note: {note}.")
+        st.caption(f"Note: {md_text(note)}.")
     feature_preview(name, at)
 
 
@@ -67,9 +74,9 @@ def feature_preview(name: str, at: AttackTable) -> None:
     """A captioned, compact look at the feature table the attacks read (a few rows, not all of them)."""
     with st.expander(f"The feature table: {len(at.frame):,} windows × {len(at.features)} features "
                      f"(first {PREVIEW_ROWS} rows)"):
-        st.caption(f"**{name}**: one row per window of {at.window_s:g} s of one recording — {at.n_participants} "
+        st.caption(f"**{md_text(name)}**: one row per window of {at.window_s:g} s of one recording — {at.n_participants} "
                    f"participants, {at.n_recordings} recordings, {len(at.frame):,} windows in all. The columns are "
-                   f"the label columns ({', '.join(at.labels) or 'none'}) and the {len(at.features)} eye-movement "
+                   f"the label columns ({', '.join(map(md_text, at.labels)) or 'none'}) and the {len(at.features)} eye-movement "
                    "features the classifiers see. Only the first rows are shown here; every row is used.")
         cols = [c for c in ("participant", *at.labels) if c in at.frame.columns] + list(at.features)
         st.dataframe(at.frame.head(PREVIEW_ROWS)[cols].round(3), hide_index=True, height=35 * (PREVIEW_ROWS + 1) + 3,
@@ -92,7 +99,7 @@ def baseline_and_traps(token: str, at: AttackTable) -> None:
     try:
         base = view.baseline(token, at)
     except ValueError as err:
-        st.error(f"Cannot run the attacks on this table: {err}", icon=":material/error:")
+        st.error(f"Cannot run the attacks on this table: {md_text(err)}", icon=":material/error:")
         return
     if base.empty:
         st.info("This table has no task or gender column and fewer than two participants, so no attack applies.")
@@ -107,7 +114,7 @@ def baseline_and_traps(token: str, at: AttackTable) -> None:
     try:
         tr = view.traps(token, at)
     except ValueError as err:
-        st.caption(f"Could not measure them here: {err}.")
+        st.caption(f"Could not measure them here: {md_text(err)}.")
         return
     st.markdown(f"- {tr.overlap_sentence}\n- {tr.same_draw_sentence}")
 
@@ -130,10 +137,13 @@ def settings_form(at: AttackTable) -> None:
         mechs = c1.multiselect("Mechanisms", attacks.ATTACK_MECHANISMS, default=["FPA", "CFPA-32", "DCFPA-32"],
                                key="at_mechs", help="Bozkir et al.'s Fourier mechanisms (chunk size after the dash) "
                                "and the Laplace mechanism LPA.")
-        eps = c2.multiselect("ε grid (per person)", EPS_CHOICES, default=[1.0, 10.0, 100.0, 1000.0, 10000.0],
-                             format_func=eps_text, key="at_eps")
-        scen = c1.multiselect("Scenario", list(SCENARIO_LABELS), default=["clean"], key="at_scen",
-                              format_func=SCENARIO_LABELS.get)
+        eps = c2.multiselect("ε grid (per person, or as in the paper under its accounting)", EPS_CHOICES,
+                             default=DEFAULT_EPSILONS, format_func=eps_text, key="at_eps")
+        scen = c1.multiselect("Scenario", list(SCENARIO_LABELS), default=list(SCENARIO_LABELS), key="at_scen",
+                              format_func=SCENARIO_LABELS.get,
+                              help="The headline risk is the higher of the scenarios run. An attacker who knows "
+                                   "the mechanism and ε trains on its own release: the threat model DP is "
+                                   "defined against.")
         clfs = c2.multiselect("Classifiers", list(attacks.PAPER_ORDER), default=["svm"], key="at_clfs",
                               format_func=attacks.CLASSIFIERS.get)
         # Full width: three task names side by side do not fit a half-width field at 1280 px.
@@ -142,6 +152,9 @@ def settings_form(at: AttackTable) -> None:
         c3, c4 = st.columns(2)
         reps = c4.number_input("Repetitions (new noise each)", 1, 10, 1, key="at_reps")
         vote = c3.toggle("Majority vote per recording", True, key="at_vote")
+        extend = c3.toggle("Extend ε until the transition shows", True, key="at_extend",
+                           help="After the grid, larger ε (×10 each, up to 10⁶) are run for every mechanism "
+                                "whose strongest attack has not left chance or whose task has not recovered.")
         with st.expander("Protocol and accounting"):
             gap = st.radio("Split for re-identification", list(GAP_LABELS), format_func=GAP_LABELS.get,
                            key="at_gap")
@@ -166,7 +179,7 @@ def settings_form(at: AttackTable) -> None:
                             tasks=tuple(t for t in tasks if t in chosen), majority_vote=bool(vote),
                             repetitions=int(reps), accounting=acc, gap=gap,
                             k="public" if k_rule == "public rule" else int(k_fixed),
-                            subsample=int(sub) or None))
+                            subsample=int(sub) or None, extend=bool(extend)))
 
 
 def _cancel() -> None:
@@ -178,7 +191,8 @@ def _summary(rows: list[dict]) -> pd.DataFrame:
 
 
 def run(token: str, at: AttackTable, settings: RunSettings) -> None:
-    """Run (or resume) the requested grid with a progress bar, a stop button and a chart that grows."""
+    """Run (or resume) the requested grid with an estimate, a progress bar, a stop button and a chart that grows;
+    then, if asked, larger ε until every mechanism shows its transition."""
     points = settings.points()
     total = len(points) * len(settings.tasks)
     kept = st.session_state.get("atk_rows")
@@ -187,6 +201,16 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
         st.info(f"Run stopped after {done} of {total} steps. Press **Run attacks** to continue: finished steps "
                 "come from the cache.", icon=":material/pause_circle:")
         return
+    done_before = len(kept[2]) // max(1, len(settings.classifiers)) if kept and kept[:2] == (token, settings) else 0
+    try:
+        guess = view.estimate_seconds(view.baseline(token, at), settings, cached=done_before)
+    except ValueError:
+        guess = float("nan")
+    note = st.empty()
+    if guess == guess and guess > 5:
+        note.caption(f"Estimated time: about {guess:.0f} s on this machine (from the clean baseline's timing)"
+                     + (", plus larger ε if the grid extends itself" if settings.extend else "")
+                     + ". Settings run before come back instantly.")
     stop = st.empty()
     stop.button("Stop the run", key="at_stop", on_click=_cancel, icon=":material/stop_circle:")
     bar = st.progress(0.0, text=f"Running {total} steps…")
@@ -194,7 +218,13 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
     rows: list[dict] = []
     problems: list[str] = []
     tasks = list(settings.tasks)
-    for i, point in enumerate(points):
+    unit = "as in the paper" if settings.accounting == "paper" else "per person"
+    step = 0
+    drawn = time.perf_counter()
+    queue = list(points)
+    i = 0
+    while queue:
+        point = queue.pop(0)
         for task in tasks:
             try:
                 rows += view.point_rows(token, settings.gap, settings.subsample, view.point_key(point), task,
@@ -202,17 +232,24 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
             except ValueError as err:
                 problems.append(f"{TASK_NAMES.get(task, task)}: {err}")
             st.session_state["atk_rows"] = (token, settings, list(rows))
-            step = i * len(tasks) + tasks.index(task) + 1
+            step += 1
             what = point.label if point.mechanism is None else f"{point.label}, ε = {eps_text(point.epsilon)}"
-            bar.progress(step / total, text=f"{step} of {total}: {what}, {TASK_NAMES.get(task, task)}")
-        if rows and (i % 2 == 1 or i == len(points) - 1):
+            bar.progress(min(1.0, step / total), text=f"{step} of {total}: {what}, {md_text(TASK_NAMES.get(task, task))}")
+        # Redraw the growing chart at most every LIVE_EVERY_S: a run served from the cache draws it once.
+        if rows and time.perf_counter() - drawn >= LIVE_EVERY_S:
+            drawn = time.perf_counter()
             live.plotly_chart(figs.accuracy_vs_epsilon(_summary(rows), _present(rows, tasks), settings.classifiers[0],
-                                                       list(settings.scenarios)), key=f"at_live_{i}", theme=None)
+                                                       list(settings.scenarios), unit), key=f"at_live_{i}", theme=None)
+        i += 1
+        if not queue:
+            queue = view.extension_points(settings, rows)
+            total += len(queue) * len(tasks)
     stop.empty()
     bar.empty()
     live.empty()
+    note.empty()
     for p in dict.fromkeys(problems):
-        st.warning(f"Skipped — {p}", icon=":material/warning:")
+        st.warning(f"Skipped — {md_text(p)}", icon=":material/warning:")
 
 
 def _present(rows: list[dict], tasks: list[str]) -> list[str]:
@@ -241,8 +278,11 @@ def results(token: str, settings: RunSettings) -> None:
     tasks = _present(rows, list(settings.tasks))
     clf = st.selectbox("Classifier shown", settings.classifiers, format_func=attacks.CLASSIFIERS.get,
                        key="at_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
+    transition_panel(token, settings, len(rows), s, tasks, clf)
+    st.markdown("**Accuracy against ε, per task and scenario**")
     st.plotly_chart(view.result_figure(token, settings, len(rows), clf, tuple(tasks), s), key="at_result_chart", theme=None)
-    st.caption("One colour per mechanism; dotted lines: trained on a private release. Red dashed: chance (the "
+    st.caption("One colour per mechanism; solid lines: the attacker trained on its own private release, dotted: "
+               "trained on clean data. Red dashed: chance (the "
                "share of the most frequent class among the test units). Grey: the same classifier on clean data. "
                "Where mechanisms score alike their lines lie on top of each other (and on the chance line): "
                "hover a point, or read the table below, for every value."
@@ -265,20 +305,67 @@ def results(token: str, settings: RunSettings) -> None:
         tbl = attacks.paper_table(s, task, train_on=scen, classifiers=shown)
         if tbl.empty:
             continue
-        st.markdown(f"*{figs.TASK_TITLES.get(task, task)}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
+        st.markdown(f"*{md_text(figs.TASK_TITLES.get(task, task))}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
         st.dataframe(tbl, key=f"at_table_{task}")
 
-    tradeoff_finder(token, settings, len(rows), s, tasks, clf, scen)
+    tradeoff_finder(token, settings, len(rows), s, tasks, clf)
     plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
     with st.expander("How each setting spent its budget"):
         for p in plans["plan"]:
             if p:
-                st.markdown(f"- {p}")
+                st.markdown(f"- {md_text(p)}")
+
+
+def collapse_flag(s: pd.DataFrame, clf: str) -> None:
+    """Warn about every result whose classifier answered one class for (nearly) every test unit."""
+    if "collapsed" not in s:
+        return
+    low = s[(s["classifier"] == clf) & s.get("below_chance", pd.Series(False, index=s.index)).fillna(False).astype(bool)
+            & ~s["collapsed"].fillna(False).astype(bool)]
+    if not low.empty:
+        items = [f"{md_text(TASK_NAMES.get(r.task, r.task))}, {md_text(str(r.mechanism))} at ε = {eps_text(r.epsilon)} "
+                 f"({r.accuracy:.2f} vs chance {r.chance:.2f})" for r in low.itertuples()]
+        st.warning(f"**Far below chance in {len(items)} result(s)** — a classifier that learnt nothing answers the "
+                   "majority of its training people, which leaving one person out turns against the held-out "
+                   "person; this is **not** protection either: " + "; ".join(items[:6])
+                   + (" …" if len(items) > 6 else "") + ".", icon=":material/report:")
+    bad = s[(s["classifier"] == clf) & s["collapsed"].fillna(False).astype(bool)]
+    if bad.empty:
+        return
+    groups = []
+    for scen, g in bad.groupby("train_on", sort=False):
+        # Tasks of one mechanism that collapsed at the same ε share one phrase.
+        same: dict[tuple[str, tuple[float, ...]], list[str]] = {}
+        for (mech, task), x in g.groupby(["mechanism", "task"], sort=False):
+            same.setdefault((md_text(str(mech)), tuple(sorted(x["epsilon"]))), []).append(md_text(TASK_NAMES.get(task, task)))
+        phrases = [f"{mech}, {' and '.join(tasks)} at ε = {', '.join(eps_text(e) for e in eps)}"
+                   for (mech, eps), tasks in same.items()]
+        groups.append(f"*{SCENARIO_LABELS.get(scen, scen).split(' (')[0]}*: " + "; ".join(phrases))
+    st.warning(f"**Collapsed classifier in {len(bad)} result(s)** — it answered one class for at least "
+               f"{attacks.COLLAPSE_SHARE:.0%} of the test units although the test set is not that unbalanced, so its "
+               "accuracy at chance is **not** protection (✕ on the chart where the stronger scenario collapsed "
+               "too). " + " — ".join(groups) + ".", icon=":material/report:")
+
+
+def transition_panel(token: str, settings: RunSettings, n_rows: int, s: pd.DataFrame, tasks: list[str],
+                     clf: str) -> None:
+    """Utility and the strongest attacks against ε on one chart per mechanism, the transition in sentences, and
+    the collapse flag."""
+    st.markdown("**Utility and risk against ε.** Each line is the share of its clean-data advantage over chance a "
+                "task keeps: 0 is chance, 1 is as good as on clean data. Risk is the **strongest attacker** at "
+                "each ε — the higher of the scenarios run"
+                + (f" ({' and '.join(SCENARIO_LABELS[x].split(' (')[0] for x in settings.scenarios)})"
+                   if len(settings.scenarios) > 1 else "") + ". Green band: the ε where the task works while the "
+                "attacks stay near chance.")
+    collapse_flag(s, clf)
+    st.plotly_chart(view.transition_figure(token, settings, n_rows, clf, tuple(tasks), s),
+                    key="at_transition_chart", theme=None)
+    st.caption("Where each curve leaves chance, in words, is in the trade-off finder below (with its targets).")
 
 
 @fragment
-def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFrame, tasks: list[str], clf: str,
-                    scen: str) -> None:
+def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFrame, tasks: list[str],
+                    clf: str) -> None:
     """The trade-off sliders and their answers (a fragment inside the results: moving a slider re-runs only this,
     the charts and tables above are not sent again; the answers are cached per run and setting)."""
     st.markdown("**Trade-off finder**")
@@ -286,11 +373,14 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
     util = "task" if "task" in tasks else None
     target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
     margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
-    _bullets(_tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, scen, s)))
+    st.markdown("*Where the transition is* (the strongest attacker at each ε):")
+    _bullets(_tuned(view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s)))
+    st.markdown("*Where both targets hold* (each sentence names the scenario it used):")
+    _bullets(_tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s)))
     if util is not None:
         want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
                                key="at_want")
-        _bullets(_tuned(view.accuracy_sentences(token, settings, n_rows, want, clf, scen, s)))
+        _bullets(_tuned(view.accuracy_sentences(token, settings, n_rows, want, clf, None, s)))
 
 
 # The finder reads accuracies measured on the private data: an ε picked from them is tuned on that data.
@@ -307,7 +397,7 @@ def _tuned(sentences: list[str]) -> list[str]:
 def _bullets(sentences: list[str]) -> None:
     """Sentences -> one markdown list (one element, not one per line)."""
     if sentences:
-        st.markdown("\n".join(f"- {sentence}" for sentence in sentences))
+        st.markdown("\n".join(f"- {md_text(sentence)}" for sentence in sentences))
 
 
 def formulas() -> None:

@@ -24,6 +24,9 @@ from ui.attacks import figs
 BOUNDS_RULE = "auto"  # documented public bounds where known; observed range (flagged) for unknown features
 SEED = 0
 N_JOBS = 2
+# Training windows per fold: on the sample, 1,000 windows (one per recording block) gives the same attack strength
+# as 4,000 within the noise of the grid (bench/bench_attacks_page.py) at a fifth of the SVM's cost.
+MAX_TRAIN = 1000
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class RunSettings:
     gap: str = "window"
     k: int | str = "public"
     subsample: int | None = None  # None: the papers' 10 (LOPO) and 5 (re-identification)
+    extend: bool = True  # run larger ε until each mechanism shows the transition (up to EXTEND_LIMIT)
 
     def points(self) -> list[Point]:
         """The grid points of this run, clean baseline first."""
@@ -57,7 +61,8 @@ def prepared(token: str, _frame: pd.DataFrame) -> AttackTable:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def runner(token: str, gap: str, subsample: int | None, _at: AttackTable) -> Runner:
     """Data token, gap rule, subsampling -> the shared Runner (task rows and clean-trained classifiers live in it)."""
-    return Runner(_at, gap=gap, subsample=subsample, seed=SEED, n_jobs=N_JOBS, bounds=BOUNDS_RULE)
+    return Runner(_at, gap=gap, subsample=subsample, seed=SEED, n_jobs=N_JOBS, bounds=BOUNDS_RULE,
+                  max_train=MAX_TRAIN)
 
 
 @st.cache_data(max_entries=4000, show_spinner=False)
@@ -84,13 +89,45 @@ def baseline(token: str, _at: AttackTable) -> pd.DataFrame:
     names = {"task": "Document type", "gender": "Gender", "identity": "Re-identification"}
     return pd.DataFrame([{"attack": names.get(r["task"], r["task"]), "task": r["task"],
                           "per window": r["window_accuracy"], "majority vote": r["vote_accuracy"],
-                          "chance": r["chance"], "chance per window": r["window_chance"]} for r in rows])
+                          "chance": r["chance"], "chance per window": r["window_chance"],
+                          "seconds": r["seconds"]} for r in rows])
 
 
 @st.cache_data(max_entries=8, show_spinner="Measuring the two protocol traps on this table…")
 def traps(token: str, _at: AttackTable) -> attacks.Traps:
     """Data token -> re-identification with and without each published-protocol flaw, measured here."""
-    return attacks.measure_traps(_at, bounds=BOUNDS_RULE, seed=SEED, n_jobs=N_JOBS)
+    return attacks.measure_traps(_at, bounds=BOUNDS_RULE, seed=SEED, n_jobs=N_JOBS, max_train=MAX_TRAIN)
+
+
+def extension_points(settings: RunSettings, rows: list[dict]) -> list[Point]:
+    """Finished rows of a run -> the next larger-ε points for the mechanisms whose grid shows no transition yet
+    ([] when every mechanism shows it, the limit is reached, or the run does not extend)."""
+    if not settings.extend or not rows:
+        return []
+    s = attacks.summarise(pd.DataFrame(rows))
+    found = attacks.find_transitions(s, classifier=settings.classifiers[0],
+                                     utility="task" if "task" in settings.tasks else None)
+    more = attacks.epsilons_to_add(found)
+    return [Point(mechanism=m, epsilon=e, train_on=scen, accounting=settings.accounting, k=settings.k, repetition=r)
+            for m, e in more.items() for scen in settings.scenarios for r in range(settings.repetitions)]
+
+
+# Cost of one (setting, task) relative to the clean baseline's own fit of that task, measured on the sample:
+# an attacker trained on a release fits anew (about the baseline's time), one trained on clean data only predicts.
+_COST = {"private": 2.0, "clean": 0.5, "same-release": 2.0}
+
+
+def estimate_seconds(base: pd.DataFrame, settings: RunSettings, cached: int = 0) -> float:
+    """Clean baseline (with its `seconds`) and a run -> its expected seconds on this machine, from the baseline's
+    timing (before the possible extension); `cached` steps already finished cost nothing."""
+    if base.empty or "seconds" not in base:
+        return float("nan")
+    per_task = dict(zip(base["task"], base["seconds"].astype(float), strict=True))
+    fit = sum(per_task.get(t, float(base["seconds"].mean())) for t in settings.tasks) * len(settings.classifiers)
+    points = [p for p in settings.points() if p.mechanism is not None]
+    total = sum(_COST.get(str(p.train_on), 1.0) for p in points) * fit
+    steps = max(1, len(points) * len(settings.tasks))
+    return max(0.0, total * (1 - min(cached, steps) / steps))
 
 
 def data_derived_features(at: AttackTable) -> list[str]:
@@ -107,8 +144,26 @@ def summary(token: str, settings: RunSettings, n_rows: int, _rows: list[dict]) -
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
+def transition_sentences(token: str, settings: RunSettings, n_rows: int, target: float, margin: float,
+                         utility: str | None, classifier: str, _summary: pd.DataFrame) -> list[str]:
+    """A run's summary and the finder's targets -> per mechanism, where the strongest attack leaves chance and
+    where the task recovers (or up to which ε neither happens), one sentence each."""
+    return [t.sentence for t in attacks.find_transitions(_summary, target=target, margin=margin, utility=utility,
+                                                         classifier=classifier)]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def transition_figure(token: str, settings: RunSettings, n_rows: int, classifier: str, tasks: tuple[str, ...],
+                      _summary: pd.DataFrame) -> go.Figure:
+    """A run's summary -> utility and the strongest attacks against ε, one panel per mechanism (S-curves, gap)."""
+    found = attacks.find_transitions(_summary, classifier=classifier, utility="task" if "task" in tasks else None)
+    return figs.transition_chart(_summary, list(tasks), classifier, found)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
 def tradeoff_sentences(token: str, settings: RunSettings, n_rows: int, target: float, margin: float,
-                       utility: str | None, classifier: str, train_on: str, _summary: pd.DataFrame) -> list[str]:
+                       utility: str | None, classifier: str, train_on: str | None,
+                       _summary: pd.DataFrame) -> list[str]:
     """A run's summary (keyed like `summary`) and the trade-off finder's settings -> its answers, one sentence each."""
     return [a.sentence for a in attacks.find_tradeoff(_summary, target=target, margin=margin, utility=utility,
                                                       classifier=classifier, train_on=train_on)]
@@ -116,7 +171,7 @@ def tradeoff_sentences(token: str, settings: RunSettings, n_rows: int, target: f
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def accuracy_sentences(token: str, settings: RunSettings, n_rows: int, accuracy: float, classifier: str,
-                       train_on: str, _summary: pd.DataFrame) -> list[str]:
+                       train_on: str | None, _summary: pd.DataFrame) -> list[str]:
     """A run's summary (keyed like `summary`) and a wanted task accuracy -> per mechanism, the ε it needs (sentences)."""
     return [sentence for _, sentence in attacks.epsilon_for_accuracy(_summary, accuracy, classifier=classifier,
                                                                      train_on=train_on).values()]
@@ -126,4 +181,5 @@ def accuracy_sentences(token: str, settings: RunSettings, n_rows: int, accuracy:
 def result_figure(token: str, settings: RunSettings, n_rows: int, classifier: str, tasks: tuple[str, ...],
                   _summary: pd.DataFrame) -> go.Figure:
     """A run's summary (keyed like `summary`, plus the classifier shown) -> the accuracy-versus-ε chart."""
-    return figs.accuracy_vs_epsilon(_summary, list(tasks), classifier, list(settings.scenarios))
+    unit = "as in the paper" if settings.accounting == "paper" else "per person"
+    return figs.accuracy_vs_epsilon(_summary, list(tasks), classifier, list(settings.scenarios), unit)

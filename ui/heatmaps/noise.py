@@ -10,6 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import calibration_table
 from ui.heatmaps import figs, view
+from ui.text import md_text
 from ui.widgets import badge, calibration_box, fmt_num
 
 LIU = "liu-thm-3.4"
@@ -31,7 +32,7 @@ def guarantee_markdown(ctx: view.Context) -> str:
     slack = ("no exceptions (Laplace noise: pure ε-DP)" if d == 0
              else f"except with probability δ = {fmt_num(d)}")
     return (f"**Each observer is protected with ε = {fmt_num(ctx.epsilon)}"
-            f"{'' if d == 0 else f', δ = {fmt_num(d)}'} for the stimulus '{ctx.stimulus.name}'.** Whatever "
+            f"{'' if d == 0 else f', δ = {fmt_num(d)}'} for the stimulus '{md_text(ctx.stimulus.name)}'.** Whatever "
             f"anyone believed about one observer's gaze on it, a heatmap published with these settings changes "
             f"their odds {odds_words(ctx.epsilon)} (e^ε), {slack}. The unit is one observer's whole gaze map "
             f"(n = {ctx.n_observers} observers); heatmaps of several stimuli from the same people add up "

@@ -15,6 +15,7 @@ from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
 from ui.heatmaps import figs, targets, view
 from ui.heatmaps import release as heatmap_release
+from ui.text import md_text
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
 PANELS = {
@@ -165,7 +166,7 @@ def cap_panel(ctx: view.Context) -> None:
         if ctx.selection_epsilon:
             st.success(f"m = {choice.m:g} chosen privately. {choice.note}", icon=":material/check:")
         elif choice and choice.how == "dp" and choice.is_value(ctx.weight, ctx.cap_m):
-            st.info(f"m = {choice.m:g} was chosen privately on other data ('{choice.source.stimulus_name}'); its "
+            st.info(f"m = {choice.m:g} was chosen privately on other data ('{md_text(choice.source.stimulus_name)}'); its "
                     "ε was charged to the observers it read, not to these.", icon=":material/info:")
     fixed = st.select_slider(f"Fixed public m the private choice competes with ({ctx.short_unit})",
                              cap.PUBLIC_CAPS[ctx.weight], value=cap.PUBLIC_CAPS[ctx.weight][0] if ctx.weight == "count"

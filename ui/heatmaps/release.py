@@ -24,6 +24,7 @@ from eyedp_core.io import uploads
 from ui import state
 from ui.heatmaps import view
 from ui.heatmaps.settings import CELLS
+from ui.text import md_text
 from ui.widgets import badge, fmt_num
 
 STIMULI_KEY = "hm_k_stimuli"
@@ -66,14 +67,14 @@ def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerato
         st.markdown(
             f"**Unit of privacy: one observer's whole gaze map on this stimulus.** Neighbouring datasets differ "
             f"by replacing one observer's entire (capped) map; the number of observers **n = {ctx.n_observers}** "
-            f"is public. This page releases **one stimulus** ('{ctx.stimulus.name}'): each observer is protected "
+            f"is public. This page releases **one stimulus** ('{md_text(ctx.stimulus.name)}'): each observer is protected "
             f"with **ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}**"
             + (f", plus **ε = {fmt_num(eps_sel)}** for the private choice(s) of m made on them." if eps_sel else ".")
             + " Heatmaps of several stimuli from the same observers read the same people and **compose "
               "sequentially**: their ε (and δ) add up.")
         if ctx.tuned_on_private_data:
             st.warning(f"The cap m = {ctx.cap_m:g} was chosen by Algorithm 1 on private maps "
-                       f"('{ctx.cap_choice.source.stimulus_name}'): tuned on private data — the stated ε excludes "
+                       f"('{md_text(ctx.cap_choice.source.stimulus_name)}'): tuned on private data — the stated ε excludes "
                        "the tuning. Fix m in advance or choose it privately (Optimal cap panel).",
                        icon=":material/warning:")
     with right:
@@ -161,7 +162,7 @@ def export_section(ctx: view.Context) -> None:
     else:
         noise = "Laplace noise with the preview's scale b = Δ₁/ε (Noise scale above)"
     st.markdown(
-        f"Releases the noisy aggregate of '{ctx.stimulus.name}' at cell resolution ({r:,} cells of {ctx.cell_px} px, "
+        f"Releases the noisy aggregate of '{md_text(ctx.stimulus.name)}' at cell resolution ({r:,} cells of {ctx.cell_px} px, "
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "
         f"sampler, cryptographic RNG, no seed — not the preview above): {noise}. Each export is recorded in the "
         "session's ledger (Report page) as a new entry for every observer of this stimulus.")
@@ -180,7 +181,7 @@ def export_section(ctx: view.Context) -> None:
             try:
                 rel = release.release_heatmap(_export(ctx), scale)
             except ValueError as err:
-                st.error(f"The release failed: {err}")
+                st.error(f"The release failed: {md_text(err)}")
                 return
         if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,)):
             st.rerun()  # OpenDP's own accounting pushed it over the session's cap: the draw is discarded
@@ -194,7 +195,7 @@ def export_section(ctx: view.Context) -> None:
                "larger of this and the requested ε)") if res["eps_lib"] is not None else ""
         used = (f" Noise σ = {fmt_num(res['scale'])} ({res['scale'] / res['preview_scale']:.3f}× the preview's σ)."
                 if res.get("gaussian") else "")
-        st.success(f"Released {res['label']}; ledger charged ε = {fmt_num(res['eps'])}{lib}.{used}",
+        st.success(f"Released {md_text(res['label'])}; ledger charged ε = {fmt_num(res['eps'])}{lib}.{used}",
                    icon=":material/check_circle:")
         st.markdown(badge("PRIVATE RELEASE (OpenDP)", "dp"), unsafe_allow_html=True)
         a, b, c = st.columns(3)

@@ -19,6 +19,7 @@ from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_O
 from ui.samples.table import utility_table  # noqa: F401 - importable here as before
 from ui.fragment import fragment
 from ui.widgets import badge
+from ui.text import md_cells, md_text
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
 METHODS = ("Kaleido", "k-same-synth", "PD (as published)", "PD (randomised threshold)")
@@ -33,13 +34,13 @@ def data_notes(prep: PreparedStreams, name: str) -> None:
     """Show what the input checks found: left-out participants and fixes as warnings, the rest folded away."""
     shown = [n for n in prep.notes if n.level in ("error", "warning")]
     for n in shown[:6]:
-        st.warning(f"{name}: {n.text}", icon=":material/warning:")
+        st.warning(f"{md_text(name)}: {md_text(n.text)}", icon=":material/warning:")
     if len(shown) > 6:
         st.warning(f"… and {len(shown) - 6} more findings of the same kinds (see the list below).")
     info = [n for n in prep.notes if n.level == "info"] + shown[6:]
     if info:
         with st.expander(f"Data checks: {len(info)} more note(s)"):
-            st.markdown("\n".join(f"- **{n.participant}**: {n.text}" for n in info))
+            st.markdown("\n".join(f"- **{md_text(n.participant)}**: {md_text(n.text)}" for n in info))
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,15 +62,19 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     try:
         ev = view.detect(token, stream_key, method, threshold, geometry, one)
     except ValueError as err:
-        st.error(f"{data_name}, participant {who}: {err}")
+        st.error(f"{md_text(data_name)}, participant {md_text(who)}: {md_text(err)}")
         return
     t0, t1 = float(one["t_s"].min()), float(one["t_s"].max())
     spec = display.time_slider(t0, t1)
     if spec is None:
-        st.info(f"Participant {who}'s samples all share one time stamp: there is no time axis to show.")
+        st.info(f"Participant {md_text(who)}'s samples all share one time stamp: there is no time axis to show.")
         return
     settings.clamp("gs_window", spec.lo, spec.hi)  # a window restored for another recording
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
+    if display.samples_in(one, span) == 0:  # a gap in the recording: nothing to draw, and nothing to count
+        st.info(f"No samples between {span[0]:g} and {span[1]:g} s for this participant; widen the window.",
+                icon=":material/filter_alt_off:")
+        return
     m = st.columns(4)
     for col, (label, value) in zip(m, view.summary(token, stream_key, method, threshold, geometry, t0, t1,
                                                    ev).items()):
@@ -79,7 +84,7 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
                      format_func={"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}.get)
     if shown == "time" and not st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="gs_raw_interactive"):
         # A picture by default: the threshold and the window redraw it on every move (ui/samples/scanpath_image.py).
-        st.markdown(f"**Raw gaze of {who}: x and y (px) and the pupil (mm) over time** — blue bands: fixations, "
+        st.markdown(f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — blue bands: fixations, "
                     "orange: blinks; x blue, y orange, pupil green")
         png, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
         st.image(png)
@@ -136,7 +141,7 @@ def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, me
         fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
         st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
     else:
-        st.markdown(f"**{view.compare_title(who, method, float(t_end), trail)}**")
+        st.markdown(f"**{md_text(view.compare_title(who, method, float(t_end), trail))}**")
         st.image(view.compare_picture(key, float(t_end), trail, method, geometry, stimulus_uri, original,
                                       protected), width="content")
     st.caption(stimulus_note)
@@ -159,12 +164,10 @@ def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings, key: tuple) -> No
 
 def md_table(frame: pd.DataFrame) -> str:
     """A small table -> markdown text (the cheapest element to redraw when its content changes on a move)."""
-    def esc(v: object) -> str:
-        return str(v).replace("|", "\\|")
-    head = "| " + " | ".join(map(esc, frame.columns)) + " |"
+    head = "| " + " | ".join(map(md_text, frame.columns)) + " |"
     rule = "|" + "|".join(":--" if frame[c].dtype == object or str(frame[c].dtype) == "str" else "--:"
                           for c in frame.columns) + "|"
-    return "\n".join([head, rule, *("| " + " | ".join(map(esc, r)) + " |" for r in frame.itertuples(index=False))])
+    return "\n".join([head, rule, *("| " + " | ".join(map(md_text, r)) + " |" for r in frame.itertuples(index=False))])
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -207,7 +210,7 @@ def kanon_k(demo: pd.DataFrame, n: int, src: str) -> None:
     try:
         scheme_text, rows_md, classes_md = _kanon_texts(src, k, demo)
     except ValueError as err:
-        st.error(str(err))
+        st.error(md_text(err))
         return
     c = st.columns([1.3, 1])
     with c[0]:
@@ -255,7 +258,7 @@ def kanon_attack(demo: pd.DataFrame, src: str, n: int) -> None:
     st.caption(f"Linking {which} for k = {', '.join(map(str, sorted(chosen)))} row by row: each release alone is "
                "k-anonymous, but the intersection of their classes is much smaller. This is why EyeDP allows one "
                "generalisation per dataset (docs/PRIVACY_MODEL.md §9.1).")
-    st.table(joint, hide_index=True)  # wraps the "who" lists instead of cutting them off
+    st.table(md_cells(joint), hide_index=True)  # wraps the "who" lists instead of cutting them off
 
 
 def kaleido_plan_for(s: view.KaleidoSettings):

@@ -25,6 +25,7 @@ from ui.samples import controls, figs, panels, view
 from ui.samples.table import utility_table
 import ui.share
 from ui.widgets import preview_watermark
+from ui.text import md_text
 
 METHODS = panels.METHODS
 LEAD = ("**What each method promises.** **Kaleido** is differential privacy *per window of samples*: any "
@@ -98,8 +99,8 @@ def _stimulus(stim_name: str | None, geometry: ScreenGeometry) -> tuple[str | No
     if stim_name is not None and stim_name in stims and stims[stim_name].image is not None:
         image = stims[stim_name].image
         return (view.stimulus_uri(stim_name, view.fingerprint(image), image),
-                f"Background: the stimulus '{stim_name}'.")
-    return None, (f"No stimulus image named '{stim_name}' is loaded, so the frame is the screen "
+                f"Background: the stimulus '{md_text(stim_name)}'.")
+    return None, (f"No stimulus image named '{md_text(stim_name)}' is loaded, so the frame is the screen "
                   f"({geometry.width_px} × {geometry.height_px} px); upload one on Your data to see it "
                   "underneath." if stim_name else "The frame is the screen.")
 
@@ -139,7 +140,7 @@ def synth_part(scope: Scope) -> None:
     try:
         res = _synth(scope, k_syn)
     except ValueError as err:
-        st.info(f"k-same-synth published nothing for {scope.who}. {err}")
+        st.info(f"k-same-synth published nothing for {md_text(scope.who)}. {md_text(err)}")
     else:
         prot = view.one_of(scope.token, "k-same-synth", k_syn, scope.seed, str(scope.who), scope.stim_name,
                            scope.sel, res.samples)
@@ -213,7 +214,7 @@ def _figure_choice(detail: str) -> str:
 def _scanpaths(scope: Scope, method: str, settings: object, prot: pd.DataFrame) -> None:
     """The original and protected scanpaths of the chosen stream, with the time slider (a nested fragment)."""
     if prot.empty or not prot[["x", "y"]].notna().any().any():
-        st.info(f"{method} published nothing for {scope.who}.")
+        st.info(f"{method} published nothing for {md_text(scope.who)}.")
         return
     key = (*scope.stream_key, method, settings, scope.seed)
     panels.compare_view(key, scope.one, prot, method, scope.geometry, str(scope.who), scope.uri, scope.note)

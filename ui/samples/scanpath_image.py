@@ -33,6 +33,8 @@ def background(stimulus_uri: str | None, size: tuple[int, int]) -> Image.Image:
 
 def _segments(xy: np.ndarray) -> list[list[float]]:
     """(n, 2) points with NaN gaps (blinks) -> flat coordinate lists of the finite runs."""
+    if not len(xy):
+        return []
     ok = np.isfinite(xy).all(axis=1)
     cuts = np.flatnonzero(np.diff(ok.astype(np.int8)) != 0) + 1
     return [run.ravel().tolist() for run, good in zip(np.split(xy, cuts), np.split(ok, cuts)) if good[0] and len(run)]

@@ -9,6 +9,8 @@ import math
 
 import streamlit as st
 
+from ui.text import md_text
+
 COLUMNS = ("reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change", "fixation_duration_change")
 FORMATS = {"reid_accuracy": "{:.0f} %", "displacement_deg": "{:.2f}", "heatmap_cc": "{:.3f}",
            "fixation_rate_change": "{:+.0f} %", "fixation_duration_change": "{:+.0f} %"}
@@ -47,7 +49,7 @@ def utility_table(rows: list[dict], n_people: int, heading: str = "") -> None:
     list (long sentences in table cells were cut off at 1280 px) — one markdown element."""
     lines = []
     for r in rows:
-        note = f" — *{r['note']}*" if r.get("note") else ""
+        note = f" — *{md_text(r['note'])}*" if r.get("note") else ""
         lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
     st.markdown((heading + "\n\n" if heading else "") + markdown_table(rows, n_people)
                 + "\n\n**What each one guarantees**\n" + "\n".join(lines))

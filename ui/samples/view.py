@@ -24,6 +24,7 @@ from eyedp_core.samples.events import EventParams, event_params
 from eyedp_core.samples.kaleido import kaleido_run, window_sums
 from eyedp_core.samples.synth import SynthResult, k_same_synth
 from ui.samples import figs, scanpath_image
+from ui.text import html_text
 
 # Stable numbers that separate the methods' random streams under one preview seed.
 STREAM_IDS = {"kaleido": 1, "synth": 2, "pd-published": 3, "pd-randomised": 4}
@@ -150,7 +151,7 @@ def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: f
     """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
     (the raw trace when kind is "time", else the scanpath; counts of fixations, saccades and blinks in the window)."""
     part, fx, sc, bl = _window(_one, _ev, span)
-    fig = figs.raw_trace(part, fx, bl, who) if kind == "time" else figs.raw_scanpath(part, fx, geometry)
+    fig = figs.raw_trace(part, fx, bl, html_text(who)) if kind == "time" else figs.raw_scanpath(part, fx, geometry)
     return fig, (len(fx), len(sc), len(bl))
 
 
@@ -215,7 +216,8 @@ def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geomet
     point -> the trailing scanpaths figure (cached: moving back to a time point re-sends an identical figure)."""
     a = display.trail(_original, t_end, trail_s)
     b = display.trail(_protected, t_end, trail_s)
-    return figs.compare_scanpath(a, b, method, geometry, compare_title(who, method, t_end, trail_s), stimulus_uri)
+    return figs.compare_scanpath(a, b, method, geometry, compare_title(html_text(who), method, t_end, trail_s),
+                                 stimulus_uri)
 
 
 def compare_title(who: str, method: str, t_end: float, trail_s: float) -> str:

@@ -20,7 +20,7 @@ DATA_SOURCE_KEYS = ("sel_",)
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 PAGES = ("pages/home.py", "pages/heatmaps.py", "pages/time_series.py", "pages/attacks.py",
-         "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py")
+         "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py", "pages/areas_of_interest.py")
 # Widget kinds that hold a setting (buttons, uploads and charts do not).
 SETTABLE = ("slider", "select_slider", "selectbox", "radio", "checkbox", "toggle", "number_input", "text_input",
             "multiselect", "button_group", "text_area")
@@ -32,6 +32,7 @@ PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
     "ts_mode": ("paper", "participant"),
     "hm_weight": ("count", "duration"),
     "ts_sens": ("public", "data"),
+    "aoi_source": ("bundled", "grid", "upload", "table"),
 }
 # Controls drawn only in a state no panel option reaches: each sequence of (key, value) moves is made on a fresh
 # session of the page, collecting after each move. (The Attacks result views, drawn after a run, and the Your-data

@@ -108,7 +108,32 @@ def gaze_samples_facts(scope: Any) -> dict[str, Any]:
     }
 
 
-FACTS = {"heatmaps": heatmaps_facts, "time_series": time_series_facts, "gaze_samples": gaze_samples_facts}
+def areas_of_interest_facts(ctx: Any) -> dict[str, Any]:
+    """Areas-of-interest context -> data counts, unit, each sum's L1 sensitivity, ε split, median 95 % half-widths."""
+    from eyedp_core.aoi.metrics import private_metrics, query_epsilons, query_sensitivity
+    from eyedp_core.aoi.release import NEIGHBOURS
+
+    eps = float(st.session_state.get("aoi_epsilon", 1.0))
+    seed = int(st.session_state.get("aoi_seed", 0))
+    split = query_epsilons(ctx.metrics, eps)
+    res, _ = private_metrics(ctx.table, ctx.metrics, eps, np.random.default_rng(seed))
+    return {
+        "view": "Areas of interest", "unit": "observer",
+        "data": {"observers": int(ctx.table.n), "stimulus": ctx.stimulus, "fixation table": ctx.fixations.name,
+                 "AOIs": int(ctx.table.k)},
+        "sensitivity": {**{f"L1 of {q.value}": query_sensitivity(q, ctx.table) for q in split},
+                        "how": (f"public: from the per-observer limits {dict(vars(ctx.bounds))} and the AOI count; "
+                                f"{NEIGHBOURS}; Laplace b = L1 / ε_q with ε split equally "
+                                f"(ε_q = {eps / max(len(split), 1):.4g}, docs/PRIVACY_MODEL.md §15)")},
+        "utility": {f"median 95 % half-width, {m.value} ({m.unit})": float(np.median(r.half_width))
+                    for m, r in res.items()},
+        "correlation": ("The unit is one observer's fixations on this stimulus: correlation between that observer's "
+                        "fixations is covered. AOI releases of several stimuli from the same observers add up."),
+        "preview_seed": seed,
+    }
+
+
+FACTS = {"heatmaps": heatmaps_facts, "areas_of_interest": areas_of_interest_facts, "time_series": time_series_facts, "gaze_samples": gaze_samples_facts}
 
 
 class LazyFacts(Mapping):

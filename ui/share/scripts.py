@@ -92,12 +92,29 @@ def attacks_params(_: Any) -> dict[str, Any] | None:
             "classifiers": list(request.classifiers), "tasks": list(request.tasks),
             "majority_vote": bool(request.majority_vote), "repetitions": int(request.repetitions),
             "accounting": request.accounting, "gap": request.gap, "k": request.k, "subsample": request.subsample,
-            "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE}
+            "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE, "max_train": attack_view.MAX_TRAIN,
+            "extend": bool(request.extend)}
+
+
+def areas_of_interest_params(ctx: Any) -> dict[str, Any] | None:
+    """Areas-of-interest context -> script parameters (the AOIs as records: they are public)."""
+    if not ctx.metrics:
+        return None
+    import math
+
+    from eyedp_core.aoi.parse import aois_to_table
+
+    aois = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+            for r in aois_to_table(ctx.aois).to_dict("records")]
+    return {"fixations": _source(ctx.fixations), "stimulus": ctx.stimulus, "width": int(ctx.width),
+            "height": int(ctx.height), "aois": aois, "bounds": dict(vars(ctx.bounds)),
+            "metrics": [m.value for m in ctx.metrics], "epsilon": float(st.session_state.get("aoi_epsilon", 1.0)),
+            "seed": int(st.session_state.get("aoi_seed", 0))}
 
 
 ARGLESS = ("home", "report", "attacks")  # pages whose script needs no view context
 PARAMS = {"attacks": attacks_params, "heatmaps": heatmaps_params, "time_series": time_series_params, "gaze_samples": gaze_samples_params,
-          "home": home_params, "report": report_params}
+          "home": home_params, "report": report_params, "areas_of_interest": areas_of_interest_params}
 
 
 def remember(page: str, ctx: Any) -> dict[str, Any] | None:

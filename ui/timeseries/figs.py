@@ -8,6 +8,7 @@ from plotly.subplots import make_subplots
 
 from ui import theme
 from ui.widgets import fmt_num
+from ui.text import html_text
 
 MODE_TITLES = {"paper": "As in the paper (ε per chunk / per series)",
                "participant": "Same total ε per participant"}
@@ -150,8 +151,8 @@ def correlation_figure(curves: pd.DataFrame, step_s: float | None, label: str, f
     fig.update_layout(xaxis_title="time difference Δt (s)" if step_s else "time difference Δt (windows)",
                       yaxis_title="correlation across participants", yaxis_range=[-1.05, 1.05],
                       legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90))
-    where = f", {task}" if task else ""
-    return theme.style(fig, 420, f"{feature}{where}: CC with the 5th sample vs Δt")
+    where = f", {html_text(task)}" if task else ""
+    return theme.style(fig, 420, f"{html_text(feature)}{where}: CC with the 5th sample vs Δt")
 
 
 def acf_figure(table: pd.DataFrame, step_s: float | None) -> go.Figure:

@@ -20,6 +20,7 @@ from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
 from ui.widgets import badge, fmt_num, preview_watermark
+from ui.text import md_cells, md_text
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table", "forms": "Release forms", "ab": "Compare A/B"}
@@ -61,7 +62,7 @@ def utility_panel(c: Ctx) -> None:
                          n_recordings=c.plan.n_recordings)
         table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
-        st.error(f"The sweep cannot run on this data: {err}")
+        st.error(f"The sweep cannot run on this data: {md_text(err)}")
         return
     modes = ["paper", "participant"] if both else [c.setting.mode]
     unit = "chunk / series"
@@ -119,7 +120,7 @@ def k_panel(c: Ctx) -> None:
         st.caption("At this ε the noise term is larger than any signal it would keep, so keeping only the first "
                    "coefficient (k = 1) is best. Raise ε to see the trade-off move to larger k.")
     st.markdown(
-        f"**{c.feature}**, {c.setting.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
+        f"**{md_text(c.feature)}**, {c.setting.label}, ε = {fmt_num(eps)} per invocation, all {xf.shape[0]} recordings. "
         "The expected error of one invocation is RE(k) + h(k)·Δ₂²/ε² (docs/PRIVACY_MODEL.md §2.5): keeping more coefficients "
         "drops less of the signal (RE, falling) but adds noise to more of them (h(k), rising).\n"
         f"* **Public rule** {badge('costs no privacy', 'dp')}: replaces RE by a public prior (signal sd 0.1·R, "
@@ -139,7 +140,7 @@ def correlation_panel(c: Ctx) -> None:
     t = c.series.length
     if rows.size < 3:
         st.info(f"The correlation across participants needs at least 3 participants with a recording"
-                f"{' of ' + c.task if c.task else ''}; this data has {rows.size}.")
+                f"{' of ' + md_text(c.task) if c.task else ''}; this data has {rows.size}.")
         return
     if t < 12:
         st.info(f"The series are too short (T = {t}) for correlation curves.")
@@ -192,10 +193,10 @@ def accounting_panel(c: Ctx) -> None:
         if src == "public":
             try:
                 pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
-                source_note = (f"P^B, P^F counted on chunk means of '{c.feature}' in the bundled synthetic sample "
+                source_note = (f"P^B, P^F counted on chunk means of '{md_text(c.feature)}' in the bundled synthetic sample "
                                f"({chains} recordings, public: shipped with EyeDP).")
             except (KeyError, ValueError):
-                st.caption(f"'{c.feature}' is not in the bundled sample; using the assumed sticky chain instead.")
+                st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
                 src = "sticky"
         if src == "sticky":
             stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
@@ -335,11 +336,11 @@ def forms_panel(c: Ctx) -> None:
         "release form": [r.label for r in rows],
         "values per person": [r.values_per_person for r in rows],
         "Δ₁ (ranges)": [r.l1_sensitivity for r in rows],
-        f"noise b of {c.feature}": [r.shown_scale for r in rows],
+        f"noise b of {md_text(c.feature)}": [r.shown_scale for r in rows],  # st.table headers are markdown
         "expected utility (dB)": [r.utility_db for r in rows],
         f"ε for {target:g} dB": [r.crossing_epsilon for r in rows],
     })
-    st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {c.feature}": "{:.3g}",
+    st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {md_text(c.feature)}": "{:.3g}",
                                  "expected utility (dB)": "{:+.1f}", f"ε for {target:g} dB": "{:.3g}"}))
     st.markdown("\n".join(f"- {r.sentence}" for r in rows))
     with st.expander("The formulas, and the shown feature's group means (preview)"):
@@ -351,8 +352,8 @@ def forms_panel(c: Ctx) -> None:
                     "groups, per decade of N). V_f is computed on the loaded (private) data: the utility is for the "
                     "curator's eyes. docs/PRIVACY_MODEL.md §14.")
         preview_watermark()
-        st.table(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
-                                   c.feature_index, c.setting.seed, d.x, d.recs).style.format(precision=4))
+        st.table(md_cells(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
+                                            c.feature_index, c.setting.seed, d.x, d.recs)).style.format(precision=4))
 
 
 def ab_panel(c: Ctx) -> None:
@@ -385,7 +386,7 @@ def ab_panel(c: Ctx) -> None:
                               c.sensitivity_type, s.seed, c.feature_index, s.nmse_kind, d.lo, d.hi, d.x,
                               None if s.sensitivity_mode != "empirical" else c.sensitivities)
     except ValueError as err:
-        st.error(f"Setting B cannot run: {err}")
+        st.error(f"Setting B cannot run: {md_text(err)}")
         return
     label_a, label_b = s.mech.label(s.chunk), mech_b.label(chunk_b)
     a = summarise(label_a + (f", k = {s.k}" if s.mech is not Mech.LPA else ""), c.plan, c.preview, c.row)
@@ -407,7 +408,7 @@ def ab_panel(c: Ctx) -> None:
             sym = "b" if lab == "LPA" else "λ"
             st.markdown(
                 f"- ε per person: **{fmt_num(summ.epsilon_person)}** ({fmt_num(summ.epsilon_invocation)} per "
-                f"{summ.unit})\n- noise scale {sym} for {c.feature}: {fmt_num(summ.scale)}\n"
+                f"{summ.unit})\n- noise scale {sym} for {md_text(c.feature)}: {fmt_num(summ.scale)}\n"
                 f"- utility over all features: {summ.utility_db:+.1f} dB; NMSE of this series {summ.nmse_shown:.3g}\n"
                 f"- guarantee: {summ.guarantee}" + ("" if summ.valid else " — " + badge("not a DP guarantee", "notdp")),
                 unsafe_allow_html=True)

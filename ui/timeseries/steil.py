@@ -13,6 +13,7 @@ from ui.timeseries import figs, view
 from ui.timeseries.data import feature_label
 from ui.timeseries.context import VIEW, Ctx, record
 from ui.widgets import badge, calibration_box, fmt_num
+from ui.text import html_text
 
 
 def steil_panel(c: Ctx) -> None:
@@ -34,14 +35,15 @@ def steil_panel(c: Ctx) -> None:
                 bounds=(lo, hi), w=w, sensitivity_type=c.sensitivity_type)
     t, t_title = figs.time_axis(t_len, c.info.step_s)
     clean = np.clip(series, lo, hi)
-    y_title = feature_label(c.feature)
+    y_title = html_text(feature_label(c.feature))  # Plotly text
     released = steil.subsampled_length(t_len, w)
     left, right = st.columns([2, 1], gap="medium")
     with left:
         st.plotly_chart(figs.steil_figure(
             t, t_title, clean, drawn.positions, drawn.values, f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})", theme.color_for(
                 "Steil (faithful)"), y_title,
-            f"{c.feature} — {c.participant}{', ' + c.task if c.task else ''}: Steil et al., provable Laplace form"), theme=None)
+            f"{html_text(c.feature)} — {html_text(c.participant)}{', ' + html_text(c.task) if c.task else ''}: Steil et "
+            "al., provable Laplace form"), theme=None)
     with right:
         # The calibration the noise above was drawn with (one series, one calibration).
         calibration_box(drawn.calibrations[0], "Steil et al., faithful replacement (§7.3)")

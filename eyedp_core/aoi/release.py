@@ -1,0 +1,118 @@
+"""The AOI release: ledger entries, the private table and its JSON manifest (docs/PRIVACY_MODEL.md §15, §11.2).
+
+Noise comes from OpenDP through `ReleaseSource` (values rounded to the lattice, then noised; no seed). Each
+query is one ledger entry at its share of ε on the observers of the stimulus; they add up to ε per observer.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from eyedp_core.aoi.metrics import (CONFIDENCE, AoiMetric, MetricResult, QueryNoise, private_metrics,
+                                    query_epsilons)
+from eyedp_core.aoi.observers import ObserverTable
+from eyedp_core.dp.accounting import Release
+from eyedp_core.dp.release_source import ReleaseSource
+
+__all__ = ["DRAWN_ON_DATA", "NEIGHBOURS", "VIEW", "AoiRelease", "ledger_releases", "release_aois", "result_table"]
+
+VIEW = "Areas of interest"
+NEIGHBOURS = ("replace one observer's fixations on this stimulus (all of them) by any other observer's; "
+              "the number of observers n and the AOIs are public")
+INTERVALS = ("95 % intervals: sums over n have the exact Laplace half-width b·ln 20 / n; the mean time to first "
+             "fixation (a ratio of noisy sums) has a delta-method interval: the exact 95 % quantile of the "
+             "linearised noise (b_S·L1 + R·b_H·L2)/H with the released R and H plugged in")
+
+
+# What the ledger and the manifest say when the AOIs were drawn after looking at these data (docs/PRIVACY_MODEL.md §0.7).
+DRAWN_ON_DATA = "AOIs drawn after looking at these data (e.g. their heatmap)"
+
+
+def ledger_releases(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
+                    stimulus: str, *, aois_from_data: bool = False) -> list[Release]:
+    """Observer table, chosen metrics, ε per observer, stimulus name and whether the AOIs were drawn by looking
+    at these data in, one ledger Release per query out (unit observer, the stimulus's observers covered; their ε
+    add up to ε; AOIs drawn on the data are recorded as a data-derived parameter)."""
+    return [Release(view=VIEW, label=f"{stimulus}: {q.value} ({table.k} AOIs)", unit="observer",
+                    mechanism="laplace (AOI sums)", sensitivity_type="public", epsilon=e,
+                    participants=table.observers, tuned_on_private_data=aois_from_data,
+                    data_derived_parameters=(DRAWN_ON_DATA,) if aois_from_data else ())
+            for q, e in query_epsilons(metrics, epsilon).items()]
+
+
+def result_table(results: dict[AoiMetric, MetricResult], *, private: bool = True) -> pd.DataFrame:
+    """Metric results in, the per-AOI table out: one row per AOI, one column per metric (and its half-width
+    when private); transitions are not in it (a matrix of their own)."""
+    cols: dict[str, Any] = {}
+    names = None
+    for m, r in results.items():
+        if m is AoiMetric.TRANSITIONS:
+            continue
+        names = r.names
+        cols[f"{m.value} ({m.unit})"] = r.private if private else r.clean
+        if private:
+            cols[f"{m.value} ± 95 %"] = r.half_width
+        if m is AoiMetric.HIT_RATIO:
+            cols["never looked (share of observers)"] = 1.0 - (r.private if private else r.clean)
+            if private:
+                cols["never looked ± 95 %"] = r.half_width
+    return pd.DataFrame(cols, index=pd.Index(list(names or ()), name="AOI"))
+
+
+@dataclass(frozen=True)
+class AoiRelease:
+    """What an AOI export hands out: the private table (CSV), the transition matrix and the manifest."""
+
+    table: pd.DataFrame
+    transitions: pd.DataFrame | None
+    manifest: dict[str, Any]
+
+    def manifest_json(self) -> str:
+        """The manifest as JSON text."""
+        return json.dumps(self.manifest, indent=2, default=float)
+
+
+def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
+                 stimulus: str, aoi_definitions: list[dict[str, Any]], *, aois_from_data: bool = False) -> AoiRelease:
+    """Observer table, metrics, ε per observer, stimulus and the public AOI definitions in, the released private
+    table, transition matrix and manifest out; draws through OpenDP (charge the ledger BEFORE calling)."""
+    metrics = tuple(AoiMetric(m) for m in metrics)
+    source = ReleaseSource()
+    results, noise = private_metrics(table, metrics, epsilon, source)
+    trans = None
+    if AoiMetric.TRANSITIONS in results:
+        r = results[AoiMetric.TRANSITIONS]
+        trans = pd.DataFrame(r.private, index=pd.Index(list(r.names), name="from"), columns=list(r.names))
+    manifest = {
+        "format": "eyedp-aoi-release/1",
+        "view": VIEW,
+        "stimulus": stimulus,
+        "unit_of_privacy": "observer",
+        "neighbouring_relation": NEIGHBOURS,
+        "observers": table.n,
+        "epsilon_per_observer": float(epsilon),
+        "delta": 0.0,
+        "composition": "sequential: the queries' ε add up to ε per observer",
+        "metrics": [m.value for m in metrics],
+        "bounds": {k: v for k, v in vars(table.bounds).items()},
+        "aois": aoi_definitions,
+        "aois_drawn_on_these_data": aois_from_data,
+        "caveats": [DRAWN_ON_DATA + ": the guarantee does not cover what the AOIs reveal"] if aois_from_data else [],
+        "intervals": INTERVALS,
+        "confidence": CONFIDENCE,
+        "noise": "OpenDP discrete Laplace on a 2^k lattice (values rounded first), cryptographic RNG, no seed",
+        "queries": [_query_facts(q) for q in noise.values()],
+        "values_drawn": source.values_drawn,
+    }
+    return AoiRelease(result_table(results), trans, manifest)
+
+
+def _query_facts(q: QueryNoise) -> dict[str, Any]:
+    """A released query in, its calibration facts for the manifest out."""
+    return {"query": q.query.value, "epsilon": q.epsilon, "l1_sensitivity": q.sensitivity,
+            "scale_formula": q.calibration.scale, "scale_released": q.scale, "lattice_k": q.lattice_k,
+            "values": int(np.size(q.noisy))}

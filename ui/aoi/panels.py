@@ -1,0 +1,260 @@
+"""Panels of the Areas of interest view: the guarantee in words, the AOI source, the public bounds, the clean
+and private tables (a fragment: an ε move re-runs only it), the target finder and the release export."""
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import astuple, dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from eyedp_core.aoi import planning
+from eyedp_core.aoi.metrics import AoiMetric, query_epsilons, query_sensitivity
+from eyedp_core.aoi.observers import AoiBounds, ObserverTable
+from eyedp_core.aoi.parse import aois_from_table, aois_to_table, read_aois
+from eyedp_core.aoi.release import NEIGHBOURS, ledger_releases, release_aois
+from eyedp_core.aoi.shapes import Aoi, grid
+from eyedp_core.dp.mechanisms import calibrate_laplace
+from eyedp_core.io.errors import DataError
+import ui.share.scripts
+from ui import state
+from ui.aoi import figs, tables, view
+from ui.fragment import fragment
+from ui.text import md_text
+from ui.widgets import calibration_box, log_slider, preview_watermark
+
+SOURCES = {"bundled": "Bundled AOIs", "grid": "Regular grid", "upload": "Upload CSV / JSON", "table": "Edit a table"}
+RELEASE_KEY = "aoi_release_result"  # the last export's files (kept so the download buttons survive reruns)
+
+
+@dataclass(frozen=True)
+class AoiContext:
+    """What the page chose: fixation table, stimulus and its size, AOIs, bounds, the observer table, metrics."""
+
+    fixations: state.Dataset
+    width: int
+    height: int
+    stimulus: str
+    aois: tuple[Aoi, ...]
+    bounds: AoiBounds
+    table: ObserverTable
+    metrics: tuple[AoiMetric, ...]
+
+    @property
+    def fix_token(self) -> str:
+        """Content token of the fixation table (the cache key)."""
+        return self.fixations.token
+
+
+def lead() -> None:
+    """The per-observer guarantee in plain words, first."""
+    st.caption(
+        "How many people looked at each area of interest (AOI), how long, how soon, how often they came back "
+        "and where their gaze went next — released with differential privacy. **The guarantee is per "
+        "observer**: everything one person did on the stimulus (all their fixations) changes the chance of any "
+        "released table by at most a factor e^ε. Each person's contribution is first clipped to the public "
+        "limits below, so the noise can be set from those limits alone. The AOIs and the limits are public: "
+        "choose them from the stimulus, not by looking at the private results.")
+
+
+def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | None:
+    """Stimulus name and size in, the AOIs from the chosen source out (None with a message when unusable)."""
+    src = st.radio("AOIs", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="aoi_source")
+    bundled = view.bundled(stim_name)
+    if src == "bundled":
+        if not bundled:
+            st.info(f"'{md_text(stim_name)}' has no bundled AOIs (only the simulator's stimuli do): using a "
+                    "3 × 3 grid. Choose *Regular grid*, *Upload* or *Edit a table* to set your own.")
+            return grid(width, height, 3, 3)
+        st.caption("The simulator's own salient regions of this stimulus (each region's centre ± 2 spreads).")
+        return bundled
+    if src == "grid":
+        c = st.columns(2)
+        cols = int(c[0].number_input("columns", 1, 10, 3, key="aoi_grid_cols"))
+        rows = int(c[1].number_input("rows", 1, 10, 3, key="aoi_grid_rows"))
+        return grid(width, height, cols, rows)
+    if src == "upload":
+        st.caption("One row per AOI: `name, kind, x0, y0, x1, y1, points` (kind `rect` with two corners, or "
+                   "`polygon` with points `x y; x y; …`), or JSON `[{\"name\", \"kind\", …}]`. Pixels of the "
+                   "stimulus, origin top-left. Read in memory only.")
+        up = st.file_uploader("AOI file", type=["csv", "json"], key="aoi_upload")
+        if up is None:
+            return None
+        try:
+            aois = read_aois(up.getvalue(), up.name)
+        except DataError as err:
+            st.error(md_text(err), icon=":material/error:")
+            return None
+        st.button("Edit these in the table (then they travel in links and settings files)", key="aoi_to_table",
+                  on_click=_to_table, args=(aois_to_table(aois).to_csv(index=False),))
+        return aois
+    return _table_source(bundled or grid(width, height, 3, 3))
+
+
+def _to_table(csv_text: str) -> None:
+    """Button callback (runs before the widgets are drawn): the uploaded AOIs become the table source's text."""
+    st.session_state["aoi_text"] = csv_text
+    st.session_state["aoi_source"] = "table"
+
+
+def _table_source(start: tuple[Aoi, ...]) -> tuple[Aoi, ...] | None:
+    """The editable table of AOIs. Its CSV text (`aoi_text`, a setting) is the source of truth, so edited AOIs
+    travel in shared links and settings files; empty text starts from `start` (the stimulus's bundled AOIs)."""
+    st.caption("Edit, add or delete rows; rectangles by two corners, polygons by `points` (`x y; x y; …`).")
+    text = str(st.session_state.get("aoi_text", "") or "")
+    base = start
+    if text.strip():
+        try:
+            base = read_aois(text.encode("utf-8"), "AOI text")
+        except DataError as err:
+            st.error(f"{md_text(err)} (the table below starts from the bundled AOIs instead)",
+                     icon=":material/error:")
+    # A new base (text changed) gets a fresh editor: its edits are deltas against the base it was drawn with.
+    tag = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+    edited = st.data_editor(aois_to_table(base), num_rows="dynamic", key=f"aoi_editor_{tag}", width="stretch",
+                            hide_index=True)
+    try:
+        aois = aois_from_table(pd.DataFrame(edited), file="AOI table")
+    except DataError as err:
+        st.error(md_text(err), icon=":material/error:")
+        aois = None
+    if aois is not None and aois != base:
+        st.session_state["aoi_text"] = aois_to_table(aois).to_csv(index=False)  # before its widget is drawn
+    with st.expander("The table as text (it travels in shared links and settings files)"):
+        st.text_area("AOIs (CSV; empty: the bundled AOIs)", key="aoi_text", height=160)
+    return aois
+
+
+def bounds_inputs() -> AoiBounds:
+    """The public per-observer limits, as number inputs (0 for a total: no total limit)."""
+    with st.expander("Public limits per observer (they set the noise; shown in the export's manifest)"):
+        c = st.columns(4)
+        b = AoiBounds(
+            max_fixations=int(c[0].number_input("fixations per AOI", 1, 200, 15, key="aoi_max_fix")),
+            max_dwell_s=float(c[1].number_input("dwell per AOI (s)", 0.1, 120.0, 5.0, 0.5, key="aoi_max_dwell")),
+            max_ttff_s=float(c[2].number_input("time to first fixation (s)", 0.1, 600.0, 10.0, 0.5,
+                                               key="aoi_max_ttff")),
+            max_revisits=int(c[3].number_input("revisits per AOI", 1, 100, 5, key="aoi_max_rev")),
+            max_transitions=int(c[0].number_input("transitions in total", 1, 1000, 40, key="aoi_max_trans")),
+            max_total_fixations=float(c[1].number_input("fixations over all AOIs (0: none)", 0, 5000, 40,
+                                                        key="aoi_total_fix")) or None,
+            max_total_dwell_s=float(c[2].number_input("dwell over all AOIs, s (0: none)", 0.0, 3600.0, 10.0, 1.0,
+                                                      key="aoi_total_dwell")) or None,
+        )
+        st.caption("Each observer's values are clipped to these before anything is summed; a total limit scales "
+                   "an observer's row down so it sums to at most the total. Larger limits keep more of the data "
+                   "and need more noise.")
+    return b
+
+
+def metric_choice() -> tuple[AoiMetric, ...]:
+    """The metrics to release (the budget is split over what they need)."""
+    names = st.multiselect("Metrics", [m.value for m in AoiMetric],
+                           default=[AoiMetric.HIT_RATIO.value, AoiMetric.DWELL.value, AoiMetric.TTFF.value],
+                           key="aoi_metrics")
+    return tuple(AoiMetric(n) for n in names)
+
+
+@fragment(name="aoi_privacy")
+def privacy_part(ctx: AoiContext) -> None:
+    """ε and seed, the clean and private tables side by side, the bar chart and the transition picture."""
+    c = st.columns([3, 1])
+    with c[0]:
+        eps = log_slider("ε per observer (total over the chosen metrics)", 0.05, 50.0, 1.0, key="aoi_epsilon")
+    seed = int(c[1].number_input("preview seed", 0, 10**6, 0, key="aoi_seed"))
+    if not ctx.metrics:
+        st.info("Choose at least one metric.")
+        return
+    t0 = time.perf_counter()
+    res = view.preview_metrics(ctx.fix_token, ctx.stimulus, ctx.aois, astuple(ctx.bounds),
+                               tuple(m.value for m in ctx.metrics), eps, seed, ctx.table)
+    ms = (time.perf_counter() - t0) * 1000
+    eq = query_epsilons(ctx.metrics, eps)
+    st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** ε = {eps:g} per observer, split equally "
+                f"over {len(eq)} noisy sums (ε = {eps / max(len(eq), 1):.3g} each; they add up to ε, sequential "
+                "composition). Intervals: 95 %, in each metric's units.")
+    preview_watermark()
+    hit = res.get(AoiMetric.HIT_RATIO)
+    if hit is not None and float(np.median(hit.half_width)) > 0.5:
+        st.info(f"At ε = {eps:g} the hit-ratio intervals (± {100 * float(np.median(hit.half_width)):.0f} points) are "
+                f"wider than the whole 0–100 % range: with {ctx.table.n} observers and {ctx.table.k} AOIs this ε "
+                "cannot tell who looked where. The target finder below gives the ε or the number of observers a "
+                "target needs; fewer AOIs and fewer metrics help too.", icon=":material/info:")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Clean** (clipped to the public limits; never shown outside this session)")
+        st.markdown(tables.metric_table(res, private=False))
+    with right:
+        st.markdown("**Private** (seeded preview) ± 95 % interval")
+        st.markdown(tables.metric_table(res, private=True))
+    per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
+    if per_aoi:
+        chart_m = AoiMetric(st.selectbox("Chart", [m.value for m in per_aoi], key="aoi_chart"))
+        st.plotly_chart(figs.bar_chart(res[chart_m], chart_m.unit), key="aoi_bars")
+    if AoiMetric.TRANSITIONS in res:
+        r = res[AoiMetric.TRANSITIONS]
+        st.markdown(f"**Transitions per observer, private** (each cell ± {r.half_width.flat[0]:.2g}); "
+                    "rows: from, columns: to; the last state is *elsewhere*.")
+        st.image(figs.matrix_picture(r.private, r.names))
+    with st.expander("Formulas: sensitivity and noise of each sum"):
+        st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §15.")
+        for q, e in eq.items():
+            calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")
+    st.caption(f"Privacy part computed in {ms:.0f} ms.")
+    # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
+    ui.share.scripts.remember("areas_of_interest", ctx)
+
+
+def target_finder(ctx: AoiContext) -> None:
+    """Smallest ε for a dwell-time interval, observers needed for a hit-ratio interval (public planning)."""
+    with st.expander("Target finder (public planning from the formula; reads no data beyond n and the AOI count)"):
+        metrics = ctx.metrics or (AoiMetric.DWELL,)
+        c = st.columns(2)
+        h = float(c[0].number_input("± seconds on dwell time", 0.01, 100.0, 0.5, 0.05, key="aoi_target_dwell"))
+        eps = planning.epsilon_for_half_width(AoiMetric.DWELL, h, n=ctx.table.n, k=ctx.table.k, bounds=ctx.bounds,
+                                              metrics=metrics)
+        c[0].markdown(f"Smallest ε per observer for **dwell ± {h:g} s** with {ctx.table.n} observers and these "
+                      f"metrics: **ε = {eps:.3g}**.")
+        pts = float(c[1].number_input("± points on hit ratio", 0.5, 100.0, 5.0, 0.5, key="aoi_target_hit"))
+        e2 = float(c[1].number_input("at ε", 0.01, 100.0, 1.0, 0.1, key="aoi_target_eps"))
+        n = planning.observers_for_half_width(AoiMetric.HIT_RATIO, pts / 100, epsilon=e2, k=ctx.table.k,
+                                              bounds=ctx.bounds, metrics=metrics)
+        c[1].markdown(f"Observers needed for **hit ratio ± {pts:g} points** at ε = {e2:g}: **{n:,}**.")
+        st.caption("Both come from the half-width b·ln 20 / n with b = Δ1 / (ε / number of sums): public "
+                   "arithmetic, not a release.")
+
+
+def export_panel(ctx: AoiContext) -> None:
+    """Charge the ledger, then release through OpenDP: private table (CSV) and manifest (JSON)."""
+    st.subheader("Release")
+    eps = float(st.session_state.get("aoi_epsilon", 1.0))
+    on_data = st.checkbox("I drew these AOIs after looking at these data (e.g. their heatmap)", key="aoi_on_data",
+                          help="AOIs are public parameters: drawn around where these observers looked, they reveal "
+                               "something the noise does not cover. Ticked, the ledger and manifest say so.")
+    if on_data:
+        st.warning("AOIs drawn by looking at these data are not covered by the guarantee: what they reveal about "
+                   "where people looked is published as is. Draw them from the stimulus (or from other data) instead.",
+                   icon=":material/warning:")
+    entries = (ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus, aois_from_data=on_data)
+               if ctx.metrics else [])
+    st.caption(f"Charges ε = {eps:g} to each of the {ctx.table.n} observers of '{md_text(ctx.stimulus)}' "
+               f"({len(entries)} ledger entries) and draws the noise with OpenDP (no seed). Each export is a new "
+               "release: it adds to the ledger.")
+    if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):
+        if state.charge(entries, page="areas_of_interest"):
+            defs = aois_to_table(ctx.aois).replace({np.nan: None}).to_dict("records")
+            rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs, aois_from_data=on_data)
+            st.session_state[RELEASE_KEY] = (rel.table.to_csv(), rel.manifest_json(),
+                                             None if rel.transitions is None else rel.transitions.to_csv())
+        else:
+            st.error(st.session_state.get(state.REFUSED_KEY, "Refused: the ε cap would be exceeded."))
+    out = st.session_state.get(RELEASE_KEY)
+    if out:
+        st.success("Released. The private table and its manifest:")
+        c = st.columns(3)
+        c[0].download_button("Private AOI table (CSV)", out[0], "aoi_private.csv", "text/csv", key="aoi_dl_csv")
+        c[1].download_button("Manifest (JSON)", out[1], "aoi_manifest.json", "application/json", key="aoi_dl_json")
+        if out[2]:
+            c[2].download_button("Transitions (CSV)", out[2], "aoi_transitions.csv", "text/csv", key="aoi_dl_tr")
