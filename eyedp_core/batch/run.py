@@ -110,7 +110,8 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
                            "how": "PipelineDP keeps at most m fixations per observer and cell and k = ⌊C/m⌋ random "
                                   "cells per observer; each fixation has value 1 with declared bound [0, v], v ≥ 1, "
                                   "so that PipelineDP's add/remove calibration covers replace-one"},
-                "calibration": {"mechanism": cal.mechanism, "method": "analytic (python-dp)",
+                "calibration": {"mechanism": cal.mechanism,
+                                "method": "analytic (python-dp)" if s.gaussian else "b = Δ₁/ε (python-dp)",
                                 "l1_sensitivity": b.l1 / pdp.n_observers, "l2_sensitivity": b.l2 / pdp.n_observers,
                                 "l1_formula": f"m·min(r, 2k)/n = {b.m}·min({s.n_cells}, {2 * b.k})/{pdp.n_observers}",
                                 "l2_formula": f"m·√min(r, 2k)/n = {b.m}·√min({s.n_cells}, {2 * b.k})/{pdp.n_observers}",
