@@ -183,6 +183,7 @@ def _privacy(study: view.Study, slots: Slots) -> None:
         with slots.explore:
             panels.RUNNERS[panel](ctx)
     with slots.share:
+        release.scale_out_section(ctx)  # uses ε: drawn here, where an ε move re-runs it
         ui.share.page_tools("heatmaps", ctx)  # settings JSON, script, what the report keeps of this view
 
 

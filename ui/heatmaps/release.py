@@ -7,16 +7,19 @@ releases compose) and offers CSV, PNG and metadata downloads.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from eyedp_core.batch.script import pipelinedp_script
+from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release import opendp_gaussian_sigma
 from eyedp_core.dp.registry import Family, Mech
-from eyedp_core.heatmaps import maps, release
+from eyedp_core.heatmaps import maps, preview, release
 from eyedp_core.io import uploads
 from ui import state
 from ui.heatmaps import view
@@ -205,3 +208,40 @@ def export_section(ctx: view.Context) -> None:
         st.image(res["files"]["png"], width=640,
                  caption="The released map, smoothed after the release (post-processing); colour range from the "
                          "released map itself, since the clean map's maximum is private.")
+
+
+def scale_out_section(ctx: view.Context) -> None:
+    """"Run this release at scale": the settings file and the batch commands for the current settings (in an
+    expander; the files are built only when downloaded, so a slider move costs nothing here)."""
+    with st.expander("Run this release at scale", icon=":material/dns:"):
+        try:
+            s = HeatmapSettings(stimulus=ctx.source.stimulus_name, width=ctx.width, height=ctx.height, cell_px=ctx.cell_px,
+                                epsilon=ctx.epsilon, delta=ctx.delta, mechanism=ctx.mechanism,
+                                method=preview.gaussian_method(ctx.method, ctx.epsilon), cap_m=ctx.cap_m,
+                                cap_total=ctx.cap_total, sigma_px=ctx.sigma_px, weight=ctx.weight)
+        except ValueError as err:
+            st.info(f"Batch releases cannot run these settings: {err}.", icon=":material/info:")
+            return
+        st.markdown("The same release (same bounds, calibration and guarantee) over all your observers' sharded "
+                    "fixation files, on this machine or on Spark (README, *Scaling out*). Replace the input glob "
+                    "with your files' location.")
+        st.code(s.command(), language="bash")
+        a, b, c = st.columns(3)
+        a.download_button("Job settings (JSON)", lambda: s.to_json().encode(),
+                          "eyedp_heatmap_settings.json", "application/json", key="hm_scale_settings",
+                          on_click="ignore")
+        b.download_button("Commands (shell)", functools.partial(_commands, s), "eyedp_heatmap_batch.sh",
+                          "text/x-shellscript", key="hm_scale_commands", on_click="ignore")
+        if float(s.cap_m).is_integer():  # PipelineDP counts whole contributions
+            c.download_button("PipelineDP script (Python)", lambda: pipelinedp_script(s).encode(),
+                              "eyedp_heatmap_pipelinedp.py", "text/x-python", key="hm_scale_pdp", on_click="ignore")
+
+
+def _commands(s: HeatmapSettings) -> bytes:
+    """Settings -> a shell script with the batch command for each engine."""
+    lines = ["#!/bin/sh", "# EyeDP batch heatmap release: the Heatmaps page's current settings (README, Scaling out).",
+             "# Replace the input glob with your fixation shards (Parquet, CSV or CSV.gz: observer, x, y[, stimulus]).",
+             "", "# Embedded engine (one machine, bounded memory, OpenDP noise):", s.command(), "",
+             "# PipelineDP on Spark (pip install -r requirements-scale.txt; --master your cluster's URL):",
+             "# " + s.command(engine=Engine.SPARK), ""]
+    return "\n".join(lines).encode()

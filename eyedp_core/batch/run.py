@@ -1,0 +1,121 @@
+"""One batch heatmap release on a chosen engine: the released map and its manifest (guarantee, neighbouring
+relation, bounds, calibration with its numbers, engine and version)."""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, clean_aggregate
+from eyedp_core.batch.pdp_engine import release_pipelinedp
+from eyedp_core.batch.settings import Engine, HeatmapSettings
+from eyedp_core.batch.sources import CHUNK_ROWS
+from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps.preview import gaussian_method
+from eyedp_core.heatmaps.release import HeatmapExport, MapsSource, export_scale, release_heatmap
+
+__all__ = ["BatchRelease", "NEIGHBOURS", "reference_calibration", "release_batch"]
+
+NEIGHBOURS = ("replace one observer's whole gaze map on this stimulus (all of their fixations in every shard); "
+              "the number of observers n and the canvas are public")
+
+
+@dataclass(frozen=True, eq=False)
+class BatchRelease:
+    """Released mean map on the cell grid and its manifest."""
+
+    values: np.ndarray
+    manifest: dict[str, Any]
+
+
+def _eyedp_version() -> str:
+    try:
+        return importlib.metadata.version("eyedp")
+    except importlib.metadata.PackageNotFoundError:
+        return "source tree"
+
+
+def _token(files: list[str]) -> str:
+    return hashlib.sha256("\n".join(files).encode()).hexdigest()[:16]
+
+
+def reference_calibration(settings: HeatmapSettings, n: int, engine: Engine):
+    """Settings, n and engine in, (HeatmapSensitivity, Calibration) of EyeDP's formulas for that engine's bounding out.
+
+    numpy: the app's caps (per cell m, total C by scaling down). PipelineDP: k = ⌊C/m⌋ cells of at most m, whose
+    replace-one sensitivities are those of a total cap k·m (min(m√r, m√(2k))/n in L2)."""
+    s = settings
+    cap_total = s.cap_total if engine is Engine.NUMPY else (
+        None if s.cap_total is None else float(s.cells_per_observer * s.cap_m))
+    sens = heatmap_sensitivity(s.n_cells, n, s.cap_m, cap_total)
+    method = gaussian_method(s.method, s.epsilon) if engine is Engine.NUMPY else "analytic"
+    return sens, calibrate_heatmap(sens, s.epsilon, s.delta, s.mechanism, method)
+
+
+def _guarantee(s: HeatmapSettings) -> dict[str, Any]:
+    d = s.delta if s.gaussian else 0.0
+    kind = f"(ε, δ) = ({s.epsilon:g}, {d:g})-DP" if s.gaussian else f"pure ε = {s.epsilon:g}-DP"
+    return {"statement": f"{kind} for each observer, for this stimulus' heatmap", "epsilon": s.epsilon, "delta": d,
+            "unit": "observer", "neighbouring_relation": NEIGHBOURS,
+            "composition": "heatmaps of several stimuli from the same observers add their ε and δ"}
+
+
+def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = Engine.NUMPY, *,
+                  master: str = "local[*]", partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS,
+                  tmp_dir: str | None = None) -> BatchRelease:
+    """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise)."""
+    s = settings
+    base = {"eyedp_version": _eyedp_version(), "settings": s.to_dict(), "guarantee": _guarantee(s),
+            "input": {"files": len(files), "token": _token(files)},
+            "grid": {"rows": s.grid_shape[0], "cols": s.grid_shape[1], "cells": s.n_cells, "cell_px": s.cell_px,
+                     "canvas_px": [s.width, s.height]}}
+    if engine is Engine.NUMPY:
+        clean = clean_aggregate(files, s, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir)
+        sens, cal = reference_calibration(s, clean.n_observers, engine)
+        source = MapsSource(fixations=_token(files), stimulus=s.stimulus, stimulus_name=s.stimulus,
+                            observers=clean.observers)
+        export = HeatmapExport(aggregate=clean.aggregate, sensitivity=sens, calibration=cal, source=source,
+                               cell_px=s.cell_px, weight=s.weight, cap_m=s.cap_m, cap_total=s.cap_total,
+                               sigma_px=s.sigma_px)
+        scale = export_scale(export)
+        rel = release_heatmap(export, scale)
+        std = scale if s.gaussian else scale * np.sqrt(2.0)
+        meta = {k: v for k, v in rel.metadata.items() if k not in ("shape",)}
+        manifest = {**base, "engine": {"name": engine.value, "noise": "OpenDP (eyedp_core.dp.release)",
+                                       "versions": {"opendp": meta.get("opendp_version")}, "partitions": partitions},
+                    "n_observers": clean.n_observers,
+                    "bounds": {"cap_m": s.cap_m, "cap_total": s.cap_total,
+                               "how": "per cell min(G_ij, m); a map with total > C is scaled down to total C"},
+                    "calibration": {"mechanism": cal.mechanism, "method": cal.method, "l1_sensitivity": sens.l1,
+                                    "l2_sensitivity": sens.l2, "l1_formula": sens.l1_plugged,
+                                    "l2_formula": sens.l2_plugged, "calibrated_scale": cal.scale,
+                                    "scale": scale, "noise_std": float(std), "epsilon_charged": rel.epsilon_charged,
+                                    "epsilon_opendp": rel.epsilon_opendp},
+                    "release": meta}
+        return BatchRelease(rel.values, manifest)
+    pdp = release_pipelinedp(files, s, engine, master=master, chunk_rows=chunk_rows)
+    sens, cal = reference_calibration(s, pdp.n_observers, engine)
+    b = pdp.bounds
+    manifest = {**base, "engine": {"name": engine.value, "noise": "PipelineDP (Google's differential-privacy "
+                                   "library through python-dp)", "versions": pdp.versions,
+                                   **({"master": master} if engine is Engine.SPARK else {}),
+                                   "parameter_tuning": "not used"},
+                "n_observers": pdp.n_observers,
+                "bounds": {"cap_m": s.cap_m, "cap_total": s.cap_total, "max_contributions_per_partition": b.m,
+                           "max_partitions_contributed": b.k, "public_partitions": s.n_cells,
+                           "declared_value_bound": b.v,
+                           "how": "PipelineDP keeps at most m fixations per observer and cell and k = ⌊C/m⌋ random "
+                                  "cells per observer; each fixation has value 1 with declared bound [0, v], v ≥ 1, "
+                                  "so that PipelineDP's add/remove calibration covers replace-one"},
+                "calibration": {"mechanism": cal.mechanism,
+                                "method": "analytic (python-dp)" if s.gaussian else "b = Δ₁/ε (python-dp)",
+                                "l1_sensitivity": b.l1 / pdp.n_observers, "l2_sensitivity": b.l2 / pdp.n_observers,
+                                "l1_formula": f"m·min(r, 2k)/n = {b.m}·min({s.n_cells}, {2 * b.k})/{pdp.n_observers}",
+                                "l2_formula": f"m·√min(r, 2k)/n = {b.m}·√min({s.n_cells}, {2 * b.k})/{pdp.n_observers}",
+                                "eyedp_scale": cal.scale, "eyedp_noise_std": cal.std, "noise_std": pdp.std,
+                                "scale": pdp.std if s.gaussian else pdp.std / np.sqrt(2.0),
+                                "epsilon_charged": s.epsilon}}
+    return BatchRelease(pdp.values, manifest)
