@@ -276,6 +276,7 @@ CAP_KEY = "eyedp_eps_cap"  # the session's cap; set by the Report page's slider,
 CAP_WIDGET_KEY = "rp_cap"  # the Report page's cap slider: while its value is in the session it is the cap
 REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
 CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings, the facts it showed, the cap
+RELEASED_KEY = "released"  # on a ledger entry's context: what its release handed out (an AOI export's tables)
 FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utility and data counts it showed
 
 
@@ -305,6 +306,13 @@ def caps_at_charge() -> list[float | None]:
     """Per ledger entry, the cap in force when it was charged (None where not known)."""
     contexts = st.session_state.get(CONTEXT_KEY, [])
     return [c.get("cap") for c in contexts]
+
+
+def attach_released(count: int, released: object) -> None:
+    """Keep what a release handed out on the contexts of the last `count` ledger entries (the ones it charged),
+    so the report finds it next to them (and forgets it with them)."""
+    for context in st.session_state.get(CONTEXT_KEY, [])[-count:] if count > 0 else []:
+        context[RELEASED_KEY] = released
 
 
 def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str, ...] = ()) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,8 @@ from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release_source import ReleaseSource
 
-__all__ = ["DRAWN_ON_DATA", "NEIGHBOURS", "VIEW", "AoiRelease", "ledger_releases", "release_aois", "result_table"]
+__all__ = ["DRAWN_ON_DATA", "NEIGHBOURS", "VIEW", "AoiRelease", "AoiSource", "ledger_releases", "release_aois",
+           "result_table"]
 
 VIEW = "Areas of interest"
 NEIGHBOURS = ("replace one observer's fixations on this stimulus (all of them) by any other observer's; "
@@ -30,6 +32,25 @@ INTERVALS = ("95 % intervals: sums over n have the exact Laplace half-width b·l
 
 # What the ledger and the manifest say when the AOIs were drawn after looking at these data (docs/PRIVACY_MODEL.md §0.7).
 DRAWN_ON_DATA = "AOIs drawn after looking at these data (e.g. their heatmap)"
+
+
+class AoiSource(str, Enum):
+    """Where a release's AOI definitions came from (the page's choice; its values are the page's setting)."""
+
+    BUNDLED = "bundled"
+    GRID = "grid"
+    UPLOAD = "upload"
+    TABLE = "table"
+
+    @property
+    def label(self) -> str:
+        """The source in words."""
+        return _SOURCE_LABELS[self]
+
+
+_SOURCE_LABELS = {AoiSource.BUNDLED: "bundled (the simulator's regions of this stimulus)",
+                  AoiSource.GRID: "a regular grid", AoiSource.UPLOAD: "an uploaded file",
+                  AoiSource.TABLE: "a table edited on the page"}
 
 
 def ledger_releases(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
@@ -65,11 +86,14 @@ def result_table(results: dict[AoiMetric, MetricResult], *, private: bool = True
 
 @dataclass(frozen=True)
 class AoiRelease:
-    """What an AOI export hands out: the private table (CSV), the transition matrix and the manifest."""
+    """What an AOI export hands out: the private table (CSV), the transition matrix and the manifest; and, for the
+    curator's full report only (never in an exported file), the same tables computed on the clean data."""
 
     table: pd.DataFrame
     transitions: pd.DataFrame | None
     manifest: dict[str, Any]
+    clean: pd.DataFrame | None = None
+    clean_transitions: pd.DataFrame | None = None
 
     def manifest_json(self) -> str:
         """The manifest as JSON text."""
@@ -77,16 +101,19 @@ class AoiRelease:
 
 
 def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
-                 stimulus: str, aoi_definitions: list[dict[str, Any]], *, aois_from_data: bool = False) -> AoiRelease:
-    """Observer table, metrics, ε per observer, stimulus and the public AOI definitions in, the released private
-    table, transition matrix and manifest out; draws through OpenDP (charge the ledger BEFORE calling)."""
+                 stimulus: str, aoi_definitions: list[dict[str, Any]], *, aois_from_data: bool = False,
+                 aoi_source: AoiSource | None = None) -> AoiRelease:
+    """Observer table, metrics, ε per observer, stimulus, the public AOI definitions and where they came from in,
+    the released private table, transition matrix and manifest out; draws through OpenDP (charge the ledger
+    BEFORE calling)."""
     metrics = tuple(AoiMetric(m) for m in metrics)
     source = ReleaseSource()
     results, noise = private_metrics(table, metrics, epsilon, source)
-    trans = None
+    trans = clean_trans = None
     if AoiMetric.TRANSITIONS in results:
         r = results[AoiMetric.TRANSITIONS]
         trans = pd.DataFrame(r.private, index=pd.Index(list(r.names), name="from"), columns=list(r.names))
+        clean_trans = pd.DataFrame(r.clean, index=pd.Index(list(r.names), name="from"), columns=list(r.names))
     manifest = {
         "format": "eyedp-aoi-release/1",
         "view": VIEW,
@@ -100,6 +127,7 @@ def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[Aoi
         "metrics": [m.value for m in metrics],
         "bounds": {k: v for k, v in vars(table.bounds).items()},
         "aois": aoi_definitions,
+        "aoi_source": None if aoi_source is None else AoiSource(aoi_source).value,
         "aois_drawn_on_these_data": aois_from_data,
         "caveats": [DRAWN_ON_DATA + ": the guarantee does not cover what the AOIs reveal"] if aois_from_data else [],
         "intervals": INTERVALS,
@@ -108,7 +136,9 @@ def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[Aoi
         "queries": [_query_facts(q) for q in noise.values()],
         "values_drawn": source.values_drawn,
     }
-    return AoiRelease(result_table(results), trans, manifest)
+    if AoiMetric.TRANSITIONS in results:  # one half-width for every cell: one scale, divided by the public n
+        manifest["transitions_half_width"] = float(results[AoiMetric.TRANSITIONS].half_width.flat[0])
+    return AoiRelease(result_table(results), trans, manifest, result_table(results, private=False), clean_trans)
 
 
 def _query_facts(q: QueryNoise) -> dict[str, Any]:

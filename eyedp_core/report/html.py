@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE, PARTICIPANT_UNITS, Ledger, Release, group_privacy
+from eyedp_core.report.aoi import ReleasedAois, aoi_clean_html, aoi_section_html
 from eyedp_core.report.formula import tex_to_html
 from eyedp_core.report.tables import person_table
 
@@ -25,6 +26,7 @@ SECTIONS = {
     "data": "Data used",
     "unit": "Unit of protection and threat models",
     "artefacts": "Released artefacts",
+    "aois": "Areas of interest",
     "composition": "Total privacy loss per person",
     "reading": "What ε and δ mean",
     "caveats": "Caveats",
@@ -94,6 +96,7 @@ class ReportInput:
     # True: the release-safe report, which leaves out every figure computed on the unprotected data.
     release_safe: bool = False
     setting_labels: Mapping[str, str] = field(default_factory=dict)  # setting key -> its name in words
+    aoi_releases: Sequence[ReleasedAois] = ()  # each AOI export with the ledger entries it charged
 
 
 def _e(x: Any) -> str:
@@ -366,7 +369,7 @@ def _composition(inp: ReportInput) -> str:
 def _unprotected(inp: ReportInput) -> str:
     if inp.release_safe:
         return ("<p>Left out of this release-safe report: utility against the clean data, attack accuracies, the "
-                "preview's shifts and exact row counts are computed on the unprotected data and carry no "
+                "preview's shifts, the clean AOI tables and exact row counts are computed on the unprotected data and carry no "
                 "guarantee.</p>")
     out = [f'<p class="bad"><b>{_e(UNPROTECTED_LABEL)}</b></p>']
     rows = [{"source": src, "what": ", ".join(f"{k}: {fmt(v)}" for k, v in counts.items() if k not in PUBLIC_COUNTS)}
@@ -383,12 +386,15 @@ def _unprotected(inp: ReportInput) -> str:
                   else " — compared with the clean data")
             out.append(f"<p><b>{_e(f.get('view', page))}</b>{_e(pv)}</p>"
                        + _table(rows, [("metric", "Utility metric (unprotected)"), ("value", "Value")]))
+    clean_aois = aoi_clean_html(inp.aoi_releases)
+    if clean_aois:
+        out.append(clean_aois)
     if inp.attacks:
         out.append("<p><b>Attacks</b> (accuracy against chance; clean rows attack the unprotected data itself)</p>"
                    + _table(inp.attacks, [("task", "Task"), ("mechanism", "Mechanism"), ("epsilon", "ε"),
                                           ("scenario", "Scenario"), ("accuracy", "Accuracy"), ("chance", "Chance")]))
     if len(out) == 1:
-        out.append("<p>No view has computed utility or attack figures in this session yet.</p>")
+        out.append("<p>No view has computed utility, AOI or attack figures in this session yet.</p>")
     return '<div class="curator">' + "".join(out) + "</div>"
 
 
@@ -440,6 +446,7 @@ def build_html(inp: ReportInput) -> str:
     out every figure computed on the unprotected data."""
     body = [_section("verdict", _verdict(inp)), _section("summary", _summary(inp)), _section("data", _data(inp)),
             _section("unit", _unit(inp)), _section("artefacts", _artefacts(inp)),
+            _section("aois", aoi_section_html(inp.aoi_releases, inp.ledger)),
             _section("composition", _composition(inp) + _figures(inp)), _section("reading", _reading(inp)),
             _section("caveats", _caveats(inp)), _section("unprotected", _unprotected(inp)),
             _section("reproduce", _reproduce(inp))]

@@ -14,7 +14,7 @@ from eyedp_core.aoi import planning
 from eyedp_core.aoi.metrics import AoiMetric, query_epsilons, query_sensitivity
 from eyedp_core.aoi.observers import AoiBounds, ObserverTable
 from eyedp_core.aoi.parse import aois_from_table, aois_to_table, read_aois
-from eyedp_core.aoi.release import NEIGHBOURS, ledger_releases, release_aois
+from eyedp_core.aoi.release import NEIGHBOURS, AoiSource, ledger_releases, release_aois
 from eyedp_core.aoi.shapes import Aoi, grid
 from eyedp_core.dp.mechanisms import calibrate_laplace
 from eyedp_core.io.errors import DataError
@@ -25,7 +25,8 @@ from ui.fragment import fragment
 from ui.text import md_text
 from ui.widgets import calibration_box, log_slider, preview_watermark
 
-SOURCES = {"bundled": "Bundled AOIs", "grid": "Regular grid", "upload": "Upload CSV / JSON", "table": "Edit a table"}
+SOURCES = {AoiSource.BUNDLED.value: "Bundled AOIs", AoiSource.GRID.value: "Regular grid",
+           AoiSource.UPLOAD.value: "Upload CSV / JSON", AoiSource.TABLE.value: "Edit a table"}
 RELEASE_KEY = "aoi_release_result"  # the last export's files (kept so the download buttons survive reruns)
 
 
@@ -226,6 +227,12 @@ def target_finder(ctx: AoiContext) -> None:
                    "arithmetic, not a release.")
 
 
+def used_source(stim_name: str) -> AoiSource:
+    """The source the page's AOIs came from (the bundled choice on a stimulus without bundled AOIs is a grid)."""
+    src = AoiSource(st.session_state.get("aoi_source", AoiSource.BUNDLED.value))
+    return AoiSource.GRID if src is AoiSource.BUNDLED and not view.bundled(stim_name) else src
+
+
 def export_panel(ctx: AoiContext) -> None:
     """Charge the ledger, then release through OpenDP: private table (CSV) and manifest (JSON)."""
     st.subheader("Release")
@@ -245,7 +252,9 @@ def export_panel(ctx: AoiContext) -> None:
     if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):
         if state.charge(entries, page="areas_of_interest"):
             defs = aois_to_table(ctx.aois).replace({np.nan: None}).to_dict("records")
-            rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs, aois_from_data=on_data)
+            rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs, aois_from_data=on_data,
+                               aoi_source=used_source(ctx.stimulus))
+            state.attach_released(len(entries), rel)
             st.session_state[RELEASE_KEY] = (rel.table.to_csv(), rel.manifest_json(),
                                              None if rel.transitions is None else rel.transitions.to_csv())
         else:

@@ -19,7 +19,7 @@ import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.dp.accounting import Ledger
-from eyedp_core.report import Artefact, ReportInput, build_html
+from eyedp_core.report import Artefact, ReleasedAois, ReportInput, build_html
 from eyedp_core.report.html import PERSON_SETTING
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
@@ -66,6 +66,18 @@ def artefacts() -> list[Artefact]:
         c = contexts[i] if i < len(contexts) else {}
         out.append(Artefact(release=r, page=c.get("page"), facts=c.get("facts"), settings=c.get("settings")))
     return out
+
+
+def aoi_releases() -> list[ReleasedAois]:
+    """Each AOI export of the session with the 1-based positions of the ledger entries it charged."""
+    from eyedp_core.aoi.release import AoiRelease  # here: app start imports no AOI code
+
+    found: dict[int, tuple[AoiRelease, list[int]]] = {}
+    for i, c in enumerate(st.session_state.get(state.CONTEXT_KEY, [])[:len(state.ledger().releases)], start=1):
+        rel = c.get(state.RELEASED_KEY)
+        if isinstance(rel, AoiRelease):
+            found.setdefault(id(rel), (rel, []))[1].append(i)
+    return [ReleasedAois(rel, tuple(entries)) for rel, entries in found.values()]
 
 
 def cap_status(spent: float, cap: float) -> tuple[bool, str]:
@@ -137,7 +149,7 @@ def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tup
                       view_facts=facts, attacks=attack_rows(),
                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
                       generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                      release_safe=release_safe, setting_labels=setting_labels())
+                      release_safe=release_safe, setting_labels=setting_labels(), aoi_releases=aoi_releases())
     if with_figures:
         inp = with_figure(inp, fig)
     return inp, fig
