@@ -58,8 +58,10 @@ def _rows(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) ->
         cells = []
         for key, _ in columns:
             v = r.get(key, "")
-            num = isinstance(v, (int, float)) and not isinstance(v, bool)
-            cells.append(f'<td{" class=num" if num else ""}>{_e(_num(v) if num else ("" if v is None else v))}</td>')
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                cells.append(f'<td class="num">{_e(_num(v))}</td>')
+            else:
+                cells.append(f"<td>{_e('' if v is None else v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 

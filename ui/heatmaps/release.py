@@ -220,7 +220,7 @@ def scale_out_section(ctx: view.Context) -> None:
                                 method=preview.gaussian_method(ctx.method, ctx.epsilon), cap_m=ctx.cap_m,
                                 cap_total=ctx.cap_total, sigma_px=ctx.sigma_px, weight=ctx.weight)
         except ValueError as err:
-            st.info(f"Batch releases cannot run these settings: {err}.", icon=":material/info:")
+            st.info(f"Batch releases cannot run these settings: {md_text(err)}.", icon=":material/info:")
             return
         st.markdown("The same release (same bounds, calibration and guarantee) over all your observers' sharded "
                     "fixation files, on this machine or on Spark (README, *Scaling out*). Replace the input glob "
