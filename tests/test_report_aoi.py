@@ -124,6 +124,8 @@ def test_the_section_states_the_manifest_and_ledger_numbers(session) -> None:
         assert f"ledger entries {r.entries[0]}–{r.entries[-1]}" in text
         assert man["neighbouring_relation"] in text and man["composition"] in text
         assert f"{N_OBSERVERS} observers of 'webpage'" in text
+        assert ("dwell per AOI (s) = 5; time to first fixation (s) = 10; revisits per AOI = 5; transitions in total "
+                "= 40; fixations over all AOIs = 40; dwell over all AOIs (s) = 10") in text  # AoiBounds()'s
         tables = _parse(block).tables
         # Every noisy sum: ε share, L1 sensitivity, Laplace b, the lattice b drawn: the manifest's, row by row.
         queries = next(t for t in tables if t[0][0] == "Noisy sum")

@@ -20,6 +20,12 @@ if TYPE_CHECKING:  # the report module imports no AOI code until a report has an
 
 __all__ = ["ReleasedAois", "aoi_clean_html", "aoi_section_html"]
 
+# The public per-observer limits (AoiBounds fields) by the names the page's inputs give them.
+BOUND_NAMES = {"max_fixations": "fixations per AOI", "max_dwell_s": "dwell per AOI (s)",
+               "max_ttff_s": "time to first fixation (s)", "max_revisits": "revisits per AOI",
+               "max_transitions": "transitions in total", "max_total_fixations": "fixations over all AOIs",
+               "max_total_dwell_s": "dwell over all AOIs (s)"}
+
 
 @dataclass(frozen=True)
 class ReleasedAois:
@@ -96,7 +102,8 @@ def _guarantee(r: ReleasedAois, ledger: Ledger) -> str:
     eps = float(m["epsilon_per_observer"])
     charged = [ledger.releases[i - 1] for i in r.entries if 0 < i <= len(ledger.releases)]
     total = sum(x.epsilon_total for x in charged)
-    bounds = "; ".join(f"{k.replace('_', ' ')} = {_num(v)}" for k, v in m["bounds"].items() if v is not None)
+    bounds = "; ".join(f"{BOUND_NAMES.get(k, k.replace('_', ' '))} = {_num(v)}"
+                       for k, v in m["bounds"].items() if v is not None)
     text = (f"<p><b>Guarantee per observer</b>: ε = <b>{_e(_num(eps))}</b>, δ = {_e(_num(m['delta']))} for each of "
             f"the {_e(_num(m['observers']))} observers of '{_e(m['stimulus'])}' (unit of privacy: "
             f"{_e(m['unit_of_privacy'])}; neighbouring datasets: {_e(m['neighbouring_relation'])}). "
@@ -107,7 +114,8 @@ def _guarantee(r: ReleasedAois, ledger: Ledger) -> str:
                     f", which is NOT the manifest's ε = {_e(_num(eps))}."))
     else:
         text += "."
-    return text + f"</p><p class='muted'>Public per-observer limits (clipping before any sum): {_e(bounds)}.</p>"
+    return text + (f"</p><p class='muted'>Public per-observer limits (each observer's values are clipped to these "
+                   f"before any sum; a total left out is not limited): {_e(bounds)}.</p>")
 
 
 def _queries(m: dict[str, Any]) -> str:
