@@ -369,8 +369,8 @@ def _composition(inp: ReportInput) -> str:
 def _unprotected(inp: ReportInput) -> str:
     if inp.release_safe:
         return ("<p>Left out of this release-safe report: utility against the clean data, attack accuracies, the "
-                "preview's shifts, the clean AOI tables and exact row counts are computed on the unprotected data and carry no "
-                "guarantee.</p>")
+                "preview's shifts, the clean AOI tables and exact row counts are computed on the unprotected data "
+                "and carry no guarantee.</p>")
     out = [f'<p class="bad"><b>{_e(UNPROTECTED_LABEL)}</b></p>']
     rows = [{"source": src, "what": ", ".join(f"{k}: {fmt(v)}" for k, v in counts.items() if k not in PUBLIC_COUNTS)}
             for src, counts in inp.data.items()]
