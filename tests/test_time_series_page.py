@@ -321,17 +321,20 @@ def test_text_column_is_reported_on_the_page():
     assert "'note'" in " ".join(w.value for w in at.warning)
 
 
-def test_nan_only_feature_is_refused_clearly():
-    """An all-empty feature column: the upload names the file and column; Time series keeps the sample."""
+def test_nan_only_feature_is_ignored_with_a_note():
+    """An all-empty feature column says nothing (a feature the recording cannot give): the upload loads without it
+    and says so, naming the file and the column; Time series runs on the upload without that feature."""
     rng = np.random.default_rng(3)
     df = _features(rng, {(f"p{i}", "read"): 60 for i in range(3)})
     df["empty"] = np.nan
     at = _upload(_ts(), df, "holes.csv")
-    err = " ".join(e.value for e in at.error)
-    assert "holes.csv" in err and "'empty'" in err and "empty cell" in err
+    assert not at.error, [e.value for e in at.error]
+    notes = " ".join(w.value for w in [*at.warning, *at.info, *at.caption])
+    assert "holes.csv" in notes and "empty" in notes and "empty in every row" in notes
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
-    assert "P01" in at.selectbox(key="ts_participant").options
+    assert "p0" in at.selectbox(key="ts_participant").options
+    assert "empty" not in at.multiselect(key="ts_features").options
 
 
 def test_recordings_of_very_different_lengths_warn_and_still_work():
