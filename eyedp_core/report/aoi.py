@@ -5,13 +5,13 @@ Every number is read from the release's manifest and tables (what the export han
 """
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from eyedp_core.dp.accounting import Ledger
+from eyedp_core.report.markup import esc, fmt, table
 
 if TYPE_CHECKING:  # the report module imports no AOI code until a report has an AOI release
     import pandas as pd
@@ -35,48 +35,26 @@ class ReleasedAois:
     entries: tuple[int, ...]
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
 def _num(v: Any) -> str:
-    """A number as the report writes it (the report's own `fmt`)."""
-    from eyedp_core.report.html import fmt  # here: html imports this module's section builders
-
+    """A number as the report writes it (floats, so counts read as the manifest's numbers do)."""
     return fmt(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
 
 
-def _frame(table: pd.DataFrame, index_label: str) -> str:
+def _frame(frame: pd.DataFrame, index_label: str) -> str:
     """A DataFrame (index: the AOI or 'from' state) as an escaped HTML table, numbers in the report's format."""
-    head = f"<th>{_e(index_label)}</th>" + "".join(f"<th>{_e(c)}</th>" for c in table.columns)
+    head = f"<th>{esc(index_label)}</th>" + "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
     rows = []
-    for name, row in zip(table.index, table.itertuples(index=False), strict=True):
-        cells = "".join(f'<td class="num">{_e(_num(v))}</td>' for v in row)
-        rows.append(f"<tr><td>{_e(name)}</td>{cells}</tr>")
+    for name, row in zip(frame.index, frame.itertuples(index=False), strict=True):
+        cells = "".join(f'<td class="num">{esc(_num(v))}</td>' for v in row)
+        rows.append(f"<tr><td>{esc(name)}</td>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _rows(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
-    """Rows of plain values as an escaped HTML table."""
-    head = "".join(f"<th>{_e(label)}</th>" for _, label in columns)
-    body = []
-    for r in rows:
-        cells = []
-        for key, _ in columns:
-            v = r.get(key, "")
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                cells.append(f'<td class="num">{_e(_num(v))}</td>')
-            else:
-                cells.append(f"<td>{_e('' if v is None else v)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _title(i: int, r: ReleasedAois) -> str:
     m = r.release.manifest
     where = (f"ledger entries {r.entries[0]}–{r.entries[-1]}" if len(r.entries) > 1
              else f"ledger entry {r.entries[0]}" if r.entries else "ledger entries unknown")
-    return f"<h3>{i}. AOI table of '{_e(m['stimulus'])}' ({_e(where)})</h3>"
+    return f"<h3>{i}. AOI table of '{esc(m['stimulus'])}' ({esc(where)})</h3>"
 
 
 def _source(m: dict[str, Any]) -> str:
@@ -84,16 +62,16 @@ def _source(m: dict[str, Any]) -> str:
 
     src = m.get("aoi_source")
     words = AoiSource(src).label if src else "not recorded"
-    out = [f"<p><b>AOI definitions</b> ({len(m['aois'])}, public parameters): from {_e(words)}. "]
+    out = [f"<p><b>AOI definitions</b> ({len(m['aois'])}, public parameters): from {esc(words)}. "]
     if m.get("aois_drawn_on_these_data"):
-        out.append(f"</p><p class='bad'><b>Flagged: {_e(DRAWN_ON_DATA)}.</b> What the AOIs reveal about where these "
+        out.append(f"</p><p class='bad'><b>Flagged: {esc(DRAWN_ON_DATA)}.</b> What the AOIs reveal about where these "
                    "observers looked is published as is: the stated ε does not cover it.</p>")
     else:
         out.append("Not flagged as drawn after looking at these data.</p>")
     cols = [("name", "AOI"), ("kind", "Shape"), ("x0", "x0"), ("y0", "y0"), ("x1", "x1"), ("y1", "y1"),
             ("points", "Points (x y; …)")]
     out.append("<details><summary>The AOI definitions (stimulus pixels)</summary>"
-               + _rows(m["aois"], cols) + "</details>")
+               + table(m["aois"], cols) + "</details>")
     return "".join(out)
 
 
@@ -104,40 +82,40 @@ def _guarantee(r: ReleasedAois, ledger: Ledger) -> str:
     total = sum(x.epsilon_total for x in charged)
     bounds = "; ".join(f"{BOUND_NAMES.get(k, k.replace('_', ' '))} = {_num(v)}"
                        for k, v in m["bounds"].items() if v is not None)
-    text = (f"<p><b>Guarantee per observer</b>: ε = <b>{_e(_num(eps))}</b>, δ = {_e(_num(m['delta']))} for each of "
-            f"the {_e(_num(m['observers']))} observers of '{_e(m['stimulus'])}' (unit of privacy: "
-            f"{_e(m['unit_of_privacy'])}; neighbouring datasets: {_e(m['neighbouring_relation'])}). "
-            f"Composition: {_e(m['composition'])}")
+    text = (f"<p><b>Guarantee per observer</b>: ε = <b>{esc(_num(eps))}</b>, δ = {esc(_num(m['delta']))} for each of "
+            f"the {esc(_num(m['observers']))} observers of '{esc(m['stimulus'])}' (unit of privacy: "
+            f"{esc(m['unit_of_privacy'])}; neighbouring datasets: {esc(m['neighbouring_relation'])}). "
+            f"Composition: {esc(m['composition'])}")
     if charged:
-        text += (f"; the {len(charged)} ledger entries charged ε = {_e(_num(total))} per observer in all"
+        text += (f"; the {len(charged)} ledger entries charged ε = {esc(_num(total))} per observer in all"
                  + ("." if math.isclose(total, eps, rel_tol=1e-9) else
-                    f", which is NOT the manifest's ε = {_e(_num(eps))}."))
+                    f", which is NOT the manifest's ε = {esc(_num(eps))}."))
     else:
         text += "."
     return text + (f"</p><p class='muted'>Public per-observer limits (each observer's values are clipped to these "
-                   f"before any sum; a total left out is not limited): {_e(bounds)}.</p>")
+                   f"before any sum; a total left out is not limited): {esc(bounds)}.</p>")
 
 
 def _queries(m: dict[str, Any]) -> str:
     rows = [{"query": q["query"], "epsilon": q["epsilon"], "l1": q["l1_sensitivity"], "b": q["scale_formula"],
              "drawn": q["scale_released"], "k": q["lattice_k"], "n": q["values"]} for q in m["queries"]]
-    return ("<p><b>Metrics released</b>: " + _e(", ".join(m["metrics"])) + ". Each needs the noisy sums below "
+    return ("<p><b>Metrics released</b>: " + esc(", ".join(m["metrics"])) + ". Each needs the noisy sums below "
             "(Laplace mechanism, b = Δ1 / ε of the sum; the export draws on a 2^k lattice with the slightly "
             "larger b in the next column).</p>"
-            + _rows(rows, [("query", "Noisy sum"), ("epsilon", "ε share"), ("l1", "L1 sensitivity Δ1"),
+            + table(rows, [("query", "Noisy sum"), ("epsilon", "ε share"), ("l1", "L1 sensitivity Δ1"),
                            ("b", "Laplace b = Δ1/ε"), ("drawn", "b drawn (lattice)"), ("k", "Lattice 2^k: k"),
                            ("n", "Values")])
-            + f"<p class='muted'>{_e(m['noise'])}. {_e(m['intervals'])}.</p>")
+            + f"<p class='muted'>{esc(m['noise'])}. {esc(m['intervals'])}.</p>")
 
 
 def _private(rel: AoiRelease) -> str:
     out = ["<p><b>The released (private) table</b>, each value with the half-width of its "
-           f"{_e(_num(100 * float(rel.manifest['confidence'])))} % interval, in the metric's units:</p>",
+           f"{esc(_num(100 * float(rel.manifest['confidence'])))} % interval, in the metric's units:</p>",
            _frame(rel.table, "AOI")]
     if rel.transitions is not None:
         hw = rel.manifest.get("transitions_half_width")
         out.append(f"<p><b>Released transitions per observer</b> (rows: from, columns: to; each cell "
-                   f"± {_e(_num(hw))}):</p>" + _frame(rel.transitions, "from"))
+                   f"± {esc(_num(hw))}):</p>" + _frame(rel.transitions, "from"))
     return "".join(out)
 
 
@@ -160,7 +138,7 @@ def aoi_clean_html(released: Sequence[ReleasedAois]) -> str:
         rel = r.release
         if rel.clean is None:
             continue
-        out.append(f"<p><b>Areas of interest {i}: clean table of '{_e(rel.manifest['stimulus'])}'</b> (clipped to the "
+        out.append(f"<p><b>Areas of interest {i}: clean table of '{esc(rel.manifest['stimulus'])}'</b> (clipped to the "
                    "public limits, no noise)</p>" + _frame(rel.clean, "AOI"))
         if rel.clean_transitions is not None:
             out.append("<p>Clean transitions per observer</p>" + _frame(rel.clean_transitions, "from"))

@@ -6,7 +6,6 @@ Each section has a fixed id (SECTIONS) so a test can find it.
 """
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Any
 from eyedp_core.dp.accounting import COMPOSITION_RULE, PARTICIPANT_UNITS, Ledger, Release, group_privacy
 from eyedp_core.report.aoi import ReleasedAois, aoi_clean_html, aoi_section_html
 from eyedp_core.report.formula import tex_to_html
+from eyedp_core.report.markup import esc, fmt, table
 from eyedp_core.report.tables import person_table
 
 __all__ = ["SECTIONS", "Artefact", "ReportInput", "build_html", "epsilon_reading"]
@@ -99,38 +99,6 @@ class ReportInput:
     aoi_releases: Sequence[ReleasedAois] = ()  # each AOI export with the ledger entries it charged
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def fmt(v: Any) -> str:
-    """Number -> compact text (∞ for infinity); other values as text."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return str(v)
-    if isinstance(v, int):
-        return f"{v:,}"
-    if math.isinf(v):
-        return "∞"
-    if math.isnan(v):
-        return "–"
-    if v == 0:
-        return "0"
-    if abs(v) < 1e-3 or abs(v) >= 1e6:
-        return f"{v:.3e}"
-    return f"{v:.4g}"
-
-
-def _table(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]]) -> str:
-    head = "".join(f"<th>{_e(label)}</th>" for _, label in columns)
-    body = []
-    for r in rows:
-        cells = []
-        for key, _ in columns:
-            v = r.get(key, "")
-            cls = ' class="num"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
-            cells.append(f"<td{cls}>{_e(fmt(v))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def epsilon_reading(epsilon: float, delta: float) -> str:
@@ -154,7 +122,7 @@ def epsilon_reading(epsilon: float, delta: float) -> str:
 
 
 def _section(key: str, body: str) -> str:
-    return f'<section id="{key}"><h2>{_e(SECTIONS[key])}</h2>{body}</section>'
+    return f'<section id="{key}"><h2>{esc(SECTIONS[key])}</h2>{body}</section>'
 
 
 _WHO = {
@@ -173,14 +141,14 @@ def _verdict(inp: ReportInput) -> str:
                      "the curator's hands through EyeDP.")
     else:
         units = sorted({r.unit for r in rel})
-        who = "; ".join(_e(_WHO.get(u, f"one {u} at a time, not the whole person")) for u in units)
+        who = "; ".join(esc(_WHO.get(u, f"one {u} at a time, not the whole person")) for u in units)
         items.append(f"<b>Who is protected:</b> {who}.")
         factor = "∞" if math.isinf(eps) else fmt(math.exp(eps) if eps < 700 else math.inf)
         cap = (f" The session refused any release that would have pushed a person above ε = {fmt(inp.epsilon_cap)}."
                if inp.epsilon_cap is not None else "")
-        items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {_e(fmt(eps))}, δ = {_e(fmt(dlt))} "
+        items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
                      f"after adding up all {len(rel)} release(s): whether a person took part changes the chance of "
-                     f"any conclusion by at most a factor {_e(factor)}.{_e(cap)}")
+                     f"any conclusion by at most a factor {esc(factor)}.{esc(cap)}")
     if inp.release_safe:
         items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
                      "release-safe report leaves them out (the curator's full report has them).")
@@ -191,11 +159,11 @@ def _verdict(inp: ReportInput) -> str:
             private = [a for a in rows if a["mechanism"] != "clean"]
             clean = [a for a in rows if a["mechanism"] == "clean"]
             best = max(private, key=lambda a: a["accuracy"]) if private else None
-            txt = f"{_e(task)}: chance {fmt(rows[0]['chance'])}"
+            txt = f"{esc(task)}: chance {fmt(rows[0]['chance'])}"
             if clean:
                 txt += f", on clean data {fmt(max(a['accuracy'] for a in clean))}"
             if best is not None:
-                txt += f", at best {fmt(best['accuracy'])} on a private release (ε = {_e(fmt(best['epsilon']))})"
+                txt += f", at best {fmt(best['accuracy'])} on a private release (ε = {esc(fmt(best['epsilon']))})"
             parts.append(txt)
         items.append("<b>What the attacks showed</b> (accuracy; measured on the unprotected data, for the curator "
                      "only): " + "; ".join(parts) + ".")
@@ -203,7 +171,7 @@ def _verdict(inp: ReportInput) -> str:
         items.append("<b>What the attacks showed:</b> no attack was run in this session.")
     caveats = _caveat_items(inp)
     if caveats:
-        items.append(f"<b>Caveats ({len(caveats)}):</b> " + _e(caveats[0])
+        items.append(f"<b>Caveats ({len(caveats)}):</b> " + esc(caveats[0])
                      + (f" (and {len(caveats) - 1} more in Caveats)." if len(caveats) > 1 else ""))
     else:
         items.append("<b>Caveats:</b> none applies to the releases in this ledger.")
@@ -224,8 +192,8 @@ def _summary(inp: ReportInput) -> str:
                 "views at their current settings (previews, not releases).")
     else:
         head = (f"Worst-case total privacy loss for any one person after composing all {n} release(s): "
-                f"<b>ε = {_e(fmt(eps))}</b>, <b>δ = {_e(fmt(dlt))}</b>.")
-    return f'<p class="headline">{head}{_e(cap)}</p><p>{_e(COMPOSITION_RULE)}</p>'
+                f"<b>ε = {esc(fmt(eps))}</b>, <b>δ = {esc(fmt(dlt))}</b>.")
+    return f'<p class="headline">{head}{esc(cap)}</p><p>{esc(COMPOSITION_RULE)}</p>'
 
 
 # Counts a mechanism treats as public (n observers, the number of participants, tasks, stimuli); exact row counts
@@ -240,7 +208,7 @@ def _data(inp: ReportInput) -> str:
             for src, counts in inp.data.items()]
     return ("<p>Public counts only (the numbers of people, tasks and stimuli, which the mechanisms treat as public); "
             "no recorded value and no participant id appears in this report.</p>"
-            + _table(rows, [("source", "Data source"), ("what", "Public counts")]))
+            + table(rows, [("source", "Data source"), ("what", "Public counts")]))
 
 
 def _unit(inp: ReportInput) -> str:
@@ -254,9 +222,9 @@ def _unit(inp: ReportInput) -> str:
             lines.append("<li><b>participant</b>: neighbouring datasets differ by replacing everything one person "
                          "contributed (all their recordings).</li>")
         else:
-            lines.append(f"<li><b>{_e(u)}</b>: protects one {_e(u)} only, <i>not</i> the whole person; the person's "
+            lines.append(f"<li><b>{esc(u)}</b>: protects one {esc(u)} only, <i>not</i> the whole person; the person's "
                          "total is the bound charged to the ledger (see Total privacy loss).</li>")
-    threats = "".join(f"<li><b>{_e(t)}</b>: {_e(d)}</li>" for t, d in THREAT_MODELS)
+    threats = "".join(f"<li><b>{esc(t)}</b>: {esc(d)}</li>" for t, d in THREAT_MODELS)
     return f"<p>Units of protection used:</p><ul>{''.join(lines)}</ul><p>Threat models considered:</p><ul>{threats}</ul>"
 
 
@@ -289,41 +257,41 @@ def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
             {"k": "people covered", "v": "everyone" if r.participants is None else f"{len(r.participants)} people"}]
     if r.meaning:
         rows.append({"k": "what the ε means", "v": r.meaning})
-    out = [f'<div class="artefact"><h3>{i}. {_e(r.label)}</h3>',
-           _table(rows, [("k", "Item"), ("v", "Value")])]
+    out = [f'<div class="artefact"><h3>{i}. {esc(r.label)}</h3>',
+           table(rows, [("k", "Item"), ("v", "Value")])]
     f = a.facts or {}
     sens = f.get("sensitivity")
     if sens:
         parts = [f"{k} = {fmt(v)}" for k, v in sens.items() if isinstance(v, (int, float))]
-        out.append(f"<p><b>Sensitivity</b>: {_e('; '.join(parts))}. <b>How obtained</b>: {_e(sens.get('how', ''))}</p>")
+        out.append(f"<p><b>Sensitivity</b>: {esc('; '.join(parts))}. <b>How obtained</b>: {esc(sens.get('how', ''))}</p>")
         for k in ("L1 formula", "L2 formula"):
             if sens.get(k):
-                out.append(f"<p class='muted'>{_e(k)}: {_math(sens[k])}</p>")
+                out.append(f"<p class='muted'>{esc(k)}: {_math(sens[k])}</p>")
     cal = f.get("calibration")
     if cal:
         name = "σ (standard deviation)" if cal["mechanism"] == "gaussian" else "b (Laplace scale)"
         title = f.get("calibration_title", "")
-        std = "" if cal["mechanism"] == "gaussian" else f", standard deviation {_e(fmt(cal['std']))}"
+        std = "" if cal["mechanism"] == "gaussian" else f", standard deviation {esc(fmt(cal['std']))}"
         export = f.get("export_scale")
-        export_txt = (f" The export itself draws with {_e(name.split(' ')[0])} = {_e(fmt(export))} (the smallest "
+        export_txt = (f" The export itself draws with {esc(name.split(' ')[0])} = {esc(fmt(export))} (the smallest "
                       "value OpenDP's own accounting certifies for this ε and δ)."
                       if export is not None and abs(export - cal["scale"]) > 1e-9 * cal["scale"] else "")
-        out.append(f"<p><b>Noise scale</b>{(' — ' + _e(title)) if title else ''}: {_e(cal['mechanism'])} "
-                   f"({_e(cal['method'])}), {_e(name)} = <b>{_e(fmt(cal['scale']))}</b>{std}, for "
-                   f"ε = {_e(fmt(cal['epsilon']))}, δ = {_e(fmt(cal['delta']))}, "
-                   f"sensitivity {_e(fmt(cal['sensitivity']))}.{export_txt}</p>"
+        out.append(f"<p><b>Noise scale</b>{(' — ' + esc(title)) if title else ''}: {esc(cal['mechanism'])} "
+                   f"({esc(cal['method'])}), {esc(name)} = <b>{esc(fmt(cal['scale']))}</b>{std}, for "
+                   f"ε = {esc(fmt(cal['epsilon']))}, δ = {esc(fmt(cal['delta']))}, "
+                   f"sensitivity {esc(fmt(cal['sensitivity']))}.{export_txt}</p>"
                    f"<p class='muted'>Formula: {_math(cal['formula_tex'])}<br>Numbers: "
                    f"{_math(cal['plugged_tex'])}</p>")
         if not cal.get("valid", True):
-            out.append(f"<p class='bad'>This calibration does not give the stated guarantee. {_e(cal.get('note', ''))}</p>")
+            out.append(f"<p class='bad'>This calibration does not give the stated guarantee. {esc(cal.get('note', ''))}</p>")
         elif cal.get("note"):
-            out.append(f"<p class='muted'>{_e(cal['note'])}</p>")
+            out.append(f"<p class='muted'>{esc(cal['note'])}</p>")
     if not f:
         out.append("<p class='muted'>The view did not record its calibration with this entry (recorded before the "
                    "view was opened in this session, or by a view without one).</p>")
     if a.settings:
         shown = "; ".join(f"{k}: {v}" for k, v in shown_settings(a.settings, inp.setting_labels))
-        out.append(f"<p class='muted'>Settings when released: {_e(shown)}</p>")
+        out.append(f"<p class='muted'>Settings when released: {esc(shown)}</p>")
     out.append("</div>")
     return "".join(out)
 
@@ -336,33 +304,33 @@ def _artefacts(inp: ReportInput) -> str:
 
 
 def _composition(inp: ReportInput) -> str:
-    table = person_table(inp.ledger, inp.epsilon_cap)
-    if table.empty:
+    people = person_table(inp.ledger, inp.epsilon_cap)
+    if people.empty:
         return "<p>Nothing to compose yet.</p>"
-    out = [_table(table.to_dict("records"), [(c, c) for c in table.columns])]
+    out = [table(people.to_dict("records"), [(c, c) for c in people.columns])]
     out.append("<p><b>Correlation-aware estimate.</b></p><ul>")
     for a in inp.artefacts:
         r = a.release
         if r.meaning:
-            out.append(f"<li>{_e(r.label)}: {_e(r.meaning)}.</li>")
+            out.append(f"<li>{esc(r.label)}: {esc(r.meaning)}.</li>")
         elif r.unit in PARTICIPANT_UNITS:
-            out.append(f"<li>{_e(r.label)}: the unit is the whole {_e(r.unit)}, so correlation inside one person's "
-                       f"data is already covered: ε = {_e(fmt(r.epsilon_total))}. Assumption: people are "
+            out.append(f"<li>{esc(r.label)}: the unit is the whole {esc(r.unit)}, so correlation inside one person's "
+                       f"data is already covered: ε = {esc(fmt(r.epsilon_total))}. Assumption: people are "
                        "independent of each other.</li>")
         elif math.isfinite(r.epsilon):
             g_eps, g_delta = group_privacy(r.epsilon, r.delta, r.count)
-            out.append(f"<li>{_e(r.label)}: ε = {_e(fmt(r.epsilon))} protects one {_e(r.unit)}; if all "
-                       f"{r.count} {_e(r.unit)}s of a person are fully correlated (worst case, no assumption on the "
-                       f"correlation), the person's loss is the group bound ε = {_e(fmt(g_eps))}, "
-                       f"δ = {_e(fmt(g_delta))}.</li>")
+            out.append(f"<li>{esc(r.label)}: ε = {esc(fmt(r.epsilon))} protects one {esc(r.unit)}; if all "
+                       f"{r.count} {esc(r.unit)}s of a person are fully correlated (worst case, no assumption on the "
+                       f"correlation), the person's loss is the group bound ε = {esc(fmt(g_eps))}, "
+                       f"δ = {esc(fmt(g_delta))}.</li>")
         else:
-            out.append(f"<li>{_e(r.label)}: no guarantee (ε = ∞).</li>")
+            out.append(f"<li>{esc(r.label)}: no guarantee (ε = ∞).</li>")
     out.append("</ul>")
     for page, f in inp.view_facts.items():
         if f.get("correlation"):
-            out.append(f"<p class='muted'><b>{_e(f.get('view', page))}</b>: {_e(f['correlation'])}</p>")
+            out.append(f"<p class='muted'><b>{esc(f.get('view', page))}</b>: {esc(f['correlation'])}</p>")
         if f.get("bounds"):
-            out.append(_table(f["bounds"], [("scope", "Scope"), ("epsilon", "ε"), ("delta", "δ"), ("kind", "Kind")]))
+            out.append(table(f["bounds"], [("scope", "Scope"), ("epsilon", "ε"), ("delta", "δ"), ("kind", "Kind")]))
     return "".join(out)
 
 
@@ -371,27 +339,27 @@ def _unprotected(inp: ReportInput) -> str:
         return ("<p>Left out of this release-safe report: utility against the clean data, attack accuracies, the "
                 "preview's shifts, the clean AOI tables and exact row counts are computed on the unprotected data "
                 "and carry no guarantee.</p>")
-    out = [f'<p class="bad"><b>{_e(UNPROTECTED_LABEL)}</b></p>']
+    out = [f'<p class="bad"><b>{esc(UNPROTECTED_LABEL)}</b></p>']
     rows = [{"source": src, "what": ", ".join(f"{k}: {fmt(v)}" for k, v in counts.items() if k not in PUBLIC_COUNTS)}
             for src, counts in inp.data.items()]
     rows = [r for r in rows if r["what"]]
     if rows:
         out.append("<p><b>Exact sizes of the data</b></p>"
-                   + _table(rows, [("source", "Data source"), ("what", "Exact counts")]))
+                   + table(rows, [("source", "Data source"), ("what", "Exact counts")]))
     for page, f in inp.view_facts.items():
         util = f.get("utility")
         if util:
             rows = [{"metric": k, "value": v} for k, v in util.items()]
             pv = (" — seeded preview at the chosen settings, compared with the clean data" if page in inp.preview_pages
                   else " — compared with the clean data")
-            out.append(f"<p><b>{_e(f.get('view', page))}</b>{_e(pv)}</p>"
-                       + _table(rows, [("metric", "Utility metric (unprotected)"), ("value", "Value")]))
+            out.append(f"<p><b>{esc(f.get('view', page))}</b>{esc(pv)}</p>"
+                       + table(rows, [("metric", "Utility metric (unprotected)"), ("value", "Value")]))
     clean_aois = aoi_clean_html(inp.aoi_releases)
     if clean_aois:
         out.append(clean_aois)
     if inp.attacks:
         out.append("<p><b>Attacks</b> (accuracy against chance; clean rows attack the unprotected data itself)</p>"
-                   + _table(inp.attacks, [("task", "Task"), ("mechanism", "Mechanism"), ("epsilon", "ε"),
+                   + table(inp.attacks, [("task", "Task"), ("mechanism", "Mechanism"), ("epsilon", "ε"),
                                           ("scenario", "Scenario"), ("accuracy", "Accuracy"), ("chance", "Chance")]))
     if len(out) == 1:
         out.append("<p>No view has computed utility, AOI or attack figures in this session yet.</p>")
@@ -400,7 +368,7 @@ def _unprotected(inp: ReportInput) -> str:
 
 def _reading(inp: ReportInput) -> str:
     eps, dlt = inp.ledger.total()
-    parts = [f"<p>{_e(epsilon_reading(eps, dlt))}</p>"] if inp.ledger.releases else []
+    parts = [f"<p>{esc(epsilon_reading(eps, dlt))}</p>"] if inp.ledger.releases else []
     parts.append("<p>Reference points: ε = 0.1 → factor 1.105; ε = 1 → 2.72; ε = 3 → 20.1; ε = 10 → 22,026. "
                  "Above ε ≈ 10 the bound says little about any one person.</p>")
     return "".join(parts)
@@ -425,19 +393,19 @@ def _caveats(inp: ReportInput) -> str:
     items = _caveat_items(inp)
     if not items:
         return "<p>No caveat applies to the releases in this ledger.</p>"
-    return "".join(f'<p class="warn">{_e(w)}</p>' for w in items)
+    return "".join(f'<p class="warn">{esc(w)}</p>' for w in items)
 
 
 def _reproduce(inp: ReportInput) -> str:
     ver = ", ".join(f"{k} {v}" for k, v in inp.version.items())
-    return (f"<p>Software: {_e(ver)}. Generated {_e(inp.generated)}.</p>"
+    return (f"<p>Software: {esc(ver)}. Generated {esc(inp.generated)}.</p>"
             "<p>The settings file below (EyeDP's own format, no data and no participant id) reopens the same views: "
             "load it on any EyeDP page under <i>Share and reproduce → Load settings</i>.</p>"
-            f"<details><summary>Settings file</summary><pre>{_e(inp.config_json)}</pre></details>")
+            f"<details><summary>Settings file</summary><pre>{esc(inp.config_json)}</pre></details>")
 
 
 def _figures(inp: ReportInput) -> str:
-    return "".join(f'<div class="fig"><p class="muted">{_e(caption)}</p>{snippet}</div>'
+    return "".join(f'<div class="fig"><p class="muted">{esc(caption)}</p>{snippet}</div>'
                    for caption, snippet in inp.figures.items())
 
 
@@ -454,5 +422,5 @@ def build_html(inp: ReportInput) -> str:
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>EyeDP privacy report</title><style>{_CSS}</style></head><body>"
-            f"<h1>EyeDP privacy report</h1><p class='muted'>{_e(kind.capitalize())} for a review board: what was "
+            f"<h1>EyeDP privacy report</h1><p class='muted'>{esc(kind.capitalize())} for a review board: what was "
             "released, under which guarantee, and to whom it applies.</p>" + "".join(body) + "</body></html>")
