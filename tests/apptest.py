@@ -35,3 +35,19 @@ def metric_value(at: AppTest, prefix: str) -> float:
     hits = [m for m in at.metric if m.label.startswith(prefix)]
     assert hits, f"no metric starting with {prefix!r}; metrics: {[m.label for m in at.metric]}"
     return float(str(hits[0].value).split()[0].replace(",", ""))
+
+
+def open_link(page: str, params: dict[str, str] | None = None, timeout: float = 240) -> AppTest:
+    """A fresh session whose first run is `page` opened with these query parameters (a shared link), with no
+    exception."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def link_params(at: AppTest) -> dict[str, str]:
+    """The session's query parameters (the link it would share), one text value per key."""
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}

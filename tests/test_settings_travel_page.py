@@ -12,25 +12,12 @@ from streamlit.testing.v1 import AppTest
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.settings import decode_json
-from tests.apptest import ROOT, page_text
+from tests.apptest import link_params, open_link, page_text
 from ui import settings
 
 SETTABLE = ("slider", "select_slider", "selectbox", "radio", "checkbox", "toggle", "number_input", "multiselect",
             "button_group", "text_input")
 NUMBERS = ("markdown", "caption", "info", "metric", "success", "error", "latex")
-
-
-def _open(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _params(at: AppTest) -> dict[str, str]:
-    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
 
 
 def _widgets(at: AppTest, prefixes: tuple[str, ...]) -> dict[str, Any]:
@@ -67,20 +54,20 @@ def _raw(v: Any) -> Any:
     ("hm_weight", "xyz", "'xyz' is not one of the choices (count, duration)"),
 ])
 def test_a_bad_value_in_a_link_is_dropped_with_one_message(key: str, value: str, reason: str) -> None:
-    at = _open("pages/heatmaps.py", {key: value})
+    at = open_link("pages/heatmaps.py", {key: value})
     assert not at.error, [e.value for e in at.error]  # no error-id box, no red box from the page
     boxes = _warnings(at)
     assert len(boxes) == 1 and boxes[0].count(f"'{key}'") == 1 and reason in boxes[0], boxes
-    assert key not in _params(at)
+    assert key not in link_params(at)
     assert at.subheader and "Export (private release)" in page_text(at, ("subheader",))  # the whole page drew
-    fresh = _open("pages/heatmaps.py")
+    fresh = open_link("pages/heatmaps.py")
     assert _numbers(at) == _numbers(fresh)
     at.number_input(key="hm_seed").set_value(3).run()
     assert not _warnings(at)  # shown once
 
 
 def test_a_mixed_link_restores_every_valid_value_and_names_each_bad_one_once() -> None:
-    at = _open("pages/heatmaps.py", {"hm_mech": "foo", "hm_method": "bar", "hm_weight": "xyz", "hm_cell": "abc",
+    at = open_link("pages/heatmaps.py", {"hm_mech": "foo", "hm_method": "bar", "hm_weight": "xyz", "hm_cell": "abc",
                                      "hm_eps": "10.0", "hm_stimulus": "webpage", "hm_deg": "1.8", "hm_seed": "5"})
     assert not at.error, [e.value for e in at.error]
     boxes = _warnings(at)
@@ -90,31 +77,31 @@ def test_a_mixed_link_restores_every_valid_value_and_names_each_bad_one_once() -
     assert at.select_slider(key="hm_eps").value == 10.0
     assert at.selectbox(key="hm_stimulus").value == "webpage"
     assert at.slider(key="hm_deg").value == 1.8 and at.number_input(key="hm_seed").value == 5
-    assert _params(at) == {"hm_eps": "10.0", "hm_stimulus": "webpage", "hm_deg": "1.8", "hm_seed": "5",
+    assert link_params(at) == {"hm_eps": "10.0", "hm_stimulus": "webpage", "hm_deg": "1.8", "hm_seed": "5",
                            "hm_preset": "~"}
 
 
 # ---- page switches ------------------------------------------------------------------------------------------------
 
 def test_heatmaps_settings_survive_a_visit_to_another_page() -> None:
-    at = _open("pages/heatmaps.py")
+    at = open_link("pages/heatmaps.py")
     at.select_slider(key="hm_eps").set_value(10.0).run()
     at.radio(key="hm_mech").set_value("laplace").run()
     at.selectbox(key="hm_stimulus").set_value("webpage").run()
-    before, url = _numbers(at), _params(at)
+    before, url = _numbers(at), link_params(at)
     assert url["hm_eps"] == "10.0" and url["hm_mech"] == "laplace" and url["hm_stimulus"] == "webpage"
     at.switch_page("pages/time_series.py").run()
-    assert not any(k.startswith("hm_") for k in _params(at))
+    assert not any(k.startswith("hm_") for k in link_params(at))
     at.switch_page("pages/heatmaps.py").run()
     assert not at.exception, at.exception
     assert at.select_slider(key="hm_eps").value == 10.0
     assert at.radio(key="hm_mech").value == "laplace"
     assert at.selectbox(key="hm_stimulus").value == "webpage"
-    assert _params(at) == url and _numbers(at) == before
+    assert link_params(at) == url and _numbers(at) == before
 
 
 def test_time_series_settings_come_back_after_the_feature_list_was_emptied() -> None:
-    at = _open("pages/time_series.py")
+    at = open_link("pages/time_series.py")
     at.select_slider(key="ts_eps").set_value(10000.0).run()
     at.multiselect(key="ts_features").set_value([]).run()  # the page stops before the ε slider is drawn
     at.multiselect(key="ts_features").set_value(["fix_rate_hz"]).run()
@@ -131,14 +118,14 @@ def _reset_matches_fresh(page: str, moves: list[tuple[str, str, Any]], prefixes:
     """Move controls, reset: every control shows what a fresh session shows (the schema default) and the page
     computes what a fresh session computes. `computes`: the moves change the page's numbers (Attacks only
     computes on its run button)."""
-    at = _open(f"pages/{page}.py")
+    at = open_link(f"pages/{page}.py")
     for kind, key, value in moves:
         getattr(at, kind)(key=key).set_value(value).run()
         assert not at.exception, at.exception
     changed = _numbers(at)
     at.button(key="share_reset").click().run()
     assert not at.exception, at.exception
-    fresh = _open(f"pages/{page}.py")
+    fresh = open_link(f"pages/{page}.py")
     assert _numbers(at) == _numbers(fresh)
     assert (_numbers(fresh) != changed) == computes
     sch = settings.schema()
@@ -152,7 +139,7 @@ def _reset_matches_fresh(page: str, moves: list[tuple[str, str, Any]], prefixes:
     for _, key, _ in moves:
         if key in drawn:
             assert drawn[key].proto.set_value, key
-    assert not any(k.startswith(prefixes) for k in _params(at))
+    assert not any(k.startswith(prefixes) for k in link_params(at))
 
 
 def test_reset_heatmaps() -> None:
@@ -178,7 +165,7 @@ def test_reset_attacks() -> None:
 
 
 def test_reset_report() -> None:
-    at = _open("pages/report.py")
+    at = open_link("pages/report.py")
     cap = [w for w in _widgets(at, ("rp_",)).values()][0]
     _reset_matches_fresh("report", [(cap.type, cap.key, 20.0 if cap.type != "number_input" else 20.0)], ("rp_",))
 
@@ -186,58 +173,58 @@ def test_reset_report() -> None:
 # ---- time-series links and settings files -------------------------------------------------------------------------
 
 def test_a_time_series_link_reopens_the_same_series() -> None:
-    at = _open("pages/time_series.py")
+    at = open_link("pages/time_series.py")
     at.selectbox(key="ts_feature").set_value("fix_rate_hz").run()
     at.selectbox(key="ts_task").set_value("newspaper").run()
     at.selectbox(key="ts_participant").set_value("P03").run()
     at.select_slider(key="ts_eps").set_value(10.0).run()
-    url = _params(at)
+    url = link_params(at)
     assert {"ts_feature", "ts_task", "ts_participant", "ts_eps"} <= url.keys()
-    other = _open("pages/time_series.py", url)
+    other = open_link("pages/time_series.py", url)
     for key in ("ts_feature", "ts_task", "ts_participant", "ts_eps"):
         assert other.session_state[key] == at.session_state[key], key
     assert _numbers(other) == _numbers(at)
-    assert _params(other) == url
+    assert link_params(other) == url
 
 
 def test_a_settings_file_for_another_page_is_applied_when_that_page_opens() -> None:
     doc = json.dumps({"format": "eyedp-settings/1", "page": "time_series",
                       "settings": {"ts_eps": 10.0, "ts_participant": "P04", "ts_mech": "FPA", "hm_seed": 7}})
-    at = _open("pages/heatmaps.py")
+    at = open_link("pages/heatmaps.py")
     # What the upload box does (settings.load_json): decode the file, keep each setting for its page, re-run.
     values, page, messages = decode_json(doc, settings.schema())
     assert page == "time_series" and messages == []
     at.session_state["share_pending"] = settings.by_page(values)
     at.run()
     assert at.number_input(key="hm_seed").value == 7
-    assert "ts_eps" not in _params(at)
+    assert "ts_eps" not in link_params(at)
     at.switch_page("pages/time_series.py").run()
     assert not at.exception, at.exception
     assert at.select_slider(key="ts_eps").value == 10.0
     assert at.selectbox(key="ts_participant").value == "P04"
     assert at.session_state["ts_mech"] is Mech.FPA
-    assert _params(at)["ts_participant"] == "P04"
+    assert link_params(at)["ts_participant"] == "P04"
 
 
 @pytest.mark.parametrize("page", ["heatmaps", "time_series", "attacks"])
 def test_a_hostile_link_draws_the_whole_page_with_one_message(page: str) -> None:
     from tests.test_settings_hostile import HOSTILE_QUERY
 
-    at = _open(f"pages/{page}.py", HOSTILE_QUERY)
+    at = open_link(f"pages/{page}.py", HOSTILE_QUERY)
     assert not at.error, [e.value for e in at.error]
     boxes = _warnings(at)
     assert len(boxes) == 1
     for key in HOSTILE_QUERY:
         assert boxes[0].count(f"'{key}'") == 1, key
-    assert _numbers(at) == _numbers(_open(f"pages/{page}.py"))
-    assert not _params(at)
+    assert _numbers(at) == _numbers(open_link(f"pages/{page}.py"))
+    assert not link_params(at)
 
 
 def test_settings_tied_to_the_data_are_not_restored_onto_other_data() -> None:
     from eyedp_core.data import samples
     from ui.state import Dataset, content_token
 
-    at = _open("pages/gaze_samples.py")
+    at = open_link("pages/gaze_samples.py")
     at.selectbox(key="gs_participant").set_value("P07").run()
     at.slider(key="gs_window").set_value((100.0, 110.0)).run()
     assert not at.exception, at.exception
@@ -260,7 +247,7 @@ def test_settings_tied_to_the_data_are_not_restored_onto_other_data() -> None:
 
 
 def test_a_link_at_the_upper_bounds_of_data_bound_sliders_draws_the_page() -> None:
-    at = _open("pages/gaze_samples.py", {"gs_window": "[110.0, 120.0]", "gs_t": "119.5", "ts_corr_lag": "595"})
+    at = open_link("pages/gaze_samples.py", {"gs_window": "[110.0, 120.0]", "gs_t": "119.5", "ts_corr_lag": "595"})
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     lo, hi = at.slider(key="gs_window").value

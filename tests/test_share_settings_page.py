@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import json
 
-from streamlit.testing.v1 import AppTest
-
 from eyedp_core.dp.registry import Mech
 from eyedp_core.settings import decode_json
-from tests.apptest import ROOT, page_text
+from tests.apptest import link_params, open_link, page_text
 from ui import settings
 
 
-def _fresh(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    for k, v in (params or {}).items():
-        at.query_params[k] = v
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _params(at: AppTest) -> dict[str, str]:
-    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
-
-
 def test_opening_a_url_restores_the_view_and_names_what_it_dropped() -> None:
-    at = _fresh("pages/time_series.py", {"ts_eps": "10.0", "ts_mech": "FPA", "ts_bogus": "1", "ts_runs": "abc",
+    at = open_link("pages/time_series.py", {"ts_eps": "10.0", "ts_mech": "FPA", "ts_bogus": "1", "ts_runs": "abc",
                                          "ts_seed": "7"})
     assert at.session_state["ts_eps"] == 10.0
     assert at.session_state["ts_mech"] is Mech.FPA
@@ -34,23 +19,23 @@ def test_opening_a_url_restores_the_view_and_names_what_it_dropped() -> None:
     text = page_text(at, ("warning",))
     assert "ts_bogus" in text and "ts_runs" in text
     # The URL keeps the valid, non-default settings and loses the bad ones.
-    assert _params(at) == {"ts_eps": "10.0", "ts_mech": "FPA", "ts_seed": "7"}
+    assert link_params(at) == {"ts_eps": "10.0", "ts_mech": "FPA", "ts_seed": "7"}
 
 
 def test_the_url_follows_a_slider_and_a_reset_clears_it() -> None:
-    at = _fresh("pages/heatmaps.py")
-    assert not any(k.startswith("hm_") for k in _params(at))
+    at = open_link("pages/heatmaps.py")
+    assert not any(k.startswith("hm_") for k in link_params(at))
     at.number_input(key="hm_seed").set_value(42).run()
     assert not at.exception, at.exception
-    assert _params(at).get("hm_seed") == "42"
+    assert link_params(at).get("hm_seed") == "42"
     at.button(key="share_reset").click().run()
     assert not at.exception, at.exception
     assert at.session_state["hm_seed"] == 0
-    assert "hm_seed" not in _params(at)
+    assert "hm_seed" not in link_params(at)
 
 
 def test_a_json_configuration_restores_the_same_settings() -> None:
-    at = _fresh("pages/heatmaps.py")
+    at = open_link("pages/heatmaps.py")
     at.number_input(key="hm_seed").set_value(9).run()
     at.select_slider(key="hm_cell").set_value(16).run()
     assert not at.exception, at.exception
@@ -60,10 +45,10 @@ def test_a_json_configuration_restores_the_same_settings() -> None:
     assert {k for k in doc["settings"] if k.startswith("hm_")} >= {"hm_eps", "hm_delta", "hm_cell", "hm_mech"}
     values, page, messages = decode_json(json.dumps(doc), settings.schema())
     assert messages == [] and page == "heatmaps"
-    other = _fresh("pages/heatmaps.py")
+    other = open_link("pages/heatmaps.py")
     other.session_state["share_pending"] = {"heatmaps": values}  # what loading the file stores
     other.run()
     assert not other.exception, other.exception
     for key in ("hm_seed", "hm_cell", "hm_eps", "hm_mech"):
         assert other.session_state[key] == at.session_state[key], key
-    assert _params(other).get("hm_seed") == "9"
+    assert link_params(other).get("hm_seed") == "9"
