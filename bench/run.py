@@ -2,13 +2,15 @@
 
 Run: python bench/run.py [--repeats N] [--skip-browser] [--only app|data|heatmaps|timeseries|samples|attacks]
                          [--pages home gaze_samples ...] [--cold-repeats N]
+                         [--max-sliders N] [--tag NAME]   (writes bench/results/NAME.json and .md)
 Figures:
 * app cold start (process start -> Home fully drawn in Chromium) vs the trivial page, alternated, medians;
-* each page's re-render after a slider move (real browser; key press to the last DOM change) vs the trivial
-  page's, one move on each alternately, medians. The trivial page runs twice: with Streamlit's defaults (the
-  issue's baseline; `ratio`) and with EyeDP's .streamlit/config.toml, whose post-run gc.collect is off
-  (`vs tuned`, the stricter figure: the tuning helps the trivial page too) ("no slider" when a page has none; Attacks after one run
-  of its default settings, so its results are cached);
+* the re-render after a move of EVERY slider of every page (main area and sidebar; real browser; key press to
+  the last DOM change), one move on the page alternated with one on each trivial page, medians. The trivial
+  page runs twice: with Streamlit's defaults (`ratio`) and with EyeDP's .streamlit/config.toml, whose post-run
+  gc.collect is off (`vs tuned`, the stricter figure: the tuning helps the trivial page too). "no slider"
+  when a page has none; Attacks after one run of its default settings, so its results are cached. The cold
+  start is measured against both trivial apps too;
 * the core figures of bench/bench_*.py modules (each with its own baseline).
 """
 from __future__ import annotations
@@ -75,27 +77,38 @@ def slider_rerender(page, repeats: int, key: str = "ArrowRight", quiet_ms: int =
     return out
 
 
-# Pages measured for the slider-to-render ratio (url path -> name in the table), and for some pages which
-# slider (an aria label prefix; None: the first slider of the main area).
-# "path#view" opens a page and clicks the radio option named in VIEW_CLICKS first.
+# Pages measured (url path -> name in the table). "path#view" opens a page and clicks the radio option named in
+# VIEW_CLICKS first. Every slider a page shows (main area and sidebar) is moved, each in its own row.
 BENCH_PAGES = {"": "Home", "heatmaps": "Heatmaps", "time_series": "Time series", "gaze_samples": "Gaze samples",
-               "gaze_samples#protect": "Gaze samples, Protect view", "attacks": "Attacks (results cached)",
-               "report": "Report"}
+               "gaze_samples#protect": "Gaze samples, Protect view", "areas_of_interest": "Areas of interest",
+               "attacks": "Attacks (results cached)", "report": "Report", "your_data": "Your data"}
 VIEW_CLICKS = {"gaze_samples#protect": "Protect the stream"}
-SLIDER_CHOICE: dict[str, str | None] = {}
+_SLIDERS = '[data-testid="stSlider"]'
+_REGIONS = {"main": '[data-testid="stMain"]', "sidebar": '[data-testid="stSidebar"]'}
 
 
-def _first_slider(page, path: str):
-    """The slider to move on `path` (a Locator), or None when the page shows none."""
-    loc = page.locator(harness.SLIDER)
-    if loc.count() == 0:
-        return None
-    label = SLIDER_CHOICE.get(path)
-    if label:
-        hit = page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]')
-        if hit.count():
-            return hit.first
-    return loc.first
+def _slider_labels(page) -> list[tuple[str, str, int]]:
+    """(region, label, index among the region's sliders of that label) of every slider the page shows, in order."""
+    out: list[tuple[str, str, int]] = []
+    for region, sel in _REGIONS.items():
+        labels = page.eval_on_selector_all(
+            f"{sel} {_SLIDERS}",
+            "els => els.map(e => { const l = e.querySelector('[data-testid=\"stWidgetLabel\"]');"
+            " return (l ? l.innerText : '').trim().split('\\n')[0]; })")
+        seen: dict[str, int] = {}
+        for label in labels:
+            out.append((region, label, seen.get(label, 0)))
+            seen[label] = seen.get(label, 0) + 1
+    return out
+
+
+def _slider(page, region: str, label: str, index: int):
+    """The range input of the index-th slider labelled `label` in `region` (found again on every use: a re-run
+    may replace the element)."""
+    sliders = page.locator(f"{_REGIONS[region]} {_SLIDERS}").filter(
+        has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)) if label else \
+        page.locator(f"{_REGIONS[region]} {_SLIDERS}")
+    return sliders.nth(index).locator('input[type="range"]')
 
 
 def _prepare_attacks(page, timeout_ms: float = 900_000) -> None:
@@ -114,9 +127,10 @@ def _prepare_attacks(page, timeout_ms: float = 900_000) -> None:
 TRIVIAL_DEFAULTS = ("--runner.postScriptGC", "true")
 
 
-def _page_vs_trivial(page, trivial, path: str, repeats: int, tuned=None) -> tuple[list[float], ...] | None:
-    """Alternate a move on the page's slider with one on the trivial page (and the tuned one, when given):
-    (page seconds, trivial seconds, tuned trivial seconds)."""
+def _open(page, url: str, path: str) -> None:
+    """Open `path` (with its view and, for Attacks, its cached results) and wait until it is drawn."""
+    page.goto(f"{url}/{path.split('#')[0]}")
+    harness.wait_idle(page, 120_000)
     if path == "attacks":
         _prepare_attacks(page)
     if path in VIEW_CLICKS:
@@ -124,38 +138,43 @@ def _page_vs_trivial(page, trivial, path: str, repeats: int, tuned=None) -> tupl
             has_text=VIEW_CLICKS[path]).first.click()
         harness.wait_idle(page, 300_000)
     try:  # a page that is still drawing after its first run (a slow first computation) gets time to finish
-        page.wait_for_selector(harness.SLIDER, timeout=30_000)
+        page.wait_for_selector(_SLIDERS, timeout=30_000 if path else 10_000)
     except Exception:  # noqa: BLE001 - Playwright's timeout: the page has no slider
-        return None
-    slider = _first_slider(page, path)
-    if slider is None:
-        return None
+        pass
+    harness.wait_idle(page, 120_000)
+
+
+def _slider_vs_trivial(page, slider, trivial, tuned, repeats: int) -> tuple[list[float], list[float], list[float]]:
+    """Alternate a move of `slider` with one on each trivial page: (page, defaults trivial, tuned trivial) seconds."""
     slider_rerender(page, 1, locator=slider)  # warm-up: first-time caches, Plotly's first layout
     mine, base, strict = [], [], []
     for i in range(repeats):
-        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+        key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"  # the warm-up moved right: come back first
         mine += slider_rerender(page, 1, key=key, locator=slider)
         base += slider_rerender(trivial, 1, key=key)
-        if tuned is not None:
-            strict += slider_rerender(tuned, 1, key=key)
+        strict += slider_rerender(tuned, 1, key=key)
     return mine, base, strict
 
 
-def browser_figures(repeats: int, pages: list[str] | None = None, cold_repeats: int = 3) -> list[dict]:
-    """Cold start and per-page re-render figures, each against the trivial page in the same run (medians)."""
+def browser_figures(repeats: int, pages: list[str] | None = None, cold_repeats: int = 3,
+                    max_sliders: int | None = None) -> list[dict]:
+    """Cold start and the re-render of every slider of every page, each against both trivial pages in the same
+    run, alternated (medians)."""
     from playwright.sync_api import sync_playwright
 
     rows: list[dict] = []
     with sync_playwright() as p:
         browser = harness.launch_browser(p)
         if cold_repeats > 0:
-            # Alternate the two apps so that a busy moment of the machine hits both alike.
-            base_c, app_c = [], []
+            # Alternate the three apps so that a busy moment of the machine hits all alike.
+            base_c, tuned_c, app_c = [], [], []
             for _ in range(cold_repeats):
                 base_c.append(cold_start(browser, "bench/trivial_app.py", extra_args=TRIVIAL_DEFAULTS))
+                tuned_c.append(cold_start(browser, "bench/trivial_app.py"))
                 app_c.append(cold_start(browser, "app.py"))
-            rows.append(dict(name="app cold start to first render (Home)", seconds=statistics.median(app_c),
-                             baseline_seconds=statistics.median(base_c)))
+            rows.append(dict(page="app", slider="cold start to first render (Home)",
+                             seconds=statistics.median(app_c), baseline_seconds=statistics.median(base_c),
+                             tuned_seconds=statistics.median(tuned_c), n=cold_repeats))
 
         tproc, turl = harness.start_app("bench/trivial_app.py", extra_args=TRIVIAL_DEFAULTS)
         sproc, surl = harness.start_app("bench/trivial_app.py")
@@ -169,16 +188,25 @@ def browser_figures(repeats: int, pages: list[str] | None = None, cold_repeats: 
             for path in pages if pages is not None else list(BENCH_PAGES):
                 name = BENCH_PAGES.get(path, path)
                 page = browser.new_page(viewport={"width": 1440, "height": 1000})
-                page.goto(f"{url}/{path.split('#')[0]}")
-                harness.wait_idle(page, 120_000)
-                got = _page_vs_trivial(page, trivial, path, repeats, tuned)
-                if got is None:
-                    rows.append(dict(name=f"re-render after slider move: {name}", seconds=float("nan"),
-                                     baseline_seconds=None, note="no slider"))
-                else:
-                    rows.append(dict(name=f"re-render after slider move: {name}", seconds=statistics.median(got[0]),
+                _open(page, url, path)
+                labels = _slider_labels(page)[:max_sliders]
+                if not labels:
+                    rows.append(dict(page=name, slider="", seconds=float("nan"), note="no slider"))
+                for region, label, index in labels:
+                    shown = (label or "(unlabelled)") + (f" #{index + 1}" if index else "") + \
+                        (" (sidebar)" if region == "sidebar" else "")
+                    slider = _slider(page, region, label, index)
+                    try:
+                        got = _slider_vs_trivial(page, slider, trivial, tuned, repeats)
+                    except Exception as err:  # noqa: BLE001 - one slider that vanished must not end the run
+                        rows.append(dict(page=name, slider=shown, seconds=float("nan"),
+                                         note=f"failed: {type(err).__name__}"))
+                        _open(page, url, path)
+                        continue
+                    rows.append(dict(page=name, slider=shown, seconds=statistics.median(got[0]),
                                      baseline_seconds=statistics.median(got[1]),
-                                     tuned_seconds=statistics.median(got[2])))
+                                     tuned_seconds=statistics.median(got[2]), n=repeats))
+                    print(_row_text(rows[-1]), flush=True)
                 page.close()
         finally:
             for pr in (proc, tproc, sproc):
@@ -208,8 +236,51 @@ def sample_load_figure(repeats: int) -> list[dict]:
     return [dict(name="load all bundled samples + stimuli (fresh process)", seconds=t, baseline_seconds=b)]
 
 
+def _row_text(r: dict) -> str:
+    """One table line: figure, seconds, both baselines and both ratios."""
+    name = r.get("name") or f"{r['page']}: {r['slider']}"
+    if r.get("note"):
+        return f"{name[:70]:70s} {r['note']:>30s}"
+    base, tuned = r.get("baseline_seconds"), r.get("tuned_seconds")
+    ratio = r.get("ratio", r["seconds"] / base if base else float("nan"))
+    strict = f"{r['seconds'] / tuned:9.2f}" if tuned else ""
+    return (f"{name[:70]:70s} {r['seconds']:8.3f} {base if base is not None else float('nan'):9.3f} {ratio:8.2f}"
+            f" {tuned if tuned is not None else float('nan'):9.3f} {strict}")
+
+
+HEADER = f"{'figure':70s} {'seconds':>8s} {'defaults':>9s} {'ratio':>8s} {'tuned':>9s} {'vs tuned':>9s}"
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """The browser rows as a markdown table: both baselines and both ratios per page and slider."""
+    out = ["| page | slider | median s | trivial, Streamlit defaults s | ratio | trivial, EyeDP config s | ratio |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "page" not in r:
+            continue
+        if r.get("note"):
+            out.append(f"| {r['page']} | {r['slider']} | {r['note']} | | | | |")
+            continue
+        b, t = r["baseline_seconds"], r["tuned_seconds"]
+        out.append(f"| {r['page']} | {r['slider']} | {r['seconds']:.3f} | {b:.3f} | {r['seconds'] / b:.2f}× | "
+                   f"{t:.3f} | {r['seconds'] / t:.2f}× |")
+    return "\n".join(out) + "\n"
+
+
+def write_results(rows: list[dict], tag: str) -> Path:
+    """Write the rows to bench/results/<tag>.json and .md; returns the JSON path."""
+    import json
+
+    out = ROOT / "bench" / "results"
+    out.mkdir(exist_ok=True)
+    path = out / f"{tag}.json"
+    path.write_text(json.dumps(rows, indent=1, default=float) + "\n")
+    (out / f"{tag}.md").write_text(markdown_table(rows))
+    return path
+
+
 def main() -> None:
-    """Parse options, run the selected figures, print a table."""
+    """Parse options, run the selected figures, print a table, write bench/results/."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-browser", action="store_true")
@@ -218,13 +289,16 @@ def main() -> None:
                     help="url paths of the pages to measure in the browser (home for Home; default: "
                          + ", ".join(p or "home" for p in BENCH_PAGES) + ")")
     ap.add_argument("--cold-repeats", type=int, default=3, help="cold starts of each app (0: skip)")
+    ap.add_argument("--max-sliders", type=int, default=None, help="at most this many sliders per page")
+    ap.add_argument("--tag", default=time.strftime("app-%Y%m%dT%H%M%S", time.gmtime()),
+                    help="name of the result files in bench/results/")
     args = ap.parse_args()
     rows: list[dict] = []
     if args.only in (None, "data"):
         rows += sample_load_figure(args.repeats)
     if not args.skip_browser and args.only in (None, "app"):
         pages = None if args.pages is None else ["" if p == "home" else p for p in args.pages]
-        rows += browser_figures(args.repeats, pages, args.cold_repeats)
+        rows += browser_figures(args.repeats, pages, args.cold_repeats, args.max_sliders)
     for mod in ("heatmaps", "timeseries", "samples", "attacks"):
         if args.only not in (None, mod):
             continue
@@ -233,17 +307,10 @@ def main() -> None:
         except ModuleNotFoundError:
             continue
         rows += m.run()
-    print(f"{'figure':62s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s} {'vs tuned':>9s}")
+    print(HEADER)
     for r in rows:
-        if r.get("note"):
-            print(f"{r['name'][:62]:62s} {r['note']:>28s}")
-            continue
-        base = r.get("baseline_seconds")
-        ratio = r.get("ratio", r["seconds"] / base if base else float("nan"))
-        tuned = r.get("tuned_seconds")
-        strict = f"{r['seconds'] / tuned:9.2f}" if tuned else ""
-        print(f"{r['name'][:62]:62s} {r['seconds']:9.3f} {base if base is not None else float('nan'):9.3f} {ratio:8.2f}"
-              f" {strict}")
+        print(_row_text(r))
+    print(f"written: {write_results(rows, args.tag)}")
 
 
 if __name__ == "__main__":

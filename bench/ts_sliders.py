@@ -1,9 +1,8 @@
 """Time series: every slider of the page (and the participant picker) against the trivial page in one run.
 
-Run: python bench/ts_sliders.py [repeats]. The bench moves the first slider of a page (ε here); this moves each
-of ε, R, k (with the manual choice of k), the free chunk size, and picks another participant and
-feature, through
-bench/run.py's measurement, and prints the same columns.
+Run: python bench/ts_sliders.py [repeats]. bench/run.py moves every slider the page shows at its defaults; this
+opens the page also with the settings that show R, k (the manual choice of k) and the free chunk size, moves
+every slider through bench/run.py's measurement, then picks another participant and feature.
 """
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import run  # noqa: E402
 from run import harness  # noqa: E402
 
-# url path (with the settings that show the slider) -> aria label prefix of the slider moved
+# url paths (with the settings that show a slider) -> the slider they are opened for
 CASES = {"time_series": "ε total", "time_series?ts_runs=20": "Draws R", "time_series?ts_k_src=manual": "k —",
          "time_series?ts_chunk=free": "Free chunk"}
 
@@ -40,7 +39,6 @@ def picker_rerender(page, picker: str, option: str, quiet_ms: int = 700) -> floa
 def main() -> None:
     """Slider rows through bench/run.py, then the participant picker against the trivial page's slider."""
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    run.SLIDER_CHOICE.update(CASES)
     rows = run.browser_figures(repeats, list(CASES), cold_repeats=0)
     from playwright.sync_api import sync_playwright
 
@@ -68,13 +66,9 @@ def main() -> None:
         finally:
             harness.stop_app(proc)
             harness.stop_app(tproc)
-    print(f"{'figure':62s} {'seconds':>9s} {'baseline':>9s} {'ratio':>8s} {'vs tuned':>9s}")
+    print(run.HEADER)
     for r in rows:
-        tuned = r.get("tuned_seconds")
-        print(f"{r['name'][:62]:62s} {r['seconds']:9.3f} {r['baseline_seconds']:9.3f} "
-              f"{r['seconds'] / r['baseline_seconds']:8.2f} "
-              f"{r['seconds'] / tuned if tuned else float('nan'):9.2f}")
-
+        print(run._row_text(r))
 
 if __name__ == "__main__":
     main()

@@ -81,7 +81,8 @@ def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerato
         k = int(st.session_state.get(STIMULI_KEY, 1))
         choices = selection_charges(ctx)
         eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, math.fsum(choices))
-        a, b = st.columns(2)
+        # One horizontal container, not two columns: fewer blocks re-sent on every ε move.
+        a = b = st.container(horizontal=True, gap="small")
         a.metric("Total ε per observer", fmt_num(eps_total),
                  help=f"{k} × {fmt_num(ctx.epsilon)}" + "".join(f" + {fmt_num(e)}" for e in choices)
                  + (f" (the {len(choices)} private choice{'s' if len(choices) > 1 else ''} of m charged to these "
@@ -226,7 +227,7 @@ def scale_out_section(ctx: view.Context) -> None:
                     "fixation files, on this machine or on Spark (README, *Scaling out*). Replace the input glob "
                     "with your files' location.")
         st.code(s.command(), language="bash")
-        a, b, c = st.columns(3)
+        a = b = c = st.container(horizontal=True, gap="small")  # one block, not three columns: re-sent per ε move
         a.download_button("Job settings (JSON)", lambda: s.to_json().encode(),
                           "eyedp_heatmap_settings.json", "application/json", key="hm_scale_settings",
                           on_click="ignore")

@@ -52,7 +52,8 @@ def headline(c: Ctx) -> None:
     """The per-person total first (the guarantee for a person), then the paper's unit and the noise scale."""
     p, shown = c.plan, c.preview.shown[0]
     unit = "chunk" if p.unit == "chunk" else "series"
-    m = st.columns([1.2, 1, 1, 1, 1.2])
+    # One horizontal container, not five columns: fewer blocks re-sent on every ε move.
+    m = [st.container(horizontal=True, gap="medium", horizontal_alignment="distribute")] * 5
     m[0].metric("Total ε per person", fe(p.participant_total),
                 help="The guarantee for one participant: ε per call × features × chunks × recordings (sequential "
                      "composition, docs/PRIVACY_MODEL.md §3).")
