@@ -1,14 +1,12 @@
-"""Pictures (PIL) and the one Plotly chart of the Areas of interest view."""
+"""Pictures (PIL) of the Areas of interest view: the AOIs over the stimulus, the bar chart, the transitions."""
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 from PIL import Image, ImageDraw
 
 from eyedp_core.aoi.metrics import MetricResult
 from eyedp_core.aoi.shapes import Aoi
 from ui import picture, theme
-from ui.text import html_text
 
 DISPLAY_WIDTH = 900
 
@@ -33,18 +31,6 @@ def aoi_picture(image: np.ndarray, aois: tuple[Aoi, ...]) -> Image.Image:
     return Image.alpha_composite(img.convert("RGBA"), over).convert("RGB")
 
 
-def bar_chart(result: MetricResult, unit: str) -> go.Figure:
-    """One metric's result in, clean and private bars per AOI with 95 % error bars on the private ones out."""
-    names = [html_text(n) for n in result.names]  # Plotly renders tags in category labels and hovers
-    fig = go.Figure()
-    fig.add_bar(name="clean (clipped)", x=names, y=result.clean, marker_color=theme.CLEAN, opacity=0.45)
-    hw = np.where(np.isfinite(result.half_width), result.half_width, np.nan)
-    fig.add_bar(name="private ± 95 %", x=names, y=result.private, marker_color=theme.PRIMARY,
-                error_y={"type": "data", "array": hw, "visible": True, "color": theme.INK})
-    fig.update_layout(barmode="group", yaxis_title=unit, legend={"orientation": "h", "y": 1.12})
-    return theme.style(fig, height=380)
-
-
 def matrix_picture(matrix: np.ndarray, names: tuple[str, ...], cell_px: int = 34) -> Image.Image:
     """(K+1) x (K+1) transitions per observer in, a picture (rows: from, columns: to; darker = more) out."""
     m = np.asarray(matrix, dtype=float)
@@ -65,4 +51,64 @@ def matrix_picture(matrix: np.ndarray, names: tuple[str, ...], cell_px: int = 34
     # Names do not fit above narrow columns: columns are numbered in the rows' order.
     d.text((4, label_w - 30), "from (rows) → to (columns,", fill=(107, 119, 133), font=f)
     d.text((4, label_w - 18), "numbered as the rows)", fill=(107, 119, 133), font=f)
+    return img
+
+
+def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int = 380) -> Image.Image:
+    """One metric's result in, the bar chart as a picture at display size out: clean (faded) and private bars per
+    AOI, the private ones with their 95 % error bars. A picture, not a Plotly chart: a Plotly redraw per ε move
+    costs the browser more than a trivial page's whole re-render."""
+    left, right, top, bottom = 80, 16, 34, 60
+    clean, private = np.asarray(result.clean, float), np.asarray(result.private, float)
+    hw = np.where(np.isfinite(result.half_width), np.asarray(result.half_width, float), 0.0)
+    vals = np.concatenate([clean, private - hw, private + hw, [0.0]])
+    vals = vals[np.isfinite(vals)]
+    lo, hi = float(vals.min()), float(vals.max())
+    if hi <= lo:
+        hi = lo + 1.0
+    pad = 0.05 * (hi - lo)
+    lo, hi = (lo - pad if lo < 0 else lo), hi + pad
+    pw, ph = width - left - right, height - top - bottom
+
+    def py(v: float) -> float:
+        return top + (hi - v) / (hi - lo) * ph
+
+    img = Image.new("RGB", (width, height), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    f = picture.font(13)
+    ink, muted, grid = picture.rgb(theme.INK), picture.rgb(theme.MUTED), picture.rgb(theme.GRID)
+    ticks = picture.nice_ticks(lo, hi, 6)
+    step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    for v in ticks:
+        y = py(float(v))
+        d.line((left, y, left + pw, y), fill=grid)
+        d.text((left - 6, y), picture.tick_label(float(v), step), fill=muted, font=f, anchor="rm")
+    d.text((8, top - 24), unit, fill=muted, font=f)
+    k = len(clean)
+    group = pw / max(k, 1)
+    bar = group * 0.36
+    faded = tuple(int(255 - 0.45 * (255 - c)) for c in picture.rgb(theme.CLEAN))
+    for i in range(k):
+        x = left + i * group + group * 0.14
+        for j, (v, colour) in enumerate(((clean[i], faded), (private[i], picture.rgb(theme.PRIMARY)))):
+            if not np.isfinite(v):
+                continue
+            x0 = x + j * bar
+            y0, y1 = sorted((py(float(v)), py(max(lo, 0.0))))
+            d.rectangle((x0, y0, x0 + bar - 2, max(y1, y0 + 1)), fill=colour)
+        if np.isfinite(private[i]) and hw[i] > 0:
+            xc = x + 1.5 * bar - 1
+            ya, yb = py(float(private[i] + hw[i])), py(float(private[i] - hw[i]))
+            d.line((xc, ya, xc, yb), fill=ink, width=2)
+            d.line((xc - 5, ya, xc + 5, ya), fill=ink, width=2)
+            d.line((xc - 5, yb, xc + 5, yb), fill=ink, width=2)
+        name = str(result.names[i])
+        d.text((left + (i + 0.5) * group, top + ph + 8), name if len(name) <= 18 else name[:17] + "…",
+               fill=ink, font=f, anchor="ma")
+    d.line((left, top + ph, left + pw, top + ph), fill=muted)
+    lx = left + pw - 330
+    d.rectangle((lx, 8, lx + 14, 22), fill=faded)
+    d.text((lx + 20, 15), "clean (clipped)", fill=ink, font=f, anchor="lm")
+    d.rectangle((lx + 150, 8, lx + 164, 22), fill=picture.rgb(theme.PRIMARY))
+    d.text((lx + 170, 15), "private ± 95 %", fill=ink, font=f, anchor="lm")
     return img

@@ -193,7 +193,7 @@ def privacy_part(ctx: AoiContext) -> None:
     per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
     if per_aoi:
         chart_m = AoiMetric(st.selectbox("Chart", [m.value for m in per_aoi], key="aoi_chart"))
-        st.plotly_chart(figs.bar_chart(res[chart_m], chart_m.unit), key="aoi_bars")
+        st.image(figs.bar_picture(res[chart_m], chart_m.unit), width="stretch")
     if AoiMetric.TRANSITIONS in res:
         r = res[AoiMetric.TRANSITIONS]
         st.markdown(f"**Transitions per observer, private** (each cell ± {r.half_width.flat[0]:.2g}); "
