@@ -108,7 +108,7 @@ def _slider(page, region: str, label: str, index: int):
     sliders = page.locator(f"{_REGIONS[region]} {_SLIDERS}").filter(
         has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)) if label else \
         page.locator(f"{_REGIONS[region]} {_SLIDERS}")
-    return sliders.nth(index).locator('input[type="range"]')
+    return sliders.nth(index).locator('input[type="range"]').first  # a range slider: its lower thumb
 
 
 def _prepare_attacks(page, timeout_ms: float = 900_000) -> None:

@@ -206,33 +206,35 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
     f_idx = names.index(feature)
     row = series.row(participant, task)
     chunked = mech.info.chunked
-    with st.container(border=True):
-        ca, c3, c4 = st.columns([1.15, 1.2, 1], gap="medium")
-        with ca:
-            mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
-                            key="ts_mode",
-                            help="Total ε per person (the default): the slider is the whole participant's budget, "
-                                 "split over features × chunks × recordings. As in the paper: the slider is ε per "
-                                 "chunk (CFPA/DCFPA) or per feature series (LPA/FPA), as Bozkir et al. state it.")
-            eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
-            eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
-                             help="Log scale. Smaller ε = stronger privacy = more noise.")
-        label = mech.label(chunk)
-        n = transform_length(mech, chunk, length)
-        plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
-        eps_inv = plan.per_invocation
-        sens_f = None if sens is None else sens[f_idx]
-        # R is drawn further along; its current value comes from the session.
-        k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
-                                 n, eps_inv, sens_mode, k_src, int(st.session_state.get("ts_k", 1)),
-                                 int(st.session_state.get("ts_runs", 10)), seed, series.x[:, f_idx, :], sens_f)
-        st.session_state["ts_k"] = k_choice.k
-        k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
-                      1, max(k_choice.k_max, 2), key="ts_k",
-                      disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
-                      help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
-                           "'Manual'.")
-        runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
+    # One horizontal box (the accounting and ε stacked in its first cell), not a box of three columns: fewer
+    # blocks re-sent on every move of these sliders.
+    box = st.container(border=True, horizontal=True, gap="medium")
+    ca, c3, c4 = box.container(), box, box
+    with ca:
+        mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
+                        key="ts_mode",
+                        help="Total ε per person (the default): the slider is the whole participant's budget, "
+                             "split over features × chunks × recordings. As in the paper: the slider is ε per "
+                             "chunk (CFPA/DCFPA) or per feature series (LPA/FPA), as Bozkir et al. state it.")
+        eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
+        eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
+                         help="Log scale. Smaller ε = stronger privacy = more noise.")
+    label = mech.label(chunk)
+    n = transform_length(mech, chunk, length)
+    plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
+    eps_inv = plan.per_invocation
+    sens_f = None if sens is None else sens[f_idx]
+    # R is drawn further along; its current value comes from the session.
+    k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
+                             n, eps_inv, sens_mode, k_src, int(st.session_state.get("ts_k", 1)),
+                             int(st.session_state.get("ts_runs", 10)), seed, series.x[:, f_idx, :], sens_f)
+    st.session_state["ts_k"] = k_choice.k
+    k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
+                  1, max(k_choice.k_max, 2), key="ts_k",
+                  disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
+                  help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
+                       "'Manual'.")
+    runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
                      help="Monte Carlo draws per ε: more draws narrow the bands and lengthen the wait.")
 
     setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,

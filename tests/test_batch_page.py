@@ -18,6 +18,7 @@ def _command(at) -> str:
 
 def test_scale_out_command_follows_the_page_settings():
     at = open_app(PAGE, timeout=240)
+    at.session_state["hm_scale_open"] = True  # the expander draws its content only while open
     at.select_slider(key="hm_eps").set_value(0.5).run()
     assert not at.exception, at.exception
     s = settings_from_args(parser().parse_args(shlex.split(_command(at))[3:]))

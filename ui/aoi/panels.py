@@ -199,7 +199,8 @@ def privacy_part(ctx: AoiContext) -> None:
         st.markdown(f"**Transitions per observer, private** (each cell ± {r.half_width.flat[0]:.2g}); "
                     "rows: from, columns: to; the last state is *elsewhere*.")
         st.image(figs.matrix_picture(r.private, r.names))
-    with st.expander("Formulas: sensitivity and noise of each sum"):
+    # A toggle, not an expander: a collapsed expander still sends and renders its formulas (KaTeX) on every ε move.
+    if st.toggle("Show the formulas: sensitivity and noise of each sum", key="aoi_formulas"):
         st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §15.")
         for q, e in eq.items():
             calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")

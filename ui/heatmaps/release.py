@@ -213,8 +213,12 @@ def export_section(ctx: view.Context) -> None:
 
 def scale_out_section(ctx: view.Context) -> None:
     """"Run this release at scale": the settings file and the batch commands for the current settings (in an
-    expander; the files are built only when downloaded, so a slider move costs nothing here)."""
-    with st.expander("Run this release at scale", icon=":material/dns:"):
+    expander whose content is drawn only while it is open, so an ε move re-sends one element here; the files are
+    built only when downloaded)."""
+    box = st.expander("Run this release at scale", icon=":material/dns:", key="hm_scale_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         try:
             s = HeatmapSettings(stimulus=ctx.source.stimulus_name, width=ctx.width, height=ctx.height, cell_px=ctx.cell_px,
                                 epsilon=ctx.epsilon, delta=ctx.delta, mechanism=ctx.mechanism,
