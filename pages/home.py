@@ -25,13 +25,11 @@ def odds_panel() -> None:
     eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
     factor = explain.odds_factor(eps)
     post = float(explain.posterior_bound(0.5, eps))
-    c1, c2 = st.columns(2)
-    with c1.container(border=True):
-        st.caption("An attacker's odds grow by at most (e^ε)")
-        st.markdown(f"**{odds_words(factor)}**")
-    with c2.container(border=True):
-        st.caption("A 50 % belief rises to at most")
-        st.markdown(f"**{bounded_percent(post)}**")
+    # Two boxes in one row, each one element (a grey line, then the figure): every element is re-sent per move.
+    row = st.container(horizontal=True)
+    for lead, figure in (("An attacker's odds grow by at most (e^ε)", odds_words(factor)),
+                         ("A 50 % belief rises to at most", bounded_percent(post))):
+        row.container(border=True).markdown(f":gray[{lead}]  \n**{figure}**")
     priors = (0.01, 0.1, 0.5, 0.9)
     bounds = explain.posterior_bound(np.asarray(priors), eps)
     # One row per belief, no-break spaces: four narrow columns wrapped "16.9 %" over two lines at 1280 px.
