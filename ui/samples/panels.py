@@ -75,8 +75,9 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
         st.info(f"No samples between {span[0]:g} and {span[1]:g} s for this participant; widen the window.",
                 icon=":material/filter_alt_off:")
         return
-    m = st.columns(4)
-    for col, (label, value) in zip(m, view.summary(token, stream_key, method, threshold, geometry, t0, t1,
+    # One horizontal container, not four columns: fewer blocks re-sent on every move of these controls.
+    row = st.container(horizontal=True, horizontal_alignment="distribute")
+    for col, (label, value) in zip([row] * 4, view.summary(token, stream_key, method, threshold, geometry, t0, t1,
                                                    ev).items()):
         col.metric(label, value)
     # One figure at a time: both change with every move, and each changing chart costs a slider move's worth.
