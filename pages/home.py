@@ -27,9 +27,8 @@ def odds_panel() -> None:
     post = float(explain.posterior_bound(0.5, eps))
     # Two boxes in one row, each one element (a grey line, then the figure): every element is re-sent per move.
     row = st.container(horizontal=True)
-    for lead, figure in (("An attacker's odds grow by at most (e^ε)", odds_words(factor)),
-                         ("A 50 % belief rises to at most", bounded_percent(post))):
-        row.container(border=True).markdown(f":gray[{lead}]  \n**{figure}**")
+    row.container(border=True).markdown(f":gray[An attacker's odds grow by at most (e^ε)]  \n**{odds_words(factor)}**")
+    row.container(border=True).markdown(f":gray[A 50 % belief rises to at most]  \n**{bounded_percent(post)}**")
     priors = (0.01, 0.1, 0.5, 0.9)
     bounds = explain.posterior_bound(np.asarray(priors), eps)
     # One row per belief, no-break spaces: four narrow columns wrapped "16.9 %" over two lines at 1280 px.

@@ -17,7 +17,7 @@ from ui.shell import ensure_shell
 from ui.text import html_text, md_text
 from ui.timeseries import context, data, figs, headline, panels, view
 from ui.timeseries.steil import steil_panel
-from ui.widgets import badge, calibration_box, fmt_num, log_slider, preview_watermark
+from ui.widgets import WATERMARK_HTML, badge, calibration_box, fmt_num, log_slider
 
 ensure_shell()
 runlog.note("page")
@@ -272,8 +272,8 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
         st.success(msg, icon=":material/check:")
 
     # ---- preview -------------------------------------------------------------------------------------------
-    st.subheader("Preview: one participant's clean and noisy series")
-    preview_watermark()
+    # The heading and the preview notice as one element (re-sent on every move of this part's sliders).
+    st.markdown(f"### Preview: one participant's clean and noisy series\n\n{WATERMARK_HTML}", unsafe_allow_html=True)
     unit = "chunk" if chunked else "series"
     if row is None:
         st.info(f"{md_text(participant)} has no recording for task '{md_text(task)}'. Choose another task or participant.")

@@ -52,12 +52,13 @@ def calibration_box(cal: Calibration, title: str | None = None) -> None:
         (st.caption if cal.valid else st.warning)(cal.note)
 
 
+WATERMARK_HTML = ('<div class="eyedp-watermark">PREVIEW — NOT A PRIVATE RELEASE (seeded numpy noise; use Export for a '
+                  'release)</div>')
+
+
 def preview_watermark() -> None:
     """The persistent notice that a seeded preview is not a private release (docs/PRIVACY_MODEL.md §11)."""
-    st.markdown(
-        '<div class="eyedp-watermark">PREVIEW — NOT A PRIVATE RELEASE (seeded numpy noise; use Export for a release)</div>',
-        unsafe_allow_html=True,
-    )
+    st.markdown(WATERMARK_HTML, unsafe_allow_html=True)
 
 
 def coming_soon(text: str) -> None:

@@ -2,6 +2,7 @@
 message received (ms, bytes), the last DOM change; for the app page and the trivial page (both configs).
 
 python bench/lab/wire.py <url path> [slider label] [moves]"""
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -45,7 +46,7 @@ with sync_playwright() as p:
     procs = []
     try:
         for name, script, extra, pth in (("trivial tuned", "bench/trivial_app.py", (), ""),
-                                         ("app", "app.py", (), path)):
+                                         ("app", os.environ.get("EYEDP_WIRE_SCRIPT", "app.py"), (), path)):
             proc, url = harness.start_app(script, extra_args=extra); procs.append(proc)
             ctx = b.new_context(viewport={"width": 1440, "height": 1000}); ctx.add_init_script(WRAP)
             page = ctx.new_page()
