@@ -138,7 +138,7 @@ def test_report_facts_get_the_opendp_certified_export_scale_when_finished() -> N
     """A Heatmaps move remembers the inputs of the export's σ, not OpenDP's σ search; the report (and a charge)
     finish the facts with the σ that OpenDP certifies, >= the preview's σ."""
     from eyedp_core.dp.release import opendp_gaussian_sigma
-    from ui.share.facts import finish
+    from ui.export_scale import finish
 
     at = open_app("pages/heatmaps.py")
     raw = at.session_state["eyedp_facts"]["heatmaps"]

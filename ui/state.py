@@ -12,7 +12,7 @@ import streamlit as st
 from eyedp_core.data import samples as datasets
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
-from ui import settings
+from ui import export_scale, settings
 from ui.text import md_text
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
@@ -328,9 +328,7 @@ def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str,
             st.session_state.pop(key, None)
         return False
     page = page or st.session_state.get("share_page")
-    from ui.share.facts import finish  # imported here: ui.share builds on this module
-
-    facts = finish(st.session_state.get(FACTS_KEY, {}).get(page))
+    facts = export_scale.finish(st.session_state.get(FACTS_KEY, {}).get(page))
     snapshot = st.session_state.get("share_snapshots", {}).get(page)
     contexts = st.session_state.setdefault(CONTEXT_KEY, [])
     contexts.extend({"page": page, "facts": facts, "settings": snapshot, "cap": epsilon_cap()} for _ in releases)

@@ -15,6 +15,7 @@ from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
 from ui.heatmaps import figs, targets, view
 from ui.heatmaps import release as heatmap_release
+from ui.heatmaps.settings import M_KEYS
 from ui.text import md_text
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
@@ -27,8 +28,6 @@ PANELS = {
     "target": "Target finder",
     "compare": "Compare A/B",
 }
-DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
-M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
 CAP_CHOICE = view.CAP_CHOICE_KEY  # the last CapChoice read off some data (cleared with the ledger)
 LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a choice of m: re-run the app once (cap slider, sidebar ledger)
 
