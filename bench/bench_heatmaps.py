@@ -21,6 +21,7 @@ from scipy import ndimage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from eyedp_core.heatmaps import cap  # noqa: E402
 from eyedp_core.heatmaps import maps as hm  # noqa: E402
 from eyedp_core.heatmaps.calibration import heatmap_sensitivity  # noqa: E402
 from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
@@ -134,7 +135,7 @@ def run(repeats: int = 5) -> list[dict]:
                      baseline_seconds=t_base))
     g_big = hm.gaze_maps(big, 1920, 1080)
     rows.append(dict(name="Algorithm 1 curve (m = 1..g_max), 1000 observers",
-                     seconds=_time(lambda: hm.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
+                     seconds=_time(lambda: cap.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
     for row in rows:
         row["ratio"] = row["seconds"] / row["baseline_seconds"]
     del r

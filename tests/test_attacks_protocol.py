@@ -241,9 +241,3 @@ def test_any_label_column_and_uploaded_names(rng):
     assert "difficulty" in at.labels and {"rate", "pupil"} <= set(at.features)
     res = attacks.evaluate(at, "difficulty", classifier="knn")
     assert res.protocol == "lopo" and res.accuracy >= 0.9 and res.chance == pytest.approx(2 / 3)
-
-
-def test_old_names_stay_importable():
-    from eyedp_core.attacks import PROTOCOLS, AttackResult, classify_documents, infer_gender, reidentify  # noqa: F401
-    assert set(PROTOCOLS) == {"reidentification", "document_type", "gender"}
-    assert callable(attacks.evaluate) and callable(attacks.sweep)

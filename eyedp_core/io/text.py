@@ -20,10 +20,7 @@ import pandas as pd
 
 from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, DataWarning, megabytes, shown
 from eyedp_core.io.gzipped import gunzip_limited, is_gzip
-# The layout names stay importable from here, where they were before the layout got its own module.
-from eyedp_core.io.layout import (_NEWLINE, DELIMITERS, MAX_COLUMNS, MAX_PREAMBLE, NA_VALUES,  # noqa: F401
-                                  SNIFF_BYTES, SNIFF_LINES, WHITESPACE, Layout, _first_line, _split, has_header,
-                                  sniff_decimal, sniff_delimiter, sniff_layout, unique_names)
+from eyedp_core.io.layout import _NEWLINE, MAX_COLUMNS, SNIFF_BYTES, Layout, sniff_layout
 
 # Leading bytes of formats people upload by mistake, so the message can say what the file really is.
 MAGIC: tuple[tuple[bytes, str], ...] = (

@@ -14,9 +14,6 @@ from eyedp_core.samples.streams import PreparedStreams
 from ui import settings, state
 from ui.samples import view
 from ui.samples.controls import keep_value
-from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
-                                 kaleido_controls, pd_controls, synth_controls)
-from ui.samples.table import utility_table  # noqa: F401 - importable here as before
 from ui.fragment import fragment
 from ui.widgets import badge
 from ui.text import md_cells, md_text

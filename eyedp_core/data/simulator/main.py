@@ -1,6 +1,6 @@
 """EyeDP gaze simulator: regenerates every file in sample_data/ and assets/stimuli/.
 
-    python -m eyedp_core.simulate            # everything (about a minute)
+    python -m eyedp_core.data.simulator            # everything (about a minute)
 
 All randomness flows from MASTER_SEED through numpy Generators keyed by what they generate
 (`default_rng([MASTER_SEED, stream, person, task])`), so any single recording can be regenerated on its
