@@ -49,9 +49,9 @@ def _fixations(n_obs: int, per_obs: int, width: int, height: int, seed: int = 0)
 def _sample_or_synthetic() -> tuple[pd.DataFrame, str]:
     """The bundled sample's busiest stimulus if it exists, otherwise 50 synthetic observers."""
     try:
-        from eyedp_core.data import samples as datasets
+        from eyedp_core.data import bundled
 
-        fix = datasets.load_sample("fixations")
+        fix = bundled.load_sample("fixations")
         name = fix["stimulus"].value_counts().index[0]
         return fix[fix["stimulus"] == name], f"sample '{name}'"
     except Exception:  # sample data not generated yet: fall back, the figure stays comparable

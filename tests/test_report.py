@@ -161,8 +161,8 @@ def test_app_start_imports_neither_opendp_nor_scikit_learn() -> None:
 
     root = Path(__file__).resolve().parents[1]
     code = ("import sys, ui.settings, ui.sidebar, ui.theme, ui.shell, ui.state, ui.widgets, ui.share, "
-            "eyedp_core.dp.explain, eyedp_core.dp.accounting; from eyedp_core.data import samples; "
-            "[samples.summary(n) for n in samples.SAMPLE_NAMES]; eyedp_core.dp.accounting.Ledger().total(); "
+            "eyedp_core.dp.explain, eyedp_core.dp.accounting; from eyedp_core.data import bundled; "
+            "[bundled.summary(n) for n in bundled.SAMPLE_NAMES]; eyedp_core.dp.accounting.Ledger().total(); "
             "print(sorted(m for m in ('opendp', 'sklearn', 'scipy', 'pandas', 'pyarrow') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout

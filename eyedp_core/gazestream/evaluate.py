@@ -28,7 +28,7 @@ from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry, angular_distan
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.metrics import pearson_cc
-from eyedp_core.samples.streams import stream_columns
+from eyedp_core.gazestream.streams import stream_columns
 
 __all__ = ["Figures", "Reference", "displacement_deg", "fixation_change", "heatmap_cc", "reference",
            "reidentification", "evaluate", "utility_privacy_table"]

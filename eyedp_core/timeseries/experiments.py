@@ -19,7 +19,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.blocks import row_blocks
 from eyedp_core.timeseries.calibration import lpa_scale
-from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors, lpa_unit_squares, standard_noise
+from eyedp_core.timeseries.error_curves import dcfpa_errors, fft_errors, lpa_unit_squares, standard_noise
 from eyedp_core.timeseries.k import (
     dcfpa_reconstruction_errors,
     noise_unit_error,

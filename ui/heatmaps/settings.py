@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps import cap, preview
 from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy_presets
@@ -123,7 +123,7 @@ def draw_grid(weight: str) -> None:
 def draw_geometry(geometry: DeltaGenerator) -> None:
     """The container of the screen-geometry expander -> screen width in px and cm and the viewing distance."""
     with geometry:
-        g0 = samples.SAMPLE_SCREEN
+        g0 = bundled.SAMPLE_SCREEN
         g = st.columns(3)
         g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx")
         g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm")
@@ -135,7 +135,7 @@ def draw_geometry(geometry: DeltaGenerator) -> None:
 def read_settings(n: int, weight: str) -> Settings:
     """Observers n and the weighting -> the values the controls hold (defaults where one was never drawn)."""
     ss = st.session_state
-    g0 = samples.SAMPLE_SCREEN
+    g0 = bundled.SAMPLE_SCREEN
     eps = float(ss.get("hm_eps", 1.0))
     mech = ss.get("hm_mech", Family.GAUSSIAN.value)
     method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from eyedp_core.data.samples import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR, write_summary
+from eyedp_core.data.bundled import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR, write_summary
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.data.simulator.freeview import freeview_fixations
