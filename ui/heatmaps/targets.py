@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 from eyedp_core.data import bundled
 from eyedp_core.heatmaps import cap, maps, preview, targets
 from eyedp_core.heatmaps.targets import Basis, Measure, Setting
+from eyedp_core.metrics import pearson_cc
 from ui import picture, theme
 from ui.fragment import fragment
 from ui.heatmaps import figs, images, view
@@ -378,5 +379,5 @@ def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float
     return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
             "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),
             "kept_band": "–".join(f"{_pct(v)}" for v in np.nanquantile(kept, targets.BAND)),
-            "cc_now": float(np.corrcoef(_ref_smooth.ravel(), _noisy_smooth.ravel())[0, 1]),
+            "cc_now": float(pearson_cc(_ref_smooth, _noisy_smooth)),
             "kept_now": float(targets.hot_spots_kept(_ref_smooth, _noisy_smooth, q))}
