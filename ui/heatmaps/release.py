@@ -22,7 +22,7 @@ from eyedp_core.heatmaps import maps, preview, release
 from eyedp_core.io import uploads
 from ui import state
 from ui.export_scale import opendp_sigma
-from ui.heatmaps import view
+from ui.heatmaps import images, view
 from ui.heatmaps.settings import CELLS
 from ui.text import md_text
 from ui.widgets import badge, fmt_num
@@ -99,8 +99,7 @@ def selection_charges(ctx: view.Context) -> list[float]:
 def _files(ctx: view.Context, rel: release.HeatmapRelease) -> dict[str, bytes]:
     """An export -> downloadable CSV, PNG (smoothed after the release: post-processing) and JSON."""
     sm = maps.smooth(rel.values, ctx.sigma_px, ctx.cell_px)
-    png = view.png_bytes(view.composite(ctx.stimulus.token, ctx.stimulus.image, sm, ctx.cell_px,
-                                        release.colour_range(sm), full_size=True))
+    png = images.overlay_png(ctx.stimulus.image, sm, ctx.cell_px, release.colour_range(sm))
     return {"csv": uploads.to_csv_bytes(release.release_table(rel.values, ctx.cell_px)), "png": png,
             "json": json.dumps(rel.metadata, indent=2, default=str).encode()}
 
