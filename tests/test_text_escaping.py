@@ -435,7 +435,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "ui/widgets.py": {
         'head': 'calibration title: mechanism and method names',
         'cal.note': 'numbers',
-        'text': 'coming_soon(): constant texts',
         'help': "log_slider's help: constants from its callers",
         'label': "log_slider's label: constants from its callers",
         'vals': 'numbers',

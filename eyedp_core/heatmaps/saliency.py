@@ -32,17 +32,25 @@ def to_distribution(map_: np.ndarray) -> np.ndarray:
     return p / s if s > 0 else np.full(p.shape, 1.0 / p.size)
 
 
+def _kl(p: np.ndarray, q: np.ndarray) -> float:
+    """Two distributions in, Σ P·ln(ε + P/(Q + ε)) out."""
+    return float(np.sum(p * np.log(_EPS + p / (q + _EPS))))
+
+
+def _sim(p: np.ndarray, q: np.ndarray) -> float:
+    """Two distributions in, Σ min(P, Q) out."""
+    return float(np.minimum(p, q).sum())
+
+
 def kl_divergence(reference: np.ndarray, estimate: np.ndarray) -> float:
     """Reference (clean) and estimate (noisy) maps in, KL(P_ref ‖ Q_est) in nats out (MIT-benchmark form
     Σ P·ln(ε + P/(Q + ε)); 0 = identical, larger = worse)."""
-    p = to_distribution(reference)
-    q = to_distribution(estimate)
-    return float(np.sum(p * np.log(_EPS + p / (q + _EPS))))
+    return _kl(to_distribution(reference), to_distribution(estimate))
 
 
 def similarity(reference: np.ndarray, estimate: np.ndarray) -> float:
     """Two maps in, SIM = Σ min(P, Q) of their distributions out (1 = identical, 0 = disjoint)."""
-    return float(np.minimum(to_distribution(reference), to_distribution(estimate)).sum())
+    return _sim(to_distribution(reference), to_distribution(estimate))
 
 
 def nss(saliency: np.ndarray, fixation_counts: np.ndarray) -> float:
@@ -107,8 +115,8 @@ def heatmap_metrics(reference: np.ndarray, estimate: np.ndarray, emd_bins: int |
         "cc": float(pearson_cc(reference, estimate)),
         "mse": float(mse(reference, estimate)),
         "nmse": nmse_by_energy(reference, estimate),
-        "kl": float(np.sum(p * np.log(_EPS + p / (q + _EPS)))),
-        "sim": float(np.minimum(p, q).sum()),
+        "kl": _kl(p, q),
+        "sim": _sim(p, q),
     }
     if emd_bins:
         out["emd_px"] = emd(reference, estimate, max_bins=emd_bins, cell=cell)
