@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eyedp_core import gazestream  # noqa: E402
 from eyedp_core.data import bundled  # noqa: E402
+from eyedp_core.dp.planar import planar_laplace  # noqa: E402
 from eyedp_core.gaze.events import SAMPLE_SCREEN, detect_events  # noqa: E402
 
 from bench.timing import median_time  # noqa: E402
@@ -38,7 +39,7 @@ def run(repeats: int = 5) -> list[dict]:
     g60 = _streams_60s()
     pts = g60[["x", "y"]].to_numpy()
     rng = np.random.default_rng(0)
-    t_floor = median_time(lambda: gazestream.planar_laplace(np.nan_to_num(pts), 0.02, rng), repeats)
+    t_floor = median_time(lambda: planar_laplace(np.nan_to_num(pts), 0.02, rng), repeats)
     rows = []
     for skip in (12, 6, 1):
         t = median_time(lambda: gazestream.kaleido(g60, t_skip=skip, rng=rng, bounds=(1280, 800), **KALEIDO), repeats)

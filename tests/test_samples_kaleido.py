@@ -11,7 +11,7 @@ from scipy import stats
 
 from eyedp_core import gazestream
 from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run, window_sums
-from eyedp_core.dp.planar import radius_quantile
+from eyedp_core.dp.planar import planar_laplace, radius_quantile
 
 ALPHA = 0.001  # KS tests: with a fixed seed these are deterministic; alpha bounds the false-alarm rate over seeds
 
@@ -19,7 +19,7 @@ ALPHA = 0.001  # KS tests: with a fixed seed these are deterministic; alpha boun
 def test_planar_laplace_radius_is_gamma_2_and_angles_uniform(rng):
     eps = 0.01  # ε' per px: ε_pub = 0.5 at r = 50 px (V-KAL-2)
     pts = np.tile([[640.0, 400.0]], (20_000, 1))
-    out = gazestream.planar_laplace(pts, eps, rng)
+    out = planar_laplace(pts, eps, rng)
     d = out - pts
     radius = np.hypot(d[:, 0], d[:, 1])
     angle = np.mod(np.arctan2(d[:, 1], d[:, 0]), 2 * math.pi)

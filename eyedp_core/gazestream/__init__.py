@@ -3,13 +3,13 @@
     from eyedp_core import gazestream
     table, scheme = gazestream.k_anonymize(demographics, k=4)       # k-anonymity (NOT DP)
     synth = gazestream.k_same_synth(stream_table, 3, rng)           # k-same-synth (NOT DP)
-    noisy = gazestream.planar_laplace(points, epsilon / r, rng)     # geo-indistinguishable noise
     out, eps = gazestream.kaleido(stream, epsilon=1, w=60, l_thresh=40, t_skip=6, r=50, h=2, rng=rng)
 
 Modules: `streams` (input checks with plain messages), `events` (event parameters, saccade velocity-profile
-fits), `kanon`, `synth`, `deniability` (event-synth-PD), `planar`, `kaleido`, `evaluate` (utility and privacy
-figures), `explain` (the guarantees in words), `display` (the page's event computations). All randomness
-is preview noise from a caller-supplied numpy Generator (docs/PRIVACY_MODEL.md §11).
+fits), `kanon`, `synth`, `deniability` (event-synth-PD), `kaleido` (on the planar Laplace of
+`eyedp_core.dp.planar`), `evaluate` (utility and privacy figures), `explain` (the guarantees in words), `display`
+(the page's event computations). All randomness is preview noise from a caller-supplied numpy Generator
+(docs/PRIVACY_MODEL.md §11).
 """
 from eyedp_core.gazestream.deniability import PDResult, event_synth_pd  # noqa: F401
 from eyedp_core.gazestream.evaluate import Figures, evaluate, utility_privacy_table  # noqa: F401
@@ -17,7 +17,6 @@ from eyedp_core.gazestream.events import EventParams, event_params, fit_velocity
 from eyedp_core.gazestream.kaleido import KaleidoPlan, KaleidoRun, kaleido, kaleido_plan, kaleido_run, window_sums  # noqa: F401
 from eyedp_core.gazestream.kanon import (SEED_DEMOGRAPHICS, SEED_TABLE2, Scheme, compare_with_seed,  # noqa: F401
                                          intersection_attack, k_anonymize)
-from eyedp_core.dp.planar import PlanarLaplaceMechanism, planar_laplace  # noqa: F401
 from eyedp_core.gazestream.streams import PreparedStreams, StreamError, prepare_streams  # noqa: F401
 from eyedp_core.gazestream.synth import SynthResult, k_same_synth  # noqa: F401
 
