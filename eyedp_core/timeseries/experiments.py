@@ -2,7 +2,7 @@
 
 Why this is fast: the noise-free part of every FFT mechanism does not depend on ε and the noise is
 λ(ε)·(standard noise), so per mechanism the standard noise is drawn ONCE per run and every ε and k
-is evaluated from a few sums per series and chunk (exact for the draws used; see `timeseries.errors`). Runs
+is evaluated from a few sums per series and chunk (exact for the draws used; see `timeseries.error_curves`). Runs
 share draws across ε (common random numbers), which keeps the curves smooth and comparable.
 """
 
