@@ -165,12 +165,6 @@ class ReleasePlan:
     words: str
 
 
-    @property
-    def k_is_one(self) -> bool:
-        """True when the k rule kept one Fourier coefficient everywhere."""
-        return self.mechanism is not Mech.LPA and bool(np.all(self.k == 1))
-
-
 def _k_words(mech: Mech, chunk: int | None, n: int, length: int) -> str:
     whole = mech is Mech.FPA or (chunk is not None and chunk >= length)
     if mech is Mech.DCFPA:
