@@ -38,3 +38,19 @@ def test_bar_picture_draws_error_bars():
         a = np.asarray(bar_picture(res, "ratio", width=600, height=300))
         return int((a[40:200] == picture.rgb(theme.INK)).all(axis=2).sum())
     assert ink_above(1.0) > ink_above(0.0) + 20
+
+
+def test_bar_png_is_the_picture_and_follows_the_values():
+    """The cached PNG decodes to the drawn picture; other values give another picture."""
+    import io
+
+    from PIL import Image
+
+    from ui.aoi.figs import bar_png
+    res = MetricResult(metric=AoiMetric.DWELL, names=("a", "b"), clean=np.array([1.0, 2.0]),
+                       private=np.array([1.5, 2.5]), half_width=np.array([0.3, 0.3]))
+    got = np.asarray(Image.open(io.BytesIO(bar_png(res, "s"))).convert("RGB"))
+    assert np.array_equal(got, np.asarray(bar_picture(res, "s")))
+    other = MetricResult(metric=AoiMetric.DWELL, names=("a", "b"), clean=np.array([1.0, 2.0]),
+                         private=np.array([0.5, 2.5]), half_width=np.array([0.3, 0.3]))
+    assert bar_png(other, "s") != bar_png(res, "s")

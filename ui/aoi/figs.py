@@ -1,10 +1,13 @@
 """Pictures (PIL) of the Areas of interest view: the AOIs over the stimulus, the bar chart, the transitions."""
 from __future__ import annotations
 
+import io
+
 import numpy as np
+import streamlit as st
 from PIL import Image, ImageDraw
 
-from eyedp_core.aoi.metrics import MetricResult
+from eyedp_core.aoi.metrics import AoiMetric, MetricResult
 from eyedp_core.aoi.shapes import Aoi
 from ui import picture, theme
 
@@ -112,3 +115,19 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
     d.rectangle((lx + 150, 8, lx + 164, 22), fill=picture.rgb(theme.PRIMARY))
     d.text((lx + 170, 15), "private ± 95 %", fill=ink, font=f, anchor="lm")
     return img
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _bar_png(names: tuple[str, ...], clean: np.ndarray, private: np.ndarray, half_width: np.ndarray,
+             metric: AoiMetric, unit: str) -> bytes:
+    """The bar chart's values in, its PNG out (cached on the values: moving ε back and forth redraws nothing)."""
+    res = MetricResult(metric=metric, names=names, clean=clean, private=private, half_width=half_width)
+    buf = io.BytesIO()
+    bar_picture(res, unit).save(buf, "PNG", compress_level=1)  # fast: the default level costs ~30 ms per move
+    return buf.getvalue()
+
+
+def bar_png(result: MetricResult, unit: str) -> bytes:
+    """One metric's result in, the bar chart picture as PNG bytes out (cached on its values)."""
+    return _bar_png(tuple(result.names), np.asarray(result.clean), np.asarray(result.private),
+                    np.asarray(result.half_width), result.metric, unit)

@@ -184,16 +184,14 @@ def privacy_part(ctx: AoiContext) -> None:
                 "cannot tell who looked where. The target finder below gives the ε or the number of observers a "
                 "target needs; fewer AOIs and fewer metrics help too.", icon=":material/info:")
     left, right = st.columns(2)
-    with left:
-        st.markdown("**Clean** (clipped to the public limits; never shown outside this session)")
-        st.markdown(tables.metric_table(res, private=False))
-    with right:
-        st.markdown("**Private** (seeded preview) ± 95 % interval")
-        st.markdown(tables.metric_table(res, private=True))
+    # Each heading and its table as one element: both are re-sent on every ε move.
+    left.markdown("**Clean** (clipped to the public limits; never shown outside this session)\n\n"
+                  + tables.metric_table(res, private=False))
+    right.markdown("**Private** (seeded preview) ± 95 % interval\n\n" + tables.metric_table(res, private=True))
     per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
     if per_aoi:
         chart_m = AoiMetric(st.selectbox("Chart", [m.value for m in per_aoi], key="aoi_chart"))
-        st.image(figs.bar_picture(res[chart_m], chart_m.unit), width="stretch")
+        st.image(figs.bar_png(res[chart_m], chart_m.unit), width="stretch")
     if AoiMetric.TRANSITIONS in res:
         r = res[AoiMetric.TRANSITIONS]
         st.markdown(f"**Transitions per observer, private** (each cell ± {r.half_width.flat[0]:.2g}); "
