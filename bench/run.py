@@ -196,6 +196,9 @@ def browser_figures(repeats: int, pages: list[str] | None = None, cold_repeats: 
                     shown = (label or "(unlabelled)") + (f" #{index + 1}" if index else "") + \
                         (" (sidebar)" if region == "sidebar" else "")
                     slider = _slider(page, region, label, index)
+                    if slider.is_disabled():  # e.g. k while the choice of k is not Manual: a key press moves nothing
+                        rows.append(dict(page=name, slider=shown, seconds=float("nan"), note="disabled"))
+                        continue
                     try:
                         got = _slider_vs_trivial(page, slider, trivial, tuned, repeats)
                     except Exception as err:  # noqa: BLE001 - one slider that vanished must not end the run
