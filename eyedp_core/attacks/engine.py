@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
+from typing import TypedDict, TypeVar, Unpack
 
 import numpy as np
 import pandas as pd
@@ -45,8 +46,9 @@ from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_
 from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
 
-__all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
-           "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec"]
+__all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "EvaluateOptions", "EvaluateSpec", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
+           "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec",
+           "with_overrides"]
 
 
 class TrainOn(str, Enum):
@@ -390,40 +392,98 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
         prediction_share=share, notes=tuple(dict.fromkeys(notes)))
 
 
-def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = "svm", majority_vote: bool = True,
-             subsample: int | None = None, train_on: TrainOn | str = TrainOn.PRIVATE, mechanism: str | None = None,
-             epsilon: float | None = None, accounting: str = "participant", gap: str | int = "window",
-             seed: int = 0, n_jobs: int = 2, features: list[str] | None = None,
-             bounds: str | Mapping[str, tuple[float, float]] = "public", window_s: float | None = None,
-             max_train: int | None = DEFAULT_MAX_TRAIN, folds: int | None = None, repetition: int = 0,
-             **mechanism_args: object) -> EvalResult:
+@dataclass(frozen=True, kw_only=True)
+class EvaluateSpec:
+    """How one evaluation runs: the attacker, the privacy setting under attack and the protocol.
+
+    classifier: a name from `classifiers.CLASSIFIERS`. mechanism: None (clean) or a label such as "FPA",
+    "CFPA-32", "DCFPA-64", "LPA"; epsilon: per participant for the whole release (accounting="participant"),
+    or as in the paper (accounting="paper", labelled). k: "public" rule or an integer; increment_bound: DCFPA's,
+    as a fraction of the range. train_on: "private" (the default: the attacker trains on its own independent
+    release of its prior-knowledge data, same mechanism and ε, its own noise draw) | "clean" | "same-release"
+    (the flawed protocol, to measure it); a TrainOn or its text. Without a mechanism there is no release to
+    train on, so the default means clean; "same-release" without a mechanism is an error.
+    gap: "window" (one window length) | "paper" (overlapping halves) | a number of windows.
+    bounds: "public" (documented feature bounds), "auto" / "data" (observed range where needed, flagged) or a
+    mapping {feature: (L, U)}. features / window_s: passed to `prepare` when the table is a DataFrame.
+    """
+
+    classifier: str = "svm"
+    majority_vote: bool = True
+    subsample: int | None = None
+    train_on: TrainOn | str = TrainOn.PRIVATE
+    mechanism: str | None = None
+    epsilon: float | None = None
+    accounting: str = "participant"
+    k: int | str = "public"
+    increment_bound: float | None = None
+    gap: str | int = "window"
+    seed: int = 0
+    n_jobs: int = 2
+    features: Sequence[str] | None = None
+    bounds: str | Mapping[str, tuple[float, float]] = "public"
+    window_s: float | None = None
+    max_train: int | None = DEFAULT_MAX_TRAIN
+    folds: int | None = None
+    repetition: int = 0
+
+
+class EvaluateOptions(TypedDict, total=False):
+    """The fields of EvaluateSpec as keyword arguments of `evaluate` (each overrides the spec's value)."""
+
+    classifier: str
+    majority_vote: bool
+    subsample: int | None
+    train_on: TrainOn | str
+    mechanism: str | None
+    epsilon: float | None
+    accounting: str
+    k: int | str
+    increment_bound: float | None
+    gap: str | int
+    seed: int
+    n_jobs: int
+    features: Sequence[str] | None
+    bounds: str | Mapping[str, tuple[float, float]]
+    window_s: float | None
+    max_train: int | None
+    folds: int | None
+    repetition: int
+
+
+S = TypeVar("S")
+
+
+def with_overrides(spec: S, overrides: Mapping[str, object]) -> S:
+    """Frozen spec and keyword overrides -> a copy with them set; an unknown name is a TypeError naming the valid
+    ones (a typo must not silently run with a default)."""
+    names = {f.name for f in fields(spec)}  # type: ignore[arg-type]
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise TypeError(f"unknown argument(s) {unknown}; {type(spec).__name__} has {', '.join(sorted(names))}")
+    return replace(spec, **overrides)  # type: ignore[type-var]
+
+
+def evaluate(table: pd.DataFrame | AttackTable, task: str, spec: EvaluateSpec | None = None,
+             **overrides: Unpack[EvaluateOptions]) -> EvalResult:
     """Feature table, task ("task", "gender", "identity" or a label column) -> EvalResult (accuracy, chance, folds).
 
-    mechanism: None (clean) or a label such as "FPA", "CFPA-32", "DCFPA-64", "LPA"; epsilon: per participant
-    for the whole release (accounting="participant"), or as in the paper (accounting="paper", labelled).
-    train_on: "private" (default: the attacker trains on its own independent release of its prior-knowledge
-    data, same mechanism and ε, its own noise draw) | "clean" | "same-release" (the flawed protocol, to measure
-    it); a TrainOn or its text. Without a mechanism (clean data) there is no release to train on, so the
-    default means clean; "same-release" without a mechanism is an error.
-    gap: "window" (one window length, default) | "paper" (overlapping halves) | a number of windows.
-    bounds: "public" (documented feature bounds), "auto" / "data" (observed range where needed, flagged) or a
-    mapping {feature: (L, U)}. mechanism_args: k ("public" rule or an integer), increment_bound (DCFPA, as a
-    fraction of the range). Deterministic for a given seed.
+    The settings are an EvaluateSpec (defaults: the honest protocol against the strongest attacker); any of its
+    fields can also be given as a keyword, which overrides the spec's value, so `evaluate(table, "identity",
+    mechanism="FPA", epsilon=1.0)` reads as before. Deterministic for a given seed.
     """
-    unknown = set(mechanism_args) - {"k", "increment_bound"}
-    if unknown:
-        raise TypeError(f"unknown mechanism argument(s) {sorted(unknown)}; use k or increment_bound")
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
-    at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=window_s)
+    s = with_overrides(spec or EvaluateSpec(), overrides)
+    if s.classifier not in CLASSIFIERS:
+        raise ValueError(f"unknown classifier {s.classifier!r}; choose from {', '.join(CLASSIFIERS)}")
+    features = None if s.features is None else list(s.features)
+    at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=s.window_s)
+    train_on = s.train_on
     scenario = TrainOn(train_on) if train_on in tuple(TrainOn) or isinstance(train_on, TrainOn) else train_on
-    if mechanism is None and scenario is TrainOn.PRIVATE:  # clean data: no release to train on
+    if s.mechanism is None and scenario is TrainOn.PRIVATE:  # clean data: no release to train on
         scenario = TrainOn.CLEAN
-    point = Point(mechanism=mechanism, epsilon=epsilon, train_on=scenario, accounting=accounting,
-                  k=mechanism_args.get("k", "public"),  # type: ignore[arg-type]
-                  increment_bound=mechanism_args.get("increment_bound"),  # type: ignore[arg-type]
-                  repetition=repetition)
-    spec = task_spec(at, task, gap=gap, subsample=subsample, seed=seed, repetition=repetition, folds=folds)
-    data = PointData(at, point, bounds=resolve_bounds(at, bounds) if mechanism is not None else None, seed=seed)
-    return run_task(at, spec, data, classifier, majority_vote=majority_vote, seed=seed, n_jobs=n_jobs,
-                    max_train=max_train)
+    point = Point(mechanism=s.mechanism, epsilon=s.epsilon, train_on=scenario, accounting=s.accounting, k=s.k,
+                  increment_bound=s.increment_bound, repetition=s.repetition)
+    rows = task_spec(at, task, gap=s.gap, subsample=s.subsample, seed=s.seed, repetition=s.repetition, folds=s.folds)
+    data = PointData(at, point, bounds=resolve_bounds(at, s.bounds) if s.mechanism is not None else None, seed=s.seed)
+    return run_task(at, rows, data, s.classifier, majority_vote=s.majority_vote, seed=s.seed, n_jobs=s.n_jobs,
+                    max_train=s.max_train)
