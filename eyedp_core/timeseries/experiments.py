@@ -42,7 +42,7 @@ from eyedp_core.timeseries.sensitivity import (
 )
 
 __all__ = ["K_RULES", "SweepData", "SweepResult", "SweepSpec", "feature_sums", "mechanism_errors", "prepare",
-           "sweep_utility", "utility_sweep"]
+           "sweep_utility"]
 
 K_RULES = ("public", "fixed", "oracle")
 
@@ -462,37 +462,6 @@ def sweep_utility(
         if progress is not None:
             progress((m_i + 1) / len(labels))
     return SweepResult(pd.DataFrame(rows), pd.concat(per_feature, ignore_index=True))
-
-
-def utility_sweep(
-    x: np.ndarray,
-    bounds: tuple,
-    *,
-    epsilons: Sequence[float],
-    rng: np.random.Generator,
-    mechanisms: Sequence[str] = SWEEP_LABELS,
-    modes: Sequence[str] = ("paper", "participant"),
-    runs: int = 20,
-    n_recordings: int = 1,
-    k_rule: str = "public",
-    k: int = 4,
-    sensitivity: str = "public",
-    nmse_kind: str = "var",
-    increment_bound: float | np.ndarray | None = None,
-    signal_fraction: float = 0.1,
-    decay: float = 2.0,
-    band: tuple[float, float] = (0.1, 0.9),
-    features: Sequence[str] | None = None,
-    progress: Callable[[float], None] | None = None,
-) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-    """The earlier one-call form, kept for its callers: the table, or (table, per-feature table) when
-    `features` is given. New code calls `sweep_utility` with a `SweepSpec` (one return type)."""
-    spec = SweepSpec(epsilons=tuple(epsilons), modes=tuple(modes), runs=runs, n_recordings=n_recordings,
-                     k_rule=k_rule, k=k, sensitivity=sensitivity, nmse_kind=nmse_kind,
-                     increment_bound=increment_bound, signal_fraction=signal_fraction, decay=decay, band=band)
-    result = sweep_utility(x, bounds, spec, rng=rng, mechanisms=mechanisms, features=features,
-                           progress=progress)
-    return (result.table, result.per_feature) if features is not None else result.table
 
 
 def crossing_sentences(table: pd.DataFrame, mode: str, target_db: float = 0.0) -> list[str]:
