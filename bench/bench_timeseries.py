@@ -1,7 +1,7 @@
 """Timing figures of the Time-series core (eyedp_core.timeseries and friends), each against a baseline
 measured in the same run. Run alone: python bench/bench_timeseries.py; or via bench/run.py --only timeseries.
 
-Also (issue 12):
+Also:
 * peak memory / input size of every mechanism, the page's preview and the utility sweeps at 20, 200 and 2000
   participants (the bundled sample, 20 participants × 3 recordings × 48 features × T = 600, tiled), each in a
   FRESH subprocess: tracemalloc's peak of the allocations made after the input was built (numpy reports its

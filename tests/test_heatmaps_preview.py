@@ -1,4 +1,4 @@
-"""The Heatmaps page's computations, now in the core (eyedp_core.heatmaps.preview and .release): stimulus rows,
+"""The Heatmaps page's computations in the core (eyedp_core.heatmaps.preview and .release): stimulus rows,
 clean and noisy maps, the export and its ledger entry (docs/PRIVACY_MODEL.md §6, §11)."""
 from __future__ import annotations
 

@@ -470,7 +470,7 @@ def evaluate(table: pd.DataFrame | AttackTable, task: str, spec: EvaluateSpec | 
 
     The settings are an EvaluateSpec (defaults: the honest protocol against the strongest attacker); any of its
     fields can also be given as a keyword, which overrides the spec's value, so `evaluate(table, "identity",
-    mechanism="FPA", epsilon=1.0)` reads as before. Deterministic for a given seed.
+    mechanism="FPA", epsilon=1.0)` needs no spec object. Deterministic for a given seed.
     """
     s = with_overrides(spec or EvaluateSpec(), overrides)
     if s.classifier not in CLASSIFIERS:

@@ -274,7 +274,7 @@ def run(
 
 
 # --------------------------------------------------------------------------------------------
-# the array-returning mechanisms (signatures kept for outside callers)
+# the array-returning mechanisms: one call per mechanism, for library users
 
 
 def lpa(
