@@ -276,15 +276,12 @@ def _chance(y: np.ndarray) -> float:
     return float(np.bincount(y).max() / y.size) if y.size else float("nan")
 
 
-def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str = "svm", *,
-             majority_vote: bool = True, seed: int = 0, n_jobs: int = 2,
-             max_train: int | None = DEFAULT_MAX_TRAIN) -> EvalResult:
-    """Prepared table, task rows, the setting's data, classifier -> EvalResult (folds on n_jobs threads)."""
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
-    t0 = time.perf_counter()
+def _fit_predict(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str, *, seed: int, n_jobs: int,
+                 max_train: int | None) -> tuple[np.ndarray, np.ndarray, list[int], tuple[ReleasePlan, ...]]:
+    """Task rows and the setting's data -> (predicted class and fold per test window, training windows per fold,
+    plans of the releases used); folds train and predict on n_jobs threads."""
     xtr, xte, plans = data.matrices(spec)
-    ytr, yte = spec.y[spec.train_rows], spec.y[spec.test_rows]
+    ytr = spec.y[spec.train_rows]
     ptr = at.pid[spec.train_rows]
     rec_tr = at.rec[spec.train_rows]
     n_classes = spec.classes.size
@@ -334,37 +331,57 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
     for (i, rows), p in zip(blocks, parts, strict=True):
         pred[rows] = p
         fold_of[rows] = i
-    outs = [(None, n) for _, n in fitted]
-    hit = pred == yte
-    window_acc = float(hit.mean()) if hit.size else float("nan")
-    window_chance = _chance(yte)
+    return pred, fold_of, [n for _, n in fitted], plans
 
+
+@dataclass(frozen=True)
+class _Votes:
+    """Majority votes per voting unit (a recording): unit ids, each unit's first test window, true and voted class."""
+
+    ids: np.ndarray
+    first: np.ndarray
+    true: np.ndarray
+    pred: np.ndarray
+
+
+def _votes(at: AttackTable, spec: TaskSpec, pred: np.ndarray, yte: np.ndarray, classifier: str, *, seed: int,
+           repetition: int) -> _Votes:
+    """Predicted class per test window -> the majority vote of each recording (ties broken at random)."""
     rec_te = at.rec[spec.test_rows]
-    vote_rng = seeded(seed, 5, rep, cls_key, zlib.crc32(spec.task.encode()))
-    unit_ids, unit_pred = _vote(rec_te, pred, n_classes, vote_rng)
+    cls_key = zlib.crc32(classifier.encode())
+    vote_rng = seeded(seed, 5, repetition, cls_key, zlib.crc32(spec.task.encode()))
+    unit_ids, unit_pred = _vote(rec_te, pred, spec.classes.size, vote_rng)
     first = np.searchsorted(rec_te, unit_ids) if np.all(np.diff(rec_te) >= 0) else np.array(
         [np.flatnonzero(rec_te == u)[0] for u in unit_ids])
-    unit_true = yte[first]
-    vote_acc = float((unit_pred == unit_true).mean()) if spec.vote else None
-    vote_chance = _chance(unit_true) if spec.vote else None
-    voted = majority_vote and spec.vote
+    return _Votes(unit_ids, first, yte[first], unit_pred)
 
-    frame = at.frame
+
+def _tables(at: AttackTable, spec: TaskSpec, pred: np.ndarray, fold_of: np.ndarray, yte: np.ndarray,
+            votes: _Votes, n_train: list[int]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Predictions and votes -> (one row per test window, one per voting unit, one per fold)."""
+    hit = pred == yte
+    rec_te = at.rec[spec.test_rows]
     keys = list(at.rec_keys)
-    te_frame = frame.iloc[spec.test_rows]
-    predictions = te_frame[keys].reset_index(drop=True).assign(
+    predictions = at.frame.iloc[spec.test_rows][keys].reset_index(drop=True).assign(
         row=spec.test_rows, window=at.pos[spec.test_rows], true=spec.classes[yte], predicted=spec.classes[pred],
         fold=[spec.folds[i][0] for i in fold_of])
-    units = frame.iloc[spec.test_rows[first]][keys].reset_index(drop=True).assign(
-        true=spec.classes[unit_true], predicted=spec.classes[unit_pred],
-        n_windows=np.bincount(np.searchsorted(unit_ids, rec_te), minlength=unit_ids.size))
+    units = at.frame.iloc[spec.test_rows[votes.first]][keys].reset_index(drop=True).assign(
+        true=spec.classes[votes.true], predicted=spec.classes[votes.pred],
+        n_windows=np.bincount(np.searchsorted(votes.ids, rec_te), minlength=votes.ids.size))
     fold_rows = []
-    for i, (name, tr_mask, te_mask) in enumerate(spec.folds):
-        in_fold = np.isin(unit_ids, rec_te[te_mask])
-        fold_rows.append({"fold": name, "n_train": outs[i][1], "n_test": int(te_mask.sum()),
+    for i, (name, _, te_mask) in enumerate(spec.folds):
+        in_fold = np.isin(votes.ids, rec_te[te_mask])
+        fold_rows.append({"fold": name, "n_train": n_train[i], "n_test": int(te_mask.sum()),
                           "window_accuracy": float(hit[te_mask].mean()) if te_mask.any() else float("nan"),
-                          "vote_accuracy": float((unit_pred[in_fold] == unit_true[in_fold]).mean())
+                          "vote_accuracy": float((votes.pred[in_fold] == votes.true[in_fold]).mean())
                           if spec.vote and in_fold.any() else float("nan")})
+    return predictions, units, pd.DataFrame(fold_rows)
+
+
+def _notes(at: AttackTable, spec: TaskSpec, data: PointData, plans: tuple[ReleasePlan, ...], share: float,
+           chance: float | None) -> tuple[str, ...]:
+    """What the reader of a result must know: the table's and split's notes, the release, data-derived bounds,
+    the flawed scenario, a second release of each person, and a collapsed classifier."""
     notes = list(at.notes) + list(spec.notes) + [p.words for p in plans[:1]]
     if data.bounds is not None and data.bounds.data_derived:
         names = [at.features[i] for i in data.bounds.data_derived]
@@ -376,20 +393,41 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
     if data.point.train_on is TrainOn.PRIVATE and spec.task == "identity" and plans:
         notes.append(f"the attacker's training part is a second release of each person: with both parts released, "
                      f"a person's total is {2 * plans[0].participant_total:g}")
-    share = prediction_share(unit_pred if voted else pred)
-    chance_used = vote_chance if voted else window_chance
-    if collapsed(share, chance_used):
+    if collapsed(share, chance):  # type: ignore[arg-type]
         notes.append(f"the classifier answered one class for {share:.0%} of the test units (the most frequent "
-                     f"class is {chance_used:.0%} of them): it collapsed, so its accuracy near chance is not "
+                     f"class is {chance:.0%} of them): it collapsed, so its accuracy near chance is not "
                      "evidence of protection")
+    return tuple(dict.fromkeys(notes))
+
+
+def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str = "svm", *,
+             majority_vote: bool = True, seed: int = 0, n_jobs: int = 2,
+             max_train: int | None = DEFAULT_MAX_TRAIN) -> EvalResult:
+    """Prepared table, task rows, the setting's data, classifier -> EvalResult (folds on n_jobs threads)."""
+    if classifier not in CLASSIFIERS:
+        raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
+    t0 = time.perf_counter()
+    pred, fold_of, n_train, plans = _fit_predict(at, spec, data, classifier, seed=seed, n_jobs=n_jobs,
+                                                 max_train=max_train)
+    yte = spec.y[spec.test_rows]
+    hit = pred == yte
+    window_acc = float(hit.mean()) if hit.size else float("nan")
+    window_chance = _chance(yte)
+    votes = _votes(at, spec, pred, yte, classifier, seed=seed, repetition=data.point.repetition)
+    vote_acc = float((votes.pred == votes.true).mean()) if spec.vote else None
+    vote_chance = _chance(votes.true) if spec.vote else None
+    voted = majority_vote and spec.vote
+    predictions, units, folds = _tables(at, spec, pred, fold_of, yte, votes, n_train)
+    share = prediction_share(votes.pred if voted else pred)
+    chance_used = vote_chance if voted else window_chance
     return EvalResult(
         task=spec.task, label=spec.label, protocol=spec.protocol, classifier=classifier,
         accuracy=vote_acc if voted else window_acc, chance=vote_chance if voted else window_chance,
         window_accuracy=window_acc, window_chance=window_chance, vote_accuracy=vote_acc, vote_chance=vote_chance,
-        majority_vote=voted, n_train=max((o[1] for o in outs), default=0), n_test=int(spec.test_rows.size),
-        folds=pd.DataFrame(fold_rows), units=units, predictions=predictions, point=data.point, plans=plans,
+        majority_vote=voted, n_train=max(n_train, default=0), n_test=int(spec.test_rows.size),
+        folds=folds, units=units, predictions=predictions, point=data.point, plans=plans,
         gap_windows=spec.gap_windows, subsample=spec.subsample, seed=int(seed), seconds=time.perf_counter() - t0,
-        prediction_share=share, notes=tuple(dict.fromkeys(notes)))
+        prediction_share=share, notes=_notes(at, spec, data, plans, share, chance_used))
 
 
 @dataclass(frozen=True, kw_only=True)
