@@ -217,10 +217,10 @@ def budget_controls(v: context.BudgetViewSpec) -> tuple[view.Setting, EpsilonPla
         plan = epsilon_plan(mode, eps, mech, chunk, length, len(v.names), v.info.n_recordings)
         sens_f = None if v.sensitivities is None else v.sensitivities[f_idx]
         # R is drawn further along; its current value comes from the session.
-        k_choice = view.k_choice((v.token, v.names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech,
-                                 chunk, n, plan.per_invocation, v.sensitivity_mode, v.k_source,
-                                 int(st.session_state.get("ts_k", 1)), int(st.session_state.get("ts_runs", 10)),
-                                 v.seed, v.series.x[:, f_idx, :], sens_f)
+        query = view.KQuery(v.token, v.names, length, f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
+                            plan.per_invocation, v.sensitivity_mode)
+        k_choice = view.k_choice(query, n, v.k_source, int(st.session_state.get("ts_k", 1)),
+                                 int(st.session_state.get("ts_runs", 10)), v.seed, v.series.x[:, f_idx, :], sens_f)
         st.session_state["ts_k"] = k_choice.k
         k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
                       1, max(k_choice.k_max, 2), key="ts_k",
@@ -337,9 +337,9 @@ def budget_view(v: context.BudgetViewSpec) -> None:
     f_idx, lo, hi = v.feature_index, v.series.lo, v.series.hi
     sens_type = "data-derived" if v.sensitivity_mode == "empirical" or "pre-filled" in v.kinds else "public"
     try:
-        pkey = (v.data_key, v.mech, v.chunk, plan.per_invocation, setting.k, v.sensitivity_mode, sens_type, v.seed,
-                f_idx, v.nmse_kind)
-        prev = view.preview(*pkey, lo, hi, v.series.x, v.sensitivities)
+        run = view.RunKey(v.data_key, v.mech, v.chunk, plan.per_invocation, setting.k, v.sensitivity_mode, sens_type,
+                          v.seed, v.nmse_kind)
+        prev = view.preview(run, f_idx, lo, hi, v.series.x, v.sensitivities)
     except ValueError as err:
         st.error(f"The mechanism cannot run with these settings: {md_text(err)}")
         return
@@ -350,7 +350,7 @@ def budget_view(v: context.BudgetViewSpec) -> None:
 
     # ---- the guarantee for a person first, then what it buys -------------------------------------------------
     record_box(ctx)
-    preview_chart(v, ctx, pkey)
+    preview_chart(v, ctx, (run, f_idx))
     noise_words(v, ctx)
 
     # ---- secondary views: nothing computes until one is opened -------------------------------------------------

@@ -102,15 +102,14 @@ def k_panel(c: Ctx) -> None:
     lo, hi = c.bounds_f
     eps = c.plan.per_invocation
     mech, chunk = c.setting.mech, c.setting.chunk
-    curve = view.k_curve(*c.keys, c.feature_index, lo, hi, mech, chunk, eps, c.setting.sensitivity_mode, xf,
-                         c.feature_sensitivities)
+    q = view.KQuery(*c.keys, c.feature_index, (lo, hi), mech, chunk, eps, c.setting.sensitivity_mode)
+    curve = view.k_curve(q, xf, c.feature_sensitivities)
     marks = {"rule (public)": rule_k(mech, c.transform_length, eps), "analytic minimum": analytic_k(curve)}
     search = None
     run = st.toggle(f"Run the paper's search (R = {c.setting.runs} noisy draws per k on the private data)",
                     value=c.setting.k_source is KSource.OPTIMAL, key="ts_k_search")
     if run:
-        opt = view.k_optimal(*c.keys, c.feature_index, lo, hi, mech, chunk, eps, c.setting.sensitivity_mode,
-                             c.setting.runs, c.setting.seed, xf, c.feature_sensitivities)
+        opt = view.k_optimal(q, c.setting.runs, c.setting.seed, xf, c.feature_sensitivities)
         marks["optimal (paper's search)"] = opt.k
         search = pd.DataFrame({"k": opt.ks, "error": opt.mean_error / c.series.length})
     marks["current k"] = c.setting.k
@@ -382,8 +381,9 @@ def ab_panel(c: Ctx) -> None:
     plan_b = epsilon_plan(s.mode, eps_b, mech_b, chunk_b, d.length, len(d.names), c.info.n_recordings)
     dkey = view.data_key(c.token, d.names, d.lo, d.hi, d.length)
     try:
-        prev_b = view.preview(dkey, mech_b, chunk_b, plan_b.per_invocation, k_b, s.sensitivity_mode,
-                              c.sensitivity_type, s.seed, c.feature_index, s.nmse_kind, d.lo, d.hi, d.x,
+        run_b = view.RunKey(dkey, mech_b, chunk_b, plan_b.per_invocation, k_b, s.sensitivity_mode,
+                            c.sensitivity_type, s.seed, s.nmse_kind)
+        prev_b = view.preview(run_b, c.feature_index, d.lo, d.hi, d.x,
                               None if s.sensitivity_mode != "empirical" else c.sensitivities)
     except ValueError as err:
         st.error(f"Setting B cannot run: {md_text(err)}")

@@ -75,32 +75,42 @@ def data_key(token: str, names: tuple[str, ...], lo: np.ndarray, hi: np.ndarray,
     return token + ":" + hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
 
 
+@dataclass(frozen=True)
+class RunKey:
+    """What names one seeded preview run: the data (see data_key) and every setting the run depends on."""
+
+    data: str  # data_key of the released series
+    mech: Mech
+    chunk: int | None
+    epsilon: float  # per invocation
+    k: int
+    sensitivity_mode: str  # "public" | "empirical"
+    sensitivity_type: str  # "public" | "data-derived"
+    seed: int
+    nmse_kind: str
+
+
 # cache_resource, not cache_data: the run is read on every slider move, and cache_data would unpickle a copy of
 # it each time (~ms). The whole run (every recording and feature) is kept for the last few settings only, so that
 # picking another feature needs no new run; memory stays a small multiple of the data.
 @st.cache_resource(max_entries=2, show_spinner=False)
-def run_all(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
-            sensitivity_type: str, seed: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray,
-            _sens: np.ndarray | None) -> PreviewRun:
-    """Series (named by `key`, see data_key), mechanism, per-invocation ε, k in, one seeded run over all
-    recordings and features out (its arrays read-only: the cached run is shared)."""
-    r = core_run_all(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(_lo), np.asarray(_hi)),
-                     rng=np.random.default_rng(seed), nmse_kind=nmse_kind, sensitivity=_sens,
-                     sensitivity_type=sensitivity_type)
+def run_all(run: RunKey, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray, _sens: np.ndarray | None) -> PreviewRun:
+    """Series (named by run.data, see data_key), the setting in, one seeded run over all recordings and features
+    out (its arrays read-only: the cached run is shared)."""
+    r = core_run_all(_x, run.mech, chunk=run.chunk, epsilon=run.epsilon, k=run.k,
+                     bounds=(np.asarray(_lo), np.asarray(_hi)), rng=np.random.default_rng(run.seed),
+                     nmse_kind=run.nmse_kind, sensitivity=_sens, sensitivity_type=run.sensitivity_type)
     for a in (r.private.values, r.nmse_all, r.nmse_paper_feature, r.feature_scale, r.feature_sensitivity):
         a.setflags(write=False)
     return r
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
-def preview(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
-            sensitivity_type: str, seed: int, feature: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray,
-            _x: np.ndarray, _sens: np.ndarray | None) -> Preview:
+def preview(run: RunKey, feature: int, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray,
+            _sens: np.ndarray | None) -> Preview:
     """The run at this setting (cached apart, see run_all) and the shown feature in, what the page shows out:
     the same numbers as eyedp_core.timeseries.preview.run_preview with this seed."""
-    r = run_all(key, mech, chunk, epsilon, k, sensitivity_mode, sensitivity_type, seed, nmse_kind, _lo, _hi, _x,
-                _sens)
-    prev = preview_of(r, feature)
+    prev = preview_of(run_all(run, _lo, _hi, _x, _sens), feature)
     for value in vars(prev).values():
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
@@ -129,34 +139,47 @@ def _k_kwargs(mech: Mech, chunk: int | None, lo: float, hi: float, sens: np.ndar
     return kw
 
 
+@dataclass(frozen=True)
+class KQuery:
+    """One feature's question about k: the data, the feature and its bounds, the mechanism and ε per invocation."""
+
+    token: str
+    names: tuple[str, ...]  # released features
+    length: int  # public T
+    feature: int  # index of the feature in names
+    bounds: tuple[float, float]  # its public (L, U)
+    mech: Mech
+    chunk: int | None
+    eps_inv: float
+    sensitivity_mode: str  # "public" | "empirical"
+
+    def kwargs(self, sens: np.ndarray | None) -> dict:
+        """Arguments of the core curve and search: method, chunk and bounds or sensitivity."""
+        return _k_kwargs(self.mech, self.chunk, *self.bounds, sens)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
-def k_curve(token: str, names: tuple[str, ...], length: int, feature: int, lo: float, hi: float, mech: Mech,
-            chunk: int | None, eps_inv: float, sensitivity_mode: str, _xf: np.ndarray,
-            _sens: np.ndarray | None) -> pd.DataFrame:
+def k_curve(q: KQuery, _xf: np.ndarray, _sens: np.ndarray | None) -> pd.DataFrame:
     """One feature's series (recordings, T), mechanism, per-invocation ε in, expected error over k out."""
-    return expected_error_curve(_xf, epsilon=eps_inv, **_k_kwargs(mech, chunk, lo, hi, _sens))
+    return expected_error_curve(_xf, epsilon=q.eps_inv, **q.kwargs(_sens))
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the paper's search for k on the private data…")
-def k_optimal(token: str, names: tuple[str, ...], length: int, feature: int, lo: float, hi: float, mech: Mech,
-              chunk: int | None, eps_inv: float, sensitivity_mode: str, runs: int, seed: int, _xf: np.ndarray,
-              _sens: np.ndarray | None) -> OptimalK:
+def k_optimal(q: KQuery, runs: int, seed: int, _xf: np.ndarray, _sens: np.ndarray | None) -> OptimalK:
     """One feature's series, mechanism, ε, R draws in, the paper's optimal k (flagged tuned on private data) out."""
     rng = np.random.default_rng([seed, 7])
-    return optimal_k(_xf, epsilon=eps_inv, rng=rng, runs=int(runs), **_k_kwargs(mech, chunk, lo, hi, _sens))
+    return optimal_k(_xf, epsilon=q.eps_inv, rng=rng, runs=int(runs), **q.kwargs(_sens))
 
 
-def k_choice(keys: tuple, feature: int, bounds: tuple[float, float], mech: Mech, chunk: int | None, n: int,
-             eps_inv: float, sensitivity_mode: str, source: KSource, manual: int, runs: int, seed: int,
-             xf: np.ndarray, sens: np.ndarray | None) -> KChoice:
+def k_choice(q: KQuery, n: int, source: KSource, manual: int, runs: int, seed: int, xf: np.ndarray,
+             sens: np.ndarray | None) -> KChoice:
     """The page's k: only the curve or search the source needs is computed (cached), the choice is the core's."""
-    lo, hi = bounds
     curve = search = None
-    if mech is not Mech.LPA and source is KSource.ANALYTIC:
-        curve = k_curve(*keys, feature, lo, hi, mech, chunk, eps_inv, sensitivity_mode, xf, sens)
-    elif mech is not Mech.LPA and source is KSource.OPTIMAL:
-        search = k_optimal(*keys, feature, lo, hi, mech, chunk, eps_inv, sensitivity_mode, runs, seed, xf, sens)
-    return choices.choose_k(mech, n, eps_inv, source, manual=manual, curve=curve, search=search)
+    if q.mech is not Mech.LPA and source is KSource.ANALYTIC:
+        curve = k_curve(q, xf, sens)
+    elif q.mech is not Mech.LPA and source is KSource.OPTIMAL:
+        search = k_optimal(q, runs, seed, xf, sens)
+    return choices.choose_k(q.mech, n, q.eps_inv, source, manual=manual, curve=curve, search=search)
 
 
 # --------------------------------------------------------------------------------------------
