@@ -51,6 +51,20 @@ def calibration_table(private: PrivateSeries, names: tuple[str, ...]) -> list[di
     return rows
 
 
+def _rows_table(out: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...]) -> pd.DataFrame:
+    """Released series (recordings, F, T) and their rows -> participant, [task], window, one column per feature."""
+    n_recs, t_pub = len(recs), int(out.shape[-1])
+    # T rows for every recording: the output's shape is fixed by public numbers only.
+    rows = np.repeat(np.arange(n_recs), t_pub)
+    window = np.tile(np.arange(t_pub), n_recs)
+    values = out[rows, :, window]  # (recordings·T, F)
+    table = pd.DataFrame({"participant": recs["participant"].astype(str).to_numpy()[rows]})
+    if "task" in recs.columns:
+        table["task"] = recs["task"].astype(str).to_numpy()[rows]
+    table["window"] = window
+    return pd.concat([table, pd.DataFrame(values, columns=list(names))], axis=1)
+
+
 def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...], lo: np.ndarray,
                           hi: np.ndarray, *, mech: Mech, chunk: int | None, k: int, epsilon: float,
                           participant_epsilon: float, invocations: int) -> FeatureRelease:
@@ -70,15 +84,7 @@ def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, .
     out = np.clip(private.values, lo_a[None, :, None], hi_a[None, :, None])
     t_pub = int(x.shape[-1])
     n_recs = len(recs)
-    # T rows for every recording: the output's shape is fixed by public numbers only.
-    rows = np.repeat(np.arange(n_recs), t_pub)
-    window = np.tile(np.arange(t_pub), n_recs)
-    values = out[rows, :, window]  # (recordings·T, F)
-    table = pd.DataFrame({"participant": recs["participant"].astype(str).to_numpy()[rows]})
-    if "task" in recs.columns:
-        table["task"] = recs["task"].astype(str).to_numpy()[rows]
-    table["window"] = window
-    table = pd.concat([table, pd.DataFrame(values, columns=list(names))], axis=1)
+    table = _rows_table(out, recs, names)
     label = mech.label(chunk)
     cal_rows = calibration_table(private, names)
     steps = sorted({r["lattice_step"] for r in cal_rows})
