@@ -9,7 +9,7 @@ import streamlit as st
 
 from eyedp_core.dp.accounting import advanced_composition
 from eyedp_core.dp.registry import Mech
-from eyedp_core.timeseries.accounting import sub_participant_bounds
+from eyedp_core.timeseries.accounting import EpsilonPlan, sub_participant_bounds
 from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
 from eyedp_core.timeseries.experiments import SweepSpec, crossing_sentences
 from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
@@ -173,34 +173,32 @@ def correlation_panel(c: Ctx) -> None:
         "the group bound and the Markov estimate under *Accounting*.")
 
 
-def accounting_panel(c: Ctx) -> None:
-    """The accounting in plain words, the ε at each scope, the Markov estimate and the ledger entries."""
-    p = c.plan
-    st.markdown(f"**Unit of privacy: one participant** — two datasets are neighbours if one participant's whole "
-                f"contribution (every feature, chunk and recording) is replaced. **Mechanism**: {c.setting.label}"
-                + ("" if c.setting.mech is Mech.LPA else f", k = {c.setting.k}") + f", public length T = {c.series.length}, "
-                f"{'public bounds' if c.sensitivity_type == 'public' else 'data-derived sensitivity'}.")
-    st.markdown(accounting_words(c), unsafe_allow_html=True)
+def _markov_chain(c: Ctx) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """The widgets choosing the Markov chain of the temporal-leakage estimate -> (P^B, P^F, where it came from)."""
     pb = pf = None
     source_note = ""
-    if p.n_chunks >= 2:
-        a, b, d = st.columns([1.4, 1, 1])
-        src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
-                      key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
-                                                        "sticky": "assumed sticky chain"}.get)
-        states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, 4, key="ts_states")
-        if src == "public":
-            try:
-                pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
-                source_note = (f"P^B, P^F counted on chunk means of '{md_text(c.feature)}' in the bundled synthetic sample "
-                               f"({chains} recordings, public: shipped with EyeDP).")
-            except (KeyError, ValueError):
-                st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
-                src = "sticky"
-        if src == "sticky":
-            stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
-            pb = pf = view.sticky_chain(states, stay)
-            source_note = f"assumed chain: stay in the same state with probability {stay:g}, else move uniformly."
+    a, b, d = st.columns([1.4, 1, 1])
+    src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
+                  key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
+                                                    "sticky": "assumed sticky chain"}.get)
+    states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, 4, key="ts_states")
+    if src == "public":
+        try:
+            pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
+            source_note = (f"P^B, P^F counted on chunk means of '{md_text(c.feature)}' in the bundled synthetic sample "
+                           f"({chains} recordings, public: shipped with EyeDP).")
+        except (KeyError, ValueError):
+            st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
+            src = "sticky"
+    if src == "sticky":
+        stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
+        pb = pf = view.sticky_chain(states, stay)
+        source_note = f"assumed chain: stay in the same state with probability {stay:g}, else move uniformly."
+    return pb, pf, source_note
+
+
+def _scopes_table(p: EpsilonPlan, pb: np.ndarray | None, pf: np.ndarray | None) -> pd.DataFrame:
+    """ε plan and Markov chain -> one row per scope (what it covers, ε, δ, how rigorous), the paper's claim first."""
     table = sub_participant_bounds(p, backward=pb, forward=pf)
     u = p.unit
     short = {"per unit": f"one {u} (the paper's unit)",
@@ -213,7 +211,19 @@ def accounting_panel(c: Ctx) -> None:
     paper = pd.DataFrame([{"what": "paper's claimed ε (Σ features, chunks in parallel, per recording)",
                            "scope": "as in the paper", "epsilon": p.paper_total if p.has_guarantee else math.inf,
                            "delta": 0.0, "kind": "as in the paper"}])
-    table = pd.concat([paper, table], ignore_index=True)
+    return pd.concat([paper, table], ignore_index=True)
+
+
+def accounting_panel(c: Ctx) -> None:
+    """The accounting in plain words, the ε at each scope, the Markov estimate and the ledger entries."""
+    p = c.plan
+    st.markdown(f"**Unit of privacy: one participant** — two datasets are neighbours if one participant's whole "
+                f"contribution (every feature, chunk and recording) is replaced. **Mechanism**: {c.setting.label}"
+                + ("" if c.setting.mech is Mech.LPA else f", k = {c.setting.k}") + f", public length T = {c.series.length}, "
+                f"{'public bounds' if c.sensitivity_type == 'public' else 'data-derived sensitivity'}.")
+    st.markdown(accounting_words(c), unsafe_allow_html=True)
+    pb, pf, source_note = _markov_chain(c) if p.n_chunks >= 2 else (None, None, "")
+    table = _scopes_table(p, pb, pf)
     st.plotly_chart(figs.accounting_figure(table.assign(scope=table["what"])), theme=None)
     if not (table["kind"] == "rigorous (ε, δ)").any() and p.invocations > 1:
         adv = advanced_composition(p.per_invocation, p.invocations, 1e-6)
@@ -240,6 +250,34 @@ def accounting_panel(c: Ctx) -> None:
         st.plotly_chart(figs.tpl_figure(tpl, p.per_invocation * p.n_chunks), theme=None)
     st.markdown("**In this session's ledger (this view)**")
     ledger_table()
+
+
+def _table_config(what: str, lpa: bool, nmse_kind: str) -> dict:
+    """Column formats and help of the per-feature table (`what`: the sensitivity column's name)."""
+    # Formats that never clip: scientific for values spanning many decades (λ reaches 10⁸, NMSE 10¹⁰), fixed
+    # decimals for percentages and dB; headers short, the long name in the help.
+    sci = "scientific"
+    return {
+        "feature": st.column_config.TextColumn("feature", width="large", pinned=True),
+        "L": st.column_config.NumberColumn("L", format="%g"),
+        "U": st.column_config.NumberColumn("U", format="%g"),
+        "bounds": st.column_config.TextColumn("bounds", help="public: from the feature definition; declared: "
+                                              "entered by you; pre-filled: read from this data (not DP)"),
+        "source": st.column_config.TextColumn("source", help="where the public bound comes from "
+                                              "(docs/PRIVACY_MODEL.md §13)"),
+        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of this data's values "
+                                                   "outside [L, U], clipped by the mechanism (computed on the private "
+                                                   "data: for the curator's eyes)"),
+        what: st.column_config.NumberColumn(what, format=sci, help="sensitivity of one invocation"),
+        ("b" if lpa else "λ"): st.column_config.NumberColumn("b" if lpa else "λ", format=sci,
+                                                            help="Laplace scale the noise was drawn with"),
+        "k": st.column_config.TextColumn("k"),
+        f"NMSE ({nmse_kind})": st.column_config.NumberColumn(f"NMSE ({nmse_kind})", format=sci),
+        "utility (dB)": st.column_config.NumberColumn("utility (dB)", format="%.1f",
+                                                      help="10·log₁₀(1/NMSE): 0 dB = noise as large as the signal"),
+        "NMSE as in paper (one run, median)": st.column_config.NumberColumn(
+            "NMSE (paper)", format=sci, help="mean (x − x̃)²/(mean x · mean x̃), median over recordings"),
+    }
 
 
 def table_panel(c: Ctx) -> None:
@@ -271,30 +309,7 @@ def table_panel(c: Ctx) -> None:
         "utility (dB)": -10 * np.log10(c.preview.nmse_feature),
         "NMSE as in paper (one run, median)": c.preview.nmse_paper_feature,
     })
-    # Formats that never clip: scientific for values spanning many decades (λ reaches 10⁸, NMSE 10¹⁰), fixed
-    # decimals for percentages and dB; headers short, the long name in the help.
-    sci = "scientific"
-    config = {
-        "feature": st.column_config.TextColumn("feature", width="large", pinned=True),
-        "L": st.column_config.NumberColumn("L", format="%g"),
-        "U": st.column_config.NumberColumn("U", format="%g"),
-        "bounds": st.column_config.TextColumn("bounds", help="public: from the feature definition; declared: "
-                                              "entered by you; pre-filled: read from this data (not DP)"),
-        "source": st.column_config.TextColumn("source", help="where the public bound comes from "
-                                              "(docs/PRIVACY_MODEL.md §13)"),
-        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of this data's values "
-                                                   "outside [L, U], clipped by the mechanism (computed on the private "
-                                                   "data: for the curator's eyes)"),
-        what: st.column_config.NumberColumn(what, format=sci, help="sensitivity of one invocation"),
-        ("b" if lpa else "λ"): st.column_config.NumberColumn("b" if lpa else "λ", format=sci,
-                                                            help="Laplace scale the noise was drawn with"),
-        "k": st.column_config.TextColumn("k"),
-        f"NMSE ({c.setting.nmse_kind})": st.column_config.NumberColumn(f"NMSE ({c.setting.nmse_kind})", format=sci),
-        "utility (dB)": st.column_config.NumberColumn("utility (dB)", format="%.1f",
-                                                      help="10·log₁₀(1/NMSE): 0 dB = noise as large as the signal"),
-        "NMSE as in paper (one run, median)": st.column_config.NumberColumn(
-            "NMSE (paper)", format=sci, help="mean (x − x̃)²/(mean x · mean x̃), median over recordings"),
-    }
+    config = _table_config(what, lpa, c.setting.nmse_kind)
     st.dataframe(frame, hide_index=True, height=min(36 * (len(frame) + 1) + 4, 560), column_config=config)
     scale_note = ("b: Laplace scale per sample" if lpa else "λ: Laplace scale per Re/Im part of a kept "
                   "coefficient, for a full-length chunk (a shorter last chunk gets its own)")
