@@ -159,6 +159,36 @@ def lpa_calibration(
     return mark_sensitivity(cal, sensitivity_type)
 
 
+def _public_l2(n: int, r: float, difference: bool, increment_bound: float | None) -> tuple[float, str]:
+    """Chunk length n and public range R (DCFPA: of the differences, with its bound B) -> Δ2 and its TeX."""
+    if difference:
+        sensitivity = float(diff_l2_public(n, r, increment_bound))
+        if increment_bound is None:
+            d_tex = rf"\Delta_2(d) = \sqrt{{4n-3}}\,R = \sqrt{{{4 * n - 3}}}\cdot {tex_number(r)}"
+        else:
+            d_tex = (
+                rf"\Delta_2(d) = \sqrt{{R^2 + 4(n-1)B^2}} = \sqrt{{{tex_number(r)}^2 + 4\cdot{n - 1}"
+                rf"\cdot {tex_number(min(float(increment_bound), r))}^2}}"
+            )
+    else:
+        sensitivity = float(l2_public(n, r))
+        d_tex = rf"\Delta_2 = \sqrt{{n}}\,R = \sqrt{{{n}}}\cdot {tex_number(r)}"
+    return sensitivity, d_tex + rf" = {tex_number(sensitivity)};\ "
+
+
+def _plugged_lambda(d_tex: str, generic: bool, n: int, k: int, norm: Norm, sensitivity: float, epsilon: float,
+                    lam: float) -> str:
+    """The λ formula with the numbers in (generic √(kn)-form, or DCFPA's smaller kept L1 bound)."""
+    if generic:
+        root = {"backward": f"{k}\\cdot {n}", "ortho": f"{k}", "forward": f"{k}/{n}"}[norm]
+        return (
+            d_tex
+            + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
+            + rf" = {tex_number(lam)}"
+        )
+    return d_tex + rf"\lambda = {tex_number(sensitivity)} / {tex_number(epsilon)} = {tex_number(lam)}"
+
+
 def fpa_calibration(
     n: int,
     k: int,
@@ -180,20 +210,7 @@ def fpa_calibration(
     if sensitivity is None:
         if value_range is None:
             raise ValueError("give the L2 sensitivity or the public range R")
-        r = float(value_range)
-        if difference:
-            sensitivity = float(diff_l2_public(n, r, increment_bound))
-            if increment_bound is None:
-                d_tex = rf"\Delta_2(d) = \sqrt{{4n-3}}\,R = \sqrt{{{4 * n - 3}}}\cdot {tex_number(r)}"
-            else:
-                d_tex = (
-                    rf"\Delta_2(d) = \sqrt{{R^2 + 4(n-1)B^2}} = \sqrt{{{tex_number(r)}^2 + 4\cdot{n - 1}"
-                    rf"\cdot {tex_number(min(float(increment_bound), r))}^2}}"
-                )
-        else:
-            sensitivity = float(l2_public(n, r))
-            d_tex = rf"\Delta_2 = \sqrt{{n}}\,R = \sqrt{{{n}}}\cdot {tex_number(r)}"
-        d_tex += rf" = {tex_number(sensitivity)};\ "
+        sensitivity, d_tex = _public_l2(n, float(value_range), difference, increment_bound)
     else:
         d_tex = ""
     lam = float(fpa_scale(n, k, sensitivity, epsilon, norm))
@@ -212,15 +229,7 @@ def fpa_calibration(
                       rf"{tex_number(direct)}\ (\text{{smaller}});\ ")
     lam_backward = lam / float(norm_factor(n, norm))
     var = float(fpa_noise_variance(n, min(k, n // 2 + 1), lam_backward))
-    root = {"backward": f"{k}\\cdot {n}", "ortho": f"{k}", "forward": f"{k}/{n}"}[norm]
-    if formula is _LAMBDA_TEX[norm]:
-        plugged = (
-            d_tex
-            + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
-            + rf" = {tex_number(lam)}"
-        )
-    else:
-        plugged = d_tex + rf"\lambda = {tex_number(sensitivity)} / {tex_number(epsilon)} = {tex_number(lam)}"
+    plugged = _plugged_lambda(d_tex, formula is _LAMBDA_TEX[norm], n, k, norm, sensitivity, epsilon, lam)
     what = "difference signal" if difference else "series"
     note = (
         f"Lap(λ) on Re and Im of the first {k} rfft bins of the {what} (norm='{norm}'); "
