@@ -11,7 +11,7 @@ import pandas as pd
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
-from eyedp_core.exports.manifest import manifest
+from eyedp_core.exports.manifest import ManifestSpec, manifest
 from eyedp_core.timeseries.mechanisms import run
 from eyedp_core.timeseries.private import PrivateSeries
 
@@ -88,7 +88,7 @@ def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, .
     label = mech.label(chunk)
     cal_rows = calibration_table(private, names)
     steps = sorted({r["lattice_step"] for r in cal_rows})
-    man = manifest(
+    man = manifest(ManifestSpec(
         artefact="feature table (CSV)", mechanism=label, unit="participant",
         guarantee=(f"ε = {participant_epsilon:.6g} per participant (basic composition of {invocations} invocations "
                    f"of ε = {epsilon:.6g})"),
@@ -116,5 +116,5 @@ def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, .
         construction=("OpenDP make_laplace applied to each clamped sample (rounded to the lattice, then noised)"
                       if mech is Mech.LPA else
                       "OpenDP make_laplace applied to Re and Im of each kept Fourier coefficient (rounded to the "
-                      "lattice, then noised)"))
+                      "lattice, then noised)")))
     return FeatureRelease(table, man)
