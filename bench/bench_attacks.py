@@ -59,7 +59,7 @@ def _legacy_clean(table: pd.DataFrame) -> None:
 
 
 def one_point() -> list[dict]:
-    """Cold and warm single point against the old page's clean baseline."""
+    """Cold and warm single point against the clean baseline with the published protocols."""
     table = samples.load_sample("reading_features")
     t0 = time.perf_counter()
     _legacy_clean(table)

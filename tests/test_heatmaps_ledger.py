@@ -75,7 +75,7 @@ def test_private_choice_of_m_is_charged_once_to_the_observers_it_read():
     assert "'comic'" in entry.label and entry.epsilon == pytest.approx(sel) and len(entry.participants) == 40
     at.selectbox(key="hm_stimulus").set_value("portrait").run()
     assert not at.exception, at.exception
-    assert _metric(at, "Total ε per observer") == pytest.approx(eps)  # the old page added sel here too
+    assert _metric(at, "Total ε per observer") == pytest.approx(eps)  # sel belongs to 'comic', not here
     assert "chosen privately on other data ('comic')" in _text(at)
     _click(at, "hm_export")
     rels = _releases(at)
