@@ -11,7 +11,7 @@ import pytest
 
 from eyedp_core import attacks
 from eyedp_core.attacks.engine import EvaluateOptions, EvaluateSpec
-from eyedp_core.attacks.grid import GridOptions, GridSpec, RunnerOptions, Runner
+from eyedp_core.attacks.grid import GridOptions, GridSpec, Runner, RunnerOptions
 
 FEATS = ["fix_rate_hz", "fix_dur_mean_ms", "sacc_rate_hz"]
 CENTRE, SPREAD = np.array([2.5, 1000.0, 3.0]), np.array([0.2, 80.0, 0.25])
