@@ -282,9 +282,8 @@ def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> N
     paper = prev.paper[row] if prev.paper is not None else None
     y_range = (float(lo[f_idx]), float(hi[f_idx])) if v.zoom else None
     if st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="ts_interactive"):
-        st.plotly_chart(headline.preview_figure(
-            t, t_title, clean, prev.noisy[row], paper, label, html_text(data.feature_label(feature)), title, true_len,
-            chunk, y_range),
+        axes = figs.TimeAxes(t, t_title, html_text(data.feature_label(feature)), title)
+        st.plotly_chart(headline.preview_figure(axes, clean, prev.noisy[row], paper, label, true_len, chunk, y_range),
             # The EyeDP template is already in the figure: no Streamlit theme merge, no mode bar.
             theme=None, config={"displayModeBar": False})
     else:
