@@ -76,8 +76,8 @@ def _form_hint(c: Ctx) -> str:
     with the smallest crossing for the shown feature; the crossing does not depend on the current ε)."""
     d = c.series
     per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
-    rows = view.form_rows(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), 1.0, 10, per_person, c.feature_index,
-                          0.0, d.x, d.recs)
+    rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), 1.0, 10, per_person, c.feature_index, 0.0, d.x,
+                          d.recs)
     best = min(rows, key=lambda r: r.crossing_epsilon)
     if not math.isfinite(best.crossing_epsilon):
         return ""

@@ -60,7 +60,7 @@ def utility_panel(c: Ctx) -> None:
         spec = SweepSpec(epsilons=view.sweep_epsilons(lo_e, hi_e), runs=c.setting.runs, k_rule=rule,
                          k=c.setting.k if rule == "fixed" else SweepSpec.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
                          n_recordings=c.plan.n_recordings)
-        table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
+        table, secs = view.sweep(view.SeriesKey(*c.keys, lo, hi), chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
         st.error(f"The sweep cannot run on this data: {md_text(err)}")
         return
@@ -337,8 +337,8 @@ def forms_panel(c: Ctx) -> None:
                                 help="Release the mean of each of this many equal parts of the public length T "
                                      "instead of every window."))
     per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
-    rows = view.form_rows(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, blocks, per_person,
-                          c.feature_index, target, d.x, d.recs)
+    rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), eps, blocks, per_person, c.feature_index, target,
+                          d.x, d.recs)
     cols[2].markdown(
         f"At your **ε = {fmt_num(eps)} per person** (the total, whatever the accounting above), one participant "
         f"changed completely (all {per_person} recording{'s' if per_person != 1 else ''}, every feature): each value "
@@ -366,8 +366,8 @@ def forms_panel(c: Ctx) -> None:
                     "groups, per decade of N). V_f is computed on the loaded (private) data: the utility is for the "
                     "curator's eyes. docs/PRIVACY_MODEL.md §14.")
         preview_watermark()
-        st.table(md_cells(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
-                                            c.feature_index, c.setting.seed, d.x, d.recs)).style.format(precision=4))
+        st.table(md_cells(view.form_preview(view.SeriesKey.of(c.keys, d.lo, d.hi), eps, per_person, c.feature_index,
+                                            c.setting.seed, d.x, d.recs)).style.format(precision=4))
 
 
 def ab_panel(c: Ctx) -> None:

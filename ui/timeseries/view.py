@@ -186,18 +186,32 @@ def k_choice(q: KQuery, n: int, source: KSource, manual: int, runs: int, seed: i
 # utility versus ε
 
 
+@dataclass(frozen=True)
+class SeriesKey:
+    """What names the released series in a cache key: dataset token, released features, public T and bounds."""
+
+    token: str
+    names: tuple[str, ...]
+    length: int
+    lo: tuple[float, ...]
+    hi: tuple[float, ...]
+
+    @classmethod
+    def of(cls, keys: tuple, lo: np.ndarray, hi: np.ndarray) -> SeriesKey:
+        """(token, names, length) and the bounds as arrays -> the key."""
+        return cls(*keys, tuple(np.asarray(lo).tolist()), tuple(np.asarray(hi).tolist()))
+
+
 @st.cache_data(max_entries=128, show_spinner=False)
-def sweep_one(token: str, names: tuple[str, ...], length: int, lo: tuple[float, ...], hi: tuple[float, ...],
-              label: str, spec: SweepSpec, seed: int, _x: np.ndarray) -> pd.DataFrame:
+def sweep_one(data: SeriesKey, label: str, spec: SweepSpec, seed: int, _x: np.ndarray) -> pd.DataFrame:
     """Series and one mechanism label in, its utility-versus-ε rows for the spec's accounting modes out."""
     t0 = time.perf_counter()
     rng = np.random.default_rng([seed, zlib.crc32(label.encode())])
-    result = sweep_utility(_x, (np.asarray(lo), np.asarray(hi)), spec, rng=rng, mechanisms=[label])
+    result = sweep_utility(_x, (np.asarray(data.lo), np.asarray(data.hi)), spec, rng=rng, mechanisms=[label])
     return result.table.assign(compute_s=time.perf_counter() - t0)
 
 
-def sweep(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], labels: list[str], spec: SweepSpec, seed: int,
-          x: np.ndarray) -> tuple[pd.DataFrame, float]:
+def sweep(data: SeriesKey, labels: list[str], spec: SweepSpec, seed: int, x: np.ndarray) -> tuple[pd.DataFrame, float]:
     """Mechanism labels in, the sweep table of all of them and the seconds this run waited out, with a progress bar."""
     from eyedp_core.timeseries.experiments import estimated_sweep_seconds
 
@@ -209,7 +223,7 @@ def sweep(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], labels: lis
     for i, label in enumerate(labels):  # one cached call per mechanism: the bar advances between them
         bar.progress(i / len(labels), text=f"Computing utility versus ε: {label} ({i + 1} of {len(labels)}), about "
                                            f"{sum(left[i:]):.0f} s left…")
-        parts.append(sweep_one(*keys, lo, hi, label, spec, seed, x))
+        parts.append(sweep_one(data, label, spec, seed, x))
     bar.empty()
     return pd.concat(parts, ignore_index=True), time.perf_counter() - t0
 
@@ -258,28 +272,26 @@ def steil_worst_ratio(epsilon: float, value_range: float) -> float:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def form_rows(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], epsilon: float, blocks: int,
-              recordings_per_person: int, feature: int, target_db: float, _x: np.ndarray,
-              _recs: pd.DataFrame) -> list:
-    """Dataset keys, bounds, ε per person, coarse windows, shown feature, target in, the release forms compared
+def form_rows(data: SeriesKey, epsilon: float, blocks: int, recordings_per_person: int, feature: int,
+              target_db: float, _x: np.ndarray, _recs: pd.DataFrame) -> list:
+    """Released series, ε per person, coarse windows, shown feature, target in, the release forms compared
     (eyedp_core.timeseries.forms.compare_forms) out."""
     from eyedp_core.timeseries import forms
 
-    return forms.compare_forms(_x, np.asarray(lo), np.asarray(hi), _recs, epsilon=epsilon, blocks=blocks,
+    return forms.compare_forms(_x, np.asarray(data.lo), np.asarray(data.hi), _recs, epsilon=epsilon, blocks=blocks,
                                recordings_per_person=recordings_per_person, feature_index=feature,
                                target_db=target_db)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def form_preview(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], epsilon: float,
-                 recordings_per_person: int, feature: int, seed: int, _x: np.ndarray,
-                 _recs: pd.DataFrame) -> pd.DataFrame:
+def form_preview(data: SeriesKey, epsilon: float, recordings_per_person: int, feature: int, seed: int,
+                 _x: np.ndarray, _recs: pd.DataFrame) -> pd.DataFrame:
     """-> the shown feature's group means per task: clean and one seeded private preview, with the noise scale."""
     from eyedp_core.timeseries import forms
 
     setting = forms.FormSetting(forms.Form.GROUP, float(epsilon), 1, int(recordings_per_person))
     sel = [int(feature)]
-    rel = forms.release(setting, _x[:, sel], np.asarray(lo)[sel], np.asarray(hi)[sel], _recs,
+    rel = forms.release(setting, _x[:, sel], np.asarray(data.lo)[sel], np.asarray(data.hi)[sel], _recs,
                         np.random.default_rng(seed))
     out = rel.units.copy()
     out["clean mean"] = rel.clean[:, 0, 0]
