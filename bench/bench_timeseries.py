@@ -92,7 +92,7 @@ def _memory_case(case: str, people: int) -> str:
     """Run one case on the tiled array under tracemalloc (in THIS process); 'case people input peak ratio s'."""
     import tracemalloc
 
-    from eyedp_core.timeseries.preview import run_preview
+    from eyedp_core.timeseries.preview import PreviewSetting, run_preview
 
     x, bounds = page_array(people)
     rng = np.random.default_rng(1)
@@ -102,8 +102,8 @@ def _memory_case(case: str, people: int) -> str:
         "FPA": lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng),
         "CFPA-32": lambda: ts.cfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng),
         "DCFPA-32": lambda: ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng),
-        "preview CFPA-32": lambda: run_preview(x, Mech.CFPA, chunk=32, epsilon=1.0, k=4, bounds=bounds, rng=rng,
-                                               feature=0, nmse_kind="var"),
+        "preview CFPA-32": lambda: run_preview(x, PreviewSetting(mech=Mech.CFPA, chunk=32, epsilon=1.0, k=4,
+                                                                 nmse_kind="var"), bounds=bounds, rng=rng, feature=0),
     }
     if case.startswith("sweep "):
         label = case.split(" ", 1)[1]

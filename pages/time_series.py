@@ -9,6 +9,7 @@ from eyedp_core.gaze import feature_specs
 from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
+from eyedp_core.timeseries.preview import PreviewSetting
 import ui.share
 from ui import settings, state
 from ui import runlog
@@ -336,8 +337,9 @@ def budget_view(v: context.BudgetViewSpec) -> None:
     f_idx, lo, hi = v.feature_index, v.series.lo, v.series.hi
     sens_type = "data-derived" if v.sensitivity_mode == "empirical" or "pre-filled" in v.kinds else "public"
     try:
-        run = view.RunKey(v.data_key, v.mech, v.chunk, plan.per_invocation, setting.k, v.sensitivity_mode, sens_type,
-                          v.seed, v.nmse_kind)
+        run = view.RunKey(v.data_key, PreviewSetting(mech=v.mech, chunk=v.chunk, epsilon=plan.per_invocation,
+                                                     k=setting.k, nmse_kind=v.nmse_kind, sensitivity_type=sens_type),
+                          v.sensitivity_mode, v.seed)
         prev = view.preview(run, f_idx, lo, hi, v.series.x, v.sensitivities)
     except ValueError as err:
         st.error(f"The mechanism cannot run with these settings: {md_text(err)}")

@@ -395,7 +395,7 @@ def test_opens_on_the_total_per_person_from_the_core():
     from eyedp_core.data import samples
     from eyedp_core.gaze.feature_specs import feature_bounds
     from eyedp_core.timeseries.accounting import epsilon_plan
-    from eyedp_core.timeseries.preview import run_preview
+    from eyedp_core.timeseries.preview import PreviewSetting, run_preview
     from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
     at = _ts()
@@ -410,9 +410,10 @@ def test_opens_on_the_total_per_person_from_the_core():
     table = samples.load_sample("reading_features")
     names = feature_columns(table)
     x, _ = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
-    prev = run_preview(x, Mech.CFPA, chunk=32, epsilon=plan.per_invocation, k=int(at.slider(key="ts_k").value),
-                       bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
-                       feature=names.index(at.selectbox(key="ts_feature").value), nmse_kind="var")
+    setting = PreviewSetting(mech=Mech.CFPA, chunk=32, epsilon=plan.per_invocation,
+                             k=int(at.slider(key="ts_k").value), nmse_kind="var")
+    prev = run_preview(x, setting, bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
+                       feature=names.index(at.selectbox(key="ts_feature").value))
     median_db = float(np.nanmedian(-10 * np.log10(prev.nmse_feature)))
     text = page_text(at)
     assert median_db < -50 and "is useless on this data" in text

@@ -13,6 +13,7 @@ from eyedp_core.timeseries.accounting import EpsilonPlan, sub_participant_bounds
 from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
 from eyedp_core.timeseries.experiments import SweepSpec, crossing_sentences
 from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
+from eyedp_core.timeseries.preview import PreviewSetting
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 from ui import settings
@@ -396,8 +397,9 @@ def ab_panel(c: Ctx) -> None:
     plan_b = epsilon_plan(s.mode, eps_b, mech_b, chunk_b, d.length, len(d.names), c.info.n_recordings)
     dkey = view.data_key(c.token, d.names, d.lo, d.hi, d.length)
     try:
-        run_b = view.RunKey(dkey, mech_b, chunk_b, plan_b.per_invocation, k_b, s.sensitivity_mode,
-                            c.sensitivity_type, s.seed, s.nmse_kind)
+        run_b = view.RunKey(dkey, PreviewSetting(mech=mech_b, chunk=chunk_b, epsilon=plan_b.per_invocation, k=k_b,
+                                                 nmse_kind=s.nmse_kind, sensitivity_type=c.sensitivity_type),
+                            s.sensitivity_mode, s.seed)
         prev_b = view.preview(run_b, c.feature_index, d.lo, d.hi, d.x,
                               None if s.sensitivity_mode != "empirical" else c.sensitivities)
     except ValueError as err:

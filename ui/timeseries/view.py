@@ -26,7 +26,8 @@ from eyedp_core.timeseries.choices import KChoice, KSource
 from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k import expected_error_curve
 from eyedp_core.timeseries.k_search import OptimalK, optimal_k
-from eyedp_core.timeseries.preview import Preview, PreviewRun, data_derived_sensitivity, preview_of
+from eyedp_core.timeseries.preview import (Preview, PreviewRun, PreviewSetting, data_derived_sensitivity,
+                                           preview_of)
 from eyedp_core.timeseries.preview import run_all as core_run_all
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 from eyedp_core.timeseries.steil import published_worst_log_ratio
@@ -80,14 +81,9 @@ class RunKey:
     """What names one seeded preview run: the data (see data_key) and every setting the run depends on."""
 
     data: str  # data_key of the released series
-    mech: Mech
-    chunk: int | None
-    epsilon: float  # per invocation
-    k: int
+    setting: PreviewSetting
     sensitivity_mode: str  # "public" | "empirical"
-    sensitivity_type: str  # "public" | "data-derived"
     seed: int
-    nmse_kind: str
 
 
 # cache_resource, not cache_data: the run is read on every slider move, and cache_data would unpickle a copy of
@@ -97,9 +93,8 @@ class RunKey:
 def run_all(run: RunKey, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray, _sens: np.ndarray | None) -> PreviewRun:
     """Series (named by run.data, see data_key), the setting in, one seeded run over all recordings and features
     out (its arrays read-only: the cached run is shared)."""
-    r = core_run_all(_x, run.mech, chunk=run.chunk, epsilon=run.epsilon, k=run.k,
-                     bounds=(np.asarray(_lo), np.asarray(_hi)), rng=np.random.default_rng(run.seed),
-                     nmse_kind=run.nmse_kind, sensitivity=_sens, sensitivity_type=run.sensitivity_type)
+    r = core_run_all(_x, run.setting, bounds=(np.asarray(_lo), np.asarray(_hi)), rng=np.random.default_rng(run.seed),
+                     sensitivity=_sens)
     for a in (r.private.values, r.nmse_all, r.nmse_paper_feature, r.feature_scale, r.feature_sensitivity):
         a.setflags(write=False)
     return r
