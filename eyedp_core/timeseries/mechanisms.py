@@ -274,7 +274,7 @@ def run(
 
 
 # --------------------------------------------------------------------------------------------
-# the array-returning mechanisms: one call per mechanism, for library users
+# the array-returning mechanisms: `run(...).values` for a caller that needs no calibrations
 
 
 def lpa(
