@@ -68,6 +68,47 @@ def saccade_progress(tau: np.ndarray, b: np.ndarray, c: np.ndarray, duration: np
     return np.clip((ndtr((tau - b) / c) - lo) / span, 0.0, 1.0)
 
 
+def _log_parabolas(s_use: np.ndarray, u: np.ndarray, v_u: np.ndarray, count: np.ndarray,
+                   n_seg: int) -> tuple[np.ndarray, np.ndarray]:
+    """Saccade of each sample, time (sample units), speed > 0, samples per saccade -> coefficients of
+    log v = c0 + c1·u + c2·u² per saccade (iteratively re-weighted least squares) and where they are concave."""
+    lv = np.log(v_u)
+
+    def moments(w: np.ndarray) -> np.ndarray:
+        cols = [np.bincount(s_use, weights=w * u ** p, minlength=n_seg) for p in range(5)]
+        return np.stack(cols, axis=1)  # (n_seg, 5): Σw, Σwu, Σwu², Σwu³, Σwu⁴
+
+    w = v_u ** 2
+    ok = np.zeros(n_seg, bool)
+    coef = np.zeros((n_seg, 3))
+    for _ in range(_FIT_ITERATIONS):
+        m = moments(w)
+        rhs = np.stack([np.bincount(s_use, weights=w * lv * u ** p, minlength=n_seg) for p in range(3)], axis=1)
+        mat = np.stack([m[:, 0:3], m[:, 1:4], m[:, 2:5]], axis=1)
+        det = np.linalg.det(mat)
+        good = (count >= 3) & (np.abs(det) > 1e-12 * np.maximum(m[:, 0], 1e-300) ** 3)
+        coef = np.zeros((n_seg, 3))
+        if good.any():
+            coef[good] = np.linalg.solve(mat[good], rhs[good][:, :, None])[:, :, 0]
+        ok = good & (coef[:, 2] < 0)
+        # Guo (2011): re-weight by the fitted curve squared; diverging fits fall back to the data weights.
+        fitted = np.exp(np.clip(coef[s_use, 0] + coef[s_use, 1] * u + coef[s_use, 2] * u ** 2, -50, 50))
+        w = np.where(ok[s_use], fitted ** 2, v_u ** 2)
+    return coef, ok
+
+
+def _moment_profiles(s_use: np.ndarray, u: np.ndarray, v_u: np.ndarray,
+                     n_seg: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The fallback profile per saccade (a, b, c in sample units): centre of mass and spread of the speed curve,
+    area = amplitude."""
+    sw = np.bincount(s_use, weights=v_u, minlength=n_seg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mb = np.bincount(s_use, weights=v_u * u, minlength=n_seg) / sw
+        mvar = np.bincount(s_use, weights=v_u * u ** 2, minlength=n_seg) / sw - mb ** 2
+    mc = np.sqrt(np.maximum(mvar, 0.25))
+    return sw / (mc * np.sqrt(2 * np.pi)), mb, mc  # a: Σ v·Δt / (c·Δt·√(2π)), both in sample units
+
+
 def fit_velocity_profiles(tau: np.ndarray, v: np.ndarray, seg: np.ndarray, n_seg: int,
                           dt: float | np.ndarray, box_corrected: bool = True) -> tuple[np.ndarray, ...]:
     """Flat samples of many saccades -> per-saccade Gaussian profile (a, b, c, ok), vectorised.
@@ -83,40 +124,13 @@ def fit_velocity_profiles(tau: np.ndarray, v: np.ndarray, seg: np.ndarray, n_seg
     s_use, tau_u, v_u = seg[use], tau[use], v[use]
     # Work in units of the sample interval so the normal equations stay well conditioned.
     u = tau_u / dts[s_use]
-    lv = np.log(v_u)
-
-    def moments(w: np.ndarray) -> np.ndarray:
-        cols = [np.bincount(s_use, weights=w * u ** p, minlength=n_seg) for p in range(5)]
-        return np.stack(cols, axis=1)  # (n_seg, 5): Σw, Σwu, Σwu², Σwu³, Σwu⁴
-
-    w = v_u ** 2
-    ok = np.zeros(n_seg, bool)
-    coef = np.zeros((n_seg, 3))
     count = np.bincount(s_use, minlength=n_seg)
-    for _ in range(_FIT_ITERATIONS):
-        m = moments(w)
-        rhs = np.stack([np.bincount(s_use, weights=w * lv * u ** p, minlength=n_seg) for p in range(3)], axis=1)
-        mat = np.stack([m[:, 0:3], m[:, 1:4], m[:, 2:5]], axis=1)
-        det = np.linalg.det(mat)
-        good = (count >= 3) & (np.abs(det) > 1e-12 * np.maximum(m[:, 0], 1e-300) ** 3)
-        coef = np.zeros((n_seg, 3))
-        if good.any():
-            coef[good] = np.linalg.solve(mat[good], rhs[good][:, :, None])[:, :, 0]
-        ok = good & (coef[:, 2] < 0)
-        # Guo (2011): re-weight by the fitted curve squared; diverging fits fall back to the data weights.
-        fitted = np.exp(np.clip(coef[s_use, 0] + coef[s_use, 1] * u + coef[s_use, 2] * u ** 2, -50, 50))
-        w = np.where(ok[s_use], fitted ** 2, v_u ** 2)
+    coef, ok = _log_parabolas(s_use, u, v_u, count, n_seg)
     g = np.where(ok, coef[:, 2], -1.0)
     b_u = np.where(ok, -coef[:, 1] / (2 * g), 0.0)
     c_u = np.where(ok, np.sqrt(-1.0 / (2 * g)), 1.0)
     a = np.where(ok, np.exp(np.clip(coef[:, 0] - coef[:, 1] ** 2 / (4 * g), -50, 50)), 0.0)
-    # Moment fallback: centre of mass and spread of the speed curve; area = amplitude.
-    sw = np.bincount(s_use, weights=v_u, minlength=n_seg)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mb = np.bincount(s_use, weights=v_u * u, minlength=n_seg) / sw
-        mvar = np.bincount(s_use, weights=v_u * u ** 2, minlength=n_seg) / sw - mb ** 2
-    mc = np.sqrt(np.maximum(mvar, 0.25))
-    ma = sw / (mc * np.sqrt(2 * np.pi))  # Σ v·Δt / (c·Δt·√(2π)), both in sample units
+    ma, mb, mc = _moment_profiles(s_use, u, v_u, n_seg)
     # Keep a concave fit only where its centre lies near the samples (a flat run can give a far vertex).
     lo = np.full(n_seg, np.inf)
     hi = np.full(n_seg, -np.inf)
