@@ -176,6 +176,19 @@ def _public_l2(n: int, r: float, difference: bool, increment_bound: float | None
     return sensitivity, d_tex + rf" = {tex_number(sensitivity)};\ "
 
 
+def _dcfpa_kept_bound(n: int, k: int, norm: Norm, l2: float, r: float,
+                      increment_bound: float | None) -> tuple[float, str] | None:
+    """DCFPA under public bounds: the direct L1 bound on the kept parameters and its TeX, when it is smaller than
+    the generic c·√(kn)·Δ2(d) (at k = 1 only Σd = x_n is kept, which moves by R; §4), else None."""
+    c = float(norm_factor(n, norm))
+    generic = c * math.sqrt(k * n) * l2
+    direct = c * dcfpa_kept_l1(n, min(k, n // 2 + 1), r, increment_bound)
+    if direct >= generic:
+        return None
+    return direct, (rf"c\sqrt{{k n}}\,\Delta_2(d) = {tex_number(generic)},\ \Delta_1^{{\text{{kept}}}} = "
+                    rf"{tex_number(direct)}\ (\text{{smaller}});\ ")
+
+
 def _plugged_lambda(d_tex: str, generic: bool, n: int, k: int, norm: Norm, sensitivity: float, epsilon: float,
                     lam: float) -> str:
     """The λ formula with the numbers in (generic √(kn)-form, or DCFPA's smaller kept L1 bound)."""
@@ -216,17 +229,12 @@ def fpa_calibration(
     lam = float(fpa_scale(n, k, sensitivity, epsilon, norm))
     formula = _LAMBDA_TEX[norm]
     if difference and d_tex:
-        # Public bounds: the kept parameters may move far less than the generic √(kn)·Δ2(d) (at k = 1 only
-        # Σd = x_n is kept, which moves by R): use the smaller of the two L1 bounds (§4).
-        c = float(norm_factor(n, norm))
-        generic = c * math.sqrt(k * n) * float(sensitivity)
-        direct = c * dcfpa_kept_l1(n, min(k, n // 2 + 1), float(value_range), increment_bound)
-        if direct < generic:
-            lam = direct / float(epsilon)
-            sensitivity = direct
+        smaller = _dcfpa_kept_bound(n, k, norm, float(sensitivity), float(value_range), increment_bound)
+        if smaller is not None:
+            sensitivity, tex = smaller
+            lam = sensitivity / float(epsilon)
             formula = r"\lambda = \min\!\big(c\sqrt{k\,n}\,\Delta_2(d),\ \Delta_1^{\text{kept}}\big)/\varepsilon"
-            d_tex += (rf"c\sqrt{{k n}}\,\Delta_2(d) = {tex_number(generic)},\ \Delta_1^{{\text{{kept}}}} = "
-                      rf"{tex_number(direct)}\ (\text{{smaller}});\ ")
+            d_tex += tex
     lam_backward = lam / float(norm_factor(n, norm))
     var = float(fpa_noise_variance(n, min(k, n // 2 + 1), lam_backward))
     plugged = _plugged_lambda(d_tex, formula is _LAMBDA_TEX[norm], n, k, norm, sensitivity, epsilon, lam)
