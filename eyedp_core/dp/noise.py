@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from eyedp_core.dp.mechanisms import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
+from eyedp_core.dp.calibration import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
                                       gaussian_sigma, tex_number)
 from eyedp_core.dp.lattice import LatticeCalibration, Metric, lattice_calibration
 from eyedp_core.dp.registry import Family

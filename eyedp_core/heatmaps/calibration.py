@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from eyedp_core.dp.mechanisms import Calibration, gaussian_sigma, tex_number
+from eyedp_core.dp.calibration import Calibration, gaussian_sigma, tex_number
 from eyedp_core.dp.noise import (GaussianMechanism, LaplaceMechanism, LiuGaussianMechanism,
                                  liu_thm34_sigma, r_star)  # noqa: F401  (Liu's σ and r* re-exported)
 from eyedp_core.dp.registry import Family

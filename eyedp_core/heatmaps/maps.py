@@ -19,7 +19,7 @@ import pandas as pd
 import scipy.fft as sfft
 import scipy.sparse as sp
 
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, NoiseMechanism, from_calibration
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap, noise_family

@@ -12,7 +12,7 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity, noise_family
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.accounting import Release
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family, Mech
 from eyedp_core.dp.release import opendp_gaussian_sigma, release_gaussian, release_laplace
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, noise_family

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from ui import state
 
 
