@@ -34,6 +34,7 @@ __all__ = [
     "choose_cap_privately",
     "colour_range",
     "export_scale",
+    "is_selection",
     "release_heatmap",
     "release_table",
     "selection_release",
@@ -118,13 +119,23 @@ def algorithm1_choice(m: float, weight: str, source: MapsSource) -> CapChoice:
     return CapChoice(how="algorithm1", m=float(m), weight=weight, source=source)
 
 
+def _selection_mechanism(method: SelectionMethod) -> str:
+    """Selection method in, the ledger's mechanism text of a private choice of m out."""
+    return f"{Mech.CAP_SELECTION} ({method})"
+
+
+def is_selection(entry: Release) -> bool:
+    """A ledger entry in, whether it charges a private choice of m made in this view out."""
+    return entry.view == VIEW and entry.mechanism in {_selection_mechanism(m) for m in SelectionMethod}
+
+
 def selection_release(choice: CapChoice) -> Release:
     """A DP CapChoice in, its ledger entry out: ε of the selection, charged to the observers it read."""
     if choice.how != "dp":
         raise ValueError("only a DP choice of m is a charged release; Algorithm 1 is flagged instead")
     return Release(view=VIEW, label=f"DP choice of the cap m = {choice.m:g} on '{choice.source.stimulus_name}' "
                                     f"({choice.method})",
-                   unit="observer", mechanism=f"{Mech.CAP_SELECTION.value} ({choice.method})",
+                   unit="observer", mechanism=_selection_mechanism(choice.method),
                    sensitivity_type="public", epsilon=choice.epsilon, participants=choice.source.observers)
 
 
