@@ -31,7 +31,9 @@ class Calibration:
     """A noise calibration: noise family, scale, std, privacy parameters and how the scale was obtained."""
 
     mechanism: Family  # the noise family drawn (Laplace or Gaussian)
-    method: GaussianMethod | Family  # the Gaussian rule, or Family.LAPLACE for the one Laplace rule b = Δ1/ε
+    # How the scale was obtained: the Gaussian rule, Family.LAPLACE for the plain Laplace rule b = Δ1/ε, or the
+    # Fourier mechanisms' own rule ("fpa-backward", ...: Laplace on the kept coefficients under that FFT norm).
+    method: GaussianMethod | Family | str
     scale: float
     std: float
     epsilon: float

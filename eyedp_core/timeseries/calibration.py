@@ -18,6 +18,7 @@ import numpy as np
 
 from eyedp_core.dp import calibration as dp_calibration
 from eyedp_core.dp.calibration import Calibration, tex_number
+from eyedp_core.dp.registry import Family
 from eyedp_core.timeseries.k import fpa_noise_variance
 from eyedp_core.timeseries.sensitivity import chunk_lengths, dcfpa_kept_l1, diff_l2_public, l2_public
 
@@ -232,7 +233,7 @@ def fpa_calibration(
         )
     )
     cal = Calibration(
-        mechanism="laplace",
+        mechanism=Family.LAPLACE,
         method=("dcfpa" if difference else "fpa") + f"-{norm}",
         scale=lam,
         std=math.sqrt(2.0) * lam,
