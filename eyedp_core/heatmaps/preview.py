@@ -14,7 +14,7 @@ import pandas as pd
 
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family, GaussianMethod
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity, noise_family
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
@@ -94,7 +94,7 @@ def gaussian_method(method: GaussianMethod, epsilon: float) -> GaussianMethod:
 
 def delta_spent(mechanism: Family, delta: float) -> float:
     """Noise family and the chosen δ in, the δ a release spends out: 0 for Laplace noise (pure ε-DP)."""
-    return float(delta) if mechanism == Family.GAUSSIAN else 0.0
+    return float(delta) if noise_family(mechanism) is Family.GAUSSIAN else 0.0
 
 
 def delta_for_sizes(rule: str, delta: float) -> float | Callable[[np.ndarray], np.ndarray]:
