@@ -44,12 +44,17 @@ def standard_laplace(rng: np.random.Generator, shape: tuple[int, ...], dtype: ty
     return z
 
 
-def _standard_normal(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+def _unit_laplace(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    # Looked up at call time, so a test can watch every Lap(1) array drawn here.
+    return standard_laplace(rng, shape, dtype)
+
+
+def _unit_normal(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
     return rng.standard_normal(shape, dtype=dtype)
 
 
 # Unit-scale noise of each additive family: Lap(1) or N(0, 1).
-_STANDARD = {Family.LAPLACE: standard_laplace, Family.GAUSSIAN: _standard_normal}
+_STANDARD = {Family.LAPLACE: _unit_laplace, Family.GAUSSIAN: _unit_normal}
 
 
 def sample_noise(rng: np.random.Generator | ReleaseSource, family: Family, scale: float | np.ndarray,
