@@ -41,7 +41,7 @@ def liu_note_kind(selected_method: GaussianMethod, liu_valid: bool) -> str | Non
     give the guarantee; a neutral caption when it is only shown for comparison; None when it is fine."""
     if liu_valid:
         return None
-    return "warning" if selected_method is GaussianMethod.LIU_THM_34 else "caption"
+    return "warning" if selected_method == GaussianMethod.LIU_THM_34 else "caption"
 
 
 def noise_sentence(ctx: view.Context) -> str:
