@@ -29,34 +29,50 @@ _PREFIX_CALLS = {"startswith", "endswith"}
 _ENUMS = {"Mech", "Family", "GaussianMethod", "SelectionMethod", "Classifier"}
 
 
-def _one_name(node: ast.AST) -> str | None:
-    """A string literal that is a registry name, or `Enum.MEMBER.value` (a member turned back into text)."""
+def _one_name(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """A string literal that is a registry name, a module constant holding one (`LIU = "liu-thm-3.4"`), or
+    `Enum.MEMBER.value` (a member turned back into text)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value if node.value in NAMES else None
+    if isinstance(node, ast.Name) and node.id in aliases:
+        return aliases[node.id]
     if (isinstance(node, ast.Attribute) and node.attr == "value" and isinstance(node.value, ast.Attribute)
             and isinstance(node.value.value, ast.Name) and node.value.value.id in _ENUMS):
         return f"{node.value.value.id}.{node.value.attr}.value"
     return None
 
 
-def _named_strings(node: ast.AST) -> list[str]:
+def _named_strings(node: ast.AST, aliases: dict[str, str]) -> list[str]:
     """The registry names a compared operand spells out: a string literal, or a tuple/list/set of them."""
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return [n for n in map(_one_name, node.elts) if n is not None]
-    name = _one_name(node)
+        return [n for n in (_one_name(e, aliases) for e in node.elts) if n is not None]
+    name = _one_name(node, aliases)
     return [] if name is None else [name]
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Module-level constants that hold a registry name as a bare string."""
+    out = {}
+    for node in tree.body:
+        if (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant)
+                and node.value.value in NAMES):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out.update({t.id: node.value.value for t in targets if isinstance(t, ast.Name)})
+    return out
 
 
 def string_compares(source: str) -> list[tuple[int, str]]:
     """Python source in, (line, name) of every string compare against a registry name out."""
     hits: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    aliases = _aliases(tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             for operand in (node.left, *node.comparators):
-                hits += [(node.lineno, name) for name in _named_strings(operand)]
+                hits += [(node.lineno, name) for name in _named_strings(operand, aliases)]
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and node.func.attr in _PREFIX_CALLS and node.args):
-            hits += [(node.lineno, name) for name in _named_strings(node.args[0])]
+            hits += [(node.lineno, name) for name in _named_strings(node.args[0], aliases)]
     return hits
 
 
@@ -86,6 +102,7 @@ def test_no_string_compares_of_mechanism_method_or_classifier_names():
     ('ok = label.startswith("DCFPA")', ["DCFPA"]),
     ('ok = weight == "count"', []),
     ('ok = cal.mechanism == Family.LAPLACE.value', ["Family.LAPLACE.value"]),
+    ('LIU = "liu-thm-3.4"\nok = m == LIU', ["liu-thm-3.4"]),
     ('ok = fam is Family.GAUSSIAN', []),
     ('d = {"gaussian": 1}', []),
 ])
