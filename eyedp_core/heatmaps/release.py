@@ -72,7 +72,7 @@ class CapChoice:
     weight: str
     source: MapsSource
     epsilon: float = 0.0
-    method: str = ""
+    method: SelectionMethod | None = None  # how a DP choice was drawn (None for Algorithm 1)
     note: str = ""
     candidates: tuple[float, ...] = ()  # the public list a DP choice selected from
 
