@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from eyedp_core.attacks.engine import TrainOn
 from eyedp_core.attacks.classifiers import Classifier
+from eyedp_core.attacks.engine import TrainOn
 from eyedp_core.attacks.transition import SCENARIO_WORDS, epsilon_unit, strongest
 
 __all__ = ["TradeOff", "epsilon_for_accuracy", "find_tradeoff", "k_one_phrase"]

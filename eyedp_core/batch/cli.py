@@ -10,8 +10,8 @@ from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import write_release
 from eyedp_core.batch.run import release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
-from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.batch.sources import expand_inputs
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.io.errors import DataError
 
 __all__ = ["main", "parser"]

@@ -13,14 +13,19 @@ from dataclasses import replace
 
 import numpy as np
 
-from eyedp_core.dp.calibration import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
-                                      gaussian_sigma, tex_number)
+from eyedp_core.dp.calibration import (
+    Calibration,
+    calibrate_gaussian,
+    calibrate_laplace,
+    gaussian_delta,
+    gaussian_sigma,
+    tex_number,
+)
 from eyedp_core.dp.lattice import LatticeCalibration, Metric, lattice_calibration
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.dp.release_source import ReleaseSource
 
 __all__ = [
-    "sample_noise",
     "GaussianMechanism",
     "LaplaceMechanism",
     "LiuGaussianMechanism",
@@ -30,6 +35,7 @@ __all__ = [
     "laplace_noise",
     "liu_thm34_sigma",
     "r_star",
+    "sample_noise",
     "standard_laplace",
 ]
 

@@ -148,8 +148,8 @@ def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta
         pm = privatize(agg, epsilon, delta, fam, sens, rng, calibration=cal, dtype=np.float64)
         releases.append((fam.value, pm.map, None, cal.guarantee, None))
     labels = {"noise-free": "Noise-free aggregate", "rs1": "Random selection, without replacement",
-              "rs2": "Random selection, with replacement", "gaussian": "Gaussian noise",
-              "laplace": "Laplace noise"}
+              "rs2": "Random selection, with replacement", Family.GAUSSIAN.value: "Gaussian noise",
+              Family.LAPLACE.value: "Laplace noise"}
     for name, released, k, privacy, drawn in releases:
         res = difference_attack(released, maps, target, cap_m, cap_total, name, k)
         rows.append({

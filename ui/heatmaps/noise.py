@@ -13,6 +13,7 @@ from ui.heatmaps import figs, view
 from ui.text import md_text
 from ui.widgets import badge, calibration_box, fmt_num
 
+
 def odds_words(eps: float) -> str:
     """ε -> the bound e^ε on how much an attacker's odds can move, in bounded words."""
     f = math.exp(eps)
