@@ -9,7 +9,7 @@ drawn directly — and only on the low-frequency block that carries all but `tol
 neglected coefficients change ‖KZ‖² by a relative ≤ 2·tol in expectation). Laplace Z is drawn per cell
 (exactly Lap) and transformed with one DCT per draw. One draw serves every ε (the noise is the same
 field scaled by std(ε): common random numbers across ε, independent draws within each ε). All noise is
-drawn by the mechanism objects of eyedp_core.dp.noise (through `maps.draw_noise`).
+drawn by the sampler of eyedp_core.dp.noise (`sample_noise`, through `maps.draw_noise`).
 """
 from __future__ import annotations
 
