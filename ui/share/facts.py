@@ -18,7 +18,7 @@ from ui import state
 
 def calibration_facts(cal: Calibration) -> dict[str, Any]:
     """Calibration -> the numbers and formulas a report shows."""
-    return {"mechanism": cal.mechanism, "method": cal.method, "scale": cal.scale, "std": cal.std,
+    return {"mechanism": str(cal.mechanism), "method": str(cal.method), "scale": cal.scale, "std": cal.std,
             "epsilon": cal.epsilon, "delta": cal.delta, "sensitivity": cal.sensitivity,
             "formula_tex": cal.formula_tex, "plugged_tex": cal.plugged_tex, "guarantee": cal.guarantee,
             "valid": cal.valid, "note": cal.note}
