@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from eyedp_core.attacks.classifiers import CLASSIFIERS, Fitted, fit
+from eyedp_core.attacks.classifiers import CLASSIFIERS, Classifier, Fitted, fit
 from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_mechanism, release, resolve_bounds
 from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
@@ -276,7 +276,7 @@ def _chance(y: np.ndarray) -> float:
     return float(np.bincount(y).max() / y.size) if y.size else float("nan")
 
 
-def _fit_predict(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str, *, seed: int, n_jobs: int,
+def _fit_predict(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Classifier, *, seed: int, n_jobs: int,
                  max_train: int | None) -> tuple[np.ndarray, np.ndarray, list[int], tuple[ReleasePlan, ...]]:
     """Task rows and the setting's data -> (predicted class and fold per test window, training windows per fold,
     plans of the releases used); folds train and predict on n_jobs threads."""
@@ -344,7 +344,7 @@ class _Votes:
     pred: np.ndarray
 
 
-def _votes(at: AttackTable, spec: TaskSpec, pred: np.ndarray, yte: np.ndarray, classifier: str, *, seed: int,
+def _votes(at: AttackTable, spec: TaskSpec, pred: np.ndarray, yte: np.ndarray, classifier: Classifier, *, seed: int,
            repetition: int) -> _Votes:
     """Predicted class per test window -> the majority vote of each recording (ties broken at random)."""
     rec_te = at.rec[spec.test_rows]
@@ -400,7 +400,7 @@ def _notes(at: AttackTable, spec: TaskSpec, data: PointData, plans: tuple[Releas
     return tuple(dict.fromkeys(notes))
 
 
-def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str = "svm", *,
+def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Classifier = Classifier.SVM, *,
              majority_vote: bool = True, seed: int = 0, n_jobs: int = 2,
              max_train: int | None = DEFAULT_MAX_TRAIN) -> EvalResult:
     """Prepared table, task rows, the setting's data, classifier -> EvalResult (folds on n_jobs threads)."""
@@ -446,7 +446,7 @@ class EvaluateSpec:
     mapping {feature: (L, U)}. features / window_s: passed to `prepare` when the table is a DataFrame.
     """
 
-    classifier: str = "svm"
+    classifier: Classifier = Classifier.SVM
     majority_vote: bool = True
     subsample: int | None = None
     train_on: TrainOn | str = TrainOn.PRIVATE
@@ -469,7 +469,7 @@ class EvaluateSpec:
 class EvaluateOptions(TypedDict, total=False):
     """The fields of EvaluateSpec as keyword arguments of `evaluate` (each overrides the spec's value)."""
 
-    classifier: str
+    classifier: Classifier
     majority_vote: bool
     subsample: int | None
     train_on: TrainOn | str

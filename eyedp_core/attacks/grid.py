@@ -15,7 +15,7 @@ from typing import TypedDict, Unpack
 import numpy as np
 import pandas as pd
 
-from eyedp_core.attacks.classifiers import PAPER_ORDER
+from eyedp_core.attacks.classifiers import PAPER_ORDER, Classifier
 from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, below_chance,
                                        collapsed,
                                        run_task, task_spec, with_overrides)
@@ -113,7 +113,7 @@ class Runner:
                                          repetition=repetition, folds=self.folds)
         return self._specs[key]
 
-    def run_point(self, point: Point, *, tasks: Sequence[str], classifiers: Sequence[str] = ("svm",),
+    def run_point(self, point: Point, *, tasks: Sequence[str], classifiers: Sequence[Classifier] = (Classifier.SVM,),
                   majority_vote: bool = True) -> Iterator[SweepRow]:
         """One setting -> one SweepRow per task × classifier, as each finishes (its releases drawn once)."""
         if point.mechanism is not None and self._bounds is None:
@@ -151,7 +151,8 @@ class RunnerOptions(TypedDict, total=False):
     folds: int | None
 
 
-def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifiers: Sequence[str] = ("svm",),
+def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str],
+              classifiers: Sequence[Classifier] = (Classifier.SVM,),
               majority_vote: bool = True, **protocol: Unpack[RunnerOptions]) -> list[SweepRow]:
     """Prepared table, one setting -> SweepRows for every task × classifier (a one-off Runner with `protocol`)."""
     runner = Runner(at, **protocol)
@@ -169,7 +170,7 @@ class GridSpec:
     tasks: Sequence[str] | None = None
     mechanisms: Sequence[str] = DEFAULT_MECHANISMS
     epsilons: Sequence[float] = DEFAULT_EPSILONS
-    classifiers: Sequence[str] = PAPER_ORDER
+    classifiers: Sequence[Classifier] = PAPER_ORDER
     train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS
     repetitions: int = 1
     majority_vote: bool = True
@@ -194,7 +195,7 @@ class GridOptions(TypedDict, total=False):
     tasks: Sequence[str] | None
     mechanisms: Sequence[str]
     epsilons: Sequence[float]
-    classifiers: Sequence[str]
+    classifiers: Sequence[Classifier]
     train_on: Sequence[TrainOn | str]
     repetitions: int
     majority_vote: bool
@@ -271,7 +272,7 @@ def summarise(rows: Sequence[SweepRow] | pd.DataFrame) -> pd.DataFrame:
 
 
 def paper_table(summary: pd.DataFrame, task: str, *, train_on: TrainOn | str = TrainOn.PRIVATE,
-                classifiers: Sequence[str] = PAPER_ORDER, digits: int = 2) -> pd.DataFrame:
+                classifiers: Sequence[Classifier] = PAPER_ORDER, digits: int = 2) -> pd.DataFrame:
     """Summary -> the papers' layout for one task: rows = methods, columns = ε, cells 'k-NN|SVM|DT|RF'.
 
     A classifier that was not run shows '–'; the clean row (if present) has the same value in every column.

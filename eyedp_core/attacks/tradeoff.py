@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.engine import TrainOn
 from eyedp_core.attacks.transition import SCENARIO_WORDS, epsilon_unit, strongest
 
@@ -141,7 +142,7 @@ def _mechanism_tradeoff(mech: str, m: pd.DataFrame, utility: str | None, attacks
 
 
 def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05, utility: str | None = "task",
-                  attacks: Sequence[str] | None = None, classifier: str = "svm",
+                  attacks: Sequence[str] | None = None, classifier: Classifier = Classifier.SVM,
                   train_on: TrainOn | str | None = None) -> list[TradeOff]:
     """Summary -> per mechanism, the grid ε where utility accuracy ≥ target and every attack ≤ chance + margin.
 
@@ -158,7 +159,7 @@ def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float =
             for mech, m in s.groupby("mechanism", sort=False)]
 
 
-def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: str = "svm",
+def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: Classifier = Classifier.SVM,
                          train_on: TrainOn | str | None = None) -> dict[str, tuple[float | None, str]]:
     """Summary, wanted accuracy -> per mechanism (smallest ε reaching it, sentence); interpolated on log ε.
 
