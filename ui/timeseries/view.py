@@ -26,8 +26,13 @@ from eyedp_core.timeseries.choices import KChoice, KSource
 from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k import expected_error_curve
 from eyedp_core.timeseries.k_search import OptimalK, optimal_k
-from eyedp_core.timeseries.preview import (Preview, PreviewRun, PreviewSetting, data_derived_sensitivity,
-                                           preview_of)
+from eyedp_core.timeseries.preview import (
+    Preview,
+    PreviewRun,
+    PreviewSetting,
+    data_derived_sensitivity,
+    preview_of,
+)
 from eyedp_core.timeseries.preview import run_all as core_run_all
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 from eyedp_core.timeseries.steil import published_worst_log_ratio
