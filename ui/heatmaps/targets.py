@@ -362,20 +362,22 @@ def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: Fami
 def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mechanism: Family, method: GaussianMethod,
                  noisy_smooth: np.ndarray, q: float) -> dict:
     """One side's numbers against the page's clean map (cached per setting)."""
-    return _side_numbers(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
-                         ctx.preview_seed, q, ctx.cap_m, ctx.n_observers, agg, ctx.clean.agg, ctx.clean.smooth,
-                         noisy_smooth)
+    setting = Setting(eps, ctx.delta, mechanism, method, m, ctx.cap_total)
+    return _side_numbers(ctx.maps_key, setting, ctx.sigma_px, ctx.preview_seed, q, ctx.cap_m, ctx.n_observers,
+                         (agg, ctx.clean.agg, ctx.clean.smooth, noisy_smooth))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
-                  mechanism: Family, method: GaussianMethod, seed: int, q: float, ref_m: float, n: int, _agg: np.ndarray,
-                  _ref_agg: np.ndarray, _ref_smooth: np.ndarray, _noisy_smooth: np.ndarray) -> dict:
+def _side_numbers(key: tuple, setting: Setting, sigma_px: float, seed: int, q: float, ref_m: float, n: int,
+                  _maps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> dict:
     """One side's numbers, cached on everything they depend on (the reference is the page's clean map at cap
-    ref_m): its noise std, expected CC and hot spots kept over AB_DRAWS draws, and those of its preview."""
-    std = Setting(eps, delta, mechanism, method, m, cap_total).std(n, _agg.size)
+    ref_m; `_maps`: this side's aggregate, the reference aggregate, the smoothed reference and this side's
+    smoothed preview): its noise std, expected CC and hot spots kept over AB_DRAWS draws, and those of its
+    preview."""
+    _agg, _ref_agg, _ref_smooth, _noisy_smooth = _maps
+    std = setting.std(n, _agg.size)
     d = targets.utility_at_stds(_agg, [std], np.random.default_rng(seed), R=AB_DRAWS, sigma_px=sigma_px,
-                                cell=key[2], mechanism=mechanism, q=q, reference=_ref_agg)
+                                cell=key[2], mechanism=setting.mechanism, q=q, reference=_ref_agg)
     cc, kept = d.cc[0], d.kept[0]
     return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
             "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),
