@@ -194,7 +194,7 @@ def test_regeneration_with_other_simd_kernels_stays_within_tolerance(tmp_path):
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     extra = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]  # what this CPU adds to the baseline
-    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(extra), 
+    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(extra),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(datasets.ROOT), os.environ.get("PYTHONPATH")]))}
     args = ["--sample-dir", str(tmp_path / "data"), "--stimulus-dir", str(tmp_path / "stim")]
     done = subprocess.run([sys.executable, "-m", simulate.__name__, *args], env=env, cwd=tmp_path,

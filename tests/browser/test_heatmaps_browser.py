@@ -96,7 +96,7 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
         page.wait_for_timeout(300)
         harness.wait_idle(page)
         _no_exception(page)
-        assert page.locator(".js-plotly-plot").count() >= 1, f"panel {name!r} drew no chart"
+        harness.at_least(page.locator(".js-plotly-plot"), 1, f"panel {name!r}: its chart")
     harness.screenshot(page, str(shots / "heatmaps_panel_curves.png"))
     # With the ε-curves open, an ε move keeps the curves and moves the dotted marker; nothing breaks.
     _set_eps(page, "1")
@@ -157,11 +157,11 @@ def test_main_sliders_redraw_and_screenshots(browser, app_url, shots, width):
             for _ in range(presses):
                 page.keyboard.press(key)
             harness.wait_idle(page)
-            new = thumb.get_attribute("aria-valuetext") or thumb.get_attribute("aria-valuenow")
-            assert new != old, f"slider {label!r} did not move"
+            harness.until(page, lambda: (thumb.get_attribute("aria-valuetext")
+                                         or thumb.get_attribute("aria-valuenow")) != old, f"slider {label!r} did not move")
             _wait_drawn(page)
             _no_exception(page)
-        assert "Noisy heatmap" in page.locator('[data-testid="stMain"]').inner_text()
+        page.locator('[data-testid="stMain"]').get_by_text("Noisy heatmap").first.wait_for(timeout=60_000)
         harness.screenshot(page, str(shots / f"heatmaps_{width}_moved.png"), width)
     finally:
         ctx.close()

@@ -37,7 +37,7 @@ def test_target_finder_renders_answers_and_chart(page, app_url, shots):
                    return imgs.length >= 3 && imgs.every(i => i.complete && i.naturalWidth > 100); }""",
         timeout=60_000)
     assert page.locator("[data-testid='stMain'] .js-plotly-plot").count() == 0
-    assert page.locator('[data-testid="stMain"]', has_text="tuning that is not itself private").count() == 1
+    page.locator('[data-testid="stMain"]', has_text="tuning that is not itself private").first.wait_for(timeout=60_000)
     harness.screenshot(page, str(shots / "heatmaps_target_finder.png"))
 
 
