@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import bundled
 
 from eyedp_core.data.simulator import main as simulate
 from eyedp_core.gaze.events import detect_events
@@ -99,7 +99,7 @@ def test_newspaper_columns_and_comic_panels(people, rng):
 
 
 def test_free_viewing_follows_regions_and_personal_spots():
-    fx = datasets.load_sample("fixations")
+    fx = bundled.load_sample("fixations")
     spots = idiosyncratic_spots(simulate.MASTER_SEED, 40) * [WIDTH, HEIGHT]
     obs = sorted(fx["observer"].unique())
     near = np.zeros((40, 40))  # near[o, k]: share of o's fixations within 40 px of k's spot
@@ -123,7 +123,7 @@ def test_free_viewing_follows_regions_and_personal_spots():
 def test_stimuli_match_bundle_and_regions_are_inside():
     for name, (img, regions) in render_stimuli(simulate.MASTER_SEED).items():
         assert img.size == (WIDTH, HEIGHT)
-        bundled = np.asarray(Image.open(datasets.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
+        bundled = np.asarray(Image.open(bundled.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
         assert np.abs(np.asarray(img, float) - bundled).mean() < 1.0
         assert all(0 <= r.x <= WIDTH and 0 <= r.y <= HEIGHT and r.weight > 0 for r in regions)
 
@@ -156,9 +156,9 @@ def _reproduced(new: pd.DataFrame, old: pd.DataFrame) -> np.ndarray:
 
 def _assert_within_tolerance(sample_dir) -> None:
     """Every regenerated table in sample_dir matches the bundled one within the tolerance stated above."""
-    for name in datasets.SAMPLE_NAMES:
+    for name in bundled.SAMPLE_NAMES:
         new = pd.read_parquet(sample_dir / f"{name}.parquet")
-        old = pd.read_parquet(datasets.SAMPLE_DIR / f"{name}.parquet")
+        old = pd.read_parquet(bundled.SAMPLE_DIR / f"{name}.parquet")
         # Layout, and every column that is not a float (ids, labels, ages), exactly as stored.
         assert list(new.columns) == list(old.columns) and (new.dtypes == old.dtypes).all(), name
         assert len(new) == len(old), name
@@ -195,7 +195,7 @@ def test_regeneration_with_other_simd_kernels_stays_within_tolerance(tmp_path):
 
     extra = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]  # what this CPU adds to the baseline
     env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(extra),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(datasets.ROOT), os.environ.get("PYTHONPATH")]))}
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(bundled.ROOT), os.environ.get("PYTHONPATH")]))}
     args = ["--sample-dir", str(tmp_path / "data"), "--stimulus-dir", str(tmp_path / "stim")]
     done = subprocess.run([sys.executable, "-m", simulate.__name__, *args], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
