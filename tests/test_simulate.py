@@ -123,8 +123,8 @@ def test_free_viewing_follows_regions_and_personal_spots():
 def test_stimuli_match_bundle_and_regions_are_inside():
     for name, (img, regions) in render_stimuli(simulate.MASTER_SEED).items():
         assert img.size == (WIDTH, HEIGHT)
-        bundled = np.asarray(Image.open(bundled.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
-        assert np.abs(np.asarray(img, float) - bundled).mean() < 1.0
+        stored = np.asarray(Image.open(bundled.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
+        assert np.abs(np.asarray(img, float) - stored).mean() < 1.0
         assert all(0 <= r.x <= WIDTH and 0 <= r.y <= HEIGHT and r.weight > 0 for r in regions)
 
 
