@@ -113,6 +113,16 @@ def at_least(locator, n: int = 1, what: str = "", timeout_ms: float = 60_000) ->
           f"{what or locator}: fewer than {n} shown (now {locator.count()})", timeout_ms)
 
 
+def settled_runs(page, run_log: Path, timeout_ms: float = 60_000) -> list[str]:
+    """The parts logged in `run_log` since it was emptied, once one was logged and the page is idle again (the page
+    can look idle before the run a move asked for has started), after 300 ms more in which a second, unwanted run
+    would have logged."""
+    until(page, lambda: runs(run_log), "no run was logged", timeout_ms)
+    wait_idle(page, timeout_ms)
+    page.wait_for_timeout(300)
+    return runs(run_log)
+
+
 def figure_drawn(page, timeout_ms: float = 60_000, picture_only: bool = False) -> None:
     """No exception box, and a figure drawn: a Plotly chart or a figure's picture (issue 12), or with
     `picture_only` a picture (the Time-series preview, whose Plotly chart is a toggle)."""

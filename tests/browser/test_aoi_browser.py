@@ -68,8 +68,7 @@ def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
     harness.wait_idle(page)
     page.locator(f"{MAIN} [data-testid='stMarkdownContainer']", has_text="ε = 10 per observer").first.wait_for(
         timeout=60_000)
-    page.wait_for_timeout(300)
-    moved = harness.runs(run_log)
+    moved = harness.settled_runs(page, run_log)
     assert "aoi_privacy" in moved and "page" not in moved, moved
     harness.screenshot(page, str(shots / "aoi_grid_eps10.png"))
 

@@ -99,7 +99,6 @@ def _move(page, label: str, key: str = "ArrowRight", presses: int = 1) -> None:
     for _ in range(presses):
         page.keyboard.press(key)
     harness.wait_idle(page, 120_000)
-    page.wait_for_timeout(300)
 
 
 def _time_value(page) -> str:
@@ -119,13 +118,12 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
         run_log.write_text("")
         _move(page, label)
         _no_exception(page)
-        assert harness.runs(run_log) == ["gs_raw"], (label, harness.runs(run_log))
+        moved = harness.settled_runs(page, run_log, 120_000)
+        assert moved == ["gs_raw"], (label, moved)
 
     run_log.write_text("")
     page.locator('[data-testid="stMain"]').get_by_text("Protect the stream", exact=True).click()
-    harness.wait_idle(page, 180_000)
-    page.wait_for_timeout(300)
-    runs = harness.runs(run_log)
+    runs = harness.settled_runs(page, run_log, 180_000)
     assert "page" in runs and "gs_protect" in runs, runs  # the view switch sits outside the fragments
     # Each method's part is a fragment nested in the protect view, and the time slider one nested in that:
     # a slider re-runs only the innermost fragment that holds it.
@@ -137,14 +135,13 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
             run_log.write_text("")
             page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
                 has_text=method).first.click()
-            harness.wait_idle(page, 180_000)
-            page.wait_for_timeout(300)
-            assert "page" not in harness.runs(run_log) and "gs_protect" in harness.runs(run_log)
+            runs = harness.settled_runs(page, run_log, 180_000)
+            assert "page" not in runs and "gs_protect" in runs, (method, runs)
             if method != "PD (as published)":  # (PD as published shows nothing for this stream to animate)
                 assert _time_value(page) == time_shown  # the time point stays where the user left it
         run_log.write_text("")
         _move(page, label)
         _no_exception(page)
-        runs = harness.runs(run_log)
+        runs = harness.settled_runs(page, run_log, 120_000)
         assert [r for r in runs if r != "compare_view" or want == "compare_view"] == [want], (label, runs)
     ctx.close()

@@ -65,7 +65,7 @@ def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots, run_
                  .some(e => e.innerText.includes('B spends ε = 1 per observer'))""", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert _sentence(page) != before
-    moved = harness.runs(run_log)
+    moved = harness.settled_runs(page, run_log)
     assert "compare" in moved, moved
     assert not {"page", "study", "grid", "privacy"} & set(moved), f"a move of B re-ran more than its panel: {moved}"
     harness.screenshot(page, str(shots / "heatmaps_compare_ab.png"))

@@ -90,28 +90,25 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
         run_log.write_text("")
         before = harness.slider_text(page, index)
         harness.move_slider(page, index)
-        page.wait_for_timeout(300)  # a second, unwanted run would have logged by now
         harness.until(page, lambda: harness.slider_text(page, index) != before, f"slider {index} did not move")
-        assert harness.runs(run_log) == ["budget"], f"slider {index}: {harness.runs(run_log)}"
+        moved = harness.settled_runs(page, run_log)
+        assert moved == ["budget"], f"slider {index}: {moved}"
     run_log.write_text("")  # the participant picker sits inside the fragment too
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
     page.get_by_role("option", name="P02", exact=True).click()
-    harness.wait_idle(page)
-    page.wait_for_timeout(300)
-    assert harness.runs(run_log) == ["budget", "view"], f"participant: {harness.runs(run_log)}"
+    moved = harness.settled_runs(page, run_log)
+    assert moved == ["budget", "view"], f"participant: {moved}"
     page.locator('[data-testid="stMain"]').get_by_role("radio", name="Correlation", exact=True).click()
     harness.wait_idle(page, 120_000)
     run_log.write_text("")  # a control of an opened view re-runs that view alone
     before = harness.slider_text(page, 3)  # the lag slider, after ε, k and R
     harness.move_slider(page, 3)
-    page.wait_for_timeout(300)
     harness.until(page, lambda: harness.slider_text(page, 3) != before, "the lag slider did not move")
-    assert harness.runs(run_log) == ["panel"], f"lag slider: {harness.runs(run_log)}"
+    moved = harness.settled_runs(page, run_log)
+    assert moved == ["panel"], f"lag slider: {moved}"
     run_log.write_text("")
     page.get_by_text("Use the longest (").click()
-    harness.wait_idle(page)
-    page.wait_for_timeout(300)
-    runs = harness.runs(run_log)
+    runs = harness.settled_runs(page, run_log)
     assert runs.count("page") == 1 and "view" in runs and "budget" in runs, runs  # outside the fragment: the whole page
     _no_exception(page)
 
