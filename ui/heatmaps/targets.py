@@ -156,6 +156,42 @@ def target_panel(ctx: view.Context) -> None:
 
 
 @fragment(name="targets")
+def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...], words: str, target: float,
+                  basis: str, n_basis: int) -> list[str]:
+    """The finder's answers (smallest ε, observers by the planning model[, by subsamples]) as markdown bullets."""
+    eps_ans, obs_ans, *sub = answers_
+    lines = []
+    if eps_ans.value is not None:
+        lo, hi = eps_ans.expected_band
+        lines.append(f"- **ε = {fmt_num(eps_ans.value)}** per observer (10–90 % of draws: "
+                     f"{_band(eps_ans.low, eps_ans.high, fmt_num)}): expected {words} {eps_ans.expected:.2f} "
+                     f"(10–90 %: {lo:.2f}–{hi:.2f}). Basis: {eps_ans.basis.words}.")
+    else:
+        lines.append(f"- No ε up to 1000 reaches a mean {words} of {target:g} with these caps and this grid.")
+    if obs_ans.value is not None:
+        lo, hi = obs_ans.expected_band
+        lines.append(f"- **{int(obs_ans.value):,} observers** at ε = {fmt_num(ctx.epsilon)} (10–90 %: "
+                     f"{_band(obs_ans.low, obs_ans.high, lambda v: f'{int(v):,}')}): expected {words} "
+                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). Basis: the {Basis.PLANNING.words} "
+                     f"({'the pilot' if basis == Basis.PILOT.value else 'these data'}); the sampling error of a "
+                     f"smaller study is not included. This study has n = {ctx.n_observers}.")
+    else:
+        lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
+                     f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
+    who = "the pilot's" if basis == Basis.PILOT.value else "these"
+    if sub and sub[0].value is not None:
+        a = sub[0]
+        lo, hi = a.expected_band
+        lines.append(f"- **{int(a.value):,} of {who} {n_basis} observers** at ε = {fmt_num(ctx.epsilon)} "
+                     f"(10–90 %: {_band(a.low, a.high, lambda v: f'{int(v):,}')}), drawing them without replacement "
+                     f"(sampling error and noise, against the map of all {n_basis}): expected {words} "
+                     f"{a.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}).")
+    elif sub:
+        lines.append(f"- Even all {n_basis} of {who} observers do not reach a mean {words} of {target:g} at "
+                     f"ε = {fmt_num(ctx.epsilon)}.")
+    return lines
+
+
 def _target_part(ctx: view.Context) -> None:
     """The finder's controls and answers (its own fragment: its controls re-run only this panel)."""
     st.markdown("**Hot spots kept** is the share of the clean heatmap's top q cells (its hot spots) that are "
@@ -195,35 +231,7 @@ def _target_part(ctx: view.Context) -> None:
               "more than 10⁶" if obs_ans.value is None else
               ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
               help="Planning model: N different observers with maps like the basis map (noise only).")
-    lines = []
-    if eps_ans.value is not None:
-        lo, hi = eps_ans.expected_band
-        lines.append(f"- **ε = {fmt_num(eps_ans.value)}** per observer (10–90 % of draws: "
-                     f"{_band(eps_ans.low, eps_ans.high, fmt_num)}): expected {words} {eps_ans.expected:.2f} "
-                     f"(10–90 %: {lo:.2f}–{hi:.2f}). Basis: {eps_ans.basis.words}.")
-    else:
-        lines.append(f"- No ε up to 1000 reaches a mean {words} of {target:g} with these caps and this grid.")
-    if obs_ans.value is not None:
-        lo, hi = obs_ans.expected_band
-        lines.append(f"- **{int(obs_ans.value):,} observers** at ε = {fmt_num(ctx.epsilon)} (10–90 %: "
-                     f"{_band(obs_ans.low, obs_ans.high, lambda v: f'{int(v):,}')}): expected {words} "
-                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). Basis: the {Basis.PLANNING.words} "
-                     f"({'the pilot' if basis == Basis.PILOT.value else 'these data'}); the sampling error of a "
-                     f"smaller study is not included. This study has n = {ctx.n_observers}.")
-    else:
-        lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
-                     f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
-    who = "the pilot's" if basis == Basis.PILOT.value else "these"
-    if sub and sub[0].value is not None:
-        a = sub[0]
-        lo, hi = a.expected_band
-        lines.append(f"- **{int(a.value):,} of {who} {gm.n_observers} observers** at ε = {fmt_num(ctx.epsilon)} "
-                     f"(10–90 %: {_band(a.low, a.high, lambda v: f'{int(v):,}')}), drawing them without replacement "
-                     f"(sampling error and noise, against the map of all {gm.n_observers}): expected {words} "
-                     f"{a.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}).")
-    elif sub:
-        lines.append(f"- Even all {gm.n_observers} of {who} observers do not reach a mean {words} of {target:g} at "
-                     f"ε = {fmt_num(ctx.epsilon)}.")
+    lines = _answer_lines(ctx, (eps_ans, obs_ans, *sub), words, float(target), basis, gm.n_observers)
     st.markdown("\n".join(lines))
     st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
