@@ -97,18 +97,29 @@ def _participants(page, name: str, csv: bytes) -> None:
     _clean(page, "Your data (participants)")
 
 
+def _gaze_panel(page, name: str):
+    """The raw-gaze upload's panel on Your data, opened (a re-run may draw it closed again)."""
+    panel = page.locator('[data-testid="stExpander"]').filter(has_text=f"Gaze streams: {name}").first
+    button = panel.get_by_role("button", name="Make feature windows")
+    if not button.is_visible():
+        panel.locator("summary").first.click()
+        harness.wait_idle(page)
+    button.wait_for(timeout=30_000)
+    return panel
+
+
 def _make_windows(page, name: str) -> str:
-    """Open the raw-gaze upload's panel, set the step to the window length, press Make feature windows; -> the
-    'Derived: ...' sentence."""
-    panel = page.locator('[data-testid="stExpander"]').filter(has_text=f"Gaze streams: {name}").first
-    panel.locator("summary").first.click()
-    harness.wait_idle(page)
-    window = panel.get_by_label("Window length (s)", exact=True)
+    """Set the raw-gaze upload's step to its window length (windows side by side: the cheapest honest setting),
+    press Make feature windows; -> the 'Derived: ...' sentence."""
+    panel = _gaze_panel(page, name)
+    window = panel.get_by_label("Window length (s)", exact=True).input_value()
     step = panel.get_by_label("Step (s)", exact=True)
-    step.fill(window.input_value())
-    step.press("Enter")
-    harness.wait_idle(page)
-    panel = page.locator('[data-testid="stExpander"]').filter(has_text=f"Gaze streams: {name}").first
+    if float(step.input_value()) != float(window):
+        step.fill(window)
+        step.press("Enter")
+        harness.wait_idle(page)
+        panel = _gaze_panel(page, name)
+        assert float(panel.get_by_label("Step (s)", exact=True).input_value()) == float(window)
     panel.get_by_role("button", name="Make feature windows").click()
     done = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Derived:")
     done.wait_for(timeout=600_000)
