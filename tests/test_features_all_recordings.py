@@ -14,6 +14,7 @@ of running sums over the recording). Tolerance, stated per feature:
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,14 @@ import pytest
 from eyedp_core import io
 from eyedp_core.data import windows
 from eyedp_core.data.derived import screen_geometry
-from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry, angular_distance_deg, detect_events, \
-    group_positions, pix_to_deg
+from eyedp_core.gaze.events import (
+    SAMPLE_SCREEN,
+    ScreenGeometry,
+    angular_distance_deg,
+    detect_events,
+    group_positions,
+    pix_to_deg,
+)
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES, LARGE_SACCADE_DEG, WORDBOOK_LETTERS, WORDBOOK_N
 from eyedp_core.gaze.features import input_kind, saccade_letters, window_features
 
@@ -175,7 +182,7 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
     f["sacc_rate_hz"] = wsac.count / window_s
     n_amp, f["sacc_amp_mean_deg"], f["sacc_amp_var_deg2"] = wsac.moments(amp)
     f["sacc_amp_max_deg"], f["sacc_amp_min_deg"] = wsac.extreme(amp, True), wsac.extreme(amp, False)
-    n_dur, f["sacc_dur_mean_ms"], _ = wsac.moments(_col(sc, "duration_ms"))
+    _, f["sacc_dur_mean_ms"], _ = wsac.moments(_col(sc, "duration_ms"))
     if not np.isfinite(_col(sc, "duration_ms")).any():
         f["sacc_dur_mean_ms"] = np.full(k, np.nan)
     if np.isfinite(pv).any():

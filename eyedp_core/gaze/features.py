@@ -18,7 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry, angular_distance_deg, detect_events, pix_to_deg
+from eyedp_core.gaze.events import (
+    SAMPLE_SCREEN,
+    ScreenGeometry,
+    angular_distance_deg,
+    detect_events,
+    pix_to_deg,
+)
 from eyedp_core.gaze.feature_specs import (
     FEATURE_NAMES,
     FEATURE_SPECS,
@@ -28,8 +34,15 @@ from eyedp_core.gaze.feature_specs import (
     feature_bounds,
 )
 
-__all__ = ["window_features", "input_kind", "FEATURE_SPECS", "FEATURE_NAMES", "feature_bounds",
-           "DEFAULT_GROUPS", "saccade_letters"]
+__all__ = [
+    "DEFAULT_GROUPS",
+    "FEATURE_NAMES",
+    "FEATURE_SPECS",
+    "feature_bounds",
+    "input_kind",
+    "saccade_letters",
+    "window_features",
+]
 
 DEFAULT_GROUPS = ("participant", "observer", "task", "stimulus", "recording", "trial")
 _WORDBOOK_BLOCK = 512  # windows per block: bounds the (windows x distinct n-grams) count matrix
