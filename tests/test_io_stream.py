@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core import io
-from eyedp_core.io import recording, stream, text
+from eyedp_core.io import recording, stream, table, text
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 real = pytest.mark.skipif(not REALDATA.is_dir(), reason=f"real recordings not found at {REALDATA}")
@@ -24,7 +24,7 @@ def small_stream(monkeypatch):
     monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 65_536)
     monkeypatch.setattr(recording, "HEAD_BYTES", 16_384)
     monkeypatch.setattr(recording, "STREAM_MIN_BYTES", 65_536)
-    monkeypatch.setattr(text, "_STREAM_FROM", 0)
+    monkeypatch.setattr(table, "_STREAM_FROM", 0)
     calls: list[int] = []
     original = stream.stream_table
 

@@ -1,8 +1,8 @@
 """Uploads and readers: tables, recordings and images parsed and validated in memory.
 
-The package re-exports `uploads` (so that `eyedp_core.io.<name>` keeps working for outside code) and adds
-`read_recording` / `Recording` (whole recordings in one call, format detected) and `Geometry` / `PRESETS`
-(screen geometry and unit conversion)."""
+The package lists the public names of reading data, `eyedp_core.io.<name>`: those of `uploads` (tables and
+images, mapping, limits), `read_recording` / `Recording` (whole recordings in one call, format detected) and
+`read_participants`."""
 from __future__ import annotations
 
 import importlib
@@ -11,7 +11,7 @@ from typing import Any
 from eyedp_core.io.names import UPLOADS as _UPLOADS  # the light list: no uploads (pandas) import
 
 # The names are loaded on first use (PEP 562): `eyedp_core.io.errors`, imported by the app's error guard at start,
-# then costs no pandas/pyarrow import. `from eyedp_core.io import X` and `eyedp_core.io.X` work as before.
+# then costs no pandas/pyarrow import.
 _RECORDING = ("FORMATS", "Recording", "read_recording", "columns_needed")
 _PARTICIPANTS = ("read_participants",)
 __all__ = [*_UPLOADS, *_RECORDING, *_PARTICIPANTS]

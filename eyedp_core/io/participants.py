@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from eyedp_core.io.errors import DataError, first_row, shown
-from eyedp_core.io.text import parse_table
+from eyedp_core.io.table import parse_table
 
 __all__ = ["PARTICIPANT_NAMES", "read_participants"]
 
