@@ -127,3 +127,14 @@ def test_an_app_made_table_of_single_windows_points_to_the_window_form():
     assert len(table) == 1
     with pytest.raises(SeriesProblem, match="single window.*make feature windows with a shorter window or step"):
         inspect("short-token", table)
+
+
+def test_recordings_shorter_than_one_window_are_counted():
+    """Recordings too short for one window give no rows; how many were left out travels with the table."""
+    from eyedp_core.data.windows import features_from_table
+
+    parts = [pd.DataFrame({"participant": p, "t_s": np.arange(0, dur, 0.01), "x": 500.0, "y": 400.0})
+             for p, dur in (("a", 12.0), ("b", 3.0), ("c", 11.0), ("d", 1.0))]
+    table = features_from_table(pd.concat(parts, ignore_index=True), None, 5.0, source="mixed.csv")
+    assert sorted(set(table["participant"])) == ["a", "c"]
+    assert table.attrs["recordings_too_short"] == 2
