@@ -8,7 +8,7 @@ cannot feed say why in words (one reader has no heatmap of a mean over observers
 asserted instead. One recording gets a participants table (participant -> gender) beside it: the gender attack
 runs on Attacks from it. Each step's time is printed (`-s` shows them) for the table in the closing note.
 
-OSIE's fixation walk (10,497 recordings, ~4 min) runs with EYEDP_REALDATA_ALL=1; the Uniss-FGD sample export
+OSIE's fixation walk (10,497 recordings, 1-4 min) runs with EYEDP_REALDATA_ALL=1; the Uniss-FGD sample export
 (25 MB, 2.16 million samples, ~2.5 min) always runs, whole.
 
 The Lund 2013 .mat files hold the same samples as lund2013_samples.csv.gz in MATLAB's format, which the app does
@@ -252,7 +252,7 @@ def test_real_gaze_file_reaches_every_view(page, app_url, shots, rel, single, se
     steps.done("Gaze samples", _gaze_samples(page))
 
 
-# OSIE's 10,497 recordings take ~4 min on Time series and Attacks: run with EYEDP_REALDATA_ALL=1 (the closing note's
+# OSIE's 10,497 recordings take 1-4 min on Time series and Attacks: run with EYEDP_REALDATA_ALL=1 (the closing note's
 # table was made so).
 ALL = os.environ.get("EYEDP_REALDATA_ALL") == "1"
 
@@ -260,7 +260,7 @@ ALL = os.environ.get("EYEDP_REALDATA_ALL") == "1"
 @needs_realdata
 @pytest.mark.parametrize("rel, observers", [
     pytest.param("osie/osie_fixations.csv.gz", 15, id="osie", marks=pytest.mark.skipif(
-        not ALL, reason="OSIE's 10,497 recordings take ~4 min: set EYEDP_REALDATA_ALL=1")),
+        not ALL, reason="OSIE's 10,497 recordings take 1-4 min: set EYEDP_REALDATA_ALL=1")),
     pytest.param("uniss_fgd/fgd_fixations.csv.gz", 20, id="uniss_fgd")])
 def test_real_fixation_file_reaches_heatmaps_time_series_and_attacks(page, app_url, rel, observers):
     """The fixation tables (no gaze samples, so no Gaze samples view of their own): upload, feature windows made
