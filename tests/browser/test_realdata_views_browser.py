@@ -21,8 +21,9 @@ import os
 import time
 from pathlib import Path
 
-import harness
 import pytest
+
+import harness
 
 pytestmark = pytest.mark.browser
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -207,7 +208,7 @@ def _gender_run(page) -> str:
         remove = form.get_by_role("button", name=f"Remove {chip}", exact=True)
         if remove.count():
             remove.click()
-    assert form.get_by_text("gender", exact=True).count() >= 1  # the task chip from the participants table
+    harness.at_least(form.get_by_text("gender", exact=True), 1, "the gender task from the participants table")
     form.get_by_text("Extend ε until the transition shows").click()
     main.get_by_role("button", name="Run attacks").click()
     harness.wait_idle(page, 600_000)
@@ -229,9 +230,9 @@ def test_real_gaze_file_reaches_every_view(page, app_url, shots, rel, single, se
     steps = Steps(rel)
     _upload(page, app_url, name, (REALDATA / rel).read_bytes())
     if rel in SAYS:
-        assert page.get_by_text(SAYS[rel], exact=False).count() >= 1
+        harness.at_least(page.get_by_text(SAYS[rel], exact=False), 1, SAYS[rel])
     if rel == LUND:  # the detected fixations are offered in the sidebar, marked as derived
-        assert page.locator('[data-testid="stSidebar"]').get_by_text("Derived:").count() >= 1
+        harness.at_least(page.locator('[data-testid="stSidebar"]').get_by_text("Derived:"), 1, "the derived fixations")
     steps.done("Your data: upload")
     if rel == LUND:
         _participants(page, "participants.csv", _lund_people())
