@@ -11,10 +11,10 @@ import pytest
 
 from eyedp_core import io
 from eyedp_core.data import derived
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.heatmaps import preview
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE
+from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE
 from eyedp_core.io.validate import OFF_SCREEN_MARGIN
 
 GAZEBASE = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "gazebase_sample" / "S_1001_S1_TEX.csv"
@@ -76,7 +76,7 @@ def _gaze_with_a_low_fixation() -> pd.DataFrame:
 
 
 def test_derived_fixations_just_off_the_screen_reach_the_heatmap() -> None:
-    geo = ScreenGeometry(1920, 1080, 53.1, 29.9, 60.0)
+    geo = Geometry.from_cm(1920, 1080, 53.1, 29.9, 60.0)
     fix, how = derived.fixations_from_gaze(_gaze_with_a_low_fixation(), geo, "ivt", source="rec.csv")
     assert len(fix) == 6 and fix["y"].min() == 0.0  # the fixation at y = -74 px is on the edge, not refused
     assert how.counts["fixations_off_screen_left_out"] == 0
@@ -88,7 +88,7 @@ def test_derived_fixations_just_off_the_screen_reach_the_heatmap() -> None:
 
 
 def test_messages_about_a_derived_table_name_its_source_and_step() -> None:
-    geo = ScreenGeometry(1920, 1080, 53.1, 29.9, 60.0)
+    geo = Geometry.from_cm(1920, 1080, 53.1, 29.9, 60.0)
     fix, _ = derived.fixations_from_gaze(_gaze_with_a_low_fixation().assign(stimulus="page1"), geo, "ivt",
                                          source="rec.csv")
     with pytest.raises(DataError) as err:

@@ -89,7 +89,7 @@ GEOMETRY_KEY = "eyedp_upload_geometry"  # upload name -> the screen its position
 
 
 def set_upload_geometry(name: str, geometry: Any) -> None:
-    """Remember the screen geometry (io.Geometry or gaze ScreenGeometry) an upload's positions are on."""
+    """Remember the screen geometry (a gaze.geometry.Geometry) an upload's positions are on."""
     if geometry is not None:
         st.session_state.setdefault(GEOMETRY_KEY, {})[name] = geometry
 
