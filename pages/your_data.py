@@ -7,8 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import io
-from eyedp_core.data import derived, windows
-from eyedp_core.io import readers
+from eyedp_core.data import derived
+from eyedp_core.io import derive, windows
+from eyedp_core.io.pipeline import usecols
+from eyedp_core.io.steps import Step, StepReport
 from eyedp_core.io.image_files import image_files
 from ui import state
 from ui.errors import guarded
@@ -27,8 +29,6 @@ KIND_LABELS = {
     "image": "Stimulus image (PNG/JPEG)",
 }
 NONE = "— not in my file —"
-PREVIEW_ROWS = 5000
-CHUNK_ROWS = 200_000
 TIME_UNITS = ["s", "ms", "us", "ns"]
 CUSTOM = "custom"
 PARTICIPANTS_KEY = "yd_participants"  # the participants table of this session (memory only), or absent
@@ -134,8 +134,9 @@ def _images(files: list[Any]) -> None:
         st.rerun()
 
 
-def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | None) -> tuple[str, bool, Any]:
-    """Units of x/y and the screen geometry -> (units, y_up, Geometry or None)."""
+def _geometry_form(kind: str, tok: str, units: str, y_up: bool,
+                   preset: str | None) -> tuple[str, bool, io.Geometry, bool]:
+    """Units of x/y and the screen geometry -> (units, y_up, Geometry, whether positions off it are checked)."""
     label = "Positions and screen geometry" + ("" if units == "px" else f" (this file: {units})")
     with st.expander(label, expanded=units != "px"):
         choices = list(io.UNITS)
@@ -166,8 +167,7 @@ def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | No
         geometry = (io.Geometry(int(w), int(h), float(wmm), float(hmm), float(dist), "my screen")
                     if custom else base)
         st.caption(geometry.describe())
-    st.session_state["yd_screen"] = geometry  # the screen fixations are detected on (see _detect_form)
-    return units, y_up, (geometry if check or units != "px" else None)
+    return units, y_up, geometry, bool(check or units != "px")
 
 
 def _detect_form(default_on: bool) -> tuple[str, dict[str, float]] | None:
@@ -178,30 +178,30 @@ def _detect_form(default_on: bool) -> tuple[str, dict[str, float]] | None:
     if not on:
         return None
     cols = st.columns([1.4, 1, 1])
-    method = cols[0].radio("Detection", list(derived.METHODS), format_func=derived.METHODS.get,
+    method = cols[0].radio("Detection", list(derive.METHODS), format_func=derive.METHODS.get,
                            horizontal=True, key="yd_detect_method")
     thresholds = {}
-    for col, (name, value) in zip(cols[1:], derived.DEFAULT_THRESHOLDS[method].items()):
-        thresholds[name] = float(col.number_input(derived.THRESHOLD_LABELS[name].capitalize(), 0.01, 10_000.0,
+    for col, (name, value) in zip(cols[1:], derive.DEFAULT_THRESHOLDS[method].items()):
+        thresholds[name] = float(col.number_input(derive.THRESHOLD_LABELS[name].capitalize(), 0.01, 10_000.0,
                                                   float(value), key=f"yd_detect_{name}"))
     return method, thresholds
 
 
-def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]], screen: Any) -> str:
-    """Gaze table -> its detected fixations added as a fixation upload; -> a sentence for the message."""
+def _derive(rec: io.Recording, label_of: str, detect: tuple[str, dict[str, float]]) -> str:
+    """Gaze recording -> its detected fixations (the pipeline's derive step) added as a fixation upload; -> a
+    sentence for the message, naming the source file and the step."""
     method, thresholds = detect
-    fix, how = derived.fixations_from_gaze(table, screen or io.PRESETS["desktop_24"], method, source=name,
-                                           **thresholds)
+    fix, how = rec.detect_fixations(method, **thresholds)
+    step = how.report()
     if fix.empty:
-        return f" No fixations were detected ({derived.METHODS[method]})."
-    label = f"Upload: {name} (fixations, {method.upper()})"
-    short = (f"Derived: {how.fixations:,} fixations by {derived.METHODS[method].split(' ')[0]} from "
-             f"{how.samples:,} samples of {name}." + (f" {how.fitted}" if how.fitted else ""))
+        return " " + step.message("no fixations were detected.")
+    label = f"Upload: {label_of} (fixations, {method.upper()})"
+    short = step.message(f"{how.fixations:,} fixations from {how.samples:,} samples.") + (
+        f" {how.fitted}" if how.fitted else "")
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
-    state.set_upload_geometry(label, screen)
-    return (f" {how.fixations:,} fixations were detected and added as '{md_text(label)}'."
-            + (f" {md_text(how.fitted)}" if how.fitted else ""))
+    state.set_upload_geometry(label, rec.geometry)
+    return f" {md_text(short)} Added as '{md_text(label)}'."
 
 
 def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str:
@@ -210,7 +210,7 @@ def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str
     label = f"Upload: {name}"
     state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
     if kind in ("gaze", "fixations"):
-        state.set_upload_geometry(label, geometry or st.session_state.get("yd_screen"))
+        state.set_upload_geometry(label, geometry)
     return label
 
 
@@ -227,9 +227,8 @@ def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
 
 def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     """EyeLink ASC upload: read it with the EyeLink reader, show what it holds, use samples or fixations."""
-    rec = _memo("asc", (token,),
-                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES,
-                                          max_line=io.MAX_LINE_BYTES))
+    up = _upload(data, name, token)
+    rec = _memo("asc", (token,), lambda: up.recording(io.ReadOptions(kind="gaze")))
     st.markdown(f"**{md_text(name)}** — EyeLink ASC file. {md_text(rec.summary())}.")
     if rec.screen_px:
         st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")
@@ -254,13 +253,19 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
         _done(kind, name, table, extra)
 
 
+def _upload(data: bytes, name: str, token: str) -> io.Upload:
+    """-> this file's upload pipeline (kept for the session: each step runs once)."""
+    return _memo("upload", (token,), lambda: io.Upload(data, name, io.Limits.web()))
+
+
 def _table(kind: str, data: bytes, name: str, token: str) -> None:
-    """CSV/TSV upload: preview, reader or guessed mapping, options, then the full read on 'Use this data'."""
-    preview = _memo("preview", (token,),
-                    lambda: io.read_table(data, name, nrows=PREVIEW_ROWS, **io.WEB_LIMITS))
+    """CSV/TSV upload: preview (head only), reader (the whole file converted once) or guessed mapping, options,
+    then the map and validate steps on 'Use this data'."""
+    up = _upload(data, name, token)
+    preview = _memo("preview", (token,), up.preview)
     for w in preview.attrs.get("warnings", []):
         st.info(md_text(w))
-    shown = f"first {len(preview):,} rows" if len(preview) >= PREVIEW_ROWS else f"{len(preview):,} rows"
+    shown = f"first {len(preview):,} rows" if len(preview) >= io.pipeline.PREVIEW_ROWS else f"{len(preview):,} rows"
     st.markdown(f"**{md_text(name)}** — {shown}, {preview.shape[1]} columns. First rows:")
     st.dataframe(preview_frame(preview, 8), hide_index=True)
     all_cols = [str(c) for c in preview.columns]
@@ -271,25 +276,29 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     if len(kept) < 2:
         st.error(f"{md_text(name)}: keep at least two columns.")
         st.stop()
-    raw = preview[kept]
-    reader_name = io.detect_reader(raw, kind) if kind in ("gaze", "fixations") else "generic"
+    reader_name = up.reader(kind, kept) if kind in ("gaze", "fixations") else "generic"
     reader = io.READERS[reader_name]
     use_reader = False
-    options: dict[str, Any] = {}
+    min_confidence = io.DEFAULT_MIN_CONFIDENCE
     notes: list[str] = []
     if reader_name != "generic":
         use_reader = st.toggle(f"Recognised as a {reader.label} — use its reader", value=True,
                                key="use_reader")
     if use_reader:
         if reader_name.startswith("pupil_labs"):
-            options["min_confidence"] = st.slider(
+            min_confidence = st.slider(
                 "Minimum confidence", 0.0, 1.0, io.DEFAULT_MIN_CONFIDENCE, 0.05, key="min_confidence",
                 help="Pupil Labs recommend 0.6; samples below it are set aside.")
-        raw, guess = reader.convert(raw, **options)
+        with st.spinner(f"Reading and converting {md_text(name)} …"):
+            raw, guess = _memo("convert", (token, reader_name, tuple(kept), float(min_confidence)),
+                               lambda: up.converted(reader_name, kept, min_confidence))
         st.caption(f"The {reader.label} reader prepared the file; check the mapping below.")
-        for w in raw.attrs.get("warnings", [])[len(preview.attrs.get("warnings", [])):]:
-            st.caption(md_text(w))
+        seen = {str(w) for w in preview.attrs.get("warnings", [])}
+        for w in raw.attrs.get("warnings", []):
+            if str(w) not in seen:
+                st.caption(md_text(w))
     else:
+        raw = preview[kept]
         guess = io.guess_mapping(raw, kind)
         notes = io.guess_notes(raw, kind)
     for note in notes:
@@ -331,9 +340,9 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         n_feat = len([c for c in leftover if c not in mapping[io.LABELS_KEY]])
         st.caption(f"Features: every other column holding numbers (up to {n_feat} columns). Leave "
                    "columns out below to exclude them.")
-    geometry = None
+    geometry, check_screen = None, False
     if kind in ("gaze", "fixations"):
-        units, y_up, geometry = _geometry_form(kind, token[:8], guess.get("units", "px"),
+        units, y_up, geometry, check_screen = _geometry_form(kind, token[:8], guess.get("units", "px"),
                                                bool(guess.get("y_up")),
                                                reader.geometry_preset if use_reader else None)
         mapping["units"], mapping["y_up"] = units, y_up
@@ -351,24 +360,26 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
 
     if st.button("Use this data", type="primary"):
         bar = st.progress(0.0, text=f"Reading {md_text(name)} …")
-        needed = io.columns_needed(kept, reader_name if use_reader else None, mapping, kind) or kept
-        full = io.read_table(data, name, usecols=needed, chunk_rows=CHUNK_ROWS,
-                             progress=lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"),
-                             **io.WEB_LIMITS)
         if use_reader:
-            full, _ = reader.convert(full, **options)
+            frame = raw
+        else:
+            frame = up.table(usecols(kept, None, mapping, kind) or kept,
+                             lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"))
         bar.progress(0.9, text="Checking …")
-        table = io.apply_mapping(full, mapping, kind, name, drop_missing=drop, geometry=geometry)
+        options = io.ReadOptions(kind=kind, geometry=geometry, drop_missing=drop, file_geometry=False,
+                                 check_off_screen=check_screen)
+        rec = up.finish(frame, mapping, options, reader=reader_name if use_reader else "generic")
+        table = rec.samples
         extra = ""
         if detect is not None:
             bar.progress(0.95, text="Detecting fixations …")
-            extra = _derive(name, table, detect, st.session_state.get("yd_screen"))
+            extra = _derive(rec, name, detect)
         bar.empty()
-        _add(kind, name, table)
+        _add(kind, name, table, rec.geometry)
         if add_fix:
-            fix = readers.tobii_fixations(full)
-            if fix is not None and not fix.empty:
-                _add("fixations", f"{name} (fixations)", fix)
+            fix = up.vendor_fixations(reader_name, kept)
+            if fix is not None:
+                _add("fixations", f"{name} (fixations)", fix, rec.geometry)
                 extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
         _done(kind, name, table, extra)
 
@@ -425,9 +436,10 @@ def _features_form(ds: Any) -> None:
         return
     label = f"{ds.name} (feature windows, {window_s:g} s)"
     n_rec, n_people = table.groupby(["participant", "recording"]).ngroups, table["participant"].nunique()
-    short = (f"Derived: {len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
-             f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} participant{'s' * (n_people != 1)}) "
-             f"from {source}.")
+    step = StepReport(Step.WINDOWS, source, what="feature windows")
+    short = step.message(f"{len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
+                         f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} "
+                         f"participant{'s' * (n_people != 1)}).")
     state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
                                    notes=(short, short + f" Screen: {geometry.describe()}" + labels + ".")))
     st.session_state["upload_done"] = (f"{md_text(short)} Added as '{md_text(label)}' and selected as "
@@ -539,9 +551,8 @@ def render() -> None:
         return
     token = _memo("token", (getattr(upload, "file_id", upload.name), upload.name, len(data)),
                   lambda: state.content_token(data))
-    fmt = _memo("format", (token,), lambda: io.peek_format(data, upload.name, max_bytes=io.MAX_UPLOAD_BYTES,
-                                                            max_unpacked=io.MAX_UNPACKED_BYTES))
-    if fmt == "eyelink_asc":
+    fmt = _memo("format", (token,), _upload(data, upload.name, token).format)
+    if fmt == io.pipeline.ASC:
         if kind == "features":
             st.error(f"{md_text(upload.name)}: this is an EyeLink ASC recording; upload it as raw gaze samples or "
                      "fixations.")

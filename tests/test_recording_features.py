@@ -105,7 +105,7 @@ def test_participants_that_match_no_one_are_refused() -> None:
 
 
 def test_the_suggested_window_fits_four_times_in_the_median_recording() -> None:
-    from eyedp_core.data.windows import suggested_window_s
+    from eyedp_core.io.windows import suggested_window_s
 
     def table(lengths_s):
         return pd.concat([pd.DataFrame({"participant": f"p{i}", "t_s": np.arange(0, L, 0.01), "x": 1.0, "y": 1.0})

@@ -36,7 +36,7 @@ from eyedp_core.io.validate import canonical_table
 
 # The first bytes a format is recognised from (an ASC header, an EDF signature).
 PEEK_BYTES = 65536
-PREVIEW_ROWS = 2000
+PREVIEW_ROWS = 5000
 CHUNK_ROWS = 250_000
 ASC = "eyelink_asc"
 TABLE = "table"
@@ -87,6 +87,11 @@ class ReadOptions:
     participant: str | None = None
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     eye: str = "mean"
+    # Positions further off the screen than io.ON_SCREEN_TOLERANCE are set to missing (counted); positions in
+    # other units than px are converted on the screen either way.
+    check_off_screen: bool = True
+    # Without a geometry, use the screen the file states in its header (or its reader's set-up).
+    file_geometry: bool = True
 
 
 def usecols(header: list[str], reader: str | None, mapping: dict[str, Any] | None = None,
@@ -254,11 +259,7 @@ class Upload:
         """Convert step -> (the whole file cleaned by the vendor reader, its mapping), converted once per reader,
         columns kept and minimum confidence. `kept`: the columns not left out (None: all)."""
         def convert() -> tuple[pd.DataFrame, dict[str, Any]]:
-            header = kept if kept is not None else [str(c) for c in self.preview().columns]
-            cols = usecols(header, reader)
-            if cols is None and kept is not None and len(kept) < self.preview().shape[1]:
-                cols = list(kept)
-            raw = self.table(cols, progress)
+            raw = self.table(self._vendor_cols(reader, kept), progress)
             self.convert_calls += 1
             frame, mapping = READERS[reader].convert(raw, min_confidence=min_confidence)
             frame.attrs.setdefault("preamble", raw.attrs.get("preamble", []))
@@ -268,6 +269,24 @@ class Upload:
             return frame, mapping
         return self._once(("convert", reader, tuple(kept) if kept is not None else None, float(min_confidence)),
                           convert)
+
+    def vendor_fixations(self, reader: str, kept: list[str] | None = None) -> pd.DataFrame | None:
+        """-> the fixations a Tobii sample export lists (one row per fixation index), or None; from the table the
+        convert step read (not read again)."""
+        if reader != "tobii":
+            return None
+        from eyedp_core.io.readers import tobii_fixations
+
+        fix = tobii_fixations(self.table(self._vendor_cols(reader, kept)))
+        return None if fix is None or fix.empty else fix
+
+    def _vendor_cols(self, reader: str, kept: list[str] | None) -> list[str] | None:
+        """-> the columns the convert step reads for this reader and these kept columns (None: all)."""
+        header = kept if kept is not None else [str(c) for c in self.preview().columns]
+        cols = usecols(header, reader)
+        if cols is None and kept is not None and len(kept) < self.preview().shape[1]:
+            cols = list(kept)
+        return cols
 
     def geometry(self, frame: pd.DataFrame, reader: str) -> tuple[Geometry | None, list[DataWarning]]:
         """-> the screen the file states in its header, else its reader's set-up (with a warning), else None."""
@@ -289,11 +308,13 @@ class Upload:
             frame = frame.assign(_participant=options.participant)
             used[who] = "_participant"
         geometry, notes = options.geometry, []
-        if geometry is None:
+        if geometry is None and options.file_geometry:
             geometry, notes = self.geometry(frame, reader)
         if notes:
             frame.attrs.setdefault("warnings", []).extend(notes)
-        out = canonical_table(frame, used, kind, self.name, drop_missing=options.drop_missing, geometry=geometry)
+        units = used.get(UNITS_KEY) or "px"
+        checked = geometry if options.check_off_screen or units != "px" else None
+        out = canonical_table(frame, used, kind, self.name, drop_missing=options.drop_missing, geometry=checked)
         before = frame.attrs.get("counts", {})
         roles = [f"{role} ← {col}" for role, col in used.items() if isinstance(col, str) and col in frame.columns]
         self._report(StepReport(Step.MAP, self.name, notes=(f"{len(roles)} of {frame.shape[1]} columns mapped: "
@@ -325,10 +346,8 @@ class Upload:
             frame, used = self.converted(fmt, None, options.min_confidence, part)
         events = None
         if fmt == "tobii" and kind == "gaze":
-            from eyedp_core.io.readers import tobii_fixations
-
-            fix = tobii_fixations(self.table(usecols(header, fmt)))
-            if fix is not None and not fix.empty:
+            fix = self.vendor_fixations(fmt)
+            if fix is not None:
                 events = fix.rename(columns={"observer": "participant"}).assign(type="fixation").reset_index(drop=True)
         rec = self.finish(frame, used, ReadOptions(**{**options.__dict__, "kind": kind}), reader=fmt, events=events)
         if progress is not None:

@@ -52,7 +52,8 @@ class StepReport:
 
     def message(self, text: str) -> str:
         """A sentence about this step's table -> the sentence prefixed with the source file and the step."""
-        return f"{self.prefix()}: {text}"
+        head = self.prefix()
+        return f"{head[:1].upper()}{head[1:]}: {text}"
 
     def sentence(self) -> str:
         """-> one line: rows in -> out and every counted reason, prefixed with the file and the step."""
