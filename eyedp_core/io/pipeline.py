@@ -26,7 +26,7 @@ import pandas as pd
 from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io.asc import looks_like_asc
 from eyedp_core.io.errors import DataError, DataWarning, megabytes
-from eyedp_core.io.gzipped import is_gzip, too_large, trailer_size, unpacked_head
+from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unpacked_head
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key
 from eyedp_core.io.recording import FORMATS, Recording
 from eyedp_core.io.roles import UNITS_KEY, guess_mapping
@@ -212,10 +212,41 @@ class Upload:
             return fmt
         return self._once(("format",), detect)
 
+    def _count_through(self) -> None:
+        """A gzip file read whole under an unpacked-size cap -> unpacked once piece by piece and counted, not kept,
+        so that one whose trailer understates its size (a forged bomb) is refused in bounded memory before any
+        parser holds its rows. Only the full read pays this; the peek and the preview read the head alone."""
+        if self.limits.max_unpacked is None or self._memo.get(("counted",)):
+            return
+        if self._data is not None:
+            if is_gzip(self._data):
+                for _ in inflate(self._data, self.name, self.limits.max_unpacked):
+                    pass
+        else:
+            from eyedp_core.io.stream import Source
+
+            source = Source(self._path, self.name)
+            if source.gzip:
+                stream, raw = source.open()
+                try:
+                    total = 0
+                    while piece := stream.read(2**20):
+                        total += len(piece)
+                        if total > self.limits.max_unpacked:
+                            raise too_large(self.name, self.limits.max_unpacked, source.size, source.trailer)
+                except (OSError, EOFError):
+                    raise DataError("the file looks gzip-compressed but is damaged or truncated.", file=self.name,
+                                    expected="a complete gzip file") from None
+                finally:
+                    raw.close()
+        self._memo[("counted",)] = True
+
     def _parse(self, *, cols: list[str] | None = None, nrows: int | None = None,
                progress: Callable[[float], None] | None = None) -> pd.DataFrame:
         """The table, parsed (all rows, or the first nrows) with this upload's limits."""
         lim = self.limits
+        if nrows is None:
+            self._count_through()
         kw = dict(max_bytes=lim.max_bytes, max_unpacked=lim.max_unpacked, max_rows=lim.max_rows,
                   max_line=lim.max_line, usecols=cols, nrows=nrows,
                   chunk_rows=None if nrows is not None else CHUNK_ROWS, progress=progress)
