@@ -407,14 +407,14 @@ class Upload:
         mapping = {"participant": "participant", "t_s": "t_s", "x": "x", "y": "y", "pupil": "pupil",
                    "stimulus": "stimulus" if "stimulus" in samples.columns else None, "time_unit": "s",
                    UNITS_KEY: "px"}
-        self._report(StepReport(Step.CONVERT, self.name, rows_out=len(samples), dropped=dict(asc.counts),
+        self._report(StepReport(Step.CONVERT, self.name, rows_out=len(samples), dropped=counted(asc.counts),
                                 notes=("EyeLink ASC",)))
         self.convert_calls += 1
         out = canonical_table(samples, mapping, "gaze", self.name, drop_missing=options.drop_missing,
                               geometry=options.geometry)
         for c in [c for c in ("trial", "event") if c in samples.columns]:
             out[c] = samples.loc[out.index, c].to_numpy()
-        self._report(StepReport(Step.VALIDATE, self.name, len(samples), len(out), dict(out.attrs["counts"])))
+        self._report(StepReport(Step.VALIDATE, self.name, len(samples), len(out), counted(out.attrs["counts"])))
         counts = {**asc.counts, **out.attrs["counts"]}
         warnings = asc.warnings + out.attrs["warnings"]
         if progress is not None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+import numpy as np
+
 
 class Step(Enum):
     """One step of the upload pipeline, in order; the value is how messages name it."""
@@ -69,6 +71,8 @@ class StepReport:
 
 
 def counted(counts: dict[str, int], before: dict[str, int] | None = None) -> dict[str, int]:
-    """Counts after a step [and before it] -> what the step itself added (positive differences)."""
+    """Counts after a step [and before it] -> what the step itself dropped or blanked (positive differences; the
+    tallies of rows read and kept left out)."""
     before = before or {}
-    return {k: int(v) - int(before.get(k, 0)) for k, v in counts.items() if int(v) - int(before.get(k, 0)) > 0}
+    return {k: int(v) - int(before.get(k, 0)) for k, v in counts.items()
+            if k not in _QUIET_COUNTS and isinstance(v, (int, np.integer)) and int(v) - int(before.get(k, 0)) > 0}
