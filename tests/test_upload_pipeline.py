@@ -197,3 +197,25 @@ def test_derived_tables_carry_the_recordings_geometry_and_name_file_and_step():
         rec.features(window_s=60)
     feats = rec.features(window_s=4, step_s=2)
     assert feats.attrs["made_by"].startswith("feature windows derived from `rec.csv` (feature-window step)")
+
+
+def test_the_screen_given_on_your_data_reaches_heatmaps_and_gaze_samples():
+    """A gaze upload on a 14" laptop screen: its derived fixations carry that screen to the Heatmaps page (the
+    kernel's pixels per degree) and the gaze stream carries it to Gaze samples (detectors and degrees)."""
+    from eyedp_core.data import samples
+
+    g = samples.load_sample("gaze_streams")
+    g = g[g["participant"].isin(["P01", "P02", "P03"])][["participant", "t_s", "x", "y"]]
+    at = _upload("gaze", "gaze.csv", g.to_csv(index=False).encode())
+    preset = [s for s in at.selectbox if s.key and s.key.startswith("geo_preset_gaze_")][0]
+    preset.set_value("laptop_14").run()
+    _use(at)
+    laptop = PRESETS["laptop_14"]
+    at.switch_page("pages/heatmaps.py").run()
+    assert not at.exception, at.exception
+    assert at.session_state["hm_wpx"] == laptop.width_px
+    assert math.isclose(at.session_state["hm_wcm"], laptop.width_cm) and at.session_state["hm_dist"] == 50.0
+    at.switch_page("pages/gaze_samples.py").run()
+    assert not at.exception, at.exception
+    assert (at.session_state["gs_wpx"], at.session_state["gs_hpx"]) == (1920, 1080)
+    assert math.isclose(at.session_state["gs_hcm"], laptop.height_cm) and at.session_state["gs_dist"] == 50.0
