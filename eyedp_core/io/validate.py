@@ -40,7 +40,7 @@ MAX_COLUMNS = 5000
 # A leading zero timestamp is tracker padding when the next time is this many median steps later.
 LEADING_ZERO_GAP_STEPS = 100
 # Samples further off the screen than this fraction of its size become NaN (and are counted): the app's one
-# tolerance (io.geometry).
+# tolerance (gaze.geometry).
 OFF_SCREEN_MARGIN = ON_SCREEN_TOLERANCE
 
 
