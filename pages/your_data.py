@@ -363,7 +363,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         if use_reader:
             frame = raw
         else:
-            frame = up.table(usecols(kept, None, mapping, kind) or kept,
+            frame = up.full_table(usecols(kept, None, mapping, kind) or kept,
                              lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"))
         bar.progress(0.9, text="Checking …")
         options = io.ReadOptions(kind=kind, geometry=geometry, drop_missing=drop, file_geometry=False,

@@ -108,7 +108,7 @@ def test_gzip_bomb_is_refused_in_bounded_memory_and_time(isize):
         def run():
             attempt("peek", io.peek_format, INPUT, "bomb.csv.gz", **{WEB_PEEK})
             attempt("preview", io.read_table, INPUT, "bomb.csv.gz", nrows=5000, **io.WEB_LIMITS)
-            attempt("full", io.Upload(INPUT, "bomb.csv.gz", io.Limits.web()).table)
+            attempt("full", io.Upload(INPUT, "bomb.csv.gz", io.Limits.web()).full_table)
     ''')
     assert out["peak_mb"] < PEAK_MB and out["seconds"] < SECONDS
     full = out["full"]["error"]

@@ -154,7 +154,7 @@ def test_a_forged_gzip_trailer_is_refused_by_the_full_read():
     up = io.Upload(data, "forged.csv.gz", io.Limits(max_unpacked=2 * 2**20))
     assert up.format() == pipeline.TABLE
     with pytest.raises(io.DataError, match="expands to more than"):
-        up.table()
+        up.full_table()
 
 
 # --- the one geometry ------------------------------------------------------------------------------------

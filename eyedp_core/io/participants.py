@@ -53,7 +53,7 @@ def read_participants(path_or_buffer: Any, filename: str | None = None) -> pd.Da
     from eyedp_core.io.pipeline import Upload  # path / bytes / file object, as read_recording takes
 
     upload = Upload(path_or_buffer, filename)
-    raw, name = upload.table(), upload.name
+    raw, name = upload.full_table(), upload.name
     raw = raw.loc[:, [c for c in raw.columns if raw[c].notna().any()]]  # all-empty columns say nothing
     if raw.empty:
         raise DataError("the participants table has no rows.", file=name, expected="one row per participant")

@@ -280,7 +280,8 @@ class Upload:
         fmt = self.reader()
         return READERS[fmt].kind if fmt != "generic" else guess_kind(self.preview())
 
-    def table(self, cols: list[str] | None = None, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    def full_table(self, cols: list[str] | None = None,
+                   progress: Callable[[float], None] | None = None) -> pd.DataFrame:
         """The whole table (only the columns `cols`; None: all), read once per choice of columns."""
         return self._once(("table", tuple(cols) if cols else None),
                           lambda: self._parse(cols=cols, progress=progress))
@@ -290,7 +291,7 @@ class Upload:
         """Convert step -> (the whole file cleaned by the vendor reader, its mapping), converted once per reader,
         columns kept and minimum confidence. `kept`: the columns not left out (None: all)."""
         def convert() -> tuple[pd.DataFrame, dict[str, Any]]:
-            raw = self.table(self._vendor_cols(reader, kept), progress)
+            raw = self.full_table(self._vendor_cols(reader, kept), progress)
             self.convert_calls += 1
             frame, mapping = READERS[reader].convert(raw, min_confidence=min_confidence)
             frame.attrs.setdefault("preamble", raw.attrs.get("preamble", []))
@@ -308,7 +309,7 @@ class Upload:
             return None
         from eyedp_core.io.readers import tobii_fixations
 
-        fix = tobii_fixations(self.table(self._vendor_cols(reader, kept)))
+        fix = tobii_fixations(self.full_table(self._vendor_cols(reader, kept)))
         return None if fix is None or fix.empty else fix
 
     def _vendor_cols(self, reader: str, kept: list[str] | None) -> list[str] | None:
@@ -351,7 +352,7 @@ class Upload:
         self._report(StepReport(Step.MAP, self.name, notes=(f"{len(roles)} of {frame.shape[1]} columns mapped: "
                                                             + ", ".join(roles),)))
         self._report(StepReport(Step.VALIDATE, self.name, len(frame), len(out),
-                                counted(out.attrs["counts"], {k: v for k, v in before.items() if k in out.attrs["counts"]})))
+                                counted(out.attrs["counts"], before)))
         warnings = [w for w in frame.attrs.get("warnings", []) if isinstance(w, DataWarning)]
         warnings += out.attrs["warnings"]
         counts = {**before, **out.attrs["counts"]}
@@ -370,7 +371,7 @@ class Upload:
         part = (lambda f: progress(0.7 * f)) if progress else None
         header = [str(c) for c in self.preview().columns]
         if mapping is not None or fmt == "generic":
-            raw = self.table(usecols(header, None, mapping, kind) if mapping is not None else None, part)
+            raw = self.full_table(usecols(header, None, mapping, kind) if mapping is not None else None, part)
             used = dict(mapping) if mapping is not None else guess_mapping(raw, kind)
             frame = raw
         else:
@@ -379,7 +380,8 @@ class Upload:
         if fmt == "tobii" and kind == "gaze":
             fix = self.vendor_fixations(fmt)
             if fix is not None:
-                events = fix.rename(columns={"observer": "participant"}).assign(type="fixation").reset_index(drop=True)
+                events = fix.rename(columns={"observer": "participant"}).assign(type="fixation")
+                events = events.reset_index(drop=True)
         rec = self.finish(frame, used, ReadOptions(**{**options.__dict__, "kind": kind}), reader=fmt, events=events)
         if progress is not None:
             progress(1.0)
