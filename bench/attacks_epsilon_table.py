@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import attacks  # noqa: E402
-from eyedp_core.data import samples  # noqa: E402
+from eyedp_core.data import bundled  # noqa: E402
 
 from bench.attacks_realdata import SBSAT_FEATURES, _md, sbsat_table  # noqa: E402
 
@@ -73,7 +73,7 @@ def main() -> None:
     args = ap.parse_args()
     mechs = tuple(args.mechanisms.split(","))
     if args.only in (None, "sample"):
-        table("Bundled sample (reading_features)", samples.load_sample("reading_features"),
+        table("Bundled sample (reading_features)", bundled.load_sample("reading_features"),
               ("task", "gender", "identity"), mechs, "auto")
     if args.only in (None, "sbsat"):
         table("SB-SAT (trial report, one row per page)", sbsat_table(args.realdata), ("identity",), mechs,

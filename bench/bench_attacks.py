@@ -28,14 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eyedp_core import attacks  # noqa: E402
 from eyedp_core.attacks import protocols  # noqa: E402
-from eyedp_core.data import samples  # noqa: E402
+from eyedp_core.data import bundled  # noqa: E402
 
 TASKS = ("task", "gender", "identity")
 
 
 def tiled(n_people: int, seed: int = 0) -> pd.DataFrame:
     """The bundled sample tiled to n_people participants; copies get feature jitter of 5 % of each feature's sd."""
-    base = samples.load_sample("reading_features")
+    base = bundled.load_sample("reading_features")
     feats = attacks.prepare(base).features
     sd = base[list(feats)].std().to_numpy()
     rng = np.random.default_rng(seed)
@@ -60,7 +60,7 @@ def _legacy_clean(table: pd.DataFrame) -> None:
 
 def one_point() -> list[dict]:
     """Cold and warm single point against the old page's clean baseline."""
-    table = samples.load_sample("reading_features")
+    table = bundled.load_sample("reading_features")
     t0 = time.perf_counter()
     _legacy_clean(table)
     legacy = time.perf_counter() - t0
@@ -82,7 +82,7 @@ def one_point() -> list[dict]:
 
 def grid(quick: bool = False) -> list[dict]:
     """The 7 × 5 × 3 × 4 grid with sharing, against the unshared cost scaled from two points."""
-    at = attacks.prepare(samples.load_sample("reading_features"))
+    at = attacks.prepare(bundled.load_sample("reading_features"))
     mechs = attacks.DEFAULT_MECHANISMS[:2] if quick else attacks.DEFAULT_MECHANISMS
     eps = attacks.DEFAULT_EPSILONS
     t0 = time.perf_counter()

@@ -81,9 +81,9 @@ def page_waits() -> list[dict]:
 def training_cap() -> None:
     """The strongest attack and the task under training caps of 4,000 and 1,000 windows per fold, with times."""
     from eyedp_core import attacks
-    from eyedp_core.data import samples
+    from eyedp_core.data import bundled
 
-    at = attacks.prepare(samples.load_sample("reading_features"))
+    at = attacks.prepare(bundled.load_sample("reading_features"))
     tasks = attacks.available_tasks(at)
     for cap in (4000, 1000):
         runner = attacks.Runner(at, bounds="auto", max_train=cap)

@@ -21,6 +21,7 @@ from scipy import ndimage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from eyedp_core.heatmaps import cap  # noqa: E402
 from eyedp_core.heatmaps import maps as hm  # noqa: E402
 from eyedp_core.heatmaps.calibration import heatmap_sensitivity  # noqa: E402
 from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
@@ -48,9 +49,9 @@ def _fixations(n_obs: int, per_obs: int, width: int, height: int, seed: int = 0)
 def _sample_or_synthetic() -> tuple[pd.DataFrame, str]:
     """The bundled sample's busiest stimulus if it exists, otherwise 50 synthetic observers."""
     try:
-        from eyedp_core.data import samples as datasets
+        from eyedp_core.data import bundled
 
-        fix = datasets.load_sample("fixations")
+        fix = bundled.load_sample("fixations")
         name = fix["stimulus"].value_counts().index[0]
         return fix[fix["stimulus"] == name], f"sample '{name}'"
     except Exception:  # sample data not generated yet: fall back, the figure stays comparable
@@ -134,7 +135,7 @@ def run(repeats: int = 5) -> list[dict]:
                      baseline_seconds=t_base))
     g_big = hm.gaze_maps(big, 1920, 1080)
     rows.append(dict(name="Algorithm 1 curve (m = 1..g_max), 1000 observers",
-                     seconds=_time(lambda: hm.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
+                     seconds=_time(lambda: cap.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
     for row in rows:
         row["ratio"] = row["seconds"] / row["baseline_seconds"]
     del r

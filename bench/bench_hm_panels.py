@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from eyedp_core.data import samples  # noqa: E402
+from eyedp_core.data import bundled  # noqa: E402
 from eyedp_core.heatmaps import maps, preview, targets  # noqa: E402
 from eyedp_core.heatmaps.calibration import preset_delta  # noqa: E402
 from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
@@ -28,16 +28,16 @@ OSIE = ROOT.parent / "shared" / "realdata" / "osie" / "osie_fixations.csv.gz"
 PANELS = {"ε-curves": ("ε-curves (Figure 3)", ".js-plotly-plot .main-svg"),
           "Target finder": ("Target finder", '[data-testid="stMetricLabel"]:has-text("Smallest ε")'),
           "Compare A/B": ("Compare A/B", '[data-testid="stMarkdownContainer"]:has-text("percentage points")')}
-SIGMA_PX = maps.sigma_px_from_degrees(1.5, samples.SAMPLE_SCREEN.width_px, samples.SAMPLE_SCREEN.width_cm,
-                                      samples.SAMPLE_SCREEN.distance_cm)
+SIGMA_PX = maps.sigma_px_from_degrees(1.5, bundled.SAMPLE_SCREEN.width_px, bundled.SAMPLE_SCREEN.width_cm,
+                                      bundled.SAMPLE_SCREEN.distance_cm)
 
 
 def _studies() -> dict[str, maps.GazeMaps]:
     """The sample's first stimulus and, when present, OSIE's image 1001 at the page's default 32 px cells."""
     out = {}
-    fix = samples.load_sample("fixations")
-    name = samples.stimulus_names()[0]
-    h, w = samples.stimulus_image(name).shape[:2]
+    fix = bundled.load_sample("fixations")
+    name = bundled.stimulus_names()[0]
+    h, w = bundled.stimulus_image(name).shape[:2]
     sub, _ = preview.fixations_for_stimulus(fix, "sample", name, w, h)
     out[f"sample '{name}'"] = maps.gaze_maps(sub, w, h, 32, "count")
     if OSIE.exists():

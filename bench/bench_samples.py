@@ -1,4 +1,4 @@
-"""Timing figures of the Gaze-samples core (eyedp_core.samples), each against a baseline measured in the same
+"""Timing figures of the Gaze-samples core (eyedp_core.gazestream), each against a baseline measured in the same
 run. Run alone: python bench/bench_samples.py; or via bench/run.py --only samples.
 
 Targets (issue 9): Kaleido on 60 s of 120 Hz samples for 10 participants < 200 ms; k-same-synth on the bundled
@@ -18,8 +18,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eyedp_core import samples  # noqa: E402
-from eyedp_core.data import samples as datasets  # noqa: E402
+from eyedp_core import gazestream  # noqa: E402
+from eyedp_core.data import bundled  # noqa: E402
+from eyedp_core.dp.planar import planar_laplace  # noqa: E402
 from eyedp_core.gaze.events import SAMPLE_SCREEN, detect_events  # noqa: E402
 
 from bench.timing import median_time  # noqa: E402
@@ -29,7 +30,7 @@ KALEIDO = dict(epsilon=5.0, w=60, l_thresh=60.0, r=50.0, h=2.0)  # the page's de
 
 def _streams_60s():
     """Ten participants x 60 s x 120 Hz = 72,000 samples (the bundled streams' first minute)."""
-    g = datasets.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     return g[g["t_s"] < 60].reset_index(drop=True)
 
 
@@ -38,16 +39,16 @@ def run(repeats: int = 5) -> list[dict]:
     g60 = _streams_60s()
     pts = g60[["x", "y"]].to_numpy()
     rng = np.random.default_rng(0)
-    t_floor = median_time(lambda: samples.planar_laplace(np.nan_to_num(pts), 0.02, rng), repeats)
+    t_floor = median_time(lambda: planar_laplace(np.nan_to_num(pts), 0.02, rng), repeats)
     rows = []
     for skip in (12, 6, 1):
-        t = median_time(lambda: samples.kaleido(g60, t_skip=skip, rng=rng, bounds=(1280, 800), **KALEIDO), repeats)
+        t = median_time(lambda: gazestream.kaleido(g60, t_skip=skip, rng=rng, bounds=(1280, 800), **KALEIDO), repeats)
         rows.append(dict(name=f"Kaleido 10 x 60 s x 120 Hz, t_skip={skip} (target < 0.2 s)", seconds=t,
                          baseline_seconds=t_floor))
-    full = datasets.load_sample("gaze_streams")
+    full = bundled.load_sample("gaze_streams")
     t_detect = median_time(lambda: detect_events(full[["participant", "task", "t_s", "x", "y"]], SAMPLE_SCREEN),
                            max(2, repeats // 2))
-    t_synth = median_time(lambda: samples.k_same_synth(full, 3, np.random.default_rng(1)), max(2, repeats // 2))
+    t_synth = median_time(lambda: gazestream.k_same_synth(full, 3, np.random.default_rng(1)), max(2, repeats // 2))
     rows.append(dict(name="k-same-synth k=3, bundled streams 10 x 120 s (target < 2 s)", seconds=t_synth,
                      baseline_seconds=t_detect))
     for row in rows:

@@ -46,11 +46,11 @@ EPSILONS = np.logspace(-1, 3, 10)
 def _data() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], str]:
     """(recordings, features, T) reading features with public bounds; synthetic if the sample is missing."""
     try:
-        from eyedp_core.data import samples as datasets
+        from eyedp_core.data import bundled
         from eyedp_core.gaze.feature_specs import feature_bounds
         from eyedp_core.timeseries.signals import feature_columns
 
-        table = datasets.load_sample("reading_features")
+        table = bundled.load_sample("reading_features")
         names = feature_columns(table)
         lo, hi = feature_bounds(names)
         x, _ = feature_tensor(table, names, fill="edge")
@@ -76,12 +76,12 @@ MEMORY_CASES = ("LPA", "FPA", "CFPA-32", "DCFPA-32", "preview CFPA-32", "sweep L
 
 def page_array(people: int = 20) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The array the Time series page builds (public T = 600, every feature), tiled to `people` participants."""
-    from eyedp_core.data import samples
+    from eyedp_core.data import bundled
     from eyedp_core.gaze.feature_specs import feature_bounds
     from eyedp_core.timeseries.choices import DEFAULT_LENGTH
     from eyedp_core.timeseries.signals import feature_columns
 
-    table = samples.load_sample("reading_features")
+    table = bundled.load_sample("reading_features")
     names = feature_columns(table)
     x, recs = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
     n_people = recs["participant"].nunique()

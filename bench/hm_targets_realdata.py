@@ -15,13 +15,13 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from eyedp_core.data import samples  # noqa: E402
+from eyedp_core.data import bundled  # noqa: E402
 from eyedp_core.heatmaps import cap, maps, preview, targets  # noqa: E402
 from eyedp_core.heatmaps.calibration import preset_delta  # noqa: E402
 
 OSIE = ROOT.parent / "shared" / "realdata" / "osie" / "osie_fixations.csv.gz"
-SIGMA_PX = maps.sigma_px_from_degrees(1.5, samples.SAMPLE_SCREEN.width_px, samples.SAMPLE_SCREEN.width_cm,
-                                      samples.SAMPLE_SCREEN.distance_cm)
+SIGMA_PX = maps.sigma_px_from_degrees(1.5, bundled.SAMPLE_SCREEN.width_px, bundled.SAMPLE_SCREEN.width_cm,
+                                      bundled.SAMPLE_SCREEN.distance_cm)
 EPS = (1.0, 3.0, 10.0, 30.0)
 TARGET = 0.8
 R = 100
@@ -29,9 +29,9 @@ R = 100
 
 def studies(n_images: int) -> dict[str, list[maps.GazeMaps]]:
     """Name -> gaze maps of each stimulus (sample: its first stimulus; OSIE: the first n_images images)."""
-    fix = samples.load_sample("fixations")
-    name = samples.stimulus_names()[0]
-    h, w = samples.stimulus_image(name).shape[:2]
+    fix = bundled.load_sample("fixations")
+    name = bundled.stimulus_names()[0]
+    h, w = bundled.stimulus_image(name).shape[:2]
     sub, _ = preview.fixations_for_stimulus(fix, "sample", name, w, h)
     out = {f"sample '{name}' (n = {sub['observer'].nunique()})": [maps.gaze_maps(sub, w, h, 32, "count")]}
     if OSIE.exists():

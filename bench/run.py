@@ -195,9 +195,9 @@ def sample_load_figure(repeats: int) -> list[dict]:
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
         return float(out.stdout.strip().splitlines()[-1])
 
-    load = ("import time; from eyedp_core import datasets; t = time.perf_counter(); "
-            "[datasets.load_sample(n) for n in ('reading_features', 'fixations', 'gaze_streams', 'demographics')]; "
-            "[datasets.stimulus_image(n) for n in datasets.stimulus_names()]; print(time.perf_counter() - t)")
+    load = ("import time; from eyedp_core.data import bundled; t = time.perf_counter(); "
+            "[bundled.load_sample(n) for n in ('reading_features', 'fixations', 'gaze_streams', 'demographics')]; "
+            "[bundled.stimulus_image(n) for n in bundled.stimulus_names()]; print(time.perf_counter() - t)")
     # The floor: reading the same files with pandas/PIL and nothing else.
     base = ("import time, glob, numpy, pandas; from PIL import Image; t = time.perf_counter(); "
             "[pandas.read_parquet(f) for f in glob.glob('sample_data/*.parquet')]; "

@@ -1,7 +1,7 @@
 """Every gaze-samples method on real raw streams: uniss_fgd (Tobii, ~300 Hz, faces) and lund2013 (SMI, 500 Hz).
 
 Run: python bench/samples_realdata.py [--images 40] [--realdata ../shared/realdata]
-Prints, per dataset, the utility/privacy table of eyedp_core.samples.evaluate for the bundled-stream settings
+Prints, per dataset, the utility/privacy table of eyedp_core.gazestream.evaluate for the bundled-stream settings
 scaled to the recording's rate (Kaleido windows of 0.5 s, tests every 0.1 s). The recordings are read by path
 from ../shared/realdata and never copied into the repository.
 
@@ -25,9 +25,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from eyedp_core import samples  # noqa: E402
+from eyedp_core import gazestream  # noqa: E402
 from eyedp_core.gaze.geometry import Geometry  # noqa: E402
-from eyedp_core.samples.evaluate import evaluate, reference, reidentification  # noqa: E402
+from eyedp_core.gazestream.evaluate import evaluate, reference, reidentification  # noqa: E402
 
 UNISS_SCREEN = Geometry.from_cm(1280, 1024, 33.8, 27.0, 67.5)
 LUND_SCREEN = Geometry.from_cm(1024, 768, 38.0, 30.0, 67.0)
@@ -71,7 +71,7 @@ def run_all(frame: pd.DataFrame, geometry: Geometry, *, k: int, window_s: float,
     """Raw samples and geometry -> (utility/privacy table of every method, timings and notes)."""
     info: dict = {}
     t0 = time.perf_counter()
-    prep = samples.prepare_streams(frame, width_px=geometry.width_px, height_px=geometry.height_px)
+    prep = gazestream.prepare_streams(frame, width_px=geometry.width_px, height_px=geometry.height_px)
     df = prep.frame
     rate = prep.rate_hz
     info["prepare_s"] = time.perf_counter() - t0
@@ -87,16 +87,16 @@ def run_all(frame: pd.DataFrame, geometry: Geometry, *, k: int, window_s: float,
     outputs: dict[str, pd.DataFrame] = {}
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    outputs[f"Kaleido (ε=5 per {w} samples, r=50 px)"], _ = samples.kaleido(
+    outputs[f"Kaleido (ε=5 per {w} samples, r=50 px)"], _ = gazestream.kaleido(
         df, epsilon=5.0, w=w, l_thresh=60.0, t_skip=t_skip, r=50.0, h=2.0, rng=np.random.default_rng([seed, 1]),
         bounds=(geometry.width_px, geometry.height_px))
     timings["Kaleido"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ep = samples.event_params(df, geometry)
+    ep = gazestream.event_params(df, geometry)
     timings["event parameters"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        res = samples.k_same_synth(df, k, np.random.default_rng([seed, 2]), geometry=geometry, events=ep)
+        res = gazestream.k_same_synth(df, k, np.random.default_rng([seed, 2]), geometry=geometry, events=ep)
         outputs[f"k-same-synth (k={k})"] = res.samples
         info["synth_notes"] = len(res.notes)
     except ValueError as err:
@@ -104,7 +104,7 @@ def run_all(frame: pd.DataFrame, geometry: Geometry, *, k: int, window_s: float,
     timings["k-same-synth"] = time.perf_counter() - t0
     for form, sid in (("published", 3), ("randomised", 4)):
         t0 = time.perf_counter()
-        r = samples.event_synth_pd(df, k=2, gamma=2.0, rng=np.random.default_rng([seed, sid]), form=form, eps0=1.0,
+        r = gazestream.event_synth_pd(df, k=2, gamma=2.0, rng=np.random.default_rng([seed, sid]), form=form, eps0=1.0,
                                    max_tries=20, geometry=geometry, events=ep)
         timings[f"PD {form}"] = time.perf_counter() - t0
         outputs[f"PD {form} (k=2, γ=2)"] = r.samples

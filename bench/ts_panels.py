@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from eyedp_core.data.samples import load_sample  # noqa: E402
+from eyedp_core.data.bundled import load_sample  # noqa: E402
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES, feature_bounds  # noqa: E402
 from eyedp_core.timeseries.experiments import SweepSpec, estimated_sweep_seconds, sweep_utility  # noqa: E402
 from eyedp_core.timeseries.labels import DEFAULT_SWEEP_LABELS, SWEEP_LABELS  # noqa: E402

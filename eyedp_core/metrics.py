@@ -1,4 +1,6 @@
-"""Utility metrics: NMSE variants (docs/PRIVACY_MODEL.md §5), correlation, lag correlation and ACF.
+"""Utility metrics, one definition each: NMSE of a series (normalised by its variance, range or the paper's
+mean product; docs/PRIVACY_MODEL.md §5), NMSE of a map (normalised by its energy), MSE, Pearson CC, lag
+correlation and ACF.
 
 All functions are vectorised over leading axes: a 2-D input is a stack of series, one per row.
 """
@@ -16,6 +18,7 @@ __all__ = [
     "mean_nmse_over_runs",
     "mse",
     "nmse",
+    "nmse_by_energy",
     "pearson_cc",
     "utility",
     "utility_db",
@@ -129,6 +132,17 @@ def utility_db(nmse_value: np.ndarray | float) -> np.ndarray | float:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = -10.0 * np.log10(np.asarray(nmse_value, dtype=float))
     return float(out) if out.ndim == 0 else out
+
+
+def nmse_by_energy(reference: np.ndarray, estimate: np.ndarray) -> float:
+    """Two maps in, ‖estimate − reference‖² / ‖reference‖² out (0 = perfect, 1 = as bad as an empty map).
+
+    The heatmaps' NMSE: a gaze map has no meaningful mean to subtract (most cells are near 0), so the error is
+    normalised by the clean map's energy, not by its variance as `nmse` does for a series."""
+    ref = np.asarray(reference, dtype=float)
+    den = float(np.sum(ref * ref))
+    d = np.asarray(estimate, dtype=float) - ref
+    return float(np.sum(d * d) / den) if den > 0 else float("nan")
 
 
 def mse(a: np.ndarray, b: np.ndarray, axis: int | None = None) -> np.ndarray | float:

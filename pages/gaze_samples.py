@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import bundled
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples.streams import StreamError, selection_column
+from eyedp_core.gazestream.streams import StreamError, selection_column
 import ui.share
 from ui import state
-from ui.samples import panels, protect, view
+from ui.gazestream import panels, protect, view
 from ui import runlog
 from ui.shell import ensure_shell
 from ui.text import md_text
@@ -34,7 +34,7 @@ if given is not None and st.session_state.get("gs_geometry_of") != ds.token:
 
 with st.expander("Screen geometry (used to convert pixels to degrees of visual angle)",
                  expanded=ds.source == "upload"):
-    g0 = datasets.SAMPLE_SCREEN
+    g0 = bundled.SAMPLE_SCREEN
     g = st.columns(5)
     geometry = Geometry.from_cm(
         int(g[0].number_input("width (px)", 100, 10000, g0.width_px, key="gs_wpx")),

@@ -255,7 +255,7 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
 
 def _upload(data: bytes, name: str, token: str) -> io.Upload:
     """-> this file's upload pipeline (kept for the session: each step runs once)."""
-    return _memo("upload", (token,), lambda: io.Upload(data, name, io.Limits.web()))
+    return _memo("upload", (token,), lambda: io.Upload(data, name, io.Limits(**io.WEB_LIMITS)))
 
 
 def _table(kind: str, data: bytes, name: str, token: str) -> None:

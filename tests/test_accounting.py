@@ -135,11 +135,20 @@ def test_to_frame_rows():
     assert list(frame["participants"]) == ["a", "all"]
 
 
-def test_would_exceed_cap():
-    ledger = Ledger([rel(eps=0.8)])
-    assert not ledger.would_exceed(rel(eps=0.2), epsilon_cap=1.0)
-    assert ledger.would_exceed(rel(eps=0.3), epsilon_cap=1.0)
-    assert ledger.would_exceed(rel(eps=0.1, delta=1e-5), epsilon_cap=5.0, delta_cap=1e-6)
+def test_the_budget_refuses_a_release_over_the_cap_and_adds_nothing():
+    """budget.charge composes the candidate with the ledger per person: exactly at the cap fits, above it (in ε
+    or δ) is refused with the numbers, and a refused batch leaves the ledger as it was."""
+    from eyedp_core.dp import budget
+
+    ledger = Ledger([rel(eps=0.75)])
+    assert budget.refusal(ledger, [rel(eps=0.25)], epsilon_cap=1.0) is None
+    assert "from 0.75 to 1.05" in budget.refusal(ledger, [rel(eps=0.3)], epsilon_cap=1.0)
+    assert "δ" in budget.refusal(ledger, [rel(eps=0.1, delta=1e-5)], epsilon_cap=5.0, delta_cap=1e-6)
+    with pytest.raises(budget.BudgetExceeded):
+        budget.charge(ledger, [rel(eps=0.1), rel(eps=0.2)], epsilon_cap=1.0)
+    assert ledger.total() == pytest.approx((0.75, 0.0))
+    budget.charge(ledger, [rel(eps=0.25)], epsilon_cap=1.0)
+    assert ledger.total() == pytest.approx((1.0, 0.0))
 
 
 def test_ledger_pickles():

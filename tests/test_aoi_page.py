@@ -12,7 +12,7 @@ from eyedp_core.aoi.bundled import bundled_aois
 from eyedp_core.aoi.metrics import AoiMetric, private_metrics
 from eyedp_core.aoi.observers import AoiBounds, observer_table
 from eyedp_core.aoi.shapes import grid
-from eyedp_core.data.samples import load_sample
+from eyedp_core.data.bundled import load_sample
 from tests.apptest import open_app, page_text
 from ui.aoi import tables
 

@@ -83,8 +83,8 @@ def test_home_has_a_card_for_every_view():
 
 def state_frame(name: str) -> pd.DataFrame:
     """A bundled sample table, as the pages see it."""
-    from eyedp_core.data import samples
-    return samples.load_sample(name)
+    from eyedp_core.data import bundled
+    return bundled.load_sample(name)
 
 
 def _upload_features(at: AppTest, csv: bytes, name: str = "mine.csv") -> AppTest:
@@ -148,9 +148,9 @@ def _upload(at: AppTest, kind: str, name: str, data: bytes, mapping: dict[str, s
 
 def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
     """A gaze export with its own column names and ms timestamps is mapped, converted and plotted."""
-    from eyedp_core.data import samples as datasets
+    from eyedp_core.data import bundled
 
-    g = datasets.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02"])].groupby("participant").head(1500)
     mine = pd.DataFrame({"subject": g["participant"].str.replace("P", "S"), "time_ms": g["t_s"] * 1000,
                          "gx": g["x"], "gy": g["y"], "pupil_mm": g["pupil"]})
@@ -168,9 +168,9 @@ def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
 
 def test_feature_upload_drives_the_attacks_page():
     """An uploaded feature table with participant, task and gender runs the clean attack baseline."""
-    from eyedp_core.data import samples as datasets
+    from eyedp_core.data import bundled
 
-    f = datasets.load_sample("reading_features")
+    f = bundled.load_sample("reading_features")
     f = f[f["participant"].isin([f"P{i:02d}" for i in range(1, 7)])].iloc[::4]
     at = _upload(open_app(), "features", "feat.csv", f.to_csv(index=False).encode(), {})
     at.switch_page("pages/attacks.py").run()

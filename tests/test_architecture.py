@@ -41,3 +41,26 @@ def test_nothing_points_at_the_specification_outside_the_repository() -> None:
     offenders = [f for f in tracked if (ROOT / f).is_file() and f.endswith((".py", ".md", ".toml", ".txt"))
                  and "MECHANISMS" + ".md" in (ROOT / f).read_text(errors="ignore")]
     assert offenders == [], f"cite docs/PRIVACY_MODEL.md instead in {offenders}"
+
+
+def test_no_import_cycles_contract_covers_the_core_and_the_ui() -> None:
+    """The acyclic-siblings contract (kept by the import-linter test above) stays in the configuration."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    ancestors = {a for c in contracts if c["type"] == "acyclic_siblings" for a in c["ancestors"]}
+    assert {"eyedp_core", "ui"} <= ancestors
+
+
+def test_no_alias_modules_and_no_star_reexports() -> None:
+    """Every name is imported from the module that defines it: no module replaces itself in sys.modules with
+    another one, and no module re-exports another with `import *`."""
+    offenders = []
+    for path in sorted([*(ROOT / "eyedp_core").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            star = isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            alias = (isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and ast.unparse(t.value) ==
+                                                          "sys.modules" for t in node.targets))
+            if star or alias:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

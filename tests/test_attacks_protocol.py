@@ -145,7 +145,7 @@ def test_budget_split_and_k_in_words():
     plan = plan_release("CFPA-32", 10.0, n_features=48, length=600, recordings=np.array([3, 3, 2]))
     assert plan.n_chunks == 19
     np.testing.assert_allclose(plan.per_call * 48 * 19 * np.array([3, 3, 2]), 10.0)
-    assert plan.participant_total == 10.0 and plan.k_is_one
+    assert plan.participant_total == 10.0 and np.all(plan.k == 1)
     assert "k = 1" in plan.words and "one noisy constant per chunk of 32 windows" in plan.words
     fpa = plan_release("FPA", 1.0, n_features=48, length=600, recordings=np.array([3]))
     assert "one noisy constant per recording" in fpa.words
@@ -153,7 +153,7 @@ def test_budget_split_and_k_in_words():
     assert paper.per_call[0] == pytest.approx(0.01)
     assert paper.participant_total == pytest.approx(0.48 * 19 * 3) and "true total" in paper.words
     roomy = plan_release("CFPA-32", 1e9, n_features=1, length=64, recordings=np.array([1]))
-    assert roomy.k.max() > 1 and not roomy.k_is_one
+    assert roomy.k.max() > 1
 
 
 def test_results_are_deterministic_and_independent_of_threads(rng):
@@ -241,9 +241,3 @@ def test_any_label_column_and_uploaded_names(rng):
     assert "difficulty" in at.labels and {"rate", "pupil"} <= set(at.features)
     res = attacks.evaluate(at, "difficulty", classifier="knn")
     assert res.protocol == "lopo" and res.accuracy >= 0.9 and res.chance == pytest.approx(2 / 3)
-
-
-def test_old_names_stay_importable():
-    from eyedp_core.attacks import PROTOCOLS, AttackResult, classify_documents, infer_gender, reidentify  # noqa: F401
-    assert set(PROTOCOLS) == {"reidentification", "document_type", "gender"}
-    assert callable(attacks.evaluate) and callable(attacks.sweep)

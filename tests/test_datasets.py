@@ -6,12 +6,12 @@ import time
 import numpy as np
 import pytest
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import bundled
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 
 
 def test_reading_features_layout():
-    df = datasets.load_sample("reading_features")
+    df = bundled.load_sample("reading_features")
     assert list(df.columns) == ["participant", "gender", "task", "window", "t_start_s"] + FEATURE_NAMES
     assert sorted(df["participant"].unique()) == [f"P{i:02d}" for i in range(1, 21)]
     genders = df.groupby("participant")["gender"].first()
@@ -26,66 +26,66 @@ def test_reading_features_layout():
 
 
 def test_fixations_streams_demographics():
-    fx = datasets.load_sample("fixations")
+    fx = bundled.load_sample("fixations")
     assert list(fx.columns)[:5] == ["observer", "stimulus", "x", "y", "duration_ms"]
     assert fx["observer"].nunique() >= 40 and sorted(fx["observer"].unique())[0] == "O01"
-    assert set(fx["stimulus"]) == set(datasets.stimulus_names()) and fx["stimulus"].nunique() >= 3
+    assert set(fx["stimulus"]) == set(bundled.stimulus_names()) and fx["stimulus"].nunique() >= 3
     assert fx["x"].between(0, 1280).all() and fx["y"].between(0, 800).all()
     assert fx.groupby(["observer", "stimulus"]).size().min() >= 10
-    gs = datasets.load_sample("gaze_streams")
+    gs = bundled.load_sample("gaze_streams")
     assert {"participant", "t_s", "x", "y", "pupil"} <= set(gs.columns)
     assert gs["participant"].nunique() >= 10
     for _, g in gs.groupby("participant"):
         dt = np.diff(g["t_s"].to_numpy())
         assert np.allclose(dt, 1 / 120) and g["t_s"].max() >= 119.9
         assert 0.005 < g["x"].isna().mean() < 0.15  # blinks and tracker loss
-    demo = datasets.load_sample("demographics")
+    demo = bundled.load_sample("demographics")
     assert list(demo.columns) == ["participant", "age", "gender"] and len(demo) == 20
     assert demo["age"].between(18, 70).all()
-    rf = datasets.load_sample("reading_features")
+    rf = bundled.load_sample("reading_features")
     assert (rf.groupby("participant")["gender"].first() == demo.set_index("participant")["gender"]).all()
     assert set(gs["participant"]) <= set(demo["participant"])
 
 
 def test_copies_cache_and_load_speed():
-    a = datasets.load_sample("demographics")
+    a = bundled.load_sample("demographics")
     a.loc[0, "age"] = -1
-    assert datasets.load_sample("demographics").loc[0, "age"] != -1
-    datasets._read.cache_clear()
+    assert bundled.load_sample("demographics").loc[0, "age"] != -1
+    bundled._read.cache_clear()
     t = time.perf_counter()
-    for name in datasets.SAMPLE_NAMES:
-        datasets.load_sample(name)
+    for name in bundled.SAMPLE_NAMES:
+        bundled.load_sample(name)
     assert time.perf_counter() - t < 1.0
     with pytest.raises(KeyError, match="unknown sample"):
-        datasets.load_sample("nope")
+        bundled.load_sample("nope")
 
 
 def test_bundle_size_and_readme():
-    files = list(datasets.SAMPLE_DIR.glob("*.parquet"))
-    assert {f.stem for f in files} == set(datasets.SAMPLE_NAMES)
+    files = list(bundled.SAMPLE_DIR.glob("*.parquet"))
+    assert {f.stem for f in files} == set(bundled.SAMPLE_NAMES)
     assert sum(f.stat().st_size for f in files) < 20e6
-    readme = (datasets.SAMPLE_DIR / "README.md").read_text()
-    for name in datasets.SAMPLE_NAMES:
+    readme = (bundled.SAMPLE_DIR / "README.md").read_text()
+    for name in bundled.SAMPLE_NAMES:
         assert name in readme
-    assert "MASTER_SEED" in readme and all(isinstance(v, str) and v for v in datasets.SAMPLE_NAMES.values())
+    assert "MASTER_SEED" in readme and all(isinstance(v, str) and v for v in bundled.SAMPLE_NAMES.values())
 
 
 def test_stimuli_and_screen():
-    names = datasets.stimulus_names()
+    names = bundled.stimulus_names()
     assert names == ["comic", "portrait", "webpage"]
     for n in names:
-        img = datasets.stimulus_image(n)
+        img = bundled.stimulus_image(n)
         assert img.shape == (800, 1280, 3) and img.dtype == np.uint8
         assert img.std() > 30  # a real picture, not a flat fill
         img[0, 0] = 0  # writable copy, the cache stays intact
     with pytest.raises(KeyError):
-        datasets.stimulus_image("missing")
-    s = datasets.SAMPLE_SCREEN
+        bundled.stimulus_image("missing")
+    s = bundled.SAMPLE_SCREEN
     assert (s.width_px, s.height_px) == (1280, 800)
     assert s.deg_per_px()[0] == pytest.approx(0.0354, abs=0.001)
 
 
 def test_the_summary_file_matches_the_bundled_tables() -> None:
     """sample_data/summary.json (what Home lists without loading a table) equals a summary of each loaded table."""
-    for name in datasets.SAMPLE_NAMES:
-        assert datasets.summary(name) == datasets.summarise(datasets.load_sample(name)), name
+    for name in bundled.SAMPLE_NAMES:
+        assert bundled.summary(name) == bundled.summarise(bundled.load_sample(name)), name

@@ -9,12 +9,12 @@ import pytest
 from scipy import stats
 
 from eyedp_core import io
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports import release_feature_table, release_gaze_samples
-from eyedp_core.samples.streams import prepare_streams
+from eyedp_core.gazestream.streams import prepare_streams
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
 P_MIN = 1e-3  # KS tests: a correct sampler fails about once in 1,000 runs (unseeded by design)
@@ -22,7 +22,7 @@ P_MIN = 1e-3  # KS tests: a correct sampler fails about once in 1,000 runs (unse
 
 @pytest.fixture(scope="module")
 def features():
-    f = samples.load_sample("reading_features")
+    f = bundled.load_sample("reading_features")
     names = tuple(feature_columns(f))[:6]
     x, recs = feature_tensor(f, names, length=600)
     lo, hi = np.nanmin(x, axis=(0, 2)), np.nanmax(x, axis=(0, 2))
@@ -53,7 +53,7 @@ def test_feature_export_reimports_and_holds_no_raw_value(features) -> None:
 
 
 def test_gaze_export_reimports_drops_pupil_and_moves_every_point() -> None:
-    g = samples.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02"])].reset_index(drop=True)
     df = prepare_streams(g, width_px=1280, height_px=800).frame
     rel = release_gaze_samples(df, epsilon=5.0, w=60, l_thresh=60, t_skip=12, r=50, h=2.0, min_pub=0.15,

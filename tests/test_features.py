@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core.attacks import protocols as attacks
-from eyedp_core.data.samples import SAMPLE_SCREEN
+from eyedp_core.data.bundled import SAMPLE_SCREEN
 from eyedp_core.gaze.events import angular_distance_deg, pix_to_deg
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gaze.feature_specs import (

@@ -25,7 +25,7 @@ from PIL import Image
 from eyedp_core import io
 from eyedp_core.data import derived
 from eyedp_core.io import derive
-from eyedp_core.io import stream, text
+from eyedp_core.io import stream, table, text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 OUTCOMES: Counter = Counter()
@@ -169,13 +169,13 @@ def test_streamed_tables_give_a_valid_table_or_a_data_error(data, gz):
     """read_table through the stream (every table over 256 bytes streams here): valid or DataError, and equal to
     the in-memory read whenever both give a table."""
     data = gzip.compress(bytes(data)) if gz else bytes(data)
-    saved = (stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, text._STREAM_FROM)
-    stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, text._STREAM_FROM = 256, 0, 0
+    saved = (stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, table._STREAM_FROM)
+    stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, table._STREAM_FROM = 256, 0, 0
     try:
         got = _record("read_table[stream]", io.read_table, data, "fuzz.csv", max_rows=100_000, max_unpacked=2**24,
                       chunk_rows=7)
     finally:
-        stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, text._STREAM_FROM = saved
+        stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, table._STREAM_FROM = saved
     if got is not None:
         assert got.columns.is_unique and all(isinstance(c, str) for c in got.columns)
         try:

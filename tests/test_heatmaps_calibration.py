@@ -10,6 +10,7 @@ from scipy.stats import norm
 
 from eyedp_core.heatmaps import calibration as hc
 from eyedp_core.dp.mechanisms import gaussian_sigma
+from eyedp_core.dp.noise import liu_thm34_sigma, r_star
 
 D900 = 900 ** -1.5
 
@@ -87,7 +88,7 @@ def test_v_liu_2_theorem_3_4_fails_below_r_star(eps, delta, r, liu_ratio, an_rat
                                                 (1, 1e-8, 1203), (1, 1e-10, 54_450), (0.5, 1e-6, 8.722),
                                                 (0.1, 1e-6, 0.504)])
 def test_v_liu_3_r_star(eps, delta, expected):
-    rs = hc.r_star(eps, delta)
+    rs = r_star(eps, delta)
     assert rs == pytest.approx(expected, rel=2e-3)
     # r* is the threshold: Liu's σ gives the guarantee just above it and not just below it.
     d2 = 1.0
@@ -103,7 +104,7 @@ def test_v_liu_4_other_settings():
     assert hc.calibrate_heatmap(sens, 3.0, D900).scale == pytest.approx(0.4324517, rel=1e-6)
     n = 50_000
     paper = hc.heatmap_sensitivity(1050 * 1680, n, 1.0)
-    assert hc.liu_thm34_sigma(paper.l2, 1.5, n ** -1.5, paper.r) == pytest.approx(0.0991734, rel=1e-6)
+    assert liu_thm34_sigma(paper.l2, 1.5, n ** -1.5, paper.r) == pytest.approx(0.0991734, rel=1e-6)
     assert hc.liu_thm35_std(paper.l1, 1.5) == pytest.approx(33.2623, rel=1e-5)
 
 

@@ -18,15 +18,15 @@ G5 = np.array([[3.0, 0.0, 1.0, 2.0], [1.0, 1.0, 0.0, 4.0]])  # V-LIU-5, 2 observ
 def test_v_liu_5_expected_mse_table_and_argmin():
     m = np.arange(1, 5)
     assert np.allclose(hcap.bias_term(G5, m), [1.25, 0.3125, 0.0625, 0.0])
-    assert np.allclose(hm.expected_mse(G5, m, 0.25), [1.3125, 0.5625, 0.625, 1.0])
-    assert hm.expected_mse(G5, 2, 0.25) == pytest.approx(0.5625)
-    curve = hm.optimal_cap(G5, 0.25)
+    assert np.allclose(hcap.expected_mse(G5, m, 0.25), [1.3125, 0.5625, 0.625, 1.0])
+    assert hcap.expected_mse(G5, 2, 0.25) == pytest.approx(0.5625)
+    curve = hcap.optimal_cap(G5, 0.25)
     assert curve.m_opt == 2 and curve.g_max == 4 and list(curve.m) == [1, 2, 3, 4]
     assert np.allclose(curve.variance, (m * 0.25) ** 2)
     assert not curve.private and "does not cover" in curve.note
     # The same from a dense (n, H, W) array and from a sparse matrix.
-    assert np.allclose(hm.expected_mse(G5.reshape(2, 2, 2), m, 0.25), [1.3125, 0.5625, 0.625, 1.0])
-    assert np.allclose(hm.expected_mse(sp.csr_matrix(G5), m, 0.25), [1.3125, 0.5625, 0.625, 1.0])
+    assert np.allclose(hcap.expected_mse(G5.reshape(2, 2, 2), m, 0.25), [1.3125, 0.5625, 0.625, 1.0])
+    assert np.allclose(hcap.expected_mse(sp.csr_matrix(G5), m, 0.25), [1.3125, 0.5625, 0.625, 1.0])
 
 
 def test_v_liu_5_monte_carlo(rng):
@@ -45,8 +45,8 @@ def test_v_liu_5_monte_carlo(rng):
 def test_v_liu_6_choice_depends_on_one_observer():
     g = G5.copy()
     g[1] = 4.0
-    assert np.allclose(hm.expected_mse(g, np.arange(1, 5), 0.25), [3.75, 1.5625, 0.8125, 1.0])
-    assert hm.optimal_cap(g, 0.25).m_opt == 3
+    assert np.allclose(hcap.expected_mse(g, np.arange(1, 5), 0.25), [3.75, 1.5625, 0.8125, 1.0])
+    assert hcap.optimal_cap(g, 0.25).m_opt == 3
 
 
 def test_expected_mse_vectorised_equals_loop_reference(rng):
@@ -55,12 +55,12 @@ def test_expected_mse_vectorised_equals_loop_reference(rng):
     gm = hm.gaze_maps(df, 100, 80, cell=2)
     dense = gm.dense()
     ms = np.array([1, 2, 3, 5, 8, 13, 40], dtype=float)
-    got = hm.expected_mse(gm, ms, 0.01)
+    got = hcap.expected_mse(gm, ms, 0.01)
     unc = dense.mean(axis=0)
     for m, v in zip(ms, got):
         ref = (m * 0.01) ** 2 + np.mean((np.minimum(dense, m).mean(axis=0) - unc) ** 2)
         assert v == pytest.approx(ref, rel=1e-12, abs=1e-15)
-    curve = hm.optimal_cap(gm, noise_std=lambda m: 0.02 * np.sqrt(m))
+    curve = hcap.optimal_cap(gm, noise_std=lambda m: 0.02 * np.sqrt(m))
     assert np.allclose(curve.variance, 0.0004 * curve.m)
     assert curve.m_opt == curve.m[np.argmin(curve.expected_mse)]
     assert len(curve.m) == int(np.ceil(gm.g_max()))

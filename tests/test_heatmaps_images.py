@@ -1,4 +1,4 @@
-"""ui.heatmaps.images: the overlay JPEG at display size and its colour bar."""
+"""ui.heatmaps.images: the overlay JPEG at display size, the PNG at stimulus size and the colour bar."""
 from __future__ import annotations
 
 import io
@@ -7,24 +7,43 @@ import numpy as np
 from PIL import Image
 
 from ui import theme
-from ui.heatmaps import images, view
+from ui.heatmaps import images
 
 
 def _decode(data: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=float)
 
 
-def test_overlay_is_display_sized_and_matches_the_reference_composite():
-    """A 1280 x 800 stimulus comes back 960 px wide; the colours agree with view.composite (the full-size
-    reference used for PNG downloads) up to JPEG and resampling differences."""
+def _reference(stim: np.ndarray, grid: np.ndarray, cell: int, vmax: float, dw: int, dh: int) -> np.ndarray:
+    """Independent numpy overlay: the stimulus resized to (dw, dh), the map bilinear between cell centres,
+    coloured through theme.heat_lut and alpha-blended."""
+    h, w = stim.shape[:2]
+    base = np.asarray(Image.fromarray(stim).resize((dw, dh), Image.BILINEAR), dtype=float)
+    ys = np.clip((np.arange(dh) + 0.5) * h / dh / cell - 0.5, 0, grid.shape[0] - 1)
+    xs = np.clip((np.arange(dw) + 0.5) * w / dw / cell - 0.5, 0, grid.shape[1] - 1)
+    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+    y1, x1 = np.minimum(y0 + 1, grid.shape[0] - 1), np.minimum(x0 + 1, grid.shape[1] - 1)
+    fy, fx = (ys - y0)[:, None], (xs - x0)[None, :]
+    g = grid.astype(float)
+    vals = ((g[np.ix_(y0, x0)] * (1 - fx) + g[np.ix_(y0, x1)] * fx) * (1 - fy)
+            + (g[np.ix_(y1, x0)] * (1 - fx) + g[np.ix_(y1, x1)] * fx) * fy)
+    rgba = theme.heat_lut(256)[(np.clip(vals / vmax, 0, 1) * 255).astype(np.uint8)].astype(float)
+    alpha = rgba[..., 3:4] / 255.0
+    return base * (1 - alpha) + rgba[..., :3] * alpha
+
+
+def test_overlay_is_display_sized_and_matches_an_independent_composite():
+    """A 1280 x 800 stimulus comes back 960 px wide as JPEG and at full size as PNG; the colours agree with a
+    numpy composite up to JPEG and resampling differences."""
     rng = np.random.default_rng(0)
     stim = rng.integers(0, 255, (800, 1280, 3)).astype(np.uint8)
     grid = rng.random((25, 40)).astype(np.float32)
     out = _decode(images.overlay_jpeg("t-images-1", stim, grid, 32, 1.0))
     assert out.shape == (600, 960, 3)
-    ref = view.composite("t-images-1", stim, grid, 32, 1.0).astype(float)
-    assert ref.shape == out.shape
-    assert np.abs(out - ref).mean() < 12.0  # JPEG on a noisy stimulus; a wrong colour map would be ~100
+    assert np.abs(out - _reference(stim, grid, 32, 1.0, 960, 600)).mean() < 12.0  # a wrong colour map: ~100
+    full = _decode(images.overlay_png(stim, grid, 32, 1.0))
+    assert full.shape == (800, 1280, 3)
+    assert np.abs(full - _reference(stim, grid, 32, 1.0, 1280, 800)).mean() < 3.0  # PNG: resampling only
 
 
 def test_zero_map_leaves_the_stimulus_and_a_full_map_takes_the_top_colour():

@@ -1,4 +1,4 @@
-"""Heatmap similarity metrics (eyedp_core.saliency_metrics) against independent computations."""
+"""Heatmap similarity metrics (eyedp_core.heatmaps.saliency, eyedp_core.metrics) against independent computations."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,17 +8,18 @@ from scipy.optimize import linprog
 from scipy.special import rel_entr
 from scipy.stats import wasserstein_distance
 
+from eyedp_core import metrics
 from eyedp_core.heatmaps import saliency as sm
 
 
 def test_cc_mse_nmse(rng):
     a = rng.random((30, 40))
     b = a + rng.normal(0, 0.3, a.shape)
-    assert sm.pearson_cc(a, b) == pytest.approx(np.corrcoef(a.ravel(), b.ravel())[0, 1], rel=1e-12)
-    assert sm.mse(a, b) == pytest.approx(((a - b) ** 2).sum() / a.size, rel=1e-12)
-    assert sm.nmse(a, b) == pytest.approx(np.linalg.norm(a - b) ** 2 / np.linalg.norm(a) ** 2, rel=1e-12)
-    assert sm.nmse(a, np.zeros_like(a)) == pytest.approx(1.0)
-    assert np.isnan(sm.pearson_cc(np.ones(5), a.ravel()[:5]))
+    assert metrics.pearson_cc(a, b) == pytest.approx(np.corrcoef(a.ravel(), b.ravel())[0, 1], rel=1e-12)
+    assert metrics.mse(a, b) == pytest.approx(((a - b) ** 2).sum() / a.size, rel=1e-12)
+    assert metrics.nmse_by_energy(a, b) == pytest.approx(np.linalg.norm(a - b) ** 2 / np.linalg.norm(a) ** 2, rel=1e-12)
+    assert metrics.nmse_by_energy(a, np.zeros_like(a)) == pytest.approx(1.0)
+    assert np.isnan(metrics.pearson_cc(np.ones(5), a.ravel()[:5]))
 
 
 def test_distribution_metrics(rng):
@@ -81,11 +82,11 @@ def test_emd_on_a_coarse_grid_measures_shifts_in_pixels():
 
 
 def test_heatmap_metrics_in_one_pass_equal_the_single_metrics(rng):
-    """The fused heatmap_metrics (shared intermediates) gives the single-metric functions' numbers, float32 in."""
+    """heatmap_metrics (distributions computed once) gives the single-metric functions' numbers, float32 in."""
     ref = rng.gamma(2.0, 1.0, (40, 64))
     est = (ref + rng.normal(0, 0.8, ref.shape)).astype(np.float32)
     out = sm.heatmap_metrics(ref, est, emd_bins=None)
     assert "emd_px" not in out
-    single = {"cc": sm.pearson_cc, "mse": sm.mse, "nmse": sm.nmse, "kl": sm.kl_divergence, "sim": sm.similarity}
+    single = {"cc": metrics.pearson_cc, "mse": metrics.mse, "nmse": metrics.nmse_by_energy, "kl": sm.kl_divergence, "sim": sm.similarity}
     for name, f in single.items():
         assert out[name] == pytest.approx(f(ref, est), rel=1e-12, abs=1e-15), name

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.heatmaps import cap, maps, preview, targets
 from tests.apptest import metric_value, open_app, page_text
 from ui.widgets import fmt_num
@@ -23,12 +23,12 @@ def _heatmaps() -> AppTest:
 def _core(at: AppTest):
     """The page's study rebuilt by the core from its settings: (gaze maps, setting, σ in px, seed)."""
     ss = at.session_state
-    name = samples.stimulus_names()[0]
+    name = bundled.stimulus_names()[0]
     assert ss["hm_stimulus"] == name
-    h, w = samples.stimulus_image(name).shape[:2]
-    sub, _ = preview.fixations_for_stimulus(samples.load_sample("fixations"), "s", name, w, h)
+    h, w = bundled.stimulus_image(name).shape[:2]
+    sub, _ = preview.fixations_for_stimulus(bundled.load_sample("fixations"), "s", name, w, h)
     gm = maps.gaze_maps(sub, w, h, int(ss["hm_cell"]), "count")
-    g0 = samples.SAMPLE_SCREEN
+    g0 = bundled.SAMPLE_SCREEN
     sigma = maps.sigma_px_from_degrees(float(ss["hm_deg"]), g0.width_px, g0.width_cm, g0.distance_cm)
     s = targets.Setting(float(ss["hm_eps"]), float(ss["hm_delta"]), "gaussian", "analytic", 1.0, 30.0)
     return gm, s, sigma, int(ss["hm_seed"])

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core import io
-from eyedp_core.data import derived, samples
+from eyedp_core.data import bundled, derived
 from eyedp_core.io import derive
 from eyedp_core.gaze.events import detect_events
 from tests.apptest import open_app, page_text
@@ -17,9 +17,9 @@ from tests.test_io_page import _upload, _use
 def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivation():
     """Every finite fixation event of detect_events becomes one row (observer, x, y, duration, start, end); the
     description names method, thresholds, screen and counts."""
-    g = samples.load_sample("gaze_streams")
-    fix, how = derive.fixations_from_gaze(g, samples.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0)
-    ev = detect_events(g, samples.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0, min_fixation_ms=60.0)
+    g = bundled.load_sample("gaze_streams")
+    fix, how = derive.fixations_from_gaze(g, bundled.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0)
+    ev = detect_events(g, bundled.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0, min_fixation_ms=60.0)
     want = ev[(ev["type"] == "fixation") & ev["x"].notna()]
     assert len(fix) == len(want) == how.fixations and how.samples == len(g) and how.people == 10
     assert list(fix.columns) == ["observer", "x", "y", "duration_ms", "t_start_s", "t_end_s"]
@@ -28,7 +28,7 @@ def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivatio
     text = how.describe()
     assert "I-VT" in text and "velocity threshold (°/s) 40" in text and f"{len(fix):,} fixations" in text
     assert "1280 × 800 px" in text
-    idt, how_idt = derive.fixations_from_gaze(g, samples.SAMPLE_SCREEN, "idt", dispersion_threshold_deg=1.5)
+    idt, how_idt = derive.fixations_from_gaze(g, bundled.SAMPLE_SCREEN, "idt", dispersion_threshold_deg=1.5)
     assert how_idt.method == "idt" and len(idt) > 100 and len(idt) != len(fix)
     # The result is a valid fixation table for the upload checks.
     io.apply_mapping(fix, {c: c for c in ("observer", "x", "y", "duration_ms")}, "fixations", "derived")
@@ -36,7 +36,7 @@ def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivatio
 
 def test_fixations_from_gaze_refuses_bad_input_with_data_errors():
     """Unknown method or threshold, non-positive thresholds, missing columns, time going backwards: DataError."""
-    g = samples.load_sample("gaze_streams").iloc[:2000]
+    g = bundled.load_sample("gaze_streams").iloc[:2000]
     geo = io.PRESETS["desktop_24"]
     with pytest.raises(io.DataError, match="unknown event detection"):
         derive.fixations_from_gaze(g, geo, "hmm")
@@ -109,7 +109,7 @@ def test_uploaded_fixations_without_images_reach_the_heatmaps_page_on_a_blank_ca
 def test_uploaded_gaze_becomes_fixations_for_the_heatmaps_page():
     """A generic gaze upload gets I-VT fixations as a fixation table in the sidebar (with the derivation shown
     there and on Your data), and the Heatmaps page renders them on a blank canvas."""
-    g = samples.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02", "P03"])][["participant", "t_s", "x", "y"]]
     at = _upload("gaze", "gaze.csv", g.to_csv(index=False).encode())
     assert at.checkbox(key="yd_detect").value

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from eyedp_core import io
-from eyedp_core.io import lines, stream, text
+from eyedp_core.io import lines, stream, table, text
 from ui.tables import MAX_CELL_CHARS, preview_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_gzip_bomb_is_refused_in_bounded_memory_and_time(isize):
         def run():
             attempt("peek", io.peek_format, INPUT, "bomb.csv.gz", **{WEB_PEEK})
             attempt("preview", io.read_table, INPUT, "bomb.csv.gz", nrows=5000, **io.WEB_LIMITS)
-            attempt("full", io.Upload(INPUT, "bomb.csv.gz", io.Limits.web()).full_table)
+            attempt("full", io.Upload(INPUT, "bomb.csv.gz", io.Limits(**io.WEB_LIMITS)).full_table)
     ''')
     assert out["peak_mb"] < PEAK_MB and out["seconds"] < SECONDS
     full = out["full"]["error"]
@@ -148,7 +148,7 @@ def test_gzip_over_the_stream_head_that_must_be_read_in_memory_reads_whole(encod
     import gzip
 
     monkeypatch.setattr(stream, "HEAD_BYTES", 4096)
-    monkeypatch.setattr(text, "PREVIEW_BYTES", 8192)
+    monkeypatch.setattr(table, "PREVIEW_BYTES", 8192)
     raw = encode("participant,x,y\n" + "".join(f"p{i % 3},{i},{i + 1}\n" for i in range(3000)))
     want = io.read_table(raw, "t.csv")
     got = io.read_table(gzip.compress(raw), "t.csv.gz", **io.WEB_LIMITS)
@@ -199,7 +199,7 @@ def test_long_lines_are_refused_under_the_web_caps_wherever_they_are(monkeypatch
         io.read_table(late, "late.csv", **io.WEB_LIMITS)
     monkeypatch.setattr(stream, "HEAD_BYTES", 16_384)
     monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 65_536)
-    monkeypatch.setattr(text, "_STREAM_FROM", 0)
+    monkeypatch.setattr(table, "_STREAM_FROM", 0)
     with pytest.raises(io.DataError, match=r"^late.csv, row 10000: this line is longer"):
         io.read_table(late, "late.csv", chunk_rows=1000, **io.WEB_LIMITS)
     assert len(io.read_table(late, "late.csv")) == 10_000

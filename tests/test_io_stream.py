@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core import io
-from eyedp_core.io import pipeline, stream, text
+from eyedp_core.io import pipeline, stream, table, text
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 real = pytest.mark.skipif(not REALDATA.is_dir(), reason=f"real recordings not found at {REALDATA}")
@@ -22,7 +22,7 @@ def small_stream(monkeypatch):
     """Stream anything over 64 kB (the head is 16 kB), so test-sized files take the streaming path."""
     monkeypatch.setattr(stream, "HEAD_BYTES", 16_384)
     monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 65_536)
-    monkeypatch.setattr(text, "_STREAM_FROM", 0)
+    monkeypatch.setattr(table, "_STREAM_FROM", 0)
     calls: list[int] = []
     original = stream.stream_table
 

@@ -17,7 +17,7 @@ from eyedp_core.dp.mechanisms import (
     gaussian_sigma,
     laplace_scale,
 )
-from eyedp_core.mechanisms import gaussian_noise, laplace_noise  # the old path keeps the preview samplers
+from eyedp_core.dp.noise import gaussian_noise, laplace_noise
 
 DELTA_900 = 900 ** -1.5  # V-LIU-1: delta = n^-1.5 for n = 900 observers
 D2_LIU = 1.0 / 3.0  # m*sqrt(r)/n = 300/900

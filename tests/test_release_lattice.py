@@ -11,12 +11,12 @@ import opendp.prelude as dp
 import pandas as pd
 import pytest
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.dp.lattice import FLOAT_INFLATION, lattice_k, round_to_lattice
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports import release_feature_table, release_gaze_samples
-from eyedp_core.samples.streams import prepare_streams
+from eyedp_core.gazestream.streams import prepare_streams
 from eyedp_core.timeseries.calibration import fpa_calibration, lpa_calibration
 from eyedp_core.timeseries.mechanisms import run
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
@@ -125,7 +125,7 @@ def test_every_release_path_draws_on_its_lattice(monkeypatch, mech: Mech, chunk:
 def test_gaze_export_leaves_no_residue_for_float64_neighbours() -> None:
     """Kaleido release: a stream with float64 sub-pixel positions and its neighbour rounded to 1/16 px; every
     published coordinate of every export of both is a lattice point."""
-    g = samples.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"] == "P01"].head(1200).reset_index(drop=True)
     base = prepare_streams(g, width_px=1280, height_px=800).frame
     rng = np.random.default_rng(4)
@@ -170,7 +170,7 @@ def test_feature_export_has_t_rows_per_recording_whatever_the_lengths() -> None:
 
 @pytest.mark.parametrize(("mech", "chunk", "k"), [(Mech.CFPA, 32, 2), (Mech.DCFPA, 32, 3), (Mech.LPA, None, 1)])
 def test_feature_manifest_numbers_equal_the_core_calibration(mech: Mech, chunk: int | None, k: int) -> None:
-    f = samples.load_sample("reading_features")
+    f = bundled.load_sample("reading_features")
     names = tuple(feature_columns(f))[:3]
     x, recs = feature_tensor(f, names, length=100)  # CFPA/DCFPA: 3 chunks of 32 and a tail of 4
     x, recs = x[:4], recs.iloc[:4]
@@ -218,7 +218,7 @@ def test_feature_manifest_numbers_equal_the_core_calibration(mech: Mech, chunk: 
 
 
 def test_gaze_manifest_numbers_equal_the_core_calibration() -> None:
-    g = samples.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02"])].groupby("participant").head(600).reset_index(drop=True)
     df = prepare_streams(g, width_px=1280, height_px=800).frame
     eps, w, t_skip, r, h = 2.0, 60, 12, 40.0, 2.0

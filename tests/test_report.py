@@ -138,7 +138,7 @@ def test_report_facts_get_the_opendp_certified_export_scale_when_finished() -> N
     """A Heatmaps move remembers the inputs of the export's σ, not OpenDP's σ search; the report (and a charge)
     finish the facts with the σ that OpenDP certifies, >= the preview's σ."""
     from eyedp_core.dp.release import opendp_gaussian_sigma
-    from ui.share.facts import finish
+    from ui.export_scale import finish
 
     at = open_app("pages/heatmaps.py")
     raw = at.session_state["eyedp_facts"]["heatmaps"]
@@ -161,8 +161,8 @@ def test_app_start_imports_neither_opendp_nor_scikit_learn() -> None:
 
     root = Path(__file__).resolve().parents[1]
     code = ("import sys, ui.settings, ui.sidebar, ui.theme, ui.shell, ui.state, ui.widgets, ui.share, "
-            "eyedp_core.dp.explain, eyedp_core.dp.accounting; from eyedp_core.data import samples; "
-            "[samples.summary(n) for n in samples.SAMPLE_NAMES]; eyedp_core.dp.accounting.Ledger().total(); "
+            "eyedp_core.dp.explain, eyedp_core.dp.accounting; from eyedp_core.data import bundled; "
+            "[bundled.summary(n) for n in bundled.SAMPLE_NAMES]; eyedp_core.dp.accounting.Ledger().total(); "
             "print(sorted(m for m in ('opendp', 'sklearn', 'scipy', 'pandas', 'pyarrow') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout

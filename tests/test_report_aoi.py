@@ -16,7 +16,7 @@ from eyedp_core.aoi.observers import AoiBounds, observer_table
 from eyedp_core.aoi.parse import aois_to_table
 from eyedp_core.aoi.release import DRAWN_ON_DATA, AoiSource, ledger_releases, release_aois
 from eyedp_core.aoi.shapes import polygon, rectangle
-from eyedp_core.data.samples import load_sample
+from eyedp_core.data.bundled import load_sample
 from eyedp_core.dp.accounting import Ledger
 from eyedp_core.report import SECTIONS, ReleasedAois, ReportInput, build_html
 from eyedp_core.report.html import fmt

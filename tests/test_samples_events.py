@@ -1,4 +1,4 @@
-"""Fitted saccade velocity profiles reproduce synthetic saccades (eyedp_core.samples.events)."""
+"""Fitted saccade velocity profiles reproduce synthetic saccades (eyedp_core.gazestream.events)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from scipy.special import ndtr
 
 from eyedp_core.gaze.events import SAMPLE_SCREEN
-from eyedp_core.samples.events import event_params, fit_velocity_profiles, gaussian_profile, saccade_progress
+from eyedp_core.gazestream.events import event_params, fit_velocity_profiles, gaussian_profile, saccade_progress
 
 
 def _saccades(rng: np.random.Generator, fs: float, count: int):

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from eyedp_core import samples
-from eyedp_core.samples.kaleido import kaleido_plan, kaleido_run, window_sums
-from eyedp_core.dp.planar import radius_quantile
+from eyedp_core import gazestream
+from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run, window_sums
+from eyedp_core.dp.planar import planar_laplace, radius_quantile
 
 ALPHA = 0.001  # KS tests: with a fixed seed these are deterministic; alpha bounds the false-alarm rate over seeds
 
@@ -19,7 +19,7 @@ ALPHA = 0.001  # KS tests: with a fixed seed these are deterministic; alpha boun
 def test_planar_laplace_radius_is_gamma_2_and_angles_uniform(rng):
     eps = 0.01  # ε' per px: ε_pub = 0.5 at r = 50 px (V-KAL-2)
     pts = np.tile([[640.0, 400.0]], (20_000, 1))
-    out = samples.planar_laplace(pts, eps, rng)
+    out = planar_laplace(pts, eps, rng)
     d = out - pts
     radius = np.hypot(d[:, 0], d[:, 1])
     angle = np.mod(np.arctan2(d[:, 1], d[:, 0]), 2 * math.pi)
@@ -71,7 +71,7 @@ def _streams(draw):
 @given(_streams())
 def test_kaleido_never_spends_more_than_epsilon_in_any_window(case):
     pts, p, seed = case
-    out, eps = samples.kaleido(pts, rng=np.random.default_rng(seed), **p)
+    out, eps = gazestream.kaleido(pts, rng=np.random.default_rng(seed), **p)
     assert out.shape == pts.shape and eps.shape == (len(pts),)
     assert np.all(eps >= 0)
     assert window_sums(eps, p["w"]).max(initial=0.0) <= p["epsilon"] * (1 + 1e-9)
@@ -96,8 +96,8 @@ def test_noise_is_in_pixels_scaling_the_screen_scales_the_output():
     (Lap(r/ε_test)) and the planar noise (ε/r) are in pixel units (the pseudocode's Lap(1/ε_test) is not)."""
     base = np.cumsum(np.random.default_rng(3).normal(0, 15, (2000, 2)), axis=0) + 600
     kw = dict(epsilon=2.0, w=60, t_skip=6, h=2.0)
-    a, ea = samples.kaleido(base, r=40.0, l_thresh=30.0, rng=np.random.default_rng(9), **kw)
-    b, eb = samples.kaleido(base * 3, r=120.0, l_thresh=90.0, rng=np.random.default_rng(9), **kw)
+    a, ea = gazestream.kaleido(base, r=40.0, l_thresh=30.0, rng=np.random.default_rng(9), **kw)
+    b, eb = gazestream.kaleido(base * 3, r=120.0, l_thresh=90.0, rng=np.random.default_rng(9), **kw)
     assert np.allclose(b, 3 * a, equal_nan=True, rtol=1e-9, atol=1e-6) and np.array_equal(ea, eb)
 
 
@@ -107,7 +107,7 @@ def test_kaleido_on_a_table_keeps_streams_apart(rng):
     t = np.arange(300) / 120
     df = pd.DataFrame({"participant": np.repeat(["A", "B"], 300), "t_s": np.r_[t, t],
                        "x": rng.uniform(0, 1280, 600), "y": rng.uniform(0, 800, 600)})
-    out, eps = samples.kaleido(df, epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=2, rng=rng, bounds=(1280, 800))
+    out, eps = gazestream.kaleido(df, epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=2, rng=rng, bounds=(1280, 800))
     assert list(out.columns) == list(df.columns) and len(eps) == 600
     for who in "AB":
         e = eps[(df["participant"] == who).to_numpy()]
@@ -115,4 +115,4 @@ def test_kaleido_on_a_table_keeps_streams_apart(rng):
     x = out["x"].to_numpy()
     assert np.nanmin(x) >= 0 and np.nanmax(x) <= 1280
     with pytest.raises(ValueError, match="h must be > 1"):
-        samples.kaleido(df, epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=1, rng=rng)
+        gazestream.kaleido(df, epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=1, rng=rng)

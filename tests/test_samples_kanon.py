@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import samples
-from eyedp_core.data import samples as datasets
-from eyedp_core.samples import kanon
+from eyedp_core import gazestream
+from eyedp_core.data import bundled
+from eyedp_core.gazestream import kanon
 
 SEED = kanon.SEED_DEMOGRAPHICS
 
@@ -26,10 +26,10 @@ def test_seed_table_1_is_built_in():
 
 @pytest.mark.parametrize("k", range(2, 16))
 def test_every_class_has_at_least_k_rows_and_every_age_is_covered(k):
-    for demo in (SEED.sample(frac=1, random_state=k), datasets.load_sample("demographics")):
+    for demo in (SEED.sample(frac=1, random_state=k), bundled.load_sample("demographics")):
         if len(demo) < k:
             continue
-        table, scheme = samples.k_anonymize(demo, k)
+        table, scheme = gazestream.k_anonymize(demo, k)
         assert (table["class_size"] >= k).all()
         assert (scheme.assign(demo) >= 0).all()
         ages = range(int(demo["age"].min()), int(demo["age"].max()) + 1)
@@ -50,17 +50,17 @@ def test_matches_the_seed_where_the_seed_is_consistent():
     """k = 6 and 15: the seed's grouping is maximal and ours is the same partition of rows; k = 8: maximal but
     one of several ties (same number of classes); k = 4: the seed's is not maximal (we find one more class)."""
     for k in (6, 15):
-        _, ours = samples.k_anonymize(SEED, k)
+        _, ours = gazestream.k_anonymize(SEED, k)
         assert _groups(SEED, ours) == _groups(SEED, kanon.SEED_TABLE2[k])
-        assert samples.compare_with_seed(k).verdict == "reproduced"
-    _, ours8 = samples.k_anonymize(SEED, 8)
+        assert gazestream.compare_with_seed(k).verdict == "reproduced"
+    _, ours8 = gazestream.k_anonymize(SEED, 8)
     assert len(ours8.classes) == len(kanon.SEED_TABLE2[8].classes) == 3 and not ours8.keeps_gender
-    assert samples.compare_with_seed(8).verdict == "tie: other boundaries"
-    _, ours4 = samples.k_anonymize(SEED, 4)
+    assert gazestream.compare_with_seed(8).verdict == "tie: other boundaries"
+    _, ours4 = gazestream.k_anonymize(SEED, 4)
     assert len(ours4.classes) == 6 > len(kanon.SEED_TABLE2[4].classes)
-    cmp4 = samples.compare_with_seed(4)
+    cmp4 = gazestream.compare_with_seed(4)
     assert cmp4.verdict == "seed not maximal" and "male 28, 34" in cmp4.explanation
-    assert _groups(SEED, samples.k_anonymize(SEED, 15)[1]) == {frozenset(np.flatnonzero(SEED["age"] <= 28)),
+    assert _groups(SEED, gazestream.k_anonymize(SEED, 15)[1]) == {frozenset(np.flatnonzero(SEED["age"] <= 28)),
                                                                frozenset(np.flatnonzero(SEED["age"] >= 29))}
 
 
@@ -82,21 +82,21 @@ def test_the_number_of_classes_is_the_maximum():
     fem = SEED["gender"].to_numpy() == "female"
     for k in (4, 6, 8, 15):
         split = best(ages[fem], k) + best(ages[~fem], k) if min(fem.sum(), (~fem).sum()) >= k else 0
-        assert len(samples.k_anonymize(SEED, k)[1].classes) == max(split, best(ages, k))
+        assert len(gazestream.k_anonymize(SEED, k)[1].classes) == max(split, best(ages, k))
 
 
 def test_intersection_of_releases_isolates_a_person():
     """V-KANON-2: k = 4 with k = 8 leaves a class of 3; adding k = 15 isolates the female aged 31."""
     t = kanon.SEED_TABLE2
-    two = samples.intersection_attack(SEED, [t[4], t[8]])
+    two = gazestream.intersection_attack(SEED, [t[4], t[8]])
     assert two["rows"].min() == 3 and two.iloc[0]["who"] == "F 28, F 28, F 31"
-    three = samples.intersection_attack(SEED, [t[4], t[8], t[15]])
+    three = gazestream.intersection_attack(SEED, [t[4], t[8], t[15]])
     assert three.iloc[0]["rows"] == 1 and three.iloc[0]["who"] == "F 31"
     assert three.iloc[1]["who"] == "F 28, F 28"
 
 
 def test_bad_tables_give_clear_errors():
     with pytest.raises(ValueError, match="at least 40 rows"):
-        samples.k_anonymize(SEED, 40)
+        gazestream.k_anonymize(SEED, 40)
     with pytest.raises(ValueError, match="age and gender"):
-        samples.k_anonymize(SEED.drop(columns="age"), 2)
+        gazestream.k_anonymize(SEED.drop(columns="age"), 2)

@@ -131,9 +131,9 @@ def test_only_single_sample_participants_is_an_error_not_a_crash():
 
 def test_streams_with_a_stimulus_column_are_shown_one_stimulus_at_a_time():
     """Two stimuli whose clocks both start at 0: a stimulus selector appears and every view works on one stream."""
-    from eyedp_core.data import samples as datasets
+    from eyedp_core.data import bundled
 
-    g = datasets.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02", "P03"]) & (g["t_s"] < 24)].copy()
     g["stimulus"] = np.where(g["t_s"] < 12, "page1", "page2")
     g.loc[g["stimulus"] == "page2", "t_s"] -= 12  # each stimulus restarts the clock
@@ -150,7 +150,7 @@ def test_streams_with_a_stimulus_column_are_shown_one_stimulus_at_a_time():
 def test_budget_envelope_thins_the_line_but_keeps_every_peak():
     """The Kaleido budget line is thinned for display: at most 2·bins points, same highest and lowest values
     as the full series in every run of samples, short series untouched."""
-    from ui.samples.figs import envelope
+    from ui.gazestream.figs import envelope
 
     rng = np.random.default_rng(2)
     t, y = np.arange(14_400) / 120, rng.random(14_400)
@@ -169,7 +169,7 @@ def test_scanpath_picture_draws_both_streams_over_the_stimulus():
 
     from PIL import Image
 
-    from ui.samples import scanpath_image
+    from ui.gazestream import scanpath_image
 
     orig = np.array([[100.0, 100.0], [300.0, 100.0]])
     prot = np.array([[100.0, 600.0], [600.0, 600.0], [np.nan, np.nan], [900.0, 200.0], [1200.0, 200.0]])
@@ -195,7 +195,7 @@ def test_raw_trace_picture_shades_fixations_and_blinks_where_they_are():
 
     from PIL import Image
 
-    from ui.samples import scanpath_image
+    from ui.gazestream import scanpath_image
 
     t = np.arange(1000) / 100.0  # 0-10 s
     x, y, pupil = np.full(t.size, 100.0), np.full(t.size, 200.0), np.full(t.size, 3.0)

@@ -1,12 +1,12 @@
-"""Malformed raw gaze samples get clear messages, never a traceback (eyedp_core.samples.streams, display)."""
+"""Malformed raw gaze samples get clear messages, never a traceback (eyedp_core.gazestream.streams, display)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core.samples import display
-from eyedp_core.samples.streams import StreamError, prepare_streams
+from eyedp_core.gazestream import display
+from eyedp_core.gazestream.streams import StreamError, prepare_streams
 
 W, H = 1280, 800
 

@@ -5,17 +5,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core import samples
-from eyedp_core.data import samples as datasets
-from eyedp_core.samples.deniability import bucket, event_synth_pd, pd_guarantee
-from eyedp_core.samples.events import FIXATION_PARAMS, SACCADE_PARAMS, event_params
-from eyedp_core.samples.synth import k_same_clusters
+from eyedp_core import gazestream
+from eyedp_core.data import bundled
+from eyedp_core.gazestream.deniability import bucket, event_synth_pd, pd_guarantee
+from eyedp_core.gazestream.events import FIXATION_PARAMS, SACCADE_PARAMS, event_params
+from eyedp_core.gazestream.synth import k_same_clusters
 
 
 @pytest.fixture(scope="module")
 def streams() -> pd.DataFrame:
     """The bundled streams, first 40 s (ten readers)."""
-    g = datasets.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     return g[g["t_s"] < 40].reset_index(drop=True)
 
 
@@ -26,7 +26,7 @@ def params(streams):
 
 @pytest.mark.parametrize("k", [2, 3, 4, 6])
 def test_every_released_vector_is_shared_by_k_identities(streams, params, k):
-    res = samples.k_same_synth(streams, k, np.random.default_rng(k), events=params)
+    res = gazestream.k_same_synth(streams, k, np.random.default_rng(k), events=params)
     for kind, cols in (("fixation", FIXATION_PARAMS), ("saccade", SACCADE_PARAMS)):
         rel = res.params[res.params["type"] == kind]
         shared = rel.groupby(["task", "index", *cols])["participant"].transform("nunique")
@@ -55,7 +55,7 @@ def test_clusters_have_at_least_k_members_and_nearest_neighbours_group(rng):
 def test_too_few_identities_is_a_clear_error(streams):
     two = streams[streams["participant"].isin(["P01", "P02"])]
     with pytest.raises(ValueError, match="fewer than k = 3"):
-        samples.k_same_synth(two, 3, np.random.default_rng(0))
+        gazestream.k_same_synth(two, 3, np.random.default_rng(0))
 
 
 def test_pd_bucket_edges():

@@ -56,8 +56,8 @@ def installed_python(tmp_path_factory) -> str:
 
 
 def test_the_install_command_makes_the_library_importable_anywhere(installed_python, tmp_path) -> None:
-    out = subprocess.run([installed_python, "-c", "from eyedp_core.data import samples; "
-                          "print(len(samples.load_sample('fixations')) > 0, samples.STIMULUS_DIR.is_dir())"],
+    out = subprocess.run([installed_python, "-c", "from eyedp_core.data import bundled; "
+                          "print(len(bundled.load_sample('fixations')) > 0, bundled.STIMULUS_DIR.is_dir())"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=_bare_env())
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["True", "True"]  # the bundled samples and stimuli are found from outside

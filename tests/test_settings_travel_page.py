@@ -221,7 +221,7 @@ def test_a_hostile_link_draws_the_whole_page_with_one_message(page: str) -> None
 
 
 def test_settings_tied_to_the_data_are_not_restored_onto_other_data() -> None:
-    from eyedp_core.data import samples
+    from eyedp_core.data import bundled
     from ui.state import Dataset, content_token
 
     at = open_link("pages/gaze_samples.py")
@@ -230,7 +230,7 @@ def test_settings_tied_to_the_data_are_not_restored_onto_other_data() -> None:
     assert not at.exception, at.exception
     at.switch_page("pages/home.py").run()
     # Another gaze table (a shorter upload with other people) is selected while the page is not drawn.
-    gaze = samples.load_sample("gaze_streams")
+    gaze = bundled.load_sample("gaze_streams")
     short = gaze[gaze["t_s"] < 30.0].copy()
     short["participant"] = short["participant"].map(lambda p: "X" + p)
     name = "Upload: short.csv"

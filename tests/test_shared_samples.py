@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import bundled
 from tests.apptest import open_app
 
 PAGES = ["pages/home.py", "pages/heatmaps.py", "pages/time_series.py", "pages/attacks.py", "pages/gaze_samples.py",
@@ -22,12 +22,12 @@ def _shared() -> dict[str, object]:
     def app() -> None:
         import streamlit as st
 
-        from eyedp_core.data import samples
+        from eyedp_core.data import bundled
         from ui import state
 
         st.session_state["out"] = {**{n: state._sample_frame(n) for n in
                                       ("reading_features", "fixations", "gaze_streams", "demographics")},
-                                   **{f"img:{n}": state._sample_image(n) for n in samples.stimulus_names()}}
+                                   **{f"img:{n}": state._sample_image(n) for n in bundled.stimulus_names()}}
 
     at = AppTest.from_function(app, default_timeout=60)
     at.run()
@@ -46,10 +46,10 @@ def test_pages_leave_the_shared_samples_unchanged() -> None:
     after = _shared()
     for name in NAMES:
         assert after[name] is before[name]  # shared, not a copy per run
-        pd.testing.assert_frame_equal(after[name], datasets.load_sample(name))
-    for name in datasets.stimulus_names():
+        pd.testing.assert_frame_equal(after[name], bundled.load_sample(name))
+    for name in bundled.stimulus_names():
         img = after[f"img:{name}"]
         assert not img.flags.writeable
-        np.testing.assert_array_equal(img, datasets.stimulus_image(name))
+        np.testing.assert_array_equal(img, bundled.stimulus_image(name))
         with pytest.raises(ValueError):
             img[0, 0, 0] = 0

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import bundled
 
 from eyedp_core.data.simulator import main as simulate
 from eyedp_core.gaze.events import detect_events
@@ -96,7 +96,7 @@ def test_newspaper_columns_and_comic_panels(people, rng):
 
 
 def test_free_viewing_follows_regions_and_personal_spots():
-    fx = datasets.load_sample("fixations")
+    fx = bundled.load_sample("fixations")
     spots = idiosyncratic_spots(simulate.MASTER_SEED, 40) * [WIDTH, HEIGHT]
     obs = sorted(fx["observer"].unique())
     near = np.zeros((40, 40))  # near[o, k]: share of o's fixations within 40 px of k's spot
@@ -120,7 +120,7 @@ def test_free_viewing_follows_regions_and_personal_spots():
 def test_stimuli_match_bundle_and_regions_are_inside():
     for name, (img, regions) in render_stimuli(simulate.MASTER_SEED).items():
         assert img.size == (WIDTH, HEIGHT)
-        bundled = np.asarray(Image.open(datasets.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
+        bundled = np.asarray(Image.open(bundled.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
         assert np.abs(np.asarray(img, float) - bundled).mean() < 1.0
         assert all(0 <= r.x <= WIDTH and 0 <= r.y <= HEIGHT and r.weight > 0 for r in regions)
 
@@ -130,8 +130,8 @@ def test_full_regeneration_is_fast_and_identical(tmp_path):
     args = ["--sample-dir", str(tmp_path / "data"), "--stimulus-dir", str(tmp_path / "stim")]
     assert simulate.main(args) == 0
     assert time.perf_counter() - t < 60  # target: < 2 minutes on a shared 2-core machine; measured ~5 s
-    for name in datasets.SAMPLE_NAMES:
+    for name in bundled.SAMPLE_NAMES:
         new = pd.read_parquet(tmp_path / "data" / f"{name}.parquet")
-        old = pd.read_parquet(datasets.SAMPLE_DIR / f"{name}.parquet")
+        old = pd.read_parquet(bundled.SAMPLE_DIR / f"{name}.parquet")
         pd.testing.assert_frame_equal(new, old, check_exact=True)
     assert sorted(p.name for p in (tmp_path / "stim").iterdir()) == [f"{s}.png" for s in sorted(STIMULI)]

@@ -220,7 +220,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'name': "'A' or 'B'",
     },
     "pages/gaze_samples.py": {
-        'sel.capitalize()': "'stimulus' or 'task' (eyedp_core.samples.streams.SELECTION_COLUMNS)",
+        'sel.capitalize()': "'stimulus' or 'task' (eyedp_core.gazestream.streams.SELECTION_COLUMNS)",
     },
     "pages/heatmaps.py": {
         'weights': "radio options: 'count' and 'duration'",
@@ -343,17 +343,17 @@ ALLOWED: dict[str, dict[str, str]] = {
     "ui/runlog.py": {
         'part': "a file's write(), not Streamlit",
     },
-    "ui/samples/panels.py": {
+    "ui/gazestream/panels.py": {
         'sources[0]': 'the two demographics sources (constants)',
         'n': 'a row count',
         'k': "the slider's k (an int)",
         'label': 'display.summary(): constant labels',
         'value': 'display.summary(): formatted numbers',
-        'g.headline': 'eyedp_core.samples.explain: constants and numbers',
+        'g.headline': 'eyedp_core.gazestream.explain: constants and numbers',
         'title': 'method names (constants)',
-        'g.words': 'eyedp_core.samples.explain: constants and numbers',
-        'f': "the method's formulas (TeX from eyedp_core.samples.explain)",
-        'stimulus_note': 'built with md_text for the stimulus name (ui.samples.protect._stimulus)',
+        'g.words': 'eyedp_core.gazestream.explain: constants and numbers',
+        'f': "the method's formulas (TeX from eyedp_core.gazestream.explain)",
+        'stimulus_note': 'built with md_text for the stimulus name (ui.gazestream.protect._stimulus)',
         'list(sources)': "radio options: 'seed' and 'bundled'",
         'table2': "the seed's Table 2 (constants)",
         'why': 'the seed comparison (constants and numbers)',
@@ -363,13 +363,13 @@ ALLOWED: dict[str, dict[str, str]] = {
         'min((s.k for s in schemes))': 'a number',
         'which': 'constant words',
     },
-    "ui/samples/protect.py": {
+    "ui/gazestream/protect.py": {
         'detail': "the method's chart name (constants)",
         'res.notes': 'k-same-synth notes: numbers',
         '_pd_words(other, s_pd).words': 'constant words and numbers',
         'method': 'method names (constants)',
     },
-    "ui/samples/table.py": {
+    "ui/gazestream/table.py": {
         'heading': 'a constant heading',
         'lines': 'method names, guarantees (constants) and notes through md_text',
     },
@@ -435,7 +435,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "ui/widgets.py": {
         'head': 'calibration title: mechanism and method names',
         'cal.note': 'numbers',
-        'text': 'coming_soon(): constant texts',
         'help': "log_slider's help: constants from its callers",
         'label': "log_slider's label: constants from its callers",
         'vals': 'numbers',

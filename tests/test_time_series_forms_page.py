@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from eyedp_core.data.samples import load_sample
+from eyedp_core.data.bundled import load_sample
 from eyedp_core.gaze.feature_specs import feature_bounds
 from eyedp_core.timeseries import forms
 from eyedp_core.timeseries.signals import feature_tensor

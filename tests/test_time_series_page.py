@@ -392,7 +392,7 @@ def test_opens_on_the_total_per_person_from_the_core():
     it, the per-chunk ε comes second; the plain verdict quotes the core's preview numbers."""
     import re
 
-    from eyedp_core.data import samples
+    from eyedp_core.data import bundled
     from eyedp_core.gaze.feature_specs import feature_bounds
     from eyedp_core.timeseries.accounting import epsilon_plan
     from eyedp_core.timeseries.preview import run_preview
@@ -407,7 +407,7 @@ def test_opens_on_the_total_per_person_from_the_core():
     assert metric_value(at, "ε per chunk") == pytest.approx(plan.per_invocation, rel=1e-3)
     assert plan.participant_total == pytest.approx(eps) and plan.per_invocation < eps / 1000
     # The verdict's median utility is the core preview's, at the page's seed and k.
-    table = samples.load_sample("reading_features")
+    table = bundled.load_sample("reading_features")
     names = feature_columns(table)
     x, _ = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
     prev = run_preview(x, Mech.CFPA, chunk=32, epsilon=plan.per_invocation, k=int(at.slider(key="ts_k").value),

@@ -11,7 +11,7 @@ import pytest
 from eyedp_core import metrics
 
 from eyedp_core.timeseries import k as ts_k
-from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors
+from eyedp_core.timeseries.error_curves import dcfpa_errors, fft_errors
 from eyedp_core.timeseries.experiments import SweepResult, SweepSpec, sweep_utility, utility_sweep
 from eyedp_core.timeseries.sensitivity import chunk_differences, split_chunks
 

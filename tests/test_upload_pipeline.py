@@ -137,7 +137,7 @@ def test_peek_reads_only_the_head_of_a_gzip_file(monkeypatch):
                           max_unpacked=io.MAX_UNPACKED_BYTES) == "table"
     assert sum(pieces) <= gzipped.PIECE_BYTES < len(body)
     pieces.clear()
-    up = io.Upload(data, "big.csv.gz", io.Limits.web())
+    up = io.Upload(data, "big.csv.gz", io.Limits(**io.WEB_LIMITS))
     assert up.format() == pipeline.TABLE and sum(pieces) <= gzipped.PIECE_BYTES
     tracemalloc.start()
     io.peek_format(data, "big.csv.gz", max_bytes=io.MAX_UPLOAD_BYTES, max_unpacked=io.MAX_UNPACKED_BYTES)
@@ -202,7 +202,7 @@ def test_derived_tables_carry_the_recordings_geometry_and_name_file_and_step():
 def test_the_screen_given_on_your_data_reaches_heatmaps_and_gaze_samples():
     """A gaze upload on a 14" laptop screen: its derived fixations carry that screen to the Heatmaps page (the
     kernel's pixels per degree) and the gaze stream carries it to Gaze samples (detectors and degrees)."""
-    from eyedp_core.data import samples
+    from eyedp_core.data import bundled as samples
 
     g = samples.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02", "P03"])][["participant", "t_s", "x", "y"]]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from tests.apptest import page_text
 from tests.test_io_page import _upload, _use
 
 
 def _gaze_csv() -> bytes:
-    g = samples.load_sample("gaze_streams")
+    g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02", "P03", "P04", "P05", "P06"]) & (g["t_s"] < 40)]
     return g[["participant", "t_s", "x", "y", "pupil"]].to_csv(index=False).encode()
 
@@ -21,7 +21,7 @@ def test_gaze_upload_to_feature_windows_with_participant_labels_reaches_attacks_
     at.checkbox(key="yd_detect").set_value(False).run()
     _use(at)
     assert "gaze.csv loaded" in " ".join(s.value for s in at.success)
-    people = samples.load_sample("demographics").to_csv(index=False).encode()
+    people = bundled.load_sample("demographics").to_csv(index=False).encode()
     at.file_uploader(key="uploader_participants").set_value(("people.csv", people, "text/csv")).run()
     assert not at.exception, at.exception
     assert "labels: age, gender" in page_text(at)

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import streamlit as st
 
-from eyedp_core.data import samples as datasets
+from eyedp_core.data import bundled
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger
-from ui import settings
+from ui import export_scale, settings
 from ui.text import md_text
 
 # Kinds of data a page can ask for, with the bundled sample that stands in when nothing is uploaded.
@@ -62,13 +62,13 @@ def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:
 @st.cache_resource(show_spinner=False)
 def _sample_frame(name: str) -> pd.DataFrame:
     """Bundled sample name -> its table (read once per server process, shared by every session: read-only)."""
-    return datasets.load_sample(name)
+    return bundled.load_sample(name)
 
 
 @st.cache_resource(show_spinner=False)
 def _sample_image(name: str) -> np.ndarray:
     """Bundled stimulus name -> its RGB pixels (read once per server process, shared: not writeable)."""
-    image = datasets.stimulus_image(name)
+    image = bundled.stimulus_image(name)
     image.flags.writeable = False
     return image
 
@@ -137,9 +137,9 @@ def selection(kind: str) -> tuple[str, str, dict[str, Any], tuple[str, ...]]:
     uploads = _uploads()[kind]
     if name in uploads:
         ds = uploads[name]
-        return ds.name, ds.source, datasets.summarise(ds.frame), ds.notes
+        return ds.name, ds.source, bundled.summarise(ds.frame), ds.notes
     sample = KINDS[kind]["sample"]
-    return SAMPLE_PREFIX + sample.replace("_", " "), "sample", datasets.summary(sample), ()
+    return SAMPLE_PREFIX + sample.replace("_", " "), "sample", bundled.summary(sample), ()
 
 
 def demographics() -> pd.DataFrame:
@@ -151,7 +151,7 @@ def stimuli() -> dict[str, Dataset]:
     """Stimulus images on offer: the bundled ones, then the user's uploads."""
     out = {
         n: Dataset("image", n, "sample", "sample-image:" + n, image=_sample_image(n))
-        for n in datasets.stimulus_names()
+        for n in bundled.stimulus_names()
     }
     out.update(_uploads()["image"])
     fix = current("fixations")
@@ -239,7 +239,7 @@ def blank_stimuli(ds: Dataset, images: dict[str, Dataset]) -> dict[str, Dataset]
 
 def stimulus_names() -> list[str]:
     """Names of the stimulus images on offer (bundled, then uploads) without decoding any image."""
-    return [*datasets.stimulus_names(), *_uploads()["image"]]
+    return [*bundled.stimulus_names(), *_uploads()["image"]]
 
 LEDGER_KEY = "eyedp_ledger"
 # Session state that remembers releases or values read off the private data. Clearing the ledger must
@@ -328,9 +328,7 @@ def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str,
             st.session_state.pop(key, None)
         return False
     page = page or st.session_state.get("share_page")
-    from ui.share.facts import finish  # imported here: ui.share builds on this module
-
-    facts = finish(st.session_state.get(FACTS_KEY, {}).get(page))
+    facts = export_scale.finish(st.session_state.get(FACTS_KEY, {}).get(page))
     snapshot = st.session_state.get("share_snapshots", {}).get(page)
     contexts = st.session_state.setdefault(CONTEXT_KEY, [])
     contexts.extend({"page": page, "facts": facts, "settings": snapshot, "cap": epsilon_cap()} for _ in releases)

@@ -60,11 +60,6 @@ def preview_watermark() -> None:
     )
 
 
-def coming_soon(text: str) -> None:
-    """A note saying which capability of this view is still being built."""
-    st.info(text, icon=":material/construction:")
-
-
 def log_slider(label: str, lo: float, hi: float, default: float, key: str, help: str | None = None,
                per_decade: int = 6, *, extra: tuple[float, ...] = (), on_change=None,
                disabled: bool = False) -> float:

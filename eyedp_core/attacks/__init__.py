@@ -5,11 +5,9 @@ own independent private release); `sweep` runs grids and yields results as they 
 `find_tradeoff` / `epsilon_for_accuracy` answer the trade-off questions in a sentence;
 `find_transitions` / `epsilons_to_add` say where the strongest attack leaves chance and the task recovers; `clean_baseline` and
 `measure_traps` give the clean accuracies and the measured inflation of the published protocols' two flaws.
-The old flat module `protocols` (the papers' split, clean data) is re-exported so that
-`eyedp_core.attacks.<name>` keeps working for outside code. docs/PRIVACY_MODEL.md §0.6, §3, §7.4.
+The published protocols (the papers' split, clean data) are in `eyedp_core.attacks.protocols`.
+docs/PRIVACY_MODEL.md §0.6, §3, §7.4.
 """
-from eyedp_core.attacks.protocols import *  # noqa: F401,F403
-from eyedp_core.attacks.protocols import __all__ as _legacy_all
 from eyedp_core.attacks.baseline import Traps, clean_baseline, measure_traps
 from eyedp_core.attacks.classifiers import CLASSIFIERS, PAPER_ORDER
 from eyedp_core.attacks.engine import (BELOW_CHANCE, COLLAPSE_SHARE, below_chance, GAPS, TASKS, TRAIN_ON, EvalResult, Point, TrainOn, collapsed,
@@ -34,7 +32,7 @@ from eyedp_core.attacks.tables import AttackTable, label_columns, prepare
 from eyedp_core.attacks.tradeoff import TradeOff, epsilon_for_accuracy, find_tradeoff
 from eyedp_core.attacks.transition import Transition, epsilons_to_add, find_transitions, strongest
 
-__all__ = [*_legacy_all, "ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "BELOW_CHANCE", "CLASSIFIERS", "COLLAPSE_SHARE", "below_chance",
+__all__ = ["ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "BELOW_CHANCE", "CLASSIFIERS", "COLLAPSE_SHARE", "below_chance",
            "DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "EvalResult", "Transition", "TrainOn",
            "collapsed", "epsilons_to_add", "find_transitions", "prediction_share", "strongest", "GAPS", "PAPER_EPSILONS", "PAPER_ORDER", "Point", "ReleasePlan",
            "Runner",

@@ -28,7 +28,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-__all__ = ["CLASSIFIERS", "PAPER_ORDER", "Fitted", "fit", "fit_predict", "standardise"]
+__all__ = ["CLASSIFIERS", "PAPER_ORDER", "Fitted", "fit"]
 
 CLASSIFIERS: dict[str, str] = {
     "knn": "k-NN (k = 11, random tie-breaking)",
@@ -52,16 +52,6 @@ def _moments(train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dev = np.where(finite, train - mu, 0.0)
     sd = np.sqrt((dev * dev).sum(axis=0) / np.maximum(n, 1))
     return mu, np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
-
-
-def standardise(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Train and test matrices -> both scaled with the training mean and sd; missing values -> 0 (the mean)."""
-    mu, sd = _moments(train)
-
-    def scale(m: np.ndarray) -> np.ndarray:
-        return np.nan_to_num((np.where(np.isfinite(m), m, np.nan) - mu) / sd)
-
-    return scale(train), scale(test)
 
 
 def _gamma(a: np.ndarray) -> float:
@@ -142,12 +132,3 @@ def fit(name: str, xtr: np.ndarray, ytr: np.ndarray, *, n_classes: int, seed: in
             lin.fit(feats.transform(a), ytr)
         model = (feats, lin)
     return Fitted(name, n_classes, mean, sd, model)
-
-
-def fit_predict(name: str, xtr: np.ndarray, ytr: np.ndarray, xte: np.ndarray, *, n_classes: int,
-                seed: int) -> np.ndarray:
-    """Classifier name, training windows and integer labels, test windows -> predicted integer labels.
-
-    Standardises with the training statistics first. Deterministic for a given seed.
-    """
-    return fit(name, xtr, ytr, n_classes=n_classes, seed=seed).predict(xte, np.random.default_rng(seed))

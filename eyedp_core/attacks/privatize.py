@@ -164,16 +164,6 @@ class ReleasePlan:
     noise_sd_over_range: float  # typical per-window noise sd in units of the feature's public range
     words: str
 
-    @property
-    def calls_per_person(self) -> int:
-        """Mechanism calls on the data of the participant with the most recordings: F × C × R."""
-        return self.n_features * self.n_chunks * self.recordings
-
-    @property
-    def k_is_one(self) -> bool:
-        """True when the k rule kept one Fourier coefficient everywhere."""
-        return self.mechanism is not Mech.LPA and bool(np.all(self.k == 1))
-
 
 def _k_words(mech: Mech, chunk: int | None, n: int, length: int) -> str:
     whole = mech is Mech.FPA or (chunk is not None and chunk >= length)

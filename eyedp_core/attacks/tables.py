@@ -97,11 +97,6 @@ class AttackTable:
         """Number of recordings (participant × task/session)."""
         return int(self.lengths.size)
 
-    @property
-    def recordings_per_participant(self) -> np.ndarray:
-        """Recordings of the participant of every recording, (recordings,)."""
-        _, inv, counts = np.unique(self.rec_participant, return_inverse=True, return_counts=True)
-        return counts[inv]
 
     def column(self, name: str) -> np.ndarray:
         """Column name -> its values per row (participant as text)."""

@@ -195,12 +195,6 @@ class Ledger:
             return 0.0, 0.0
         return float(max(r[1] for r in rows)), float(max(r[2] for r in rows))
 
-    def would_exceed(self, release: Release, epsilon_cap: float, delta_cap: float = 1.0,
-                     all_participants: Sequence[str] | None = None) -> bool:
-        """Candidate release and caps in, whether adding it pushes any participant over a cap out."""
-        trial = Ledger(self._releases + [release])
-        eps, dlt = trial.total(all_participants=all_participants)
-        return eps > epsilon_cap or dlt > delta_cap
 
     def to_frame(self) -> pd.DataFrame:
         """Ledger in, one table row per release (inputs plus the ε·count, δ·count charged) out."""

@@ -22,13 +22,3 @@ def posterior_bound(prior: np.ndarray | float, epsilon: float, delta: float = 0.
         raise ValueError("prior must lie strictly between 0 and 1")
     odds = p / (1 - p) * np.exp(epsilon)
     return np.minimum(odds / (1 + odds) + delta, 1.0)
-
-
-def membership_advantage(epsilon: float, delta: float = 0.0) -> float:
-    """(ε, δ) -> the largest true-positive minus false-positive rate of any membership test.
-
-    Hypothesis-testing view of DP (Kairouz et al. 2015): FPR + e^ε·FNR ≥ 1 − δ and
-    e^ε·FPR + FNR ≥ 1 − δ; the best test balances both, giving (e^ε − 1 + 2δ)/(e^ε + 1).
-    """
-    e = np.exp(epsilon)
-    return float(min((e - 1 + 2 * delta) / (e + 1), 1.0))

@@ -53,10 +53,6 @@ class PlanarLaplaceMechanism:
     def __init__(self, *, epsilon: float) -> None:
         self.epsilon = float(_check_eps(epsilon))
 
-    @property
-    def mean_radius(self) -> float:
-        """E‖noise‖ = 2/ε' in pixels."""
-        return 2.0 / self.epsilon
 
     @property
     def variance(self) -> float:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports.manifest import manifest
-from eyedp_core.samples.kaleido import KaleidoPlan, kaleido_lattice, kaleido_run
+from eyedp_core.gazestream.kaleido import KaleidoPlan, kaleido_lattice, kaleido_run
 
 __all__ = ["W_EVENT_NEIGHBOURS", "GazeRelease", "kaleido_calibration", "release_gaze_samples"]
 

@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.mechanisms import Calibration, gaussian_sigma, tex_number
-from eyedp_core.dp.noise import (GaussianMechanism, LaplaceMechanism, LiuGaussianMechanism,
-                                 liu_thm34_sigma, r_star)  # noqa: F401  (Liu's σ and r* re-exported)
+from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, LiuGaussianMechanism
 from eyedp_core.dp.registry import Family
 
 __all__ = [
@@ -28,7 +27,6 @@ __all__ = [
     "calibration_table",
     "grid_for_sigma",
     "heatmap_sensitivity",
-    "liu_thm34_sigma",
     "liu_thm35_std",
     "noise_family",
     "noise_std",
@@ -38,7 +36,6 @@ __all__ = [
     "privacy_presets",
     "preset_delta",
     "privacy_warnings",
-    "r_star",
 ]
 
 DeltaLike = float | Callable[[np.ndarray], np.ndarray]

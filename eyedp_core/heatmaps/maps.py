@@ -23,7 +23,6 @@ from eyedp_core.dp.mechanisms import Calibration
 from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, NoiseMechanism, from_calibration
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap, noise_family
-from eyedp_core.heatmaps.cap import expected_mse, optimal_cap  # noqa: F401  (re-exported API)
 
 __all__ = [
     "GazeMaps",
@@ -31,11 +30,9 @@ __all__ = [
     "aggregate",
     "cap_matrix",
     "draw_noise",
-    "expected_mse",
     "gaze_maps",
     "kernel_spectrum",
     "noise_family",
-    "optimal_cap",
     "privatize",
     "sigma_px_from_degrees",
     "smooth",

@@ -1,6 +1,6 @@
-"""Similarity between a noisy heatmap and the clean one: image metrics (Pearson CC, MSE, NMSE) and the
-saliency-benchmark metrics eye-tracking researchers use (KL divergence, SIM, NSS, EMD; Bylinskii et al.
-2019, "What do different evaluation metrics tell us about saliency models?").
+"""Similarity between a noisy heatmap and the clean one: the image metrics of eyedp_core.metrics (Pearson CC,
+MSE, NMSE by energy) and the saliency-benchmark metrics eye-tracking researchers use (KL divergence, SIM, NSS,
+EMD; Bylinskii et al. 2019, "What do different evaluation metrics tell us about saliency models?").
 
 Distribution metrics (KL, SIM, EMD) need non-negative maps that sum to 1: noisy maps have negative cells,
 so `to_distribution` clips them at 0 before normalising (the usual post-processing of a released map).
@@ -11,43 +11,18 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from eyedp_core.metrics import mse, nmse_by_energy, pearson_cc
+
 __all__ = [
     "emd",
     "heatmap_metrics",
     "kl_divergence",
-    "mse",
-    "nmse",
     "nss",
-    "pearson_cc",
     "similarity",
     "to_distribution",
 ]
 
 _EPS = np.finfo(float).eps  # the regulariser of the MIT saliency benchmark's KL
-
-
-def pearson_cc(reference: np.ndarray, estimate: np.ndarray) -> float:
-    """Two maps in, Pearson correlation coefficient over all cells out (NaN if either is constant)."""
-    a = np.asarray(reference, dtype=float).ravel()
-    b = np.asarray(estimate, dtype=float).ravel()
-    a = a - a.mean()
-    b = b - b.mean()
-    den = np.sqrt((a @ a) * (b @ b))
-    return float(a @ b / den) if den > 0 else float("nan")
-
-
-def mse(reference: np.ndarray, estimate: np.ndarray) -> float:
-    """Two maps in, mean squared difference per cell out."""
-    d = np.asarray(estimate, dtype=float) - np.asarray(reference, dtype=float)
-    return float(np.mean(d * d))
-
-
-def nmse(reference: np.ndarray, estimate: np.ndarray) -> float:
-    """Two maps in, ‖estimate − reference‖² / ‖reference‖² out (0 = perfect, 1 = as bad as an empty map)."""
-    ref = np.asarray(reference, dtype=float)
-    den = float(np.sum(ref * ref))
-    d = np.asarray(estimate, dtype=float) - ref
-    return float(np.sum(d * d) / den) if den > 0 else float("nan")
 
 
 def to_distribution(map_: np.ndarray) -> np.ndarray:
@@ -57,17 +32,25 @@ def to_distribution(map_: np.ndarray) -> np.ndarray:
     return p / s if s > 0 else np.full(p.shape, 1.0 / p.size)
 
 
+def _kl(p: np.ndarray, q: np.ndarray) -> float:
+    """Two distributions in, Σ P·ln(ε + P/(Q + ε)) out."""
+    return float(np.sum(p * np.log(_EPS + p / (q + _EPS))))
+
+
+def _sim(p: np.ndarray, q: np.ndarray) -> float:
+    """Two distributions in, Σ min(P, Q) out."""
+    return float(np.minimum(p, q).sum())
+
+
 def kl_divergence(reference: np.ndarray, estimate: np.ndarray) -> float:
     """Reference (clean) and estimate (noisy) maps in, KL(P_ref ‖ Q_est) in nats out (MIT-benchmark form
     Σ P·ln(ε + P/(Q + ε)); 0 = identical, larger = worse)."""
-    p = to_distribution(reference)
-    q = to_distribution(estimate)
-    return float(np.sum(p * np.log(_EPS + p / (q + _EPS))))
+    return _kl(to_distribution(reference), to_distribution(estimate))
 
 
 def similarity(reference: np.ndarray, estimate: np.ndarray) -> float:
     """Two maps in, SIM = Σ min(P, Q) of their distributions out (1 = identical, 0 = disjoint)."""
-    return float(np.minimum(to_distribution(reference), to_distribution(estimate)).sum())
+    return _sim(to_distribution(reference), to_distribution(estimate))
 
 
 def nss(saliency: np.ndarray, fixation_counts: np.ndarray) -> float:
@@ -126,22 +109,14 @@ def emd(reference: np.ndarray, estimate: np.ndarray, max_bins: int = 32, cell: f
 def heatmap_metrics(reference: np.ndarray, estimate: np.ndarray, emd_bins: int | None = 32,
                     cell: float = 1.0) -> dict[str, float]:
     """Clean and noisy heatmaps in, dict of cc, mse, nmse, kl, sim (and emd_px unless emd_bins=None) out."""
-    # One pass over shared intermediates (the difference, both distributions): the same numbers as the
-    # single-metric functions, computed once per slider move on up to ~10^6 cells.
-    ref = np.asarray(reference, dtype=float).ravel()
-    est = np.asarray(estimate, dtype=float).ravel()
-    d = est - ref
-    sq = float(d @ d)
-    ref_sq = float(ref @ ref)
-    a, b = ref - ref.mean(), est - est.mean()
-    den = np.sqrt((a @ a) * (b @ b))
-    p, q = to_distribution(ref), to_distribution(est)
+    # The distributions are computed once for KL and SIM (up to ~10^6 cells per slider move).
+    p, q = to_distribution(reference), to_distribution(estimate)
     out = {
-        "cc": float(a @ b / den) if den > 0 else float("nan"),
-        "mse": sq / d.size,
-        "nmse": sq / ref_sq if ref_sq > 0 else float("nan"),
-        "kl": float(np.sum(p * np.log(_EPS + p / (q + _EPS)))),
-        "sim": float(np.minimum(p, q).sum()),
+        "cc": float(pearson_cc(reference, estimate)),
+        "mse": float(mse(reference, estimate)),
+        "nmse": nmse_by_energy(reference, estimate),
+        "kl": _kl(p, q),
+        "sim": _sim(p, q),
     }
     if emd_bins:
         out["emd_px"] = emd(reference, estimate, max_bins=emd_bins, cell=cell)

@@ -1,9 +1,9 @@
 """Uploads and readers: tables, recordings and images parsed and validated in memory.
 
-The package re-exports `uploads` (so that `eyedp_core.io.<name>` keeps working for outside code) and adds
-`read_recording` / `Recording` (whole recordings in one call, format detected: the upload pipeline,
-`Upload`, which the Your data page drives step by step) and `Geometry` / `PRESETS`
-(screen geometry and unit conversion)."""
+The package lists the public names of reading data, `eyedp_core.io.<name>`: those of `uploads` (tables and
+images, mapping, limits), the upload pipeline (`Upload`, `Limits`, `ReadOptions`, `read_recording`: whole
+recordings in one call, format detected; `Step` / `StepReport`: what each step did), `Recording` and
+`read_participants`."""
 from __future__ import annotations
 
 import importlib
@@ -12,7 +12,7 @@ from typing import Any
 from eyedp_core.io.names import UPLOADS as _UPLOADS  # the light list: no uploads (pandas) import
 
 # The names are loaded on first use (PEP 562): `eyedp_core.io.errors`, imported by the app's error guard at start,
-# then costs no pandas/pyarrow import. `from eyedp_core.io import X` and `eyedp_core.io.X` work as before.
+# then costs no pandas/pyarrow import.
 _RECORDING = ("FORMATS", "Recording")
 _PIPELINE = ("Upload", "Limits", "ReadOptions", "read_recording")
 _STEPS = ("Step", "StepReport")
@@ -21,7 +21,8 @@ __all__ = [*_UPLOADS, *_RECORDING, *_PIPELINE, *_STEPS, *_PARTICIPANTS]
 
 
 def __getattr__(name: str) -> Any:
-    """A re-exported name -> the object from eyedp_core.io.uploads or .recording (imported on first use)."""
+    """A re-exported name -> the object from eyedp_core.io.uploads, .pipeline, .steps or .recording (imported on
+    first use)."""
     if name in _PARTICIPANTS:
         return getattr(importlib.import_module("eyedp_core.io.participants"), name)
     if name in _PIPELINE:

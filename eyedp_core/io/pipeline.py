@@ -6,7 +6,7 @@ detect the format from the first bytes (a gzip file is unpacked only that far), 
 vendor export once (the whole file, read once), map the columns to roles and validate, then derive (fixations
 from gaze: `Recording.detect_fixations`; feature windows: `Recording.features`).
 
-    up = Upload(data, "rec.csv.gz", Limits.web())
+    up = Upload(data, "rec.csv.gz", Limits(**WEB_LIMITS))
     up.format(); up.preview()                     # head only
     frame, mapping = up.converted("tobii")        # the whole file, converted once
     rec = up.finish(frame, mapping, ReadOptions(kind="gaze"))
@@ -23,15 +23,18 @@ from typing import Any
 
 import pandas as pd
 
-from eyedp_core.gaze.geometry import PRESETS, Geometry
-from eyedp_core.io.asc import looks_like_asc
+from eyedp_core.gaze.geometry import PRESETS, UNITS, Geometry
+from eyedp_core.io.asc import looks_like_asc, parse_asc
 from eyedp_core.io.errors import DataError, DataWarning, megabytes
 from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unpacked_head
-from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key
+from eyedp_core.io.lines import check_lines
+from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.recording import FORMATS, Recording
-from eyedp_core.io.roles import UNITS_KEY, guess_mapping
+from eyedp_core.io.roles import KINDS, UNITS_KEY, guess_mapping
 from eyedp_core.io.steps import Step, StepReport, counted
-from eyedp_core.io.text import _check_size, parse_table
+from eyedp_core.io.stream import Source, read_source
+from eyedp_core.io.table import parse_table
+from eyedp_core.io.text import _check_size, decode_text, is_blank, unpack
 from eyedp_core.io.validate import canonical_table
 
 # The first bytes a format is recognised from (an ASC header, an EDF signature).
@@ -64,13 +67,6 @@ class Limits:
     max_unpacked: int | None = None
     max_rows: int | None = None
     max_line: int | None = None
-
-    @classmethod
-    def web(cls) -> Limits:
-        """-> the limits of an upload through the web page (io.WEB_LIMITS)."""
-        from eyedp_core.io.uploads import WEB_LIMITS  # uploads re-exports this module's users
-
-        return cls(**WEB_LIMITS)
 
 
 @dataclass(frozen=True)
@@ -196,8 +192,6 @@ class Upload:
         """-> the first n unpacked bytes of the file (a gzip file is unpacked only that far)."""
         if self._data is not None:
             return head_bytes(self._data, self.name, n, self.limits.max_unpacked)
-        from eyedp_core.io.stream import Source  # opens a path afresh, gzip or not
-
         source = Source(self._path, self.name)
         if source.gzip and self.limits.max_unpacked is not None and source.trailer > self.limits.max_unpacked:
             raise too_large(self.name, self.limits.max_unpacked, source.size, source.trailer)
@@ -223,8 +217,6 @@ class Upload:
                 for _ in inflate(self._data, self.name, self.limits.max_unpacked):
                     pass
         else:
-            from eyedp_core.io.stream import Source
-
             source = Source(self._path, self.name)
             if source.gzip:
                 stream, raw = source.open()
@@ -252,8 +244,6 @@ class Upload:
                   chunk_rows=None if nrows is not None else CHUNK_ROWS, progress=progress)
         if self._data is not None:
             return parse_table(self._data, self.name, **kw)
-        from eyedp_core.io.stream import read_source  # streams a large file from its path
-
         _, table = read_source(self._path, self.name, max_bytes=lim.max_bytes, max_unpacked=lim.max_unpacked,
                                max_rows=lim.max_rows, max_line=lim.max_line, usecols=cols, nrows=nrows,
                                chunk_rows=kw["chunk_rows"], progress=progress)
@@ -307,8 +297,6 @@ class Upload:
         convert step read (not read again)."""
         if reader != "tobii":
             return None
-        from eyedp_core.io.readers import tobii_fixations
-
         fix = tobii_fixations(self.full_table(self._vendor_cols(reader, kept)))
         return None if fix is None or fix.empty else fix
 
@@ -389,10 +377,6 @@ class Upload:
 
     def _asc(self, options: ReadOptions, progress: Callable[[float], None] | None) -> Recording:
         """An EyeLink ASC file, read whole -> validated Recording (samples and its events)."""
-        from eyedp_core.io.asc import parse_asc
-        from eyedp_core.io.lines import check_lines
-        from eyedp_core.io.text import decode_text, is_blank, unpack
-
         data = self._data
         if data is None:
             with open(self._path, "rb") as fh:
@@ -471,9 +455,6 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
     max_bytes / max_line: limits on the size (as given and unpacked) and on the bytes of one line (None: none).
     Raises DataError for anything that cannot be read, naming file, row and column.
     """
-    from eyedp_core.gaze.geometry import UNITS
-    from eyedp_core.io.roles import KINDS
-
     if isinstance(geometry, str):
         if geometry not in PRESETS:
             raise DataError(f"unknown geometry preset {geometry!r}; choose one of {', '.join(PRESETS)}.",

@@ -19,12 +19,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, DataWarning, megabytes, shown
-from eyedp_core.io.gzipped import gunzip_limited, is_gzip, too_large, trailer_size, unpacked_head
-# The layout names stay importable from here, where they were before the layout got its own module.
-from eyedp_core.io.lines import check_lines
-from eyedp_core.io.layout import (_NEWLINE, DELIMITERS, MAX_COLUMNS, MAX_PREAMBLE, NA_VALUES,  # noqa: F401
-                                  SNIFF_BYTES, SNIFF_LINES, WHITESPACE, Layout, _first_line, _split, has_header,
-                                  sniff_decimal, sniff_delimiter, sniff_layout, unique_names)
+from eyedp_core.io.gzipped import gunzip_limited, is_gzip
+from eyedp_core.io.layout import _NEWLINE, MAX_COLUMNS, SNIFF_BYTES, Layout, sniff_layout
 
 # Leading bytes of formats people upload by mistake, so the message can say what the file really is.
 MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -43,12 +39,8 @@ MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 # More than this share of control bytes (other than tab/CR/LF/FF/VT) in the first 64 KiB means binary.
 MAX_CONTROL_SHARE = 0.01
-# Uploads larger than this (as given) may be streamed (eyedp_core.io.stream decides); smaller ones never are.
-_STREAM_FROM = 2**20
 _PARSER_LINE = re.compile(r"(?:line|row) (\d+)")
 _BLANK = re.compile(rb"\s*")
-# A preview read in memory looks at most this far into the file (see _preview_prefix).
-PREVIEW_BYTES = 16 * 2**20
 HINT_SAVE_AS = "Save it from your spreadsheet program as 'CSV UTF-8' (comma-separated) and upload that."
 
 
@@ -127,80 +119,6 @@ def unpack(data: bytes, filename: str, max_bytes: int | None = None,
         # Held once, as a bytearray (bytes() of it would be a second copy of the whole file).
         return gunzip_limited(data, filename, max_unpacked)
     return data
-
-
-def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_rows: int | None = None, *,
-                max_unpacked: int | None = None, max_columns: int | None = MAX_COLUMNS,
-                max_line: int | None = None,
-                usecols: list[str] | None = None, nrows: int | None = None, chunk_rows: int | None = None,
-                progress: Callable[[float], None] | None = None) -> pd.DataFrame:
-    """Uploaded bytes -> DataFrame indexed by spreadsheet row number (index name 'row').
-
-    max_bytes / max_unpacked / max_rows / max_line (bytes per line): limits (None: none); max_columns is checked
-    on the header before parsing. A gzip file is unpacked as a stream (never whole) unless it is small. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
-    chunk_rows and progress: parse in chunks and report the fraction done (0-1) after each.
-    """
-    if isinstance(data, (bytes, bytearray, memoryview)) and (len(data) > _STREAM_FROM or is_gzip(data)):
-        from eyedp_core.io.stream import read_source  # stream builds on this module
-
-        unpacked = max_unpacked if max_unpacked is not None else max_bytes
-        _, df = read_source(data, filename, max_bytes=max_bytes, max_unpacked=unpacked, max_rows=max_rows,
-                            max_columns=max_columns, max_line=max_line, usecols=usecols, nrows=nrows,
-                            chunk_rows=chunk_rows, progress=progress)
-        if df is not None:
-            return df
-    prefix = None
-    if nrows is not None and isinstance(data, (bytes, bytearray, memoryview)):
-        prefix = _preview_prefix(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
-    if prefix is not None:
-        data = prefix
-    else:
-        data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
-    if is_blank(data):
-        raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
-    check_lines(data, filename, max_line)
-    text = decode_text(data, filename)
-    del data
-    return parse_text(text, filename, max_rows=max_rows, max_columns=max_columns, usecols=usecols,
-                      nrows=nrows, chunk_rows=chunk_rows, progress=progress)
-
-
-def _preview_prefix(data: bytes | bytearray | memoryview, filename: str, max_bytes: int | None,
-                    max_unpacked: int | None) -> bytes | None:
-    """Uploaded bytes read in memory for a preview -> the complete lines within their first PREVIEW_BYTES (gzip
-    unpacked only that far), or None when the file is not longer or has no line end there (read it whole).
-    Only files the stream cannot read (UTF-16, lone CR line ends) get here large: their preview stays bounded."""
-    _check_size(len(data), filename, max_bytes)
-    if is_gzip(data):
-        if max_unpacked is not None and trailer_size(data) > max_unpacked:
-            raise too_large(filename, max_unpacked, len(data), trailer_size(data))
-        head = unpacked_head(data, filename, PREVIEW_BYTES + 1)
-    else:
-        head = bytes(data[: PREVIEW_BYTES + 1])
-    if len(head) <= PREVIEW_BYTES:
-        return None
-    cut = _after_last_line_end(head)
-    if cut is None:
-        return None
-    kept = head[:cut]
-    lf = {b"\xff\xfe": b"\n\x00", b"\xfe\xff": b"\x00\n"}.get(kept[:2], b"\n")
-    # A header alone would read as 'no data rows': a first data row longer than the prefix is read whole.
-    return kept if (kept.count(lf) or kept.count(b"\r")) >= 2 else None
-
-
-def _after_last_line_end(head: bytes) -> int | None:
-    """First bytes of a file -> the position after their last line end (CR or LF; in UTF-16, a whole LF
-    character), or None when they hold none."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        lf = b"\n\x00" if head.startswith(b"\xff\xfe") else b"\x00\n"
-        end = len(head)
-        while (i := head.rfind(lf, 0, end)) >= 0:
-            if i % 2 == 0:  # a character boundary, not the second half of one and the first of the next
-                return i + 2
-            end = i + 1
-        return None
-    cut = max(head.rfind(b"\n"), head.rfind(b"\r"))
-    return cut + 1 if cut >= 0 else None
 
 
 def is_blank(data: bytes | bytearray) -> bool:

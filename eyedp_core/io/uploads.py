@@ -37,7 +37,9 @@ from eyedp_core.io.pipeline import PEEK_BYTES, format_of, head_bytes
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
 from eyedp_core.io.roles import (FEATURES_KEY, KINDS, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
                                  Y_UP_KEY, Role, guess_mapping, guess_notes, guess_time_unit)
-from eyedp_core.io.text import MAX_COLUMNS, _check_size, parse_table
+from eyedp_core.io.table import parse_table
+from eyedp_core.io.layout import MAX_COLUMNS
+from eyedp_core.io.text import _check_size
 from eyedp_core.io.validate import canonical_table, check_lengths
 from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
 

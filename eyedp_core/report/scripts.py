@@ -26,7 +26,7 @@ def _header(view: str, params: dict[str, Any]) -> str:
 def _load(kind: str, source: dict[str, Any], var: str) -> str:
     """Lines that load a data source: a bundled sample by name, or the user's own file (path to fill in)."""
     if source.get("sample"):
-        return f"from eyedp_core.data import samples\n\n{var} = samples.load_sample({source['sample']!r})\n"
+        return f"from eyedp_core.data import bundled\n\n{var} = bundled.load_sample({source['sample']!r})\n"
     return ("from pathlib import Path\n\nfrom eyedp_core import io\n\n"
             f"FILE = Path({source.get('name', 'your_file.csv')!r})  # the file you uploaded: put its path here\n"
             f"_raw = io.read_table(FILE.read_bytes(), FILE.name)\n"
@@ -35,12 +35,12 @@ def _load(kind: str, source: dict[str, Any], var: str) -> str:
 
 def heatmaps_script(p: dict[str, Any]) -> str:
     """Heatmaps view parameters in, the script (gaze maps, sensitivity, seeded noisy preview, metrics) out."""
-    image = (f"image = samples.stimulus_image({p['stimulus']!r})\n" if p.get("stimulus_sample") else
+    image = (f"image = bundled.stimulus_image({p['stimulus']!r})\n" if p.get("stimulus_sample") else
              "from eyedp_core.io import load_image\n"
              f"image = load_image(Path({p['stimulus']!r}).read_bytes(), {p['stimulus']!r})  # your image\n")
     load = _load("fixations", p["fixations"], "fixations")
-    if p.get("stimulus_sample") and "samples" not in load:
-        load = "from eyedp_core.data import samples\n" + load
+    if p.get("stimulus_sample") and "bundled" not in load:
+        load = "from eyedp_core.data import bundled\n" + load
     return (_header("Heatmaps", p) + load + image + "from eyedp_core.heatmaps import maps, preview\n\n"
             "H, W = image.shape[:2]\n"
             f"sub, how = preview.fixations_for_stimulus(fixations, {p['fixations']['name']!r}, {p['stimulus']!r}, W, H)\n"
@@ -87,8 +87,8 @@ def time_series_script(p: dict[str, Any]) -> str:
 def gaze_samples_script(p: dict[str, Any]) -> str:
     """Gaze-samples view parameters in, the script (checked streams, seeded Kaleido preview) out."""
     return (_header("Gaze samples", p) + _load("gaze", p["gaze_source"], "gaze")
-            + "from eyedp_core.samples.kaleido import kaleido_run\n"
-              "from eyedp_core.samples.streams import prepare_streams\n\n"
+            + "from eyedp_core.gazestream.kaleido import kaleido_run\n"
+              "from eyedp_core.gazestream.streams import prepare_streams\n\n"
             f"df = prepare_streams(gaze, width_px={p['width_px']!r}, height_px={p['height_px']!r}).frame\n"
             f"_, table = kaleido_run(df, epsilon={p['epsilon']!r}, w={p['w']!r}, l_thresh={p['l_thresh']!r}, "
             f"t_skip={p['t_skip']!r}, r={p['r']!r}, h={p['h']!r}, rng=np.random.default_rng([{p['seed']!r}, 1]), "

@@ -60,10 +60,6 @@ class EpsilonPlan:
         """Mechanism calls on one participant's data: features × chunks × recordings."""
         return self.n_features * self.n_chunks * self.n_recordings
 
-    @property
-    def per_feature_paper(self) -> float:
-        """The paper's per-feature ε (chunks counted in parallel): equals the per-invocation ε."""
-        return self.per_invocation
 
     @property
     def paper_total(self) -> float:

@@ -2,7 +2,7 @@
 
 Why this is fast: the noise-free part of every FFT mechanism does not depend on ε and the noise is
 λ(ε)·(standard noise), so per mechanism the standard noise is drawn ONCE per run and every ε and k
-is evaluated from a few sums per series and chunk (exact for the draws used; see `timeseries.errors`). Runs
+is evaluated from a few sums per series and chunk (exact for the draws used; see `timeseries.error_curves`). Runs
 share draws across ε (common random numbers), which keeps the curves smooth and comparable.
 """
 
@@ -19,7 +19,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.blocks import row_blocks
 from eyedp_core.timeseries.calibration import lpa_scale
-from eyedp_core.timeseries.errors import dcfpa_errors, fft_errors, lpa_unit_squares, standard_noise
+from eyedp_core.timeseries.error_curves import dcfpa_errors, fft_errors, lpa_unit_squares, standard_noise
 from eyedp_core.timeseries.k import (
     dcfpa_reconstruction_errors,
     noise_unit_error,

@@ -274,7 +274,7 @@ def run(
 
 
 # --------------------------------------------------------------------------------------------
-# the array-returning mechanisms (signatures kept for outside callers)
+# the array-returning mechanisms: `run(...).values` for a caller that needs no calibrations
 
 
 def lpa(

@@ -1,4 +1,5 @@
-"""Heatmap overlays as JPEG images at display size (st.image), and their colour bar as a small HTML strip.
+"""The one heatmap-overlay renderer: JPEG at display size (st.image, or inside a Plotly figure with a colour
+bar), PNG at stimulus size (downloads), and the colour bar as a small HTML strip.
 
 A slider move re-sends one image (the noisy overlay) instead of a dense Plotly figure: resampling, colouring
 and blending run in Pillow's C code on the display grid, and the clean overlay's bytes are cached, so its
@@ -6,14 +7,17 @@ image URL does not change and the browser does not fetch it again.
 """
 from __future__ import annotations
 
+import base64
 import io
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 from PIL import Image
 
 from ui import theme
-from ui.heatmaps.view import DISPLAY_WIDTH  # overlays are sent to the browser at most this wide
+from ui.heatmaps import figs
+from ui.heatmaps.view import BAR_UNITS, DISPLAY_WIDTH, Context  # overlays go to the browser at most this wide
 JPEG_QUALITY = 85
 
 
@@ -34,12 +38,12 @@ def _palette() -> bytes:
     return theme.heat_lut(256).ravel().tobytes()
 
 
-def overlay_jpeg(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> bytes:
-    """Stimulus, map on the cell grid, cell size and colour range (0..vmax) -> JPEG bytes of the overlay.
+def _overlay(base: Image.Image, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> Image.Image:
+    """Stimulus as an RGBA image at output size, the stimulus pixels, map on the cell grid, cell size and colour
+    range (0..vmax) -> the overlay as an RGB image of the same size.
 
-    The map is resampled bilinearly between cell centres to the display grid (values, not colours), negative
+    The map is resampled bilinearly between cell centres to the output grid (values, not colours), negative
     values are transparent and values above vmax take the top colour."""
-    base = _base(stim_token, image)
     dw, dh = base.size
     h, w = image.shape[:2]
     grid = Image.fromarray(np.ascontiguousarray(map_, dtype=np.float32), mode="F")
@@ -47,9 +51,24 @@ def overlay_jpeg(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int
     idx = np.clip(np.asarray(vals) * (255.0 / max(float(vmax), 1e-300)), 0.0, 255.0).astype(np.uint8)
     layer = Image.fromarray(idx, mode="L")
     layer.putpalette(_palette(), rawmode="RGBA")
-    out = Image.alpha_composite(base, layer.convert("RGBA")).convert("RGB")
+    return Image.alpha_composite(base, layer.convert("RGBA")).convert("RGB")
+
+
+def overlay_jpeg(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> bytes:
+    """Stimulus, map on the cell grid, cell size and colour range (0..vmax) -> JPEG bytes of the overlay at
+    display size."""
     buf = io.BytesIO()
-    out.save(buf, format="JPEG", quality=JPEG_QUALITY)
+    _overlay(_base(stim_token, image), image, map_, cell, vmax).save(buf, format="JPEG", quality=JPEG_QUALITY)
+    return buf.getvalue()
+
+
+def overlay_png(image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> bytes:
+    """Stimulus, map on the cell grid, cell size and colour range -> PNG bytes of the overlay at stimulus size
+    (for downloads)."""
+    pixels = np.ascontiguousarray(image if image.ndim == 2 else image[..., :3], dtype=np.uint8)
+    base = Image.fromarray(pixels).convert("RGB").convert("RGBA")
+    buf = io.BytesIO()
+    _overlay(base, image, map_, cell, vmax).save(buf, format="PNG")
     return buf.getvalue()
 
 
@@ -58,6 +77,20 @@ def cached_overlay_jpeg(cache_key: tuple, stim_token: str, cell: int, vmax: floa
                         _map: np.ndarray) -> bytes:
     """overlay_jpeg, cached on `cache_key` (everything the map depends on) and the colour range."""
     return overlay_jpeg(stim_token, _image, _map, cell, vmax)
+
+
+def overlay_figure(ctx: Context, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420,
+                   cache_key: tuple | None = None, unit: str | None = None) -> go.Figure:
+    """Context, map on the cell grid, colour range, title and the expected plot width in px -> Plotly figure of
+    the overlay with a colour bar (axes in stimulus pixels). With a cache_key (everything the map depends on)
+    the image is cached."""
+    stim = ctx.stimulus
+    jpeg = (overlay_jpeg(stim.token, stim.image, map_, ctx.cell_px, vmax) if cache_key is None else
+            cached_overlay_jpeg(cache_key, stim.token, ctx.cell_px, vmax, stim.image, map_))
+    uri = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+    fig_height = int(np.clip(plot_width * ctx.height / ctx.width + 140, 240, 700))
+    return figs.overlay_figure(uri, ctx.width, ctx.height, _base(stim.token, stim.image).size[0], vmax, title,
+                               unit or BAR_UNITS[ctx.weight], fig_height)
 
 
 def _tick(v: float) -> str:

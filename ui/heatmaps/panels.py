@@ -13,8 +13,9 @@ from eyedp_core.heatmaps import attacks, cap, maps, preview, release
 from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_surface, observers_needed
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
-from ui.heatmaps import figs, targets, view
+from ui.heatmaps import figs, images, targets, view
 from ui.heatmaps import release as heatmap_release
+from ui.heatmaps.settings import M_KEYS
 from ui.text import md_text
 from ui.widgets import badge, fmt_num, log_slider, log_values
 
@@ -27,8 +28,6 @@ PANELS = {
     "target": "Target finder",
     "compare": "Compare A/B",
 }
-DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
-M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
 CAP_CHOICE = view.CAP_CHOICE_KEY  # the last CapChoice read off some data (cleared with the ledger)
 LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a choice of m: re-run the app once (cap slider, sidebar ledger)
 
@@ -260,7 +259,7 @@ def attack_panel(ctx: view.Context) -> None:
              (maps.smooth(nf.recovered, ctx.sigma_px, ctx.cell_px), "Recovered from the noise-free mean"),
              (maps.smooth(noisy.recovered, ctx.sigma_px, ctx.cell_px), f"Recovered from the {mech} release")]
     for j, (col, (mp, title)) in enumerate(zip(cols, shown)):
-        col.plotly_chart(ctx.overlay(mp, vmax, title, 230, unit=f"{ctx.short_unit} / cell (one observer)"),
+        col.plotly_chart(images.overlay_figure(ctx, mp, vmax, title, 230, unit=f"{ctx.short_unit} / cell (one observer)"),
                          key=f"hm_attack_map_{j}", theme=None)
     st.caption(f"Same colour scale (from the target's true map), smoothed with the page's kernel. Noise-free: "
                f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.epsilon)}): MSE "

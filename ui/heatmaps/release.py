@@ -17,24 +17,18 @@ from streamlit.delta_generator import DeltaGenerator
 from eyedp_core.batch.script import pipelinedp_script
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.dp.accounting import Release
-from eyedp_core.dp.release import opendp_gaussian_sigma
 from eyedp_core.dp.registry import Family, Mech
 from eyedp_core.heatmaps import maps, preview, release
 from eyedp_core.io import uploads
 from ui import state
-from ui.heatmaps import view
+from ui.export_scale import opendp_sigma
+from ui.heatmaps import images, view
 from ui.heatmaps.settings import CELLS
 from ui.text import md_text
 from ui.widgets import badge, fmt_num
 
 STIMULI_KEY = "hm_k_stimuli"
 EXPORT_RESULT = "hm_export_result"  # the last export's files and summary (cleared with the ledger)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _opendp_sigma(l2: float, eps: float, delta: float, sigma0: float) -> float:
-    """Cached core call: the smallest σ >= σ0 that OpenDP's own accounting certifies (shown on every rerun)."""
-    return opendp_gaussian_sigma(l2, eps, delta, sigma0)
 
 
 def _export(ctx: view.Context) -> release.HeatmapExport:
@@ -50,7 +44,7 @@ def export_scale(ctx: view.Context) -> float:
     cal = ctx.preview.calibration
     if Family(cal.mechanism) is Family.LAPLACE:
         return cal.scale
-    return _opendp_sigma(ctx.sensitivity.l2, cal.epsilon, cal.delta, cal.scale)
+    return opendp_sigma(ctx.sensitivity.l2, cal.epsilon, cal.delta, cal.scale)
 
 
 def stimuli_input() -> None:
@@ -105,8 +99,7 @@ def selection_charges(ctx: view.Context) -> list[float]:
 def _files(ctx: view.Context, rel: release.HeatmapRelease) -> dict[str, bytes]:
     """An export -> downloadable CSV, PNG (smoothed after the release: post-processing) and JSON."""
     sm = maps.smooth(rel.values, ctx.sigma_px, ctx.cell_px)
-    png = view.png_bytes(view.composite(ctx.stimulus.token, ctx.stimulus.image, sm, ctx.cell_px,
-                                        release.colour_range(sm), full_size=True))
+    png = images.overlay_png(ctx.stimulus.image, sm, ctx.cell_px, release.colour_range(sm))
     return {"csv": uploads.to_csv_bytes(release.release_table(rel.values, ctx.cell_px)), "png": png,
             "json": json.dumps(rel.metadata, indent=2, default=str).encode()}
 

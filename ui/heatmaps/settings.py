@@ -11,13 +11,13 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family
-from eyedp_core.heatmaps import preview
+from eyedp_core.heatmaps import cap, preview
 from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy_presets
 from eyedp_core.heatmaps.maps import sigma_px_from_degrees
 from ui import state
-from ui.heatmaps import figs, panels
+from ui.heatmaps import figs
 from ui.widgets import badge, fmt_num, log_slider
 
 CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
@@ -25,6 +25,8 @@ MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
 METHODS = {"analytic": "analytic (exact, any ε)", "classical": "classical (ε < 1 only)"}
 DEFAULT_C = {"count": 30, "duration": 8.0}
 DEFAULT_M = {"count": 1, "duration": 0.5}
+DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
+M_KEYS = {"count": "hm_m_count", "duration": "hm_m_duration"}
 LEVEL_BADGE = {"good": "dp", "okay": "paper", "poor": "notdp"}  # "custom" -> neutral
 
 
@@ -105,7 +107,7 @@ def draw_noise(noise_col: DeltaGenerator) -> None:
 
 def draw_grid(weight: str) -> None:
     """The weighting -> the map controls: cell size, kernel width and caps (values: read_settings)."""
-    m_key = panels.M_KEYS[weight]
+    m_key = M_KEYS[weight]
     st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
                      help="Gaze maps are counted on square cells; coarser cells mean fewer "
                           "cells r and less noise per cell.")
@@ -116,7 +118,7 @@ def draw_grid(weight: str) -> None:
     if weight == "count":
         st.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key)
     else:
-        st.select_slider("Cap m (seconds per observer per cell)", panels.DURATION_CAPS, key=m_key)
+        st.select_slider("Cap m (seconds per observer per cell)", DURATION_CAPS, key=m_key)
     _total_cap(weight)
 
 
@@ -133,7 +135,7 @@ def start_from_upload_geometry(fixations: Any) -> None:
 def draw_geometry(geometry: DeltaGenerator) -> None:
     """The container of the screen-geometry expander -> screen width in px and cm and the viewing distance."""
     with geometry:
-        g0 = samples.SAMPLE_SCREEN
+        g0 = bundled.SAMPLE_SCREEN
         g = st.columns(3)
         g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx")
         g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm")
@@ -145,7 +147,7 @@ def draw_geometry(geometry: DeltaGenerator) -> None:
 def read_settings(n: int, weight: str) -> Settings:
     """Observers n and the weighting -> the values the controls hold (defaults where one was never drawn)."""
     ss = st.session_state
-    g0 = samples.SAMPLE_SCREEN
+    g0 = bundled.SAMPLE_SCREEN
     eps = float(ss.get("hm_eps", 1.0))
     mech = ss.get("hm_mech", Family.GAUSSIAN.value)
     method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
@@ -159,7 +161,7 @@ def read_settings(n: int, weight: str) -> Settings:
         cap_total = float(ss.get(f"hm_c_{weight}", DEFAULT_C[weight]))
     return Settings(epsilon=eps, delta=float(ss.get("hm_delta", preset_delta(n))), mechanism=mech, method=method,
                     seed=int(ss.get("hm_seed", 0)), cell=int(ss.get("hm_cell", 32)), degrees=deg, sigma_px=sigma_px,
-                    cap_m=float(ss.get(panels.M_KEYS[weight], DEFAULT_M[weight])), cap_total=cap_total)
+                    cap_m=float(ss.get(M_KEYS[weight], DEFAULT_M[weight])), cap_total=cap_total)
 
 
 def level_markdown(s: Settings, n: int) -> str:

@@ -13,9 +13,10 @@ import numpy as np
 import streamlit as st
 from PIL import Image, ImageDraw
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.heatmaps import cap, maps, preview, targets
 from eyedp_core.heatmaps.targets import Basis, Measure, Setting
+from eyedp_core.metrics import pearson_cc
 from ui import picture, theme
 from ui.fragment import fragment
 from ui.heatmaps import figs, images, view
@@ -56,8 +57,8 @@ def _band(lo: float | None, hi: float | None, fmt) -> str:
 @st.cache_resource(show_spinner="Building the pilot maps…", max_entries=8)
 def pilot_maps(stimulus: str, cell: int, weight: str) -> maps.GazeMaps:
     """A bundled stimulus, cell size and weighting -> the bundled (public, synthetic) sample's gaze maps on it."""
-    fix = samples.load_sample("fixations")
-    img = samples.stimulus_image(stimulus)
+    fix = bundled.load_sample("fixations")
+    img = bundled.stimulus_image(stimulus)
     h, w = img.shape[:2]
     sub, _ = preview.fixations_for_stimulus(fix, "the bundled sample", stimulus, w, h)
     return maps.gaze_maps(sub, w, h, cell, weight)
@@ -167,7 +168,7 @@ def _target_part(ctx: view.Context) -> None:
                            format_func=lambda v: f"{_pct(v)}", help="A public parameter, not read off the data.")
     basis = c[3].radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
     b2 = st.columns([1.4, 1, 2])
-    pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", samples.stimulus_names(), key="hm_tg_pilot",
+    pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", bundled.stimulus_names(), key="hm_tg_pilot",
                             disabled=basis != Basis.PILOT.value,
                             help="The bundled sample is synthetic and public: answers on it cost these observers "
                                  "nothing. It is built at the page's cell size, weighting and caps.")
@@ -378,5 +379,5 @@ def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float
     return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
             "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),
             "kept_band": "–".join(f"{_pct(v)}" for v in np.nanquantile(kept, targets.BAND)),
-            "cc_now": float(np.corrcoef(_ref_smooth.ravel(), _noisy_smooth.ravel())[0, 1]),
+            "cc_now": float(pearson_cc(_ref_smooth, _noisy_smooth)),
             "kept_now": float(targets.hot_spots_kept(_ref_smooth, _noisy_smooth, q))}

@@ -1,4 +1,4 @@
-"""Heatmaps view: cached calls of the core (eyedp_core.heatmaps), the overlay images and the page's context.
+"""Heatmaps view: cached calls of the core (eyedp_core.heatmaps) and the page's context.
 
 Everything expensive is cached with st.cache_data, keyed on the dataset tokens (fixations and stimulus)
 plus the parameters; the large objects (tables, gaze maps, maps) travel as underscore arguments, which
@@ -7,25 +7,19 @@ so an ε move costs a noise draw on the cell grid and never rebuilds gaze maps o
 """
 from __future__ import annotations
 
-import base64
 import functools
-import io
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
-from PIL import Image
 
 from eyedp_core.heatmaps import attacks, cap, curves, maps, preview, saliency
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity
 from eyedp_core.heatmaps.preview import CleanMaps, NoisyPreview
 from eyedp_core.heatmaps.release import CapChoice, MapsSource
-from ui import theme
-from ui.heatmaps import figs
 from ui.state import Dataset
 
 CAP_CHOICE_KEY = "hm_m_tuned"  # = panels.CAP_CHOICE: the last CapChoice read off some data
@@ -136,91 +130,6 @@ def planning(key: tuple, cell: int, n_values: tuple[int, ...], eps: float, delta
 
 
 # --------------------------------------------------------------------------------------------
-# overlay images
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _lut() -> np.ndarray:
-    """The RGBA look-up table of theme.HEAT_SCALE (256 levels)."""
-    return theme.heat_lut(256)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _display_stimulus(stim_token: str, _image: np.ndarray) -> np.ndarray:
-    """Stimulus pixels -> the same image at display size (float32 RGB), cached per stimulus."""
-    h, w = _image.shape[:2]
-    dw = min(w, DISPLAY_WIDTH)
-    dh = max(1, int(round(h * dw / w)))
-    img = Image.fromarray(_image).resize((dw, dh), Image.BILINEAR) if dw != w else Image.fromarray(_image)
-    return np.asarray(img, dtype=np.float32)
-
-
-def _display_map(map_: np.ndarray, cell: int, width: int, height: int, dw: int, dh: int) -> np.ndarray:
-    """Map on the cell grid -> values at the display pixels, bilinear between cell centres (display only)."""
-    ys = (np.arange(dh) + 0.5) * height / dh / cell - 0.5
-    xs = (np.arange(dw) + 0.5) * width / dw / cell - 0.5
-    if cell == 1 and dw == width and dh == height:
-        return map_[:height, :width]
-    y0 = np.clip(np.floor(ys).astype(np.int64), 0, map_.shape[0] - 1)
-    x0 = np.clip(np.floor(xs).astype(np.int64), 0, map_.shape[1] - 1)
-    y1 = np.minimum(y0 + 1, map_.shape[0] - 1)
-    x1 = np.minimum(x0 + 1, map_.shape[1] - 1)
-    fy = np.clip(ys - y0, 0.0, 1.0)[:, None].astype(np.float32)
-    fx = np.clip(xs - x0, 0.0, 1.0)[None, :].astype(np.float32)
-    a = np.asarray(map_, dtype=np.float32)
-    top = a[np.ix_(y0, x0)] * (1 - fx) + a[np.ix_(y0, x1)] * fx
-    bottom = a[np.ix_(y1, x0)] * (1 - fx) + a[np.ix_(y1, x1)] * fx
-    return top * (1 - fy) + bottom * fy
-
-
-def composite(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float,
-              full_size: bool = False) -> np.ndarray:
-    """Stimulus, map on the cell grid, cell size and colour range -> RGB uint8 overlay (negatives clipped).
-
-    At display size by default; full_size=True composites at stimulus pixels (for PNG downloads)."""
-    h, w = image.shape[:2]
-    if full_size:
-        base = image.astype(np.float32)
-        vals = _display_map(map_, cell, w, h, w, h)
-    else:
-        base = _display_stimulus(stim_token, image)
-        vals = _display_map(map_, cell, w, h, base.shape[1], base.shape[0])
-    idx = (np.clip(vals / max(vmax, 1e-300), 0.0, 1.0) * 255.0).astype(np.uint8)
-    rgba = _lut()[idx].astype(np.float32)
-    alpha = rgba[..., 3:4] / 255.0
-    out = base * (1.0 - alpha) + rgba[..., :3] * alpha
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
-def to_data_uri(rgb: np.ndarray, fmt: str = "JPEG") -> str:
-    """RGB uint8 array -> data URI (JPEG for the page, PNG on request)."""
-    buf = io.BytesIO()
-    Image.fromarray(rgb).save(buf, format=fmt, **({"quality": 88} if fmt == "JPEG" else {}))
-    mime = "image/jpeg" if fmt == "JPEG" else "image/png"
-    return f"data:{mime};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _overlay_uri(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> tuple[str, int]:
-    """Stimulus, map, cell size and colour range -> (JPEG data URI of the overlay, its width in px)."""
-    rgb = composite(stim_token, image, map_, cell, vmax)
-    return to_data_uri(rgb), rgb.shape[1]
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _cached_overlay_uri(cache_key: tuple, stim_token: str, cell: int, vmax: float, _image: np.ndarray,
-                        _map: np.ndarray) -> tuple[str, int]:
-    """Cache key of a map that does not change with ε (the clean map) -> its overlay data URI and width."""
-    return _overlay_uri(stim_token, _image, _map, cell, vmax)
-
-
-def png_bytes(rgb: np.ndarray) -> bytes:
-    """RGB uint8 array -> PNG file bytes."""
-    buf = io.BytesIO()
-    Image.fromarray(rgb).save(buf, format="PNG")
-    return buf.getvalue()
-
-
-# --------------------------------------------------------------------------------------------
 # what the page hands to its panels
 
 
@@ -288,20 +197,6 @@ class Context:
     def short_unit(self) -> str:
         """Short unit of the cap m and of map values."""
         return "fixations" if self.weight == "count" else "s"
-
-    def overlay(self, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420,
-                cache_key: tuple | None = None, unit: str | None = None) -> go.Figure:
-        """Map on the cell grid, colour range, title and the expected plot width in px -> overlay figure.
-
-        With a cache_key (e.g. the clean map's parameters) the composited image is cached."""
-        if cache_key is None:
-            uri, display_w = _overlay_uri(self.stimulus.token, self.stimulus.image, map_, self.cell_px, vmax)
-        else:
-            uri, display_w = _cached_overlay_uri(cache_key, self.stimulus.token, self.cell_px, vmax,
-                                                 self.stimulus.image, map_)
-        fig_height = int(np.clip(plot_width * self.height / self.width + 140, 240, 700))
-        return figs.overlay_figure(uri, self.width, self.height, display_w, vmax, title,
-                                   unit or BAR_UNITS[self.weight], fig_height)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import streamlit as st
 
 from eyedp_core.dp.mechanisms import Calibration
 from ui import state
+from ui.export_scale import finish
 
 
 def calibration_facts(cal: Calibration) -> dict[str, Any]:
@@ -160,21 +161,6 @@ class LazyFacts(Mapping):
 
     def __len__(self) -> int:
         return len(self._get())
-
-
-def finish(facts: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A page's facts as remembered -> a plain dict with the export's noise scale filled in (OpenDP's σ, cached)."""
-    if not facts:
-        return None
-    if "export_scale_args" not in facts:
-        return dict(facts)
-    from eyedp_core.dp.registry import Family
-    from ui.heatmaps.release import _opendp_sigma
-
-    out = {k: v for k, v in facts.items() if k != "export_scale_args"}
-    l2, eps, delta, scale, mechanism = facts["export_scale_args"]
-    out["export_scale"] = scale if Family(mechanism) is Family.LAPLACE else float(_opendp_sigma(l2, eps, delta, scale))
-    return out
 
 
 def finished() -> dict[str, dict[str, Any]]:

@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from ui import theme
 from ui.picture import font as _font
-from ui.picture import nice_ticks, tick_label  # noqa: F401 - importable here as before
+from ui.picture import nice_ticks, tick_label
 from ui.picture import rgb as _rgb
 
 W, H = 1100, 400  # pixels; shown at the column's width

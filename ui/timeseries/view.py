@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from eyedp_core.data import samples
+from eyedp_core.data import bundled
 from eyedp_core.dp.mechanisms import Calibration
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.feature_specs import feature_bounds
@@ -207,7 +207,7 @@ def public_chain(feature: str, chunk: int, n_states: int) -> tuple[np.ndarray, n
     The bundled sample is shipped with EyeDP (synthetic), so it is public: estimating the matrices on the
     private data would itself be a release (docs/PRIVACY_MODEL.md §10.2).
     """
-    table = samples.load_sample("reading_features")
+    table = bundled.load_sample("reading_features")
     if feature not in feature_columns(table):
         raise KeyError(feature)
     x, _ = feature_tensor(table, [feature], fill="edge")

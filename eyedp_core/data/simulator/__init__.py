@@ -1,1 +1,1 @@
-"""The documented gaze simulator (`python -m eyedp_core.simulate` regenerates sample_data/)."""
+"""The documented gaze simulator (`python -m eyedp_core.data.simulator` regenerates sample_data/)."""

@@ -1,6 +1,6 @@
 """EyeDP gaze simulator: regenerates every file in sample_data/ and assets/stimuli/.
 
-    python -m eyedp_core.simulate            # everything (about a minute)
+    python -m eyedp_core.data.simulator            # everything (about a minute)
 
 All randomness flows from MASTER_SEED through numpy Generators keyed by what they generate
 (`default_rng([MASTER_SEED, stream, person, task])`), so any single recording can be regenerated on its
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from eyedp_core.data.samples import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR, write_summary
+from eyedp_core.data.bundled import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR, write_summary
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.data.simulator.freeview import freeview_fixations

@@ -1,6 +1,6 @@
 """Panels of the Gaze-samples page: data checks, the raw-stream view, the method cards, the comparison views,
 the utility/privacy table and the k-anonymity view. Slider-driven parts are fragments (ui.fragment), so a
-slider move re-runs only its own section; figures and computations are cached in ui.samples.view."""
+slider move re-runs only its own section; figures and computations are cached in ui.gazestream.view."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,15 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples import display, explain, kanon
-from eyedp_core.samples.kaleido import kaleido_plan
-from eyedp_core.samples.streams import PreparedStreams
+from eyedp_core.gazestream import display, explain, kanon
+from eyedp_core.gazestream.kaleido import kaleido_plan
+from eyedp_core.gazestream.streams import PreparedStreams
 from ui import settings, state
-from ui.samples import view
-from ui.samples.controls import keep_value
-from ui.samples.controls import (FLOOR_OPTIONS, GAMMA_OPTIONS, H_OPTIONS, SKIP_OPTIONS, W_OPTIONS,  # noqa: F401
-                                 kaleido_controls, pd_controls, synth_controls)
-from ui.samples.table import utility_table  # noqa: F401 - importable here as before
+from ui.gazestream import view
+from ui.gazestream.controls import keep_value
 from ui.fragment import fragment
 from ui.widgets import badge
 from ui.text import md_cells, md_text
@@ -83,7 +80,7 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     shown = st.radio("Figure", ["time", "screen"], horizontal=True, key="gs_raw_fig", label_visibility="collapsed",
                      format_func={"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}.get)
     if shown == "time" and not st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="gs_raw_interactive"):
-        # A picture by default: the threshold and the window redraw it on every move (ui/samples/scanpath_image.py).
+        # A picture by default: the threshold and the window redraw it on every move (ui/gazestream/scanpath_image.py).
         st.markdown(f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — blue bands: fixations, "
                     "orange: blinks; x blue, y orange, pupil green")
         png, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
@@ -136,7 +133,7 @@ def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, me
     trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail",
                                      **keep_value("gs_trail", 3.0)))
     # A picture by default: the sliders redraw this on every move, and swapping an image is far cheaper for the
-    # browser than a Plotly redraw (ui/samples/scanpath_image.py); the Plotly figure is one switch away.
+    # browser than a Plotly redraw (ui/gazestream/scanpath_image.py); the Plotly figure is one switch away.
     if st.toggle("Interactive chart (axes in px, zoom; slower to redraw)", key="gs_scan_interactive"):
         fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
         st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})

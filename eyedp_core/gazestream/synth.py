@@ -35,8 +35,8 @@ import pandas as pd
 
 from eyedp_core.gaze.events import SAMPLE_SCREEN
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples.events import FIXATION_PARAMS, SACCADE_PARAMS, EventParams, event_params, saccade_progress
-from eyedp_core.samples.streams import selection_column
+from eyedp_core.gazestream.events import FIXATION_PARAMS, SACCADE_PARAMS, EventParams, event_params, saccade_progress
+from eyedp_core.gazestream.streams import selection_column
 
 __all__ = ["SynthResult", "k_same_clusters", "k_same_synth", "public_scales", "synthesise"]
 

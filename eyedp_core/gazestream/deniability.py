@@ -36,8 +36,8 @@ import pandas as pd
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.gaze.events import SAMPLE_SCREEN
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples.events import EventParams, event_params
-from eyedp_core.samples.streams import selection_column, stream_columns
+from eyedp_core.gazestream.events import EventParams, event_params
+from eyedp_core.gazestream.streams import selection_column, stream_columns
 
 __all__ = ["FORMS", "PDResult", "bucket", "event_synth_pd", "pd_guarantee"]
 

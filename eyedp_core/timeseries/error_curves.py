@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from eyedp_core.dp.noise import LaplaceMechanism
-from eyedp_core.timeseries.calibration import fpa_scale, lpa_scale
+from eyedp_core.timeseries.calibration import fpa_scale
 from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
 from eyedp_core.timeseries.k import (dcfpa_noise_basis, parseval_weights, prefix_quadratic,
                                      reconstruction_errors)
 
-__all__ = ["UNIT_LAPLACE", "dcfpa_errors", "fft_errors", "lpa_errors", "lpa_unit_squares", "standard_noise"]
+__all__ = ["UNIT_LAPLACE", "dcfpa_errors", "fft_errors", "lpa_unit_squares", "standard_noise"]
 
 # Lap(1) through the one noise path (Δ1 = ε = 1 gives b = 1): the error formulas scale these standard
 # draws by λ(ε) afterwards, which is what lets every ε share one draw.
@@ -45,14 +45,6 @@ def lpa_unit_squares(x: np.ndarray, runs: int, rng: np.random.Generator) -> np.n
         z = UNIT_LAPLACE.sample(rng, (runs,) + x.shape[1:])
         sq[:, i] = np.einsum("...t,...t->...", z, z)
     return sq
-
-
-def lpa_errors(
-    x: np.ndarray, d1: np.ndarray, eps: np.ndarray, runs: int, rng: np.random.Generator
-) -> np.ndarray:
-    """(Rec, F, T), Δ1 (F,), ε (E,) in, Σ_t err² (E, R, Rec, F) out."""
-    b2 = lpa_scale(d1[None, :], eps[:, None]) ** 2  # (E, F)
-    return b2[:, None, None, :] * lpa_unit_squares(x, runs, rng)[None]
 
 
 def standard_noise(

@@ -1,4 +1,4 @@
-"""Bundled sample data (written by `python -m eyedp_core.simulate`) and the stimulus images.
+"""Bundled sample data (written by `python -m eyedp_core.data.simulator`) and the stimulus images.
 
 All tables are parquet files in sample_data/; stimuli are PNGs in assets/stimuli/. Reads are cached
 with functools.lru_cache and every public call returns a fresh copy, so callers may modify results.
@@ -48,7 +48,7 @@ def _read(name: str) -> pd.DataFrame:
 
     path = SAMPLE_DIR / f"{name}.parquet"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; regenerate it with `python -m eyedp_core.simulate`")
+        raise FileNotFoundError(f"{path} is missing; regenerate it with `python -m eyedp_core.data.simulator`")
     df = pd.read_parquet(path)
     # Stored as float32 to keep the bundle small; computations everywhere use float64.
     f32 = [c for c in df.columns if df[c].dtype == np.float32]

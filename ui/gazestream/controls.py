@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from ui import settings
-from ui.samples import view
+from ui.gazestream import view
 from ui.widgets import fmt_num, log_slider
 
 W_OPTIONS = [10, 20, 30, 60, 120, 240, 600]

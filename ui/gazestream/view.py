@@ -1,4 +1,4 @@
-"""Gaze-samples view: cached wrappers around eyedp_core.samples (keyed on the data token and the parameters).
+"""Gaze-samples view: cached wrappers around eyedp_core.gazestream (keyed on the data token and the parameters).
 
 Large objects travel as underscore arguments (Streamlit does not hash them); the token stands for them.
 Every preview draw builds its Generator from the page's seed and the method's number, so the same
@@ -17,13 +17,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples import display, streams
-from eyedp_core.samples.deniability import PDResult, event_synth_pd
-from eyedp_core.samples.evaluate import Reference, evaluate, reference, reidentification
-from eyedp_core.samples.events import EventParams, event_params
-from eyedp_core.samples.kaleido import kaleido_run, window_sums
-from eyedp_core.samples.synth import SynthResult, k_same_synth
-from ui.samples import figs, scanpath_image
+from eyedp_core.gazestream import display, streams
+from eyedp_core.gazestream.deniability import PDResult, event_synth_pd
+from eyedp_core.gazestream.evaluate import Reference, evaluate, reference, reidentification
+from eyedp_core.gazestream.events import EventParams, event_params
+from eyedp_core.gazestream.kaleido import kaleido_run, window_sums
+from eyedp_core.gazestream.synth import SynthResult, k_same_synth
+from ui.gazestream import figs, scanpath_image
 from ui.text import html_text
 
 # Stable numbers that separate the methods' random streams under one preview seed.
@@ -164,7 +164,7 @@ def _window(one: pd.DataFrame, ev: pd.DataFrame, span: tuple[float, float]) -> t
 @st.cache_resource(max_entries=64, show_spinner=False)
 def raw_picture(token: str, stream_key: str, method: str, threshold: float, span: tuple[float, float],
                 _one: pd.DataFrame, _ev: pd.DataFrame) -> tuple[bytes, tuple[int, int, int]]:
-    """Like `raw_figure` for kind "time", as a PNG (ui/samples/scanpath_image.raw_trace_png), cached the same way:
+    """Like `raw_figure` for kind "time", as a PNG (ui/gazestream/scanpath_image.raw_trace_png), cached the same way:
     (the picture, counts of fixations, saccades and blinks in the window)."""
     part, fx, sc, bl = _window(_one, _ev, span)
     shown = figs.thin(part)

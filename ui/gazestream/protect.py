@@ -17,12 +17,12 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples import explain
-from eyedp_core.samples.streams import PreparedStreams
+from eyedp_core.gazestream import explain
+from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
-from ui.samples import controls, figs, panels, view
-from ui.samples.table import utility_table
+from ui.gazestream import controls, figs, panels, view
+from ui.gazestream.table import utility_table
 import ui.share
 from ui.widgets import preview_watermark
 from ui.text import md_text

@@ -29,9 +29,9 @@ from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.metrics import pearson_cc
-from eyedp_core.samples.streams import stream_columns
+from eyedp_core.gazestream.streams import stream_columns
 
-__all__ = ["Figures", "Reference", "displacement_deg", "fixation_change", "heatmap_cc", "reference",
+__all__ = ["Figures", "Reference", "displacement_deg", "heatmap_cc", "reference",
            "reidentification", "evaluate", "utility_privacy_table"]
 
 
@@ -96,14 +96,6 @@ def _fixation_stats(frame: pd.DataFrame, geometry: Geometry) -> tuple[float, flo
         float(frame["t_s"].max() - frame["t_s"].min())
     rate = len(fix) / span if span > 0 else float("nan")
     return rate, float(fix["duration_ms"].mean()) if len(fix) else float("nan")
-
-
-def fixation_change(original: pd.DataFrame, protected: pd.DataFrame,
-                    geometry: Geometry = SAMPLE_SCREEN) -> tuple[float, float]:
-    """Original and protected samples -> relative change of (fixations per second, mean fixation duration)."""
-    r0, d0 = _fixation_stats(original, geometry)
-    r1, d1 = _fixation_stats(protected, geometry)
-    return r1 / r0 - 1.0, d1 / d0 - 1.0
 
 
 def _windows(frame: pd.DataFrame, window_s: float, geometry: Geometry) -> pd.DataFrame:

@@ -39,7 +39,7 @@ from eyedp_core.dp.lattice import round_to_lattice
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.dp.planar import PlanarLaplaceMechanism
 from eyedp_core.dp.release_source import ReleaseSource
-from eyedp_core.samples.streams import stream_columns
+from eyedp_core.gazestream.streams import stream_columns
 
 __all__ = ["KaleidoBound", "KaleidoLattice", "KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_lattice", "kaleido_plan",
            "kaleido_run", "person_bound",

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["AgeClass", "Scheme", "SEED_DEMOGRAPHICS", "SEED_TABLE2", "compare_with_seed", "generalise",
-           "intersection_attack", "k_anonymize", "normalise_gender", "optimal_partitions"]
+           "intersection_attack", "k_anonymize", "normalise_gender"]
 
 ANY = "any"
 _GENDER_WORDS = {"f": "female", "female": "female", "w": "female", "woman": "female",
@@ -117,13 +117,6 @@ def _partition_cost(ages: np.ndarray, counts: np.ndarray, k: int, lo_dom: int, h
         i = j
     g, nl, nq = best[m]
     return g, -nl, -nq, ranges[::-1]
-
-
-def optimal_partitions(ages: Sequence[int], k: int, domain: tuple[int, int]) -> tuple[int, list[tuple[int, int]]] | None:
-    """Ages of one gender (or everyone), k and the age domain -> (number of classes, ranges) or None."""
-    vals, counts = np.unique(np.asarray(ages, dtype=int), return_counts=True)
-    res = _partition_cost(vals, counts, k, *domain)
-    return None if res is None else (res[0], res[3])
 
 
 def k_anonymize(demographics: pd.DataFrame, k: int, *, domain: tuple[int, int] | None = None

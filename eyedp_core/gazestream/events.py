@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, detect_idt, detect_ivt, label_runs, labels_to_events, velocity_deg_s
+from eyedp_core.gaze.events import (SAMPLE_SCREEN, detect_idt, detect_ivt, label_runs, labels_to_events, velocity_deg_s)
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.samples.streams import stream_columns
+from eyedp_core.gazestream.streams import stream_columns
 
 __all__ = ["EventParams", "event_params", "fit_velocity_profiles", "gaussian_profile", "saccade_progress",
            "FIXATION_PARAMS", "SACCADE_PARAMS"]

@@ -1,0 +1,1 @@
+"""Streamlit panels, cached figures and compute wrappers of the Gaze-samples view (raw gaze streams)."""

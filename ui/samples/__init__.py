@@ -1,1 +1,0 @@
-"""Streamlit panels, cached figures and compute wrappers of the samples view."""
