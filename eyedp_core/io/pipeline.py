@@ -281,7 +281,10 @@ class Upload:
         """Convert step -> (the whole file cleaned by the vendor reader, its mapping), converted once per reader,
         columns kept and minimum confidence. `kept`: the columns not left out (None: all)."""
         def convert() -> tuple[pd.DataFrame, dict[str, Any]]:
-            raw = self.full_table(self._vendor_cols(reader, kept), progress)
+            cols = self._vendor_cols(reader, kept)
+            raw = self.full_table(cols, progress)
+            if reader != "tobii":  # only a Tobii export's fixations are read from the raw table again
+                self._memo.pop(("table", tuple(cols) if cols else None), None)
             self.convert_calls += 1
             frame, mapping = READERS[reader].convert(raw, min_confidence=min_confidence)
             frame.attrs.setdefault("preamble", raw.attrs.get("preamble", []))
