@@ -81,6 +81,9 @@ def _show_messages() -> None:
         st.success(msg)
     for warning in st.session_state.pop("upload_warnings", []):
         st.warning(md_text(warning))
+    if steps := st.session_state.pop("upload_steps", None):
+        with st.expander("What each step did"):
+            st.markdown("\n".join(f"- {md_text(step)}" for step in steps))
 
 
 def _image(data: bytes, name: str) -> None:
@@ -214,14 +217,16 @@ def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str
     return label
 
 
-def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
-    """Remember the success message and warnings for the next run, then rerun."""
+def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "",
+          reports: tuple[StepReport, ...] = ()) -> None:
+    """Remember the success message, warnings and the pipeline's step reports for the next run, then rerun."""
     counts = table.attrs.get("counts", {})
     what = {k: v for k, v in counts.items() if k not in ("rows_read", "rows_kept", "sample_lines") and v}
     details = ("; " + ", ".join(f"{k.replace('_', ' ')}: {v:,}" for k, v in what.items())) if what else ""
     st.session_state["upload_done"] = (f"{md_text(name)} loaded ({len(table):,} rows{details}) and selected as "
                                        f"'{state.KINDS[kind]['label']}' in the sidebar.{extra}")
     st.session_state["upload_warnings"] = [str(w) for w in table.attrs.get("warnings", [])]
+    st.session_state["upload_steps"] = [r.sentence() for r in reports]
     st.rerun()
 
 
@@ -250,7 +255,7 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
         if also:
             _add("fixations", f"{name} (fixations)", fix, rec.geometry)
             extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
-        _done(kind, name, table, extra)
+        _done(kind, name, table, extra, tuple(rec.reports))
 
 
 def _upload(data: bytes, name: str, token: str) -> io.Upload:
@@ -381,7 +386,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
             if fix is not None:
                 _add("fixations", f"{name} (fixations)", fix, rec.geometry)
                 extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
-        _done(kind, name, table, extra)
+        _done(kind, name, table, extra, tuple(rec.reports))
 
 
 def _canvas_form(ds: Any) -> None:

@@ -51,6 +51,14 @@ def test_page_and_library_read_a_real_vendor_file_alike_converting_it_once(monke
     assert converts == ["gazebase", "gazebase"]
     pd.testing.assert_frame_equal(page.reset_index(drop=True), lib.samples.reset_index(drop=True))
     assert page.attrs["counts"] == lib.counts and lib.counts["off_screen"] == 338
+    # The page lists what each step did, the library's reports in the same words.
+    shown = " ".join(e.label for e in at.expander)
+    assert "What each step did" in shown
+    listed = " ".join(m.value for m in at.markdown)
+    validate = next(r for r in lib.reports if r.step is Step.VALIDATE)
+    assert validate.sentence().endswith("60,233 rows in, 60,233 out; off screen: 338.")
+    assert "(validation): 60,233 rows in, 60,233 out; off screen: 338." in listed
+    assert [r.step for r in lib.reports] == [Step.DETECT, Step.PREVIEW, Step.CONVERT, Step.MAP, Step.VALIDATE]
 
 
 @real
