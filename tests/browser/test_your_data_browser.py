@@ -156,7 +156,7 @@ def test_lund2013_samples_reach_gaze_samples_and_detected_fixations_reach_heatma
     """Lund 2013 (500 Hz): the stream on Gaze samples; I-VT fixations, detected on upload, on Heatmaps."""
     _load(page, app_url, "Raw gaze samples (CSV/TSV)", "lund2013_samples.csv.gz",
           (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(), "application/gzip")
-    assert page.get_by_text("fixations were detected").count() >= 1
+    assert page.get_by_text("(I-VT step)").count() >= 1
     assert page.locator('[data-testid="stSidebar"]').get_by_text("derived from").count() >= 1
     harness.screenshot(page, str(shots / "your_data_lund_derived_1920.png"), width=1920)
     _nav(page, "Heatmaps")
