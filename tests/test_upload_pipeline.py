@@ -165,6 +165,16 @@ def test_a_forged_gzip_trailer_is_refused_by_the_full_read():
         up.full_table()
 
 
+def test_a_forged_gzip_trailer_is_refused_when_read_from_a_path(tmp_path):
+    """A file given by path (read_recording with a cap) is refused too, counted piece by piece."""
+    from tests.test_io_hostile import csv_bomb
+
+    path = tmp_path / "forged.csv.gz"
+    path.write_bytes(csv_bomb(unpacked=8 * 2**20, isize=10))
+    with pytest.raises(io.DataError, match="forged.csv.gz: the file expands to more than"):
+        io.read_recording(path, max_bytes=2 * 2**20)
+
+
 # --- the one geometry ------------------------------------------------------------------------------------
 
 def test_one_geometry_type_with_mm_fields_and_cm_properties():

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
@@ -162,23 +163,20 @@ def format_of(head: bytes, filename: str) -> str:
     return ASC if looks_like_asc(text.lstrip()) else TABLE
 
 
-@dataclass
 class Upload:
     """One file through the pipeline. Each step runs at most once per argument (kept on the object); `reports`
-    lists what each step did, `convert_calls` counts the vendor conversions (one per file)."""
+    lists what each step did, `convert_calls` counts the vendor conversions (one per file and choice)."""
 
-    source: Any
-    filename: str | None = None
-    limits: Limits = field(default_factory=Limits)
-    reports: list[StepReport] = field(default_factory=list)
-    convert_calls: int = 0
-
-    def __post_init__(self) -> None:
-        self._data, self._path, self.name = _load(self.source, self.filename, self.limits)
-        self.source = None  # the bytes are held once, in _data
+    def __init__(self, source: Any, filename: str | None = None, limits: Limits = Limits()) -> None:
+        """Path, bytes or binary file object [, a file name for messages, size limits]; DataError when the file
+        cannot be opened or is over the size limit. A path is read piece by piece, never held whole."""
+        self.limits = limits
+        self._data, self._path, self.name = _load(source, filename, limits)
+        self.reports: list[StepReport] = []
+        self.convert_calls = 0
         self._memo: dict[tuple, Any] = {}
         if self._data is not None:
-            _check_size(len(self._data), self.name, self.limits.max_bytes)
+            _check_size(len(self._data), self.name, limits.max_bytes)
 
     def _once(self, slot: tuple, compute: Callable[[], Any]) -> Any:
         if slot not in self._memo:
@@ -226,7 +224,7 @@ class Upload:
                         total += len(piece)
                         if total > self.limits.max_unpacked:
                             raise too_large(self.name, self.limits.max_unpacked, source.size, source.trailer)
-                except (OSError, EOFError):
+                except (OSError, EOFError, zlib.error):
                     raise DataError("the file looks gzip-compressed but is damaged or truncated.", file=self.name,
                                     expected="a complete gzip file") from None
                 finally:
