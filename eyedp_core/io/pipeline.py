@@ -281,7 +281,9 @@ class Upload:
         def convert() -> tuple[pd.DataFrame, dict[str, Any]]:
             cols = self._vendor_cols(reader, kept)
             raw = self.full_table(cols, progress)
-            if reader != "tobii":  # only a Tobii export's fixations are read from the raw table again
+            # The raw table is kept only where it is used again: a Tobii export's own fixations, and a Pupil Labs
+            # export converted anew at another minimum confidence.
+            if reader != "tobii" and not reader.startswith("pupil_labs"):
                 self._memo.pop(("table", tuple(cols) if cols else None), None)
             self.convert_calls += 1
             frame, mapping = READERS[reader].convert(raw, min_confidence=min_confidence)
