@@ -18,7 +18,7 @@ from eyedp_core.dp.accounting import (
     zcdp_rho,
     zcdp_to_dp,
 )
-from eyedp_core.dp.mechanisms import gaussian_delta
+from eyedp_core.dp.calibration import gaussian_delta
 
 DELTA_900 = 900 ** -1.5
 dp.enable_features("contrib")

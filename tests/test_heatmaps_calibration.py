@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import norm
 
 from eyedp_core.heatmaps import calibration as hc
-from eyedp_core.dp.mechanisms import gaussian_sigma
+from eyedp_core.dp.calibration import gaussian_sigma
 from eyedp_core.dp.noise import liu_thm34_sigma, r_star
 
 D900 = 900 ** -1.5

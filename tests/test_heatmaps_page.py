@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-from eyedp_core.dp import mechanisms
+from eyedp_core.dp import calibration as dp_calibration
 from tests.apptest import metric_value, open_app, page_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def test_page_runs_on_sample_data():
 
 
 def test_eps_move_sets_the_analytic_sigma_for_the_shown_sensitivity():
-    """Moving ε changes the shown σ to mechanisms.gaussian_sigma(Δ₂ shown, ε, δ shown)."""
+    """Moving ε changes the shown σ to dp_calibration.gaussian_sigma(Δ₂ shown, ε, δ shown)."""
     at = _heatmaps()
     before = metric_value(at, "Noise σ per cell")
     at.select_slider(key="hm_eps").set_value(0.5).run()
@@ -100,7 +100,7 @@ def test_eps_move_sets_the_analytic_sigma_for_the_shown_sensitivity():
     delta = float(at.select_slider(key="hm_delta").value)
     sigma = metric_value(at, "Noise σ per cell")
     assert sigma != before
-    assert sigma == pytest.approx(mechanisms.gaussian_sigma(l2, 0.5, delta, method="analytic"), rel=1e-5)
+    assert sigma == pytest.approx(dp_calibration.gaussian_sigma(l2, 0.5, delta, method="analytic"), rel=1e-5)
     # Total ε for three stimuli composes sequentially.
     at.number_input(key="hm_k_stimuli").set_value(3).run()
     assert metric_value(at, "Total ε per observer") == pytest.approx(1.5)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from eyedp_core.dp.mechanisms import (
+from eyedp_core.dp.calibration import (
     Calibration,
     calibrate_gaussian,
     calibrate_laplace,

@@ -137,7 +137,7 @@ def test_invalid_release_inputs(call, pattern):
 
 @pytest.mark.parametrize(("l2", "eps", "delta"), [(1 / 3, 1.0, DELTA_900), (0.05, 0.5, 1e-6), (2.0, 3.0, 1e-5)])
 def test_opendp_gaussian_sigma_is_the_smallest_sigma_opendp_certifies(l2, eps, delta):
-    from eyedp_core.dp.mechanisms import gaussian_sigma
+    from eyedp_core.dp.calibration import gaussian_sigma
 
     sigma0 = gaussian_sigma(l2, eps, delta)
     sigma = opendp_gaussian_sigma(l2, eps, delta, sigma0)

@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family
 from ui.text import html_text, md_text
 

@@ -17,7 +17,7 @@ from enum import Enum
 import numpy as np
 
 from eyedp_core.aoi.observers import ObserverTable
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.dp.release_source import ReleaseSource
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.engine import DEFAULT_MAX_TRAIN, TASKS, TrainOn, evaluate
 from eyedp_core.attacks.grid import available_tasks
 from eyedp_core.attacks.tables import AttackTable
@@ -23,7 +24,7 @@ __all__ = ["Traps", "clean_baseline", "measure_traps"]
 _NAMES = {"task": "Document type", "gender": "Gender", "identity": "Re-identification"}
 
 
-def clean_baseline(at: AttackTable, *, classifier: str = "svm", seed: int = 0, n_jobs: int = 2) -> pd.DataFrame:
+def clean_baseline(at: AttackTable, *, classifier: Classifier = Classifier.SVM, seed: int = 0, n_jobs: int = 2) -> pd.DataFrame:
     """Prepared table -> one row per supported task: accuracy per window and voted, chance, protocol (clean data)."""
     rows = []
     for task in available_tasks(at):
@@ -51,7 +52,7 @@ class Traps:
     same_draw_sentence: str
 
 
-def measure_traps(at: AttackTable, *, mechanism: str = "FPA", epsilon: float = 1.0, classifier: str = "svm",
+def measure_traps(at: AttackTable, *, mechanism: str = "FPA", epsilon: float = 1.0, classifier: Classifier = Classifier.SVM,
                   seed: int = 0, n_jobs: int = 2,
                   bounds: str | Mapping[str, tuple[float, float]] = "auto",
                   max_train: int | None = DEFAULT_MAX_TRAIN) -> Traps:

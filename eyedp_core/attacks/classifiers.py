@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -28,17 +29,28 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-__all__ = ["CLASSIFIERS", "PAPER_ORDER", "Fitted", "fit"]
+__all__ = ["CLASSIFIERS", "PAPER_ORDER", "Classifier", "Fitted", "fit"]
 
-CLASSIFIERS: dict[str, str] = {
-    "knn": "k-NN (k = 11, random tie-breaking)",
-    "svm": "SVM (RBF kernel, C = 1, automatic kernel scale)",
-    "tree": "decision tree",
-    "forest": "random forest (10 trees)",
-    "svm-fast": "SVM approximation (Nyström RBF, 400 landmarks, linear SVM, C = 1) for large n",
+
+class Classifier(StrEnum):
+    """The one registry of classifier names (the values are what settings, links and tables store)."""
+
+    KNN = "knn"
+    SVM = "svm"
+    TREE = "tree"
+    FOREST = "forest"
+    SVM_FAST = "svm-fast"
+
+
+CLASSIFIERS: dict[Classifier, str] = {
+    Classifier.KNN: "k-NN (k = 11, random tie-breaking)",
+    Classifier.SVM: "SVM (RBF kernel, C = 1, automatic kernel scale)",
+    Classifier.TREE: "decision tree",
+    Classifier.FOREST: "random forest (10 trees)",
+    Classifier.SVM_FAST: "SVM approximation (Nyström RBF, 400 landmarks, linear SVM, C = 1) for large n",
 }
 # The column order of the papers' tables: k-NN | SVM | DT | RF.
-PAPER_ORDER: tuple[str, ...] = ("knn", "svm", "tree", "forest")
+PAPER_ORDER: tuple[Classifier, ...] = (Classifier.KNN, Classifier.SVM, Classifier.TREE, Classifier.FOREST)
 K_NEIGHBOURS = 11
 N_TREES = 10
 NYSTROEM_COMPONENTS = 400
@@ -71,7 +83,7 @@ def _svm(a: np.ndarray, y: np.ndarray) -> SVC:
 class Fitted:
     """A trained classifier with the training statistics it standardises new windows with."""
 
-    name: str
+    name: Classifier
     n_classes: int
     mean: np.ndarray
     sd: np.ndarray
@@ -86,7 +98,7 @@ class Fitted:
         if self.only_class is not None:
             return np.full(x.shape[0], self.only_class)
         b = np.nan_to_num((np.where(np.isfinite(x), x, np.nan) - self.mean) / self.sd)
-        if self.name == "knn":
+        if self.name == Classifier.KNN:
             idx = self.model.kneighbors(b, return_distance=False)
             counts = np.zeros((b.shape[0], self.n_classes))
             np.add.at(counts, (np.repeat(np.arange(b.shape[0]), idx.shape[1]), self.labels[idx].ravel()), 1.0)
@@ -97,7 +109,7 @@ class Fitted:
         rows, inverse = np.unique(b, axis=0, return_inverse=True)
         if rows.shape[0] > 0.7 * b.shape[0]:
             rows, inverse = b, None
-        if self.name == "svm-fast":
+        if self.name == Classifier.SVM_FAST:
             feats, lin = self.model
             out = lin.predict(feats.transform(rows)).astype(int)
         else:
@@ -105,7 +117,7 @@ class Fitted:
         return out if inverse is None else out[np.ravel(inverse)]
 
 
-def fit(name: str, xtr: np.ndarray, ytr: np.ndarray, *, n_classes: int, seed: int) -> Fitted:
+def fit(name: Classifier, xtr: np.ndarray, ytr: np.ndarray, *, n_classes: int, seed: int) -> Fitted:
     """Classifier name, training windows and integer labels -> Fitted (standardised with training statistics)."""
     if name not in CLASSIFIERS:
         raise ValueError(f"unknown classifier {name!r}; choose from {', '.join(CLASSIFIERS)}")
@@ -114,14 +126,14 @@ def fit(name: str, xtr: np.ndarray, ytr: np.ndarray, *, n_classes: int, seed: in
     if present.size <= 1:  # one class in training: every classifier can only answer it
         return Fitted(name, n_classes, mean, sd, None, only_class=int(present[0]) if present.size else 0)
     a = np.nan_to_num((np.where(np.isfinite(xtr), xtr, np.nan) - mean) / sd)
-    if name == "knn":
+    if name == Classifier.KNN:
         nn = NearestNeighbors(n_neighbors=min(K_NEIGHBOURS, a.shape[0])).fit(a)
         return Fitted(name, n_classes, mean, sd, nn, labels=np.asarray(ytr, dtype=int))
-    if name == "svm":
+    if name == Classifier.SVM:
         model: Any = _svm(a, ytr)
-    elif name == "tree":
+    elif name == Classifier.TREE:
         model = DecisionTreeClassifier(random_state=seed).fit(a, ytr)
-    elif name == "forest":
+    elif name == Classifier.FOREST:
         model = RandomForestClassifier(n_estimators=N_TREES, random_state=seed, n_jobs=1).fit(a, ytr)
     else:
         feats = Nystroem(kernel="rbf", gamma=_gamma(a), n_components=min(NYSTROEM_COMPONENTS, a.shape[0]),

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from eyedp_core.attacks.classifiers import CLASSIFIERS, Fitted, fit
+from eyedp_core.attacks.classifiers import CLASSIFIERS, Classifier, Fitted, fit
 from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_mechanism, release, resolve_bounds
 from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
@@ -274,7 +274,7 @@ def _chance(y: np.ndarray) -> float:
     return float(np.bincount(y).max() / y.size) if y.size else float("nan")
 
 
-def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str = "svm", *,
+def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Classifier = Classifier.SVM, *,
              majority_vote: bool = True, seed: int = 0, n_jobs: int = 2,
              max_train: int | None = DEFAULT_MAX_TRAIN) -> EvalResult:
     """Prepared table, task rows, the setting's data, classifier -> EvalResult (folds on n_jobs threads)."""
@@ -390,7 +390,7 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: str =
         prediction_share=share, notes=tuple(dict.fromkeys(notes)))
 
 
-def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: str = "svm", majority_vote: bool = True,
+def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: Classifier = Classifier.SVM, majority_vote: bool = True,
              subsample: int | None = None, train_on: TrainOn | str = TrainOn.PRIVATE, mechanism: str | None = None,
              epsilon: float | None = None, accounting: str = "participant", gap: str | int = "window",
              seed: int = 0, n_jobs: int = 2, features: list[str] | None = None,

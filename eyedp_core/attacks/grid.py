@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from eyedp_core.attacks.classifiers import PAPER_ORDER
+from eyedp_core.attacks.classifiers import PAPER_ORDER, Classifier
 from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, below_chance,
                                        collapsed,
                                        run_task, task_spec)
@@ -112,7 +112,7 @@ class Runner:
                                          repetition=repetition, folds=self.folds)
         return self._specs[key]
 
-    def run_point(self, point: Point, *, tasks: Sequence[str], classifiers: Sequence[str] = ("svm",),
+    def run_point(self, point: Point, *, tasks: Sequence[str], classifiers: Sequence[Classifier] = (Classifier.SVM,),
                   majority_vote: bool = True) -> Iterator[SweepRow]:
         """One setting -> one SweepRow per task × classifier, as each finishes (its releases drawn once)."""
         if point.mechanism is not None and self._bounds is None:
@@ -138,7 +138,7 @@ def _row(point: Point, task: str, clf: str, res: EvalResult) -> SweepRow:
                     prediction_share=res.prediction_share)
 
 
-def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifiers: Sequence[str] = ("svm",),
+def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifiers: Sequence[Classifier] = (Classifier.SVM,),
               majority_vote: bool = True, subsample: int | None = None, gap: str | int = "window",
               seed: int = 0, n_jobs: int = 2, bounds: str | Mapping[str, tuple[float, float]] = "public",
               max_train: int | None = DEFAULT_MAX_TRAIN, folds: int | None = None) -> list[SweepRow]:
@@ -150,7 +150,7 @@ def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifier
 
 def sweep(table: pd.DataFrame | AttackTable, *, tasks: Sequence[str] | None = None,
           mechanisms: Sequence[str] = DEFAULT_MECHANISMS, epsilons: Sequence[float] = DEFAULT_EPSILONS,
-          classifiers: Sequence[str] = PAPER_ORDER, train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS,
+          classifiers: Sequence[Classifier] = PAPER_ORDER, train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS,
           repetitions: int = 1,
           majority_vote: bool = True, subsample: int | None = None, accounting: str = "participant",
           gap: str | int = "window", seed: int = 0, n_jobs: int = 2,
@@ -215,7 +215,7 @@ def summarise(rows: Sequence[SweepRow] | pd.DataFrame) -> pd.DataFrame:
 
 
 def paper_table(summary: pd.DataFrame, task: str, *, train_on: TrainOn | str = TrainOn.PRIVATE,
-                classifiers: Sequence[str] = PAPER_ORDER, digits: int = 2) -> pd.DataFrame:
+                classifiers: Sequence[Classifier] = PAPER_ORDER, digits: int = 2) -> pd.DataFrame:
     """Summary -> the papers' layout for one task: rows = methods, columns = ε, cells 'k-NN|SVM|DT|RF'.
 
     A classifier that was not run shows '–'; the clean row (if present) has the same value in every column.

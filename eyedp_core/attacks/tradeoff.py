@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.engine import TrainOn
 from eyedp_core.attacks.transition import SCENARIO_WORDS, epsilon_unit, strongest
 
@@ -82,7 +83,7 @@ def _scenario_phrase(rows: pd.DataFrame, train_on: TrainOn | str | None) -> str:
 
 
 def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05, utility: str | None = "task",
-                  attacks: Sequence[str] | None = None, classifier: str = "svm",
+                  attacks: Sequence[str] | None = None, classifier: Classifier = Classifier.SVM,
                   train_on: TrainOn | str | None = None) -> list[TradeOff]:
     """Summary -> per mechanism, the grid ε where utility accuracy ≥ target and every attack ≤ chance + margin.
 
@@ -149,7 +150,7 @@ def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float =
     return out
 
 
-def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: str = "svm",
+def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: Classifier = Classifier.SVM,
                          train_on: TrainOn | str | None = None) -> dict[str, tuple[float | None, str]]:
     """Summary, wanted accuracy -> per mechanism (smallest ε reaching it, sentence); interpolated on log ε.
 

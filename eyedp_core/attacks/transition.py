@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.engine import TrainOn
 
 __all__ = ["EXTEND_FACTOR", "EXTEND_LIMIT", "SCENARIO_WORDS", "Transition", "epsilon_unit", "epsilons_to_add",
@@ -40,7 +41,7 @@ def epsilon_unit(summary: pd.DataFrame) -> str:
     return "per person"
 
 
-def strongest(summary: pd.DataFrame, *, classifier: str = "svm",
+def strongest(summary: pd.DataFrame, *, classifier: Classifier = Classifier.SVM,
               scenarios: Sequence[TrainOn | str] = (TrainOn.PRIVATE, TrainOn.CLEAN)) -> pd.DataFrame:
     """Summary -> one row per (mechanism, ε, task): the higher accuracy of the scenarios, `train_on` naming the
     scenario that gave it (ties go to the first scenario); clean rows kept as they are."""
@@ -87,7 +88,7 @@ class Transition:
 
 def find_transitions(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05,
                      utility: str | None = "task", attacks: Sequence[str] | None = None,
-                     classifier: str = "svm") -> list[Transition]:
+                     classifier: Classifier = Classifier.SVM) -> list[Transition]:
     """Summary -> per mechanism, the grid ε where the strongest attack leaves chance (+ margin) and where the
     utility task reaches `target`, with one sentence naming the scenarios; 'up to which ε' when neither shows."""
     best = strongest(summary, classifier=classifier)

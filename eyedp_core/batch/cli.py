@@ -11,6 +11,7 @@ from eyedp_core.batch.outputs import write_release
 from eyedp_core.batch.run import release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import expand_inputs
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.io.errors import DataError
 
 __all__ = ["main", "parser"]
@@ -38,8 +39,8 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--cap-total", type=_cap_total, default=argparse.SUPPRESS, help="total cap C per observer, or 'none'")
     h.add_argument("--width", type=int, help="canvas width in px (public)")
     h.add_argument("--height", type=int, help="canvas height in px (public)")
-    h.add_argument("--mechanism", choices=["gaussian", "laplace"])
-    h.add_argument("--method", choices=["analytic", "classical", "liu-thm-3.4"])
+    h.add_argument("--mechanism", choices=[f.value for f in (Family.GAUSSIAN, Family.LAPLACE)])
+    h.add_argument("--method", choices=[m.value for m in GaussianMethod])
     h.add_argument("--sigma-px", type=float, help="smoothing of the PNG in px (post-processing)")
     h.add_argument("--out", required=True, help="output folder (written only when the release succeeds)")
     h.add_argument("--master", default="local[*]", help="Spark master URL (engine spark)")

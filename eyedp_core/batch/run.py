@@ -13,6 +13,7 @@ from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, clean_aggregate
 from eyedp_core.batch.pdp_engine import release_pipelinedp
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS
+from eyedp_core.dp.registry import GaussianMethod
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.preview import gaussian_method
 from eyedp_core.heatmaps.release import HeatmapExport, MapsSource, export_scale, release_heatmap
@@ -51,7 +52,7 @@ def reference_calibration(settings: HeatmapSettings, n: int, engine: Engine):
     cap_total = s.cap_total if engine is Engine.NUMPY else (
         None if s.cap_total is None else float(s.cells_per_observer * s.cap_m))
     sens = heatmap_sensitivity(s.n_cells, n, s.cap_m, cap_total)
-    method = gaussian_method(s.method, s.epsilon) if engine is Engine.NUMPY else "analytic"
+    method = gaussian_method(s.method, s.epsilon) if engine is Engine.NUMPY else GaussianMethod.ANALYTIC
     return sens, calibrate_heatmap(sens, s.epsilon, s.delta, s.mechanism, method)
 
 
@@ -89,7 +90,7 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
                     "n_observers": clean.n_observers,
                     "bounds": {"cap_m": s.cap_m, "cap_total": s.cap_total,
                                "how": "per cell min(G_ij, m); a map with total > C is scaled down to total C"},
-                    "calibration": {"mechanism": cal.mechanism, "method": cal.method, "l1_sensitivity": sens.l1,
+                    "calibration": {"mechanism": str(cal.mechanism), "method": str(cal.method), "l1_sensitivity": sens.l1,
                                     "l2_sensitivity": sens.l2, "l1_formula": sens.l1_plugged,
                                     "l2_formula": sens.l2_plugged, "calibrated_scale": cal.scale,
                                     "scale": scale, "noise_std": float(std), "epsilon_charged": rel.epsilon_charged,
@@ -110,7 +111,7 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
                            "how": "PipelineDP keeps at most m fixations per observer and cell and k = ⌊C/m⌋ random "
                                   "cells per observer; each fixation has value 1 with declared bound [0, v], v ≥ 1, "
                                   "so that PipelineDP's add/remove calibration covers replace-one"},
-                "calibration": {"mechanism": cal.mechanism,
+                "calibration": {"mechanism": str(cal.mechanism),
                                 "method": "analytic (python-dp)" if s.gaussian else "b = Δ₁/ε (python-dp)",
                                 "l1_sensitivity": b.l1 / pdp.n_observers, "l2_sensitivity": b.l2 / pdp.n_observers,
                                 "l1_formula": f"m·min(r, 2k)/n = {b.m}·min({s.n_cells}, {2 * b.k})/{pdp.n_observers}",

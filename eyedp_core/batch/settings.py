@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from typing import Any
 
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import noise_family
 
 __all__ = ["Engine", "HeatmapSettings", "SETTINGS_VERSION"]
@@ -31,6 +31,15 @@ class Engine(str, Enum):
     SPARK = "spark"  # PipelineDP on Spark's SparkRDDBackend
 
 
+def _gaussian_method(name: GaussianMethod | str) -> GaussianMethod:
+    """A Gaussian method or its name in, the GaussianMethod out (a clear error for unknown names)."""
+    try:
+        return GaussianMethod(name)
+    except ValueError:
+        raise ValueError(f"unknown Gaussian method {name!r}; use one of "
+                         f"{', '.join(m.value for m in GaussianMethod)}") from None
+
+
 @dataclass(frozen=True, kw_only=True)
 class HeatmapSettings:
     """Everything public that fixes a heatmap release: stimulus and canvas (public), grid, caps, privacy and noise."""
@@ -41,15 +50,17 @@ class HeatmapSettings:
     cell_px: int = 32
     epsilon: float = 1.0
     delta: float = 1e-6
-    mechanism: str = Family.GAUSSIAN.value
-    method: str = "analytic"
+    mechanism: Family = Family.GAUSSIAN
+    method: GaussianMethod = GaussianMethod.ANALYTIC
     cap_m: float = 1.0
     cap_total: float | None = 30.0
     sigma_px: float = 0.0  # smoothing of the PNG only (post-processing)
     weight: str = "count"
 
     def __post_init__(self) -> None:
-        noise_family(self.mechanism)  # refuses unknown names
+        # A settings file or command line hands in names: parse them once, refusing unknown ones.
+        object.__setattr__(self, "mechanism", noise_family(self.mechanism))
+        object.__setattr__(self, "method", _gaussian_method(self.method))
         if self.width < 1 or self.height < 1 or self.cell_px < 1:
             raise ValueError(f"need a positive canvas and cell size, got {self.width}×{self.height}, "
                              f"cell {self.cell_px}")
@@ -67,7 +78,7 @@ class HeatmapSettings:
     @property
     def gaussian(self) -> bool:
         """Gaussian noise ((ε, δ)-DP); otherwise Laplace (pure ε-DP)."""
-        return noise_family(self.mechanism) is Family.GAUSSIAN
+        return self.mechanism is Family.GAUSSIAN
 
     @property
     def grid_shape(self) -> tuple[int, int]:

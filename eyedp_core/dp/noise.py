@@ -13,10 +13,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from eyedp_core.dp.mechanisms import (Calibration, calibrate_gaussian, calibrate_laplace, gaussian_delta,
-                                      gaussian_sigma, tex_number)
+from eyedp_core.dp.calibration import (
+    Calibration,
+    calibrate_gaussian,
+    calibrate_laplace,
+    gaussian_delta,
+    gaussian_sigma,
+    tex_number,
+)
 from eyedp_core.dp.lattice import LatticeCalibration, Metric, lattice_calibration
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.dp.release_source import ReleaseSource
 
 __all__ = [
@@ -29,6 +35,7 @@ __all__ = [
     "laplace_noise",
     "liu_thm34_sigma",
     "r_star",
+    "sample_noise",
     "standard_laplace",
 ]
 
@@ -40,6 +47,39 @@ def standard_laplace(rng: np.random.Generator, shape: tuple[int, ...], dtype: ty
     size = z.size
     signs = np.unpackbits(np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8), count=size)
     np.negative(z, out=z, where=signs.reshape(z.shape).astype(bool))
+    return z
+
+
+def _unit_laplace(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    # Looked up at call time, so a test can watch every Lap(1) array drawn here.
+    return standard_laplace(rng, shape, dtype)
+
+
+def _unit_normal(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    return rng.standard_normal(shape, dtype=dtype)
+
+
+# Unit-scale noise of each additive family: Lap(1) or N(0, 1).
+_STANDARD = {Family.LAPLACE: _unit_laplace, Family.GAUSSIAN: _unit_normal}
+
+
+def sample_noise(rng: np.random.Generator | ReleaseSource, family: Family, scale: float | np.ndarray,
+                 shape: int | tuple[int, ...], dtype: type = np.float64,
+                 lattice_k: int | np.ndarray | None = None) -> np.ndarray:
+    """Generator (preview) or ReleaseSource, family (Laplace: scale = b, Gaussian: scale = σ; an array scale
+    broadcasts against the last axes), shape and dtype in, i.i.d. noise alone out. The plain sampler: no
+    calibration, no ε or δ; with a ReleaseSource OpenDP draws it on the lattice 2^lattice_k (for noise that never
+    meets a data value unrounded; data values go through `NoiseMechanism.perturb`)."""
+    shp = (shape,) if isinstance(shape, int) else tuple(shape)
+    if isinstance(rng, ReleaseSource):  # release mode: OpenDP's samplers, no seed (§11)
+        return rng.draw(family, shp, scale, lattice_k).astype(dtype, copy=False)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("preview noise needs a numpy.random.Generator; releases go through eyedp_core.dp.release")
+    z = _STANDARD[family](rng, shp, dtype)
+    if np.isscalar(scale):
+        z *= dtype(scale)
+    else:
+        z *= np.asarray(scale, dtype=dtype)
     return z
 
 
@@ -59,29 +99,13 @@ class NoiseMechanism(ABC):
     def variance(self) -> float:
         """Per-coordinate variance of the noise (2b² for Laplace, σ² for Gaussian)."""
 
-    @abstractmethod
-    def _standard(self, rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
-        """Unit-scale noise of the family (Lap(1) or N(0, 1))."""
-
     def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...], dtype: type = np.float64,
                scale: float | np.ndarray | None = None, lattice_k: int | np.ndarray | None = None) -> np.ndarray:
         """Generator and shape in, i.i.d. PREVIEW noise out; `scale` (broadcast against the last axes)
         overrides the calibrated one where rows have their own calibrations of the same family. With a
         ReleaseSource: OpenDP noise alone on the lattice 2^lattice_k (for noise that never meets a data
         value unrounded; data values go through `perturb`)."""
-        shp = (shape,) if isinstance(shape, int) else tuple(shape)
-        if isinstance(rng, ReleaseSource):  # release mode: OpenDP's samplers, no seed (§11)
-            return rng.draw(self.family, shp, self.scale if scale is None else scale,
-                            lattice_k).astype(dtype, copy=False)
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError("preview noise needs a numpy.random.Generator; releases go through eyedp_core.dp.release")
-        z = self._standard(rng, shp, dtype)
-        s = self.scale if scale is None else scale
-        if np.isscalar(s):
-            z *= dtype(s)
-        else:
-            z *= np.asarray(s, dtype=dtype)
-        return z
+        return sample_noise(rng, self.family, self.scale if scale is None else scale, shape, dtype, lattice_k)
 
     def perturb(self, rng: np.random.Generator, values: np.ndarray, scale: float | np.ndarray,
                 lattice_k: int | np.ndarray) -> np.ndarray:
@@ -132,9 +156,6 @@ class LaplaceMechanism(NoiseMechanism):
     def variance(self) -> float:
         return 2.0 * self.scale ** 2
 
-    def _standard(self, rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
-        return standard_laplace(rng, shape, dtype)
-
 
 class GaussianMechanism(NoiseMechanism):
     """Gaussian mechanism: (ε, δ)-DP with σ from the L2 sensitivity; method "analytic" (Balle–Wang, exact
@@ -142,17 +163,14 @@ class GaussianMechanism(NoiseMechanism):
 
     family = Family.GAUSSIAN
 
-    def __init__(self, *, epsilon: float, delta: float, sensitivity: float, method: str = "analytic",
-                 calibration: Calibration | None = None) -> None:
+    def __init__(self, *, epsilon: float, delta: float, sensitivity: float,
+                 method: GaussianMethod = GaussianMethod.ANALYTIC, calibration: Calibration | None = None) -> None:
         self.calibration = (calibration if calibration is not None
                             else calibrate_gaussian(sensitivity, epsilon, delta, method=method))
 
     @property
     def variance(self) -> float:
         return self.scale ** 2
-
-    def _standard(self, rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
-        return rng.standard_normal(shape, dtype=dtype)
 
 
 def liu_thm34_sigma(l2_sensitivity: float, epsilon: float, delta: float, r: float) -> float:
@@ -162,7 +180,7 @@ def liu_thm34_sigma(l2_sensitivity: float, epsilon: float, delta: float, r: floa
 
 def r_star(epsilon: float, delta: float) -> float:
     """ε, δ in, r* = exp((ε·σ_an/Δ2)² − ε/2 + ln δ) out: Liu's σ is (ε, δ)-DP iff r >= r* (§6.2)."""
-    s = gaussian_sigma(1.0, epsilon, delta, method="analytic")
+    s = gaussian_sigma(1.0, epsilon, delta, method=GaussianMethod.ANALYTIC)
     return math.exp((epsilon * s) ** 2 - epsilon / 2.0 + math.log(delta))
 
 
@@ -174,7 +192,7 @@ class LiuGaussianMechanism(GaussianMechanism):
     whenever r < r*, where that σ does not give (ε, δ)-DP (docs/PRIVACY_MODEL.md §6.2)."""
 
     def __init__(self, *, epsilon: float, delta: float, sensitivity: float, r: int) -> None:
-        base = calibrate_gaussian(sensitivity, epsilon, delta, method="analytic")  # validates ε, δ, Δ2
+        base = calibrate_gaussian(sensitivity, epsilon, delta, method=GaussianMethod.ANALYTIC)  # validates ε, δ, Δ2
         sigma = liu_thm34_sigma(sensitivity, epsilon, delta, r)
         rs = r_star(epsilon, delta)
         achieved = gaussian_delta(sigma, sensitivity, epsilon)
@@ -188,7 +206,7 @@ class LiuGaussianMechanism(GaussianMechanism):
         plugged = (rf"\sigma = \frac{{{tex_number(sensitivity)}}}{{{tex_number(epsilon)}}}"
                    rf"\sqrt{{{tex_number(epsilon / 2)} + \ln\frac{{{r}}}{{{tex_number(delta)}}}}}"
                    rf" = {tex_number(sigma)}")
-        self.calibration = replace(base, method="liu-thm-3.4", scale=sigma, std=sigma, formula_tex=_LIU_TEX,
+        self.calibration = replace(base, method=GaussianMethod.LIU_THM_34, scale=sigma, std=sigma, formula_tex=_LIU_TEX,
                                    plugged_tex=plugged,
                                    guarantee="as in the paper (Liu et al. Thm 3.4); not a proof in general",
                                    valid=bool(valid), note=note)
@@ -196,10 +214,10 @@ class LiuGaussianMechanism(GaussianMechanism):
 
 def from_calibration(calibration: Calibration) -> NoiseMechanism:
     """A Calibration in (any method, including the paper's), the mechanism object that draws exactly that noise out."""
-    if calibration.mechanism == Family.LAPLACE.value:
+    if calibration.mechanism is Family.LAPLACE:
         return LaplaceMechanism(epsilon=calibration.epsilon, sensitivity=calibration.sensitivity,
                                 calibration=calibration)
-    if calibration.mechanism == Family.GAUSSIAN.value:
+    if calibration.mechanism is Family.GAUSSIAN:
         return GaussianMechanism(epsilon=calibration.epsilon, delta=calibration.delta,
                                  sensitivity=calibration.sensitivity, calibration=calibration)
     raise ValueError(f"no noise mechanism for calibration family {calibration.mechanism!r}")

@@ -1,18 +1,20 @@
 """The one registry of mechanism names: each mechanism's key, its noise family, view, unit and plain words.
 
-Code compares `Mech` members, never free strings; `Mech("CFPA")` parses a stored name and
-`Mech.parse("CFPA-32")` splits the chunked labels the pages use. docs/PRIVACY_MODEL.md names the
-neighbouring relation of each unit.
+Code compares `Mech`, `Family`, `GaussianMethod` and `SelectionMethod` members, never free strings;
+`Mech("CFPA")` parses a stored name (once, where a widget, URL or file hands in text) and
+`Mech.parse("CFPA-32")` splits the chunked labels the pages use. The members are `StrEnum`s, so a member
+prints, formats and serialises as its stored name and links and settings keep their values.
+docs/PRIVACY_MODEL.md names the neighbouring relation of each unit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
-__all__ = ["Family", "Mech", "MechInfo", "TIME_SERIES", "HEATMAP"]
+__all__ = ["Family", "GaussianMethod", "Mech", "MechInfo", "SelectionMethod", "TIME_SERIES", "HEATMAP"]
 
 
-class Family(str, Enum):
+class Family(StrEnum):
     """The noise law a mechanism draws from."""
 
     LAPLACE = "laplace"
@@ -20,6 +22,21 @@ class Family(str, Enum):
     EXPONENTIAL = "exponential"  # exponential mechanism (private selection)
     PLANAR_LAPLACE = "planar-laplace"
     NONE = "none"  # not a noise mechanism (k-anonymity and other syntactic methods)
+
+
+class GaussianMethod(StrEnum):
+    """How a Gaussian σ is calibrated (docs/PRIVACY_MODEL.md §0.1, §6.2)."""
+
+    ANALYTIC = "analytic"  # Balle–Wang: the smallest σ, exact for every ε > 0
+    CLASSICAL = "classical"  # Dwork–Roth Thm A.1: proven for ε < 1 only
+    LIU_THM_34 = "liu-thm-3.4"  # Liu et al. Thm 3.4, as in the paper: (ε, δ)-DP only when r >= r*
+
+
+class SelectionMethod(StrEnum):
+    """How a private choice among public candidates is drawn (docs/PRIVACY_MODEL.md §6.5)."""
+
+    EXPONENTIAL = "exponential"  # the exponential mechanism (Gumbel noisy max)
+    REPORT_NOISY_MIN = "report-noisy-min"  # exponential noise, pure-DP noisy min
 
 
 @dataclass(frozen=True)
@@ -35,7 +52,7 @@ class MechInfo:
     is_dp: bool = True
 
 
-class Mech(str, Enum):
+class Mech(StrEnum):
     """Every mechanism EyeDP runs or shows, by its stored name."""
 
     LPA = "LPA"

@@ -16,6 +16,7 @@ import numpy as np
 import opendp.prelude as dp
 
 from eyedp_core.dp.lattice import Metric, lattice_k
+from eyedp_core.dp.registry import Family, SelectionMethod
 
 dp.enable_features("contrib")
 
@@ -51,9 +52,9 @@ def _vector_domain(n: int) -> Any:
     return dp.vector_domain(dp.atom_domain(T=float, nan=False), size=n)
 
 
-def _base_metadata(mechanism: str, arr: np.ndarray, k: int) -> dict[str, Any]:
+def _base_metadata(mechanism: Family, arr: np.ndarray, k: int) -> dict[str, Any]:
     return {
-        "mechanism": mechanism,
+        "mechanism": mechanism.value,  # metadata is plain text: it is written to manifests
         "library": "opendp",
         "opendp_version": OPENDP_VERSION,
         "sampler": SAMPLER,
@@ -79,7 +80,7 @@ def release_laplace(
     sens = _check_sensitivity(sensitivity)
     b = float(scale)
     k = lattice_k(b, arr.size, sens, Metric.L1) if k is None else int(k)
-    meta = _base_metadata("laplace", arr, k)
+    meta = _base_metadata(Family.LAPLACE, arr, k)
     meta.update(scale=b, std=math.sqrt(2.0) * b, sensitivity=sens, sensitivity_metric="l1",
                 measure="pure ε-DP (MaxDivergence)", epsilon=None, delta=0.0)
     if arr.size == 0:
@@ -107,7 +108,7 @@ def release_gaussian(
         raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
     sig = float(sigma)
     k = lattice_k(sig, arr.size, sens, Metric.L2) if k is None else int(k)
-    meta = _base_metadata("gaussian", arr, k)
+    meta = _base_metadata(Family.GAUSSIAN, arr, k)
     meta.update(scale=sig, std=sig, sensitivity=sens, sensitivity_metric="l2",
                 measure="ρ-zCDP (ZeroConcentratedDivergence)", rho=None, epsilon=None,
                 delta=None if delta is None else float(delta))
@@ -147,11 +148,11 @@ def opendp_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float, s
     return hi * (1 + 1e-6)
 
 
-SELECTION_METHODS = ("exponential", "report-noisy-min")
+SELECTION_METHODS = tuple(m.value for m in SelectionMethod)  # the names, for messages and pickers
 
 
 def release_argmin(scores: np.ndarray, *, sensitivity: float, epsilon: float,
-                   method: str = "exponential") -> tuple[int, dict[str, Any]]:
+                   method: SelectionMethod = SelectionMethod.EXPONENTIAL) -> tuple[int, dict[str, Any]]:
     """Scores (lower is better), their L∞ sensitivity, ε and method in, (ε-DP index of a low score,
     release metadata) out, drawn by OpenDP from a cryptographic RNG (no seed).
 
@@ -167,7 +168,7 @@ def release_argmin(scores: np.ndarray, *, sensitivity: float, epsilon: float,
     eps, sens = float(epsilon), _check_sensitivity(sensitivity)
     if not (math.isfinite(eps) and eps > 0):
         raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    meta: dict[str, Any] = {"mechanism": method, "library": "opendp", "opendp_version": OPENDP_VERSION,
+    meta: dict[str, Any] = {"mechanism": str(method), "library": "opendp", "opendp_version": OPENDP_VERSION,
                             "sampler": SAMPLER, "seeded": False, "n_candidates": int(s.size),
                             "sensitivity": sens, "sensitivity_metric": "linf", "epsilon": eps, "delta": 0.0}
     if sens == 0:
@@ -176,7 +177,7 @@ def release_argmin(scores: np.ndarray, *, sensitivity: float, epsilon: float,
         return int(np.argmin(s)), meta
     scale = 2.0 * sens / eps
     space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float))
-    if method == "exponential":
+    if method == SelectionMethod.EXPONENTIAL:
         meas = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=scale, negate=True)
         rho = float(meas.map(sens))
         # Gumbel noisy max is the exponential mechanism, whose zCDP cost is ε²/8: guards against a change

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, privatize
 
@@ -130,7 +130,7 @@ def difference_attack(released_map: np.ndarray, maps: GazeMaps, target: int, cap
 
 def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta: float,
                 rng: np.random.Generator, cap_total: float | None = None, fraction: float = 0.5,
-                method: str = "analytic") -> pd.DataFrame:
+                method: GaussianMethod = GaussianMethod.ANALYTIC) -> pd.DataFrame:
     """GazeMaps, target row, cap(s), (ε, δ), generator, sampling fraction and Gaussian method in, one row
     per mechanism out: privacy status, whether the attack recovered the target exactly, its errors."""
     sens = heatmap_sensitivity(maps.n_cells, maps.n_observers, cap_m, cap_total)
@@ -144,13 +144,12 @@ def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta
         releases.append((name, rel.map, rel.k, f"not DP: δ ≥ c = {fraction:g}", drawn))
     agg = nf.map
     for fam in (Family.GAUSSIAN, Family.LAPLACE):
-        mech = fam.value
-        cal = calibrate_heatmap(sens, epsilon, delta, fam, method if fam is Family.GAUSSIAN else "laplace")
-        pm = privatize(agg, epsilon, delta, mech, sens, rng, calibration=cal, dtype=np.float64)
-        releases.append((mech, pm.map, None, cal.guarantee, None))
+        cal = calibrate_heatmap(sens, epsilon, delta, fam, method if fam is Family.GAUSSIAN else Family.LAPLACE)
+        pm = privatize(agg, epsilon, delta, fam, sens, rng, calibration=cal, dtype=np.float64)
+        releases.append((fam.value, pm.map, None, cal.guarantee, None))
     labels = {"noise-free": "Noise-free aggregate", "rs1": "Random selection, without replacement",
-              "rs2": "Random selection, with replacement", "gaussian": "Gaussian noise",
-              "laplace": "Laplace noise"}
+              "rs2": "Random selection, with replacement", Family.GAUSSIAN.value: "Gaussian noise",
+              Family.LAPLACE.value: "Laplace noise"}
     for name, released, k, privacy, drawn in releases:
         res = difference_attack(released, maps, target, cap_m, cap_total, name, k)
         rows.append({

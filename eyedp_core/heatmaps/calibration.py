@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from eyedp_core.dp.mechanisms import Calibration, gaussian_sigma, tex_number
+from eyedp_core.dp.calibration import Calibration, gaussian_sigma, tex_number
 from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, LiuGaussianMechanism
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 
 __all__ = [
     "GridChoice",
@@ -119,28 +119,33 @@ def liu_thm35_std(l1_sensitivity: float, epsilon: float) -> float:
 # calibrations
 
 
+_HEATMAP_NOISE = (Family.GAUSSIAN, Family.LAPLACE)
+_GAUSSIAN_METHODS = tuple(GaussianMethod)
+
 _LIU_TEX = r"\sigma = \frac{\Delta_2}{\varepsilon}\sqrt{\frac{\varepsilon}{2} + \ln\frac{r}{\delta}}" \
            r" \;=\; \frac{m}{n\varepsilon}\sqrt{r\left(\frac{\varepsilon}{2} + \ln\frac{r}{\delta}\right)}"
 
 
-def noise_family(mechanism: str) -> Family:
-    """"gaussian" | "laplace" (or a Family) in, the Family out; other names are refused."""
+def noise_family(mechanism: Family | str) -> Family:
+    """A noise family, or its stored name where text comes in (settings, links, the command line), in, the
+    Family out; families other than Gaussian and Laplace are refused."""
     try:
         fam = Family(mechanism)
     except ValueError:
         fam = None
-    if fam not in (Family.GAUSSIAN, Family.LAPLACE):
+    if fam not in _HEATMAP_NOISE:
         raise ValueError(f"unknown mechanism {mechanism!r}; private options are 'gaussian' and 'laplace'")
     return fam
 
 
 def calibrate_heatmap(sensitivity: HeatmapSensitivity, epsilon: float, delta: float,
-                      mechanism: str = "gaussian", method: str = "analytic") -> Calibration:
-    """Sensitivity, ε, δ, mechanism ("gaussian"|"laplace") and method in, Calibration out, built by the
-    mechanism objects of eyedp_core.dp.noise (the ones that draw the noise).
+                      mechanism: Family = Family.GAUSSIAN,
+                      method: GaussianMethod = GaussianMethod.ANALYTIC) -> Calibration:
+    """Sensitivity, ε, δ, noise family (Gaussian | Laplace) and Gaussian method in, Calibration out, built by
+    the mechanism objects of eyedp_core.dp.noise.
 
-    Gaussian methods: "analytic" (default, exact), "classical" (ε < 1 only), "liu-thm-3.4" (as in the
-    paper: `valid` is False and `note` gives the δ actually achieved whenever r < r*)."""
+    Gaussian methods: analytic (default, exact), classical (ε < 1 only), Liu Thm 3.4 (as in the paper:
+    `valid` is False and `note` gives the δ actually achieved whenever r < r*)."""
     if noise_family(mechanism) is Family.LAPLACE:
         cal = LaplaceMechanism(epsilon=epsilon, sensitivity=sensitivity.l1).calibration
         std = cal.std
@@ -150,10 +155,10 @@ def calibrate_heatmap(sensitivity: HeatmapSensitivity, epsilon: float, delta: fl
             note=(f"scale b = {cal.scale:.6g}, standard deviation √2·b = {std:.6g}. Liu et al.'s "
                   f"'noise level' σ_L (Thm 3.5) is this standard deviation, not the scale."),
         )
-    if method in ("analytic", "classical"):
-        return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity.l2, method=method).calibration
-    if method != "liu-thm-3.4":
+    if method not in _GAUSSIAN_METHODS:
         raise ValueError(f"unknown Gaussian method {method!r}; use 'analytic', 'classical' or 'liu-thm-3.4'")
+    if method != GaussianMethod.LIU_THM_34:
+        return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity.l2, method=method).calibration
     cal = LiuGaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity.l2, r=sensitivity.r).calibration
     # The page shows the formula in the heatmap's own terms (m, n, r) and says loudly when it fails.
     note = cal.note if cal.valid else f"WARNING: {cal.note} Use the analytic calibration."
@@ -164,10 +169,10 @@ def calibration_table(sensitivity: HeatmapSensitivity, epsilon: float, delta: fl
     """Sensitivity, ε, δ in, the calibrations to show side by side out: analytic, classical (ε < 1 only),
     Liu Thm 3.4 (as in the paper, flagged when invalid) and Laplace."""
     gauss, lap = Family.GAUSSIAN, Family.LAPLACE
-    out = [calibrate_heatmap(sensitivity, epsilon, delta, gauss, "analytic")]
+    out = [calibrate_heatmap(sensitivity, epsilon, delta, gauss, GaussianMethod.ANALYTIC)]
     if epsilon < 1:
-        out.append(calibrate_heatmap(sensitivity, epsilon, delta, gauss, "classical"))
-    out.append(calibrate_heatmap(sensitivity, epsilon, delta, gauss, "liu-thm-3.4"))
+        out.append(calibrate_heatmap(sensitivity, epsilon, delta, gauss, GaussianMethod.CLASSICAL))
+    out.append(calibrate_heatmap(sensitivity, epsilon, delta, gauss, GaussianMethod.LIU_THM_34))
     out.append(calibrate_heatmap(sensitivity, epsilon, delta, lap))
     return out
 
@@ -246,7 +251,7 @@ def _delta_of(delta: DeltaLike, n: np.ndarray) -> np.ndarray:
 
 
 def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total: float | None = None,
-              mechanism: str = "gaussian", method: str = "analytic") -> np.ndarray:
+              mechanism: Family = Family.GAUSSIAN, method: GaussianMethod = GaussianMethod.ANALYTIC) -> np.ndarray:
     """Observers n and cells r (broadcastable arrays), ε, δ (number or function of n), caps, mechanism and
     method in, per-cell noise standard deviation array out (Laplace: √2·b)."""
     n_arr, r_arr = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(r, dtype=float))
@@ -254,7 +259,7 @@ def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total:
     if noise_family(mechanism) is Family.LAPLACE:
         return math.sqrt(2.0) * l1 / epsilon
     d = _delta_of(delta, n_arr)
-    if method == "liu-thm-3.4":
+    if method == GaussianMethod.LIU_THM_34:
         return l2 * np.sqrt(epsilon / 2.0 + np.log(r_arr / d)) / epsilon
     # σ = Δ2 · s(ε, δ): one root-find per distinct δ, the rest is broadcasting.
     uniq, inv = np.unique(d, return_inverse=True)
@@ -263,8 +268,8 @@ def noise_std(n, r, epsilon: float, delta: DeltaLike, m: float = 1.0, cap_total:
 
 
 def noise_surface(n_values, sqrt_r_values, epsilon: float, delta: DeltaLike, m: float = 1.0,
-                  cap_total: float | None = None, mechanism: str = "gaussian",
-                  method: str = "analytic") -> pd.DataFrame:
+                  cap_total: float | None = None, mechanism: Family = Family.GAUSSIAN,
+                  method: GaussianMethod = GaussianMethod.ANALYTIC) -> pd.DataFrame:
     """Observer counts, √r values (grid side), ε, δ (number or function of n) and caps in, tidy DataFrame
     (n, sqrt_r, r, delta, std) out — Liu et al. Figure 2(a) with a proven calibration."""
     n_grid, s_grid = np.meshgrid(np.asarray(n_values, dtype=float), np.asarray(sqrt_r_values, dtype=float),
@@ -278,8 +283,8 @@ def noise_surface(n_values, sqrt_r_values, epsilon: float, delta: DeltaLike, m: 
 
 
 def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike, m: float = 1.0,
-                     cap_total: float | None = None, mechanism: str = "gaussian", method: str = "analytic",
-                     n_max: int = 10**12) -> int | None:
+                     cap_total: float | None = None, mechanism: Family = Family.GAUSSIAN,
+                     method: GaussianMethod = GaussianMethod.ANALYTIC, n_max: int = 10**12) -> int | None:
     """Target noise std, cells r, ε, δ (number or function of n) and caps in, the smallest n with
     noise_std(n) <= target out (None if not reached by n_max)."""
     def f(n: int) -> float:
@@ -315,8 +320,8 @@ class GridChoice:
 
 
 def grid_for_sigma(target_std: float, n: int, width: int, height: int, epsilon: float, delta: DeltaLike,
-                   m: float = 1.0, cap_total: float | None = None, mechanism: str = "gaussian",
-                   method: str = "analytic") -> GridChoice | None:
+                   m: float = 1.0, cap_total: float | None = None, mechanism: Family = Family.GAUSSIAN,
+                   method: GaussianMethod = GaussianMethod.ANALYTIC) -> GridChoice | None:
     """Target std, observers n, stimulus size, ε, δ, caps in, the finest grid (smallest cell) whose noise
     std is <= target out (None if even a single cell is too noisy)."""
     cells = np.arange(1, max(width, height) + 1)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
 from eyedp_core.dp.release import release_argmin
 from eyedp_core.heatmaps.calibration import noise_std
 
@@ -199,13 +200,14 @@ class CapSelection:
     candidates: tuple[float, ...]
     epsilon: float
     score_sensitivity: float
-    method: str
+    method: SelectionMethod
     raw_bound: float
     note: str
 
 
 def select_cap_private(per_observer_maps, candidates, raw_bound: float, noise_std, epsilon: float,
-                       method: str = "exponential", raw_total_bound: float | None = None) -> CapSelection:
+                       method: SelectionMethod = SelectionMethod.EXPONENTIAL,
+                       raw_total_bound: float | None = None) -> CapSelection:
     """Maps, public candidate caps, public raw bound B, noise std per candidate, selection ε and method
     ("exponential" | "report-noisy-min") in, CapSelection (ε-DP choice of m) out.
 
@@ -254,8 +256,9 @@ def algorithm1_candidates(weight: str, g_max: float, limit: int = 20) -> tuple[f
     return tuple(sorted(base))
 
 
-def noise_std_for_caps(n: int, r: int, m_values, epsilon: float, delta: float, mechanism: str,
-                       method: str = "analytic", cap_total: float | None = None) -> np.ndarray:
+def noise_std_for_caps(n: int, r: int, m_values, epsilon: float, delta: float, mechanism: Family,
+                       method: GaussianMethod = GaussianMethod.ANALYTIC,
+                       cap_total: float | None = None) -> np.ndarray:
     """Observers n, cells r (both public), candidate caps, privacy settings and total cap in, the noise std
     each cap would need out (public numbers: they depend on no observer's map)."""
     m = np.asarray(m_values, dtype=float)

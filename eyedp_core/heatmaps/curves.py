@@ -9,7 +9,7 @@ drawn directly — and only on the low-frequency block that carries all but `tol
 neglected coefficients change ‖KZ‖² by a relative ≤ 2·tol in expectation). Laplace Z is drawn per cell
 (exactly Lap) and transformed with one DCT per draw. One draw serves every ε (the noise is the same
 field scaled by std(ε): common random numbers across ε, independent draws within each ε). All noise is
-drawn by the mechanism objects of eyedp_core.dp.noise (through `maps.draw_noise`).
+drawn by the sampler of eyedp_core.dp.noise (`sample_noise`, through `maps.draw_noise`).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.fft as sfft
 
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import (
     DeltaLike,
     HeatmapSensitivity,
@@ -79,12 +79,11 @@ class _Engine:
         lam2 = (self.lam * self.lam).ravel()
         return np.column_stack([(z * z) @ lam2, z @ self.w])
 
-    def draws(self, mechanism: str, R: int, rng: np.random.Generator,
+    def draws(self, fam: Family, R: int, rng: np.random.Generator,
               progress: Callable[[float], None] | None, offset: float, weight: float) -> np.ndarray:
-        """Mechanism, number of draws, generator in, (R, 5) statistics of unit-variance noise out."""
+        """Noise family, number of draws, generator in, (R, 5) statistics of unit-variance noise out."""
         out = np.empty((R, 5))
         block = self.kr * self.kc
-        fam = noise_family(mechanism)
         if fam is Family.GAUSSIAN:
             step = max(1, 2_000_000 // block)
             for s in range(0, R, step):
@@ -121,7 +120,8 @@ class _Engine:
 
 def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons: Sequence[float],
                delta: float, rng: np.random.Generator, R: int = 100, sigma_px: float = 0.0, cell: int = 1,
-               mechanisms: Sequence[str] = ("gaussian", "laplace"), method: str = "analytic",
+               mechanisms: Sequence[Family] = (Family.GAUSSIAN, Family.LAPLACE),
+               method: GaussianMethod = GaussianMethod.ANALYTIC,
                reference_map: np.ndarray | None = None, progress: Callable[[float], None] | None = None,
                truncate: float = 4.0, tol: float = 1e-9, hot_spots_q: float | None = None) -> pd.DataFrame:
     """Clean (capped) aggregate, its sensitivity, ε values, δ, generator, draws R, kernel σ in px, cell size,
@@ -137,13 +137,12 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
     frames, notes = [], []
     for i, name in enumerate(mechanisms):
         fam = noise_family(name)
-        mech = fam.value
-        meth = method if fam is Family.GAUSSIAN else "laplace"
-        eps_ok = [e for e in epsilons if not (meth == "classical" and e >= 1)]
+        meth = method if fam is Family.GAUSSIAN else Family.LAPLACE
+        eps_ok = [e for e in epsilons if not (meth == GaussianMethod.CLASSICAL and e >= 1)]
         if len(eps_ok) < len(epsilons):
             notes.append("classical Gaussian calibration omitted for ε ≥ 1 (only proven for ε < 1)")
-        cals = [calibrate_heatmap(sensitivity, e, delta, mech, meth) for e in eps_ok]
-        stats = eng.draws(mech, R, rng, progress, i / len(mechanisms), 1 / len(mechanisms))
+        cals = [calibrate_heatmap(sensitivity, e, delta, fam, meth) for e in eps_ok]
+        stats = eng.draws(fam, R, rng, progress, i / len(mechanisms), 1 / len(mechanisms))
         if not cals:
             continue
         met = eng.metrics(stats, np.array([c.std for c in cals]))
@@ -151,12 +150,12 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
         kept = np.full((E, R), np.nan)
         if hot_spots_q is not None and clean.size <= HOT_SPOT_CELLS:
             kept = utility_at_stds(clean, [c.std for c in cals], rng, R=R, sigma_px=sigma_px, cell=cell,
-                                   mechanism=mech, q=hot_spots_q, reference=ref,
+                                   mechanism=fam, q=hot_spots_q, reference=ref,
                                    measures=(Measure.HOT_SPOTS,)).kept
         elif hot_spots_q is not None:
             notes.append(f"hot spots kept left out: the grid has more than {HOT_SPOT_CELLS:,} cells")
         frames.append(pd.DataFrame({
-            "mechanism": mech, "method": meth,
+            "mechanism": fam.value, "method": str(meth),
             "eps": np.repeat([c.epsilon for c in cals], R), "delta": np.repeat([c.delta for c in cals], R),
             "draw": np.tile(np.arange(R), E), "std": np.repeat([c.std for c in cals], R),
             "scale": np.repeat([c.scale for c in cals], R), "valid": np.repeat([c.valid for c in cals], R),
@@ -190,8 +189,9 @@ def expected_noise_mse(std: float, shape: tuple[int, int], sigma_px: float, cell
 
 def plan_study(clean_map: np.ndarray, n_values: Sequence[int], epsilon: float, delta: DeltaLike,
                rng: np.random.Generator, m: float = 1.0, cap_total: float | None = None,
-               sigma_px: float = 0.0, cell: int = 1, mechanism: str = "gaussian", method: str = "analytic",
-               R: int = 50, reference_map: np.ndarray | None = None, truncate: float = 4.0) -> pd.DataFrame:
+               sigma_px: float = 0.0, cell: int = 1, mechanism: Family = Family.GAUSSIAN,
+               method: GaussianMethod = GaussianMethod.ANALYTIC, R: int = 50,
+               reference_map: np.ndarray | None = None, truncate: float = 4.0) -> pd.DataFrame:
     """Clean aggregate (mean map of the observers at hand), hypothetical study sizes N, ε, δ (number or
     function of N), generator, caps, kernel, mechanism in, one row per N out: noise std, exact expected
     MSE, Monte-Carlo CC mean/sd over R draws and the planning-only label."""
@@ -199,14 +199,15 @@ def plan_study(clean_map: np.ndarray, n_values: Sequence[int], epsilon: float, d
     ref = clean if reference_map is None else np.asarray(reference_map, dtype=float)
     eng = _Engine(clean, ref, float(sigma_px) / cell, truncate, 1e-9)
     ns = np.asarray(n_values, dtype=int)
+    fam = noise_family(mechanism)
+    meth = method if fam is Family.GAUSSIAN else Family.LAPLACE
     cals = []
     for N in ns:
         d = float(delta(N)) if callable(delta) else float(delta)
         sens = heatmap_sensitivity(clean.size, int(N), m, cap_total)
-        meth = method if noise_family(mechanism) is Family.GAUSSIAN else "laplace"
-        cals.append(calibrate_heatmap(sens, epsilon, d, mechanism, meth))
+        cals.append(calibrate_heatmap(sens, epsilon, d, fam, meth))
     stds = np.array([c.std for c in cals])
-    stats = eng.draws(mechanism, R, rng, None, 0.0, 1.0)
+    stats = eng.draws(fam, R, rng, None, 0.0, 1.0)
     met = eng.metrics(stats, stds)
     exp_mse = eng.clean["d2"] / eng.r + stds ** 2 * eng.lam2_full / eng.r
     return pd.DataFrame({

@@ -19,9 +19,9 @@ import pandas as pd
 import scipy.fft as sfft
 import scipy.sparse as sp
 
-from eyedp_core.dp.mechanisms import Calibration
-from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, NoiseMechanism, from_calibration
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.calibration import Calibration
+from eyedp_core.dp.noise import sample_noise
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap, noise_family
 
 __all__ = [
@@ -229,40 +229,32 @@ class PrivateMap:
     calibration: Calibration
 
 
-# One mechanism object per family for draws at a scale given per call (`sample(..., scale=b)`; their own
-# calibration is not used): the ε-curves draw unit noise once and rescale it for every ε. Previews only;
-# releases go through OpenDP.
-_FAMILY_NOISE: dict[Family, NoiseMechanism] = {
-    Family.GAUSSIAN: GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0),
-    Family.LAPLACE: LaplaceMechanism(epsilon=1.0, sensitivity=1.0),
-}
-
-
-def draw_noise(rng: np.random.Generator, mechanism: str, scale: float, shape: tuple[int, ...],
+def draw_noise(rng: np.random.Generator, mechanism: Family, scale: float, shape: tuple[int, ...],
                dtype: type = np.float32) -> np.ndarray:
-    """Generator, mechanism ("gaussian": scale = σ, "laplace": scale = b) and shape in, i.i.d. PREVIEW
-    noise out, drawn by the mechanism object of that family (eyedp_core.dp.noise)."""
-    return _FAMILY_NOISE[noise_family(mechanism)].sample(rng, shape, dtype=dtype, scale=scale)
+    """Generator, noise family (Gaussian: scale = σ, Laplace: scale = b) and shape in, i.i.d. PREVIEW noise
+    out, drawn by the plain sampler of eyedp_core.dp.noise: the ε-curves draw unit noise once and rescale it
+    for every ε, so no calibration is involved."""
+    return sample_noise(rng, mechanism, scale, shape, dtype)
 
 
-def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism: str,
-              sensitivity: HeatmapSensitivity, rng: np.random.Generator, method: str = "analytic",
-              calibration: Calibration | None = None, dtype: type = np.float32) -> PrivateMap:
-    """Aggregate map, ε, δ, mechanism ("gaussian"|"laplace"), sensitivity, generator and Gaussian method in,
-    PrivateMap (noisy map, calibration) out. A precomputed `calibration` skips the calibration step.
+def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism: Family,
+              sensitivity: HeatmapSensitivity, rng: np.random.Generator,
+              method: GaussianMethod = GaussianMethod.ANALYTIC, calibration: Calibration | None = None,
+              dtype: type = np.float32) -> PrivateMap:
+    """Aggregate map, ε, δ, noise family, sensitivity, generator and Gaussian method in, PrivateMap (noisy map,
+    calibration) out. A precomputed `calibration` skips the calibration step.
 
-    PREVIEW noise (numpy), drawn by the mechanism object of the calibration it reports, so the shown
-    calibration is the one drawn: not for data releases (docs/PRIVACY_MODEL.md §11; those go through
-    eyedp_core.heatmaps.release)."""
+    PREVIEW noise (numpy), drawn at the scale of the calibration it reports, so the shown calibration is the
+    one drawn: not for data releases (docs/PRIVACY_MODEL.md §11; those go through eyedp_core.heatmaps.release)."""
     fam = noise_family(mechanism)
     cal = calibration
     if cal is None:
         cal = calibrate_heatmap(sensitivity, epsilon, delta, fam, method)
-    if cal.mechanism != fam.value:
-        raise ValueError(f"calibration is for {cal.mechanism!r}, not {fam.value!r}")
+    if cal.mechanism != fam:
+        raise ValueError(f"calibration is for {str(cal.mechanism)!r}, not {str(fam)!r}")
     a = np.asarray(aggregate_map)
     if a.size != sensitivity.r:
         raise ValueError(f"map has {a.size} cells but the sensitivity was computed for r = {sensitivity.r}")
-    noisy = from_calibration(cal).sample(rng, a.shape, dtype=dtype)
+    noisy = sample_noise(rng, cal.mechanism, cal.scale, a.shape, dtype)
     noisy += a.astype(dtype, copy=False)
     return PrivateMap(noisy, cal)

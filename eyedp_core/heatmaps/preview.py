@@ -12,8 +12,8 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-from eyedp_core.dp.mechanisms import Calibration
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.calibration import Calibration
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity, noise_family
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
@@ -86,14 +86,14 @@ def maps_sensitivity(maps: GazeMaps, cap_m: float, cap_total: float | None) -> H
     return heatmap_sensitivity(maps.n_cells, maps.n_observers, cap_m, cap_total)
 
 
-def gaussian_method(method: str, epsilon: float) -> str:
+def gaussian_method(method: GaussianMethod, epsilon: float) -> GaussianMethod:
     """Requested Gaussian calibration and ε in, the calibration used out: the classical one is proven only
     for ε < 1 (docs/PRIVACY_MODEL.md §6.2), so it falls back to the analytic one there."""
-    return "analytic" if method == "classical" and epsilon >= 1 else method
+    return GaussianMethod.ANALYTIC if method == GaussianMethod.CLASSICAL and epsilon >= 1 else method
 
 
-def delta_spent(mechanism: str, delta: float) -> float:
-    """Mechanism and the chosen δ in, the δ a release spends out: 0 for Laplace noise (pure ε-DP)."""
+def delta_spent(mechanism: Family, delta: float) -> float:
+    """Noise family and the chosen δ in, the δ a release spends out: 0 for Laplace noise (pure ε-DP)."""
     return float(delta) if noise_family(mechanism) is Family.GAUSSIAN else 0.0
 
 
@@ -133,7 +133,7 @@ class NoisyPreview:
 
 
 def noisy_preview(clean: CleanMaps, sensitivity: HeatmapSensitivity, *, epsilon: float, delta: float,
-                  mechanism: str, method: str, seed: int, sigma_px: float, cell_px: int,
+                  mechanism: Family, method: GaussianMethod, seed: int, sigma_px: float, cell_px: int,
                   emd_bins: int | None = 32) -> NoisyPreview:
     """Clean maps, sensitivity, (ε, δ), mechanism, Gaussian method, preview seed, kernel and cell size in,
     NoisyPreview out. emd_bins=None leaves the earth mover's distance (a linear program, the slowest metric)

@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.accounting import Release
-from eyedp_core.dp.mechanisms import Calibration
-from eyedp_core.dp.registry import Family, Mech
+from eyedp_core.dp.calibration import Calibration
+from eyedp_core.dp.registry import Family, GaussianMethod, Mech, SelectionMethod
 from eyedp_core.dp.release import opendp_gaussian_sigma, release_gaussian, release_laplace
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity, noise_family
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity
 from eyedp_core.heatmaps.cap import noise_std_for_caps, public_candidates, select_cap_private
 from eyedp_core.heatmaps.maps import GazeMaps
 
@@ -34,6 +34,7 @@ __all__ = [
     "choose_cap_privately",
     "colour_range",
     "export_scale",
+    "is_selection",
     "release_heatmap",
     "release_table",
     "selection_release",
@@ -71,7 +72,7 @@ class CapChoice:
     weight: str
     source: MapsSource
     epsilon: float = 0.0
-    method: str = ""
+    method: SelectionMethod | None = None  # how a DP choice was drawn (None for Algorithm 1)
     note: str = ""
     candidates: tuple[float, ...] = ()  # the public list a DP choice selected from
 
@@ -96,8 +97,9 @@ class CapChoice:
 
 
 def choose_cap_privately(maps: GazeMaps, source: MapsSource, *, weight: str, raw_bound: float,
-                         selection_epsilon: float, selection_method: str, epsilon: float, delta: float,
-                         mechanism: str, method: str, cap_total: float | None) -> CapChoice:
+                         selection_epsilon: float, selection_method: SelectionMethod, epsilon: float,
+                         delta: float, mechanism: Family, method: GaussianMethod,
+                         cap_total: float | None) -> CapChoice:
     """Gaze maps and their source, the public raw bound B, the selection's ε and method, and the heatmap's
     privacy settings in, the ε-DP CapChoice out (drawn by OpenDP; charge `selection_release` of it).
 
@@ -117,13 +119,23 @@ def algorithm1_choice(m: float, weight: str, source: MapsSource) -> CapChoice:
     return CapChoice(how="algorithm1", m=float(m), weight=weight, source=source)
 
 
+def _selection_mechanism(method: SelectionMethod) -> str:
+    """Selection method in, the ledger's mechanism text of a private choice of m out."""
+    return f"{Mech.CAP_SELECTION} ({method})"
+
+
+def is_selection(entry: Release) -> bool:
+    """A ledger entry in, whether it charges a private choice of m made in this view out."""
+    return entry.view == VIEW and entry.mechanism in {_selection_mechanism(m) for m in SelectionMethod}
+
+
 def selection_release(choice: CapChoice) -> Release:
     """A DP CapChoice in, its ledger entry out: ε of the selection, charged to the observers it read."""
     if choice.how != "dp":
         raise ValueError("only a DP choice of m is a charged release; Algorithm 1 is flagged instead")
     return Release(view=VIEW, label=f"DP choice of the cap m = {choice.m:g} on '{choice.source.stimulus_name}' "
                                     f"({choice.method})",
-                   unit="observer", mechanism=f"{Mech.CAP_SELECTION.value} ({choice.method})",
+                   unit="observer", mechanism=_selection_mechanism(choice.method),
                    sensitivity_type="public", epsilon=choice.epsilon, participants=choice.source.observers)
 
 
@@ -167,7 +179,7 @@ def export_scale(export: HeatmapExport) -> float:
     """Export in, its noise scale out: Laplace b, or the smallest Gaussian σ >= the preview's that OpenDP's
     own accounting certifies for the requested (ε, δ) (§11)."""
     cal = export.calibration
-    if noise_family(cal.mechanism) is Family.LAPLACE:
+    if cal.mechanism is Family.LAPLACE:
         return cal.scale
     return opendp_gaussian_sigma(export.sensitivity.l2, cal.epsilon, cal.delta, cal.scale)
 
@@ -181,7 +193,7 @@ def release_heatmap(export: HeatmapExport, scale: float) -> HeatmapRelease:
     r = int(np.asarray(export.aggregate).size)
     if r > MAX_EXPORT_CELLS:
         raise ValueError(f"the grid has {r:,} cells; exports are limited to {MAX_EXPORT_CELLS:,} cells")
-    gaussian = noise_family(cal.mechanism) is Family.GAUSSIAN
+    gaussian = cal.mechanism is Family.GAUSSIAN
     if gaussian:
         values, meta = release_gaussian(export.aggregate, scale, sensitivity=sens.l2, delta=cal.delta)
     else:
@@ -196,7 +208,7 @@ def release_heatmap(export: HeatmapExport, scale: float) -> HeatmapRelease:
     meta.update(view=VIEW, stimulus=export.source.stimulus_name, unit="observer (whole gaze map on this stimulus)",
                 n_observers=len(export.source.observers), cell_px=export.cell_px, grid_shape=[rows, cols],
                 cap_m=export.cap_m, cap_total=export.cap_total, weight=export.weight, epsilon_requested=cal.epsilon,
-                delta_requested=delta, calibration=cal.method, preview_scale=cal.scale, epsilon_charged=eps_charged,
+                delta_requested=delta, calibration=str(cal.method), preview_scale=cal.scale, epsilon_charged=eps_charged,
                 l1_sensitivity=sens.l1, l2_sensitivity=sens.l2, tuned_on_private_data=export.tuned_on_private_data,
                 png_note=f"PNG: smoothed with σ = {export.sigma_px:.1f} px after the release (post-processing)")
     entry = Release(view=VIEW, label=label, unit="observer", mechanism=f"{cal.mechanism} ({cal.method})",

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity, noise_family
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
 from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, draw_noise, smooth
 
@@ -154,7 +154,7 @@ def estimate_seconds(cells: int, points: int, R: int, measure: Measure = Measure
 
 
 def utility_at_stds(clean_agg: np.ndarray, stds: Sequence[float], rng: np.random.Generator, *, R: int = 100,
-                    sigma_px: float = 0.0, cell: int = 1, mechanism: str = "gaussian", q: float = DEFAULT_Q,
+                    sigma_px: float = 0.0, cell: int = 1, mechanism: Family = Family.GAUSSIAN, q: float = DEFAULT_Q,
                     reference: np.ndarray | None = None, grid: Sequence[float] | None = None,
                     measures: Sequence[Measure] = (Measure.CC, Measure.HOT_SPOTS)) -> UtilityDraws:
     """Clean (capped) aggregate, per-cell noise stds, generator, draws R, kernel, cell size, mechanism, top share
@@ -287,15 +287,15 @@ class Setting:
 
     epsilon: float
     delta: float
-    mechanism: str = "gaussian"
-    method: str = "analytic"
+    mechanism: Family = Family.GAUSSIAN
+    method: GaussianMethod = GaussianMethod.ANALYTIC
     cap_m: float = 1.0
     cap_total: float | None = None
 
     def std(self, n: int, r: int) -> float:
         """Observers n and cells r in, the per-cell noise std of this setting out."""
         sens = heatmap_sensitivity(r, n, self.cap_m, self.cap_total)
-        meth = self.method if noise_family(self.mechanism) is Family.GAUSSIAN else "laplace"
+        meth = self.method if self.mechanism == Family.GAUSSIAN else Family.LAPLACE
         return float(calibrate_heatmap(sens, self.epsilon, self.delta, self.mechanism, meth).std)
 
 
@@ -441,7 +441,7 @@ class CapComparison:
 
 
 def cap_choice_utility(gm: GazeMaps, *, fixed_m: float, candidates: Sequence[float], raw_bound: float,
-                       selection_epsilon: float, selection_method: str, setting: Setting, rng: np.random.Generator,
+                       selection_epsilon: float, selection_method: SelectionMethod, setting: Setting, rng: np.random.Generator,
                        basis: Basis, R: int = 50, sigma_px: float = 0.0, q: float = DEFAULT_Q) -> CapComparison:
     """Per-observer gaze maps (the basis), the fixed public m, the public candidates and bound B, the selection's
     ε and method, the map's setting (ε, δ, noise, C), generator, basis, draws, kernel and q in, CapComparison
@@ -455,7 +455,7 @@ def cap_choice_utility(gm: GazeMaps, *, fixed_m: float, candidates: Sequence[flo
                               setting.cap_total)
     sens = cap_score_sensitivity(cands, raw_bound, n, r, setting.cap_total)
     scores = cap_scores(gm, cands, raw_bound, stds, setting.cap_total)
-    if selection_method == "exponential":
+    if selection_method == SelectionMethod.EXPONENTIAL:
         probs = selection_probabilities(scores, selection_epsilon, sens)
     else:  # exponential noise of scale 2Δ/ε on each score, the smallest noisy score wins (dp.release_argmin)
         sim = np.random.default_rng(12345)

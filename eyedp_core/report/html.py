@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE, PARTICIPANT_UNITS, Ledger, Release, group_privacy
+from eyedp_core.dp.registry import Family
 from eyedp_core.report.aoi import ReleasedAois, aoi_clean_html, aoi_section_html
 from eyedp_core.report.formula import tex_to_html
 from eyedp_core.report.markup import esc, fmt, table
@@ -269,9 +270,10 @@ def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
                 out.append(f"<p class='muted'>{esc(k)}: {_math(sens[k])}</p>")
     cal = f.get("calibration")
     if cal:
-        name = "σ (standard deviation)" if cal["mechanism"] == "gaussian" else "b (Laplace scale)"
+        gaussian = Family(cal["mechanism"]) is Family.GAUSSIAN  # the facts are plain data: parse the name once
+        name = "σ (standard deviation)" if gaussian else "b (Laplace scale)"
         title = f.get("calibration_title", "")
-        std = "" if cal["mechanism"] == "gaussian" else f", standard deviation {esc(fmt(cal['std']))}"
+        std = "" if gaussian else f", standard deviation {esc(fmt(cal['std']))}"
         export = f.get("export_scale")
         export_txt = (f" The export itself draws with {esc(name.split(' ')[0])} = {esc(fmt(export))} (the smallest "
                       "value OpenDP's own accounting certifies for this ε and δ)."

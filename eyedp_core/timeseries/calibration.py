@@ -16,8 +16,9 @@ from typing import Literal
 
 import numpy as np
 
-from eyedp_core.dp import mechanisms
-from eyedp_core.dp.mechanisms import Calibration, tex_number
+from eyedp_core.dp import calibration as dp_calibration
+from eyedp_core.dp.calibration import Calibration, tex_number
+from eyedp_core.dp.registry import Family
 from eyedp_core.timeseries.k import fpa_noise_variance
 from eyedp_core.timeseries.sensitivity import chunk_lengths, dcfpa_kept_l1, diff_l2_public, l2_public
 
@@ -149,7 +150,7 @@ def lpa_calibration(
         )
     else:
         derived = ""
-    cal = mechanisms.calibrate_laplace(sensitivity, epsilon)
+    cal = dp_calibration.calibrate_laplace(sensitivity, epsilon)
     cal = dataclasses.replace(
         cal,
         method="lpa",
@@ -232,7 +233,7 @@ def fpa_calibration(
         )
     )
     cal = Calibration(
-        mechanism="laplace",
+        mechanism=Family.LAPLACE,
         method=("dcfpa" if difference else "fpa") + f"-{norm}",
         scale=lam,
         std=math.sqrt(2.0) * lam,
@@ -308,13 +309,13 @@ def steil_calibration(
     if sensitivity is None:
         if value_range is None:
             raise ValueError("give the public range R or the L1 sensitivity of the released series")
-        cal = mechanisms.calibrate_laplace(tp * float(value_range), epsilon)
+        cal = dp_calibration.calibrate_laplace(tp * float(value_range), epsilon)
         plugged = (
             rf"b = T' R/\varepsilon = {tp}\cdot {tex_number(value_range)}"
             rf" / {tex_number(epsilon)} = {tex_number(cal.scale)}"
         )
     else:
-        cal = mechanisms.calibrate_laplace(float(sensitivity), epsilon)
+        cal = dp_calibration.calibrate_laplace(float(sensitivity), epsilon)
         plugged = cal.plugged_tex
     cal = dataclasses.replace(
         cal,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.lattice import LatticeCalibration
-from eyedp_core.dp.mechanisms import Calibration
 from eyedp_core.dp.noise import NoiseMechanism, from_calibration
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.calibration import ChunkCalibration

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from eyedp_core.dp.lattice import FLOAT_INFLATION, LatticeCalibration, Metric, lattice_calibration
+from eyedp_core.dp.registry import Family
 from eyedp_core.timeseries.calibration import ChunkCalibration, Norm, norm_factor
 
 __all__ = ["FFT_ERROR_CONSTANT", "fft_float_error", "group_magnitudes", "lattice_arrays", "noised_values",
@@ -66,8 +67,8 @@ def release_lattices(groups: Sequence[ChunkCalibration], *, magnitude: float | S
     out = []
     for g, big in zip(groups, mags.tolist(), strict=True):
         cal = g.calibration
-        if cal.mechanism != "laplace":
-            raise ValueError(f"time-series releases draw Laplace noise, got {cal.mechanism!r}")
+        if cal.mechanism is not Family.LAPLACE:
+            raise ValueError(f"time-series releases draw Laplace noise, got {str(cal.mechanism)!r}")
         m = noised_values(g.length, g.k)
         sens = cal.scale * cal.epsilon  # Δ1 of the noised values: b = Δ1/ε
         rho = 0.0

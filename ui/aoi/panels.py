@@ -16,7 +16,7 @@ from eyedp_core.aoi.observers import AoiBounds, ObserverTable
 from eyedp_core.aoi.parse import aois_from_table, aois_to_table, read_aois
 from eyedp_core.aoi.release import NEIGHBOURS, AoiSource, ledger_releases, release_aois
 from eyedp_core.aoi.shapes import Aoi, grid
-from eyedp_core.dp.mechanisms import calibrate_laplace
+from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
 import ui.share.scripts
 from ui import state

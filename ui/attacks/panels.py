@@ -15,6 +15,7 @@ import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.attacks import AttackTable
+from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
 from ui.fragment import fragment
@@ -144,7 +145,8 @@ def settings_form(at: AttackTable) -> None:
                               help="The headline risk is the higher of the scenarios run. An attacker who knows "
                                    "the mechanism and ε trains on its own release: the threat model DP is "
                                    "defined against.")
-        clfs = c2.multiselect("Classifiers", list(attacks.PAPER_ORDER), default=["svm"], key="at_clfs",
+        clfs = c2.multiselect("Classifiers", [c.value for c in attacks.PAPER_ORDER], default=[Classifier.SVM.value],
+                              key="at_clfs",
                               format_func=attacks.CLASSIFIERS.get)
         # Full width: three task names side by side do not fit a half-width field at 1280 px.
         chosen = st.multiselect("Tasks", tasks, default=tasks, key="at_tasks",
@@ -294,7 +296,7 @@ def results(token: str, settings: RunSettings) -> None:
         st.info("Honest accounting forces k = 1 here — " + "; ".join(k_one) + ". The attacks (and the task) "
                 "then only see those per-recording or per-chunk averages plus noise.", icon=":material/info:")
 
-    shown = tuple(c for c in (*attacks.PAPER_ORDER, "svm-fast") if c in settings.classifiers)
+    shown = tuple(c for c in (*attacks.PAPER_ORDER, Classifier.SVM_FAST) if c in settings.classifiers)
     st.markdown("**The papers' layout** (Bozkir et al., Tables 1-3): methods × ε, each cell "
                 f"{' | '.join(attacks.CLASSIFIERS[c].split(' (')[0] for c in shown)}"
                 + (", after majority voting" if settings.majority_vote else ", per window") + ".")

@@ -18,6 +18,7 @@ import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.attacks import AttackTable, Point, Runner
+from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.privatize import resolve_bounds
 from ui.attacks import figs
 
@@ -36,7 +37,7 @@ class RunSettings:
     mechanisms: tuple[str, ...]
     epsilons: tuple[float, ...]
     scenarios: tuple[str, ...]
-    classifiers: tuple[str, ...]
+    classifiers: tuple[Classifier, ...]
     tasks: tuple[str, ...]
     majority_vote: bool = True
     repetitions: int = 1
@@ -66,7 +67,7 @@ def runner(token: str, gap: str, subsample: int | None, _at: AttackTable) -> Run
 
 
 @st.cache_data(max_entries=4000, show_spinner=False)
-def point_rows(token: str, gap: str, subsample: int | None, point: tuple, task: str, classifiers: tuple[str, ...],
+def point_rows(token: str, gap: str, subsample: int | None, point: tuple, task: str, classifiers: tuple[Classifier, ...],
                majority_vote: bool, _at: AttackTable) -> list[dict]:
     """One grid point (Point fields as a tuple) and task -> one result row per classifier (cached)."""
     run = runner(token, gap, subsample, _at)
@@ -85,7 +86,7 @@ def baseline(token: str, _at: AttackTable) -> pd.DataFrame:
     """Data token -> clean accuracies of every supported task (SVM, honest split), through the shared Runner."""
     rows = []
     for task in attacks.available_tasks(_at):
-        rows += point_rows(token, "window", None, point_key(Point()), task, ("svm",), True, _at)
+        rows += point_rows(token, "window", None, point_key(Point()), task, (Classifier.SVM,), True, _at)
     names = {"task": "Document type", "gender": "Gender", "identity": "Re-identification"}
     return pd.DataFrame([{"attack": names.get(r["task"], r["task"]), "task": r["task"],
                           "per window": r["window_accuracy"], "majority vote": r["vote_accuracy"],

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import display, explain, kanon
 from eyedp_core.gazestream.kaleido import kaleido_plan
@@ -19,7 +20,10 @@ from ui.widgets import badge
 from ui.text import md_cells, md_text
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
-METHODS = ("Kaleido", "k-same-synth", "PD (as published)", "PD (randomised threshold)")
+# The method picker's labels (what links store) and the registry mechanism each one runs.
+METHODS: dict[str, Mech] = {Mech.KALEIDO.value: Mech.KALEIDO, Mech.K_SAME_SYNTH.value: Mech.K_SAME_SYNTH,
+                            "PD (as published)": Mech.EVENT_SYNTH_PD,
+                            "PD (randomised threshold)": Mech.EVENT_SYNTH_PD_RANDOMISED}
 SEED_KS = (4, 6, 8, 15)
 
 

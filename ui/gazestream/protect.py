@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import explain
 from eyedp_core.gazestream.streams import PreparedStreams
@@ -85,9 +86,10 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
     one = view.pick(prep.frame, who, stim_name, sel)
     uri, note = _stimulus(stim_name, geometry)
     scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note)
-    if shown == "Kaleido":
+    mech = METHODS[shown]  # the picker's label, parsed once
+    if mech is Mech.KALEIDO:
         kaleido_part(scope)
-    elif shown == "k-same-synth":
+    elif mech is Mech.K_SAME_SYNTH:
         synth_part(scope)
     else:
         pd_part(scope, shown)

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from eyedp_core.dp.registry import HEATMAP, Family
 from ui import theme
 
-# Keyed by the registry's families ("gaussian"/"laplace" strings look them up too: Family is a str Enum).
+# Keyed by the registry's families (their stored names look them up too: Family is a StrEnum).
 MECH_LABEL: dict[Family, str] = {m.family: m.family.value.capitalize() for m in HEATMAP}
 
 
@@ -154,13 +154,13 @@ def calculator_slice(n: np.ndarray, series: dict[str, tuple[np.ndarray, str, str
 def attack_figure(table: pd.DataFrame) -> go.Figure:
     """attack_demo table -> bar chart of the reconstruction error of the target's map per mechanism."""
     colors = {"noise-free": theme.color_for("noise-free"), "rs1": theme.color_for("random selection"),
-              "rs2": theme.color_for("random selection"), "gaussian": theme.color_for("Gaussian"),
-              "laplace": theme.color_for("Laplace")}
+              "rs2": theme.color_for("random selection"), Family.GAUSSIAN.value: theme.color_for("Gaussian"),
+              Family.LAPLACE.value: theme.color_for("Laplace")}
     y = np.maximum(table["mse"].to_numpy(dtype=float), 1e-16)
     text = ["exact" if e else f"{v:.2g}" for e, v in zip(table["exact_recovery"], table["mse"])]
     short = {"noise-free": "noise-free<br>mean", "rs1": "random sel.<br>w/o replacement",
-             "rs2": "random sel.<br>with replacement", "gaussian": "Gaussian<br>noise",
-             "laplace": "Laplace<br>noise"}
+             "rs2": "random sel.<br>with replacement", Family.GAUSSIAN.value: "Gaussian<br>noise",
+             Family.LAPLACE.value: "Laplace<br>noise"}
     mechs = list(table["mechanism"])
     fig = go.Figure(go.Bar(x=[short.get(m, m) for m in mechs], y=y,
                            marker_color=[colors.get(m, theme.MUTED) for m in mechs],

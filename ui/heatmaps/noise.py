@@ -7,13 +7,11 @@ import math
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import calibration_table
 from ui.heatmaps import figs, view
 from ui.text import md_text
 from ui.widgets import badge, calibration_box, fmt_num
-
-LIU = "liu-thm-3.4"
 
 
 def odds_words(eps: float) -> str:
@@ -39,12 +37,12 @@ def guarantee_markdown(ctx: view.Context) -> str:
             "(see Privacy accounting).")
 
 
-def liu_note_kind(selected_method: str, liu_valid: bool) -> str | None:
+def liu_note_kind(selected_method: GaussianMethod, liu_valid: bool) -> str | None:
     """Which box Liu's Theorem 3.4 note gets: a warning only when Liu's σ is the one in use and it does not
     give the guarantee; a neutral caption when it is only shown for comparison; None when it is fine."""
     if liu_valid:
         return None
-    return "warning" if selected_method == LIU else "caption"
+    return "warning" if selected_method == GaussianMethod.LIU_THM_34 else "caption"
 
 
 def noise_sentence(ctx: view.Context) -> str:
@@ -52,7 +50,7 @@ def noise_sentence(ctx: view.Context) -> str:
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     caps = f"m = {ctx.cap_m:g} {ctx.short_unit} per cell" + (
         f" and C = {fmt_num(ctx.cap_total)} {ctx.short_unit} in total" if ctx.cap_total else "")
-    if Family(ctx.mechanism) is Family.LAPLACE:
+    if ctx.mechanism is Family.LAPLACE:
         what = (f"Laplace noise with scale b = {fmt_num(cal.scale)} (standard deviation {fmt_num(cal.std)}) "
                 f"= Δ₁/ε = {fmt_num(sens.l1)}/{fmt_num(ctx.epsilon)}")
     else:
@@ -75,7 +73,7 @@ def noise_section(ctx: view.Context, derivation: DeltaGenerator) -> None:
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     st.markdown(noise_sentence(ctx))
     row = st.container(horizontal=True, gap="large")  # one block, not four columns (re-sent on every move)
-    if Family(ctx.mechanism) is Family.GAUSSIAN:
+    if ctx.mechanism is Family.GAUSSIAN:
         shown = [("Noise σ per cell", cal.std), ("Δ₂ (L2 sensitivity)", sens.l2), ("Δ₁ (L1 sensitivity)", sens.l1)]
     else:
         shown = [("Laplace scale b", cal.scale), ("Noise std √2·b", cal.std), ("Δ₁ (L1 sensitivity)", sens.l1),
@@ -98,8 +96,8 @@ def _derivation(ctx: view.Context) -> None:
     s2.latex(sens.l1_tex)
     s2.latex(sens.l1_plugged)
     table = calibration_table(sens, ctx.epsilon, ctx.delta)
-    liu = next(c for c in table if c.method == LIU)
-    gaussian = Family(ctx.mechanism) is Family.GAUSSIAN
+    liu = next(c for c in table if c.method is GaussianMethod.LIU_THM_34)
+    gaussian = ctx.mechanism is Family.GAUSSIAN
     # One above the other: the analytic formula is too wide for half a column at 1280 px.
     calibration_box(cal, f"{figs.MECH_LABEL[ctx.mechanism]} noise used here"
                          + (f" — {cal.method} calibration" if gaussian else ""))
@@ -115,12 +113,12 @@ def _derivation(ctx: view.Context) -> None:
                        "deviation is expected adds too little (unsafe). The paper has Δ₁ = m·r/n; with the total "
                        "cap C, Δ₁ = min(m·r, 2C)/n.")
     st.markdown("**All calibrations side by side**")
-    st.dataframe([{"mechanism": c.mechanism, "calibration": c.method, "scale (σ or b)": c.scale, "std": c.std,
+    st.dataframe([{"mechanism": str(c.mechanism), "calibration": str(c.method), "scale (σ or b)": c.scale, "std": c.std,
                    "guarantee": c.guarantee if c.valid else "NOT the stated guarantee", "note": c.note}
                   for c in table], hide_index=True)
 
 
-def _liu_box(liu, cal, selected_method: str) -> None:
+def _liu_box(liu, cal, selected_method: GaussianMethod) -> None:
     """Liu's Theorem 3.4 σ for comparison: a neutral badge, its formula, and its note where it applies."""
     st.markdown("**As in the paper: Liu et al. Theorem 3.4** "
                 + badge("as in the paper — not a proof in general", "paper"), unsafe_allow_html=True)

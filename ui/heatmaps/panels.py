@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
 from eyedp_core.heatmaps import attacks, cap, maps, preview, release
 from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_surface, observers_needed
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
@@ -29,6 +29,8 @@ PANELS = {
     "compare": "Compare A/B",
 }
 CAP_CHOICE = view.CAP_CHOICE_KEY  # the last CapChoice read off some data (cleared with the ledger)
+SELECTION_WORDS = {SelectionMethod.EXPONENTIAL.value: "exponential mechanism",
+                   SelectionMethod.REPORT_NOISY_MIN.value: "report noisy min"}
 LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a choice of m: re-run the app once (cap slider, sidebar ledger)
 
 
@@ -107,7 +109,7 @@ def _use_algorithm1(ctx: view.Context, m: float) -> None:
     st.session_state[LEDGER_CHANGED] = True
 
 
-def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: str) -> None:
+def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: SelectionMethod) -> None:
     """Callback: choose m by the DP selection (OpenDP, no seed) and charge its ε to the observers it read."""
     choice = release.choose_cap_privately(ctx.gaze_maps, ctx.source, weight=ctx.weight, raw_bound=bound,
                                           selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
@@ -152,9 +154,8 @@ def cap_panel(ctx: view.Context) -> None:
         with c1:
             eps_sel = log_slider("ε for choosing m", 0.01, 2.0, 0.1, "hm_sel_eps", per_decade=4)
         with c2:
-            method = st.radio("Selection", ["exponential", "report-noisy-min"], key="hm_sel_method",
-                              format_func={"exponential": "exponential mechanism",
-                                           "report-noisy-min": "report noisy min"}.get)
+            method = SelectionMethod(st.radio("Selection", list(SELECTION_WORDS), key="hm_sel_method",
+                                              format_func=SELECTION_WORDS.get))
         usable = cap.public_candidates(ctx.weight, float(bound))
         st.caption(f"Candidates (public, fixed in advance — never read off the data): "
                    f"{', '.join(f'{v:g}' for v in usable)} {ctx.short_unit}. Drawn by OpenDP from a cryptographic "
@@ -180,8 +181,8 @@ def cap_panel(ctx: view.Context) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _surface(eps: float, rule: str, delta: float, m: float, cap_total: float | None, mechanism: str,
-             method: str) -> pd.DataFrame:
+def _surface(eps: float, rule: str, delta: float, m: float, cap_total: float | None, mechanism: Family,
+             method: GaussianMethod) -> pd.DataFrame:
     """Privacy settings and caps -> noise_surface over n = 5..10^5 and √r = 5..1000 (public numbers only)."""
     n_values = np.unique(np.geomspace(5, 1e5, 48).astype(int))
     return noise_surface(n_values, np.linspace(5, 1000, 48), eps, preview.delta_for_sizes(rule, delta), m, cap_total,
@@ -210,9 +211,9 @@ def calculator_panel(ctx: view.Context) -> None:
     setting = (ctx.epsilon, dl, ctx.cap_m, ctx.cap_total)
     series = {
         f"Gaussian, analytic (ε = {fmt_num(ctx.epsilon)})":
-            (noise_std(n_axis, r, *setting, Family.GAUSSIAN, "analytic"), theme.color_for("Gaussian"), None),
+            (noise_std(n_axis, r, *setting, Family.GAUSSIAN, GaussianMethod.ANALYTIC), theme.color_for("Gaussian"), None),
         "Gaussian, Liu Thm 3.4 (as in the paper)":
-            (noise_std(n_axis, r, *setting, Family.GAUSSIAN, "liu-thm-3.4"), theme.color_for("Gaussian"), "dash"),
+            (noise_std(n_axis, r, *setting, Family.GAUSSIAN, GaussianMethod.LIU_THM_34), theme.color_for("Gaussian"), "dash"),
         "Laplace, std √2·b (= Liu's 'noise level' σ_L)":
             (noise_std(n_axis, r, *setting, Family.LAPLACE), theme.color_for("Laplace"), None),
     }
@@ -225,7 +226,7 @@ def calculator_panel(ctx: view.Context) -> None:
     b.metric(f"Observers needed at r = {r:,} cells", "not reachable" if needed is None else f"{needed:,}")
     c.metric(f"Finest grid for n = {n_now}", "none" if grid is None else
              f"{grid.cell} px cells ({grid.grid_shape[0]}×{grid.grid_shape[1]})")
-    gaussian = Family(ctx.mechanism) is Family.GAUSSIAN
+    gaussian = ctx.mechanism is Family.GAUSSIAN
     how = figs.MECH_LABEL[ctx.mechanism] + (f", {ctx.method}" if gaussian else "")
     caps = f"cap m = {ctx.cap_m:g}" + (f", C = {fmt_num(ctx.cap_total)}" if ctx.cap_total else "")
     st.caption(f"Contour: the current mechanism ({how}), ε = {fmt_num(ctx.epsilon)}, {caps}. "

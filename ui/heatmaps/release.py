@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from eyedp_core.batch.script import pipelinedp_script
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.dp.accounting import Release
-from eyedp_core.dp.registry import Family, Mech
+from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps import maps, preview, release
 from eyedp_core.io import uploads
 from ui import state
@@ -42,7 +42,7 @@ def _export(ctx: view.Context) -> release.HeatmapExport:
 def export_scale(ctx: view.Context) -> float:
     """Context -> the noise scale of the export: Laplace b, or a Gaussian σ that OpenDP certifies."""
     cal = ctx.preview.calibration
-    if Family(cal.mechanism) is Family.LAPLACE:
+    if cal.mechanism is Family.LAPLACE:
         return cal.scale
     return opendp_sigma(ctx.sensitivity.l2, cal.epsilon, cal.delta, cal.scale)
 
@@ -92,7 +92,7 @@ def selection_charges(ctx: view.Context) -> list[float]:
     each choice is a release of its own, so three choices cost three times."""
     mine, on = set(ctx.source.observers), f" on '{ctx.source.stimulus_name}' ("
     return [r.epsilon_total for r in state.ledger().releases
-            if r.view == release.VIEW and r.mechanism.startswith(Mech.CAP_SELECTION.value) and on in r.label
+            if release.is_selection(r) and on in r.label
             and r.participants is not None and mine & set(r.participants)]
 
 
@@ -107,7 +107,7 @@ def _files(ctx: view.Context, rel: release.HeatmapRelease) -> dict[str, bytes]:
 def _planned_entry(ctx: view.Context) -> Release:
     """Context -> the ledger entry an export of the current settings charges at least (the requested ε, δ)."""
     cal = ctx.preview.calibration
-    gaussian = Family(cal.mechanism) is Family.GAUSSIAN
+    gaussian = cal.mechanism is Family.GAUSSIAN
     return Release(view=release.VIEW, label=f"heatmap of '{ctx.source.stimulus_name}'", unit="observer",
                    mechanism=f"{cal.mechanism} ({cal.method})", sensitivity_type="public", epsilon=cal.epsilon,
                    delta=cal.delta if gaussian else 0.0, participants=ctx.source.observers)
@@ -147,7 +147,7 @@ def export_section(ctx: view.Context) -> None:
     if r > release.MAX_EXPORT_CELLS:
         st.info(export_limit_text(ctx), icon=":material/info:")
         return
-    gaussian = Family(cal.mechanism) is Family.GAUSSIAN
+    gaussian = cal.mechanism is Family.GAUSSIAN
     if gaussian:  # OpenDP's σ search takes ~0.1 s per (ε, δ): done when exporting, not on every slider move
         noise = ("Gaussian noise with σ a little above the preview's σ (Noise scale above): OpenDP accounts its "
                  "discrete Gaussian through zCDP, which needs slightly more noise for the same (ε, δ) "

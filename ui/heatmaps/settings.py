@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.data import bundled
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps import cap, preview
 from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy_presets
 from eyedp_core.heatmaps.maps import sigma_px_from_degrees
@@ -22,7 +22,7 @@ from ui.widgets import badge, fmt_num, log_slider
 
 CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
 MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
-METHODS = {"analytic": "analytic (exact, any ε)", "classical": "classical (ε < 1 only)"}
+METHODS = {GaussianMethod.ANALYTIC.value: "analytic (exact, any ε)", GaussianMethod.CLASSICAL.value: "classical (ε < 1 only)"}
 DEFAULT_C = {"count": 30, "duration": 8.0}
 DEFAULT_M = {"count": 1, "duration": 0.5}
 DURATION_CAPS = cap.PUBLIC_CAPS["duration"]  # the dwell-time cap slider offers the public candidates
@@ -36,8 +36,8 @@ class Settings:
 
     epsilon: float
     delta: float
-    mechanism: str
-    method: str
+    mechanism: Family
+    method: GaussianMethod
     seed: int
     cell: int
     degrees: float
@@ -48,7 +48,7 @@ class Settings:
     @property
     def pure(self) -> bool:
         """Laplace noise: pure ε-DP, δ unused."""
-        return Family(self.mechanism) is Family.LAPLACE
+        return self.mechanism is Family.LAPLACE
 
 
 def _clear_preset() -> None:
@@ -149,10 +149,11 @@ def read_settings(n: int, weight: str) -> Settings:
     ss = st.session_state
     g0 = bundled.SAMPLE_SCREEN
     eps = float(ss.get("hm_eps", 1.0))
-    mech = ss.get("hm_mech", Family.GAUSSIAN.value)
-    method = "analytic"  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
-    if Family(mech) is Family.GAUSSIAN:
-        method = preview.gaussian_method(ss.get("hm_method", "analytic"), eps)
+    # The widgets (and links) hold the stored names: parsed here, once, for everything downstream.
+    mech = Family(ss.get("hm_mech", Family.GAUSSIAN.value))
+    method = GaussianMethod.ANALYTIC  # the Gaussian calibration (also used for Gaussian curves when Laplace is shown)
+    if mech is Family.GAUSSIAN:
+        method = preview.gaussian_method(GaussianMethod(ss.get("hm_method", GaussianMethod.ANALYTIC.value)), eps)
     deg = float(ss.get("hm_deg", 1.5))
     sigma_px = sigma_px_from_degrees(deg, int(ss.get("hm_wpx", g0.width_px)), float(ss.get("hm_wcm", g0.width_cm)),
                                      float(ss.get("hm_dist", g0.distance_cm)))
@@ -168,7 +169,7 @@ def level_markdown(s: Settings, n: int) -> str:
     """Settings and n -> the level line, plus why the classical calibration was replaced when it was."""
     pure = s.pure
     line = level_line(s.epsilon, preview.delta_spent(s.mechanism, s.delta), n, pure)
-    if not pure and st.session_state.get("hm_method", "analytic") != s.method:
+    if not pure and GaussianMethod(st.session_state.get("hm_method", GaussianMethod.ANALYTIC.value)) is not s.method:
         line += ("\n\n:material/info: *The classical calibration is proven only for ε < 1; the analytic one is "
                  "used.*")
     return line

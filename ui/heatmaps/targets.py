@@ -14,6 +14,7 @@ import streamlit as st
 from PIL import Image, ImageDraw
 
 from eyedp_core.data import bundled
+from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
 from eyedp_core.heatmaps import cap, maps, preview, targets
 from eyedp_core.heatmaps.targets import Basis, Measure, Setting
 from eyedp_core.metrics import pearson_cc
@@ -241,7 +242,7 @@ def _target_part(ctx: view.Context) -> None:
 
 @st.cache_data(show_spinner="Simulating both choices of m…", max_entries=16)
 def cap_comparison(key: tuple, fixed_m: float, candidates: tuple[float, ...], raw_bound: float,
-                   selection_epsilon: float, selection_method: str, setting: Setting, q: float, R: int, seed: int,
+                   selection_epsilon: float, selection_method: SelectionMethod, setting: Setting, q: float, R: int, seed: int,
                    sigma_px: float, _gm: maps.GazeMaps) -> targets.CapComparison:
     """Gaze maps (by key), the fixed m, the public candidates and bound, the selection's ε and method, the map's
     setting, q, draws, seed and kernel -> CapComparison (on these private data: tuning)."""
@@ -251,7 +252,7 @@ def cap_comparison(key: tuple, fixed_m: float, candidates: tuple[float, ...], ra
                                       sigma_px=sigma_px, q=q)
 
 
-def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon: float, method: str,
+def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon: float, method: SelectionMethod,
                          fixed_m: float) -> None:
     """The fixed public m next to the private choice of m, with the expected CC and hot spots kept of each."""
     cands = cap.public_candidates(ctx.weight, raw_bound)
@@ -306,8 +307,8 @@ def _compare_part(ctx: view.Context) -> None:
         eps_b = log_slider("ε of B (per observer)", 0.01, 100.0, 10.0, "hm_ab_eps")
     cands = cap.PUBLIC_CAPS[ctx.weight]
     m_b = c[1].select_slider(f"Cap m of B ({ctx.short_unit})", cands, value=float(cands[0]), key="hm_ab_m")
-    mech_b = c[2].radio("Noise of B", [f.value for f in figs.MECH_LABEL], format_func=lambda v: figs.MECH_LABEL[v],
-                        key="hm_ab_mech", horizontal=True)
+    mech_b = Family(c[2].radio("Noise of B", [f.value for f in figs.MECH_LABEL], format_func=lambda v: figs.MECH_LABEL[v],
+                               key="hm_ab_mech", horizontal=True))
     side_b = ab_side(ctx, "B", float(eps_b), float(m_b), mech_b)
     side_a = ab_side(ctx, "A", ctx.epsilon, ctx.cap_m, ctx.mechanism)
     cols = st.columns(2, gap="small")
@@ -337,9 +338,9 @@ def _compare_part(ctx: view.Context) -> None:
 AB_DRAWS = 100
 
 
-def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: str) -> dict:
+def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: Family) -> dict:
     """One side of the A/B panel at (ε, m, noise) with the page's other settings -> picture, numbers, guarantee."""
-    method = preview.gaussian_method(ctx.method, eps) if mechanism == "gaussian" else "analytic"
+    method = preview.gaussian_method(ctx.method, eps) if mechanism is Family.GAUSSIAN else GaussianMethod.ANALYTIC
     sens = preview.maps_sensitivity(ctx.gaze_maps, m, ctx.cap_total)
     clean = view.clean_maps(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, ctx.gaze_maps)
     prev = view.noisy_preview(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
@@ -358,7 +359,7 @@ def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: str)
             "cc_band": nums["cc_band"], "kept_band": nums["kept_band"]}
 
 
-def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mechanism: str, method: str,
+def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mechanism: Family, method: GaussianMethod,
                  noisy_smooth: np.ndarray, q: float) -> dict:
     """One side's numbers against the page's clean map (cached per setting)."""
     return _side_numbers(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
@@ -368,7 +369,7 @@ def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mecha
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
-                  mechanism: str, method: str, seed: int, q: float, ref_m: float, n: int, _agg: np.ndarray,
+                  mechanism: Family, method: GaussianMethod, seed: int, q: float, ref_m: float, n: int, _agg: np.ndarray,
                   _ref_agg: np.ndarray, _ref_smooth: np.ndarray, _noisy_smooth: np.ndarray) -> dict:
     """One side's numbers, cached on everything they depend on (the reference is the page's clean map at cap
     ref_m): its noise std, expected CC and hot spots kept over AB_DRAWS draws, and those of its preview."""

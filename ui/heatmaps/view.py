@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps import attacks, cap, curves, maps, preview, saliency
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity
 from eyedp_core.heatmaps.preview import CleanMaps, NoisyPreview
@@ -57,8 +58,8 @@ def clean_maps(key: tuple, m: float, cap_total: float | None, sigma_px: float, _
 
 
 @st.cache_data(show_spinner="Evaluating Algorithm 1 (expected MSE per cap)…", max_entries=24)
-def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mechanism: str, method: str,
-              m_values: tuple[float, ...], _gm: maps.GazeMaps) -> cap.CapCurve:
+def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mechanism: Family,
+              method: GaussianMethod, m_values: tuple[float, ...], _gm: maps.GazeMaps) -> cap.CapCurve:
     """Gaze-map key, caps, privacy settings and candidate caps -> Liu's Algorithm 1 curve (NOT private)."""
     stds = cap.noise_std_for_caps(_gm.n_observers, _gm.n_cells, m_values, eps, delta, mechanism, method, cap_total)
     return cap.optimal_cap(_gm, m_values=np.asarray(m_values, dtype=float), noise_std=stds)
@@ -66,7 +67,7 @@ def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mec
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def noisy_preview(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
-                  mechanism: str, method: str, seed: int, _clean: CleanMaps,
+                  mechanism: Family, method: GaussianMethod, seed: int, _clean: CleanMaps,
                   _sens: HeatmapSensitivity) -> NoisyPreview:
     """Gaze-map key, caps, kernel, privacy settings and seed -> the seeded preview without EMD (cached: moving a
     slider back and forth redraws from the cache)."""
@@ -113,7 +114,7 @@ def curve_table(ctx: "Context", eps_list: tuple[float, ...], R: int, q: float,
 
 @st.cache_data(show_spinner="Running the difference attack…", max_entries=24)
 def attack_table(key: tuple, target: int, m: float, cap_total: float | None, eps: float, delta: float,
-                 method: str, seed: int, _gm: maps.GazeMaps) -> pd.DataFrame:
+                 method: GaussianMethod, seed: int, _gm: maps.GazeMaps) -> pd.DataFrame:
     """Gaze-map key, target row, caps, privacy settings and seed -> one row per mechanism (attack_demo)."""
     return attacks.attack_demo(_gm, target, m, eps, delta, np.random.default_rng(seed), cap_total=cap_total,
                                method=method)
@@ -121,7 +122,7 @@ def attack_table(key: tuple, target: int, m: float, cap_total: float | None, eps
 
 @st.cache_data(show_spinner="Simulating study sizes…", max_entries=24)
 def planning(key: tuple, cell: int, n_values: tuple[int, ...], eps: float, delta_rule: str, delta: float, m: float,
-             cap_total: float | None, sigma_px: float, mechanism: str, method: str, R: int, seed: int,
+             cap_total: float | None, sigma_px: float, mechanism: Family, method: GaussianMethod, R: int, seed: int,
              _clean: CleanMaps) -> pd.DataFrame:
     """Map key, hypothetical study sizes N, privacy settings and kernel -> plan_study table (planning only)."""
     return curves.plan_study(_clean.agg, list(n_values), eps, preview.delta_for_sizes(delta_rule, delta),
@@ -147,8 +148,8 @@ class Context:
     preview: NoisyPreview
     epsilon: float
     delta: float
-    mechanism: str
-    method: str
+    mechanism: Family
+    method: GaussianMethod
     cap_m: float
     cap_total: float | None
     cell_px: int

@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from ui import state
 from ui.export_scale import finish
 
 
 def calibration_facts(cal: Calibration) -> dict[str, Any]:
     """Calibration -> the numbers and formulas a report shows."""
-    return {"mechanism": cal.mechanism, "method": cal.method, "scale": cal.scale, "std": cal.std,
+    return {"mechanism": str(cal.mechanism), "method": str(cal.method), "scale": cal.scale, "std": cal.std,
             "epsilon": cal.epsilon, "delta": cal.delta, "sensitivity": cal.sensitivity,
             "formula_tex": cal.formula_tex, "plugged_tex": cal.plugged_tex, "guarantee": cal.guarantee,
             "valid": cal.valid, "note": cal.note}

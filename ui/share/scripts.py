@@ -89,7 +89,7 @@ def attacks_params(_: Any) -> dict[str, Any] | None:
         return None
     return {"features_source": _source(state.current("features")), "mechanisms": list(request.mechanisms),
             "epsilons": [float(e) for e in request.epsilons], "scenarios": list(request.scenarios),
-            "classifiers": list(request.classifiers), "tasks": list(request.tasks),
+            "classifiers": [str(c) for c in request.classifiers], "tasks": list(request.tasks),
             "majority_vote": bool(request.majority_vote), "repetitions": int(request.repetitions),
             "accounting": request.accounting, "gap": request.gap, "k": request.k, "subsample": request.subsample,
             "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE, "max_train": attack_view.MAX_TRAIN,

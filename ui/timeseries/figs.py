@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from eyedp_core.dp.registry import Mech
 from ui import theme
 from ui.widgets import fmt_num
 from ui.text import html_text
@@ -76,7 +77,8 @@ def utility_figure(table: pd.DataFrame, modes: list[str], labels: list[str], cur
                 fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[d[hi].to_numpy(), d[lo].to_numpy()[::-1]],
                                 fill="toself", fillcolor=theme.rgba(color, alpha), line=dict(width=0), hoverinfo="skip",
                                 legendgroup=label, showlegend=False, row=1, col=col)
-            dash = "dash" if label.startswith("DCFPA") else ("dot" if label in ("LPA", "FPA") else "solid")
+            mech, _ = Mech.parse(label)
+            dash = "dash" if mech is Mech.DCFPA else ("dot" if mech in (Mech.LPA, Mech.FPA) else "solid")
             fig.add_scatter(x=x, y=d["utility_db"], mode="lines+markers", name=label, legendgroup=label,
                             showlegend=col == 1, line=dict(color=color, width=2, dash=dash), marker=dict(size=5),
                             customdata=np.c_[d["eps_invocation"], d["eps_participant"], d["k_median"]],

@@ -405,7 +405,7 @@ def ab_panel(c: Ctx) -> None:
                                                c.feature_index), t, clean, prev.noisy[c.row], None, lab,
                                               int(d.recs["length"].iloc[c.row]), chunk, None, t_title,
                                               feature_label(c.feature)), width="stretch")
-            sym = "b" if lab == "LPA" else "λ"
+            sym = "b" if Mech.parse(lab)[0] is Mech.LPA else "λ"
             st.markdown(
                 f"- ε per person: **{fmt_num(summ.epsilon_person)}** ({fmt_num(summ.epsilon_invocation)} per "
                 f"{summ.unit})\n- noise scale {sym} for {md_text(c.feature)}: {fmt_num(summ.scale)}\n"

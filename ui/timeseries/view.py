@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.data import bundled
-from eyedp_core.dp.mechanisms import Calibration
+from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.feature_specs import feature_bounds
 from eyedp_core.timeseries import choices

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
+from eyedp_core.dp.registry import Family, GaussianMethod
 
 __all__ = [
     "Calibration",
@@ -28,10 +28,12 @@ _LOG_DELTA_FLOOR = -700.0
 
 @dataclass(frozen=True)
 class Calibration:
-    """A noise calibration: mechanism, scale, std, privacy parameters and how the scale was obtained."""
+    """A noise calibration: noise family, scale, std, privacy parameters and how the scale was obtained."""
 
-    mechanism: str
-    method: str
+    mechanism: Family  # the noise family drawn (Laplace or Gaussian)
+    # How the scale was obtained: the Gaussian rule, Family.LAPLACE for the plain Laplace rule b = Δ1/ε, or the
+    # Fourier mechanisms' own rule ("fpa-backward", ...: Laplace on the kept coefficients under that FFT norm).
+    method: GaussianMethod | Family | str
     scale: float
     std: float
     epsilon: float
@@ -104,8 +106,8 @@ def calibrate_laplace(l1_sensitivity: float, epsilon: float) -> Calibration:
     """L1 sensitivity and ε in, Calibration of the ε-DP Laplace mechanism (b = Δ1/ε, std √2·b) out."""
     b = laplace_scale(l1_sensitivity, epsilon)
     return Calibration(
-        mechanism="laplace",
-        method="laplace",
+        mechanism=Family.LAPLACE,
+        method=Family.LAPLACE,
         scale=b,
         std=math.sqrt(2.0) * b,
         epsilon=float(epsilon),
@@ -181,7 +183,8 @@ def _analytic_unit_sigma(epsilon: float, delta: float) -> float:
     return math.exp(log_s)
 
 
-def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float, method: str = "analytic") -> float:
+def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float,
+                   method: GaussianMethod = GaussianMethod.ANALYTIC) -> float:
     """L2 sensitivity, ε, δ, method in, Gaussian noise std σ out.
 
     "analytic" (Balle–Wang 2018): the smallest σ for which N(0, σ²) is (ε, δ)-DP, exact for any ε > 0.
@@ -190,20 +193,23 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float, method: 
     eps = _check_epsilon(epsilon)
     dlt = _check_delta(delta)
     d2 = _check_sensitivity(l2_sensitivity, "L2")
-    if method == "classical":
+    if method not in _FORMULA_METHODS:
+        raise ValueError(f"unknown Gaussian calibration method {method!r}; use 'analytic' or 'classical'")
+    if method == GaussianMethod.CLASSICAL:
         if eps >= 1.0:
             raise ValueError(
                 f"the classical Gaussian calibration is only proven for epsilon < 1 (got epsilon={eps:g}); "
                 "use method='analytic' (Balle–Wang), which is exact for every epsilon > 0"
             )
         return classical_sigma_formula(d2, eps, dlt)
-    if method != "analytic":
-        raise ValueError(f"unknown Gaussian calibration method {method!r}; use 'analytic' or 'classical'")
     if d2 == 0.0:
         return 0.0
     return d2 * _analytic_unit_sigma(eps, dlt)
 
 
+
+# The methods with a closed rule here; Liu's Thm 3.4 needs r and lives with its mechanism object.
+_FORMULA_METHODS = (GaussianMethod.ANALYTIC, GaussianMethod.CLASSICAL)
 
 _ANALYTIC_TEX = (
     r"\sigma = \min\Big\{\sigma:\ "
@@ -215,19 +221,19 @@ _CLASSICAL_TEX = r"\sigma = \Delta_2\,\sqrt{2\ln(1.25/\delta)}\,/\,\varepsilon"
 
 
 def calibrate_gaussian(
-    l2_sensitivity: float, epsilon: float, delta: float, method: str = "analytic"
+    l2_sensitivity: float, epsilon: float, delta: float, method: GaussianMethod = GaussianMethod.ANALYTIC
 ) -> Calibration:
     """L2 sensitivity, ε, δ, method in, Calibration of the (ε, δ)-DP Gaussian mechanism out."""
     sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, method=method)
     d2, eps, dlt = float(l2_sensitivity), float(epsilon), float(delta)
-    if method == "analytic":
+    if method == GaussianMethod.ANALYTIC:
         plugged = (
             rf"\sigma = \min\{{\sigma:\ \delta(\sigma;\ \Delta_2 = {tex_number(d2)},\ "
             rf"\varepsilon = {tex_number(eps)}) \le {tex_number(dlt)}\}} = {tex_number(sigma)}"
         )
         return Calibration(
-            mechanism="gaussian",
-            method="analytic",
+            mechanism=Family.GAUSSIAN,
+            method=GaussianMethod.ANALYTIC,
             scale=sigma,
             std=sigma,
             epsilon=eps,
@@ -243,8 +249,8 @@ def calibrate_gaussian(
     )
     achieved = gaussian_delta(sigma, d2, eps)
     return Calibration(
-        mechanism="gaussian",
-        method="classical",
+        mechanism=Family.GAUSSIAN,
+        method=GaussianMethod.CLASSICAL,
         scale=sigma,
         std=sigma,
         epsilon=eps,
