@@ -237,3 +237,16 @@ def test_the_screen_given_on_your_data_reaches_heatmaps_and_gaze_samples():
     assert not at.exception, at.exception
     assert (at.session_state["gs_wpx"], at.session_state["gs_hpx"]) == (1920, 1080)
     assert math.isclose(at.session_state["gs_hcm"], laptop.height_cm) and at.session_state["gs_dist"] == 50.0
+
+
+@real
+def test_finishing_a_converted_table_twice_gives_the_same_warnings():
+    """'Use this data' pressed twice maps the one converted table twice: the converted table is not changed, so
+    the second recording carries the same warnings (the preset screen's note once), not more."""
+    up = io.Upload(GAZEBASE.read_bytes(), GAZEBASE.name, io.Limits(**io.WEB_LIMITS))
+    frame, mapping = up.converted("gazebase")
+    first = up.finish(frame, mapping, io.ReadOptions(kind="gaze"), reader="gazebase")
+    again = up.finish(frame, mapping, io.ReadOptions(kind="gaze"), reader="gazebase")
+    assert [str(w) for w in first.warnings] == [str(w) for w in again.warnings]
+    assert sum("the GazeBase" in str(w) and "set-up was used" in str(w) for w in again.warnings) == 1
+    assert up.convert_calls == 1

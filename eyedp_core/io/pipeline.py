@@ -41,6 +41,8 @@ from eyedp_core.io.validate import canonical_table
 # The first bytes a format is recognised from (an ASC header, an EDF signature).
 PEEK_BYTES = 65536
 PREVIEW_ROWS = 5000
+# A feature table whose shortest recording is below this fraction of the longest gets a warning.
+MIN_LENGTH_RATIO = 0.5
 CHUNK_ROWS = 250_000
 ASC = "eyelink_asc"
 TABLE = "table"
@@ -333,21 +335,16 @@ class Upload:
         geometry, notes = options.geometry, []
         if geometry is None and options.file_geometry:
             geometry, notes = self.geometry(frame, reader)
-        if notes:
-            frame.attrs.setdefault("warnings", []).extend(notes)
         units = used.get(UNITS_KEY) or "px"
         checked = geometry if options.check_off_screen or units != "px" else None
-        out = canonical_table(frame, used, kind, self.name, drop_missing=options.drop_missing, geometry=checked)
-        before = frame.attrs.get("counts", {})
+        out = map_and_validate(frame, used, kind, self.name, drop_missing=options.drop_missing, geometry=checked,
+                               notes=notes)
         roles = [f"{role} ← {col}" for role, col in used.items() if isinstance(col, str) and col in frame.columns]
         self._report(StepReport(Step.MAP, self.name, notes=(f"{len(roles)} of {frame.shape[1]} columns mapped: "
                                                             + ", ".join(roles),)))
         self._report(StepReport(Step.VALIDATE, self.name, len(frame), len(out),
-                                counted(out.attrs["counts"], before)))
-        warnings = [w for w in frame.attrs.get("warnings", []) if isinstance(w, DataWarning)]
-        warnings += out.attrs["warnings"]
-        counts = {**before, **out.attrs["counts"]}
-        out.attrs = {**out.attrs, "warnings": warnings, "counts": counts}
+                                counted(out.attrs["counts"], frame.attrs.get("counts", {}))))
+        counts, warnings = out.attrs["counts"], out.attrs["warnings"]
         return Recording(out, reader, kind, events, geometry, None, counts, warnings, self.name,
                          reports=list(self.reports))
 
@@ -410,6 +407,22 @@ class Upload:
             progress(1.0)
         return Recording(out, ASC, "gaze", asc.events, options.geometry, asc.info.get("display_px"), counts,
                          warnings, self.name, reports=list(self.reports))
+
+
+def map_and_validate(frame: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str, *,
+                     drop_missing: bool = False, geometry: Geometry | None = None,
+                     notes: list[DataWarning] | None = None) -> pd.DataFrame:
+    """The map and validate steps: raw or converted table, role -> column mapping, kind, file name -> the
+    canonical table (io.apply_mapping), its attrs holding the warnings and counts of the steps before (the
+    reader's, the parser's) followed by its own; the frame given is not changed."""
+    out = canonical_table(frame, mapping, kind, filename, min_length_ratio=MIN_LENGTH_RATIO,
+                          drop_missing=drop_missing, geometry=geometry)
+    attrs = getattr(frame, "attrs", {}) or {}
+    before = [w for w in attrs.get("warnings", []) if isinstance(w, DataWarning)] + list(notes or [])
+    counts = {k: v for k, v in attrs.get("counts", {}).items() if isinstance(v, int)}
+    counts.update(out.attrs["counts"])
+    out.attrs = {**out.attrs, "warnings": before + out.attrs["warnings"], "counts": counts}
+    return out
 
 
 def geometry_from_preamble(lines: list[str]) -> Geometry | None:

@@ -33,7 +33,7 @@ from eyedp_core.io.checks import fit_to_canvas
 from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, PRESETS, UNIT_LABELS, UNITS, Geometry
 from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.images import decode_image
-from eyedp_core.io.pipeline import PEEK_BYTES, format_of, head_bytes
+from eyedp_core.io.pipeline import MIN_LENGTH_RATIO, PEEK_BYTES, format_of, head_bytes, map_and_validate
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
 from eyedp_core.io.roles import (FEATURES_KEY, KINDS, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
                                  Y_UP_KEY, Role, guess_mapping, guess_notes, guess_time_unit)
@@ -62,8 +62,6 @@ MAX_ROWS = 5_000_000
 # 16,384 px (a 1 x 12,000,000 px strip passes the pixel cap but no preview could show it).
 MAX_IMAGE_PIXELS = 12_000_000
 MAX_IMAGE_SIDE = 16_384
-# A feature table whose shortest recording is below this fraction of the longest gets a warning.
-MIN_LENGTH_RATIO = 0.5
 WEB_LIMITS: dict[str, int] = {"max_bytes": MAX_UPLOAD_BYTES, "max_unpacked": MAX_UNPACKED_BYTES,
                               "max_rows": MAX_ROWS, "max_line": MAX_LINE_BYTES}
 # The first unpacked bytes peek_format reads to tell an ASC recording from a table.
@@ -95,14 +93,7 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename
     The index keeps the spreadsheet row numbers; warnings are in attrs["warnings"] (the reader's and
     read_table's first), counts in attrs["counts"].
     """
-    out = canonical_table(df, mapping, kind, filename, min_length_ratio=MIN_LENGTH_RATIO,
-                          drop_missing=drop_missing, geometry=geometry)
-    attrs = getattr(df, "attrs", {}) or {}
-    before = [w for w in attrs.get("warnings", []) if isinstance(w, DataWarning)]
-    counts = {k: v for k, v in attrs.get("counts", {}).items() if isinstance(v, int)}
-    counts.update(out.attrs["counts"])
-    out.attrs = {**out.attrs, "warnings": before + out.attrs["warnings"], "counts": counts}
-    return out
+    return map_and_validate(df, mapping, kind, filename, drop_missing=drop_missing, geometry=geometry)
 
 
 def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str,
