@@ -4,9 +4,13 @@ Imported as `from tests.apptest import ...` (a plain module, not conftest: `impo
 once tests/browser/conftest.py is collected)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+from streamlit import config
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,3 +55,27 @@ def open_link(page: str, params: dict[str, str] | None = None, timeout: float = 
 def link_params(at: AppTest) -> dict[str, str]:
     """The session's query parameters (the link it would share), one text value per key."""
     return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+@contextmanager
+def app_mode() -> Iterator[None]:
+    """AppTest runs behave like a server after app.py's first st.navigation call, and failures show the real
+    exception text (the app itself hides tracebacks from users). tests/conftest.py applies it to every test in a
+    module that runs Streamlit.
+
+    AppTest resets Streamlit's legacy pages/-folder flag before every run, so each run would start in legacy mode
+    and ui.shell.ensure_shell would spend a rerun (dropping button clicks) to leave it."""
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    old = config.get_option("client.showErrorDetails")
+    config.set_option("client.showErrorDetails", "full")
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(PagesManager, "__init__", init)
+            yield
+    finally:
+        config.set_option("client.showErrorDetails", old)

@@ -1,13 +1,18 @@
 """Shared pytest fixtures: paths to the repository, the bundled data and the real recordings."""
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
 import os
+import types
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
 # Bugs must reach AppTest and the browser tests as exceptions, not hide behind ui/errors.py's friendly
 # message (set before any app process starts, so the browser tests' servers inherit it).
 os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
@@ -55,31 +60,78 @@ def realdata() -> Path:
     return REALDATA
 
 
+# Streamlit is imported only by tests that run it: a module that imports streamlit or tests.apptest (at its top
+# or inside a function). Core unit tests never load it.
+_STREAMLIT_MODULES = ("streamlit", "tests.apptest")
+# A long page run: the whole app.py in AppTest (tests/apptest.py's open_app and open_link, AppTest.from_file).
+_PAGE_RUNNERS = frozenset({"open_app", "open_link", "from_file"})
+
+
+@functools.cache
+def uses_streamlit(path: Path) -> bool:
+    """Does the test module at `path` import Streamlit or the AppTest helpers anywhere?"""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        if any(n == m or n.startswith(m + ".") for n in names for m in _STREAMLIT_MODULES):
+            return True
+    return False
+
+
 @pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch):
-    """Make AppTest runs behave like a server after app.py's first st.navigation call.
+def _streamlit_app_mode(request):
+    """In modules that run Streamlit: AppTest behaves like a running server (tests.apptest.app_mode)."""
+    if not uses_streamlit(Path(request.node.path)):
+        yield
+        return
+    from tests.apptest import app_mode
 
-    AppTest resets Streamlit's legacy pages/-folder flag before every run, so each run would start
-    in legacy mode and ui.shell.ensure_shell would spend a rerun (dropping button clicks) to leave it.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+    with app_mode():
+        yield
 
 
-@pytest.fixture(autouse=True)
-def _full_error_details():
-    """Show the real exception text in AppTest failures (the app itself hides tracebacks from users)."""
-    from streamlit import config
+def _names(code: types.CodeType) -> set[str]:
+    """Global and attribute names a function's code (and the functions defined inside it) refers to."""
+    out = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out |= _names(const)
+    return out
 
-    old = config.get_option("client.showErrorDetails")
-    config.set_option("client.showErrorDetails", "full")
-    yield
-    config.set_option("client.showErrorDetails", old)
 
+def _ours(func) -> bool:
+    """Is `func` defined in the tests (not in pytest, Streamlit or the code under test)?"""
+    code = getattr(func, "__code__", None)
+    return code is not None and Path(code.co_filename).resolve().is_relative_to(TESTS)
+
+
+def _runs_pages(func, seen: set) -> bool:
+    """Does `func`, or a test helper or fixture it calls, run app.py in AppTest?"""
+    code = getattr(func, "__code__", None)
+    if code is None or code in seen:
+        return False
+    seen.add(code)
+    names = _names(code)
+    if names & _PAGE_RUNNERS:
+        return True
+    scope = getattr(func, "__globals__", {})
+    return any(_runs_pages(scope[n], seen) for n in names
+               if inspect.isfunction(scope.get(n)) and _ours(scope[n]))
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark the long page runs `slow` (deselect them with `-m "not slow"`): every browser test, and every test
+    that runs app.py in AppTest itself, through a helper of the tests or through a fixture."""
+    for item in items:
+        if item.get_closest_marker("slow") or not isinstance(item, pytest.Function):
+            continue
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+            continue
+        if not uses_streamlit(Path(item.path)):
+            continue
+        seen: set = set()
+        funcs = [item.function] + [d.func for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs
+                                    if _ours(d.func)]
+        if any(_runs_pages(f, seen) for f in funcs):
+            item.add_marker(pytest.mark.slow)

@@ -23,7 +23,7 @@ def test_readme_commands_are_the_ones_ci_runs():
     """The two README commands exist, and .ci/run runs exactly the README's test command."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "pip install -r requirements.txt && streamlit run app.py" in text
-    test_cmd = "pip install -r requirements-dev.txt && python -m pytest"
+    test_cmd = "pip install -r requirements-dev.txt && ruff check . && python -m pytest"
     assert test_cmd in text
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_cmd.replace("pip install", "pip install -q") in ci

@@ -53,7 +53,7 @@ def test_box_correction_removes_the_central_difference_blur(rng):
 
 def test_event_params_on_a_synthetic_stream(rng):
     """Fixation-saccade-fixation at 500 Hz through detection: centres, spreads and profiles come back."""
-    fs, dt = 500.0, 1 / 500
+    dt = 1 / 500.0  # 500 Hz
     deg_px = SAMPLE_SCREEN.deg_per_px()[0]
     xs, t_all, true = [], [], []
     x0, t = 300.0, 0.0

@@ -1,6 +1,9 @@
 """Gaze simulator: determinism, raw-signal physiology, task structure, free viewing, stimuli, CLI."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -120,18 +123,81 @@ def test_free_viewing_follows_regions_and_personal_spots():
 def test_stimuli_match_bundle_and_regions_are_inside():
     for name, (img, regions) in render_stimuli(simulate.MASTER_SEED).items():
         assert img.size == (WIDTH, HEIGHT)
-        bundled = np.asarray(Image.open(bundled.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
-        assert np.abs(np.asarray(img, float) - bundled).mean() < 1.0
+        stored = np.asarray(Image.open(bundled.STIMULUS_DIR / f"{name}.png").convert("RGB"), float)
+        assert np.abs(np.asarray(img, float) - stored).mean() < 1.0
         assert all(0 <= r.x <= WIDTH and 0 <= r.y <= HEIGHT and r.weight > 0 for r in regions)
 
 
-def test_full_regeneration_is_fast_and_identical(tmp_path):
+# Regenerating must reproduce the stored sample on any x86-64 machine, within a stated tolerance. numpy picks
+# its SIMD kernels for exp, log, sin, ... by CPU (AVX-512, AVX2 or the baseline), and they differ in the last
+# bits. In a few recordings such a difference flips one discrete step of the simulator, and from there that
+# recording is another, equally valid draw of the same person. Measured on the machine that wrote the sample,
+# with numpy's AVX-512 kernels (or all but the baseline ones) switched off: 3 of the 60 reading recordings
+# (P01, P02, P04 comic; 4.8 % of the feature windows) differ, every other recording of every table is identical
+# to the bit, and no feature's mean or standard deviation over the table moves by more than 0.22 %. So:
+REPRODUCED_SHARE = 0.9  # of each table's recordings must be reproduced (measured: 57 of 60, 95 %)
+RTOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-9}  # "reproduced": float32 rounding flips 1 ulp
+COLUMN_RTOL = 0.01  # each float column's mean and standard deviation over the whole table (measured <= 0.22 %)
+# A recording: one person (in one task or on one stimulus); the tables' person and condition columns.
+RECORDING_KEYS = ("participant", "observer", "task", "stimulus")
+
+
+def _reproduced(new: pd.DataFrame, old: pd.DataFrame) -> np.ndarray:
+    """Row-wise: every column as stored (floats within RTOL of their stored dtype, the rest exactly)."""
+    same = np.ones(len(old), dtype=bool)
+    for c in old.columns:
+        a, b = new[c].to_numpy(), old[c].to_numpy()
+        if b.dtype.kind == "f":
+            same &= np.isclose(a, b, rtol=RTOL[b.dtype], atol=0.0, equal_nan=True)
+        else:
+            same &= a == b
+    return same
+
+
+def _assert_within_tolerance(sample_dir) -> None:
+    """Every regenerated table in sample_dir matches the bundled one within the tolerance stated above."""
+    for name in bundled.SAMPLE_NAMES:
+        new = pd.read_parquet(sample_dir / f"{name}.parquet")
+        old = pd.read_parquet(bundled.SAMPLE_DIR / f"{name}.parquet")
+        # Layout, and every column that is not a float (ids, labels, ages), exactly as stored.
+        assert list(new.columns) == list(old.columns) and (new.dtypes == old.dtypes).all(), name
+        assert len(new) == len(old), name
+        fixed = [c for c in old.columns if old[c].dtype.kind != "f"]
+        pd.testing.assert_frame_equal(new[fixed], old[fixed], check_exact=True, obj=name)
+        keys = [c for c in RECORDING_KEYS if c in old.columns]
+        same = pd.Series(_reproduced(new, old)).groupby([old[k] for k in keys]).all() if keys else None
+        if same is not None:
+            assert same.mean() >= REPRODUCED_SHARE, (
+                f"{name}: only {same.sum()} of {same.size} recordings reproduced; differing: "
+                f"{list(same.index[~same.to_numpy()])[:10]}")
+        for c in old.columns:
+            if old[c].dtype.kind != "f":
+                continue
+            for stat in ("mean", "std"):
+                want, got = getattr(old[c].astype(float), stat)(), getattr(new[c].astype(float), stat)()
+                assert abs(got - want) <= COLUMN_RTOL * abs(want) + 1e-12, f"{name}.{c} {stat}: {got} vs {want}"
+
+
+def test_full_regeneration_is_fast_and_reproduces_the_sample(tmp_path):
     t = time.perf_counter()
     args = ["--sample-dir", str(tmp_path / "data"), "--stimulus-dir", str(tmp_path / "stim")]
     assert simulate.main(args) == 0
     assert time.perf_counter() - t < 60  # target: < 2 minutes on a shared 2-core machine; measured ~5 s
-    for name in bundled.SAMPLE_NAMES:
-        new = pd.read_parquet(tmp_path / "data" / f"{name}.parquet")
-        old = pd.read_parquet(bundled.SAMPLE_DIR / f"{name}.parquet")
-        pd.testing.assert_frame_equal(new, old, check_exact=True)
+    _assert_within_tolerance(tmp_path / "data")
     assert sorted(p.name for p in (tmp_path / "stim").iterdir()) == [f"{s}.png" for s in sorted(STIMULI)]
+
+
+@pytest.mark.slow
+def test_regeneration_with_other_simd_kernels_stays_within_tolerance(tmp_path):
+    """The same regeneration in a process whose numpy may use only its baseline kernels (as on an older CPU):
+    the stated tolerance must hold there too, so it is checked on every machine, not only on another one."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    extra = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]  # what this CPU adds to the baseline
+    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(extra),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(bundled.ROOT), os.environ.get("PYTHONPATH")]))}
+    args = ["--sample-dir", str(tmp_path / "data"), "--stimulus-dir", str(tmp_path / "stim")]
+    done = subprocess.run([sys.executable, "-m", simulate.__name__, *args], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    _assert_within_tolerance(tmp_path / "data")

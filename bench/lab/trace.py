@@ -4,9 +4,10 @@ python bench/lab/trace.py <url path> [slider label] [app script]"""
 import sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "tests" / "browser"))
-import harness
-from playwright.sync_api import sync_playwright
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+import harness  # noqa: E402 - found through the sys.path entry above
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 ARM = """() => {
   window.__t0 = null; window.__log = [];
@@ -19,24 +20,34 @@ ARM = """() => {
         window.__log.push([Math.round(t), r.type, desc(r.target), r.attributeName || '']); } })
    .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
-path = sys.argv[1]; label = sys.argv[2] if len(sys.argv) > 2 else None; script = sys.argv[3] if len(sys.argv) > 3 else "app.py"
+path = sys.argv[1]
+label = sys.argv[2] if len(sys.argv) > 2 else None
+script = sys.argv[3] if len(sys.argv) > 3 else "app.py"
 with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(script)
     try:
         page = b.new_page(viewport={"width": 1440, "height": 1000})
         harness.open_view(page, url, path)  # "page#View label" clicks that view first
-        page.wait_for_selector(harness.SLIDER, timeout=30000); page.wait_for_timeout(1000)
+        page.wait_for_selector(harness.SLIDER, timeout=30000)
+        page.wait_for_timeout(1000)
         sl = page.locator(harness.SLIDER).first if not label else page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
         for i, key in enumerate(["ArrowRight", "ArrowLeft", "ArrowRight"]):
-            page.evaluate(ARM); sl.focus(); page.keyboard.press(key); harness.wait_idle(page); page.wait_for_timeout(1000)
+            page.evaluate(ARM)
+            sl.focus()
+            page.keyboard.press(key)
+            harness.wait_idle(page)
+            page.wait_for_timeout(1000)
             log = page.evaluate("window.__log")
             print(f"--- move {i}: {len(log)} mutations, last at {log[-1][0] if log else None} ms; elements in main:",
                   page.locator('[data-testid="stMain"] [data-testid="stElementContainer"]').count())
             if i == 2 or "-v" in sys.argv:
                 agg = {}
                 for t, typ, d, a in log:
-                    k = (typ, d, a); agg.setdefault(k, [t, t, 0]); agg[k][1] = t; agg[k][2] += 1
+                    k = (typ, d, a)
+                    agg.setdefault(k, [t, t, 0])
+                    agg[k][1] = t
+                    agg[k][2] += 1
                 for k, (a0, a1, n) in sorted(agg.items(), key=lambda kv: kv[1][0]):
                     print(f"{a0:5d}-{a1:5d} ms x{n:4d} {k}")
     finally:

@@ -97,6 +97,32 @@ def runs(run_log: Path) -> list[str]:
     return parts(run_log.read_text())
 
 
+def until(page, check, what: str, timeout_ms: float = 60_000) -> None:
+    """Poll `check()` every 100 ms until it is true; fail with `what` if it never is. Assert what the page shows
+    only once it has had the time to show it: a script run ends before the browser has drawn its output."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} (waited {timeout_ms / 1000:.0f} s)")
+        page.wait_for_timeout(100)
+
+
+def at_least(locator, n: int = 1, what: str = "", timeout_ms: float = 60_000) -> None:
+    """Wait until `locator` matches at least n elements; fail naming `what` (or the locator) if it never does."""
+    until(locator.page, lambda: locator.count() >= n,
+          f"{what or locator}: fewer than {n} shown (now {locator.count()})", timeout_ms)
+
+
+def settled_runs(page, run_log: Path, timeout_ms: float = 60_000) -> list[str]:
+    """The parts logged in `run_log` since it was emptied, once one was logged and the page is idle again (the page
+    can look idle before the run a move asked for has started), after 300 ms more in which a second, unwanted run
+    would have logged."""
+    until(page, lambda: runs(run_log), "no run was logged", timeout_ms)
+    wait_idle(page, timeout_ms)
+    page.wait_for_timeout(300)
+    return runs(run_log)
+
+
 def figure_drawn(page, timeout_ms: float = 60_000, picture_only: bool = False) -> None:
     """No exception box, and a figure drawn: a Plotly chart or a figure's picture (issue 12), or with
     `picture_only` a picture (the Time-series preview, whose Plotly chart is a toggle)."""

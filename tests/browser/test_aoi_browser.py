@@ -34,7 +34,7 @@ def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
     cols.press("Enter")
     harness.wait_idle(page)
     page.locator(f"{MAIN} [data-testid='stMarkdownContainer']", has_text="6 AOIs").first.wait_for(timeout=60_000)
-    assert page.locator(f"{MAIN} td", has_text="r3c2").count() >= 2  # clean and private tables
+    harness.at_least(page.locator(f"{MAIN} td", has_text="r3c2"), 2, "r3c2 in the clean and private tables")
     _no_exception(page)
 
     # Upload two AOIs (one a polygon), move them into the table, then edit one there (its text form).
@@ -54,7 +54,7 @@ def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
     area.press("Control+Enter")
     harness.wait_idle(page)
     page.locator(f"{MAIN} td", has_text="call to action").first.wait_for(timeout=60_000)
-    assert page.locator(f"{MAIN} td", has_text="left half").count() >= 2
+    harness.at_least(page.locator(f"{MAIN} td", has_text="left half"), 2, "left half in both tables")
     _no_exception(page)
 
     # Move ε to 10: only the privacy fragment re-runs, and the page says the new ε.
@@ -68,8 +68,7 @@ def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
     harness.wait_idle(page)
     page.locator(f"{MAIN} [data-testid='stMarkdownContainer']", has_text="ε = 10 per observer").first.wait_for(
         timeout=60_000)
-    page.wait_for_timeout(300)
-    moved = harness.runs(run_log)
+    moved = harness.settled_runs(page, run_log)
     assert "aoi_privacy" in moved and "page" not in moved, moved
     harness.screenshot(page, str(shots / "aoi_grid_eps10.png"))
 

@@ -21,9 +21,9 @@ def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
     page.goto(f"{app_url}/attacks")
     harness.wait_idle(page, 180_000)
     main = page.locator('[data-testid="stMain"]')
-    assert page.get_by_role("heading", name="Attacks").first.is_visible()
-    assert main.get_by_text("protects a whole person", exact=False).first.is_visible()
-    assert main.get_by_text("Same noise draw", exact=False).first.is_visible()
+    page.get_by_role("heading", name="Attacks").first.wait_for(timeout=60_000)
+    main.get_by_text("protects a whole person", exact=False).first.wait_for(timeout=60_000)
+    main.get_by_text("Same noise draw", exact=False).first.wait_for(timeout=60_000)
     _no_exception(page)
     harness.screenshot(page, str(shots / "attacks_default.png"))
 
@@ -33,7 +33,7 @@ def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
     main.get_by_role("button", name="Stop the run").click()
     harness.wait_idle(page, 120_000)
     _no_exception(page)
-    assert main.get_by_text("Run stopped after", exact=False).first.is_visible()
+    main.get_by_text("Run stopped after", exact=False).first.wait_for(timeout=60_000)
 
     # 2. Resume, and while it runs change the settings (CFPA-32 only, ε 1 and 10000, the grid extends itself
     # beyond) and run again.
@@ -50,18 +50,18 @@ def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
     mechs = {name.split(",")[0] for name in legend}
     assert "CFPA-32" in mechs and "DCFPA-32" not in mechs and "FPA" not in mechs, legend
     assert "re-identification (strongest attacker)" in legend  # the utility-and-risk chart
-    assert main.get_by_text("The papers' layout", exact=False).first.is_visible()
-    assert main.get_by_text("With CFPA-32", exact=False).first.is_visible()
+    main.get_by_text("The papers' layout", exact=False).first.wait_for(timeout=60_000)
+    main.get_by_text("With CFPA-32", exact=False).first.wait_for(timeout=60_000)
     harness.screenshot(page, str(shots / "attacks_results.png"))
 
     # 3. Move every slider of the results (cached: only the fragment re-runs), open the feature-table preview,
     # and look at both widths.
     main.get_by_text("The feature table:", exact=False).first.click()
-    assert main.get_by_text("35,893 windows in all", exact=False).first.is_visible()
+    main.get_by_text("35,893 windows in all", exact=False).first.wait_for(timeout=60_000)  # the expander opened
     for i in range(page.locator(harness.SLIDER).count()):
         before = harness.slider_text(page, i)
         harness.move_slider(page, i, "ArrowLeft", 2)
-        assert harness.slider_text(page, i) != before
+        harness.until(page, lambda: harness.slider_text(page, i) != before, f"slider {i} did not move")
         _no_exception(page)
     for width in (1280, 1920):
         harness.screenshot(page, str(shots / f"attacks_results_moved_{width}.png"), width)

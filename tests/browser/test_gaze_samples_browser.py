@@ -40,11 +40,11 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     harness.wait_idle(page, 180_000)
     _no_exception(page)
     _scanpath_picture(page)  # a picture by default (cheap to swap on every slider move)
-    text = main.inner_text()
-    assert "per 60-sample window" in text and "NOT differential privacy" in text and "PREVIEW" in text
+    harness.until(page, lambda: all(w in main.inner_text() for w in ("per 60-sample window", "NOT differential privacy",
+                                                                     "PREVIEW")), "the protect view's guarantees")
     # The side-by-side table comes last (every method is computed for it): wait for it, on a loaded machine too.
     page.wait_for_selector('[data-testid="stMarkdown"] table:has-text("heatmap CC")', timeout=120_000)
-    assert _scanpath_titles(page)  # the scanpath comparison
+    harness.until(page, lambda: _scanpath_titles(page), "the scanpath comparison's title")
     # One figure at a time: the Kaleido budget chart is the other choice of the same place.
     main.get_by_text("Budget per window", exact=True).click()
     harness.wait_idle(page, 120_000)
@@ -64,13 +64,15 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
         page.keyboard.press("ArrowRight")
     harness.wait_idle(page, 120_000)
     _no_exception(page)
+    assert before, "no scanpath title before the move"
+    harness.until(page, lambda: _scanpath_titles(page) and _scanpath_titles(page) != before,
+                  f"the scanpath title did not follow the time slider: {before}")
     after = _scanpath_titles(page)
-    assert before and after and before != after, (before, after)
     _scanpath_picture(page)
     # The interactive Plotly figure is one switch away, with the same title.
     main.locator('[data-testid="stCheckbox"]', has_text="Interactive chart").first.click()
     harness.wait_idle(page, 120_000)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    page.locator(".js-plotly-plot .gtitle", has_text="(PREVIEW)").first.wait_for(timeout=60_000)
     assert [t for t in _chart_titles(page) if "(PREVIEW)" in t] == after, (_chart_titles(page), after)
     main.locator('[data-testid="stCheckbox"]', has_text="Interactive chart").first.click()
     harness.wait_idle(page, 120_000)
@@ -84,7 +86,7 @@ def test_protect_view_and_animation_slider(page, app_url, shots):
     main.get_by_text("Demographics (k-anonymity)", exact=True).click()
     harness.wait_idle(page, 120_000)
     _no_exception(page)
-    assert "The seed's Table 2" in main.inner_text()
+    main.get_by_text("The seed's Table 2", exact=False).first.wait_for(timeout=60_000)
     harness.move_slider(page, 0, "ArrowRight", 2)  # k
     _no_exception(page)
     for width in (1280, 1920):
@@ -97,7 +99,6 @@ def _move(page, label: str, key: str = "ArrowRight", presses: int = 1) -> None:
     for _ in range(presses):
         page.keyboard.press(key)
     harness.wait_idle(page, 120_000)
-    page.wait_for_timeout(300)
 
 
 def _time_value(page) -> str:
@@ -117,13 +118,12 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
         run_log.write_text("")
         _move(page, label)
         _no_exception(page)
-        assert harness.runs(run_log) == ["gs_raw"], (label, harness.runs(run_log))
+        moved = harness.settled_runs(page, run_log, 120_000)
+        assert moved == ["gs_raw"], (label, moved)
 
     run_log.write_text("")
     page.locator('[data-testid="stMain"]').get_by_text("Protect the stream", exact=True).click()
-    harness.wait_idle(page, 180_000)
-    page.wait_for_timeout(300)
-    runs = harness.runs(run_log)
+    runs = harness.settled_runs(page, run_log, 180_000)
     assert "page" in runs and "gs_protect" in runs, runs  # the view switch sits outside the fragments
     # Each method's part is a fragment nested in the protect view, and the time slider one nested in that:
     # a slider re-runs only the innermost fragment that holds it.
@@ -135,14 +135,13 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
             run_log.write_text("")
             page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
                 has_text=method).first.click()
-            harness.wait_idle(page, 180_000)
-            page.wait_for_timeout(300)
-            assert "page" not in harness.runs(run_log) and "gs_protect" in harness.runs(run_log)
+            runs = harness.settled_runs(page, run_log, 180_000)
+            assert "page" not in runs and "gs_protect" in runs, (method, runs)
             if method != "PD (as published)":  # (PD as published shows nothing for this stream to animate)
                 assert _time_value(page) == time_shown  # the time point stays where the user left it
         run_log.write_text("")
         _move(page, label)
         _no_exception(page)
-        runs = harness.runs(run_log)
+        runs = harness.settled_runs(page, run_log, 120_000)
         assert [r for r in runs if r != "compare_view" or want == "compare_view"] == [want], (label, runs)
     ctx.close()

@@ -96,7 +96,7 @@ def test_eps_down_lowers_cc_and_panels_open(page, app_url, shots):
         page.wait_for_timeout(300)
         harness.wait_idle(page)
         _no_exception(page)
-        assert page.locator(".js-plotly-plot").count() >= 1, f"panel {name!r} drew no chart"
+        harness.at_least(page.locator(".js-plotly-plot"), 1, f"panel {name!r}: its chart")
     harness.screenshot(page, str(shots / "heatmaps_panel_curves.png"))
     # With the ε-curves open, an ε move keeps the curves and moves the dotted marker; nothing breaks.
     _set_eps(page, "1")
@@ -111,13 +111,11 @@ def test_slider_move_reruns_only_the_fragment(page, app_url, run_log):
     run_log.write_text("")
     page.goto(f"{app_url}/heatmaps")
     _wait_drawn(page)
-    page.wait_for_timeout(500)
-    first = harness.runs(run_log)
+    first = harness.settled_runs(page, run_log)
     assert {"page", "study", "grid", "privacy"} <= set(first), first
     run_log.write_text("")
     _set_eps(page, "0.5")
-    page.wait_for_timeout(300)
-    moved = harness.runs(run_log)
+    moved = harness.settled_runs(page, run_log)
     assert "page" not in moved, f"the page body re-ran: {moved}"
     assert "privacy" in moved, f"the privacy part did not re-run: {moved}"
     assert "study" not in moved and "grid" not in moved, f"an ε move re-ran the map controls: {moved}"
@@ -126,8 +124,7 @@ def test_slider_move_reruns_only_the_fragment(page, app_url, run_log):
     thumb.focus()
     page.keyboard.press("ArrowLeft")
     _wait_drawn(page)
-    page.wait_for_timeout(300)
-    moved = harness.runs(run_log)
+    moved = harness.settled_runs(page, run_log)
     assert "grid" in moved and "privacy" in moved, f"a cell-size move did not redraw the maps: {moved}"
     assert "page" not in moved and "study" not in moved, f"a cell-size move re-ran the study: {moved}"
     # A full run (here: leaving the page and coming back in the same session) does run the page body.
@@ -136,8 +133,7 @@ def test_slider_move_reruns_only_the_fragment(page, app_url, run_log):
     run_log.write_text("")
     page.locator('[data-testid="stSidebarNav"] a', has_text="Heatmaps").first.click()
     _wait_drawn(page)
-    page.wait_for_timeout(300)
-    back = harness.runs(run_log)
+    back = harness.settled_runs(page, run_log)
     assert "page" in back and "study" in back, back
 
 
@@ -157,11 +153,11 @@ def test_main_sliders_redraw_and_screenshots(browser, app_url, shots, width):
             for _ in range(presses):
                 page.keyboard.press(key)
             harness.wait_idle(page)
-            new = thumb.get_attribute("aria-valuetext") or thumb.get_attribute("aria-valuenow")
-            assert new != old, f"slider {label!r} did not move"
+            harness.until(page, lambda: (thumb.get_attribute("aria-valuetext")
+                                         or thumb.get_attribute("aria-valuenow")) != old, f"slider {label!r} did not move")
             _wait_drawn(page)
             _no_exception(page)
-        assert "Noisy heatmap" in page.locator('[data-testid="stMain"]').inner_text()
+        page.locator('[data-testid="stMain"]').get_by_text("Noisy heatmap").first.wait_for(timeout=60_000)
         harness.screenshot(page, str(shots / f"heatmaps_{width}_moved.png"), width)
     finally:
         ctx.close()

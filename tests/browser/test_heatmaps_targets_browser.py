@@ -37,7 +37,7 @@ def test_target_finder_renders_answers_and_chart(page, app_url, shots):
                    return imgs.length >= 3 && imgs.every(i => i.complete && i.naturalWidth > 100); }""",
         timeout=60_000)
     assert page.locator("[data-testid='stMain'] .js-plotly-plot").count() == 0
-    assert page.locator('[data-testid="stMain"]', has_text="tuning that is not itself private").count() == 1
+    page.locator('[data-testid="stMain"]', has_text="tuning that is not itself private").first.wait_for(timeout=60_000)
     harness.screenshot(page, str(shots / "heatmaps_target_finder.png"))
 
 
@@ -65,7 +65,7 @@ def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots, run_
                  .some(e => e.innerText.includes('B spends ε = 1 per observer'))""", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert _sentence(page) != before
-    moved = harness.runs(run_log)
+    moved = harness.settled_runs(page, run_log)
     assert "compare" in moved, moved
     assert not {"page", "study", "grid", "privacy"} & set(moved), f"a move of B re-ran more than its panel: {moved}"
     harness.screenshot(page, str(shots / "heatmaps_compare_ab.png"))

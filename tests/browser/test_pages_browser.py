@@ -25,8 +25,8 @@ def _assert_healthy(page, path: str) -> None:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         assert page.locator(".js-plotly-plot").count() >= 1
     if path in IMAGE_PAGES:
-        page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=30_000)
-        assert page.locator('[data-testid="stMain"] [data-testid="stImage"] img').count() >= IMAGE_PAGES[path]
+        harness.at_least(page.locator('[data-testid="stMain"] [data-testid="stImage"] img'), IMAGE_PAGES[path],
+                         f"/{path}: its pictures")
 
 
 @pytest.mark.parametrize("path", list(harness.PAGES))
@@ -35,7 +35,7 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
     page.goto(f"{app_url}/{path}")
     harness.wait_idle(page)
     heading = harness.PAGES[path]
-    assert page.get_by_role("heading", name=heading).first.is_visible()
+    page.get_by_role("heading", name=heading).first.wait_for(timeout=60_000)
     _assert_healthy(page, path)
     name = path or "home"
     harness.screenshot(page, str(shots / f"{name}.png"))
@@ -44,7 +44,7 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
         assert page.locator(harness.SLIDER).count() >= 1, f"/{path} shows no slider"
         before = harness.slider_text(page)
         harness.move_slider(page, presses=3)
-        assert harness.slider_text(page) != before, "slider did not move"
+        harness.until(page, lambda: harness.slider_text(page) != before, "slider did not move")
         _assert_healthy(page, path)
         for width in (1280, 1920):
             harness.screenshot(page, str(shots / f"{name}_moved_{width}.png"), width)
@@ -76,7 +76,7 @@ def test_sidebar_navigation_reaches_every_view(page, app_url):
     for title in ["Heatmaps", "Time series", "Attacks", "Gaze samples", "Report"]:
         nav.get_by_text(title, exact=True).click()
         harness.wait_idle(page)
-        assert page.get_by_role("heading", name=title).first.is_visible()
+        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
 
 
 # Records every distinct (navigation links | main area start) state the page goes through while loading.

@@ -45,10 +45,10 @@ def test_eps_slider_redraws_the_preview(page, app_url, shots):
     before_chart = _preview_state(page)
     harness.move_slider(page, 0, presses=3)
     _no_exception(page)
-    assert harness.slider_text(page, 0) != before_eps, "the ε slider did not move"
-    assert _metric(page, "Noise scale") != before_scale, "the noise scale did not follow ε"
-    after_chart = _preview_state(page)
-    assert after_chart[0] != before_chart[0] and after_chart[1] != before_chart[1], "the preview was not redrawn"
+    harness.until(page, lambda: harness.slider_text(page, 0) != before_eps, "the ε slider did not move")
+    harness.until(page, lambda: _metric(page, "Noise scale") != before_scale, "the noise scale did not follow ε")
+    harness.until(page, lambda: all(a != b for a, b in zip(_preview_state(page), before_chart)),
+                  "the preview was not redrawn (title and picture)")
     harness.screenshot(page, str(shots / "time_series_eps_moved.png"))
 
 
@@ -61,11 +61,13 @@ def test_every_view_opens(page, app_url, shots):
         main.get_by_role("radio", name=name, exact=True).click()
         harness.wait_idle(page, 120_000)
         _no_exception(page)
-        assert page.locator(PREVIEW).count() == 1, f"{name}: the preview image is gone"
+        # The browser draws a chart after the script run has ended: wait for what is asserted.
+        harness.at_least(page.locator(PREVIEW), 1, f"{name}: the preview image")
+        assert page.locator(PREVIEW).count() == 1, f"{name}: more than one preview image"
         if name != "Per-feature table":
-            assert page.locator(".js-plotly-plot").count() >= 1, f"{name}: no chart besides the preview"
+            harness.at_least(page.locator(".js-plotly-plot"), 1, f"{name}: a chart besides the preview", 120_000)
         else:
-            assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+            harness.at_least(page.locator('[data-testid="stDataFrame"]'), 1, f"{name}: the table", 120_000)
         harness.screenshot(page, str(shots / f"time_series_{i}_{name.split()[0].lower()}.png"))
 
 
@@ -88,28 +90,25 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
         run_log.write_text("")
         before = harness.slider_text(page, index)
         harness.move_slider(page, index)
-        page.wait_for_timeout(300)
-        assert harness.slider_text(page, index) != before
-        assert harness.runs(run_log) == ["budget"], f"slider {index}: {harness.runs(run_log)}"
+        harness.until(page, lambda: harness.slider_text(page, index) != before, f"slider {index} did not move")
+        moved = harness.settled_runs(page, run_log)
+        assert moved == ["budget"], f"slider {index}: {moved}"
     run_log.write_text("")  # the participant picker sits inside the fragment too
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
     page.get_by_role("option", name="P02", exact=True).click()
-    harness.wait_idle(page)
-    page.wait_for_timeout(300)
-    assert harness.runs(run_log) == ["budget", "view"], f"participant: {harness.runs(run_log)}"
+    moved = harness.settled_runs(page, run_log)
+    assert moved == ["budget", "view"], f"participant: {moved}"
     page.locator('[data-testid="stMain"]').get_by_role("radio", name="Correlation", exact=True).click()
     harness.wait_idle(page, 120_000)
     run_log.write_text("")  # a control of an opened view re-runs that view alone
     before = harness.slider_text(page, 3)  # the lag slider, after ε, k and R
     harness.move_slider(page, 3)
-    page.wait_for_timeout(300)
-    assert harness.slider_text(page, 3) != before
-    assert harness.runs(run_log) == ["panel"], f"lag slider: {harness.runs(run_log)}"
+    harness.until(page, lambda: harness.slider_text(page, 3) != before, "the lag slider did not move")
+    moved = harness.settled_runs(page, run_log)
+    assert moved == ["panel"], f"lag slider: {moved}"
     run_log.write_text("")
     page.get_by_text("Use the longest (").click()
-    harness.wait_idle(page)
-    page.wait_for_timeout(300)
-    runs = harness.runs(run_log)
+    runs = harness.settled_runs(page, run_log)
     assert runs.count("page") == 1 and "view" in runs and "budget" in runs, runs  # outside the fragment: the whole page
     _no_exception(page)
 
@@ -127,7 +126,7 @@ def test_opens_on_the_person_total_and_looks_right_after_moves(page, app_url, sh
     harness.move_slider(page, 0, presses=6)  # ε up one decade
     harness.move_slider(page, 2, presses=2)  # R (slider 1, k, is disabled under the public rule)
     _no_exception(page)
-    assert _metric(page, "Total ε per person") != before
+    harness.until(page, lambda: _metric(page, "Total ε per person") != before, "the total ε did not follow ε")
     harness.screenshot(page, str(shots / f"time_series_{width}_moved.png"), width=width)
     page.locator('[data-testid="stMain"]').get_by_role("radio", name="Per-feature table", exact=True).click()
     harness.wait_idle(page, 120_000)

@@ -64,7 +64,7 @@ def _heatmap(page) -> None:
     """No exception box, and the Heatmaps overlays drawn (images at display size, not Plotly charts)."""
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=60_000)
-    assert page.locator('[data-testid="stMain"] [data-testid="stImage"] img').count() >= 2
+    harness.at_least(page.locator('[data-testid="stMain"] [data-testid="stImage"] img'), 2, "both overlays")
 
 
 @needs_realdata
@@ -72,7 +72,7 @@ def test_osie_gzip_fixations_and_image_reach_a_heatmap(page, app_url, shots):
     """OSIE: the .csv.gz fixation table (98k fixations, 15 observers) and one stimulus -> a heatmap."""
     page.goto(f"{app_url}/your_data")
     harness.wait_idle(page)
-    assert page.get_by_text("200 MB per upload").count() >= 1
+    harness.at_least(page.get_by_text("200 MB per upload"), 1, "the upload cap")
     _kind(page, "Stimulus image (PNG/JPEG)")
     _send(page, "1001.jpg", (REALDATA / "osie" / "stimuli_subset" / "1001.jpg").read_bytes(), "image/jpeg")
     _use(page, "Use this image", "1001.jpg")
@@ -85,7 +85,7 @@ def test_osie_gzip_fixations_and_image_reach_a_heatmap(page, app_url, shots):
     page.get_by_role("option", name="1001.jpg", exact=True).click()
     harness.wait_idle(page)
     _heatmap(page)
-    assert page.get_by_text("15 observers").count() >= 1
+    _observers(page, 15)
     harness.screenshot(page, str(shots / "your_data_osie_heatmap.png"))
 
 
@@ -108,12 +108,12 @@ def test_osie_stimulus_without_an_image_gets_a_blank_canvas(page, app_url, shots
     """OSIE fixations alone: the file's first stimulus opens on Heatmaps, drawn on a canvas of the data's extent."""
     _load(page, app_url, "Fixations (CSV/TSV)", "osie_fixations.csv.gz",
           (REALDATA / "osie" / "osie_fixations.csv.gz").read_bytes(), "application/gzip")
-    assert page.get_by_text("have no uploaded image").count() >= 1  # the canvas size form on Your data
+    harness.at_least(page.get_by_text("have no uploaded image"), 1, "the canvas size form")  # on Your data
     harness.screenshot(page, str(shots / "your_data_osie_panel_1280.png"), width=1280)
     _nav(page, "Heatmaps")
     _heatmap(page)
     _observers(page, 15)
-    assert page.get_by_text("1001.jpg").count() >= 1
+    harness.at_least(page.get_by_text("1001.jpg"), 1, "the stimulus name")
     harness.screenshot(page, str(shots / "heatmaps_osie_blank_1920.png"), width=1920)
 
 
@@ -156,8 +156,8 @@ def test_lund2013_samples_reach_gaze_samples_and_detected_fixations_reach_heatma
     """Lund 2013 (500 Hz): the stream on Gaze samples; I-VT fixations, detected on upload, on Heatmaps."""
     _load(page, app_url, "Raw gaze samples (CSV/TSV)", "lund2013_samples.csv.gz",
           (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(), "application/gzip")
-    assert page.get_by_text("(I-VT step)").count() >= 1
-    assert page.locator('[data-testid="stSidebar"]').get_by_text("derived from").count() >= 1
+    harness.at_least(page.get_by_text("(I-VT step)"), 1, "the detection note naming the step")
+    harness.at_least(page.locator('[data-testid="stSidebar"]').get_by_text("derived from"), 1, "the derived table")
     harness.screenshot(page, str(shots / "your_data_lund_derived_1920.png"), width=1920)
     _nav(page, "Heatmaps")
     _heatmap(page)
