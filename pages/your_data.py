@@ -9,15 +9,14 @@ import streamlit as st
 from eyedp_core import io
 from eyedp_core.data import derived
 from eyedp_core.io import derive, windows
+from eyedp_core.io.image_files import image_files
 from eyedp_core.io.pipeline import usecols
 from eyedp_core.io.steps import Step, StepReport
-from eyedp_core.io.image_files import image_files
-from ui import state
+from ui import runlog, state
 from ui.errors import guarded
-from ui import runlog
 from ui.shell import ensure_shell
-from ui.text import md_text
 from ui.tables import preview_frame
+from ui.text import md_text
 
 ensure_shell()
 runlog.note("page")
@@ -571,4 +570,5 @@ def render() -> None:
 guarded(render, page="your_data")
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+
 ui.share.page_tools("your_data")

@@ -7,7 +7,6 @@ Per-sample labels: 0 none (loss, gap, too short), 1 fixation, 2 saccade, 3 blink
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np

@@ -28,17 +28,30 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
-from eyedp_core.io.checks import fit_to_canvas
 from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, PRESETS, UNIT_LABELS, UNITS, Geometry
-from eyedp_core.io.names import UPLOADS
+from eyedp_core.io.checks import fit_to_canvas
+from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
 from eyedp_core.io.images import decode_image
+from eyedp_core.io.layout import MAX_COLUMNS
+from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.pipeline import MIN_LENGTH_RATIO, PEEK_BYTES, format_of, head_bytes, map_and_validate
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
-from eyedp_core.io.roles import (FEATURES_KEY, KINDS, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
-                                 Y_UP_KEY, Role, guess_mapping, guess_notes, guess_time_unit)
+from eyedp_core.io.roles import (
+    FEATURES_KEY,
+    KINDS,
+    LABELS_KEY,
+    ROLES,
+    TIME_UNIT_KEY,
+    TIME_UNITS,
+    UNITS_KEY,
+    WHOLE_FILE,
+    Y_UP_KEY,
+    Role,
+    guess_mapping,
+    guess_notes,
+    guess_time_unit,
+)
 from eyedp_core.io.table import parse_table
-from eyedp_core.io.layout import MAX_COLUMNS
 from eyedp_core.io.text import _check_size
 from eyedp_core.io.validate import canonical_table, check_lengths
 from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
