@@ -16,12 +16,27 @@ from eyedp_core.gaze import events
 from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io import gzipped, pipeline
 from eyedp_core.io.steps import Step, StepReport
-from tests.test_io_page import _upload, _use
+from tests.apptest import open_app
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 GAZEBASE = REALDATA / "gazebase_sample" / "S_1001_S1_TEX.csv"
 ASC = REALDATA / "saccades_testdata" / "example_eyelink_events.txt"
 real = pytest.mark.skipif(not GAZEBASE.exists(), reason=f"real recordings not found at {REALDATA}")
+
+
+def _upload(kind: str, name: str, data: bytes):
+    """A session on Your data with `data` uploaded as `kind`."""
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value(kind).run()
+    at.file_uploader(key=f"uploader_{kind}").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _use(at) -> None:
+    """Press 'Use this data' and check the run ended without an exception box."""
+    [b for b in at.button if b.label == "Use this data"][0].click().run()
+    assert not at.exception, at.exception
 
 
 def _counting_converts(monkeypatch) -> list[str]:
