@@ -4,13 +4,13 @@ Run alone: python bench/bench_attacks.py [--quick]; or via bench/run.py --only a
 Figures:
 * one point: one mechanism (CFPA-32), one ε (10 per person), the three tasks, SVM, no repetitions, on the
   bundled sample - cold (nothing cached) and warm (the clean-trained classifiers already exist, as on the page
-  after its first view); baseline: the old page's clean baseline (the published protocols, one core);
+  after its first view); baseline: the clean baseline with the published protocols on one core;
 * the grid: 7 mechanisms × 5 ε × 3 tasks × 4 classifiers (trained on clean data, tested on the release), one
   Runner sharing the clean-trained classifiers; baseline: the same grid with nothing shared, timed on two
   points and scaled;
 * scale: the clean baseline (three tasks, SVM, honest protocol) at 20, 40 and 80 participants (the sample
   tiled with jitter), with the growth exponent of a log-log fit; baseline: the published protocols at 20 and
-  40 participants (the issue measured n^2.5 for them). The SVM approximation ("svm-fast") is timed at 80.
+  40 participants (the cost measured n^2.5 for them). The SVM approximation ("svm-fast") is timed at 80.
   Tiled copies are the same people with jitter, so at 40 and 80 a near-twin of every test person is in the
   training data: the accuracies printed there are not meaningful, the times are.
 """
@@ -59,7 +59,7 @@ def _legacy_clean(table: pd.DataFrame) -> None:
 
 
 def one_point() -> list[dict]:
-    """Cold and warm single point against the old page's clean baseline."""
+    """Cold and warm single point against the clean baseline with the published protocols."""
     table = bundled.load_sample("reading_features")
     t0 = time.perf_counter()
     _legacy_clean(table)

@@ -61,11 +61,9 @@ def _sample_or_synthetic() -> tuple[pd.DataFrame, str]:
 _time = median_time
 
 
-def run(repeats: int = 5) -> list[dict]:
-    """Repeats in, one dict per figure out: name, seconds, baseline_seconds, ratio."""
-    rng = np.random.default_rng(0)
-    r = WIDTH * HEIGHT
-
+def _floor_rows(repeats: int) -> list[dict]:
+    """The floor every figure is a ratio to (r float32 normals and the core's DCT smoothing at 1280x800), and the
+    gaussian_filter reference; the floor row first."""
     lam = np.multiply.outer(hm.kernel_spectrum(HEIGHT, SIGMA_PX, 4.0),
                             hm.kernel_spectrum(WIDTH, SIGMA_PX, 4.0)).astype(np.float32)
     floor_rng = np.random.default_rng(1)
@@ -81,10 +79,41 @@ def run(repeats: int = 5) -> list[dict]:
         ndimage.gaussian_filter(z, SIGMA_PX)
 
     t_floor = _time(floor, max(3, repeats))
-    rows = [dict(name="floor: r float32 normals + the core's DCT smoothing (1280x800)", seconds=t_floor,
+    return [dict(name="floor: r float32 normals + the core's DCT smoothing (1280x800)", seconds=t_floor,
                  baseline_seconds=t_floor),
             dict(name="old floor (reference): float64 normals + gaussian_filter", seconds=_time(old_floor, 2),
                  baseline_seconds=t_floor)]
+
+
+def _large_study_rows(repeats: int) -> list[dict]:
+    """Gaze maps and Algorithm 1's curve for 1000 observers at 1920x1080, against a bare bincount of the cells."""
+    out: list[dict] = []
+    big = _fixations(1000, 40, 1920, 1080, seed=2)
+
+    def build():
+        g = hm.gaze_maps(big, 1920, 1080)
+        hm.aggregate(g, 1.0)
+
+    def bincount():
+        cells = (big["y"].to_numpy().clip(0, 1079).astype(np.int64) * 1920
+                 + big["x"].to_numpy().clip(0, 1919).astype(np.int64))
+        np.unique(big["observer"].to_numpy() * (1920 * 1080) + cells)
+
+    t_base = _time(bincount, repeats)
+    out.append(dict(name="gaze maps + aggregate, 1000 observers, 1920x1080", seconds=_time(build, repeats),
+                     baseline_seconds=t_base))
+    g_big = hm.gaze_maps(big, 1920, 1080)
+    out.append(dict(name="Algorithm 1 curve (m = 1..g_max), 1000 observers",
+                     seconds=_time(lambda: cap.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
+    return out
+
+
+def run(repeats: int = 5) -> list[dict]:
+    """Repeats in, one dict per figure out: name, seconds, baseline_seconds, ratio."""
+    rng = np.random.default_rng(0)
+    r = WIDTH * HEIGHT
+    rows = _floor_rows(repeats)
+    t_floor = rows[0]["seconds"]
 
     fix, label = _sample_or_synthetic()
     gm = hm.gaze_maps(fix, WIDTH, HEIGHT)
@@ -119,23 +148,7 @@ def run(repeats: int = 5) -> list[dict]:
     rows.append(dict(name="eps-curves R=100 x 10 eps x 2 mechanisms, 1280x800", seconds=t_curves,
                      baseline_seconds=t_floor))
 
-    big = _fixations(1000, 40, 1920, 1080, seed=2)
-
-    def build():
-        g = hm.gaze_maps(big, 1920, 1080)
-        hm.aggregate(g, 1.0)
-
-    def bincount():
-        cells = (big["y"].to_numpy().clip(0, 1079).astype(np.int64) * 1920
-                 + big["x"].to_numpy().clip(0, 1919).astype(np.int64))
-        np.unique(big["observer"].to_numpy() * (1920 * 1080) + cells)
-
-    t_base = _time(bincount, repeats)
-    rows.append(dict(name="gaze maps + aggregate, 1000 observers, 1920x1080", seconds=_time(build, repeats),
-                     baseline_seconds=t_base))
-    g_big = hm.gaze_maps(big, 1920, 1080)
-    rows.append(dict(name="Algorithm 1 curve (m = 1..g_max), 1000 observers",
-                     seconds=_time(lambda: cap.optimal_cap(g_big, 0.01), repeats), baseline_seconds=t_base))
+    rows += _large_study_rows(repeats)
     for row in rows:
         row["ratio"] = row["seconds"] / row["baseline_seconds"]
     del r

@@ -1,7 +1,7 @@
 """Timing figures of the Gaze-samples core (eyedp_core.gazestream), each against a baseline measured in the same
 run. Run alone: python bench/bench_samples.py; or via bench/run.py --only samples.
 
-Targets (issue 9): Kaleido on 60 s of 120 Hz samples for 10 participants < 200 ms; k-same-synth on the bundled
+Targets: Kaleido on 60 s of 120 Hz samples for 10 participants < 200 ms; k-same-synth on the bundled
 streams < 2 s.
 
 Baselines:

@@ -1,7 +1,7 @@
 """Timing figures of the Time-series core (eyedp_core.timeseries and friends), each against a baseline
 measured in the same run. Run alone: python bench/bench_timeseries.py; or via bench/run.py --only timeseries.
 
-Also (issue 12):
+Also:
 * peak memory / input size of every mechanism, the page's preview and the utility sweeps at 20, 200 and 2000
   participants (the bundled sample, 20 participants × 3 recordings × 48 features × T = 600, tiled), each in a
   FRESH subprocess: tracemalloc's peak of the allocations made after the input was built (numpy reports its
@@ -92,7 +92,7 @@ def _memory_case(case: str, people: int) -> str:
     """Run one case on the tiled array under tracemalloc (in THIS process); 'case people input peak ratio s'."""
     import tracemalloc
 
-    from eyedp_core.timeseries.preview import run_preview
+    from eyedp_core.timeseries.preview import PreviewSetting, run_preview
 
     x, bounds = page_array(people)
     rng = np.random.default_rng(1)
@@ -102,8 +102,8 @@ def _memory_case(case: str, people: int) -> str:
         "FPA": lambda: ts.fpa(x, epsilon=1.0, k=4, bounds=bounds, rng=rng),
         "CFPA-32": lambda: ts.cfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng),
         "DCFPA-32": lambda: ts.dcfpa(x, epsilon=1.0, k=4, chunk=32, bounds=bounds, rng=rng),
-        "preview CFPA-32": lambda: run_preview(x, Mech.CFPA, chunk=32, epsilon=1.0, k=4, bounds=bounds, rng=rng,
-                                               feature=0, nmse_kind="var"),
+        "preview CFPA-32": lambda: run_preview(x, PreviewSetting(mech=Mech.CFPA, chunk=32, epsilon=1.0, k=4,
+                                                                 nmse_kind="var"), bounds=bounds, rng=rng, feature=0),
     }
     if case.startswith("sweep "):
         label = case.split(" ", 1)[1]
@@ -248,6 +248,33 @@ def _naive_sweep_estimate(x: np.ndarray, bounds: tuple, rng: np.random.Generator
     return per_setting * len(EPSILONS) * 20 * 2
 
 
+def _optimal_k_timings(x: np.ndarray, bounds: tuple, rng: np.random.Generator) -> list[tuple[str, float, float]]:
+    """The paper's search for k on one feature against the naive loop -> (name, seconds, baseline seconds)."""
+    out: list[tuple[str, float, float]] = []
+    one = x[:, 0]  # one feature, every recording
+    one_bounds = (bounds[0][0], bounds[1][0])
+    for method, chunk in [(Mech.FPA, None), (Mech.CFPA, 32), (Mech.DCFPA, 32)]:
+
+        def search(method=method, chunk=chunk) -> None:
+            optimal_k(one, method=method, epsilon=50.0, chunk=chunk, bounds=one_bounds, runs=100, rng=rng)
+
+        n_bins = (one.shape[-1] if chunk is None else chunk) // 2 + 1
+        sample_ks = np.unique(np.linspace(1, n_bins, min(n_bins, 8)).astype(int))
+
+        def naive(method=method, chunk=chunk, sample_ks=sample_ks) -> None:
+            reps = np.broadcast_to(one, (100,) + one.shape)
+            for k in sample_ks:  # timed on a few k and scaled to all of them below
+                kw = {} if chunk is None else {"chunk": chunk}
+                fn = {Mech.FPA: ts.fpa, Mech.CFPA: ts.cfpa, Mech.DCFPA: ts.dcfpa}[method]
+                noisy = fn(reps, epsilon=50.0, k=k, bounds=one_bounds, rng=rng, **kw)
+                np.mean((noisy - one) ** 2)
+
+        label = method.label(chunk)
+        out.append((f"optimal k, 1 feature, {n_bins} k × 100 runs: {label} (extrap. base)",
+                    _time(search, repeats=1), _time(naive, repeats=1) * n_bins / sample_ks.size))
+    return out
+
+
 def run() -> list[dict]:
     """Measure every figure; list of dicts name, seconds, baseline_seconds, ratio (seconds/baseline)."""
     x, bounds, what = _data()
@@ -301,30 +328,8 @@ def run() -> list[dict]:
         _naive_sweep_estimate(x, bounds, rng),
     )
 
-    one = x[:, 0]  # one feature, every recording
-    one_bounds = (bounds[0][0], bounds[1][0])
-    for method, chunk in [(Mech.FPA, None), (Mech.CFPA, 32), (Mech.DCFPA, 32)]:
-
-        def search(method=method, chunk=chunk) -> None:
-            optimal_k(one, method=method, epsilon=50.0, chunk=chunk, bounds=one_bounds, runs=100, rng=rng)
-
-        n_bins = (one.shape[-1] if chunk is None else chunk) // 2 + 1
-        sample_ks = np.unique(np.linspace(1, n_bins, min(n_bins, 8)).astype(int))
-
-        def naive(method=method, chunk=chunk, sample_ks=sample_ks) -> None:
-            reps = np.broadcast_to(one, (100,) + one.shape)
-            for k in sample_ks:  # timed on a few k and scaled to all of them below
-                kw = {} if chunk is None else {"chunk": chunk}
-                fn = {Mech.FPA: ts.fpa, Mech.CFPA: ts.cfpa, Mech.DCFPA: ts.dcfpa}[method]
-                out = fn(reps, epsilon=50.0, k=k, bounds=one_bounds, rng=rng, **kw)
-                np.mean((out - one) ** 2)
-
-        label = method.label(chunk)
-        add(
-            f"optimal k, 1 feature, {n_bins} k × 100 runs: {label} (extrap. base)",
-            _time(search, repeats=1),
-            _time(naive, repeats=1) * n_bins / sample_ks.size,
-        )
+    for name, seconds, base in _optimal_k_timings(x, bounds, rng):
+        add(name, seconds, base)
     return rows
 
 

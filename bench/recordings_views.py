@@ -31,7 +31,7 @@ from eyedp_core.gaze.feature_specs import feature_bounds  # noqa: E402
 from eyedp_core.heatmaps import maps, preview  # noqa: E402
 from eyedp_core.gazestream.kaleido import kaleido_run  # noqa: E402
 from eyedp_core.gazestream.streams import prepare_streams  # noqa: E402
-from eyedp_core.timeseries.preview import run_preview  # noqa: E402
+from eyedp_core.timeseries.preview import PreviewSetting, run_preview  # noqa: E402
 from eyedp_core.timeseries.signals import feature_tensor  # noqa: E402
 
 FILES = ["gazebase_sample/S_1001_S1_TEX.csv", "lund2013/lund2013_samples.csv.gz",
@@ -86,8 +86,8 @@ def views(path: Path) -> list[tuple[str, str, float]]:
         x, recs = feature_tensor(table, names, length=int(table.groupby(["participant", "recording"]).size().max()),
                                  fill="edge", order_col="window")
         lo, hi = feature_bounds(names, table.attrs["window_s"])
-        prev = run_preview(x, Mech.CFPA, chunk=min(32, x.shape[2]), epsilon=1.0, k=1, bounds=(lo, hi),
-                           rng=np.random.default_rng(0), feature=0, nmse_kind="range")
+        setting = PreviewSetting(mech=Mech.CFPA, chunk=min(32, x.shape[2]), epsilon=1.0, k=1, nmse_kind="range")
+        prev = run_preview(x, setting, bounds=(lo, hi), rng=np.random.default_rng(0), feature=0)
         return (f"{x.shape[0]} recordings × T = {x.shape[2]} windows of {table.attrs['window_s']:g} s, "
                 f"NMSE {float(prev.nmse_feature[0]):.3g}")
 

@@ -19,6 +19,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.heatmaps.calibration import privacy_warnings
+from eyedp_core.heatmaps.preview import TooFewObservers
 import ui.share
 from ui import runlog, state
 from ui.fragment import fragment
@@ -108,7 +109,11 @@ def _study() -> None:
                           key="hm_weight", help="Dwell time makes the cap m and the map values seconds per cell.")
     try:
         sub, how = view.fixations_for_stimulus(fix_ds.token, fix_ds.name, stim_name, W, H, fix_ds.frame)
-    except ValueError as err:  # io.DataError is a ValueError: bad coordinates, no matching rows, too few observers
+    except TooFewObservers as err:  # the data are fine: one reader gives no mean over observers
+        st.info(md_text(err), icon=":material/info:")
+        st.page_link("pages/your_data.py", label="Upload fixations of more observers", icon=":material/upload_file:")
+        return
+    except ValueError as err:  # io.DataError is a ValueError: bad coordinates, no matching rows
         st.error(md_text(err), icon=":material/error:")
         st.page_link("pages/your_data.py", label="Upload fixations or a stimulus image", icon=":material/upload_file:")
         return

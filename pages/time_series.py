@@ -6,9 +6,10 @@ import streamlit as st
 
 from eyedp_core.dp.registry import TIME_SERIES, Mech
 from eyedp_core.gaze import feature_specs
-from eyedp_core.timeseries.accounting import epsilon_plan
+from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
+from eyedp_core.timeseries.preview import PreviewSetting
 import ui.share
 from ui import settings, state
 from ui import runlog
@@ -190,21 +191,17 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
         except ValueError as err:
             st.warning(f"{md_text(err)}; using the public bounds instead.")
             sens_mode = "public"
-    budget_view(ds_token, info, series, public_t, names, kinds, feature, task, participant, mech, chunk,
-                KSource(k_src), sens_mode, sens, nmse_kind, seed, zoom,
-                view.data_key(ds_token, names, series.lo, series.hi, length))
+    budget_view(context.BudgetViewSpec(
+        token=ds_token, info=info, series=series, public_t=public_t, names=names, kinds=kinds, feature=feature,
+        task=task, participant=participant, mech=mech, chunk=chunk, k_source=KSource(k_src),
+        sensitivity_mode=sens_mode, sensitivities=sens, nmse_kind=nmse_kind, seed=seed, zoom=zoom,
+        data_key=view.data_key(ds_token, names, series.lo, series.hi, length)))
 
 
-@fragment(name="budget")
-def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
-                kinds: tuple[str, ...], feature: str, task: str | None, participant: str, mech: Mech,
-                chunk: int | None, k_src: KSource, sens_mode: str, sens: np.ndarray | None, nmse_kind: str,
-                seed: int, zoom: bool, dkey: str) -> None:
-    """ε, k and R with everything they move: the per-person headline, the preview, the views, the share box.
-    Nested in `view`, so a move of these sliders re-runs this part alone."""
-    lo, hi, length = series.lo, series.hi, series.length
-    f_idx = names.index(feature)
-    row = series.row(participant, task)
+def budget_controls(v: context.BudgetViewSpec) -> tuple[view.Setting, EpsilonPlan, int]:
+    """The accounting, ε, k and R widgets -> the setting they make, its ε plan and the FFT length n."""
+    lo, hi, length = v.series.lo, v.series.hi, v.series.length
+    f_idx, mech, chunk = v.feature_index, v.mech, v.chunk
     chunked = mech.info.chunked
     with st.container(border=True):
         ca, c3, c4 = st.columns([1.15, 1.2, 1], gap="medium")
@@ -217,15 +214,14 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
             eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
             eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
                              help="Log scale. Smaller ε = stronger privacy = more noise.")
-        label = mech.label(chunk)
         n = transform_length(mech, chunk, length)
-        plan = epsilon_plan(mode, eps, mech, chunk, length, len(names), info.n_recordings)
-        eps_inv = plan.per_invocation
-        sens_f = None if sens is None else sens[f_idx]
+        plan = epsilon_plan(mode, eps, mech, chunk, length, len(v.names), v.info.n_recordings)
+        sens_f = None if v.sensitivities is None else v.sensitivities[f_idx]
         # R is drawn further along; its current value comes from the session.
-        k_choice = view.k_choice((ds_token, names, length), f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
-                                 n, eps_inv, sens_mode, k_src, int(st.session_state.get("ts_k", 1)),
-                                 int(st.session_state.get("ts_runs", 10)), seed, series.x[:, f_idx, :], sens_f)
+        query = view.KQuery(v.token, v.names, length, f_idx, (float(lo[f_idx]), float(hi[f_idx])), mech, chunk,
+                            plan.per_invocation, v.sensitivity_mode)
+        k_choice = view.k_choice(query, n, v.k_source, int(st.session_state.get("ts_k", 1)),
+                                 int(st.session_state.get("ts_runs", 10)), v.seed, v.series.x[:, f_idx, :], sens_f)
         st.session_state["ts_k"] = k_choice.k
         k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
                       1, max(k_choice.k_max, 2), key="ts_k",
@@ -234,22 +230,14 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
                            "'Manual'.")
         runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
                      help="Monte Carlo draws per ε: more draws narrow the bands and lengthen the wait.")
-
     setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
-                           sensitivity_mode=sens_mode, nmse_kind=nmse_kind, runs=int(runs), seed=seed,
+                           sensitivity_mode=v.sensitivity_mode, nmse_kind=v.nmse_kind, runs=int(runs), seed=v.seed,
                            tuned=k_choice.tuned_on_private_data)
-    sens_type = "data-derived" if sens_mode == "empirical" or "pre-filled" in kinds else "public"
-    try:
-        pkey = (dkey, mech, chunk, eps_inv, int(k), sens_mode, sens_type, seed, f_idx, nmse_kind)
-        prev = view.preview(*pkey, lo, hi, series.x, sens)
-    except ValueError as err:
-        st.error(f"The mechanism cannot run with these settings: {md_text(err)}")
-        return
-    ctx = context.Ctx(token=ds_token, info=info, series=series, length=public_t, setting=setting, plan=plan,
-                      feature_index=f_idx, task=task, participant=participant, row=row, transform_length=n,
-                      sensitivities=sens, sensitivity_type=sens_type, bounds_kind=kinds, preview=prev)
+    return setting, plan, n
 
-    # ---- the guarantee for a person first, then what it buys -------------------------------------------------
+
+def record_box(ctx: context.Ctx) -> None:
+    """The verdict and accounting sentence, and the button that records the setting in the ledger."""
     headline.headline(ctx)
     kind, sentence = headline.verdict(ctx)
     # One box for the verdict and the accounting sentence: every element costs the browser time on each move.
@@ -262,70 +250,109 @@ def budget_view(ds_token: str, info: data.TableInfo, series: data.Series, public
                       "a release of its own and adds to the ledger; the Report page composes all of them per "
                       "person."):
         context.record(context.main_releases(ctx))
-        st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = {plan.participant_total:.4g} "
-                                               "per person.")
+        label = ctx.setting.mech.label(ctx.setting.chunk)
+        st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = "
+                                               f"{ctx.plan.participant_total:.4g} per person.")
         st.rerun()
     st.caption(context.twice_note(ctx, "record"))
     if msg := st.session_state.pop("ts_recorded_msg", None):
         st.success(msg, icon=":material/check:")
 
-    # ---- preview -------------------------------------------------------------------------------------------
+
+def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> None:
+    """One participant's clean and noisy series (a PNG, or Plotly on request) with its caption."""
     st.subheader("Preview: one participant's clean and noisy series")
     preview_watermark()
-    unit = "chunk" if chunked else "series"
+    mech, chunk, row, task, feature, prev = v.mech, v.chunk, ctx.row, v.task, v.feature, ctx.preview
     if row is None:
-        st.info(f"{md_text(participant)} has no recording for task '{md_text(task)}'. Choose another task or participant.")
+        st.info(f"{md_text(v.participant)} has no recording for task '{md_text(task)}'. Choose another task or "
+                "participant.")
+        return
+    lo, hi, f_idx, series, length = v.series.lo, v.series.hi, v.feature_index, v.series, v.series.length
+    label, k, eps_inv = mech.label(chunk), ctx.setting.k, ctx.plan.per_invocation
+    unit = "chunk" if mech.info.chunked else "series"
+    t, t_title = figs.time_axis(length, v.info.step_s)
+    true_len = int(series.recs["length"].iloc[row])
+    clean = np.clip(series.x[row, f_idx], lo[f_idx], hi[f_idx])
+    # The same title twice: escaped for Plotly's HTML-like text and for the markdown caption.
+    settings_words = (f": clean vs {label} (ε = {fmt_num(eps_inv)} per {unit}"
+                      f"{', k = ' + str(k) if mech is not Mech.LPA else ''})")
+    title = (f"{html_text(feature)} — {html_text(v.participant)}{', ' + html_text(task) if task else ''}"
+             f"{settings_words}")
+    title_md = f"{md_text(feature)} — {md_text(v.participant)}{', ' + md_text(task) if task else ''}{settings_words}"
+    paper = prev.paper[row] if prev.paper is not None else None
+    y_range = (float(lo[f_idx]), float(hi[f_idx])) if v.zoom else None
+    if st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="ts_interactive"):
+        axes = figs.TimeAxes(t, t_title, html_text(data.feature_label(feature)), title)
+        st.plotly_chart(headline.preview_figure(axes, clean, prev.noisy[row], paper, label, true_len, chunk, y_range),
+            # The EyeDP template is already in the figure: no Streamlit theme merge, no mode bar.
+            theme=None, config={"displayModeBar": False})
     else:
-        t, t_title = figs.time_axis(length, info.step_s)
-        true_len = int(series.recs["length"].iloc[row])
-        clean = np.clip(series.x[row, f_idx], lo[f_idx], hi[f_idx])
-        # The same title twice: escaped for Plotly's HTML-like text and for the markdown caption.
-        settings_words = (f": clean vs {label} (ε = {fmt_num(eps_inv)} per {unit}"
-                          f"{', k = ' + str(k) if mech is not Mech.LPA else ''})")
-        title = (f"{html_text(feature)} — {html_text(participant)}{', ' + html_text(task) if task else ''}"
-                 f"{settings_words}")
-        title_md = f"{md_text(feature)} — {md_text(participant)}{', ' + md_text(task) if task else ''}{settings_words}"
-        paper = prev.paper[row] if prev.paper is not None else None
-        y_range = (float(lo[f_idx]), float(hi[f_idx])) if zoom else None
-        if st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="ts_interactive"):
-            st.plotly_chart(headline.preview_figure(
-                t, t_title, clean, prev.noisy[row], paper, label, html_text(data.feature_label(feature)), title, true_len,
-                chunk, y_range),
-                # The EyeDP template is already in the figure: no Streamlit theme merge, no mode bar.
-                theme=None, config={"displayModeBar": False})
-        else:
-            # A PNG at display size: the browser swaps one image instead of redrawing a Plotly chart.
-            st.image(headline.preview_png((pkey, row), t, clean, prev.noisy[row], paper, label, true_len, chunk,
-                                          y_range, t_title, data.feature_label(feature)), width="stretch")
-        paper_note = (" The thin red line reconstructs DCFPA with the two-term formula printed in the paper "
-                      "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
-                      "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
-                      ) if prev.paper is not None else ""
-        st.caption(f"**{title_md}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
-                   f"NMSE of this series: {prev.nmse_series[row]:.3g} ({nmse_kind}); seed {seed}. One seeded run of "
-                   f"{label} over all {series.x.shape[0]} recordings × {len(names)} features took "
-                   f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}", unsafe_allow_html=True)
-    shown = prev.shown[0]
+        # A PNG at display size: the browser swaps one image instead of redrawing a Plotly chart.
+        st.image(headline.preview_png((pkey, row), t, clean, prev.noisy[row], paper, label, true_len, chunk,
+                                      y_range, t_title, data.feature_label(feature)), width="stretch")
+    paper_note = (" The thin red line reconstructs DCFPA with the two-term formula printed in the paper "
+                  "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
+                  "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
+                  ) if prev.paper is not None else ""
+    st.caption(f"**{title_md}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
+               f"NMSE of this series: {prev.nmse_series[row]:.3g} ({v.nmse_kind}); seed {v.seed}. One seeded run of "
+               f"{label} over all {series.x.shape[0]} recordings × {len(v.names)} features took "
+               f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}", unsafe_allow_html=True)
+
+
+def noise_words(v: context.BudgetViewSpec, ctx: context.Ctx) -> None:
+    """The noise scale of the shown feature in a sentence, its badges, and the formula behind a toggle."""
+    mech, feature, sens = v.mech, v.feature, v.sensitivities
+    unit = "chunk" if mech.info.chunked else "series"
+    shown = ctx.preview.shown[0]
     sym = "b" if mech is Mech.LPA else "λ"
     badges = ""
-    if sens_type == "data-derived":
+    if ctx.sensitivity_type == "data-derived":
         badges += badge("as in paper, not a DP guarantee", "notdp") + " "
-    if setting.tuned:
+    if ctx.setting.tuned:
         badges += badge(context.TUNED_NOTE, "notdp")
     st.markdown(f"{badges} The noise for **{md_text(feature)}** was drawn with Laplace scale {sym} = "
                 f"{headline.sci(shown.calibration.scale)} per {'sample' if mech is Mech.LPA else 'kept coefficient'}, "
-                f"from its sensitivity {headline.sci(shown.calibration.sensitivity)} and ε = {eps_inv:.3g} per "
-                f"{unit}.", unsafe_allow_html=True)
+                f"from its sensitivity {headline.sci(shown.calibration.sensitivity)} and ε = "
+                f"{ctx.plan.per_invocation:.3g} per {unit}.", unsafe_allow_html=True)
     # A toggle, not an expander: a collapsed expander still renders its formulas on every move (KaTeX).
     if st.toggle("Show how the noise scale is computed (formula with the numbers plugged in)", key="ts_formula"):
         calibration_box(view.stacked(shown.calibration), context.calibration_title(ctx))
         if note := context.calibration_note(ctx):
             st.caption(note)  # built from numbers and mechanism names
         if sens is not None:
+            sens_f = sens[v.feature_index]
             lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
             st.caption(f"Data-derived Δ of '{md_text(feature)}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
                        "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the "
                        "noise level, and the noise level is visible.")
+
+
+@fragment(name="budget")
+def budget_view(v: context.BudgetViewSpec) -> None:
+    """ε, k and R with everything they move: the per-person headline, the preview, the views, the share box.
+    Nested in `view`, so a move of these sliders re-runs this part alone."""
+    setting, plan, n = budget_controls(v)
+    f_idx, lo, hi = v.feature_index, v.series.lo, v.series.hi
+    sens_type = "data-derived" if v.sensitivity_mode == "empirical" or "pre-filled" in v.kinds else "public"
+    try:
+        run = view.RunKey(v.data_key, PreviewSetting(mech=v.mech, chunk=v.chunk, epsilon=plan.per_invocation,
+                                                     k=setting.k, nmse_kind=v.nmse_kind, sensitivity_type=sens_type),
+                          v.sensitivity_mode, v.seed)
+        prev = view.preview(run, f_idx, lo, hi, v.series.x, v.sensitivities)
+    except ValueError as err:
+        st.error(f"The mechanism cannot run with these settings: {md_text(err)}")
+        return
+    ctx = context.Ctx(token=v.token, info=v.info, series=v.series, length=v.public_t, setting=setting, plan=plan,
+                      feature_index=f_idx, task=v.task, participant=v.participant,
+                      row=v.series.row(v.participant, v.task), transform_length=n, sensitivities=v.sensitivities,
+                      sensitivity_type=sens_type, bounds_kind=v.kinds, preview=prev)
+
+    # ---- the guarantee for a person first, then what it buys -------------------------------------------------
+    record_box(ctx)
+    preview_chart(v, ctx, (run, f_idx))
+    noise_words(v, ctx)
 
     # ---- secondary views: nothing computes until one is opened -------------------------------------------------
     panel = st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),

@@ -444,6 +444,10 @@ def _features_form(ds: Any) -> None:
     short = step.message(f"{len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
                          f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} "
                          f"participant{'s' * (n_people != 1)}).")
+    if table.attrs.get("recordings_too_short"):
+        left = int(table.attrs["recordings_too_short"])
+        short += (f" {left:,} recording{'s' * (left != 1)} shorter than one window of {window_s:g} s "
+                  f"{'were' if left != 1 else 'was'} left out (a shorter window keeps them).")
     state.add_upload(state.Dataset("features", label, "upload", state.content_token(table), frame=table,
                                    notes=(short, short + f" Screen: {geometry.describe()}" + labels + ".")))
     st.session_state["upload_done"] = (f"{md_text(short)} Added as '{md_text(label)}' and selected as "

@@ -113,7 +113,7 @@ def test_the_ledger_only_appends_and_clears():
 
 
 def test_every_release_composes():
-    """Defect 5: the same release twice, a re-recording and a new setting all add up; nothing replaces."""
+    """The same release twice, a re-recording and a new setting all add up; nothing replaces."""
     ledger = Ledger()
     same = rel(view="Heatmaps", label="heatmap of 'comic'", unit="observer", eps=1.0, delta=1e-5,
                participants=["o1", "o2"])

@@ -40,7 +40,7 @@ def test_k1_is_exactly_r_and_attained():
     assert diff_l2_public(32, 1.0) == pytest.approx(11.180340, abs=1e-6)
     cal = fpa_calibration(32, 1, 1.0, value_range=1.0, difference=True)
     assert cal.scale == pytest.approx(1.0) and cal.sensitivity == pytest.approx(1.0)
-    assert np.sqrt(32) * 11.180340 == pytest.approx(63.245553, abs=1e-5)  # the old λ: 63× too large
+    assert np.sqrt(32) * 11.180340 == pytest.approx(63.245553, abs=1e-5)  # the generic √(kn)·Δ2(d) λ: 63× too large
 
 
 @pytest.mark.parametrize("n", [6, 8])

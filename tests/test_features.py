@@ -223,9 +223,10 @@ def test_wordbook_bounds_reproduce_the_public_reading_model():
     p = np.r_[q, np.full(WORDBOOK_LETTERS - 1, (1 - q) / (WORDBOOK_LETTERS - 1))]
     letters = rng.choice(WORDBOOK_LETTERS, size=(reps, n_sacc), p=p)
     t = np.arange(n_sacc) * 30.0 / n_sacc
-    rows = [{k: v[0] for k, v in _wordbook(letters[r], t, np.array([0.0]), np.array([30.0])).items()}
-            for r in range(reps)]
-    model = pd.DataFrame(rows).quantile(quant)
+    # All repetitions at once: one recording each, one 30-s window per recording.
+    rec = np.repeat(np.arange(reps), n_sacc)
+    model = pd.DataFrame(_wordbook(letters.reshape(-1), rec, np.tile(t, reps), np.arange(reps), np.zeros(reps),
+                                   np.full(reps, 30.0))).quantile(quant)
     lo, hi = feature_bounds(FEATURE_NAMES)
     bound = dict(zip(FEATURE_NAMES, hi, strict=True))
     for n in (2, 3, 4):

@@ -50,7 +50,7 @@ def _releases(at: AppTest) -> list[Release]:
 
 
 def test_identical_exports_compose_and_the_report_states_the_rule():
-    """Defect 5: two exports with the same settings are two entries (2ε); the Report says why in plain words."""
+    """Two exports with the same settings are two entries (2ε); the Report says why in plain words."""
     at = _go(_app(), HEATMAPS)
     eps = float(at.select_slider(key="hm_eps").value)
     _click(_click(at, "hm_export"), "hm_export")
@@ -63,7 +63,7 @@ def test_identical_exports_compose_and_the_report_states_the_rule():
 
 
 def test_private_choice_of_m_is_charged_once_to_the_observers_it_read():
-    """Defect 3: m chosen privately on 'comic' is not part of 'portrait''s cost, and its entry names 'comic'."""
+    """m chosen privately on 'comic' is not part of 'portrait''s cost, and its entry names 'comic'."""
     at = _go(_app(), HEATMAPS)
     assert at.selectbox(key="hm_stimulus").value == "comic"
     at.segmented_control(key="hm_panel").set_value("cap").run()
@@ -75,7 +75,7 @@ def test_private_choice_of_m_is_charged_once_to_the_observers_it_read():
     assert "'comic'" in entry.label and entry.epsilon == pytest.approx(sel) and len(entry.participants) == 40
     at.selectbox(key="hm_stimulus").set_value("portrait").run()
     assert not at.exception, at.exception
-    assert _metric(at, "Total ε per observer") == pytest.approx(eps)  # the old page added sel here too
+    assert _metric(at, "Total ε per observer") == pytest.approx(eps)  # sel belongs to 'comic', not here
     assert "chosen privately on other data ('comic')" in _text(at)
     _click(at, "hm_export")
     rels = _releases(at)
@@ -87,8 +87,8 @@ def test_private_choice_of_m_is_charged_once_to_the_observers_it_read():
 
 
 def test_clearing_the_ledger_clears_everything_that_could_come_back():
-    """Defect 6: after 'Clear the ledger' the next export is the only entry (the old page re-added the cleared
-    exports from its own history), and the cap chosen from the data is forgotten."""
+    """After 'Clear the ledger' the next export is the only entry (no cleared export comes back from the
+    page's own history), and the cap chosen from the data is forgotten."""
     at = _go(_app(), HEATMAPS)
     _click(at, "hm_export")
     at.segmented_control(key="hm_panel").set_value("cap").run()

@@ -1,4 +1,4 @@
-"""The Heatmaps page's computations, now in the core (eyedp_core.heatmaps.preview and .release): stimulus rows,
+"""The Heatmaps page's computations in the core (eyedp_core.heatmaps.preview and .release): stimulus rows,
 clean and noisy maps, the export and its ledger entry (docs/PRIVACY_MODEL.md §6, §11)."""
 from __future__ import annotations
 
@@ -39,8 +39,12 @@ def test_fixations_for_stimulus_filters_and_explains(rng):
         preview.fixations_for_stimulus(df, "fix.csv", "webpage", 80, 60)
     with pytest.raises(DataError, match="outside the stimulus"):
         preview.fixations_for_stimulus(df, "fix.csv", "comic", 40, 60)
-    with pytest.raises(DataError, match="at least 2 observers"):
+    # One observer is a property of the data, not a mistake in it: its own type, which the page shows as information.
+    with pytest.raises(preview.TooFewObservers, match="at least 2 observers"):
         preview.fixations_for_stimulus(_table(rng, n_obs=1), "fix.csv", "comic", 80, 60)
+    with pytest.raises(DataError, match="outside the stimulus") as bad:
+        preview.fixations_for_stimulus(df, "fix.csv", "comic", 40, 60)
+    assert not isinstance(bad.value, preview.TooFewObservers)
     with pytest.raises(DataError, match="holds no fixations"):
         preview.fixations_for_stimulus(None, "fix.csv", "comic", 80, 60)
 

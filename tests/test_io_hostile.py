@@ -145,7 +145,7 @@ def test_gzip_the_stream_cannot_read_previews_from_a_bounded_prefix(kind):
 @pytest.mark.parametrize("encode", [lambda t: b"\xff\xfe" + t.encode("utf-16-le"),
                                     lambda t: t.replace("\n", "\r").encode()], ids=["utf16", "lone_cr"])
 def test_gzip_over_the_stream_head_that_must_be_read_in_memory_reads_whole(encode, monkeypatch):
-    """A gzip table longer than the stream's head in UTF-16 or with lone CR line ends (every gzip file now goes
+    """A gzip table longer than the stream's head in UTF-16 or with lone CR line ends (every gzip file goes
     to the stream first, which hands these back) reads like the plain file; its preview reads the first rows."""
     import gzip
 
@@ -225,7 +225,7 @@ def test_line_meter_counts_across_pieces_and_crlf():
 
 
 def test_first_line_field_over_the_csv_limit_names_the_line_and_limit():
-    """Was `_csv.Error: field larger than field limit` from the layout sniffer: now a DataError on row 1 naming
+    """Not `_csv.Error: field larger than field limit` from the layout sniffer but a DataError on row 1 naming
     131,072 characters, quoted or not, with and without the web caps."""
     for body in (b"a," + b"x" * 200_000 + b"\n1,2\n", b'a,"' + b"x" * 200_000 + b'"\n1,2\n'):
         for limits in ({}, io.WEB_LIMITS):
@@ -296,7 +296,7 @@ def test_vendor_variant_with_a_column_missing_is_a_data_error():
 @pytest.mark.parametrize("sep, name", [("\u2028", "U+2028 LINE SEPARATOR"), ("\u2029", "U+2029 PARAGRAPH SEPARATOR"),
                                        ("\u0085", "U+0085 NEXT LINE")])
 def test_unicode_line_separators_are_named(sep, name):
-    """A file whose lines end in U+2028 (U+2029, U+0085): was 'one huge header line'; now the character is
+    """A file whose lines end in U+2028 (U+2029, U+0085) is not read as 'one huge header line': the character is
     named, in memory, streamed (web caps, over 1 MB) and gzip'd."""
     small = f"participant,t,x,y{sep}p1,1,2,3{sep}p1,2,3,4{sep}".encode()
     big = ("participant,t,x,y" + sep + f"p1,1,2,3{sep}" * 200_000).encode()

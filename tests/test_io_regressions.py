@@ -1,7 +1,7 @@
-"""Named regressions for the crashes and misreadings of issue 10 ("Bad input never ends in an exception box").
+"""Named hostile inputs: bad input never ends in an exception box.
 
-Each test is one input that used to raise something other than DataError (an exception box on the page) or
-to be misread; it must now give a valid table or a DataError naming file, row, column and expectation.
+Each test is one input that could raise something other than DataError (an exception box on the page) or
+be misread; it must give a valid table or a DataError naming file, row, column and expectation.
 """
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ def test_a_fresh_session_refuses_a_heatmap_export_over_the_default_cap() -> None
     assert not at.exception, at.exception
     assert len(at.session_state["eyedp_ledger"].releases) == 1
     assert _released_boxes(at)
-    # ... one at ε ≈ 20 is refused before anything is drawn, and the earlier green box no longer stands under it.
+    # ... one at ε ≈ 20 is refused before anything is drawn, and the accepted one's green box does not stand
+    # under it.
     eps = _nearest(at.select_slider(key="hm_eps"), 20.0)
     assert eps >= 15.0
     at.select_slider(key="hm_eps").set_value(eps).run()

@@ -51,7 +51,7 @@ def test_no_seed_or_generator_parameter(fn):
 
 
 def test_private_choice_of_m_differs_under_identical_numpy_state():
-    """Defect 2: the old page drew m from default_rng(preview seed + 7919): the same m on every press."""
+    """m is not drawn from a seed (default_rng(preview seed + …) would give the same m on every press)."""
     maps = _maps()
     picks = []
     for _ in range(30):

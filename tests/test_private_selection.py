@@ -32,8 +32,8 @@ def _choose(maps: hm.GazeMaps, source: release.MapsSource | None = None) -> rele
 
 
 def test_neighbours_get_the_same_candidates_and_close_probabilities():
-    """Defect 1: one observer 9 -> 6 fixations in a cell (g_max 9 -> 6) must not change the candidate list,
-    and every candidate's probability may move by at most e^ε (the old list added 1..⌈g_max⌉: 7, 9 vanished)."""
+    """One observer 9 -> 6 fixations in a cell (g_max 9 -> 6) must not change the candidate list,
+    and every candidate's probability may move by at most e^ε (a list of 1..⌈g_max⌉ would lose 7 and 9)."""
     a = hm.gaze_maps(_fixations(9), 64, 64, cell=8)
     b = hm.gaze_maps(_fixations(6), 64, 64, cell=8)
     assert (a.g_max(), b.g_max()) == (9.0, 6.0)
@@ -71,7 +71,7 @@ def test_algorithm1_candidates_still_follow_the_paper():
 
 
 def test_remembered_choice_counts_only_for_the_data_it_read():
-    """Defect 3: a choice made on one stimulus (or observer set) is not this stimulus' cost, and its ledger
+    """A choice made on one stimulus (or observer set) is not this stimulus' cost, and its ledger
     entry names the observers it read, whatever page state later uses the same m."""
     maps = hm.gaze_maps(_fixations(5), 64, 64, cell=8)
     here = _source(maps)

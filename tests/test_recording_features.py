@@ -113,3 +113,28 @@ def test_the_suggested_window_fits_four_times_in_the_median_recording() -> None:
     assert suggested_window_s(table([8.0, 10.0, 12.0])) == 2.5  # median ≈ 10 s -> 2.5 s
     assert suggested_window_s(table([400.0])) == 30.0  # capped at Steil et al.'s 30 s
     assert suggested_window_s(table([0.4])) == 0.5
+
+
+def test_an_app_made_table_of_single_windows_points_to_the_window_form():
+    """Time series: a feature table the app made with one window per recording says to make shorter windows on
+    Your data (not to upload one row per window, which is for a table the user made)."""
+    from eyedp_core.io.windows import features_from_table
+    from ui.timeseries.data import SeriesProblem, inspect
+
+    t = np.arange(0, 0.6, 0.004)
+    gaze = pd.DataFrame({"participant": "p", "t_s": t, "x": 500 + 40 * (t > 0.3), "y": 400.0})
+    table = features_from_table(gaze, None, 0.5, 0.5, source="short.csv")
+    assert len(table) == 1
+    with pytest.raises(SeriesProblem, match="single window.*make feature windows with a shorter window or step"):
+        inspect("short-token", table)
+
+
+def test_recordings_shorter_than_one_window_are_counted():
+    """Recordings too short for one window give no rows; how many were left out travels with the table."""
+    from eyedp_core.io.windows import features_from_table
+
+    parts = [pd.DataFrame({"participant": p, "t_s": np.arange(0, dur, 0.01), "x": 500.0, "y": 400.0})
+             for p, dur in (("a", 12.0), ("b", 3.0), ("c", 11.0), ("d", 1.0))]
+    table = features_from_table(pd.concat(parts, ignore_index=True), None, 5.0, source="mixed.csv")
+    assert sorted(set(table["participant"])) == ["a", "c"]
+    assert table.attrs["recordings_too_short"] == 2

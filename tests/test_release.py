@@ -132,7 +132,7 @@ def test_invalid_release_inputs(call, pattern):
 
 
 # ---------------------------------------------------------------------------------------------
-# the σ an export needs, and private selection (moved here from the Heatmaps page)
+# the σ an export needs, and private selection
 
 
 @pytest.mark.parametrize(("l2", "eps", "delta"), [(1 / 3, 1.0, DELTA_900), (0.05, 0.5, 1e-6), (2.0, 3.0, 1e-5)])

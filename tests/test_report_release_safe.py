@@ -181,8 +181,8 @@ def test_the_pdf_is_printed_without_writing_the_report_to_disk() -> None:
     home.mkdir()
     tmp.mkdir()
     marker = "REPORT_MARKER_5b1f9c"
-    # Any file Python opens for writing during the print is reported (the old code wrote report.html to a
-    # temporary folder, deleted afterwards: only watching the writes catches that).
+    # Any file Python opens for writing during the print is reported (a report.html written to a temporary
+    # folder and deleted afterwards would leave no trace: only watching the writes catches that).
     code = ("import builtins, io, sys\n"
             "real = io.open\n"
             "def spy(file, mode='r', *a, **k):\n"

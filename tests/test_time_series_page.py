@@ -140,7 +140,7 @@ def test_every_panel_runs(panel):
     at.segmented_control(key="ts_panel").set_value(panel).run()
     assert not at.exception, at.exception
     text = page_text(at)
-    # The preview is an image (issue 12: a PNG redraws far faster than a Plotly chart); the panels' charts are Plotly.
+    # The preview is an image (a PNG redraws far faster than a Plotly chart); the panels' charts are Plotly.
     assert len(at.get("image")) == 1, "the preview image is missing"
     charts = len(at.get("plotly_chart"))
     if panel == "utility":
@@ -190,8 +190,8 @@ def test_recording_puts_the_participant_total_in_the_ledger():
 
 
 def test_recording_twice_composes():
-    """Defect 5: every release composes — two recordings are two ledger entries and twice the participant total
-    (the page used to replace its earlier entries, so publishing twice was charged once)."""
+    """Every release composes — two recordings are two ledger entries and twice the participant total
+    (replacing the earlier entry would charge a setting published twice once)."""
     at = _ts()
     _feature_table(at)
     total = metric_value(at, "Total ε per person")
@@ -205,7 +205,7 @@ def test_recording_twice_composes():
 
 
 def test_data_derived_length_is_a_caveat_in_the_ledger():
-    """Defect 4: T read off the data (the longest recording) is recorded as a data-derived parameter and
+    """T read off the data (the longest recording) is recorded as a data-derived parameter and
     warned about; the declared default T records no such caveat."""
     at = _ts()
     _feature_table(at)
@@ -224,7 +224,7 @@ def test_data_derived_length_is_a_caveat_in_the_ledger():
 
 
 def test_default_length_does_not_depend_on_the_data():
-    """Defect 4: two uploads whose longest recordings differ (79 and 210 windows) get the same default T."""
+    """Two uploads whose longest recordings differ (79 and 210 windows) get the same default T."""
     rng = np.random.default_rng(6)
     seen = []
     at = _ts()
@@ -384,7 +384,7 @@ def test_inspect_excludes_nan_only_features():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the page opens on the guarantee for a person (issue 12)
+# the page opens on the guarantee for a person
 
 
 def test_opens_on_the_total_per_person_from_the_core():
@@ -395,7 +395,7 @@ def test_opens_on_the_total_per_person_from_the_core():
     from eyedp_core.data import bundled
     from eyedp_core.gaze.feature_specs import feature_bounds
     from eyedp_core.timeseries.accounting import epsilon_plan
-    from eyedp_core.timeseries.preview import run_preview
+    from eyedp_core.timeseries.preview import PreviewSetting, run_preview
     from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
     at = _ts()
@@ -410,9 +410,10 @@ def test_opens_on_the_total_per_person_from_the_core():
     table = bundled.load_sample("reading_features")
     names = feature_columns(table)
     x, _ = feature_tensor(table, names, length=DEFAULT_LENGTH, fill="edge", order_col="window")
-    prev = run_preview(x, Mech.CFPA, chunk=32, epsilon=plan.per_invocation, k=int(at.slider(key="ts_k").value),
-                       bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
-                       feature=names.index(at.selectbox(key="ts_feature").value), nmse_kind="var")
+    setting = PreviewSetting(mech=Mech.CFPA, chunk=32, epsilon=plan.per_invocation,
+                             k=int(at.slider(key="ts_k").value), nmse_kind="var")
+    prev = run_preview(x, setting, bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
+                       feature=names.index(at.selectbox(key="ts_feature").value))
     median_db = float(np.nanmedian(-10 * np.log10(prev.nmse_feature)))
     text = page_text(at)
     assert median_db < -50 and "is useless on this data" in text

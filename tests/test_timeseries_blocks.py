@@ -13,7 +13,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import blocks
 from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.experiments import SweepSpec, mechanism_errors, prepare, sweep_utility
-from eyedp_core.timeseries.preview import run_preview
+from eyedp_core.timeseries.preview import PreviewSetting, run_preview
 
 BOUNDS = (np.array([0.0, -1.0, 0.0]), np.array([1.0, 1.0, 5.0]))
 
@@ -80,8 +80,8 @@ def test_preview_blocked_equals_one_block(monkeypatch, series):
     _small_granules(monkeypatch)
 
     def run():
-        p = run_preview(series, Mech.DCFPA, chunk=32, epsilon=5.0, k=3, bounds=BOUNDS, rng=np.random.default_rng(2),
-                        feature=1, nmse_kind="var")
+        setting = PreviewSetting(mech=Mech.DCFPA, chunk=32, epsilon=5.0, k=3, nmse_kind="var")
+        p = run_preview(series, setting, bounds=BOUNDS, rng=np.random.default_rng(2), feature=1)
         return p.noisy, p.nmse_feature, p.nmse_paper_feature
 
     one, many = _both(monkeypatch, run)

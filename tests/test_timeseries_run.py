@@ -13,7 +13,7 @@ from eyedp_core.dp.registry import TIME_SERIES, Mech
 from eyedp_core.timeseries import mechanisms
 from eyedp_core.timeseries.calibration import fpa_scale
 from eyedp_core.timeseries.labels import SWEEP_LABELS, as_mech, parse_label
-from eyedp_core.timeseries.preview import run_preview
+from eyedp_core.timeseries.preview import PreviewSetting, run_preview
 from eyedp_core.timeseries.sensitivity import chunk_differences
 
 TOL = 0.05
@@ -108,9 +108,8 @@ def test_preview_shows_the_calibration_its_noise_was_drawn_with():
     """The page's calibration is the preview run's: same object values, and the noise has its variance."""
     x = np.full((300, 2, 150), 0.3)
     bounds = (np.zeros(2), np.array([1.0, 2.0]))
-    prev = run_preview(x, Mech.LPA, chunk=None, epsilon=100.0, k=1, bounds=bounds,
-                       rng=np.random.default_rng(3),
-                   feature=1, nmse_kind="range")
+    setting = PreviewSetting(mech=Mech.LPA, chunk=None, epsilon=100.0, k=1, nmse_kind="range")
+    prev = run_preview(x, setting, bounds=bounds, rng=np.random.default_rng(3), feature=1)
     (shown,) = prev.shown
     assert shown.calibration.scale == pytest.approx(150 * 2.0 / 100.0)
     noise = prev.noisy - 0.3
@@ -123,8 +122,8 @@ def test_preview_shows_the_calibration_its_noise_was_drawn_with():
 def test_cfpa_preview_shows_full_chunk_first_and_the_tail_second():
     """CFPA with a partial last chunk: the shown calibrations are the full chunk's, then the tail's own."""
     x = np.random.default_rng(2).random((4, 1, 100))
-    prev = run_preview(x, Mech.CFPA, chunk=32, epsilon=1.0, k=4, bounds=(np.zeros(1), np.ones(1)),
-                   rng=np.random.default_rng(0), feature=0, nmse_kind="var")
+    setting = PreviewSetting(mech=Mech.CFPA, chunk=32, epsilon=1.0, k=4, nmse_kind="var")
+    prev = run_preview(x, setting, bounds=(np.zeros(1), np.ones(1)), rng=np.random.default_rng(0), feature=0)
     assert [(g.length, g.k, g.count) for g in prev.shown] == [(32, 4, 12), (4, 3, 4)]
     assert prev.shown[1].calibration.scale == pytest.approx(np.sqrt(3 * 4) * 2.0)
 
@@ -151,10 +150,11 @@ def test_one_run_shows_any_feature_as_a_fresh_run_would(mech):
 
     gen = np.random.default_rng(3)
     x = np.clip(0.5 + np.cumsum(gen.normal(0, 0.03, (6, 3, 96)), axis=-1), 0, 1)
-    kw = dict(chunk=32, epsilon=2.0, k=4, bounds=(np.zeros(3), np.ones(3)), nmse_kind="var")
-    kept = run_all(x, mech, rng=np.random.default_rng(11), **kw)
+    setting = PreviewSetting(mech=mech, chunk=32, epsilon=2.0, k=4, nmse_kind="var")
+    bounds = (np.zeros(3), np.ones(3))
+    kept = run_all(x, setting, bounds=bounds, rng=np.random.default_rng(11))
     for f in range(3):
-        fresh = run_preview(x, mech, rng=np.random.default_rng(11), feature=f, **kw)
+        fresh = run_preview(x, setting, bounds=bounds, rng=np.random.default_rng(11), feature=f)
         shown = preview_of(kept, f)
         np.testing.assert_array_equal(shown.noisy, fresh.noisy)
         np.testing.assert_array_equal(shown.nmse_series, fresh.nmse_series)

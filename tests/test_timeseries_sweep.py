@@ -12,7 +12,7 @@ from eyedp_core import metrics
 
 from eyedp_core.timeseries import k as ts_k
 from eyedp_core.timeseries.error_curves import dcfpa_errors, fft_errors
-from eyedp_core.timeseries.experiments import SweepResult, SweepSpec, sweep_utility, utility_sweep
+from eyedp_core.timeseries.experiments import SweepResult, SweepSpec, sweep_utility
 from eyedp_core.timeseries.sensitivity import chunk_differences, split_chunks
 
 
@@ -74,18 +74,8 @@ def test_shortcut_errors_equal_time_domain_loop(difference):
 def test_sweep_matches_analytic_expected_error(rng):
     x = _series(rng, (4, 2, 96))
     eps = [50.0, 500.0]
-    table = utility_sweep(
-        x,
-        (0.0, 1.0),
-        epsilons=eps,
-        rng=rng,
-        mechanisms=["FPA", "CFPA-32", "DCFPA-32"],
-        modes=["paper"],
-        runs=400,
-        k_rule="fixed",
-        k=3,
-        nmse_kind="range",
-    )
+    spec = SweepSpec(epsilons=tuple(eps), modes=("paper",), runs=400, k_rule="fixed", k=3, nmse_kind="range")
+    table = sweep_utility(x, (0.0, 1.0), spec, rng=rng, mechanisms=["FPA", "CFPA-32", "DCFPA-32"]).table
     for label, method, chunk in [("FPA", "fpa", None), ("CFPA-32", "cfpa", 32), ("DCFPA-32", "dcfpa", 32)]:
         for e in eps:
             # Per series expected MSE = (RE(3) + h(3)Δ2²/ε²)/T; NMSE_range with R = 1 is the MSE.
@@ -109,9 +99,8 @@ def test_sweep_matches_analytic_expected_error(rng):
 
 def test_lpa_sweep_matches_closed_form(rng):
     x = _series(rng, (3, 2, 50))
-    table = utility_sweep(
-        x, (0.0, 2.0), epsilons=[10.0], rng=rng, mechanisms=["LPA"], modes=["paper"], runs=400
-    )
+    spec = SweepSpec(epsilons=(10.0,), modes=("paper",), runs=400)
+    table = sweep_utility(x, (0.0, 2.0), spec, rng=rng, mechanisms=["LPA"]).table
     b = 50 * 2.0 / 10.0
     var = x.var(axis=-1)  # NMSE_var normaliser per series
     expected = np.mean(1.0 / np.mean(2 * b**2 / var, axis=0))
@@ -121,9 +110,8 @@ def test_lpa_sweep_matches_closed_form(rng):
 def test_participant_mode_shrinks_the_cfpa_advantage(rng):
     x = _series(rng, (6, 4, 256))
     eps = [10.0, 100.0, 1000.0]
-    table = utility_sweep(
-        x, (0.0, 1.0), epsilons=eps, rng=rng, mechanisms=["FPA", "CFPA-32"], runs=10, n_recordings=3
-    )
+    spec = SweepSpec(epsilons=tuple(eps), runs=10, n_recordings=3)
+    table = sweep_utility(x, (0.0, 1.0), spec, rng=rng, mechanisms=["FPA", "CFPA-32"]).table
     wide = table.pivot_table(index=["mode", "epsilon"], columns="mechanism", values="utility_db")
     gap = wide["CFPA-32"] - wide["FPA"]
     assert (gap.loc["paper"] > gap.loc["participant"] + 3.0).all()
@@ -136,17 +124,9 @@ def test_participant_mode_shrinks_the_cfpa_advantage(rng):
 def test_sweep_table_shape_progress_and_flags(rng):
     x = _series(rng, (3, 2, 70))
     seen: list[float] = []
-    table, per_feature = utility_sweep(
-        x,
-        (np.zeros(2), np.ones(2)),
-        epsilons=[1.0, 10.0],
-        rng=rng,
-        runs=3,
-        k_rule="oracle",
-        sensitivity="data-derived",
-        progress=seen.append,
-        features=["a", "b"],
-    )
+    spec = SweepSpec(epsilons=(1.0, 10.0), runs=3, k_rule="oracle", sensitivity="data-derived")
+    result = sweep_utility(x, (np.zeros(2), np.ones(2)), spec, rng=rng, progress=seen.append, features=["a", "b"])
+    table, per_feature = result.table, result.per_feature
     assert len(table) == 8 * 2 * 2 and len(per_feature) == 8 * 2 * 2 * 2
     assert seen == pytest.approx([(i + 1) / 8 for i in range(8)])
     assert table.loc[table.family != "lpa", "tuned_on_private_data"].all()
@@ -165,12 +145,12 @@ def test_sweep_table_shape_progress_and_flags(rng):
     assert np.all(np.isfinite(table[["utility_db", "utility_db_lo", "utility_db_hi"]].to_numpy()))
     assert isinstance(per_feature, pd.DataFrame) and set(per_feature.feature) == {"a", "b"}
     with pytest.raises(ValueError):
-        utility_sweep(x, (0, 1), epsilons=[1.0], rng=rng, nmse_kind="paper")
+        SweepSpec(epsilons=(1.0,), nmse_kind="paper")
 
 
-def test_sweep_utility_has_one_return_type_and_matches_the_old_form():
-    """sweep_utility always returns a SweepResult (table and per-feature frame), whatever `features` is, and
-    gives the same numbers as the earlier utility_sweep for the same draws."""
+def test_sweep_utility_has_one_return_type():
+    """sweep_utility always returns a SweepResult (table and per-feature frame), whatever `features` is, with
+    the same numbers for the same draws."""
     x = _series(np.random.default_rng(9), (3, 2, 70))
     spec = SweepSpec(epsilons=(1.0, 10.0), runs=3, modes=("paper",))
     plain = sweep_utility(x, (0.0, 1.0), spec, rng=np.random.default_rng(4), mechanisms=["LPA", "CFPA-32"])
@@ -181,9 +161,6 @@ def test_sweep_utility_has_one_return_type_and_matches_the_old_form():
         assert len(result.table) == 2 * 2 and len(result.per_feature) == 2 * 2 * 2
     assert set(named.per_feature.feature) == {"a", "b"}
     pd.testing.assert_frame_equal(plain.table, named.table)
-    old = utility_sweep(x, (0.0, 1.0), epsilons=[1.0, 10.0], rng=np.random.default_rng(4), runs=3, modes=["paper"],
-                        mechanisms=["LPA", "CFPA-32"])
-    pd.testing.assert_frame_equal(old, plain.table)
     with pytest.raises(ValueError):
         SweepSpec(epsilons=(1.0,), k_rule="best")
 
@@ -191,9 +168,8 @@ def test_sweep_utility_has_one_return_type_and_matches_the_old_form():
 def test_sweep_normaliser_comes_from_metrics(rng):
     x = _series(rng, (2, 1, 64))
     x[1, 0] = 0.25  # a constant series: NMSE_var falls back to NMSE_range (metrics' rule)
-    table = utility_sweep(
-        x, (0.0, 1.0), epsilons=[5.0], rng=rng, mechanisms=["LPA"], modes=["paper"], runs=200
-    )
+    spec = SweepSpec(epsilons=(5.0,), modes=("paper",), runs=200)
+    table = sweep_utility(x, (0.0, 1.0), spec, rng=rng, mechanisms=["LPA"]).table
     b = 64 / 5.0
     inv = metrics.nmse(x, x + 1.0, kind="var", bounds=(0.0, 1.0))
     assert inv[1, 0] == pytest.approx(1.0)

@@ -10,13 +10,14 @@ docs/PRIVACY_MODEL.md §0.6, §3, §7.4.
 """
 from eyedp_core.attacks.baseline import Traps, clean_baseline, measure_traps
 from eyedp_core.attacks.classifiers import CLASSIFIERS, PAPER_ORDER
-from eyedp_core.attacks.engine import (BELOW_CHANCE, COLLAPSE_SHARE, below_chance, GAPS, TASKS, TRAIN_ON, EvalResult, Point, TrainOn, collapsed,
+from eyedp_core.attacks.engine import (BELOW_CHANCE, COLLAPSE_SHARE, below_chance, GAPS, TASKS, TRAIN_ON, EvalResult, EvaluateSpec, Point, TrainOn, collapsed,
                                        evaluate, prediction_share, task_spec)
 from eyedp_core.attacks.grid import (
     DEFAULT_EPSILONS,
     DEFAULT_MECHANISMS,
     DEFAULT_SCENARIOS,
     PAPER_EPSILONS,
+    GridSpec,
     Runner,
     SweepRow,
     available_tasks,
@@ -33,7 +34,7 @@ from eyedp_core.attacks.tradeoff import TradeOff, epsilon_for_accuracy, find_tra
 from eyedp_core.attacks.transition import Transition, epsilons_to_add, find_transitions, strongest
 
 __all__ = ["ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "BELOW_CHANCE", "CLASSIFIERS", "COLLAPSE_SHARE", "below_chance",
-           "DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "EvalResult", "Transition", "TrainOn",
+           "DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "EvalResult", "EvaluateSpec", "GridSpec", "Transition", "TrainOn",
            "collapsed", "epsilons_to_add", "find_transitions", "prediction_share", "strongest", "GAPS", "PAPER_EPSILONS", "PAPER_ORDER", "Point", "ReleasePlan",
            "Runner",
            "SweepRow", "TASKS", "TRAIN_ON", "TradeOff", "Traps", "available_tasks", "clean_baseline",

@@ -1,6 +1,6 @@
 """The clean baseline and the two protocol traps, measured on the loaded table.
 
-`clean_baseline` is what the Attacks page showed before any noise (moved here from the page): every task
+`clean_baseline` is the Attacks page's reference before any noise: every task
 the table supports, SVM, honest split. `measure_traps` puts a number on each published-protocol flaw:
 * overlap: clean re-identification with the papers' halves (neighbouring windows share samples) versus
   with a gap of one window length;

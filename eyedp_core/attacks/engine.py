@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
+from typing import TypedDict, TypeVar, Unpack
 
 import numpy as np
 import pandas as pd
@@ -45,8 +46,9 @@ from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_
 from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
 
-__all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
-           "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec"]
+__all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "EvaluateOptions", "EvaluateSpec", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
+           "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec",
+           "with_overrides"]
 
 
 class TrainOn(str, Enum):
@@ -274,15 +276,12 @@ def _chance(y: np.ndarray) -> float:
     return float(np.bincount(y).max() / y.size) if y.size else float("nan")
 
 
-def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Classifier = Classifier.SVM, *,
-             majority_vote: bool = True, seed: int = 0, n_jobs: int = 2,
-             max_train: int | None = DEFAULT_MAX_TRAIN) -> EvalResult:
-    """Prepared table, task rows, the setting's data, classifier -> EvalResult (folds on n_jobs threads)."""
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
-    t0 = time.perf_counter()
+def _fit_predict(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Classifier, *, seed: int, n_jobs: int,
+                 max_train: int | None) -> tuple[np.ndarray, np.ndarray, list[int], tuple[ReleasePlan, ...]]:
+    """Task rows and the setting's data -> (predicted class and fold per test window, training windows per fold,
+    plans of the releases used); folds train and predict on n_jobs threads."""
     xtr, xte, plans = data.matrices(spec)
-    ytr, yte = spec.y[spec.train_rows], spec.y[spec.test_rows]
+    ytr = spec.y[spec.train_rows]
     ptr = at.pid[spec.train_rows]
     rec_tr = at.rec[spec.train_rows]
     n_classes = spec.classes.size
@@ -332,37 +331,57 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Class
     for (i, rows), p in zip(blocks, parts, strict=True):
         pred[rows] = p
         fold_of[rows] = i
-    outs = [(None, n) for _, n in fitted]
-    hit = pred == yte
-    window_acc = float(hit.mean()) if hit.size else float("nan")
-    window_chance = _chance(yte)
+    return pred, fold_of, [n for _, n in fitted], plans
 
+
+@dataclass(frozen=True)
+class _Votes:
+    """Majority votes per voting unit (a recording): unit ids, each unit's first test window, true and voted class."""
+
+    ids: np.ndarray
+    first: np.ndarray
+    true: np.ndarray
+    pred: np.ndarray
+
+
+def _votes(at: AttackTable, spec: TaskSpec, pred: np.ndarray, yte: np.ndarray, classifier: Classifier, *, seed: int,
+           repetition: int) -> _Votes:
+    """Predicted class per test window -> the majority vote of each recording (ties broken at random)."""
     rec_te = at.rec[spec.test_rows]
-    vote_rng = seeded(seed, 5, rep, cls_key, zlib.crc32(spec.task.encode()))
-    unit_ids, unit_pred = _vote(rec_te, pred, n_classes, vote_rng)
+    cls_key = zlib.crc32(classifier.encode())
+    vote_rng = seeded(seed, 5, repetition, cls_key, zlib.crc32(spec.task.encode()))
+    unit_ids, unit_pred = _vote(rec_te, pred, spec.classes.size, vote_rng)
     first = np.searchsorted(rec_te, unit_ids) if np.all(np.diff(rec_te) >= 0) else np.array(
         [np.flatnonzero(rec_te == u)[0] for u in unit_ids])
-    unit_true = yte[first]
-    vote_acc = float((unit_pred == unit_true).mean()) if spec.vote else None
-    vote_chance = _chance(unit_true) if spec.vote else None
-    voted = majority_vote and spec.vote
+    return _Votes(unit_ids, first, yte[first], unit_pred)
 
-    frame = at.frame
+
+def _tables(at: AttackTable, spec: TaskSpec, pred: np.ndarray, fold_of: np.ndarray, yte: np.ndarray,
+            votes: _Votes, n_train: list[int]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Predictions and votes -> (one row per test window, one per voting unit, one per fold)."""
+    hit = pred == yte
+    rec_te = at.rec[spec.test_rows]
     keys = list(at.rec_keys)
-    te_frame = frame.iloc[spec.test_rows]
-    predictions = te_frame[keys].reset_index(drop=True).assign(
+    predictions = at.frame.iloc[spec.test_rows][keys].reset_index(drop=True).assign(
         row=spec.test_rows, window=at.pos[spec.test_rows], true=spec.classes[yte], predicted=spec.classes[pred],
         fold=[spec.folds[i][0] for i in fold_of])
-    units = frame.iloc[spec.test_rows[first]][keys].reset_index(drop=True).assign(
-        true=spec.classes[unit_true], predicted=spec.classes[unit_pred],
-        n_windows=np.bincount(np.searchsorted(unit_ids, rec_te), minlength=unit_ids.size))
+    units = at.frame.iloc[spec.test_rows[votes.first]][keys].reset_index(drop=True).assign(
+        true=spec.classes[votes.true], predicted=spec.classes[votes.pred],
+        n_windows=np.bincount(np.searchsorted(votes.ids, rec_te), minlength=votes.ids.size))
     fold_rows = []
-    for i, (name, tr_mask, te_mask) in enumerate(spec.folds):
-        in_fold = np.isin(unit_ids, rec_te[te_mask])
-        fold_rows.append({"fold": name, "n_train": outs[i][1], "n_test": int(te_mask.sum()),
+    for i, (name, _, te_mask) in enumerate(spec.folds):
+        in_fold = np.isin(votes.ids, rec_te[te_mask])
+        fold_rows.append({"fold": name, "n_train": n_train[i], "n_test": int(te_mask.sum()),
                           "window_accuracy": float(hit[te_mask].mean()) if te_mask.any() else float("nan"),
-                          "vote_accuracy": float((unit_pred[in_fold] == unit_true[in_fold]).mean())
+                          "vote_accuracy": float((votes.pred[in_fold] == votes.true[in_fold]).mean())
                           if spec.vote and in_fold.any() else float("nan")})
+    return predictions, units, pd.DataFrame(fold_rows)
+
+
+def _notes(at: AttackTable, spec: TaskSpec, data: PointData, plans: tuple[ReleasePlan, ...], share: float,
+           chance: float | None) -> tuple[str, ...]:
+    """What the reader of a result must know: the table's and split's notes, the release, data-derived bounds,
+    the flawed scenario, a second release of each person, and a collapsed classifier."""
     notes = list(at.notes) + list(spec.notes) + [p.words for p in plans[:1]]
     if data.bounds is not None and data.bounds.data_derived:
         names = [at.features[i] for i in data.bounds.data_derived]
@@ -374,56 +393,135 @@ def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Class
     if data.point.train_on is TrainOn.PRIVATE and spec.task == "identity" and plans:
         notes.append(f"the attacker's training part is a second release of each person: with both parts released, "
                      f"a person's total is {2 * plans[0].participant_total:g}")
-    share = prediction_share(unit_pred if voted else pred)
-    chance_used = vote_chance if voted else window_chance
-    if collapsed(share, chance_used):
+    if collapsed(share, chance):  # type: ignore[arg-type]
         notes.append(f"the classifier answered one class for {share:.0%} of the test units (the most frequent "
-                     f"class is {chance_used:.0%} of them): it collapsed, so its accuracy near chance is not "
+                     f"class is {chance:.0%} of them): it collapsed, so its accuracy near chance is not "
                      "evidence of protection")
+    return tuple(dict.fromkeys(notes))
+
+
+def run_task(at: AttackTable, spec: TaskSpec, data: PointData, classifier: Classifier = Classifier.SVM, *,
+             majority_vote: bool = True, seed: int = 0, n_jobs: int = 2,
+             max_train: int | None = DEFAULT_MAX_TRAIN) -> EvalResult:
+    """Prepared table, task rows, the setting's data, classifier -> EvalResult (folds on n_jobs threads)."""
+    if classifier not in CLASSIFIERS:
+        raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
+    t0 = time.perf_counter()
+    pred, fold_of, n_train, plans = _fit_predict(at, spec, data, classifier, seed=seed, n_jobs=n_jobs,
+                                                 max_train=max_train)
+    yte = spec.y[spec.test_rows]
+    hit = pred == yte
+    window_acc = float(hit.mean()) if hit.size else float("nan")
+    window_chance = _chance(yte)
+    votes = _votes(at, spec, pred, yte, classifier, seed=seed, repetition=data.point.repetition)
+    vote_acc = float((votes.pred == votes.true).mean()) if spec.vote else None
+    vote_chance = _chance(votes.true) if spec.vote else None
+    voted = majority_vote and spec.vote
+    predictions, units, folds = _tables(at, spec, pred, fold_of, yte, votes, n_train)
+    share = prediction_share(votes.pred if voted else pred)
+    chance_used = vote_chance if voted else window_chance
     return EvalResult(
         task=spec.task, label=spec.label, protocol=spec.protocol, classifier=classifier,
         accuracy=vote_acc if voted else window_acc, chance=vote_chance if voted else window_chance,
         window_accuracy=window_acc, window_chance=window_chance, vote_accuracy=vote_acc, vote_chance=vote_chance,
-        majority_vote=voted, n_train=max((o[1] for o in outs), default=0), n_test=int(spec.test_rows.size),
-        folds=pd.DataFrame(fold_rows), units=units, predictions=predictions, point=data.point, plans=plans,
+        majority_vote=voted, n_train=max(n_train, default=0), n_test=int(spec.test_rows.size),
+        folds=folds, units=units, predictions=predictions, point=data.point, plans=plans,
         gap_windows=spec.gap_windows, subsample=spec.subsample, seed=int(seed), seconds=time.perf_counter() - t0,
-        prediction_share=share, notes=tuple(dict.fromkeys(notes)))
+        prediction_share=share, notes=_notes(at, spec, data, plans, share, chance_used))
 
 
-def evaluate(table: pd.DataFrame | AttackTable, task: str, *, classifier: Classifier = Classifier.SVM, majority_vote: bool = True,
-             subsample: int | None = None, train_on: TrainOn | str = TrainOn.PRIVATE, mechanism: str | None = None,
-             epsilon: float | None = None, accounting: str = "participant", gap: str | int = "window",
-             seed: int = 0, n_jobs: int = 2, features: list[str] | None = None,
-             bounds: str | Mapping[str, tuple[float, float]] = "public", window_s: float | None = None,
-             max_train: int | None = DEFAULT_MAX_TRAIN, folds: int | None = None, repetition: int = 0,
-             **mechanism_args: object) -> EvalResult:
+@dataclass(frozen=True, kw_only=True)
+class EvaluateSpec:
+    """How one evaluation runs: the attacker, the privacy setting under attack and the protocol.
+
+    classifier: a name from `classifiers.CLASSIFIERS`. mechanism: None (clean) or a label such as "FPA",
+    "CFPA-32", "DCFPA-64", "LPA"; epsilon: per participant for the whole release (accounting="participant"),
+    or as in the paper (accounting="paper", labelled). k: "public" rule or an integer; increment_bound: DCFPA's,
+    as a fraction of the range. train_on: "private" (the default: the attacker trains on its own independent
+    release of its prior-knowledge data, same mechanism and ε, its own noise draw) | "clean" | "same-release"
+    (the flawed protocol, to measure it); a TrainOn or its text. Without a mechanism there is no release to
+    train on, so the default means clean; "same-release" without a mechanism is an error.
+    gap: "window" (one window length) | "paper" (overlapping halves) | a number of windows.
+    bounds: "public" (documented feature bounds), "auto" / "data" (observed range where needed, flagged) or a
+    mapping {feature: (L, U)}. features / window_s: passed to `prepare` when the table is a DataFrame.
+    """
+
+    classifier: Classifier = Classifier.SVM
+    majority_vote: bool = True
+    subsample: int | None = None
+    train_on: TrainOn | str = TrainOn.PRIVATE
+    mechanism: str | None = None
+    epsilon: float | None = None
+    accounting: str = "participant"
+    k: int | str = "public"
+    increment_bound: float | None = None
+    gap: str | int = "window"
+    seed: int = 0
+    n_jobs: int = 2
+    features: Sequence[str] | None = None
+    bounds: str | Mapping[str, tuple[float, float]] = "public"
+    window_s: float | None = None
+    max_train: int | None = DEFAULT_MAX_TRAIN
+    folds: int | None = None
+    repetition: int = 0
+
+
+class EvaluateOptions(TypedDict, total=False):
+    """The fields of EvaluateSpec as keyword arguments of `evaluate` (each overrides the spec's value)."""
+
+    classifier: Classifier
+    majority_vote: bool
+    subsample: int | None
+    train_on: TrainOn | str
+    mechanism: str | None
+    epsilon: float | None
+    accounting: str
+    k: int | str
+    increment_bound: float | None
+    gap: str | int
+    seed: int
+    n_jobs: int
+    features: Sequence[str] | None
+    bounds: str | Mapping[str, tuple[float, float]]
+    window_s: float | None
+    max_train: int | None
+    folds: int | None
+    repetition: int
+
+
+S = TypeVar("S")
+
+
+def with_overrides(spec: S, overrides: Mapping[str, object]) -> S:
+    """Frozen spec and keyword overrides -> a copy with them set; an unknown name is a TypeError naming the valid
+    ones (a typo must not silently run with a default)."""
+    names = {f.name for f in fields(spec)}  # type: ignore[arg-type]
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise TypeError(f"unknown argument(s) {unknown}; {type(spec).__name__} has {', '.join(sorted(names))}")
+    return replace(spec, **overrides)  # type: ignore[type-var]
+
+
+def evaluate(table: pd.DataFrame | AttackTable, task: str, spec: EvaluateSpec | None = None,
+             **overrides: Unpack[EvaluateOptions]) -> EvalResult:
     """Feature table, task ("task", "gender", "identity" or a label column) -> EvalResult (accuracy, chance, folds).
 
-    mechanism: None (clean) or a label such as "FPA", "CFPA-32", "DCFPA-64", "LPA"; epsilon: per participant
-    for the whole release (accounting="participant"), or as in the paper (accounting="paper", labelled).
-    train_on: "private" (default: the attacker trains on its own independent release of its prior-knowledge
-    data, same mechanism and ε, its own noise draw) | "clean" | "same-release" (the flawed protocol, to measure
-    it); a TrainOn or its text. Without a mechanism (clean data) there is no release to train on, so the
-    default means clean; "same-release" without a mechanism is an error.
-    gap: "window" (one window length, default) | "paper" (overlapping halves) | a number of windows.
-    bounds: "public" (documented feature bounds), "auto" / "data" (observed range where needed, flagged) or a
-    mapping {feature: (L, U)}. mechanism_args: k ("public" rule or an integer), increment_bound (DCFPA, as a
-    fraction of the range). Deterministic for a given seed.
+    The settings are an EvaluateSpec (defaults: the honest protocol against the strongest attacker); any of its
+    fields can also be given as a keyword, which overrides the spec's value, so `evaluate(table, "identity",
+    mechanism="FPA", epsilon=1.0)` needs no spec object. Deterministic for a given seed.
     """
-    unknown = set(mechanism_args) - {"k", "increment_bound"}
-    if unknown:
-        raise TypeError(f"unknown mechanism argument(s) {sorted(unknown)}; use k or increment_bound")
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"unknown classifier {classifier!r}; choose from {', '.join(CLASSIFIERS)}")
-    at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=window_s)
+    s = with_overrides(spec or EvaluateSpec(), overrides)
+    if s.classifier not in CLASSIFIERS:
+        raise ValueError(f"unknown classifier {s.classifier!r}; choose from {', '.join(CLASSIFIERS)}")
+    features = None if s.features is None else list(s.features)
+    at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=s.window_s)
+    train_on = s.train_on
     scenario = TrainOn(train_on) if train_on in tuple(TrainOn) or isinstance(train_on, TrainOn) else train_on
-    if mechanism is None and scenario is TrainOn.PRIVATE:  # clean data: no release to train on
+    if s.mechanism is None and scenario is TrainOn.PRIVATE:  # clean data: no release to train on
         scenario = TrainOn.CLEAN
-    point = Point(mechanism=mechanism, epsilon=epsilon, train_on=scenario, accounting=accounting,
-                  k=mechanism_args.get("k", "public"),  # type: ignore[arg-type]
-                  increment_bound=mechanism_args.get("increment_bound"),  # type: ignore[arg-type]
-                  repetition=repetition)
-    spec = task_spec(at, task, gap=gap, subsample=subsample, seed=seed, repetition=repetition, folds=folds)
-    data = PointData(at, point, bounds=resolve_bounds(at, bounds) if mechanism is not None else None, seed=seed)
-    return run_task(at, spec, data, classifier, majority_vote=majority_vote, seed=seed, n_jobs=n_jobs,
-                    max_train=max_train)
+    point = Point(mechanism=s.mechanism, epsilon=s.epsilon, train_on=scenario, accounting=s.accounting, k=s.k,
+                  increment_bound=s.increment_bound, repetition=s.repetition)
+    rows = task_spec(at, task, gap=s.gap, subsample=s.subsample, seed=s.seed, repetition=s.repetition, folds=s.folds)
+    data = PointData(at, point, bounds=resolve_bounds(at, s.bounds) if s.mechanism is not None else None, seed=s.seed)
+    return run_task(at, rows, data, s.classifier, majority_vote=s.majority_vote, seed=s.seed, n_jobs=s.n_jobs,
+                    max_train=s.max_train)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -17,11 +18,11 @@ import pandas as pd
 from eyedp_core.attacks.classifiers import PAPER_ORDER, Classifier
 from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, below_chance,
                                        collapsed,
-                                       run_task, task_spec)
+                                       run_task, task_spec, with_overrides)
 from eyedp_core.attacks.privatize import resolve_bounds
 from eyedp_core.attacks.tables import AttackTable, prepare
 
-__all__ = ["DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "PAPER_EPSILONS", "Runner", "SweepRow",
+__all__ = ["DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "PAPER_EPSILONS", "GridOptions", "GridSpec", "Runner", "RunnerOptions", "SweepRow",
            "available_tasks", "paper_table", "plan_points",
            "rows_frame", "run_point", "summarise", "sweep"]
 
@@ -138,43 +139,99 @@ def _row(point: Point, task: str, clf: str, res: EvalResult) -> SweepRow:
                     prediction_share=res.prediction_share)
 
 
-def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str], classifiers: Sequence[Classifier] = (Classifier.SVM,),
-              majority_vote: bool = True, subsample: int | None = None, gap: str | int = "window",
-              seed: int = 0, n_jobs: int = 2, bounds: str | Mapping[str, tuple[float, float]] = "public",
-              max_train: int | None = DEFAULT_MAX_TRAIN, folds: int | None = None) -> list[SweepRow]:
-    """Prepared table, one setting -> SweepRows for every task × classifier (a one-off Runner)."""
-    runner = Runner(at, gap=gap, subsample=subsample, seed=seed, n_jobs=n_jobs, bounds=bounds,
-                    max_train=max_train, folds=folds)
+class RunnerOptions(TypedDict, total=False):
+    """Runner's protocol settings as keyword arguments (see Runner)."""
+
+    gap: str | int
+    subsample: int | None
+    seed: int
+    n_jobs: int
+    bounds: str | Mapping[str, tuple[float, float]]
+    max_train: int | None
+    folds: int | None
+
+
+def run_point(at: AttackTable, point: Point, *, tasks: Sequence[str],
+              classifiers: Sequence[Classifier] = (Classifier.SVM,),
+              majority_vote: bool = True, **protocol: Unpack[RunnerOptions]) -> list[SweepRow]:
+    """Prepared table, one setting -> SweepRows for every task × classifier (a one-off Runner with `protocol`)."""
+    runner = Runner(at, **protocol)
     return list(runner.run_point(point, tasks=tasks, classifiers=classifiers, majority_vote=majority_vote))
 
 
-def sweep(table: pd.DataFrame | AttackTable, *, tasks: Sequence[str] | None = None,
-          mechanisms: Sequence[str] = DEFAULT_MECHANISMS, epsilons: Sequence[float] = DEFAULT_EPSILONS,
-          classifiers: Sequence[Classifier] = PAPER_ORDER, train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS,
-          repetitions: int = 1,
-          majority_vote: bool = True, subsample: int | None = None, accounting: str = "participant",
-          gap: str | int = "window", seed: int = 0, n_jobs: int = 2,
-          bounds: str | Mapping[str, tuple[float, float]] = "public", max_train: int | None = DEFAULT_MAX_TRAIN,
-          folds: int | None = None, include_clean: bool = True, features: list[str] | None = None,
-          window_s: float | None = None, **mechanism_args: object) -> Iterator[SweepRow]:
-    """Feature table and grids -> SweepRow per (setting, task, classifier), yielded as each finishes.
+@dataclass(frozen=True, kw_only=True)
+class GridSpec:
+    """A grid of attacks: which tasks, mechanisms, ε, scenarios, classifiers and repetitions, and the protocol.
 
-    Same meaning of every argument as in `evaluate`; tasks None means every task the table supports.
+    Every field means what the same field of EvaluateSpec means; tasks None means every task the table supports;
+    include_clean adds the clean baseline as the first point.
+    """
+
+    tasks: Sequence[str] | None = None
+    mechanisms: Sequence[str] = DEFAULT_MECHANISMS
+    epsilons: Sequence[float] = DEFAULT_EPSILONS
+    classifiers: Sequence[Classifier] = PAPER_ORDER
+    train_on: Sequence[TrainOn | str] = DEFAULT_SCENARIOS
+    repetitions: int = 1
+    majority_vote: bool = True
+    subsample: int | None = None
+    accounting: str = "participant"
+    k: int | str = "public"
+    increment_bound: float | None = None
+    gap: str | int = "window"
+    seed: int = 0
+    n_jobs: int = 2
+    bounds: str | Mapping[str, tuple[float, float]] = "public"
+    max_train: int | None = DEFAULT_MAX_TRAIN
+    folds: int | None = None
+    include_clean: bool = True
+    features: Sequence[str] | None = None
+    window_s: float | None = None
+
+
+class GridOptions(TypedDict, total=False):
+    """The fields of GridSpec as keyword arguments of `sweep` (each overrides the spec's value)."""
+
+    tasks: Sequence[str] | None
+    mechanisms: Sequence[str]
+    epsilons: Sequence[float]
+    classifiers: Sequence[Classifier]
+    train_on: Sequence[TrainOn | str]
+    repetitions: int
+    majority_vote: bool
+    subsample: int | None
+    accounting: str
+    k: int | str
+    increment_bound: float | None
+    gap: str | int
+    seed: int
+    n_jobs: int
+    bounds: str | Mapping[str, tuple[float, float]]
+    max_train: int | None
+    folds: int | None
+    include_clean: bool
+    features: Sequence[str] | None
+    window_s: float | None
+
+
+def sweep(table: pd.DataFrame | AttackTable, spec: GridSpec | None = None,
+          **overrides: Unpack[GridOptions]) -> Iterator[SweepRow]:
+    """Feature table and grid -> SweepRow per (setting, task, classifier), yielded as each finishes.
+
+    The grid is a GridSpec; any of its fields can also be given as a keyword, which overrides the spec's value.
     Deterministic for a given seed, whatever order or subset of the grid is run.
     """
-    unknown = set(mechanism_args) - {"k", "increment_bound"}
-    if unknown:
-        raise TypeError(f"unknown mechanism argument(s) {sorted(unknown)}; use k or increment_bound")
-    at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=window_s)
-    tasks = available_tasks(at) if tasks is None else tuple(tasks)
-    points = plan_points(mechanisms, epsilons, train_on=train_on, repetitions=repetitions, accounting=accounting,
-                         k=mechanism_args.get("k", "public"),  # type: ignore[arg-type]
-                         increment_bound=mechanism_args.get("increment_bound"),  # type: ignore[arg-type]
-                         include_clean=include_clean)
-    runner = Runner(at, gap=gap, subsample=subsample, seed=seed, n_jobs=n_jobs, bounds=bounds, max_train=max_train,
-                    folds=folds)
+    g = with_overrides(spec or GridSpec(), overrides)
+    features = None if g.features is None else list(g.features)
+    at = table if isinstance(table, AttackTable) else prepare(table, features=features, window_s=g.window_s)
+    tasks = available_tasks(at) if g.tasks is None else tuple(g.tasks)
+    points = plan_points(g.mechanisms, g.epsilons, train_on=g.train_on, repetitions=g.repetitions,
+                         accounting=g.accounting, k=g.k, increment_bound=g.increment_bound,
+                         include_clean=g.include_clean)
+    runner = Runner(at, gap=g.gap, subsample=g.subsample, seed=g.seed, n_jobs=g.n_jobs, bounds=g.bounds,
+                    max_train=g.max_train, folds=g.folds)
     for point in points:
-        yield from runner.run_point(point, tasks=tasks, classifiers=classifiers, majority_vote=majority_vote)
+        yield from runner.run_point(point, tasks=tasks, classifiers=g.classifiers, majority_vote=g.majority_vote)
 
 
 def rows_frame(rows: Sequence[SweepRow]) -> pd.DataFrame:

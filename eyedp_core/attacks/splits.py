@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -93,6 +94,80 @@ def _labels(at: AttackTable, task: str) -> tuple[str, np.ndarray, np.ndarray]:
     return label, classes, y.astype(int)
 
 
+class _Split(NamedTuple):
+    """The rows, folds and protocol of one task (the parts of a TaskSpec that depend on the task's kind)."""
+
+    train_rows: np.ndarray
+    test_rows: np.ndarray
+    train_part: np.ndarray
+    test_part: np.ndarray
+    folds: tuple[tuple[str, np.ndarray, np.ndarray], ...]
+    protocol: str
+    vote: bool
+    gap_windows: int
+    subsample: int
+    notes: tuple[str, ...]
+
+
+def _identity_split(at: AttackTable, gap: str | int, subsample: int | None, rng: np.random.Generator) -> _Split:
+    """Re-identification: each recording's first part trains, its second part (after the gap) is attacked."""
+    notes: list[str] = []
+    rows = np.arange(len(at.frame))
+    g = at.gap_windows if gap == "window" else 0 if gap == "paper" else int(gap)
+    n = at.lengths
+    n_first = (n - g) // 2 if g else n // 2
+    ok = (n_first >= 1) & (n - n_first - g >= 1)
+    if not ok.any():
+        raise ValueError(f"recordings are too short to split into two parts with a gap of {g} windows")
+    if not ok.all():
+        notes.append(f"{int((~ok).sum())} recording(s) too short to split with a gap of {g} windows were left out")
+    first = ok[at.rec] & (at.pos < n_first[at.rec])
+    second = ok[at.rec] & (at.pos >= n_first[at.rec] + g)
+    train_part, test_part = rows[first], rows[second]
+    shortest = int(min(n_first[ok].min(), (n - n_first - g)[ok].min()))
+    s = _auto_subsample("identity", shortest) if subsample is None else int(subsample)
+    if s < 1:
+        raise ValueError(f"subsample must be >= 1, got {subsample!r}")
+    train_rows = _subsample(train_part, at.rec[first], at.pos[first], s, rng)
+    test_rows = _subsample(test_part, at.rec[second], at.pos[second] - (n_first + g)[at.rec[second]], s, rng)
+    fold_list = (("first part → second part", np.ones(train_rows.size, bool), np.ones(test_rows.size, bool)),)
+    return _Split(train_rows, test_rows, train_part, test_part, fold_list, "prior knowledge", True, g, s,
+                  tuple(notes))
+
+
+def _label_split(at: AttackTable, task: str, label: str, y: np.ndarray, subsample: int | None, folds: int | None,
+                 seed: int, rng: np.random.Generator) -> _Split:
+    """A label task: leave one participant (or one group of participants) out, vote per recording if possible."""
+    notes: list[str] = []
+    rows = np.arange(len(at.frame))
+    has = y >= 0
+    if not has.all():
+        notes.append(f"{int((~has).sum())} window(s) without a {label} value were left out")
+    s = _auto_subsample(task, int(at.lengths.min())) if subsample is None else int(subsample)
+    if s < 1:
+        raise ValueError(f"subsample must be >= 1, got {subsample!r}")
+    kept = _subsample(rows, at.rec, at.pos, s, rng)
+    kept = kept[has[kept]]
+    ptr = at.pid[kept]
+    units = np.unique(ptr)
+    if units.size < 2:
+        raise ValueError(f"{task!r} needs labelled windows of at least two participants")
+    if folds is None:
+        groups = {at.participants[p]: np.array([p]) for p in units}
+    else:
+        k = int(min(max(2, folds), units.size))
+        order = seeded(seed, 2).permutation(units)
+        groups = {f"group {i + 1}": order[i::k] for i in range(k)}
+    fold_list = tuple((name, ~np.isin(ptr, members), np.isin(ptr, members)) for name, members in groups.items())
+    # Vote per recording when the label is constant within every recording, else not at all.
+    yr = pd.Series(y[kept]).groupby(at.rec[kept]).nunique()
+    vote = bool((yr <= 1).all())
+    if not vote:
+        notes.append(f"{label} changes within recordings, so there is no majority vote per recording")
+    protocol = "lopo" if folds is None else f"{len(fold_list)} participant groups"
+    return _Split(kept, kept, rows, rows, fold_list, protocol, vote, 0, s, tuple(notes))
+
+
 def task_spec(at: AttackTable, task: str, *, gap: str | int = "window", subsample: int | None = None,
               seed: int = 0, repetition: int = 0, folds: int | None = None) -> TaskSpec:
     """Prepared table, task -> the rows that train and test it, the folds and the voting units.
@@ -105,60 +180,12 @@ def task_spec(at: AttackTable, task: str, *, gap: str | int = "window", subsampl
     if not (gap in GAPS or (isinstance(gap, (int, np.integer)) and not isinstance(gap, bool) and gap >= 0)):
         raise ValueError(f"gap must be 'window', 'paper' or a number of windows >= 0, got {gap!r}")
     label, classes, y = _labels(at, task)
-    notes: list[str] = []
     if classes.size < 2:
         raise ValueError(f"{task!r} needs at least two different values to predict; the table has "
                          f"{classes.size}")
     rng = seeded(seed, 1, repetition, zlib.crc32(task.encode()))
-    rows = np.arange(len(at.frame))
-    if task == "identity":
-        g = at.gap_windows if gap == "window" else 0 if gap == "paper" else int(gap)
-        n = at.lengths
-        n_first = (n - g) // 2 if g else n // 2
-        ok = (n_first >= 1) & (n - n_first - g >= 1)
-        if not ok.any():
-            raise ValueError(f"recordings are too short to split into two parts with a gap of {g} windows")
-        if not ok.all():
-            notes.append(f"{int((~ok).sum())} recording(s) too short to split with a gap of {g} windows were left out")
-        first = ok[at.rec] & (at.pos < n_first[at.rec])
-        second = ok[at.rec] & (at.pos >= n_first[at.rec] + g)
-        train_part, test_part = rows[first], rows[second]
-        shortest = int(min(n_first[ok].min(), (n - n_first - g)[ok].min()))
-        s = _auto_subsample(task, shortest) if subsample is None else int(subsample)
-        if s < 1:
-            raise ValueError(f"subsample must be >= 1, got {subsample!r}")
-        train_rows = _subsample(train_part, at.rec[first], at.pos[first], s, rng)
-        test_rows = _subsample(test_part, at.rec[second], at.pos[second] - (n_first + g)[at.rec[second]], s, rng)
-        fold_list = (("first part → second part", np.ones(train_rows.size, bool), np.ones(test_rows.size, bool)),)
-        protocol, vote = "prior knowledge", True
-    else:
-        has = y >= 0
-        if not has.all():
-            notes.append(f"{int((~has).sum())} window(s) without a {label} value were left out")
-        s = _auto_subsample(task, int(at.lengths.min())) if subsample is None else int(subsample)
-        if s < 1:
-            raise ValueError(f"subsample must be >= 1, got {subsample!r}")
-        kept = _subsample(rows, at.rec, at.pos, s, rng)
-        kept = kept[has[kept]]
-        train_rows = test_rows = kept
-        train_part = test_part = rows
-        ptr = at.pid[train_rows]
-        units = np.unique(ptr)
-        if units.size < 2:
-            raise ValueError(f"{task!r} needs labelled windows of at least two participants")
-        if folds is None:
-            groups = {at.participants[p]: np.array([p]) for p in units}
-        else:
-            k = int(min(max(2, folds), units.size))
-            order = seeded(seed, 2).permutation(units)
-            groups = {f"group {i + 1}": order[i::k] for i in range(k)}
-        fold_list = tuple((name, ~np.isin(ptr, members), np.isin(ptr, members)) for name, members in groups.items())
-        # Vote per recording when the label is constant within every recording, else not at all.
-        yr = pd.Series(y[kept]).groupby(at.rec[kept]).nunique()
-        vote = bool((yr <= 1).all())
-        if not vote:
-            notes.append(f"{label} changes within recordings, so there is no majority vote per recording")
-        protocol = "lopo" if folds is None else f"{len(fold_list)} participant groups"
-    return TaskSpec(task=task, label=label, protocol=protocol, classes=classes, y=y, train_rows=train_rows,
-                    test_rows=test_rows, train_part=train_part, test_part=test_part, folds=fold_list,
-                    vote=vote, gap_windows=g if task == "identity" else 0, subsample=s, notes=tuple(notes))
+    sp = (_identity_split(at, gap, subsample, rng) if task == "identity"
+          else _label_split(at, task, label, y, subsample, folds, seed, rng))
+    return TaskSpec(task=task, label=label, protocol=sp.protocol, classes=classes, y=y, train_rows=sp.train_rows,
+                    test_rows=sp.test_rows, train_part=sp.train_part, test_part=sp.test_part, folds=sp.folds,
+                    vote=sp.vote, gap_windows=sp.gap_windows, subsample=sp.subsample, notes=sp.notes)

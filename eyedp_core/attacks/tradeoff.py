@@ -82,6 +82,65 @@ def _scenario_phrase(rows: pd.DataFrame, train_on: TrainOn | str | None) -> str:
     return SCENARIO_WORDS.get(TrainOn(train_on).value, str(train_on))
 
 
+def _why_not(table: pd.DataFrame, utility: str | None, attacks: Sequence[str], target: float,
+             margin: float) -> list[str]:
+    """Accuracy/chance per ε and task -> why no ε meets both targets, with the nearest miss."""
+    why = []
+    if utility is not None:
+        u = table[("accuracy", utility)]
+        if (u < target).all():
+            why.append(f"{_words(utility)} never reaches {target:.2f} "
+                       f"(best {u.max():.2f} at ε = {_fmt(u.idxmax())})")
+    for a in attacks:
+        excess = table[("accuracy", a)] - table[("chance", a)]
+        if (excess > margin).all():
+            why.append(f"{_words(a)} is above chance + {margin:.2f} at every ε "
+                       f"(lowest {table[('accuracy', a)].min():.2f} "
+                       f"vs chance {table[('chance', a)].mean():.2f})")
+    if not why:
+        why.append("the ε that keep the attacks near chance are smaller than those that keep the task working")
+    return why
+
+
+def _mechanism_tradeoff(mech: str, m: pd.DataFrame, utility: str | None, attacks: Sequence[str], target: float,
+                        margin: float, unit: str, train_on: TrainOn | str | None) -> TradeOff:
+    """One mechanism's summary rows -> its TradeOff: the grid ε that meet both targets, or why none does."""
+    table = m.pivot_table(index="epsilon", columns="task", values=["accuracy", "chance"], aggfunc="mean")
+    table = table.sort_index()
+    eps = table.index.to_numpy(float)
+    ok = np.ones(eps.size, bool)
+    if utility is not None:
+        ok &= table[("accuracy", utility)].to_numpy() >= target
+    for a in attacks:
+        ok &= table[("accuracy", a)].to_numpy() <= table[("chance", a)].to_numpy() + margin
+    good = tuple(float(e) for e in eps[ok])
+    if not good:
+        sentence = (f"With {mech}, no ε in the grid (ε {unit}) meets both targets: "
+                    + "; ".join(_why_not(table, utility, attacks, target, margin))
+                    + f" ({_scenario_phrase(m, train_on)}).")
+        return TradeOff(mech, (), None, None, sentence)
+    parts = [f"{_words(utility)} stays ≥ {target:.2f}"] if utility else []
+    if attacks:
+        verb = "stays" if len(attacks) == 1 else "stay"
+        parts.append(" and ".join(_words(a) for a in attacks) + f" {verb} ≤ chance + {margin:.2f}")
+    need = " while ".join(parts)
+    plans = m[m["epsilon"].isin(good)]["plan"] if "plan" in m else pd.Series(dtype=str)
+    k1 = next((p for p in (k_one_phrase(str(x)) for x in plans) if p), None)
+    contiguous = ok[np.flatnonzero(ok)[0]:np.flatnonzero(ok)[-1] + 1].all()
+    where = (f"for ε = {_fmt(good[0])}" if len(good) == 1 else
+             f"for ε from {_fmt(good[0])} to {_fmt(good[-1])}" if contiguous else
+             "for ε in {" + ", ".join(map(_fmt, good)) + "}")
+    sentence = (f"With {mech}, {need} {where} (ε {unit}, grid values; "
+                f"{_scenario_phrase(m, train_on)}; {TUNING_WORDS}).")
+    if k1:
+        sentence += f" There honest accounting forces k = 1: {k1}."
+    flagged = _flagged(m, attacks, good)
+    if flagged:
+        sentence += (f" Caution: at ε = {', '.join(map(_fmt, flagged))} an attack's classifier collapsed or "
+                     "scored far below chance, which is not evidence of protection.")
+    return TradeOff(mech, good, good[0], good[-1], sentence)
+
+
 def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05, utility: str | None = "task",
                   attacks: Sequence[str] | None = None, classifier: Classifier = Classifier.SVM,
                   train_on: TrainOn | str | None = None) -> list[TradeOff]:
@@ -96,58 +155,8 @@ def find_tradeoff(summary: pd.DataFrame, *, target: float = 0.8, margin: float =
     if utility not in tasks:
         utility = None
     attacks = [t for t in (attacks if attacks is not None else sorted(tasks)) if t in tasks and t != utility]
-    out: list[TradeOff] = []
-    for mech, m in s.groupby("mechanism", sort=False):
-        table = m.pivot_table(index="epsilon", columns="task", values=["accuracy", "chance"], aggfunc="mean")
-        table = table.sort_index()
-        eps = table.index.to_numpy(float)
-        ok = np.ones(eps.size, bool)
-        if utility is not None:
-            ok &= table[("accuracy", utility)].to_numpy() >= target
-        for a in attacks:
-            ok &= table[("accuracy", a)].to_numpy() <= table[("chance", a)].to_numpy() + margin
-        good = tuple(float(e) for e in eps[ok])
-        parts = [f"{_words(utility)} stays ≥ {target:.2f}"] if utility else []
-        if attacks:
-            verb = "stays" if len(attacks) == 1 else "stay"
-            parts.append(" and ".join(_words(a) for a in attacks) + f" {verb} ≤ chance + {margin:.2f}")
-        need = " while ".join(parts)
-        plans = m[m["epsilon"].isin(good)]["plan"] if "plan" in m else pd.Series(dtype=str)
-        k1 = next((p for p in (k_one_phrase(str(x)) for x in plans) if p), None)
-        if good:
-            contiguous = ok[np.flatnonzero(ok)[0]:np.flatnonzero(ok)[-1] + 1].all()
-            where = (f"for ε = {_fmt(good[0])}" if len(good) == 1 else
-                     f"for ε from {_fmt(good[0])} to {_fmt(good[-1])}" if contiguous else
-                     "for ε in {" + ", ".join(map(_fmt, good)) + "}")
-            sentence = (f"With {mech}, {need} {where} (ε {unit}, grid values; "
-                        f"{_scenario_phrase(m, train_on)}; {TUNING_WORDS}).")
-            if k1:
-                sentence += f" There honest accounting forces k = 1: {k1}."
-            flagged = _flagged(m, attacks, good)
-            if flagged:
-                sentence += (f" Caution: at ε = {', '.join(map(_fmt, flagged))} an attack's classifier collapsed or "
-                             "scored far below chance, which is not evidence of protection.")
-            out.append(TradeOff(mech, good, good[0], good[-1], sentence))
-            continue
-        # Say why not, with the nearest miss.
-        why = []
-        if utility is not None:
-            u = table[("accuracy", utility)]
-            if (u < target).all():
-                why.append(f"{_words(utility)} never reaches {target:.2f} "
-                           f"(best {u.max():.2f} at ε = {_fmt(u.idxmax())})")
-        for a in attacks:
-            excess = table[("accuracy", a)] - table[("chance", a)]
-            if (excess > margin).all():
-                why.append(f"{_words(a)} is above chance + {margin:.2f} at every ε "
-                           f"(lowest {table[('accuracy', a)].min():.2f} "
-                           f"vs chance {table[('chance', a)].mean():.2f})")
-        if not why:
-            why.append("the ε that keep the attacks near chance are smaller than those that keep the task working")
-        sentence = (f"With {mech}, no ε in the grid (ε {unit}) meets both targets: " + "; ".join(why)
-                    + f" ({_scenario_phrase(m, train_on)}).")
-        out.append(TradeOff(mech, (), None, None, sentence))
-    return out
+    return [_mechanism_tradeoff(str(mech), m, utility, attacks, target, margin, unit, train_on)
+            for mech, m in s.groupby("mechanism", sort=False)]
 
 
 def epsilon_for_accuracy(summary: pd.DataFrame, accuracy: float, *, task: str = "task", classifier: Classifier = Classifier.SVM,

@@ -86,6 +86,68 @@ class Transition:
                 and (self.utility_recovers is not None or not self.has_utility))
 
 
+@dataclass(frozen=True)
+class _Goal:
+    """What a transition is looked for: the utility task and its target accuracy, the attacks and their margin."""
+
+    utility: str | None
+    attacks: Sequence[str]
+    target: float
+    margin: float
+
+
+def _crossings(m: pd.DataFrame, eps: np.ndarray, goal: _Goal) -> tuple[tuple[float, str, str] | None,
+                                                                        tuple[float, str] | None]:
+    """One mechanism's strongest rows -> (ε, task, scenario) where the first attack leaves chance for good, and
+    (ε, scenario) where the utility task reaches its target for good (None where it does not)."""
+    leaves: tuple[float, str, str] | None = None
+    for a in goal.attacks:
+        t = m[m["task"] == a].set_index("epsilon").reindex(eps)
+        i = _from_here_on((t["accuracy"] - t["chance"]).to_numpy(float) > goal.margin)
+        if i is not None and (leaves is None or eps[i] < leaves[0]):
+            leaves = (float(eps[i]), a, str(t["train_on"].iloc[i]))
+    recovers: tuple[float, str] | None = None
+    if goal.utility is not None:
+        t = m[m["task"] == goal.utility].set_index("epsilon").reindex(eps)
+        i = _from_here_on(t["accuracy"].to_numpy(float) >= goal.target)
+        if i is not None:
+            recovers = (float(eps[i]), str(t["train_on"].iloc[i]))
+    return leaves, recovers
+
+
+def _sentence(mech: str, unit: str, top: float, leaves: tuple[float, str, str] | None,
+              recovers: tuple[float, str] | None, goal: _Goal) -> str:
+    """The crossings of one mechanism in one sentence, with the gap between them (or that there is none)."""
+    utility, margin, target = goal.utility, goal.margin, goal.target
+    parts = []
+    if leaves is not None:
+        parts.append(f"the strongest attack, {_TASK_WORDS.get(leaves[1], leaves[1])} by the "
+                     f"{SCENARIO_WORDS.get(leaves[2], leaves[2])}, leaves chance (more than chance + "
+                     f"{margin:.2f}) from ε = {_fmt(leaves[0])}")
+    elif goal.attacks:
+        parts.append(f"every attack stays within chance + {margin:.2f} somewhere up to ε = {_fmt(top)}")
+    if utility is not None:
+        if recovers is not None:
+            parts.append(f"{_TASK_WORDS.get(utility, utility)} accuracy stays ≥ {target:.2f} from "
+                         f"ε = {_fmt(recovers[0])} ({SCENARIO_WORDS.get(recovers[1], recovers[1])})")
+        else:
+            parts.append(f"{_TASK_WORDS.get(utility, utility)} accuracy does not reach {target:.2f} for good "
+                         f"up to ε = {_fmt(top)}")
+    sentence = f"With {mech} (ε {unit}): " + "; ".join(parts) + "."
+    if leaves is not None and recovers is not None:
+        if recovers[0] < leaves[0]:
+            sentence += (f" The gap: from ε = {_fmt(recovers[0])} to below {_fmt(leaves[0])} the task works "
+                         "while the attacks stay near chance.")
+        else:
+            sentence += (" No gap: the attack leaves chance at or before the ε where the task recovers, so "
+                         "no ε of this grid serves both.")
+    elif leaves is None and recovers is None and goal.attacks and utility is not None:
+        sentence = (f"With {mech}, up to ε = {_fmt(top)} {unit} (the largest tried) neither does the strongest "
+                    f"attack leave chance for good nor does {_TASK_WORDS.get(utility, utility)} accuracy reach "
+                    f"{target:.2f}.")
+    return sentence
+
+
 def find_transitions(summary: pd.DataFrame, *, target: float = 0.8, margin: float = 0.05,
                      utility: str | None = "task", attacks: Sequence[str] | None = None,
                      classifier: Classifier = Classifier.SVM) -> list[Transition]:
@@ -98,55 +160,19 @@ def find_transitions(summary: pd.DataFrame, *, target: float = 0.8, margin: floa
     if utility not in tasks:
         utility = None
     attack_tasks = [t for t in (attacks if attacks is not None else sorted(tasks)) if t in tasks and t != utility]
+    goal = _Goal(utility, attack_tasks, target, margin)
     out: list[Transition] = []
     for mech, m in best.groupby("mechanism", sort=False):
         eps = np.sort(m["epsilon"].astype(float).unique())
         top = float(eps.max())
-        leaves: tuple[float, str, str] | None = None
-        for a in attack_tasks:
-            t = m[m["task"] == a].set_index("epsilon").reindex(eps)
-            i = _from_here_on((t["accuracy"] - t["chance"]).to_numpy(float) > margin)
-            if i is not None and (leaves is None or eps[i] < leaves[0]):
-                leaves = (float(eps[i]), a, str(t["train_on"].iloc[i]))
-        recovers: tuple[float, str] | None = None
-        if utility is not None:
-            t = m[m["task"] == utility].set_index("epsilon").reindex(eps)
-            i = _from_here_on(t["accuracy"].to_numpy(float) >= target)
-            if i is not None:
-                recovers = (float(eps[i]), str(t["train_on"].iloc[i]))
-        parts = []
-        if leaves is not None:
-            parts.append(f"the strongest attack, {_TASK_WORDS.get(leaves[1], leaves[1])} by the "
-                         f"{SCENARIO_WORDS.get(leaves[2], leaves[2])}, leaves chance (more than chance + "
-                         f"{margin:.2f}) from ε = {_fmt(leaves[0])}")
-        elif attack_tasks:
-            parts.append(f"every attack stays within chance + {margin:.2f} somewhere up to ε = {_fmt(top)}")
-        if utility is not None:
-            if recovers is not None:
-                parts.append(f"{_TASK_WORDS.get(utility, utility)} accuracy stays ≥ {target:.2f} from "
-                             f"ε = {_fmt(recovers[0])} ({SCENARIO_WORDS.get(recovers[1], recovers[1])})")
-            else:
-                parts.append(f"{_TASK_WORDS.get(utility, utility)} accuracy does not reach {target:.2f} for good "
-                             f"up to ε = {_fmt(top)}")
-        sentence = f"With {mech} (ε {unit}): " + "; ".join(parts) + "."
-        if leaves is not None and recovers is not None:
-            if recovers[0] < leaves[0]:
-                sentence += (f" The gap: from ε = {_fmt(recovers[0])} to below {_fmt(leaves[0])} the task works "
-                             "while the attacks stay near chance.")
-            else:
-                sentence += (" No gap: the attack leaves chance at or before the ε where the task recovers, so "
-                             "no ε of this grid serves both.")
-        elif leaves is None and recovers is None and attack_tasks and utility is not None:
-            sentence = (f"With {mech}, up to ε = {_fmt(top)} {unit} (the largest tried) neither does the strongest "
-                        f"attack leave chance for good nor does {_TASK_WORDS.get(utility, utility)} accuracy reach "
-                        f"{target:.2f}.")
+        leaves, recovers = _crossings(m, eps, goal)
         out.append(Transition(mechanism=str(mech), attack_leaves=leaves[0] if leaves else None,
                               attack_task=leaves[1] if leaves else None,
                               attack_scenario=leaves[2] if leaves else None,
                               utility_recovers=recovers[0] if recovers else None,
                               utility_scenario=recovers[1] if recovers else None,
-                              largest_epsilon=top, sentence=sentence, has_attacks=bool(attack_tasks),
-                              has_utility=utility is not None))
+                              largest_epsilon=top, sentence=_sentence(str(mech), unit, top, leaves, recovers, goal),
+                              has_attacks=bool(attack_tasks), has_utility=utility is not None))
     return out
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.release_source import ReleaseSource
-from eyedp_core.exports.manifest import manifest
+from eyedp_core.exports.manifest import ManifestSpec, manifest
 from eyedp_core.gazestream.kaleido import KaleidoPlan, kaleido_lattice, kaleido_run
 
 __all__ = ["W_EVENT_NEIGHBOURS", "GazeRelease", "kaleido_calibration", "release_gaze_samples"]
@@ -72,7 +72,7 @@ def release_gaze_samples(frame: pd.DataFrame, *, epsilon: float, w: int, l_thres
     cal = kaleido_calibration(run.plan, bounds)
     distance_factor = max(1.0, cal["screen_diagonal_px"] / float(r))
     person_bound = epsilon * windows * distance_factor
-    man = manifest(
+    man = manifest(ManifestSpec(
         artefact="protected gaze samples (CSV)", mechanism="Kaleido (planar Laplace)", unit="w-event",
         guarantee=(f"ε = {epsilon:g} per window of {w} samples within radius r = {r:g} px; over a whole stream of up "
                    f"to {int(per_person.max()) if len(per_person) else 0} samples ({windows} windows) and moves up to "
@@ -94,5 +94,5 @@ def release_gaze_samples(frame: pd.DataFrame, *, epsilon: float, w: int, l_thres
                  "coordinate is a lattice point. The noise is calibrated to r' = r + 3·step to cover the rounding "
                  "(docs/PRIVACY_MODEL.md §11.2).",
                  "Timestamps and stream lengths are treated as public."],
-        construction="planar Laplace from OpenDP discrete Laplace and Gaussian draws, on the lattice")
+        construction="planar Laplace from OpenDP discrete Laplace and Gaussian draws, on the lattice"))
     return GazeRelease(out, windows, people, man)

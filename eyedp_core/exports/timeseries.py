@@ -11,7 +11,7 @@ import pandas as pd
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
-from eyedp_core.exports.manifest import manifest
+from eyedp_core.exports.manifest import ManifestSpec, manifest
 from eyedp_core.timeseries.mechanisms import run
 from eyedp_core.timeseries.private import PrivateSeries
 
@@ -51,6 +51,20 @@ def calibration_table(private: PrivateSeries, names: tuple[str, ...]) -> list[di
     return rows
 
 
+def _rows_table(out: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...]) -> pd.DataFrame:
+    """Released series (recordings, F, T) and their rows -> participant, [task], window, one column per feature."""
+    n_recs, t_pub = len(recs), int(out.shape[-1])
+    # T rows for every recording: the output's shape is fixed by public numbers only.
+    rows = np.repeat(np.arange(n_recs), t_pub)
+    window = np.tile(np.arange(t_pub), n_recs)
+    values = out[rows, :, window]  # (recordings·T, F)
+    table = pd.DataFrame({"participant": recs["participant"].astype(str).to_numpy()[rows]})
+    if "task" in recs.columns:
+        table["task"] = recs["task"].astype(str).to_numpy()[rows]
+    table["window"] = window
+    return pd.concat([table, pd.DataFrame(values, columns=list(names))], axis=1)
+
+
 def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...], lo: np.ndarray,
                           hi: np.ndarray, *, mech: Mech, chunk: int | None, k: int, epsilon: float,
                           participant_epsilon: float, invocations: int) -> FeatureRelease:
@@ -70,19 +84,11 @@ def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, .
     out = np.clip(private.values, lo_a[None, :, None], hi_a[None, :, None])
     t_pub = int(x.shape[-1])
     n_recs = len(recs)
-    # T rows for every recording: the output's shape is fixed by public numbers only.
-    rows = np.repeat(np.arange(n_recs), t_pub)
-    window = np.tile(np.arange(t_pub), n_recs)
-    values = out[rows, :, window]  # (recordings·T, F)
-    table = pd.DataFrame({"participant": recs["participant"].astype(str).to_numpy()[rows]})
-    if "task" in recs.columns:
-        table["task"] = recs["task"].astype(str).to_numpy()[rows]
-    table["window"] = window
-    table = pd.concat([table, pd.DataFrame(values, columns=list(names))], axis=1)
+    table = _rows_table(out, recs, names)
     label = mech.label(chunk)
     cal_rows = calibration_table(private, names)
     steps = sorted({r["lattice_step"] for r in cal_rows})
-    man = manifest(
+    man = manifest(ManifestSpec(
         artefact="feature table (CSV)", mechanism=label, unit="participant",
         guarantee=(f"ε = {participant_epsilon:.6g} per participant (basic composition of {invocations} invocations "
                    f"of ε = {epsilon:.6g})"),
@@ -110,5 +116,5 @@ def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, .
         construction=("OpenDP make_laplace applied to each clamped sample (rounded to the lattice, then noised)"
                       if mech is Mech.LPA else
                       "OpenDP make_laplace applied to Re and Im of each kept Fourier coefficient (rounded to the "
-                      "lattice, then noised)"))
+                      "lattice, then noised)")))
     return FeatureRelease(table, man)

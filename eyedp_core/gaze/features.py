@@ -3,20 +3,22 @@
 Input is raw samples (events are detected with `events.detect_events`), an event table, or a bare
 fixation table. Windows of `window_s` seconds start every `step_s` seconds from the first sample of
 each recording; only windows that fit completely are produced. An event belongs to the window its
-start falls into. Per window, sums come from cumulative sums over events and two `searchsorted`
-calls (one per window edge); minima and maxima come from a sparse table, so the cost is linear in
-events plus windows with no loop over either. The feature list and public bounds live in
-`feature_specs`.
+start falls into. All recordings are handled at once: events of every recording sit in one array,
+sorted by (recording, start); a window's events are found by searching (recording, time) keys, so no
+window reaches into another recording. Per window, sums are taken over the window's own events, found by two
+searches (one per window edge); minima and maxima come from a sparse table, so the cost is linear in
+events plus windows with no loop over recordings, events or windows. The feature list and public
+bounds live in `feature_specs`.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, angular_distance_deg, detect_events, group_positions, pix_to_deg
-from eyedp_core.gaze.geometry import Geometry
+from eyedp_core.gaze.events import SAMPLE_SCREEN, angular_distance_deg, detect_events, pix_to_deg
 from eyedp_core.gaze.feature_specs import (
     FEATURE_NAMES,
     FEATURE_SPECS,
@@ -25,12 +27,22 @@ from eyedp_core.gaze.feature_specs import (
     WORDBOOK_N,
     feature_bounds,
 )
+from eyedp_core.gaze.geometry import Geometry
 
-__all__ = ["window_features", "input_kind", "FEATURE_SPECS", "FEATURE_NAMES", "feature_bounds",
-           "DEFAULT_GROUPS", "saccade_letters"]
+__all__ = [
+    "DEFAULT_GROUPS",
+    "FEATURE_NAMES",
+    "FEATURE_SPECS",
+    "feature_bounds",
+    "input_kind",
+    "saccade_letters",
+    "window_features",
+]
 
 DEFAULT_GROUPS = ("participant", "observer", "task", "stimulus", "recording", "trial")
 _WORDBOOK_BLOCK = 512  # windows per block: bounds the (windows x distinct n-grams) count matrix
+_WORDBOOK_SPAN = 4096  # n-grams per block (unless one window holds more): the same bound across recordings
+_KINDS = ("fixation", "saccade", "blink")
 
 
 def input_kind(data: pd.DataFrame) -> str:
@@ -47,61 +59,81 @@ def input_kind(data: pd.DataFrame) -> str:
                      f"got {sorted(cols)}")
 
 
-def _default_geometry() -> Geometry:
-    return SAMPLE_SCREEN
-
-
 def _col(df: pd.DataFrame, name: str) -> np.ndarray:
     return df[name].to_numpy(float) if name in df.columns else np.full(len(df), np.nan)
 
 
-def _events_from_fixations(g: pd.DataFrame, geometry: Geometry) -> tuple[pd.DataFrame, float, float]:
-    """Fixation table of one recording -> (event table with saccades between fixations, t0, t_end)."""
-    dur = g["duration_ms"].to_numpy(float)
-    tcol = "start_s" if "start_s" in g.columns else ("t_s" if "t_s" in g.columns else None)
-    timed = tcol is not None
-    start = g[tcol].to_numpy(float) if timed else np.r_[0.0, np.cumsum(dur)[:-1] / 1000.0]
-    order = np.argsort(start, kind="stable")
-    start, dur = start[order], dur[order]
-    x, y = _col(g, "x")[order], _col(g, "y")[order]
-    pupil = _col(g, "mean_pupil" if "mean_pupil" in g.columns else "pupil")[order]
-    end = start + dur / 1000.0
-    fix = pd.DataFrame({"type": "fixation", "start_s": start, "end_s": end, "duration_ms": dur,
-                        "x": x, "y": y, "mean_pupil": pupil})
-    s_start = end[:-1]
-    s_dur = (start[1:] - end[:-1]) * 1000.0 if timed else np.full(s_start.size, np.nan)
-    sac = pd.DataFrame({"type": "saccade", "start_s": s_start, "duration_ms": s_dur, "x": x[:-1], "y": y[:-1],
-                        "dx": np.diff(x), "dy": np.diff(y),
-                        "amplitude_deg": angular_distance_deg(x[:-1], y[:-1], x[1:], y[1:], geometry)})
-    ev = pd.concat([fix, sac], ignore_index=True)
-    t_end = float(end.max()) if end.size else 0.0
-    return ev, float(start.min()) if start.size else 0.0, t_end
+@dataclass(frozen=True)
+class _Events:
+    """Events of every recording: recording id, kind (index into _KINDS, -1 other) and value columns."""
+
+    rec: np.ndarray
+    kind: np.ndarray
+    values: dict[str, np.ndarray]
+
+    def part(self, kind: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Events of one kind -> (recording ids, columns), sorted by (recording, start), ties in table order."""
+        sel = np.flatnonzero(self.kind == _KINDS.index(kind))
+        order = sel[np.lexsort((self.values["start_s"][sel], self.rec[sel]))]
+        return self.rec[order], {k: v[order] for k, v in self.values.items()}
+
+
+def _segments(rec: np.ndarray, n_rec: int) -> tuple[np.ndarray, np.ndarray]:
+    """Recording ids sorted ascending -> (first position, row count) of each recording id."""
+    count = np.bincount(rec, minlength=n_rec)
+    return np.r_[0, np.cumsum(count)[:-1]], count
+
+
+def _search(rec: np.ndarray, t: np.ndarray, rec_q: np.ndarray, t_q: np.ndarray) -> np.ndarray:
+    """Events sorted by (recording, time), queries -> number of events before each query's (recording, time).
+
+    Times are replaced by their ranks among all times, so the (recording, rank) key is an exact integer and one
+    searchsorted answers every recording at once, with the same ties as a search inside one recording."""
+    _, rank = np.unique(np.r_[t, t_q], return_inverse=True)
+    rank = rank.reshape(-1).astype(np.int64)
+    width = np.int64(rank.max() + 2 if rank.size else 1)
+    key = rec.astype(np.int64) * width + rank[:t.size]
+    return np.searchsorted(key, rec_q.astype(np.int64) * width + rank[t.size:], side="left")
 
 
 class _Windows:
-    """Sorted event start times + window edges -> per-window sums, moments and extrema of event values."""
+    """Events sorted by (recording, start) + window edges -> per-window sums, moments and extrema of event values."""
 
-    def __init__(self, times: np.ndarray, ws: np.ndarray, we: np.ndarray) -> None:
-        self.lo = np.searchsorted(times, ws, side="left")
-        self.hi = np.searchsorted(times, we, side="left")
+    def __init__(self, rec: np.ndarray, times: np.ndarray, rec_w: np.ndarray, ws: np.ndarray, we: np.ndarray,
+                 n_rec: int) -> None:
+        self.rec, self.rec_w, self.n_rec = rec, rec_w, n_rec
+        edges = _search(rec, times, np.r_[rec_w, rec_w], np.r_[ws, we])
+        self.lo, self.hi = edges[:ws.size], edges[ws.size:]
         self.count = (self.hi - self.lo).astype(float)
+        # lo0, hi0, lo1, hi1, ...: reduceat's even results are the windows' sums (odd ones are not used).
+        self._pairs = np.stack([self.lo, self.hi], axis=1).reshape(-1)
 
     def _range_sum(self, v: np.ndarray) -> np.ndarray:
-        c = np.r_[0.0, np.cumsum(v)]
-        return c[self.hi] - c[self.lo]
+        """Per-event values -> their sum over each window's events (0 for an empty window).
+
+        Each window is summed on its own (reduceat over lo, hi pairs), not as a difference of running sums over
+        all recordings: that difference carries the rounding of everything before the window, which a variance
+        of a nearly constant window (one fixation: exactly 0) would show as noise."""
+        if not self.lo.size:
+            return np.zeros(0)
+        padded = np.r_[np.asarray(v, float), 0.0]  # reduceat indices must lie inside the array
+        sums = np.add.reduceat(padded, self._pairs)[::2]
+        return np.where(self.hi > self.lo, sums, 0.0)
 
     def moments(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Event values (NaN = missing) -> (n valid, mean, variance) per window; empty -> mean = var = 0."""
         ok = np.isfinite(v)
-        # Centring on the overall mean keeps the sum-of-squares difference numerically stable.
-        centre = float(np.mean(v[ok])) if ok.any() else 0.0
-        d = np.where(ok, v - centre, 0.0)
+        # Centring on each recording's mean keeps the sum-of-squares difference numerically stable.
+        s = np.bincount(self.rec, weights=np.where(ok, v, 0.0), minlength=self.n_rec)
+        c = np.bincount(self.rec, weights=ok.astype(float), minlength=self.n_rec)
+        centre = np.divide(s, c, out=np.zeros(self.n_rec), where=c > 0)
+        d = np.where(ok, v - centre[self.rec], 0.0)
         n = self._range_sum(ok.astype(float))
         s1, s2 = self._range_sum(d), self._range_sum(d * d)
         with np.errstate(invalid="ignore", divide="ignore"):
             m = s1 / n
             var = np.maximum(s2 / n - m * m, 0.0)
-        return n, np.where(n > 0, m + centre, 0.0), np.where(n > 0, var, 0.0)
+        return n, np.where(n > 0, m + centre[self.rec_w], 0.0), np.where(n > 0, var, 0.0)
 
     def extreme(self, v: np.ndarray, largest: bool) -> np.ndarray:
         """Event values -> per-window max (or min) over valid values via a sparse table; empty -> 0."""
@@ -110,19 +142,24 @@ class _Windows:
         if w.size == 0:
             return np.zeros(self.lo.size)
         op = np.maximum if largest else np.minimum
+        length = self.hi - self.lo
+        longest = int(length.max()) if length.size else 0
         levels = [w]
         k = 1
-        while 2 * k <= w.size:
+        while 2 * k <= min(w.size, longest):  # levels beyond the longest window are never read
             prev = levels[-1]
             levels.append(np.r_[op(prev[:-k], prev[k:]), np.full(k, fill)])
             k *= 2
         table = np.stack([np.r_[lv, np.full(w.size - lv.size, fill)] for lv in levels])
-        length = self.hi - self.lo
         j = np.floor(np.log2(np.maximum(length, 1))).astype(int)
         a = table[j, np.minimum(self.lo, w.size - 1)]
         b = table[j, np.clip(self.hi - (1 << j), 0, w.size - 1)]
         out = op(a, b)
         return np.where((length > 0) & np.isfinite(out), out, 0.0)
+
+    def any_per_recording(self, flag: np.ndarray) -> np.ndarray:
+        """Per-event flags -> per window, whether any event of its whole recording has the flag."""
+        return (np.bincount(self.rec, weights=flag.astype(float), minlength=self.n_rec) > 0)[self.rec_w]
 
 
 def saccade_letters(dx: np.ndarray, dy: np.ndarray, amplitude_deg: np.ndarray) -> np.ndarray:
@@ -132,8 +169,23 @@ def saccade_letters(dx: np.ndarray, dy: np.ndarray, amplitude_deg: np.ndarray) -
     return direction * 2 + (amplitude_deg >= LARGE_SACCADE_DEG)
 
 
-def _wordbook(letters: np.ndarray, t: np.ndarray, ws: np.ndarray, we: np.ndarray) -> dict[str, np.ndarray]:
-    """Saccade letters and start times, window edges -> wordbook features for n in WORDBOOK_N."""
+def _blocks(lo: np.ndarray, hi: np.ndarray) -> list[slice]:
+    """Per-window n-gram ranges (both non-decreasing) -> blocks of consecutive windows, each at most
+    _WORDBOOK_BLOCK windows and _WORDBOOK_SPAN n-grams (a single longer window is a block of its own)."""
+    out, b0, k = [], 0, lo.size
+    while b0 < k:
+        b1 = min(k, b0 + _WORDBOOK_BLOCK)
+        fit = int(np.searchsorted(hi[b0:b1], lo[b0] + _WORDBOOK_SPAN, side="right"))
+        b1 = b0 + max(1, fit)
+        out.append(slice(b0, b1))
+        b0 = b1
+    return out
+
+
+def _wordbook(letters: np.ndarray, rec: np.ndarray, t: np.ndarray, rec_w: np.ndarray, ws: np.ndarray,
+              we: np.ndarray) -> dict[str, np.ndarray]:
+    """Saccade letters with their recordings and start times (sorted by both), window edges -> wordbook features
+    for n in WORDBOOK_N."""
     out: dict[str, np.ndarray] = {}
     k = ws.size
     for n in WORDBOOK_N:
@@ -144,17 +196,17 @@ def _wordbook(letters: np.ndarray, t: np.ndarray, ws: np.ndarray, we: np.ndarray
             codes = np.zeros(m, dtype=np.int64)
             for j in range(n):  # n <= 4 letters per word, not a loop over events
                 codes = codes * WORDBOOK_LETTERS + letters[j:j + m]
-            # An n-gram is in a window when its first and its last saccade start there.
-            lo = np.searchsorted(t[:m], ws, side="left")
-            hi = np.maximum(np.searchsorted(t[n - 1:], we, side="left"), lo)
-            for b0 in range(0, k, _WORDBOOK_BLOCK):  # blocks of windows only bound memory
-                sl = slice(b0, min(k, b0 + _WORDBOOK_BLOCK))
+            # An n-gram is in a window when its first and its last saccade start there; one that spans two
+            # recordings has its last saccade in the next recording, so it is in no window.
+            lo = _search(rec[:m], t[:m], rec_w, ws)
+            hi = np.maximum(_search(rec[n - 1:], t[n - 1:], rec_w, we), lo)
+            for sl in _blocks(lo, hi):  # blocks of windows only bound memory
                 a, z = int(lo[sl].min()), int(hi[sl].max())
                 if z <= a:
                     continue
                 uniq, inv = np.unique(codes[a:z], return_inverse=True)
                 onehot = np.zeros((z - a + 1, uniq.size), dtype=np.int32)
-                onehot[np.arange(1, z - a + 1), inv] = 1
+                onehot[np.arange(1, z - a + 1), inv.reshape(-1)] = 1
                 cum = np.cumsum(onehot, axis=0)
                 counts = (cum[hi[sl] - a] - cum[lo[sl] - a]).astype(float)
                 distinct = (counts > 0).sum(axis=1).astype(float)
@@ -168,53 +220,62 @@ def _wordbook(letters: np.ndarray, t: np.ndarray, ws: np.ndarray, we: np.ndarray
     return out
 
 
-def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, step_s: float,
-                    geometry: Geometry,
-                    has_blinks: bool) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
-    """Events of one recording, its time span, window settings -> (window starts, {feature: values})."""
-    k = int(np.floor((t_end - t0 - window_s) / step_s + 1e-9)) + 1
-    if k <= 0:
-        return None
-    ws = t0 + np.arange(k) * step_s
+def _window_edges(t0: np.ndarray, t_end: np.ndarray, window_s: float,
+                  step_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each recording's time span -> (recording id, index within the recording, start) of every window."""
+    with np.errstate(invalid="ignore"):
+        k = np.floor((t_end - t0 - window_s) / step_s + 1e-9) + 1
+    k = np.where(np.isfinite(k) & (k > 0), k, 0).astype(np.int64)
+    rec_w = np.repeat(np.arange(k.size), k)
+    index = np.arange(rec_w.size) - np.repeat(np.cumsum(k) - k, k)
+    return rec_w, index, t0[rec_w] + index * step_s
+
+
+def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, step_s: float,
+              geometry: Geometry, has_blinks: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                   dict[str, np.ndarray]]:
+    """Events of all recordings, their spans, window settings -> (recording id, index and start of each window,
+    {feature: values})."""
+    n_rec = t0.size
+    rec_w, index, ws = _window_edges(t0, t_end, window_s, step_s)
     we = ws + window_s
-    kinds = ev["type"].to_numpy(dtype=object)
+    k = ws.size
     f = {}
 
-    def part(kind: str) -> tuple[pd.DataFrame, _Windows]:
-        e = ev[kinds == kind].sort_values("start_s", kind="stable")
-        return e, _Windows(e["start_s"].to_numpy(float), ws, we)
+    def part(kind: str) -> tuple[dict[str, np.ndarray], _Windows]:
+        rec, e = ev.part(kind)
+        return e, _Windows(rec, e["start_s"], rec_w, ws, we, n_rec)
 
     fx, wf = part("fixation")
-    fdur = _col(fx, "duration_ms")
+    fdur = fx["duration_ms"]
     f["fix_rate_hz"] = wf.count / window_s
     _, f["fix_dur_mean_ms"], f["fix_dur_var_ms2"] = wf.moments(fdur)
     f["fix_dur_max_ms"], f["fix_dur_min_ms"] = wf.extreme(fdur, True), wf.extreme(fdur, False)
     f["fix_time_ratio"] = np.minimum(wf._range_sum(np.nan_to_num(fdur)) / 1000.0 / window_s, 1.0)
-    xd, yd = pix_to_deg(_col(fx, "x"), _col(fx, "y"), geometry)
+    xd, yd = pix_to_deg(fx["x"], fx["y"], geometry)
     f["fix_disp_x_deg"] = np.sqrt(wf.moments(xd)[2])
     f["fix_disp_y_deg"] = np.sqrt(wf.moments(yd)[2])
 
     sc, wsac = part("saccade")
-    amp, pv = _col(sc, "amplitude_deg"), _col(sc, "peak_velocity_deg_s")
-    dx, dy = _col(sc, "dx"), _col(sc, "dy")
+    amp, pv, sdur = sc["amplitude_deg"], sc["peak_velocity_deg_s"], sc["duration_ms"]
+    dx, dy = sc["dx"], sc["dy"]
     f["sacc_rate_hz"] = wsac.count / window_s
     n_amp, f["sacc_amp_mean_deg"], f["sacc_amp_var_deg2"] = wsac.moments(amp)
     f["sacc_amp_max_deg"], f["sacc_amp_min_deg"] = wsac.extreme(amp, True), wsac.extreme(amp, False)
-    n_dur, f["sacc_dur_mean_ms"], _ = wsac.moments(_col(sc, "duration_ms"))
-    if not np.isfinite(_col(sc, "duration_ms")).any():
-        f["sacc_dur_mean_ms"] = np.full(k, np.nan)
-    if np.isfinite(pv).any():
-        _, f["sacc_peak_vel_mean_deg_s"], f["sacc_peak_vel_var"] = wsac.moments(pv)
-        f["sacc_peak_vel_max_deg_s"] = wsac.extreme(pv, True)
-        both = np.isfinite(pv) & np.isfinite(amp)
-        s_pv = wsac._range_sum(np.where(both, pv, 0.0))
-        s_amp = wsac._range_sum(np.where(both, amp, 0.0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f["sacc_vel_per_deg_hz"] = np.where(s_amp > 0, s_pv / s_amp, 0.0)
-    else:
-        for name in ("sacc_peak_vel_mean_deg_s", "sacc_peak_vel_var", "sacc_peak_vel_max_deg_s",
-                     "sacc_vel_per_deg_hz"):
-            f[name] = np.full(k, np.nan)
+    _, dur_mean, _ = wsac.moments(sdur)
+    # A recording whose saccades have no duration at all (untimed fixations) has none to average.
+    f["sacc_dur_mean_ms"] = np.where(wsac.any_per_recording(np.isfinite(sdur)), dur_mean, np.nan)
+    has_pv = wsac.any_per_recording(np.isfinite(pv))
+    _, pv_mean, pv_var = wsac.moments(pv)
+    both = np.isfinite(pv) & np.isfinite(amp)
+    s_pv = wsac._range_sum(np.where(both, pv, 0.0))
+    s_amp = wsac._range_sum(np.where(both, amp, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_deg = np.where(s_amp > 0, s_pv / s_amp, 0.0)
+    f["sacc_peak_vel_mean_deg_s"] = np.where(has_pv, pv_mean, np.nan)
+    f["sacc_peak_vel_var"] = np.where(has_pv, pv_var, np.nan)
+    f["sacc_peak_vel_max_deg_s"] = np.where(has_pv, wsac.extreme(pv, True), np.nan)
+    f["sacc_vel_per_deg_hz"] = np.where(has_pv, per_deg, np.nan)
     valid_dir = np.isfinite(dx) & np.isfinite(dy)
     n_dir = wsac._range_sum(valid_dir.astype(float))
     letters = saccade_letters(np.nan_to_num(dx), np.nan_to_num(dy), np.nan_to_num(amp))
@@ -227,7 +288,7 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
 
     if has_blinks:
         bl, wb = part("blink")
-        bdur = _col(bl, "duration_ms")
+        bdur = bl["duration_ms"]
         f["blink_rate_per_min"] = wb.count / window_s * 60.0
         _, f["blink_dur_mean_ms"], f["blink_dur_var_ms2"] = wb.moments(bdur)
         f["blink_dur_max_ms"] = wb.extreme(bdur, True)
@@ -235,9 +296,9 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
         for name in ("blink_rate_per_min", "blink_dur_mean_ms", "blink_dur_var_ms2", "blink_dur_max_ms"):
             f[name] = np.full(k, np.nan)
 
-    pupil = _col(fx, "mean_pupil")
+    pupil = fx["mean_pupil"]
     n_p, pm, pvar = wf.moments(pupil)
-    tm = (fx["start_s"].to_numpy(float) - t0) / 60.0
+    tm = (fx["start_s"] - t0[wf.rec]) / 60.0
     ok = np.isfinite(pupil)
     _, tmean, tvar = wf.moments(np.where(ok, tm, np.nan))
     _, ptmean, _ = wf.moments(np.where(ok, tm * pupil, np.nan))
@@ -250,27 +311,107 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
     f["pupil_slope_mm_min"] = np.where(has_p, slope, np.nan)
 
     ok_l = np.isfinite(amp) & valid_dir
-    f.update(_wordbook(letters[ok_l], sc["start_s"].to_numpy(float)[ok_l], ws, we))
-    return ws, f
+    f.update(_wordbook(letters[ok_l], wsac.rec[ok_l], sc["start_s"][ok_l], rec_w, ws, we))
+    return rec_w, index, ws, f
 
 
-def _recording_events(g: pd.DataFrame, kind: str, geometry: Geometry,
-                      method: str) -> tuple[pd.DataFrame, float, float, bool]:
-    """Rows of one recording -> (event table, first time, end time, whether blinks were observable)."""
-    if kind == "samples":
-        g = g.sort_values("t_s", kind="stable")
-        cols = ["t_s", "x", "y"] + (["pupil"] if "pupil" in g.columns else [])
-        ev = detect_events(g[cols].reset_index(drop=True), geometry, method=method)
-        t = g["t_s"].to_numpy(float)
-        dt = float(np.median(np.diff(t))) if t.size > 1 else 0.0
-        return ev, float(t[0]), float(t[-1] + dt), True
-    if kind == "events":
-        start = g["start_s"].to_numpy(float)
-        end = _col(g, "end_s")
-        end = np.where(np.isfinite(end), end, start + g["duration_ms"].to_numpy(float) / 1000.0)
-        return g, float(np.nanmin(start)), float(np.nanmax(end)), True
-    ev, t0, t1 = _events_from_fixations(g, geometry)
-    return ev, t0, t1, False
+_EVENT_VALUES = ("start_s", "duration_ms", "x", "y", "dx", "dy", "amplitude_deg", "peak_velocity_deg_s",
+                 "mean_pupil")
+
+
+def _kind_codes(types: np.ndarray) -> np.ndarray:
+    """Event type names -> index into _KINDS (-1 for any other type)."""
+    codes = np.full(types.size, -1, dtype=np.int8)
+    for i, name in enumerate(_KINDS):
+        codes[types == name] = i
+    return codes
+
+
+def _table_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int) -> tuple[_Events, np.ndarray, np.ndarray]:
+    """Event table with its recording ids -> (events, first start and last end of each recording)."""
+    start = table["start_s"].to_numpy(float)
+    end = _col(table, "end_s")
+    end = np.where(np.isfinite(end), end, start + table["duration_ms"].to_numpy(float) / 1000.0)
+    with np.errstate(invalid="ignore"):
+        t0 = np.full(n_rec, np.inf)
+        np.fmin.at(t0, rec, start)
+        t1 = np.full(n_rec, -np.inf)
+        np.fmax.at(t1, rec, end)
+    values = {c: _col(table, c) for c in _EVENT_VALUES}
+    return _Events(rec, _kind_codes(table["type"].to_numpy(dtype=object)), values), t0, t1
+
+
+def _fixation_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int,
+                     geometry: Geometry) -> tuple[_Events, np.ndarray, np.ndarray]:
+    """Fixation table with its recording ids -> (events with a saccade between consecutive fixations of a recording,
+    first start and last end of each recording). Without start times, fixations follow each other in table order."""
+    dur = table["duration_ms"].to_numpy(float)
+    tcol = "start_s" if "start_s" in table.columns else ("t_s" if "t_s" in table.columns else None)
+    timed = tcol is not None
+    by_rec = np.argsort(rec, kind="stable")
+    if timed:
+        start = table[tcol].to_numpy(float)
+    else:
+        d = dur[by_rec]
+        first, _ = _segments(rec[by_rec], n_rec)
+        cum = np.cumsum(np.nan_to_num(d))
+        lost = np.cumsum(~np.isfinite(d))  # a missing duration makes every later start of its recording unknown
+        before = np.r_[0.0, cum[:-1]] - np.repeat(np.r_[0.0, cum][first], np.bincount(rec, minlength=n_rec))
+        unknown = np.r_[0, lost[:-1]] - np.repeat(np.r_[0, lost][first], np.bincount(rec, minlength=n_rec))
+        start = np.empty(dur.size)
+        start[by_rec] = np.where(unknown > 0, np.nan, before / 1000.0)
+    order = np.lexsort((start, rec))
+    r, start, dur = rec[order], start[order], dur[order]
+    x, y = _col(table, "x")[order], _col(table, "y")[order]
+    pupil = _col(table, "mean_pupil" if "mean_pupil" in table.columns else "pupil")[order]
+    end = start + dur / 1000.0
+    pair = np.flatnonzero(r[:-1] == r[1:])  # consecutive fixations of one recording
+    nxt = pair + 1
+    nan_f, nan_s = np.full(dur.size, np.nan), np.full(pair.size, np.nan)
+    sac_dur = (start[nxt] - end[pair]) * 1000.0 if timed else nan_s
+    values = {
+        "start_s": np.r_[start, end[pair]], "duration_ms": np.r_[dur, sac_dur],
+        "x": np.r_[x, x[pair]], "y": np.r_[y, y[pair]],
+        "dx": np.r_[nan_f, x[nxt] - x[pair]], "dy": np.r_[nan_f, y[nxt] - y[pair]],
+        "amplitude_deg": np.r_[nan_f, angular_distance_deg(x[pair], y[pair], x[nxt], y[nxt], geometry)],
+        "peak_velocity_deg_s": np.r_[nan_f, nan_s], "mean_pupil": np.r_[pupil, nan_s],
+    }
+    kinds = np.r_[np.zeros(dur.size, np.int8), np.ones(pair.size, np.int8)]
+    first, count = _segments(r, n_rec)
+    t0 = np.where(count > 0, start[np.minimum(first, max(start.size - 1, 0))], np.nan) if start.size else \
+        np.full(n_rec, np.nan)
+    t1 = np.maximum.reduceat(end, first) if end.size else np.full(n_rec, np.nan)
+    return _Events(np.r_[r, r[pair]], kinds, values), t0, t1
+
+
+def _sample_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int, geometry: Geometry,
+                   method: str) -> tuple[_Events, np.ndarray, np.ndarray]:
+    """Gaze samples with their recording ids -> (detected events, first sample time and end of the last sample's
+    interval of each recording)."""
+    t = table["t_s"].to_numpy(float)
+    order = np.lexsort((t, rec))
+    r, t = rec[order], t[order]
+    cols = {"recording": r, "t_s": t, "x": table["x"].to_numpy(float)[order],
+            "y": table["y"].to_numpy(float)[order]}
+    if "pupil" in table.columns:
+        cols["pupil"] = table["pupil"].to_numpy(float)[order]
+    # The recording id is detect_events' grouping column; the index keeps the rows' own labels for its messages.
+    events = detect_events(pd.DataFrame(cols, index=table.index[order]), geometry, method=method)
+    first, count = _segments(r, n_rec)
+    # The typical interval of each recording: the median of its steps, as np.median takes it.
+    same = r[:-1] == r[1:]
+    steps, rec_s = np.diff(t)[same], r[:-1][same]
+    steps = steps[np.lexsort((steps, rec_s))]
+    s_first, s_count = _segments(np.sort(rec_s), n_rec)
+    mid = s_first + s_count // 2
+    hi = steps[np.minimum(mid, max(steps.size - 1, 0))] if steps.size else np.zeros(n_rec)
+    lo = steps[np.clip(mid - 1, 0, max(steps.size - 1, 0))] if steps.size else np.zeros(n_rec)
+    dt = np.where(s_count == 0, 0.0, np.where(s_count % 2 == 1, hi, (lo + hi) / 2))
+    last = first + count - 1
+    t0, t1 = t[first], t[last] + dt
+    ev_rec = events["recording"].to_numpy(np.int64)
+    values = {c: _col(events, c) for c in _EVENT_VALUES}
+    return _Events(ev_rec, _kind_codes(events["type"].to_numpy(dtype=object)), values), t0, t1
 
 
 def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 0.5,
@@ -286,28 +427,33 @@ def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 
     if window_s <= 0 or step_s <= 0:
         raise ValueError(f"window_s and step_s must be positive, got {window_s!r} and {step_s!r}")
     kind = input_kind(data)
-    geometry = geometry or _default_geometry()
+    geometry = geometry or SAMPLE_SCREEN
     groups = list(group_cols) if group_cols is not None else [c for c in DEFAULT_GROUPS if c in data.columns]
     missing = [c for c in groups if c not in data.columns]
     if missing:
         raise ValueError(f"group column(s) {missing} not in the table")
-    frames = []
-    for key, pos in group_positions(data, groups):  # one recording at a time; inside is vectorised
-        ev, t0, t1, has_blinks = _recording_events(data.iloc[pos], kind, geometry, method)
-        res = _group_features(ev, t0, t1, window_s, step_s, geometry, has_blinks)
-        if res is None:
-            continue
-        ws, feats = res
-        key = key if isinstance(key, tuple) else (key,)
-        head = {c: np.repeat(np.asarray([v], dtype=object), ws.size)
-                for c, v in zip(groups, key, strict=True)}
-        head.update({"window": np.arange(ws.size), "t_start_s": ws})
-        frames.append(pd.DataFrame({**head, **{n: feats[n].astype(float) for n in FEATURE_NAMES}}))
+    # One id per recording, numbered in order of first appearance (the order of the output).
+    rec = (data.groupby(groups, sort=False, dropna=False).ngroup().to_numpy(np.int64) if groups
+           else np.zeros(len(data), np.int64))
+    n_rec = int(rec.max()) + 1 if rec.size else 0
+    frames: list[pd.DataFrame] = []
+    if n_rec:
+        if kind == "samples":
+            ev, t0, t1 = _sample_events(data, rec, n_rec, geometry, method)
+        elif kind == "events":
+            ev, t0, t1 = _table_events(data, rec, n_rec)
+        else:
+            ev, t0, t1 = _fixation_events(data, rec, n_rec, geometry)
+        rec_w, index, ws, feats = _features(ev, t0, t1, window_s, step_s, geometry, kind != "fixations")
+        if ws.size:
+            first_row = np.full(n_rec, -1, np.int64)
+            first_row[rec[::-1]] = np.arange(rec.size - 1, -1, -1)
+            rows = first_row[rec_w]
+            head = {c: data[c].take(rows).reset_index(drop=True) for c in groups}
+            head.update({"window": index, "t_start_s": ws})
+            frames.append(pd.DataFrame({**head, **{n: feats[n].astype(float) for n in FEATURE_NAMES}}))
     if not frames:
         empty = {c: pd.Series(dtype=data[c].dtype) for c in groups}
         empty.update({"window": pd.Series(dtype=int), "t_start_s": pd.Series(dtype=float)})
         return pd.DataFrame({**empty, **{n: pd.Series(dtype=float) for n in FEATURE_NAMES}})
-    out = pd.concat(frames, ignore_index=True)
-    for c in groups:  # restore the input dtype of grouping columns (object arrays lose it)
-        out[c] = out[c].astype(data[c].dtype)
-    return out
+    return frames[0]

@@ -91,14 +91,9 @@ def _loglik(sx: np.ndarray, sy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, n:
     return -n * np.log(2 * math.pi * sd_x * sd_y)[None] - qx - qy
 
 
-def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.random.Generator,
-                   form: str = "published", eps0: float = 1.0, max_tries: int = 20,
-                   geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
-                   events: EventParams | None = None) -> PDResult:
-    """Raw samples, (k, γ), form and a Generator -> PDResult: fixations re-drawn where they pass the PD test.
-
-    form "published" retries up to max_tries; "randomised" draws once against k − 1 + Lap(1/ε0) and drops
-    failures. Records are compared within the same stimulus (the `stimulus`/`task` column)."""
+def _check_arguments(samples: pd.DataFrame, form: str, k: int, gamma: float, max_tries: int,
+                     rng: np.random.Generator) -> None:
+    """event_synth_pd's arguments -> None, or the error that names the first one out of range."""
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     if int(k) != k or k < 1:
@@ -111,17 +106,34 @@ def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.rando
         raise TypeError("plausible-deniability previews need a numpy.random.Generator")
     if "participant" not in samples.columns:
         raise ValueError("plausible deniability compares identities: the samples need a participant column")
+
+
+def _other_identities(b: np.ndarray, pending: np.ndarray, onehot: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Likelihood buckets (candidates × records of the group), each candidate's own record, records' identities
+    (one-hot) -> per candidate, how many OTHER identities have a record in its own bucket."""
+    self_b = b[np.arange(pending.size), pending]
+    match = (b == self_b[:, None]).astype(float) @ onehot > 0  # (P, identities)
+    match[np.arange(pending.size), own[pending]] = False
+    return match.sum(1)
+
+
+def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.random.Generator,
+                   form: str = "published", eps0: float = 1.0, max_tries: int = 20,
+                   geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
+                   events: EventParams | None = None) -> PDResult:
+    """Raw samples, (k, γ), form and a Generator -> PDResult: fixations re-drawn where they pass the PD test.
+
+    form "published" retries up to max_tries; "randomised" draws once against k − 1 + Lap(1/ε0) and drops
+    failures. Records are compared within the same stimulus (the `stimulus`/`task` column)."""
+    _check_arguments(samples, form, k, gamma, max_tries, rng)
     k = int(k)
     ep = events if events is not None else event_params(samples, geometry, method=method, threshold=threshold)
     fx = ep.fixations.reset_index(drop=True)
     keys = stream_columns(samples)
     sel = selection_column(samples)
     thr_noise = LaplaceMechanism(epsilon=eps0, sensitivity=1.0) if form == "randomised" else None
-    tries = np.zeros(len(fx), np.intp)
-    passed = np.zeros(len(fx), bool)
-    plausible = np.zeros(len(fx), np.intp)
-    out_x = np.full(len(samples), np.nan)
-    out_y = np.full(len(samples), np.nan)
+    tries, plausible, passed = np.zeros(len(fx), np.intp), np.zeros(len(fx), np.intp), np.zeros(len(fx), bool)
+    out_x, out_y = np.full(len(samples), np.nan), np.full(len(samples), np.nan)  # gaze of fixations that passed
     who_codes, who_names = pd.factorize(fx["participant"]) if len(fx) else (np.zeros(0, np.intp), [])
     n_id = len(who_names)
     sel_codes = pd.factorize(fx[sel])[0] if sel is not None and len(fx) else np.zeros(len(fx), np.intp)
@@ -147,11 +159,7 @@ def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.rando
             yy = mu_y[tgt, None] + sd_y[tgt, None] * z[:, :, 1]
             ll = _loglik(yx.sum(1), yy.sum(1), (yx ** 2).sum(1), (yy ** 2).sum(1), n,
                          mu_x[idx], mu_y[idx], sd_x[idx], sd_y[idx])
-            b = bucket(ll, gamma)
-            self_b = b[np.arange(pending.size), pending]
-            match = (b == self_b[:, None]).astype(float) @ onehot > 0  # (P, identities)
-            match[np.arange(pending.size), own[pending]] = False
-            count = match.sum(1)
+            count = _other_identities(bucket(ll, gamma), pending, onehot, own)
             need = k - 1 + (thr_noise.sample(rng, pending.size) if thr_noise is not None else 0.0)
             ok = count >= need
             tries[tgt] += 1
@@ -164,8 +172,6 @@ def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.rando
             pending = pending[~ok]
     published = samples.copy()
     published["x"], published["y"] = out_x, out_y
-    records = fx[[*keys, "index", "start_s", "duration_s", "n"]].copy()
-    records["tries"] = tries
-    records["plausible_identities"] = plausible
-    records["passed"] = passed
+    records = fx[[*keys, "index", "start_s", "duration_s", "n"]].assign(tries=tries, plausible_identities=plausible,
+                                                                         passed=passed)
     return PDResult(published, records, form, k, float(gamma), float(eps0), int(max_tries))

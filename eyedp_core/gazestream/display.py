@@ -1,4 +1,4 @@
-"""The Gaze-samples page's computations on one participant's stream (moved out of the page, issue 7).
+"""The Gaze-samples page's computations on one participant's stream (the page only draws them).
 
 Event detection for the raw-stream view, its summary numbers, the time-slider ranges (safe for any
 stream length, including the degenerate ones a slider cannot show), and the pieces of a scanpath up to a

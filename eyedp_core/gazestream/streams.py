@@ -73,23 +73,13 @@ def _example(t_prev: float, t_now: float, row: object) -> str:
     return f"row {row}: t = {t_now:.4f} s after t = {t_prev:.4f} s"
 
 
-def prepare_streams(frame: pd.DataFrame, *, width_px: float, height_px: float, far: float = 1.0,
-                    min_samples: int = MIN_SAMPLES) -> PreparedStreams:
-    """Raw gaze table (participant?, t_s, x, y, ...) and screen size -> PreparedStreams with notes.
-
-    Raises StreamError when required columns are missing or no participant has a usable stream.
-    """
-    if frame is None or len(frame) == 0:
-        raise StreamError("The gaze table is empty: it needs rows of participant, t_s (seconds), x and y (pixels).")
-    missing = [c for c in ("t_s", "x", "y") if c not in frame.columns]
-    if missing:
-        raise StreamError(f"The gaze table lacks the column(s) {missing}; it has {list(frame.columns)}. "
-                          "Map them on the Your data page (time in s/ms/µs, positions in screen pixels).")
+def _numeric(frame: pd.DataFrame, notes: list[Note]) -> pd.DataFrame:
+    """Raw table -> a copy with a participant column (one "all" if absent) and float t_s, x, y; unreadable values
+    become missing, with a note."""
     df = frame.copy()
     if "participant" not in df.columns:
         df.insert(0, "participant", "all")
     df["participant"] = df["participant"].astype(str)
-    notes: list[Note] = []
     for col in ("t_s", "x", "y"):
         vals = pd.to_numeric(df[col], errors="coerce")
         bad = vals.isna() & df[col].notna()
@@ -100,8 +90,13 @@ def prepare_streams(frame: pd.DataFrame, *, width_px: float, height_px: float, f
                                               "treated as missing."))
         df[col] = vals.astype(float)
     df["_row"] = np.arange(len(df))
-    keys = stream_columns(df)
+    return df
 
+
+def _in_time_order(df: pd.DataFrame, notes: list[Note]) -> pd.DataFrame:
+    """Numeric table -> samples with a timestamp, sorted by time within each stream (`_code`), the first of each
+    repeated time kept; each fix noted."""
+    keys = stream_columns(df)
     no_t = ~np.isfinite(df["t_s"].to_numpy())
     if no_t.any():
         for who, n in df.loc[no_t, "participant"].value_counts().items():
@@ -133,7 +128,11 @@ def prepare_streams(frame: pd.DataFrame, *, width_px: float, height_px: float, f
                               f"{int(mask.sum())} duplicated timestamp(s) (first t = {t[i]:.4f} s at row "
                               f"{df.index[i]}); the first sample of each time was kept."))
         df = df.loc[~dup]
+    return df
 
+
+def _far_off_screen(df: pd.DataFrame, width_px: float, height_px: float, far: float, notes: list[Note]) -> None:
+    """Gaze more than `far` screen sizes off the screen -> missing gaze (in place), with a note per person."""
     x, y = df["x"].to_numpy(), df["y"].to_numpy()
     far_mask = ((x < -far * width_px) | (x > (1 + far) * width_px)
                 | (y < -far * height_px) | (y > (1 + far) * height_px))
@@ -147,6 +146,10 @@ def prepare_streams(frame: pd.DataFrame, *, width_px: float, height_px: float, f
                               "treated as missing gaze. Check the pixel units and the screen size."))
         df.loc[far_mask, ["x", "y"]] = np.nan
 
+
+def _too_short(df: pd.DataFrame, min_samples: int, notes: list[Note]) -> dict[str, str]:
+    """Participant -> why they are left out, for those with fewer than `min_samples` samples with gaze; the
+    others' gaps are noted."""
     valid = np.isfinite(df["x"].to_numpy()) & np.isfinite(df["y"].to_numpy())
     per = pd.DataFrame({"participant": df["participant"].to_numpy(), "valid": valid})
     counts = per.groupby("participant")["valid"].agg(["size", "sum"])
@@ -162,6 +165,25 @@ def prepare_streams(frame: pd.DataFrame, *, width_px: float, height_px: float, f
                                                 "(blinks or tracking loss); kept as gaps."))
     for who, why in excluded.items():
         notes.append(Note("error", who, why))
+    return excluded
+
+
+def prepare_streams(frame: pd.DataFrame, *, width_px: float, height_px: float, far: float = 1.0,
+                    min_samples: int = MIN_SAMPLES) -> PreparedStreams:
+    """Raw gaze table (participant?, t_s, x, y, ...) and screen size -> PreparedStreams with notes.
+
+    Raises StreamError when required columns are missing or no participant has a usable stream.
+    """
+    if frame is None or len(frame) == 0:
+        raise StreamError("The gaze table is empty: it needs rows of participant, t_s (seconds), x and y (pixels).")
+    missing = [c for c in ("t_s", "x", "y") if c not in frame.columns]
+    if missing:
+        raise StreamError(f"The gaze table lacks the column(s) {missing}; it has {list(frame.columns)}. "
+                          "Map them on the Your data page (time in s/ms/µs, positions in screen pixels).")
+    notes: list[Note] = []
+    df = _in_time_order(_numeric(frame, notes), notes)
+    _far_off_screen(df, width_px, height_px, far, notes)
+    excluded = _too_short(df, min_samples, notes)
     df = df[~df["participant"].isin(list(excluded))]
     if df.empty:
         raise StreamError("No participant has a usable gaze stream: "

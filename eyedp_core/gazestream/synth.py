@@ -160,6 +160,35 @@ def _aligned(ep_table: pd.DataFrame, who: list[str], cols: tuple[str, ...], coun
     return out
 
 
+def _published(fm: pd.DataFrame, sm: pd.DataFrame, who: list[str], count: int, k: int,
+               scales: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One stimulus' fixations and saccades of the identities `who`, aligned to `count` fixations -> the released
+    fixation and saccade parameters (E, N, d) (each the mean of a cluster of >= k) and the cluster labels."""
+    f_raw = _aligned(fm, who, FIXATION_PARAMS, count)  # (E, N, 5)
+    f_pub = _cluster_means(f_raw, f_lab := k_same_clusters(f_raw / scales["fixation"], k))
+    if count > 1:
+        s_raw = _aligned(sm, who, SACCADE_PARAMS, count - 1)
+        s_pub = _cluster_means(s_raw, s_lab := k_same_clusters(s_raw / scales["saccade"], k))
+    else:
+        s_raw = np.zeros((0, len(who), 4))
+        s_pub, s_lab = s_raw, np.zeros((0, len(who)), np.intp)
+    return f_pub, f_lab, s_pub, s_lab
+
+
+def _param_table(kind: str, pub: np.ndarray, lab: np.ndarray, cols: tuple[str, ...], who: list[str],
+                 selection: tuple[str, object] | None) -> pd.DataFrame:
+    """Released parameters (E, N, d) of one event kind -> one row per identity and event (with its cluster and,
+    if the samples are split by stimulus or task, that column)."""
+    ee, ii = np.meshgrid(np.arange(pub.shape[0]), np.arange(len(who)), indexing="ij")
+    table = pd.DataFrame({"participant": np.asarray(who, dtype=object)[ii.ravel()], "type": kind,
+                          "index": ee.ravel(), "cluster": lab.ravel()})
+    for d, col in enumerate(cols):
+        table[col] = pub[:, :, d].ravel()
+    if selection is not None:
+        table.insert(1, *selection)
+    return table
+
+
 def k_same_synth(samples: pd.DataFrame, k: int, rng: np.random.Generator, *,
                  geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
                  events: EventParams | None = None) -> SynthResult:
@@ -199,14 +228,7 @@ def k_same_synth(samples: pd.DataFrame, k: int, rng: np.random.Generator, *,
         if dropped:
             notes.append(f"{label}: events aligned by their order, cut to the common {count} fixations and "
                          f"{count - 1} saccades per identity; {dropped} later events dropped.")
-        f_raw = _aligned(fm, who, FIXATION_PARAMS, count)  # (E, N, 5)
-        f_pub = _cluster_means(f_raw, f_lab := k_same_clusters(f_raw / scales["fixation"], k))
-        if count > 1:
-            s_raw = _aligned(sm, who, SACCADE_PARAMS, count - 1)
-            s_pub = _cluster_means(s_raw, s_lab := k_same_clusters(s_raw / scales["saccade"], k))
-        else:
-            s_raw = np.zeros((0, len(who), 4))
-            s_pub, s_lab = s_raw, np.zeros((0, len(who)), np.intp)
+        f_pub, f_lab, s_pub, s_lab = _published(fm, sm, who, count, k, scales)
         t_first = smp.groupby("participant")["t_s"].min().reindex(who).to_numpy()
         dts = smp.groupby("participant")["t_s"].apply(lambda s: float(np.median(np.diff(s.to_numpy()))))
         rate = 1.0 / dts.reindex(who).to_numpy()
@@ -218,16 +240,8 @@ def k_same_synth(samples: pd.DataFrame, k: int, rng: np.random.Generator, *,
             frame.insert(1, sel, m)
         parts.append(frame)
         for kind, pub, lab, cols in (("fixation", f_pub, f_lab, FIXATION_PARAMS), ("saccade", s_pub, s_lab, SACCADE_PARAMS)):
-            if pub.shape[0] == 0:
-                continue
-            ee, ii = np.meshgrid(np.arange(pub.shape[0]), np.arange(len(who)), indexing="ij")
-            table = pd.DataFrame({"participant": np.asarray(who, dtype=object)[ii.ravel()], "type": kind,
-                                  "index": ee.ravel(), "cluster": lab.ravel()})
-            for d, col in enumerate(cols):
-                table[col] = pub[:, :, d].ravel()
-            if sel is not None:
-                table.insert(1, sel, m)
-            params.append(table)
+            if pub.shape[0] > 0:
+                params.append(_param_table(kind, pub, lab, cols, who, None if sel is None else (sel, m)))
     if not parts:
         raise ValueError("k-same-synth found no stimulus with at least k identities that have fixations and "
                          f"saccades (k = {k}). " + " ".join(notes))

@@ -32,9 +32,16 @@ __all__ = [
     "maps_sensitivity",
     "noisy_preview",
     "stimulus_names",
+    "TooFewObservers",
 ]
 
 DELTA_RULES = ("n^-1.5", "fixed")
+
+
+
+class TooFewObservers(DataError):
+    """The data are fine but hold fewer than the 2 observers a private mean map needs (a property of the data,
+    not a mistake in it: pages say it as information)."""
 
 
 def stimulus_names(name: str) -> set[str]:
@@ -76,7 +83,7 @@ def fixations_for_stimulus(fixations: pd.DataFrame | None, table_name: str, stim
     if fitted:
         how += "; " + fitted[0].lower() + fitted[1:].rstrip(".")
     if sub["observer"].nunique() < 2:
-        raise DataError(f"only {sub['observer'].nunique()} observer looked at '{stimulus}'; a private "
+        raise TooFewObservers(f"only {sub['observer'].nunique()} observer looked at '{stimulus}'; a private "
                         f"heatmap of the mean map needs at least 2 observers (n is public).{origin}", file=table_name)
     return sub, how
 

@@ -86,90 +86,103 @@ def _eyes(words: list[str]) -> str:
     return "LR" if both else "L" if "LEFT" in upper else "R"
 
 
-def parse_asc(text: str, filename: str, participant: str | None = None, eye: str = "mean") -> AscRecording:
-    """ASC text -> AscRecording; DataError when it holds no gaze samples or only HREF/RAW ones."""
-    if eye not in ("mean", "left", "right"):
-        raise ValueError(f"eye must be 'mean', 'left' or 'right', got {eye!r}")
-    who = participant or (PurePath(str(filename or "recording")).name.split(".")[0] or "recording")
-    lines = _LINE_SPLIT.split(text)
-    sample_lines: list[str] = []
-    sample_rows: list[int] = []
-    sample_trial: list[int] = []
-    sample_layout: list[int] = []
-    trials: list[tuple[str, str | None]] = [("", None)]  # (trial id, image) per trial; 0 = before any trial
-    layouts: list[str] = ["R"]
-    events: list[tuple[str, str, float, float, float, float, float, int]] = []
-    info: dict[str, Any] = {"rate_hz": None, "display_px": None, "eyes": None, "sample_type": "GAZE"}
-    trial = 0
-    layout = 0
-    unreadable = 0
-    for number, line in enumerate(lines, start=1):
+@dataclass
+class _Scan:
+    """What one pass over the lines of an ASC file collects (sample lines are kept as text for one bulk parse)."""
+
+    sample_lines: list[str] = field(default_factory=list)
+    sample_rows: list[int] = field(default_factory=list)  # 1-based line number of each sample line
+    sample_trial: list[int] = field(default_factory=list)
+    sample_layout: list[int] = field(default_factory=list)
+    trials: list[tuple[str, str | None]] = field(default_factory=lambda: [("", None)])  # (id, image); 0 = before any
+    layouts: list[str] = field(default_factory=lambda: ["R"])
+    events: list[tuple[str, str, float, float, float, float, float, int]] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=lambda: {"rate_hz": None, "display_px": None, "eyes": None,
+                                                          "sample_type": "GAZE"})
+    trial: int = 0
+    layout: int = 0
+    unreadable: int = 0
+
+    def message(self, words: list[str]) -> None:
+        """A MSG line: trial start, the trial's image, or the display size."""
+        msg = words[2:]
+        # An optional numeric offset may precede the text.
+        if msg and re.fullmatch(r"-?\d+", msg[0]) and len(msg) > 1 and not msg[1][:1].isdigit():
+            msg = msg[1:]
+        if "TRIALID" in msg:
+            k = msg.index("TRIALID")
+            self.trials.append((" ".join(msg[k + 1:k + 2]) or str(len(self.trials)), None))
+            self.trial = len(self.trials) - 1
+        elif len(msg) >= 3 and msg[0] == "!V" and msg[1] == "IMGLOAD":
+            path = next((m for m in msg[3:] if re.search(r"\.\w{2,4}$", m)), msg[-1])
+            image = PurePath(path.replace("\\", "/")).name
+            if self.trial == 0:
+                self.trials.append((str(len(self.trials)), image))
+                self.trial = len(self.trials) - 1
+            else:
+                self.trials[self.trial] = (self.trials[self.trial][0], image)
+        elif msg and msg[0] in ("DISPLAY_COORDS", "GAZE_COORDS") and self.info["display_px"] is None:
+            self.info["display_px"] = _display_size(msg[1:5])
+
+    def event(self, key: str, words: list[str]) -> None:
+        """An EFIX / ESACC / EBLINK line (one with an unreadable time is counted, not kept)."""
+        st, et = _float(words[2]), _float(words[3])
+        x = y = float("nan")
+        if key == "EFIX" and len(words) >= 7:
+            x, y = _float(words[5]), _float(words[6])
+        elif key == "ESACC" and len(words) >= 9:
+            x, y = _float(words[7]), _float(words[8])  # where the saccade landed
+        if np.isfinite(st) and np.isfinite(et):
+            self.events.append((_EVENT_KINDS[key], words[1].upper()[:1], st, et, _float(words[4]), x, y,
+                                self.trial))
+        else:
+            self.unreadable += 1
+
+    def block_start(self, key: str, words: list[str]) -> None:
+        """A SAMPLES or START line: the eyes of the following samples, and (SAMPLES) their type and rate."""
+        if key == "SAMPLES":
+            upper = [w.upper() for w in words]
+            if "HREF" in upper or "RAW" in upper:
+                self.info["sample_type"] = "HREF" if "HREF" in upper else "RAW"
+            if "RATE" in upper:
+                k = upper.index("RATE")
+                rate = _float(words[k + 1]) if k + 1 < len(words) else float("nan")
+                self.info["rate_hz"] = rate if np.isfinite(rate) and rate > 0 else self.info["rate_hz"]
+        eyes = _eyes(words)
+        if eyes not in self.layouts:
+            self.layouts.append(eyes)
+        self.layout = self.layouts.index(eyes)
+        self.info["eyes"] = eyes if self.info["eyes"] in (None, eyes) else "LR"
+
+
+def _scan(text: str) -> _Scan:
+    """ASC text -> its sample lines (with line number, trial and eye layout), trials, events and header facts."""
+    scan = _Scan()
+    for number, line in enumerate(_LINE_SPLIT.split(text), start=1):
         if not line:
             continue
         c = line[0]
         if "0" <= c <= "9":
-            sample_lines.append(line)
-            sample_rows.append(number)
-            sample_trial.append(trial)
-            sample_layout.append(layout)
+            scan.sample_lines.append(line)
+            scan.sample_rows.append(number)
+            scan.sample_trial.append(scan.trial)
+            scan.sample_layout.append(scan.layout)
             continue
         words = line.split()
         if not words:
             continue
         key = words[0]
         if key == "MSG":
-            msg = words[2:]
-            # An optional numeric offset may precede the text.
-            if msg and re.fullmatch(r"-?\d+", msg[0]) and len(msg) > 1 and not msg[1][:1].isdigit():
-                msg = msg[1:]
-            if "TRIALID" in msg:
-                k = msg.index("TRIALID")
-                trials.append((" ".join(msg[k + 1:k + 2]) or str(len(trials)), None))
-                trial = len(trials) - 1
-            elif len(msg) >= 3 and msg[0] == "!V" and msg[1] == "IMGLOAD":
-                path = next((m for m in msg[3:] if re.search(r"\.\w{2,4}$", m)), msg[-1])
-                image = PurePath(path.replace("\\", "/")).name
-                if trial == 0:
-                    trials.append((str(len(trials)), image))
-                    trial = len(trials) - 1
-                else:
-                    trials[trial] = (trials[trial][0], image)
-            elif msg and msg[0] in ("DISPLAY_COORDS", "GAZE_COORDS") and info["display_px"] is None:
-                info["display_px"] = _display_size(msg[1:5])
+            scan.message(words)
         elif key in _EVENT_KINDS and len(words) >= 5:
-            st, et = _float(words[2]), _float(words[3])
-            x = y = float("nan")
-            if key == "EFIX" and len(words) >= 7:
-                x, y = _float(words[5]), _float(words[6])
-            elif key == "ESACC" and len(words) >= 9:
-                x, y = _float(words[7]), _float(words[8])  # where the saccade landed
-            if np.isfinite(st) and np.isfinite(et):
-                events.append((_EVENT_KINDS[key], words[1].upper()[:1], st, et, _float(words[4]), x, y,
-                               trial))
-            else:
-                unreadable += 1
+            scan.event(key, words)
         elif key in ("SAMPLES", "START"):
-            if key == "SAMPLES":
-                upper = [w.upper() for w in words]
-                if "HREF" in upper or "RAW" in upper:
-                    info["sample_type"] = "HREF" if "HREF" in upper else "RAW"
-                if "RATE" in upper:
-                    k = upper.index("RATE")
-                    rate = _float(words[k + 1]) if k + 1 < len(words) else float("nan")
-                    info["rate_hz"] = rate if np.isfinite(rate) and rate > 0 else info["rate_hz"]
-            eyes = _eyes(words)
-            if eyes not in layouts:
-                layouts.append(eyes)
-            layout = layouts.index(eyes)
-            info["eyes"] = eyes if info["eyes"] in (None, eyes) else "LR"
-    if info["sample_type"] != "GAZE":
-        raise DataError(f"this ASC file holds {info['sample_type']} samples; only GAZE samples (screen "
-                        "pixels) can be read. Convert the EDF again with edf2asc's default (gaze) output.",
-                        file=filename, expected="GAZE samples")
-    if not sample_lines:
-        raise DataError("this EyeLink ASC file holds no sample lines (was it converted with events only, "
-                        "edf2asc -e?). Convert it again with samples.", file=filename,
-                        expected="sample lines 'time x y pupil'")
+            scan.block_start(key, words)
+    return scan
+
+
+def _sample_matrix(sample_lines: list[str]) -> np.ndarray:
+    """Sample lines -> (lines, 7) floats: time and two eyes of x, y, pupil (NaN where unreadable or absent)."""
     try:
         with warnings.catch_warnings():
             # Flags and velocity fields beyond the seventh are dropped on purpose.
@@ -185,10 +198,11 @@ def parse_asc(text: str, filename: str, participant: str | None = None, eye: str
         rows = [(ln.split() + [""] * _SAMPLE_FIELDS)[:_SAMPLE_FIELDS] for ln in sample_lines]
         raw = pd.DataFrame(rows, columns=list(range(_SAMPLE_FIELDS)))
     num = raw.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    num = np.array(num, copy=True)
-    del raw
-    t_ms = num[:, 0]
-    layout_names = np.asarray(layouts, dtype=object)[np.asarray(sample_layout, dtype=np.int64)]
+    return np.array(num, copy=True)
+
+
+def _gaze(num: np.ndarray, layout_names: np.ndarray, eye: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample matrix, eye layout per sample ('L', 'R', 'LR'), eye choice -> x, y, pupil per sample."""
     binocular = layout_names == "LR"
     left_only = layout_names == "L"
     # Monocular: fields 1-3 are the one eye. Binocular: 1-3 left, 4-6 right.
@@ -204,33 +218,52 @@ def parse_asc(text: str, filename: str, participant: str | None = None, eye: str
     # In monocular blocks the single eye sits in the 'left' slots whichever eye it was.
     if eye == "right":
         use_l = ~binocular & ~left_only
-        x = np.where(binocular, xr, np.where(use_l, xl, np.nan))
-        y = np.where(binocular, yr, np.where(use_l, yl, np.nan))
-        pupil = np.where(binocular, pr, np.where(use_l, pl, np.nan))
-    elif eye == "left":
+        return (np.where(binocular, xr, np.where(use_l, xl, np.nan)),
+                np.where(binocular, yr, np.where(use_l, yl, np.nan)),
+                np.where(binocular, pr, np.where(use_l, pl, np.nan)))
+    if eye == "left":
         use_l = ~binocular & left_only
-        x = np.where(binocular | use_l, xl, np.nan)
-        y = np.where(binocular | use_l, yl, np.nan)
-        pupil = np.where(binocular | use_l, pl, np.nan)
-    else:
-        with np.errstate(invalid="ignore"):
-            both_x = np.column_stack([xl, xr])
-            both_y = np.column_stack([yl, yr])
-            ok = np.isfinite(both_x) & np.isfinite(both_y)
-            n = ok.sum(axis=1)
-            x = np.divide(np.where(ok, both_x, 0).sum(axis=1), n, out=np.full(len(n), np.nan), where=n > 0)
-            y = np.divide(np.where(ok, both_y, 0).sum(axis=1), n, out=np.full(len(n), np.nan), where=n > 0)
-            pp = np.column_stack([pl, pr])
-            okp = np.isfinite(pp)
-            npp = okp.sum(axis=1)
-            pupil = np.divide(np.where(okp, pp, 0).sum(axis=1), npp, out=np.full(len(npp), np.nan),
-                              where=npp > 0)
+        return (np.where(binocular | use_l, xl, np.nan), np.where(binocular | use_l, yl, np.nan),
+                np.where(binocular | use_l, pl, np.nan))
+    with np.errstate(invalid="ignore"):
+        both_x = np.column_stack([xl, xr])
+        both_y = np.column_stack([yl, yr])
+        ok = np.isfinite(both_x) & np.isfinite(both_y)
+        n = ok.sum(axis=1)
+        x = np.divide(np.where(ok, both_x, 0).sum(axis=1), n, out=np.full(len(n), np.nan), where=n > 0)
+        y = np.divide(np.where(ok, both_y, 0).sum(axis=1), n, out=np.full(len(n), np.nan), where=n > 0)
+        pp = np.column_stack([pl, pr])
+        okp = np.isfinite(pp)
+        npp = okp.sum(axis=1)
+        pupil = np.divide(np.where(okp, pp, 0).sum(axis=1), npp, out=np.full(len(npp), np.nan), where=npp > 0)
+    return x, y, pupil
+
+
+def parse_asc(text: str, filename: str, participant: str | None = None, eye: str = "mean") -> AscRecording:
+    """ASC text -> AscRecording; DataError when it holds no gaze samples or only HREF/RAW ones."""
+    if eye not in ("mean", "left", "right"):
+        raise ValueError(f"eye must be 'mean', 'left' or 'right', got {eye!r}")
+    who = participant or (PurePath(str(filename or "recording")).name.split(".")[0] or "recording")
+    scan = _scan(text)
+    info, trials, sample_lines = scan.info, scan.trials, scan.sample_lines
+    if info["sample_type"] != "GAZE":
+        raise DataError(f"this ASC file holds {info['sample_type']} samples; only GAZE samples (screen "
+                        "pixels) can be read. Convert the EDF again with edf2asc's default (gaze) output.",
+                        file=filename, expected="GAZE samples")
+    if not sample_lines:
+        raise DataError("this EyeLink ASC file holds no sample lines (was it converted with events only, "
+                        "edf2asc -e?). Convert it again with samples.", file=filename,
+                        expected="sample lines 'time x y pupil'")
+    num = _sample_matrix(sample_lines)
+    t_ms = num[:, 0]
+    layout_names = np.asarray(scan.layouts, dtype=object)[np.asarray(scan.sample_layout, dtype=np.int64)]
+    x, y, pupil = _gaze(num, layout_names, eye)
     bad_time = ~np.isfinite(t_ms)
     counts = {"sample_lines": len(sample_lines), "unreadable_sample_lines": int(bad_time.sum()),
-              "unreadable_event_lines": unreadable}
-    trial_arr = np.asarray(sample_trial)
+              "unreadable_event_lines": scan.unreadable}
+    trial_arr = np.asarray(scan.sample_trial)
     keep = ~bad_time
-    rows = np.asarray(sample_rows)[keep]
+    rows = np.asarray(scan.sample_rows)[keep]
     trial_kept = trial_arr[keep]
     trial_ids = np.array([t[0] for t in trials], dtype=object)
     images = np.array([t[1] for t in trials], dtype=object)
@@ -242,8 +275,8 @@ def parse_asc(text: str, filename: str, participant: str | None = None, eye: str
     if has_trials:
         samples["trial"] = pd.Series(trial_ids[trial_kept], dtype="str").to_numpy()
         samples["stimulus"] = pd.Series(stim, dtype="str").to_numpy()
-    ev = pd.DataFrame(events, columns=["type", "eye", "t_start_ms", "t_end_ms", "duration_ms", "x", "y",
-                                       "trial"])
+    ev = pd.DataFrame(scan.events, columns=["type", "eye", "t_start_ms", "t_end_ms", "duration_ms", "x", "y",
+                                            "trial"])
     samples["event"] = _label_samples(samples["t_s"].to_numpy() * 1000.0, ev, eye, info["eyes"])
     samples.index = pd.Index(rows, name="row")
     if samples.empty:

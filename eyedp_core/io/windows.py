@@ -82,6 +82,8 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | None, window_s
         raise DataError(step.message(
             f"no recording is as long as one window of {settings.window_s:g} s (the longest lasts {span:.3g} s). "
             "Choose a shorter window."), file=source, expected=f"recordings of at least {settings.window_s:g} s")
+    n_all = t.groupby(["participant", *splits], sort=False).ngroups
+    n_made = out.groupby(["participant", *splits], sort=False).ngroups
     if "recording" not in splits:
         keys = [c for c in splits if c not in ("task", "session")]
         out["recording"] = (out[keys].astype(str).agg(" / ".join, axis=1) if keys else name)
@@ -91,7 +93,9 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | None, window_s
     out = out[[*lead, *[c for c in out.columns if c not in lead]]]
     if participants is not None:
         out = add_participants(out, participants, source)
+    # Recordings shorter than one window give no rows: counted, so the page can say what was left out.
     out.attrs.update({"window_s": settings.window_s, "step_s": settings.step(), "source": name,
+                      "recordings_too_short": n_all - n_made,
                       "made_by": step.prefix() + f": windows of {settings.window_s:g} s every {settings.step():g} s "
                                                  f"from the {kind}"})
     return out

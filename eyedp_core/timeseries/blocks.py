@@ -1,5 +1,5 @@
 """Row blocks: the time-series mechanisms and sweeps walk over participants × features in blocks so that
-their working memory stays a small multiple of one block, not of the whole input (issue 12).
+their working memory stays a small multiple of one block, not of the whole input.
 
 Why two sizes. Noise is drawn in fixed *granules* (`noise_rows(T)` series at a time, or one recording in
 the sweeps), always in the same order; a memory block is a whole number of granules. So the block size

@@ -160,6 +160,49 @@ def lpa_calibration(
     return mark_sensitivity(cal, sensitivity_type)
 
 
+def _public_l2(n: int, r: float, difference: bool, increment_bound: float | None) -> tuple[float, str]:
+    """Chunk length n and public range R (DCFPA: of the differences, with its bound B) -> Δ2 and its TeX."""
+    if difference:
+        sensitivity = float(diff_l2_public(n, r, increment_bound))
+        if increment_bound is None:
+            d_tex = rf"\Delta_2(d) = \sqrt{{4n-3}}\,R = \sqrt{{{4 * n - 3}}}\cdot {tex_number(r)}"
+        else:
+            d_tex = (
+                rf"\Delta_2(d) = \sqrt{{R^2 + 4(n-1)B^2}} = \sqrt{{{tex_number(r)}^2 + 4\cdot{n - 1}"
+                rf"\cdot {tex_number(min(float(increment_bound), r))}^2}}"
+            )
+    else:
+        sensitivity = float(l2_public(n, r))
+        d_tex = rf"\Delta_2 = \sqrt{{n}}\,R = \sqrt{{{n}}}\cdot {tex_number(r)}"
+    return sensitivity, d_tex + rf" = {tex_number(sensitivity)};\ "
+
+
+def _dcfpa_kept_bound(n: int, k: int, norm: Norm, l2: float, r: float,
+                      increment_bound: float | None) -> tuple[float, str] | None:
+    """DCFPA under public bounds: the direct L1 bound on the kept parameters and its TeX, when it is smaller than
+    the generic c·√(kn)·Δ2(d) (at k = 1 only Σd = x_n is kept, which moves by R; §4), else None."""
+    c = float(norm_factor(n, norm))
+    generic = c * math.sqrt(k * n) * l2
+    direct = c * dcfpa_kept_l1(n, min(k, n // 2 + 1), r, increment_bound)
+    if direct >= generic:
+        return None
+    return direct, (rf"c\sqrt{{k n}}\,\Delta_2(d) = {tex_number(generic)},\ \Delta_1^{{\text{{kept}}}} = "
+                    rf"{tex_number(direct)}\ (\text{{smaller}});\ ")
+
+
+def _plugged_lambda(d_tex: str, generic: bool, n: int, k: int, norm: Norm, sensitivity: float, epsilon: float,
+                    lam: float) -> str:
+    """The λ formula with the numbers in (generic √(kn)-form, or DCFPA's smaller kept L1 bound)."""
+    if generic:
+        root = {"backward": f"{k}\\cdot {n}", "ortho": f"{k}", "forward": f"{k}/{n}"}[norm]
+        return (
+            d_tex
+            + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
+            + rf" = {tex_number(lam)}"
+        )
+    return d_tex + rf"\lambda = {tex_number(sensitivity)} / {tex_number(epsilon)} = {tex_number(lam)}"
+
+
 def fpa_calibration(
     n: int,
     k: int,
@@ -181,47 +224,21 @@ def fpa_calibration(
     if sensitivity is None:
         if value_range is None:
             raise ValueError("give the L2 sensitivity or the public range R")
-        r = float(value_range)
-        if difference:
-            sensitivity = float(diff_l2_public(n, r, increment_bound))
-            if increment_bound is None:
-                d_tex = rf"\Delta_2(d) = \sqrt{{4n-3}}\,R = \sqrt{{{4 * n - 3}}}\cdot {tex_number(r)}"
-            else:
-                d_tex = (
-                    rf"\Delta_2(d) = \sqrt{{R^2 + 4(n-1)B^2}} = \sqrt{{{tex_number(r)}^2 + 4\cdot{n - 1}"
-                    rf"\cdot {tex_number(min(float(increment_bound), r))}^2}}"
-                )
-        else:
-            sensitivity = float(l2_public(n, r))
-            d_tex = rf"\Delta_2 = \sqrt{{n}}\,R = \sqrt{{{n}}}\cdot {tex_number(r)}"
-        d_tex += rf" = {tex_number(sensitivity)};\ "
+        sensitivity, d_tex = _public_l2(n, float(value_range), difference, increment_bound)
     else:
         d_tex = ""
     lam = float(fpa_scale(n, k, sensitivity, epsilon, norm))
     formula = _LAMBDA_TEX[norm]
     if difference and d_tex:
-        # Public bounds: the kept parameters may move far less than the generic √(kn)·Δ2(d) (at k = 1 only
-        # Σd = x_n is kept, which moves by R): use the smaller of the two L1 bounds (§4).
-        c = float(norm_factor(n, norm))
-        generic = c * math.sqrt(k * n) * float(sensitivity)
-        direct = c * dcfpa_kept_l1(n, min(k, n // 2 + 1), float(value_range), increment_bound)
-        if direct < generic:
-            lam = direct / float(epsilon)
-            sensitivity = direct
+        smaller = _dcfpa_kept_bound(n, k, norm, float(sensitivity), float(value_range), increment_bound)
+        if smaller is not None:
+            sensitivity, tex = smaller
+            lam = sensitivity / float(epsilon)
             formula = r"\lambda = \min\!\big(c\sqrt{k\,n}\,\Delta_2(d),\ \Delta_1^{\text{kept}}\big)/\varepsilon"
-            d_tex += (rf"c\sqrt{{k n}}\,\Delta_2(d) = {tex_number(generic)},\ \Delta_1^{{\text{{kept}}}} = "
-                      rf"{tex_number(direct)}\ (\text{{smaller}});\ ")
+            d_tex += tex
     lam_backward = lam / float(norm_factor(n, norm))
     var = float(fpa_noise_variance(n, min(k, n // 2 + 1), lam_backward))
-    root = {"backward": f"{k}\\cdot {n}", "ortho": f"{k}", "forward": f"{k}/{n}"}[norm]
-    if formula is _LAMBDA_TEX[norm]:
-        plugged = (
-            d_tex
-            + rf"\lambda = \sqrt{{{root}}}\cdot {tex_number(sensitivity)} / {tex_number(epsilon)}"
-            + rf" = {tex_number(lam)}"
-        )
-    else:
-        plugged = d_tex + rf"\lambda = {tex_number(sensitivity)} / {tex_number(epsilon)} = {tex_number(lam)}"
+    plugged = _plugged_lambda(d_tex, formula is _LAMBDA_TEX[norm], n, k, norm, sensitivity, epsilon, lam)
     what = "difference signal" if difference else "series"
     note = (
         f"Lap(λ) on Re and Im of the first {k} rfft bins of the {what} (norm='{norm}'); "

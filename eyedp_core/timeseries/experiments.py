@@ -42,7 +42,7 @@ from eyedp_core.timeseries.sensitivity import (
 )
 
 __all__ = ["K_RULES", "SweepData", "SweepResult", "SweepSpec", "feature_sums", "mechanism_errors", "prepare",
-           "sweep_utility", "utility_sweep"]
+           "sweep_utility"]
 
 K_RULES = ("public", "fixed", "oracle")
 
@@ -124,54 +124,63 @@ def estimated_sweep_seconds(shape: tuple[int, ...], labels: Sequence[str], spec:
 # choice of k inside the sweep
 
 
-def _choose_k(
-    rule: str,
-    n: int,
-    n_rec: int,
-    re_sum: np.ndarray | None,
-    d2: np.ndarray,
-    rng_f: np.ndarray,
-    eps: np.ndarray,
-    *,
-    difference: bool,
-    fixed_k: int,
-    signal_fraction: float,
-    decay: float,
-    increment_ratio: np.ndarray | None = None,
-) -> np.ndarray:
-    """Rule, chunk length n, recordings, the oracle's Σ_rec RE (F, C, nb) (None for the other rules), Δ2 (F, C),
-    ranges (F,), ε (E,) in, k (E, F, C)."""
-    nb = n // 2 + 1
-    e_count, (f_count, c_count) = eps.size, d2.shape
-    if rule == "fixed":
-        return np.full((e_count, f_count, c_count), min(int(fixed_k), nb), dtype=int)
-    if rule == "public":
-        out = np.empty((e_count, f_count, c_count), dtype=int)
-        rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R (and DCFPA's B/R) matters
-        beta = np.ones_like(rel) if increment_ratio is None else np.asarray(increment_ratio, dtype=float)
-        for val, b in set(zip(np.round(rel, 12).ravel().tolist(), np.round(beta, 12).ravel().tolist())):
-            mask = np.isclose(rel, val, rtol=0, atol=1e-12) & np.isclose(beta, b, rtol=0, atol=1e-12)
-            kk = public_k(
-                n,
-                epsilon=eps,
-                value_range=1.0,
-                sensitivity=float(val),
-                signal_fraction=signal_fraction,
-                decay=decay,
-                difference=difference,
-                increment_ratio=None if increment_ratio is None else float(b),
-            )
-            out[:, mask] = np.asarray(kk)[:, None]
-        return out
-    if rule != "oracle":
-        raise ValueError(f"k_rule must be one of {K_RULES}, got {rule!r}")
-    # Expected error per (feature, chunk position) from the private data: tuned on private data.
-    h = noise_unit_error(n, difference)  # (nb,)
-    d2k = d2[None, :, :, None] ** 2
-    if increment_ratio is not None:  # DCFPA under public bounds: λ from the smaller L1 bound, per k
-        d2k = d2k * dcfpa_kept_ratio(n, np.arange(1, n // 2 + 2)[None, None, :], increment_ratio[:, :, None])[None] ** 2
+@dataclass(frozen=True)
+class _ChunkNoise:
+    """What sets the noise of one kind of chunk: its length n, Δ2 (F, C), DCFPA's B/R (F, C) under public
+    bounds (else None), and whether the mechanism works on differences (DCFPA)."""
+
+    n: int
+    d2: np.ndarray
+    increment_ratio: np.ndarray | None
+    difference: bool
+
+
+def _public_ks(spec: SweepSpec, c: _ChunkNoise, rng_f: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """The data-free rule: k (E, F, C) from Δ2/R (and DCFPA's B/R) only, computed once per distinct ratio."""
+    d2, increment_ratio = c.d2, c.increment_ratio
+    out = np.empty((eps.size, *d2.shape), dtype=int)
+    rel = d2 / rng_f[:, None]  # the rule is scale-free: only Δ2/R (and DCFPA's B/R) matters
+    beta = np.ones_like(rel) if increment_ratio is None else np.asarray(increment_ratio, dtype=float)
+    for val, b in set(zip(np.round(rel, 12).ravel().tolist(), np.round(beta, 12).ravel().tolist())):
+        mask = np.isclose(rel, val, rtol=0, atol=1e-12) & np.isclose(beta, b, rtol=0, atol=1e-12)
+        kk = public_k(
+            c.n,
+            epsilon=eps,
+            value_range=1.0,
+            sensitivity=float(val),
+            signal_fraction=spec.signal_fraction,
+            decay=spec.decay,
+            difference=c.difference,
+            increment_ratio=None if increment_ratio is None else float(b),
+        )
+        out[:, mask] = np.asarray(kk)[:, None]
+    return out
+
+
+def _oracle_ks(c: _ChunkNoise, n_rec: int, re_sum: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """The minimum of the expected error per (feature, chunk position), read off the private data: k (E, F, C)."""
+    n = c.n
+    h = noise_unit_error(n, c.difference)  # (nb,)
+    d2k = c.d2[None, :, :, None] ** 2
+    if c.increment_ratio is not None:  # DCFPA under public bounds: λ from the smaller L1 bound, per k
+        d2k = d2k * dcfpa_kept_ratio(n, np.arange(1, n // 2 + 2)[None, None, :],
+                                     c.increment_ratio[:, :, None])[None] ** 2
     cost = re_sum[None] + n_rec * h * d2k / (eps[:, None, None, None] ** 2)
     return np.argmin(cost, axis=-1) + 1
+
+
+def _choose_k(spec: SweepSpec, c: _ChunkNoise, n_rec: int, re_sum: np.ndarray | None, rng_f: np.ndarray,
+              eps: np.ndarray) -> np.ndarray:
+    """The spec's k rule, one kind of chunk, recordings, the oracle's Σ_rec RE (F, C, nb) (None for the other
+    rules), ranges (F,), ε (E,) in, k (E, F, C)."""
+    rule = spec.k_rule
+    if rule == "fixed":
+        return np.full((eps.size, *c.d2.shape), min(int(spec.k), c.n // 2 + 1), dtype=int)
+    if rule == "public":
+        return _public_ks(spec, c, rng_f, eps)
+    if rule != "oracle":
+        raise ValueError(f"k_rule must be one of {K_RULES}, got {rule!r}")
+    return _oracle_ks(c, n_rec, re_sum, eps)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,9 +307,8 @@ def _fft_parts(data: SweepData, mech: Mech, chunk: int, eps_inv: np.ndarray, spe
         if difference and spec.sensitivity != "data-derived":
             beta = np.ones((n_feat, pos.size)) if b_f is None else np.broadcast_to(
                 np.minimum(b_f / rng_f, 1.0)[:, None], (n_feat, pos.size))
-        kk = _choose_k(spec.k_rule, n, n_rec, None if re_sum is None else re_sum[i], d2, rng_f, eps_inv,
-                       difference=difference, fixed_k=spec.k, signal_fraction=spec.signal_fraction,
-                       decay=spec.decay, increment_ratio=beta)
+        kk = _choose_k(spec, _ChunkNoise(n, d2, beta, difference), n_rec, None if re_sum is None else re_sum[i],
+                       rng_f, eps_inv)
         parts.append(_Part(i, n, d2, kk, beta))
     return parts
 
@@ -462,37 +470,6 @@ def sweep_utility(
         if progress is not None:
             progress((m_i + 1) / len(labels))
     return SweepResult(pd.DataFrame(rows), pd.concat(per_feature, ignore_index=True))
-
-
-def utility_sweep(
-    x: np.ndarray,
-    bounds: tuple,
-    *,
-    epsilons: Sequence[float],
-    rng: np.random.Generator,
-    mechanisms: Sequence[str] = SWEEP_LABELS,
-    modes: Sequence[str] = ("paper", "participant"),
-    runs: int = 20,
-    n_recordings: int = 1,
-    k_rule: str = "public",
-    k: int = 4,
-    sensitivity: str = "public",
-    nmse_kind: str = "var",
-    increment_bound: float | np.ndarray | None = None,
-    signal_fraction: float = 0.1,
-    decay: float = 2.0,
-    band: tuple[float, float] = (0.1, 0.9),
-    features: Sequence[str] | None = None,
-    progress: Callable[[float], None] | None = None,
-) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-    """The earlier one-call form, kept for its callers: the table, or (table, per-feature table) when
-    `features` is given. New code calls `sweep_utility` with a `SweepSpec` (one return type)."""
-    spec = SweepSpec(epsilons=tuple(epsilons), modes=tuple(modes), runs=runs, n_recordings=n_recordings,
-                     k_rule=k_rule, k=k, sensitivity=sensitivity, nmse_kind=nmse_kind,
-                     increment_bound=increment_bound, signal_fraction=signal_fraction, decay=decay, band=band)
-    result = sweep_utility(x, bounds, spec, rng=rng, mechanisms=mechanisms, features=features,
-                           progress=progress)
-    return (result.table, result.per_feature) if features is not None else result.table
 
 
 def crossing_sentences(table: pd.DataFrame, mode: str, target_db: float = 0.0) -> list[str]:

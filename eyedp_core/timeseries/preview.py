@@ -22,7 +22,7 @@ from eyedp_core.timeseries.private import PrivateSeries
 from eyedp_core.timeseries.sensitivity import (chunk_differences, empirical_chunk_sensitivity,
                                                empirical_sensitivity)
 
-__all__ = ["Preview", "PreviewRun", "data_derived_sensitivity", "preview_of", "representative", "run_all",
+__all__ = ["Preview", "PreviewRun", "PreviewSetting", "data_derived_sensitivity", "preview_of", "representative", "run_all",
            "run_preview", "sensitivity_for_run"]
 
 
@@ -106,31 +106,34 @@ class PreviewRun:
     seconds: float
 
 
-def run_all(
-    x: np.ndarray,
-    mech: Mech,
-    *,
-    chunk: int | None,
-    epsilon: float,
-    k: int,
-    bounds: tuple[np.ndarray, np.ndarray],
-    rng: np.random.Generator,
-    nmse_kind: str,
-    sensitivity: np.ndarray | None = None,
-    sensitivity_type: str = "public",
-) -> PreviewRun:
-    """Series (recordings, F, T), mechanism, per-invocation ε, k, public bounds per feature, rng in, one run over
-    all recordings and features with its NMSE and calibrations out (no feature picked yet)."""
+@dataclass(frozen=True, kw_only=True)
+class PreviewSetting:
+    """One mechanism setting of a preview run: mechanism, chunk, ε per invocation, k, the NMSE normaliser and
+    whether the sensitivity is public or data-derived (the calibrations are marked so)."""
+
+    mech: Mech
+    chunk: int | None
+    epsilon: float  # per invocation
+    k: int
+    nmse_kind: str  # "var" | "range"
+    sensitivity_type: str = "public"
+
+
+def run_all(x: np.ndarray, setting: PreviewSetting, *, bounds: tuple[np.ndarray, np.ndarray],
+            rng: np.random.Generator, sensitivity: np.ndarray | None = None) -> PreviewRun:
+    """Series (recordings, F, T), setting, public bounds per feature, rng (and data-derived sensitivities) in,
+    one run over all recordings and features with its NMSE and calibrations out (no feature picked yet)."""
     t0 = time.perf_counter()
+    s = setting
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
-    private = run(x, mech, epsilon=epsilon, rng=rng, bounds=(lo, hi), k=k,
-                  chunk=chunk, sensitivity=sensitivity_for_run(mech, sensitivity),
-                  sensitivity_type=sensitivity_type)
-    nmse_all, paper_all = _nmse_blocks(x, private.values, (lo, hi), nmse_kind)
+    private = run(x, s.mech, epsilon=s.epsilon, rng=rng, bounds=(lo, hi), k=s.k,
+                  chunk=s.chunk, sensitivity=sensitivity_for_run(s.mech, sensitivity),
+                  sensitivity_type=s.sensitivity_type)
+    nmse_all, paper_all = _nmse_blocks(x, private.values, (lo, hi), s.nmse_kind)
     with np.errstate(all="ignore"):
         paper_med = np.nanmedian(np.where(np.isfinite(paper_all), paper_all, np.nan), axis=0)
     scale, sens = _per_feature(private, x.shape[1])
-    return PreviewRun(mech=mech, chunk=chunk, private=private, nmse_all=nmse_all, nmse_paper_feature=paper_med,
+    return PreviewRun(mech=s.mech, chunk=s.chunk, private=private, nmse_all=nmse_all, nmse_paper_feature=paper_med,
                       feature_scale=scale, feature_sensitivity=sens, seconds=time.perf_counter() - t0)
 
 
@@ -146,22 +149,8 @@ def preview_of(r: PreviewRun, feature: int) -> Preview:
                    feature_sensitivity=r.feature_sensitivity, seconds=r.seconds)
 
 
-def run_preview(
-    x: np.ndarray,
-    mech: Mech,
-    *,
-    chunk: int | None,
-    epsilon: float,
-    k: int,
-    bounds: tuple[np.ndarray, np.ndarray],
-    rng: np.random.Generator,
-    feature: int,
-    nmse_kind: str,
-    sensitivity: np.ndarray | None = None,
-    sensitivity_type: str = "public",
-) -> Preview:
-    """Series (recordings, F, T), mechanism, per-invocation ε, k, public bounds per feature, rng, shown
-    feature in, one run over all recordings and features with the calibrations it drew with out."""
-    return preview_of(run_all(x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=bounds, rng=rng,
-                              nmse_kind=nmse_kind, sensitivity=sensitivity, sensitivity_type=sensitivity_type),
-                      feature)
+def run_preview(x: np.ndarray, setting: PreviewSetting, *, bounds: tuple[np.ndarray, np.ndarray],
+                rng: np.random.Generator, feature: int, sensitivity: np.ndarray | None = None) -> Preview:
+    """Series (recordings, F, T), setting, public bounds per feature, rng, shown feature in, one run over all
+    recordings and features with the calibrations it drew with out."""
+    return preview_of(run_all(x, setting, bounds=bounds, rng=rng, sensitivity=sensitivity), feature)

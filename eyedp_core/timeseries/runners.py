@@ -5,7 +5,7 @@ leading index of x, flattened) block by block (`timeseries.blocks`), so the work
 block's clamp, spectrum and noise next to the output, never a full-size temporary. Noise is drawn
 granule by granule in a fixed order, so the numbers do not depend on the block size.
 
-Speed (issue 12): only the k kept rfft bins are noised and handed to irfft (which zero-fills the
+Speed: only the k kept rfft bins are noised and handed to irfft (which zero-fills the
 rest), Re and Im are added in place, and LPA scales and adds its noise in place.
 """
 from __future__ import annotations

@@ -124,7 +124,7 @@ def settled_runs(page, run_log: Path, timeout_ms: float = 60_000) -> list[str]:
 
 
 def figure_drawn(page, timeout_ms: float = 60_000, picture_only: bool = False) -> None:
-    """No exception box, and a figure drawn: a Plotly chart or a figure's picture (issue 12), or with
+    """No exception box, and a figure drawn: a Plotly chart or a figure's picture, or with
     `picture_only` a picture (the Time-series preview, whose Plotly chart is a toggle)."""
     assert page.locator('[data-testid="stException"]').count() == 0
     picture = '[data-testid="stMain"] [data-testid="stImage"] img'

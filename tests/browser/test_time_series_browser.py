@@ -20,7 +20,7 @@ PREVIEW = '[data-testid="stMain"] [data-testid="stImage"] img'
 
 def _preview_state(page) -> tuple[str, str]:
     """The preview's title (bold in the caption under it) and its image's address (both change when it is
-    redrawn; the preview is a PNG, issue 12)."""
+    redrawn; the preview is a PNG)."""
     caption = page.locator('[data-testid="stCaptionContainer"]').filter(has_text="NMSE of this series").first
     title = caption.locator("strong").first.text_content() or ""
     return title, page.locator(PREVIEW).first.get_attribute("src") or ""

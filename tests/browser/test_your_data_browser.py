@@ -1,18 +1,14 @@
-"""Each real recording in ../shared/realdata through the real upload widget, to every page it applies to.
+"""Real files in ../shared/realdata through the real upload widget, to the pages they apply to.
 
-Files are read by path (skipped with a reason when shared/ is absent) and sent from memory; the 266 MB uniss_fgd
-sample export is sent as a 40,000-row gzip slice. Per file, with at most the "Use this data" click:
+Files are read by path (skipped with a reason when shared/ is absent) and sent from memory. Per file, with at most
+the "Use this data" click:
 - osie: fixations (.csv.gz) + one image -> a heatmap on the image; a stimulus without an image -> a blank canvas;
-- uniss_fgd: Tobii samples -> their fixations on Heatmaps (blank canvas, 20 observers) and the stream on Gaze
-  samples; the fixation export -> Heatmaps;
-- lund2013: 500 Hz samples -> Gaze samples, and I-VT fixations detected from them -> Heatmaps;
-- gazebase_sample (degrees, one reader) and saccades_testdata (EyeLink ASC text, headerless CSV; one person
-  each) -> Gaze samples; a heatmap of a mean over observers needs two or more, which these files do not have;
 - sbsat: the trial feature table -> Time series and Attacks (its text labels offered as tasks).
+Every gaze-sample file (and the fixation exports) walks through all views, feature windows included, in
+test_realdata_views_browser.py.
 """
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import pytest
@@ -50,10 +46,6 @@ def _nav(page, title: str, timeout_ms: float = 60_000) -> None:
     """Move within the same session."""
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
     harness.wait_idle(page, timeout_ms)
-
-
-def _chart(page) -> None:
-    harness.figure_drawn(page, 60_000)
 
 
 def _preview(page) -> None:
@@ -115,68 +107,6 @@ def test_osie_stimulus_without_an_image_gets_a_blank_canvas(page, app_url, shots
     _observers(page, 15)
     harness.at_least(page.get_by_text("1001.jpg"), 1, "the stimulus name")
     harness.screenshot(page, str(shots / "heatmaps_osie_blank_1920.png"), width=1920)
-
-
-def _uniss_slice(rows: int = 40_000) -> bytes:
-    """The first rows of the uniss_fgd Tobii export (2 faces x 20 viewers), gzip-compressed in memory."""
-    with gzip.open(REALDATA / "uniss_fgd" / "fgd_samples.csv.gz", "rb") as fh:
-        return gzip.compress(b"".join(fh.readline() for _ in range(rows + 1)))
-
-
-@needs_realdata
-def test_uniss_tobii_samples_reach_heatmaps_and_gaze_samples(page, app_url, shots):
-    """Tobii Studio samples: recognised, their fixations added; Heatmaps draws 20 observers on a blank canvas and
-    Gaze samples draws the stream."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
-    _kind(page, "Raw gaze samples (CSV/TSV)")
-    _send(page, "fgd_samples.csv.gz", _uniss_slice(), "application/gzip")
-    page.get_by_text("Recognised as a Tobii").first.wait_for(timeout=60_000)
-    _use(page, "Use this data", "fgd_samples.csv.gz")
-    _nav(page, "Heatmaps")
-    _heatmap(page)
-    _observers(page, 20)
-    harness.screenshot(page, str(shots / "heatmaps_uniss_samples.png"))
-    _nav(page, "Gaze samples")
-    _chart(page)
-
-
-@needs_realdata
-def test_uniss_fixation_export_reaches_heatmaps(page, app_url):
-    """The uniss_fgd fixation table (119 faces, no images): Heatmaps opens on its first face."""
-    _load(page, app_url, "Fixations (CSV/TSV)", "fgd_fixations.csv.gz",
-          (REALDATA / "uniss_fgd" / "fgd_fixations.csv.gz").read_bytes(), "application/gzip")
-    _nav(page, "Heatmaps")
-    _heatmap(page)
-    _observers(page, 20)
-
-
-@needs_realdata
-def test_lund2013_samples_reach_gaze_samples_and_detected_fixations_reach_heatmaps(page, app_url, shots):
-    """Lund 2013 (500 Hz): the stream on Gaze samples; I-VT fixations, detected on upload, on Heatmaps."""
-    _load(page, app_url, "Raw gaze samples (CSV/TSV)", "lund2013_samples.csv.gz",
-          (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(), "application/gzip")
-    harness.at_least(page.get_by_text("(I-VT step)"), 1, "the detection note naming the step")
-    harness.at_least(page.locator('[data-testid="stSidebar"]').get_by_text("derived from"), 1, "the derived table")
-    harness.screenshot(page, str(shots / "your_data_lund_derived_1920.png"), width=1920)
-    _nav(page, "Heatmaps")
-    _heatmap(page)
-    _observers(page, 6)  # img_Europe, the file's first stimulus: 6 viewers
-    _nav(page, "Gaze samples")
-    _chart(page)
-
-
-@needs_realdata
-@pytest.mark.parametrize("folder, name, mime", [
-    ("gazebase_sample", "S_1001_S1_TEX.csv", "text/csv"),
-    ("saccades_testdata", "example_eyelink_events.txt", "text/plain"),
-    ("saccades_testdata", "example.csv", "text/csv"),
-])
-def test_single_person_recordings_reach_gaze_samples(page, app_url, folder, name, mime):
-    """GazeBase (degrees), the EyeLink ASC text and the headerless CSV: one click to the stream on Gaze samples."""
-    _load(page, app_url, "Raw gaze samples (CSV/TSV)", name, (REALDATA / folder / name).read_bytes(), mime)
-    _nav(page, "Gaze samples")
-    _chart(page)
 
 
 @needs_realdata

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Callable
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from ui import theme
 from ui.picture import font, nice_ticks, rgb, tick_label
@@ -73,6 +74,48 @@ def scanpath_jpeg(original: np.ndarray, protected: np.ndarray, names: tuple[str,
     return buf.getvalue()
 
 
+def _event_bands(width: int, h: int, panels: list[tuple[int, int]], bands: tuple,
+                 px: Callable[[np.ndarray], np.ndarray], x_range: tuple[int, int]) -> np.ndarray:
+    """White canvas -> RGB array with each (events, colour) band filled over every panel (numpy column fills)."""
+    a = np.asarray(Image.new("RGB", (width, h), (255, 255, 255))).copy()
+    for events, color in bands:
+        for (p_top, p_h) in panels:
+            if len(events):
+                cols = np.clip(np.round(px(np.asarray(events, float))).astype(int), *x_range)
+                mask = np.zeros(width + 1, dtype=np.int32)
+                np.add.at(mask, cols[:, 0], 1)
+                np.add.at(mask, cols[:, 1], -1)
+                inside = np.cumsum(mask)[:width] > 0
+                a[p_top:p_top + p_h, inside] = color
+    return a
+
+
+def _draw_panel(d: ImageDraw.ImageDraw, panel: tuple[int, int], lines: list, xs: np.ndarray,
+                x_frame: tuple[int, int], f: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> None:
+    """One panel: y grid with tick labels, its series as lines broken at gaps, and the frame."""
+    p_top, p_h = panel
+    left, pw = x_frame
+    vals = np.concatenate([v[np.isfinite(v)] for v, _ in lines]) if lines else np.zeros(1)
+    lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
+    pad = 0.06 * (hi - lo) or 1.0
+    lo, hi = lo - pad, hi + pad
+
+    def py(v: np.ndarray) -> np.ndarray:
+        return p_top + (hi - np.asarray(v, float)) / (hi - lo) * p_h
+
+    ticks = nice_ticks(lo, hi, 5 if p_h > 150 else 3)
+    step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    for v, yy in zip(ticks.tolist(), py(ticks).tolist()):
+        d.line([left, yy, left + pw, yy], fill=rgb(theme.GRID), width=1)
+        d.text((left - 6, yy), tick_label(v, step), fill=rgb(theme.INK), font=f, anchor="rm")
+    for v, color in lines:
+        pts = np.column_stack([xs, py(v)])
+        for seg in _segments(pts):
+            if len(seg) >= 4:
+                d.line(seg, fill=rgb(color), width=2)
+    d.rectangle([left, p_top, left + pw, p_top + p_h], outline=rgb(theme.MUTED), width=1)
+
+
 def raw_trace_png(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray | None, fixations: np.ndarray,
                   blinks: np.ndarray, width: int = 1100) -> bytes:
     """Samples of a time window (t in s; x, y in px; pupil in mm or None) and events as (start, end) s rows ->
@@ -88,48 +131,21 @@ def raw_trace_png(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray
     def px(v: np.ndarray) -> np.ndarray:
         return left + (np.asarray(v, float) - t0) / (t1 - t0) * pw
 
-    img = Image.new("RGB", (width, h), (255, 255, 255))
-    a = np.asarray(img).copy()
     panels, y0 = [], top
     for hh in heights:
         panels.append((y0, hh))
         y0 += hh + gap
-    for events, color in ((fixations, (226, 238, 246)), (blinks, (246, 222, 204))):  # bands: numpy column fills
-        for (p_top, p_h) in panels:
-            if len(events):
-                cols = np.clip(np.round(px(np.asarray(events, float))).astype(int), left, left + pw)
-                mask = np.zeros(width + 1, dtype=np.int32)
-                np.add.at(mask, cols[:, 0], 1)
-                np.add.at(mask, cols[:, 1], -1)
-                inside = np.cumsum(mask)[:width] > 0
-                a[p_top:p_top + p_h, inside] = color
-    img = Image.fromarray(a)
+    bands = ((fixations, (226, 238, 246)), (blinks, (246, 222, 204)))
+    img = Image.fromarray(_event_bands(width, h, panels, bands, px, (left, left + pw)))
     d = ImageDraw.Draw(img)
     f = font(19)  # shown scaled to the column (~0.7×): about 13 px on screen
     series = [[(x, theme.CATEGORY[0]), (y, theme.CATEGORY[1])]] + ([[(pupil, theme.CATEGORY[2])]] if pupil is not None
                                                                     else [])
     titles = ["x, y (px)", "pupil (mm)"]
     xs = px(t)
-    for (p_top, p_h), lines, title in zip(panels, series, titles):
-        vals = np.concatenate([v[np.isfinite(v)] for v, _ in lines]) if lines else np.zeros(1)
-        lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
-        pad = 0.06 * (hi - lo) or 1.0
-        lo, hi = lo - pad, hi + pad
-
-        def py(v: np.ndarray, p_top: int = p_top, p_h: int = p_h, lo: float = lo, hi: float = hi) -> np.ndarray:
-            return p_top + (hi - np.asarray(v, float)) / (hi - lo) * p_h
-
-        ticks = nice_ticks(lo, hi, 5 if p_h > 150 else 3)
-        step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
-        for v, yy in zip(ticks.tolist(), py(ticks).tolist()):
-            d.line([left, yy, left + pw, yy], fill=rgb(theme.GRID), width=1)
-            d.text((left - 6, yy), tick_label(v, step), fill=rgb(theme.INK), font=f, anchor="rm")
-        for v, color in lines:
-            pts = np.column_stack([xs, py(v)])
-            for seg in _segments(pts):
-                if len(seg) >= 4:
-                    d.line(seg, fill=rgb(color), width=2)
-        d.rectangle([left, p_top, left + pw, p_top + p_h], outline=rgb(theme.MUTED), width=1)
+    for panel, lines, title in zip(panels, series, titles):
+        _draw_panel(d, panel, lines, xs, (left, pw), f)
+        p_top = panel[0]
         d.text((left + 6, p_top + 4), title, fill=rgb(theme.MUTED), font=f, anchor="la")
     last_top, last_h = panels[-1]
     xt = nice_ticks(t0, t1, 10)

@@ -156,6 +156,42 @@ def target_panel(ctx: view.Context) -> None:
 
 
 @fragment(name="targets")
+def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...], words: str, target: float,
+                  basis: str, n_basis: int) -> list[str]:
+    """The finder's answers (smallest ε, observers by the planning model[, by subsamples]) as markdown bullets."""
+    eps_ans, obs_ans, *sub = answers_
+    lines = []
+    if eps_ans.value is not None:
+        lo, hi = eps_ans.expected_band
+        lines.append(f"- **ε = {fmt_num(eps_ans.value)}** per observer (10–90 % of draws: "
+                     f"{_band(eps_ans.low, eps_ans.high, fmt_num)}): expected {words} {eps_ans.expected:.2f} "
+                     f"(10–90 %: {lo:.2f}–{hi:.2f}). Basis: {eps_ans.basis.words}.")
+    else:
+        lines.append(f"- No ε up to 1000 reaches a mean {words} of {target:g} with these caps and this grid.")
+    if obs_ans.value is not None:
+        lo, hi = obs_ans.expected_band
+        lines.append(f"- **{int(obs_ans.value):,} observers** at ε = {fmt_num(ctx.epsilon)} (10–90 %: "
+                     f"{_band(obs_ans.low, obs_ans.high, lambda v: f'{int(v):,}')}): expected {words} "
+                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). Basis: the {Basis.PLANNING.words} "
+                     f"({'the pilot' if basis == Basis.PILOT.value else 'these data'}); the sampling error of a "
+                     f"smaller study is not included. This study has n = {ctx.n_observers}.")
+    else:
+        lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
+                     f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
+    who = "the pilot's" if basis == Basis.PILOT.value else "these"
+    if sub and sub[0].value is not None:
+        a = sub[0]
+        lo, hi = a.expected_band
+        lines.append(f"- **{int(a.value):,} of {who} {n_basis} observers** at ε = {fmt_num(ctx.epsilon)} "
+                     f"(10–90 %: {_band(a.low, a.high, lambda v: f'{int(v):,}')}), drawing them without replacement "
+                     f"(sampling error and noise, against the map of all {n_basis}): expected {words} "
+                     f"{a.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}).")
+    elif sub:
+        lines.append(f"- Even all {n_basis} of {who} observers do not reach a mean {words} of {target:g} at "
+                     f"ε = {fmt_num(ctx.epsilon)}.")
+    return lines
+
+
 def _target_part(ctx: view.Context) -> None:
     """The finder's controls and answers (its own fragment: its controls re-run only this panel)."""
     st.markdown("**Hot spots kept** is the share of the clean heatmap's top q cells (its hot spots) that are "
@@ -195,35 +231,7 @@ def _target_part(ctx: view.Context) -> None:
               "more than 10⁶" if obs_ans.value is None else
               ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
               help="Planning model: N different observers with maps like the basis map (noise only).")
-    lines = []
-    if eps_ans.value is not None:
-        lo, hi = eps_ans.expected_band
-        lines.append(f"- **ε = {fmt_num(eps_ans.value)}** per observer (10–90 % of draws: "
-                     f"{_band(eps_ans.low, eps_ans.high, fmt_num)}): expected {words} {eps_ans.expected:.2f} "
-                     f"(10–90 %: {lo:.2f}–{hi:.2f}). Basis: {eps_ans.basis.words}.")
-    else:
-        lines.append(f"- No ε up to 1000 reaches a mean {words} of {target:g} with these caps and this grid.")
-    if obs_ans.value is not None:
-        lo, hi = obs_ans.expected_band
-        lines.append(f"- **{int(obs_ans.value):,} observers** at ε = {fmt_num(ctx.epsilon)} (10–90 %: "
-                     f"{_band(obs_ans.low, obs_ans.high, lambda v: f'{int(v):,}')}): expected {words} "
-                     f"{obs_ans.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}). Basis: the {Basis.PLANNING.words} "
-                     f"({'the pilot' if basis == Basis.PILOT.value else 'these data'}); the sampling error of a "
-                     f"smaller study is not included. This study has n = {ctx.n_observers}.")
-    else:
-        lines.append(f"- Even 10⁶ observers do not reach a mean {words} of {target:g} at ε = "
-                     f"{fmt_num(ctx.epsilon)}: the cap m biases the map more than the target allows.")
-    who = "the pilot's" if basis == Basis.PILOT.value else "these"
-    if sub and sub[0].value is not None:
-        a = sub[0]
-        lo, hi = a.expected_band
-        lines.append(f"- **{int(a.value):,} of {who} {gm.n_observers} observers** at ε = {fmt_num(ctx.epsilon)} "
-                     f"(10–90 %: {_band(a.low, a.high, lambda v: f'{int(v):,}')}), drawing them without replacement "
-                     f"(sampling error and noise, against the map of all {gm.n_observers}): expected {words} "
-                     f"{a.expected:.2f} (10–90 %: {lo:.2f}–{hi:.2f}).")
-    elif sub:
-        lines.append(f"- Even all {gm.n_observers} of {who} observers do not reach a mean {words} of {target:g} at "
-                     f"ε = {fmt_num(ctx.epsilon)}.")
+    lines = _answer_lines(ctx, (eps_ans, obs_ans, *sub), words, float(target), basis, gm.n_observers)
     st.markdown("\n".join(lines))
     st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
@@ -362,20 +370,22 @@ def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: Fami
 def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mechanism: Family, method: GaussianMethod,
                  noisy_smooth: np.ndarray, q: float) -> dict:
     """One side's numbers against the page's clean map (cached per setting)."""
-    return _side_numbers(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
-                         ctx.preview_seed, q, ctx.cap_m, ctx.n_observers, agg, ctx.clean.agg, ctx.clean.smooth,
-                         noisy_smooth)
+    setting = Setting(eps, ctx.delta, mechanism, method, m, ctx.cap_total)
+    return _side_numbers(ctx.maps_key, setting, ctx.sigma_px, ctx.preview_seed, q, ctx.cap_m, ctx.n_observers,
+                         (agg, ctx.clean.agg, ctx.clean.smooth, noisy_smooth))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _side_numbers(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
-                  mechanism: Family, method: GaussianMethod, seed: int, q: float, ref_m: float, n: int, _agg: np.ndarray,
-                  _ref_agg: np.ndarray, _ref_smooth: np.ndarray, _noisy_smooth: np.ndarray) -> dict:
+def _side_numbers(key: tuple, setting: Setting, sigma_px: float, seed: int, q: float, ref_m: float, n: int,
+                  _maps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> dict:
     """One side's numbers, cached on everything they depend on (the reference is the page's clean map at cap
-    ref_m): its noise std, expected CC and hot spots kept over AB_DRAWS draws, and those of its preview."""
-    std = Setting(eps, delta, mechanism, method, m, cap_total).std(n, _agg.size)
+    ref_m; `_maps`: this side's aggregate, the reference aggregate, the smoothed reference and this side's
+    smoothed preview): its noise std, expected CC and hot spots kept over AB_DRAWS draws, and those of its
+    preview."""
+    _agg, _ref_agg, _ref_smooth, _noisy_smooth = _maps
+    std = setting.std(n, _agg.size)
     d = targets.utility_at_stds(_agg, [std], np.random.default_rng(seed), R=AB_DRAWS, sigma_px=sigma_px,
-                                cell=key[2], mechanism=mechanism, q=q, reference=_ref_agg)
+                                cell=key[2], mechanism=setting.mechanism, q=q, reference=_ref_agg)
     cc, kept = d.cc[0], d.kept[0]
     return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
             "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),

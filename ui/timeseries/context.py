@@ -24,6 +24,36 @@ TUNED_NOTE = "tuned on private data — stated ε excludes tuning"
 
 
 @dataclass(frozen=True, kw_only=True)
+class BudgetViewSpec:
+    """What the mechanism part of the page hands its budget part: the data, the shown feature and person, and
+    the mechanism's structural settings (the budget part adds ε, k and R)."""
+
+    token: str
+    info: TableInfo
+    series: Series
+    public_t: PublicLength
+    names: tuple[str, ...]  # released features
+    kinds: tuple[str, ...]  # per feature: "public" | "declared" | "pre-filled"
+    feature: str  # the shown feature
+    task: str | None
+    participant: str
+    mech: Mech
+    chunk: int | None
+    k_source: KSource
+    sensitivity_mode: str  # "public" | "empirical"
+    sensitivities: np.ndarray | None  # data-derived sensitivities, None with public bounds
+    nmse_kind: str
+    seed: int
+    zoom: bool  # the preview's y axis zoomed to the bounds
+    data_key: str  # cache key of the released data (view.data_key)
+
+    @property
+    def feature_index(self) -> int:
+        """Index of the shown feature among the released ones."""
+        return self.names.index(self.feature)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Ctx:
     """Everything the panels read: data, setting, budget plan, the preview run and the shown feature."""
 

@@ -104,9 +104,13 @@ def inspect(token: str, _df: pd.DataFrame) -> TableInfo:
         raise SeriesProblem("no feature has values in every recording: " +
                             "; ".join(f"'{k}' {v}" for k, v in excluded.items()) + ".")
     if int(sizes.max()) < 2:
+        made_by = df.attrs.get("made_by")
+        fix = (f"This table was made by the app ({made_by}): on the Your data page, make feature windows with a "
+               "shorter window or step, so that a recording holds at least two." if made_by else
+               "Upload one row per window (e.g. 30-s windows every 0.5 s), with the participant column naming the "
+               "person, not the window.")
         raise SeriesProblem(f"every recording ({' × '.join(keys)}) has a single window, so there is no time "
-                            "series to protect. Upload one row per window (e.g. 30-s windows every 0.5 s), with "
-                            "the participant column naming the person, not the window.")
+                            f"series to protect. {fix}")
     step = None
     if "t_start_s" in df.columns:
         d = df.sort_values([*keys, "t_start_s"]).groupby(keys, sort=False, observed=True)["t_start_s"].diff()

@@ -1,6 +1,8 @@
 """Time-series view, figures: Plotly builders for the preview, utility versus ε, k, correlation, accounting, Steil."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -23,10 +25,20 @@ def time_axis(length: int, step_s: float | None) -> tuple[np.ndarray, str]:
     return np.arange(length, dtype=float), "window (index)"
 
 
-def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None,
-                   label: str, y_title: str, title: str, true_length: int, chunk: int | None,
-                   zoom: tuple[float, float] | None) -> go.Figure:
+@dataclass(frozen=True, eq=False)
+class TimeAxes:
+    """The frame of a time-series chart: the time axis and its title, the y title and the chart title."""
+
+    t: np.ndarray
+    t_title: str
+    y_title: str
+    title: str
+
+
+def preview_figure(axes: TimeAxes, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
+                   true_length: int, chunk: int | None, zoom: tuple[float, float] | None) -> go.Figure:
     """Clean and noisy series of one recording (and the paper's DCFPA step 3) in, the preview chart out."""
+    t = axes.t
     fig = go.Figure()
     if paper is not None:
         fig.add_scatter(x=t, y=paper, name="DCFPA as printed in the paper (x̃ₜ = d̃ₜ + d̃ₜ₋₁) — wrong",
@@ -49,12 +61,12 @@ def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.nda
                            fillcolor="rgba(107,119,133,0.10)", line_width=0, layer="below"))
         fig.add_annotation(x=t[-1], y=1, xref="x", yref="paper", xanchor="right", yanchor="top", showarrow=False,
                            text="padding to the public T", font=dict(size=11, color=theme.MUTED))
-    fig.update_layout(shapes=shapes, xaxis_title=t_title, yaxis_title=y_title,
+    fig.update_layout(shapes=shapes, xaxis_title=axes.t_title, yaxis_title=axes.y_title,
                       legend=dict(orientation="h", y=-0.22, x=0), margin=dict(b=90))
     if zoom is not None:
         pad = 0.15 * (zoom[1] - zoom[0])
         fig.update_yaxes(range=[zoom[0] - pad, zoom[1] + pad])
-    return theme.style(fig, 430, title)
+    return theme.style(fig, 430, axes.title)
 
 
 def utility_figure(table: pd.DataFrame, modes: list[str], labels: list[str], current: tuple[str, float],
@@ -210,16 +222,16 @@ def tpl_figure(tpl: pd.DataFrame, group: float) -> go.Figure:
     return theme.style(fig, 380, "Markov-model leakage about one chunk (Cao et al.) across the chunks")
 
 
-def steil_figure(t: np.ndarray, t_title: str, clean: np.ndarray, pos: np.ndarray, values: np.ndarray,
-                 name: str, color: str, y_title: str, title: str, clean_name: str = "clean (clamped)") -> go.Figure:
+def steil_figure(axes: TimeAxes, clean: np.ndarray, pos: np.ndarray, values: np.ndarray, name: str, color: str,
+                 clean_name: str = "clean (clamped)") -> go.Figure:
     """Clean series and one Steil output (released samples at their positions) in, the Steil chart out."""
     fig = go.Figure()
-    fig.add_scatter(x=t, y=clean, name=clean_name, line=dict(color=theme.CLEAN, width=2))
-    fig.add_scatter(x=t[pos], y=values, name=name, mode="markers+lines",
+    fig.add_scatter(x=axes.t, y=clean, name=clean_name, line=dict(color=theme.CLEAN, width=2))
+    fig.add_scatter(x=axes.t[pos], y=values, name=name, mode="markers+lines",
                     line=dict(color=theme.rgba(color, 0.5), width=1), marker=dict(color=color, size=6))
-    fig.update_layout(xaxis_title=t_title, yaxis_title=y_title, legend=dict(orientation="h", y=-0.22, x=0),
+    fig.update_layout(xaxis_title=axes.t_title, yaxis_title=axes.y_title, legend=dict(orientation="h", y=-0.22, x=0),
                       margin=dict(b=90))
-    return theme.style(fig, 380, title)
+    return theme.style(fig, 380, axes.title)
 
 
 def forms_figure(rows: list, target_db: float, current_eps: float, eps_range: tuple[float, float]) -> go.Figure:

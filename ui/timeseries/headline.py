@@ -76,8 +76,8 @@ def _form_hint(c: Ctx) -> str:
     with the smallest crossing for the shown feature; the crossing does not depend on the current ε)."""
     d = c.series
     per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
-    rows = view.form_rows(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), 1.0, 10, per_person, c.feature_index,
-                          0.0, d.x, d.recs)
+    rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), 1.0, 10, per_person, c.feature_index, 0.0, d.x,
+                          d.recs)
     best = min(rows, key=lambda r: r.crossing_epsilon)
     if not math.isfinite(best.crossing_epsilon):
         return ""
@@ -119,11 +119,10 @@ def verdict(c: Ctx) -> tuple[str, str]:
 # cache_resource: the same Figure object is handed back (Streamlit only serialises it), which saves unpickling and
 # re-validating the figure on every move back to a setting seen before.
 @st.cache_resource(max_entries=64, show_spinner=False)
-def preview_figure(t: np.ndarray, t_title: str, clean: np.ndarray, noisy: np.ndarray,
-                   paper: np.ndarray | None, label: str, y_title: str, title: str, true_length: int,
-                   chunk: int | None, zoom: tuple[float, float] | None):
+def preview_figure(axes: figs.TimeAxes, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
+                   true_length: int, chunk: int | None, zoom: tuple[float, float] | None):
     """The preview chart, cached on its (small) inputs: moving a slider back and forth re-uses the figure."""
-    return figs.preview_figure(t, t_title, clean, noisy, paper, label, y_title, title, true_length, chunk, zoom)
+    return figs.preview_figure(axes, clean, noisy, paper, label, true_length, chunk, zoom)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -9,10 +9,11 @@ import streamlit as st
 
 from eyedp_core.dp.accounting import advanced_composition
 from eyedp_core.dp.registry import Mech
-from eyedp_core.timeseries.accounting import sub_participant_bounds
+from eyedp_core.timeseries.accounting import EpsilonPlan, sub_participant_bounds
 from eyedp_core.timeseries.choices import KSource, analytic_k, rule_k
 from eyedp_core.timeseries.experiments import SweepSpec, crossing_sentences
 from eyedp_core.timeseries.labels import CHUNKED, DEFAULT_SWEEP_LABELS, STANDARD_CHUNKS, SWEEP_LABELS
+from eyedp_core.timeseries.preview import PreviewSetting
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 from ui import settings
@@ -60,7 +61,7 @@ def utility_panel(c: Ctx) -> None:
         spec = SweepSpec(epsilons=view.sweep_epsilons(lo_e, hi_e), runs=c.setting.runs, k_rule=rule,
                          k=c.setting.k if rule == "fixed" else SweepSpec.k, sensitivity=sens, nmse_kind=c.setting.nmse_kind,
                          n_recordings=c.plan.n_recordings)
-        table, secs = view.sweep(c.keys, lo, hi, chosen, spec, c.setting.seed, c.series.x)
+        table, secs = view.sweep(view.SeriesKey(*c.keys, lo, hi), chosen, spec, c.setting.seed, c.series.x)
     except ValueError as err:
         st.error(f"The sweep cannot run on this data: {md_text(err)}")
         return
@@ -102,15 +103,14 @@ def k_panel(c: Ctx) -> None:
     lo, hi = c.bounds_f
     eps = c.plan.per_invocation
     mech, chunk = c.setting.mech, c.setting.chunk
-    curve = view.k_curve(*c.keys, c.feature_index, lo, hi, mech, chunk, eps, c.setting.sensitivity_mode, xf,
-                         c.feature_sensitivities)
+    q = view.KQuery(*c.keys, c.feature_index, (lo, hi), mech, chunk, eps, c.setting.sensitivity_mode)
+    curve = view.k_curve(q, xf, c.feature_sensitivities)
     marks = {"rule (public)": rule_k(mech, c.transform_length, eps), "analytic minimum": analytic_k(curve)}
     search = None
     run = st.toggle(f"Run the paper's search (R = {c.setting.runs} noisy draws per k on the private data)",
                     value=c.setting.k_source is KSource.OPTIMAL, key="ts_k_search")
     if run:
-        opt = view.k_optimal(*c.keys, c.feature_index, lo, hi, mech, chunk, eps, c.setting.sensitivity_mode,
-                             c.setting.runs, c.setting.seed, xf, c.feature_sensitivities)
+        opt = view.k_optimal(q, c.setting.runs, c.setting.seed, xf, c.feature_sensitivities)
         marks["optimal (paper's search)"] = opt.k
         search = pd.DataFrame({"k": opt.ks, "error": opt.mean_error / c.series.length})
     marks["current k"] = c.setting.k
@@ -174,34 +174,32 @@ def correlation_panel(c: Ctx) -> None:
         "the group bound and the Markov estimate under *Accounting*.")
 
 
-def accounting_panel(c: Ctx) -> None:
-    """The accounting in plain words, the ε at each scope, the Markov estimate and the ledger entries."""
-    p = c.plan
-    st.markdown(f"**Unit of privacy: one participant** — two datasets are neighbours if one participant's whole "
-                f"contribution (every feature, chunk and recording) is replaced. **Mechanism**: {c.setting.label}"
-                + ("" if c.setting.mech is Mech.LPA else f", k = {c.setting.k}") + f", public length T = {c.series.length}, "
-                f"{'public bounds' if c.sensitivity_type == 'public' else 'data-derived sensitivity'}.")
-    st.markdown(accounting_words(c), unsafe_allow_html=True)
+def _markov_chain(c: Ctx) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """The widgets choosing the Markov chain of the temporal-leakage estimate -> (P^B, P^F, where it came from)."""
     pb = pf = None
     source_note = ""
-    if p.n_chunks >= 2:
-        a, b, d = st.columns([1.4, 1, 1])
-        src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
-                      key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
-                                                        "sticky": "assumed sticky chain"}.get)
-        states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, 4, key="ts_states")
-        if src == "public":
-            try:
-                pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
-                source_note = (f"P^B, P^F counted on chunk means of '{md_text(c.feature)}' in the bundled synthetic sample "
-                               f"({chains} recordings, public: shipped with EyeDP).")
-            except (KeyError, ValueError):
-                st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
-                src = "sticky"
-        if src == "sticky":
-            stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
-            pb = pf = view.sticky_chain(states, stay)
-            source_note = f"assumed chain: stay in the same state with probability {stay:g}, else move uniformly."
+    a, b, d = st.columns([1.4, 1, 1])
+    src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
+                  key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
+                                                    "sticky": "assumed sticky chain"}.get)
+    states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, 4, key="ts_states")
+    if src == "public":
+        try:
+            pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
+            source_note = (f"P^B, P^F counted on chunk means of '{md_text(c.feature)}' in the bundled synthetic sample "
+                           f"({chains} recordings, public: shipped with EyeDP).")
+        except (KeyError, ValueError):
+            st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
+            src = "sticky"
+    if src == "sticky":
+        stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
+        pb = pf = view.sticky_chain(states, stay)
+        source_note = f"assumed chain: stay in the same state with probability {stay:g}, else move uniformly."
+    return pb, pf, source_note
+
+
+def _scopes_table(p: EpsilonPlan, pb: np.ndarray | None, pf: np.ndarray | None) -> pd.DataFrame:
+    """ε plan and Markov chain -> one row per scope (what it covers, ε, δ, how rigorous), the paper's claim first."""
     table = sub_participant_bounds(p, backward=pb, forward=pf)
     u = p.unit
     short = {"per unit": f"one {u} (the paper's unit)",
@@ -214,7 +212,19 @@ def accounting_panel(c: Ctx) -> None:
     paper = pd.DataFrame([{"what": "paper's claimed ε (Σ features, chunks in parallel, per recording)",
                            "scope": "as in the paper", "epsilon": p.paper_total if p.has_guarantee else math.inf,
                            "delta": 0.0, "kind": "as in the paper"}])
-    table = pd.concat([paper, table], ignore_index=True)
+    return pd.concat([paper, table], ignore_index=True)
+
+
+def accounting_panel(c: Ctx) -> None:
+    """The accounting in plain words, the ε at each scope, the Markov estimate and the ledger entries."""
+    p = c.plan
+    st.markdown(f"**Unit of privacy: one participant** — two datasets are neighbours if one participant's whole "
+                f"contribution (every feature, chunk and recording) is replaced. **Mechanism**: {c.setting.label}"
+                + ("" if c.setting.mech is Mech.LPA else f", k = {c.setting.k}") + f", public length T = {c.series.length}, "
+                f"{'public bounds' if c.sensitivity_type == 'public' else 'data-derived sensitivity'}.")
+    st.markdown(accounting_words(c), unsafe_allow_html=True)
+    pb, pf, source_note = _markov_chain(c) if p.n_chunks >= 2 else (None, None, "")
+    table = _scopes_table(p, pb, pf)
     st.plotly_chart(figs.accounting_figure(table.assign(scope=table["what"])), theme=None)
     if not (table["kind"] == "rigorous (ε, δ)").any() and p.invocations > 1:
         adv = advanced_composition(p.per_invocation, p.invocations, 1e-6)
@@ -241,6 +251,34 @@ def accounting_panel(c: Ctx) -> None:
         st.plotly_chart(figs.tpl_figure(tpl, p.per_invocation * p.n_chunks), theme=None)
     st.markdown("**In this session's ledger (this view)**")
     ledger_table()
+
+
+def _table_config(what: str, lpa: bool, nmse_kind: str) -> dict:
+    """Column formats and help of the per-feature table (`what`: the sensitivity column's name)."""
+    # Formats that never clip: scientific for values spanning many decades (λ reaches 10⁸, NMSE 10¹⁰), fixed
+    # decimals for percentages and dB; headers short, the long name in the help.
+    sci = "scientific"
+    return {
+        "feature": st.column_config.TextColumn("feature", width="large", pinned=True),
+        "L": st.column_config.NumberColumn("L", format="%g"),
+        "U": st.column_config.NumberColumn("U", format="%g"),
+        "bounds": st.column_config.TextColumn("bounds", help="public: from the feature definition; declared: "
+                                              "entered by you; pre-filled: read from this data (not DP)"),
+        "source": st.column_config.TextColumn("source", help="where the public bound comes from "
+                                              "(docs/PRIVACY_MODEL.md §13)"),
+        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of this data's values "
+                                                   "outside [L, U], clipped by the mechanism (computed on the private "
+                                                   "data: for the curator's eyes)"),
+        what: st.column_config.NumberColumn(what, format=sci, help="sensitivity of one invocation"),
+        ("b" if lpa else "λ"): st.column_config.NumberColumn("b" if lpa else "λ", format=sci,
+                                                            help="Laplace scale the noise was drawn with"),
+        "k": st.column_config.TextColumn("k"),
+        f"NMSE ({nmse_kind})": st.column_config.NumberColumn(f"NMSE ({nmse_kind})", format=sci),
+        "utility (dB)": st.column_config.NumberColumn("utility (dB)", format="%.1f",
+                                                      help="10·log₁₀(1/NMSE): 0 dB = noise as large as the signal"),
+        "NMSE as in paper (one run, median)": st.column_config.NumberColumn(
+            "NMSE (paper)", format=sci, help="mean (x − x̃)²/(mean x · mean x̃), median over recordings"),
+    }
 
 
 def table_panel(c: Ctx) -> None:
@@ -272,30 +310,7 @@ def table_panel(c: Ctx) -> None:
         "utility (dB)": -10 * np.log10(c.preview.nmse_feature),
         "NMSE as in paper (one run, median)": c.preview.nmse_paper_feature,
     })
-    # Formats that never clip: scientific for values spanning many decades (λ reaches 10⁸, NMSE 10¹⁰), fixed
-    # decimals for percentages and dB; headers short, the long name in the help.
-    sci = "scientific"
-    config = {
-        "feature": st.column_config.TextColumn("feature", width="large", pinned=True),
-        "L": st.column_config.NumberColumn("L", format="%g"),
-        "U": st.column_config.NumberColumn("U", format="%g"),
-        "bounds": st.column_config.TextColumn("bounds", help="public: from the feature definition; declared: "
-                                              "entered by you; pre-filled: read from this data (not DP)"),
-        "source": st.column_config.TextColumn("source", help="where the public bound comes from "
-                                              "(docs/PRIVACY_MODEL.md §13)"),
-        "clamped %": st.column_config.NumberColumn("clamped %", format="%.2f", help="share of this data's values "
-                                                   "outside [L, U], clipped by the mechanism (computed on the private "
-                                                   "data: for the curator's eyes)"),
-        what: st.column_config.NumberColumn(what, format=sci, help="sensitivity of one invocation"),
-        ("b" if lpa else "λ"): st.column_config.NumberColumn("b" if lpa else "λ", format=sci,
-                                                            help="Laplace scale the noise was drawn with"),
-        "k": st.column_config.TextColumn("k"),
-        f"NMSE ({c.setting.nmse_kind})": st.column_config.NumberColumn(f"NMSE ({c.setting.nmse_kind})", format=sci),
-        "utility (dB)": st.column_config.NumberColumn("utility (dB)", format="%.1f",
-                                                      help="10·log₁₀(1/NMSE): 0 dB = noise as large as the signal"),
-        "NMSE as in paper (one run, median)": st.column_config.NumberColumn(
-            "NMSE (paper)", format=sci, help="mean (x − x̃)²/(mean x · mean x̃), median over recordings"),
-    }
+    config = _table_config(what, lpa, c.setting.nmse_kind)
     st.dataframe(frame, hide_index=True, height=min(36 * (len(frame) + 1) + 4, 560), column_config=config)
     scale_note = ("b: Laplace scale per sample" if lpa else "λ: Laplace scale per Re/Im part of a kept "
                   "coefficient, for a full-length chunk (a shorter last chunk gets its own)")
@@ -323,8 +338,8 @@ def forms_panel(c: Ctx) -> None:
                                 help="Release the mean of each of this many equal parts of the public length T "
                                      "instead of every window."))
     per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
-    rows = view.form_rows(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, blocks, per_person,
-                          c.feature_index, target, d.x, d.recs)
+    rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), eps, blocks, per_person, c.feature_index, target,
+                          d.x, d.recs)
     cols[2].markdown(
         f"At your **ε = {fmt_num(eps)} per person** (the total, whatever the accounting above), one participant "
         f"changed completely (all {per_person} recording{'s' if per_person != 1 else ''}, every feature): each value "
@@ -352,8 +367,8 @@ def forms_panel(c: Ctx) -> None:
                     "groups, per decade of N). V_f is computed on the loaded (private) data: the utility is for the "
                     "curator's eyes. docs/PRIVACY_MODEL.md §14.")
         preview_watermark()
-        st.table(md_cells(view.form_preview(c.keys, tuple(d.lo.tolist()), tuple(d.hi.tolist()), eps, per_person,
-                                            c.feature_index, c.setting.seed, d.x, d.recs)).style.format(precision=4))
+        st.table(md_cells(view.form_preview(view.SeriesKey.of(c.keys, d.lo, d.hi), eps, per_person, c.feature_index,
+                                            c.setting.seed, d.x, d.recs)).style.format(precision=4))
 
 
 def ab_panel(c: Ctx) -> None:
@@ -382,8 +397,10 @@ def ab_panel(c: Ctx) -> None:
     plan_b = epsilon_plan(s.mode, eps_b, mech_b, chunk_b, d.length, len(d.names), c.info.n_recordings)
     dkey = view.data_key(c.token, d.names, d.lo, d.hi, d.length)
     try:
-        prev_b = view.preview(dkey, mech_b, chunk_b, plan_b.per_invocation, k_b, s.sensitivity_mode,
-                              c.sensitivity_type, s.seed, c.feature_index, s.nmse_kind, d.lo, d.hi, d.x,
+        run_b = view.RunKey(dkey, PreviewSetting(mech=mech_b, chunk=chunk_b, epsilon=plan_b.per_invocation, k=k_b,
+                                                 nmse_kind=s.nmse_kind, sensitivity_type=c.sensitivity_type),
+                            s.sensitivity_mode, s.seed)
+        prev_b = view.preview(run_b, c.feature_index, d.lo, d.hi, d.x,
                               None if s.sensitivity_mode != "empirical" else c.sensitivities)
     except ValueError as err:
         st.error(f"Setting B cannot run: {md_text(err)}")

@@ -39,11 +39,11 @@ def steil_panel(c: Ctx) -> None:
     released = steil.subsampled_length(t_len, w)
     left, right = st.columns([2, 1], gap="medium")
     with left:
-        st.plotly_chart(figs.steil_figure(
-            t, t_title, clean, drawn.positions, drawn.values, f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})", theme.color_for(
-                "Steil (faithful)"), y_title,
-            f"{html_text(c.feature)} — {html_text(c.participant)}{', ' + html_text(c.task) if c.task else ''}: Steil et "
-            "al., provable Laplace form"), theme=None)
+        axes = figs.TimeAxes(t, t_title, y_title, f"{html_text(c.feature)} — {html_text(c.participant)}"
+                             f"{', ' + html_text(c.task) if c.task else ''}: Steil et al., provable Laplace form")
+        st.plotly_chart(figs.steil_figure(axes, clean, drawn.positions, drawn.values,
+                                          f"Steil, Laplace form (ε_i = {fmt_num(eps_i)})",
+                                          theme.color_for("Steil (faithful)")), theme=None)
     with right:
         # The calibration the noise above was drawn with (one series, one calibration).
         calibration_box(drawn.calibrations[0], "Steil et al., faithful replacement (§7.3)")
@@ -85,10 +85,9 @@ def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, 
     moves = np.abs(out - np.take_along_axis(series, pos, axis=-1))
     left, right = st.columns([2, 1], gap="medium")
     with left:
-        st.plotly_chart(figs.steil_figure(t, t_title, series, pos, out,
-                                          f"as published (nominal ε_i = {fmt_num(eps_i)})",
-                                          theme.color_for("Steil (as published)"), y_title,
-                                          "Steil et al.'s sampler as published — NOT differentially private",
+        axes = figs.TimeAxes(t, t_title, y_title, "Steil et al.'s sampler as published — NOT differentially private")
+        st.plotly_chart(figs.steil_figure(axes, series, pos, out, f"as published (nominal ε_i = {fmt_num(eps_i)})",
+                                          theme.color_for("Steil (as published)"),
                                           clean_name="clean (not clamped: the sampler does not clamp)"), theme=None)
     with right:
         worst = view.steil_worst_ratio(eps_i, delta_i)

@@ -26,7 +26,13 @@ from eyedp_core.timeseries.choices import KChoice, KSource
 from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k import expected_error_curve
 from eyedp_core.timeseries.k_search import OptimalK, optimal_k
-from eyedp_core.timeseries.preview import Preview, PreviewRun, data_derived_sensitivity, preview_of
+from eyedp_core.timeseries.preview import (
+    Preview,
+    PreviewRun,
+    PreviewSetting,
+    data_derived_sensitivity,
+    preview_of,
+)
 from eyedp_core.timeseries.preview import run_all as core_run_all
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 from eyedp_core.timeseries.steil import published_worst_log_ratio
@@ -75,32 +81,36 @@ def data_key(token: str, names: tuple[str, ...], lo: np.ndarray, hi: np.ndarray,
     return token + ":" + hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
 
 
+@dataclass(frozen=True)
+class RunKey:
+    """What names one seeded preview run: the data (see data_key) and every setting the run depends on."""
+
+    data: str  # data_key of the released series
+    setting: PreviewSetting
+    sensitivity_mode: str  # "public" | "empirical"
+    seed: int
+
+
 # cache_resource, not cache_data: the run is read on every slider move, and cache_data would unpickle a copy of
 # it each time (~ms). The whole run (every recording and feature) is kept for the last few settings only, so that
 # picking another feature needs no new run; memory stays a small multiple of the data.
 @st.cache_resource(max_entries=2, show_spinner=False)
-def run_all(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
-            sensitivity_type: str, seed: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray,
-            _sens: np.ndarray | None) -> PreviewRun:
-    """Series (named by `key`, see data_key), mechanism, per-invocation ε, k in, one seeded run over all
-    recordings and features out (its arrays read-only: the cached run is shared)."""
-    r = core_run_all(_x, mech, chunk=chunk, epsilon=epsilon, k=k, bounds=(np.asarray(_lo), np.asarray(_hi)),
-                     rng=np.random.default_rng(seed), nmse_kind=nmse_kind, sensitivity=_sens,
-                     sensitivity_type=sensitivity_type)
+def run_all(run: RunKey, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray, _sens: np.ndarray | None) -> PreviewRun:
+    """Series (named by run.data, see data_key), the setting in, one seeded run over all recordings and features
+    out (its arrays read-only: the cached run is shared)."""
+    r = core_run_all(_x, run.setting, bounds=(np.asarray(_lo), np.asarray(_hi)), rng=np.random.default_rng(run.seed),
+                     sensitivity=_sens)
     for a in (r.private.values, r.nmse_all, r.nmse_paper_feature, r.feature_scale, r.feature_sensitivity):
         a.setflags(write=False)
     return r
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
-def preview(key: str, mech: Mech, chunk: int | None, epsilon: float, k: int, sensitivity_mode: str,
-            sensitivity_type: str, seed: int, feature: int, nmse_kind: str, _lo: np.ndarray, _hi: np.ndarray,
-            _x: np.ndarray, _sens: np.ndarray | None) -> Preview:
+def preview(run: RunKey, feature: int, _lo: np.ndarray, _hi: np.ndarray, _x: np.ndarray,
+            _sens: np.ndarray | None) -> Preview:
     """The run at this setting (cached apart, see run_all) and the shown feature in, what the page shows out:
     the same numbers as eyedp_core.timeseries.preview.run_preview with this seed."""
-    r = run_all(key, mech, chunk, epsilon, k, sensitivity_mode, sensitivity_type, seed, nmse_kind, _lo, _hi, _x,
-                _sens)
-    prev = preview_of(r, feature)
+    prev = preview_of(run_all(run, _lo, _hi, _x, _sens), feature)
     for value in vars(prev).values():
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
@@ -129,52 +139,79 @@ def _k_kwargs(mech: Mech, chunk: int | None, lo: float, hi: float, sens: np.ndar
     return kw
 
 
+@dataclass(frozen=True)
+class KQuery:
+    """One feature's question about k: the data, the feature and its bounds, the mechanism and ε per invocation."""
+
+    token: str
+    names: tuple[str, ...]  # released features
+    length: int  # public T
+    feature: int  # index of the feature in names
+    bounds: tuple[float, float]  # its public (L, U)
+    mech: Mech
+    chunk: int | None
+    eps_inv: float
+    sensitivity_mode: str  # "public" | "empirical"
+
+    def kwargs(self, sens: np.ndarray | None) -> dict:
+        """Arguments of the core curve and search: method, chunk and bounds or sensitivity."""
+        return _k_kwargs(self.mech, self.chunk, *self.bounds, sens)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
-def k_curve(token: str, names: tuple[str, ...], length: int, feature: int, lo: float, hi: float, mech: Mech,
-            chunk: int | None, eps_inv: float, sensitivity_mode: str, _xf: np.ndarray,
-            _sens: np.ndarray | None) -> pd.DataFrame:
+def k_curve(q: KQuery, _xf: np.ndarray, _sens: np.ndarray | None) -> pd.DataFrame:
     """One feature's series (recordings, T), mechanism, per-invocation ε in, expected error over k out."""
-    return expected_error_curve(_xf, epsilon=eps_inv, **_k_kwargs(mech, chunk, lo, hi, _sens))
+    return expected_error_curve(_xf, epsilon=q.eps_inv, **q.kwargs(_sens))
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the paper's search for k on the private data…")
-def k_optimal(token: str, names: tuple[str, ...], length: int, feature: int, lo: float, hi: float, mech: Mech,
-              chunk: int | None, eps_inv: float, sensitivity_mode: str, runs: int, seed: int, _xf: np.ndarray,
-              _sens: np.ndarray | None) -> OptimalK:
+def k_optimal(q: KQuery, runs: int, seed: int, _xf: np.ndarray, _sens: np.ndarray | None) -> OptimalK:
     """One feature's series, mechanism, ε, R draws in, the paper's optimal k (flagged tuned on private data) out."""
     rng = np.random.default_rng([seed, 7])
-    return optimal_k(_xf, epsilon=eps_inv, rng=rng, runs=int(runs), **_k_kwargs(mech, chunk, lo, hi, _sens))
+    return optimal_k(_xf, epsilon=q.eps_inv, rng=rng, runs=int(runs), **q.kwargs(_sens))
 
 
-def k_choice(keys: tuple, feature: int, bounds: tuple[float, float], mech: Mech, chunk: int | None, n: int,
-             eps_inv: float, sensitivity_mode: str, source: KSource, manual: int, runs: int, seed: int,
-             xf: np.ndarray, sens: np.ndarray | None) -> KChoice:
+def k_choice(q: KQuery, n: int, source: KSource, manual: int, runs: int, seed: int, xf: np.ndarray,
+             sens: np.ndarray | None) -> KChoice:
     """The page's k: only the curve or search the source needs is computed (cached), the choice is the core's."""
-    lo, hi = bounds
     curve = search = None
-    if mech is not Mech.LPA and source is KSource.ANALYTIC:
-        curve = k_curve(*keys, feature, lo, hi, mech, chunk, eps_inv, sensitivity_mode, xf, sens)
-    elif mech is not Mech.LPA and source is KSource.OPTIMAL:
-        search = k_optimal(*keys, feature, lo, hi, mech, chunk, eps_inv, sensitivity_mode, runs, seed, xf, sens)
-    return choices.choose_k(mech, n, eps_inv, source, manual=manual, curve=curve, search=search)
+    if q.mech is not Mech.LPA and source is KSource.ANALYTIC:
+        curve = k_curve(q, xf, sens)
+    elif q.mech is not Mech.LPA and source is KSource.OPTIMAL:
+        search = k_optimal(q, runs, seed, xf, sens)
+    return choices.choose_k(q.mech, n, q.eps_inv, source, manual=manual, curve=curve, search=search)
 
 
 # --------------------------------------------------------------------------------------------
 # utility versus ε
 
 
+@dataclass(frozen=True)
+class SeriesKey:
+    """What names the released series in a cache key: dataset token, released features, public T and bounds."""
+
+    token: str
+    names: tuple[str, ...]
+    length: int
+    lo: tuple[float, ...]
+    hi: tuple[float, ...]
+
+    @classmethod
+    def of(cls, keys: tuple, lo: np.ndarray, hi: np.ndarray) -> SeriesKey:
+        """(token, names, length) and the bounds as arrays -> the key."""
+        return cls(*keys, tuple(np.asarray(lo).tolist()), tuple(np.asarray(hi).tolist()))
+
+
 @st.cache_data(max_entries=128, show_spinner=False)
-def sweep_one(token: str, names: tuple[str, ...], length: int, lo: tuple[float, ...], hi: tuple[float, ...],
-              label: str, spec: SweepSpec, seed: int, _x: np.ndarray) -> pd.DataFrame:
+def sweep_one(data: SeriesKey, label: str, spec: SweepSpec, seed: int, _x: np.ndarray) -> pd.DataFrame:
     """Series and one mechanism label in, its utility-versus-ε rows for the spec's accounting modes out."""
     t0 = time.perf_counter()
     rng = np.random.default_rng([seed, zlib.crc32(label.encode())])
-    result = sweep_utility(_x, (np.asarray(lo), np.asarray(hi)), spec, rng=rng, mechanisms=[label])
+    result = sweep_utility(_x, (np.asarray(data.lo), np.asarray(data.hi)), spec, rng=rng, mechanisms=[label])
     return result.table.assign(compute_s=time.perf_counter() - t0)
 
 
-def sweep(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], labels: list[str], spec: SweepSpec, seed: int,
-          x: np.ndarray) -> tuple[pd.DataFrame, float]:
+def sweep(data: SeriesKey, labels: list[str], spec: SweepSpec, seed: int, x: np.ndarray) -> tuple[pd.DataFrame, float]:
     """Mechanism labels in, the sweep table of all of them and the seconds this run waited out, with a progress bar."""
     from eyedp_core.timeseries.experiments import estimated_sweep_seconds
 
@@ -186,7 +223,7 @@ def sweep(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], labels: lis
     for i, label in enumerate(labels):  # one cached call per mechanism: the bar advances between them
         bar.progress(i / len(labels), text=f"Computing utility versus ε: {label} ({i + 1} of {len(labels)}), about "
                                            f"{sum(left[i:]):.0f} s left…")
-        parts.append(sweep_one(*keys, lo, hi, label, spec, seed, x))
+        parts.append(sweep_one(data, label, spec, seed, x))
     bar.empty()
     return pd.concat(parts, ignore_index=True), time.perf_counter() - t0
 
@@ -235,28 +272,26 @@ def steil_worst_ratio(epsilon: float, value_range: float) -> float:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def form_rows(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], epsilon: float, blocks: int,
-              recordings_per_person: int, feature: int, target_db: float, _x: np.ndarray,
-              _recs: pd.DataFrame) -> list:
-    """Dataset keys, bounds, ε per person, coarse windows, shown feature, target in, the release forms compared
+def form_rows(data: SeriesKey, epsilon: float, blocks: int, recordings_per_person: int, feature: int,
+              target_db: float, _x: np.ndarray, _recs: pd.DataFrame) -> list:
+    """Released series, ε per person, coarse windows, shown feature, target in, the release forms compared
     (eyedp_core.timeseries.forms.compare_forms) out."""
     from eyedp_core.timeseries import forms
 
-    return forms.compare_forms(_x, np.asarray(lo), np.asarray(hi), _recs, epsilon=epsilon, blocks=blocks,
+    return forms.compare_forms(_x, np.asarray(data.lo), np.asarray(data.hi), _recs, epsilon=epsilon, blocks=blocks,
                                recordings_per_person=recordings_per_person, feature_index=feature,
                                target_db=target_db)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def form_preview(keys: tuple, lo: tuple[float, ...], hi: tuple[float, ...], epsilon: float,
-                 recordings_per_person: int, feature: int, seed: int, _x: np.ndarray,
-                 _recs: pd.DataFrame) -> pd.DataFrame:
+def form_preview(data: SeriesKey, epsilon: float, recordings_per_person: int, feature: int, seed: int,
+                 _x: np.ndarray, _recs: pd.DataFrame) -> pd.DataFrame:
     """-> the shown feature's group means per task: clean and one seeded private preview, with the noise scale."""
     from eyedp_core.timeseries import forms
 
     setting = forms.FormSetting(forms.Form.GROUP, float(epsilon), 1, int(recordings_per_person))
     sel = [int(feature)]
-    rel = forms.release(setting, _x[:, sel], np.asarray(lo)[sel], np.asarray(hi)[sel], _recs,
+    rel = forms.release(setting, _x[:, sel], np.asarray(data.lo)[sel], np.asarray(data.hi)[sel], _recs,
                         np.random.default_rng(seed))
     out = rel.units.copy()
     out["clean mean"] = rel.clean[:, 0, 0]

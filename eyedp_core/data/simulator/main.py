@@ -27,7 +27,7 @@ from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.data.simulator.freeview import freeview_fixations
 from eyedp_core.data.simulator.people import Modulation, draw_people, ou_paths, situational
-from eyedp_core.data.simulator.samples import synthesize
+from eyedp_core.data.simulator.samples import Viewing, synthesize
 from eyedp_core.data.simulator.stimuli import STIMULI, comic_layout, render_stimuli
 from eyedp_core.data.simulator.tasks import DOCUMENTS, TASK_EFFECTS, TASKS, comic_fixations, text_fixations
 
@@ -87,7 +87,7 @@ def simulate_recording(reader: int, task: str, people: pd.DataFrame | None = Non
     eff = TASK_EFFECTS[task]
     deg_per_px = SAMPLE_SCREEN.deg_per_px()[0]
     screen = (SAMPLE_SCREEN.width_px, SAMPLE_SCREEN.height_px)
-    s = synthesize(rng, fix, traits, mod, duration, deg_per_px, screen, eff["blink"], eff["pupil"])
+    s = synthesize(rng, fix, traits, mod, Viewing(duration, deg_per_px, screen, eff["blink"], eff["pupil"]))
     out = pd.DataFrame(s)
     out.insert(0, "task", task)
     out.insert(0, "participant", person["id"])
