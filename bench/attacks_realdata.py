@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import attacks  # noqa: E402
-from eyedp_core.gaze.events import ScreenGeometry  # noqa: E402
+from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 from eyedp_core.gaze.features import window_features  # noqa: E402
 
 SBSAT_FEATURES = {  # column: (L, U) declared from the measure's definition and the EyeLink's limits
@@ -47,7 +47,7 @@ SBSAT_FEATURES = {  # column: (L, U) declared from the measure's definition and 
     "VISITED_INTEREST_AREA_COUNT": (0.0, 400.0),  # word interest areas on one page
     "RT": (0.0, 120000.0),  # ms; reading time of a page, clamped at 2 min
 }
-UNISS_GEOMETRY = ScreenGeometry(width_px=1280, height_px=1024, width_cm=33.8, height_cm=27.0, distance_cm=67.5)
+UNISS_GEOMETRY = Geometry.from_cm(1280, 1024, 33.8, 27.0, 67.5)
 CACHE = Path("/tmp/eyedp_uniss_window_features.parquet")
 
 

@@ -38,23 +38,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import io  # noqa: E402
-from eyedp_core.data.derived import screen_geometry  # noqa: E402
-from eyedp_core.gaze.events import ScreenGeometry  # noqa: E402
+from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES, feature_bounds  # noqa: E402
 from eyedp_core.gaze.features import window_features  # noqa: E402
 
 CACHE = Path("/tmp/eyedp_bounds_realdata.parquet")
 
 # (file, assumed geometry or None = the file's own / a preset)
-FILES: dict[str, ScreenGeometry | str | None] = {
-    "uniss_fgd/fgd_samples.csv.gz": ScreenGeometry(1280, 1024, 33.8, 27.0, 67.5),
-    "uniss_fgd/fgd_fixations.csv.gz": ScreenGeometry(1280, 1024, 33.8, 27.0, 67.5),
+FILES: dict[str, Geometry | str | None] = {
+    "uniss_fgd/fgd_samples.csv.gz": Geometry.from_cm(1280, 1024, 33.8, 27.0, 67.5),
+    "uniss_fgd/fgd_fixations.csv.gz": Geometry.from_cm(1280, 1024, 33.8, 27.0, 67.5),
     "lund2013/lund2013_samples.csv.gz": "lund2013",
     "gazebase_sample/S_1001_S1_TEX.csv": None,
-    "osie/osie_fixations.csv.gz": ScreenGeometry(800, 600, 36.0, 27.0, 60.0),
-    "saccades_testdata/example_eyelink_events.txt": ScreenGeometry(640, 480, 40.0, 30.0, 60.0),
+    "osie/osie_fixations.csv.gz": Geometry.from_cm(800, 600, 36.0, 27.0, 60.0),
+    "saccades_testdata/example_eyelink_events.txt": Geometry.from_cm(640, 480, 40.0, 30.0, 60.0),
     "saccades_testdata/s1_actioncliptest00001.txt": None,
-    "saccades_testdata/example.csv": ScreenGeometry(640, 480, 40.0, 30.0, 60.0),
+    "saccades_testdata/example.csv": Geometry.from_cm(640, 480, 40.0, 30.0, 60.0),
     "sbsat/18sat_trialfinal.csv": None,
 }
 
@@ -96,16 +95,16 @@ def stitch(table: pd.DataFrame, person: str, time_col: str) -> pd.DataFrame:
     return out.drop(columns=parts).sort_values([person, time_col], kind="stable").reset_index(drop=True)
 
 
-def dataset_features(root: Path, rel: str, geometry: ScreenGeometry | str | None) -> tuple[pd.DataFrame | None, str]:
+def dataset_features(root: Path, rel: str, geometry: Geometry | str | None) -> tuple[pd.DataFrame | None, str]:
     """One real file -> (its window features with a `dataset` column, or None; a note on what was done)."""
     try:
         rec = io.read_recording(root / rel)
     except io.DataError as err:
         return None, f"not a recording read_recording takes: {err}"
     if isinstance(geometry, str):
-        geo = screen_geometry(io.PRESETS[geometry])
+        geo = io.PRESETS[geometry]
     elif geometry is None:
-        geo = screen_geometry(rec.geometry) if rec.geometry is not None else None
+        geo = rec.geometry
     else:
         geo = geometry
     s = rec.samples

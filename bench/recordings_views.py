@@ -4,7 +4,7 @@ Run: python bench/recordings_views.py [--realdata ../shared/realdata] [--only NA
 For each file: io.read_recording (format detected, own geometry), then
 * Heatmaps: fixations (detected in gaze, or the file's own), fitted to the screen (io.fit_to_canvas), the first
   stimulus with at least 2 observers through heatmaps.preview.fixations_for_stimulus and maps.gaze_maps;
-* Time series: Recording.features (window = data.windows.suggested_window_s, step = window / 2), then
+* Time series: Recording.features (window = io.windows.suggested_window_s, step = window / 2), then
   timeseries.signals.feature_tensor and a CFPA preview on the fixation-rate series;
 * Attacks: the same feature table into attacks.evaluate (re-identification, SVM) as it is;
 * Gaze samples: samples.streams.prepare_streams on the recording's screen and a Kaleido preview of 2,000 samples.
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import attacks, io  # noqa: E402
-from eyedp_core.data import derived, windows  # noqa: E402
+from eyedp_core.data import derived  # noqa: E402
+from eyedp_core.io import windows  # noqa: E402
 from eyedp_core.dp.registry import Mech  # noqa: E402
 from eyedp_core.gaze.feature_specs import feature_bounds  # noqa: E402
 from eyedp_core.heatmaps import maps, preview  # noqa: E402
@@ -59,7 +60,7 @@ def views(path: Path) -> list[tuple[str, str, float]]:
     geometry = rec.geometry or io.PRESETS["desktop_24"]
 
     def heatmaps() -> str:
-        fix = rec.fixations() if rec.kind == "fixations" else derived.fixations_from_recording(rec)[0]
+        fix = rec.fixations() if rec.kind == "fixations" else rec.detect_fixations()[0]
         stim = None
         if "stimulus" in fix.columns:
             n = fix.groupby("stimulus")["observer"].nunique()

@@ -26,11 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import gazestream  # noqa: E402
-from eyedp_core.gaze.events import ScreenGeometry  # noqa: E402
+from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 from eyedp_core.gazestream.evaluate import evaluate, reference, reidentification  # noqa: E402
 
-UNISS_SCREEN = ScreenGeometry(1280, 1024, 33.8, 27.0, 67.5)
-LUND_SCREEN = ScreenGeometry(1024, 768, 38.0, 30.0, 67.0)
+UNISS_SCREEN = Geometry.from_cm(1280, 1024, 33.8, 27.0, 67.5)
+LUND_SCREEN = Geometry.from_cm(1024, 768, 38.0, 30.0, 67.0)
 
 
 def load_uniss(folder: Path, n_images: int) -> pd.DataFrame:
@@ -66,7 +66,7 @@ def load_lund(folder: Path) -> pd.DataFrame:
     return out[keep].reset_index(drop=True)
 
 
-def run_all(frame: pd.DataFrame, geometry: ScreenGeometry, *, k: int, window_s: float, seed: int = 0
+def run_all(frame: pd.DataFrame, geometry: Geometry, *, k: int, window_s: float, seed: int = 0
             ) -> tuple[pd.DataFrame, dict]:
     """Raw samples and geometry -> (utility/privacy table of every method, timings and notes)."""
     info: dict = {}

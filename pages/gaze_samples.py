@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from eyedp_core.data import bundled
-from eyedp_core.gaze import events
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.streams import StreamError, selection_column
 import ui.share
 from ui import state
@@ -29,17 +29,14 @@ ds = state.current("gaze")
 given = state.upload_geometry(ds.name) if ds.source == "upload" else None
 if given is not None and st.session_state.get("gs_geometry_of") != ds.token:
     # The screen given on Your data travels with the upload: the fields start from it once per dataset.
-    from eyedp_core.data.derived import screen_geometry  # here: the page's first run on the sample needs none
-
-    sg = screen_geometry(given)
-    st.session_state.update(gs_wpx=int(sg.width_px), gs_hpx=int(sg.height_px), gs_wcm=float(sg.width_cm),
-                            gs_hcm=float(sg.height_cm), gs_dist=float(sg.distance_cm), gs_geometry_of=ds.token)
+    st.session_state.update(gs_wpx=int(given.width_px), gs_hpx=int(given.height_px), gs_wcm=float(given.width_cm),
+                            gs_hcm=float(given.height_cm), gs_dist=float(given.distance_cm), gs_geometry_of=ds.token)
 
 with st.expander("Screen geometry (used to convert pixels to degrees of visual angle)",
                  expanded=ds.source == "upload"):
     g0 = bundled.SAMPLE_SCREEN
     g = st.columns(5)
-    geometry = events.ScreenGeometry(
+    geometry = Geometry.from_cm(
         int(g[0].number_input("width (px)", 100, 10000, g0.width_px, key="gs_wpx")),
         int(g[1].number_input("height (px)", 100, 10000, g0.height_px, key="gs_hpx")),
         float(g[2].number_input("width (cm)", 5.0, 500.0, float(g0.width_cm), key="gs_wcm")),

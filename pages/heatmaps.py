@@ -96,6 +96,7 @@ def _layout(upload: bool) -> Slots:
 def _study() -> None:
     """Data row; then the map controls and everything under them (stimulus and weighting change all of it)."""
     fix_ds = state.current("fixations")
+    settings.start_from_upload_geometry(fix_ds)  # the screen given on Your data sets the kernel's pixels
     stims = state.stimuli()
     top = st.columns([1, 1.1, 2.2], gap="medium")
     stim_name = top[0].selectbox("Stimulus", list(stims), key="hm_stimulus",

@@ -298,7 +298,7 @@ def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> N
                   "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
                   ) if prev.paper is not None else ""
     st.caption(f"**{title_md}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
-               f"NMSE of this series: {prev.nmse_series[row]:.3g} ({v.nmse_kind}); seed {v.seed}. One seeded run of "
+               f"NMSE of this series: {prev.nmse_series[row]:.3g} ({md_text(v.nmse_kind)}); seed {v.seed}. One seeded run of "
                f"{label} over all {series.x.shape[0]} recordings × {len(v.names)} features took "
                f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}", unsafe_allow_html=True)
 

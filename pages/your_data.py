@@ -7,15 +7,16 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import io
-from eyedp_core.data import derived, windows
-from eyedp_core.io import readers
+from eyedp_core.data import derived
+from eyedp_core.io import derive, windows
 from eyedp_core.io.image_files import image_files
-from ui import state
+from eyedp_core.io.pipeline import usecols
+from eyedp_core.io.steps import Step, StepReport
+from ui import runlog, state
 from ui.errors import guarded
-from ui import runlog
 from ui.shell import ensure_shell
-from ui.text import md_text
 from ui.tables import preview_frame
+from ui.text import md_text
 
 ensure_shell()
 runlog.note("page")
@@ -27,8 +28,6 @@ KIND_LABELS = {
     "image": "Stimulus image (PNG/JPEG)",
 }
 NONE = "— not in my file —"
-PREVIEW_ROWS = 5000
-CHUNK_ROWS = 200_000
 TIME_UNITS = ["s", "ms", "us", "ns"]
 CUSTOM = "custom"
 PARTICIPANTS_KEY = "yd_participants"  # the participants table of this session (memory only), or absent
@@ -81,6 +80,9 @@ def _show_messages() -> None:
         st.success(msg)
     for warning in st.session_state.pop("upload_warnings", []):
         st.warning(md_text(warning))
+    if steps := st.session_state.pop("upload_steps", None):
+        with st.expander("What each step did"):
+            st.markdown("\n".join(f"- {md_text(step)}" for step in steps))
 
 
 def _image(data: bytes, name: str) -> None:
@@ -134,8 +136,9 @@ def _images(files: list[Any]) -> None:
         st.rerun()
 
 
-def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | None) -> tuple[str, bool, Any]:
-    """Units of x/y and the screen geometry -> (units, y_up, Geometry or None)."""
+def _geometry_form(kind: str, tok: str, units: str, y_up: bool,
+                   preset: str | None) -> tuple[str, bool, io.Geometry, bool]:
+    """Units of x/y and the screen geometry -> (units, y_up, Geometry, whether positions off it are checked)."""
     label = "Positions and screen geometry" + ("" if units == "px" else f" (this file: {units})")
     with st.expander(label, expanded=units != "px"):
         choices = list(io.UNITS)
@@ -166,8 +169,7 @@ def _geometry_form(kind: str, tok: str, units: str, y_up: bool, preset: str | No
         geometry = (io.Geometry(int(w), int(h), float(wmm), float(hmm), float(dist), "my screen")
                     if custom else base)
         st.caption(geometry.describe())
-    st.session_state["yd_screen"] = geometry  # the screen fixations are detected on (see _detect_form)
-    return units, y_up, (geometry if check or units != "px" else None)
+    return units, y_up, geometry, bool(check or units != "px")
 
 
 def _detect_form(default_on: bool) -> tuple[str, dict[str, float]] | None:
@@ -178,30 +180,30 @@ def _detect_form(default_on: bool) -> tuple[str, dict[str, float]] | None:
     if not on:
         return None
     cols = st.columns([1.4, 1, 1])
-    method = cols[0].radio("Detection", list(derived.METHODS), format_func=derived.METHODS.get,
+    method = cols[0].radio("Detection", list(derive.METHODS), format_func=derive.METHODS.get,
                            horizontal=True, key="yd_detect_method")
     thresholds = {}
-    for col, (name, value) in zip(cols[1:], derived.DEFAULT_THRESHOLDS[method].items()):
-        thresholds[name] = float(col.number_input(derived.THRESHOLD_LABELS[name].capitalize(), 0.01, 10_000.0,
+    for col, (name, value) in zip(cols[1:], derive.DEFAULT_THRESHOLDS[method].items()):
+        thresholds[name] = float(col.number_input(derive.THRESHOLD_LABELS[name].capitalize(), 0.01, 10_000.0,
                                                   float(value), key=f"yd_detect_{name}"))
     return method, thresholds
 
 
-def _derive(name: str, table: pd.DataFrame, detect: tuple[str, dict[str, float]], screen: Any) -> str:
-    """Gaze table -> its detected fixations added as a fixation upload; -> a sentence for the message."""
+def _derive(rec: io.Recording, label_of: str, detect: tuple[str, dict[str, float]]) -> str:
+    """Gaze recording -> its detected fixations (the pipeline's derive step) added as a fixation upload; -> a
+    sentence for the message, naming the source file and the step."""
     method, thresholds = detect
-    fix, how = derived.fixations_from_gaze(table, screen or io.PRESETS["desktop_24"], method, source=name,
-                                           **thresholds)
+    fix, how = rec.detect_fixations(method, **thresholds)
+    step = how.report()
     if fix.empty:
-        return f" No fixations were detected ({derived.METHODS[method]})."
-    label = f"Upload: {name} (fixations, {method.upper()})"
-    short = (f"Derived: {how.fixations:,} fixations by {derived.METHODS[method].split(' ')[0]} from "
-             f"{how.samples:,} samples of {name}." + (f" {how.fitted}" if how.fitted else ""))
+        return " " + step.message("no fixations were detected.")
+    label = f"Upload: {label_of} (fixations, {method.upper()})"
+    short = step.message(f"{how.fixations:,} fixations from {how.samples:,} samples.") + (
+        f" {how.fitted}" if how.fitted else "")
     state.add_upload(state.Dataset("fixations", label, "upload", state.content_token(fix), frame=fix,
                                    notes=(short, how.describe())))
-    state.set_upload_geometry(label, screen)
-    return (f" {how.fixations:,} fixations were detected and added as '{md_text(label)}'."
-            + (f" {md_text(how.fitted)}" if how.fitted else ""))
+    state.set_upload_geometry(label, rec.geometry)
+    return f" {md_text(short)} Added as '{md_text(label)}'."
 
 
 def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str:
@@ -210,26 +212,27 @@ def _add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str
     label = f"Upload: {name}"
     state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
     if kind in ("gaze", "fixations"):
-        state.set_upload_geometry(label, geometry or st.session_state.get("yd_screen"))
+        state.set_upload_geometry(label, geometry)
     return label
 
 
-def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "") -> None:
-    """Remember the success message and warnings for the next run, then rerun."""
+def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "",
+          reports: tuple[StepReport, ...] = ()) -> None:
+    """Remember the success message, warnings and the pipeline's step reports for the next run, then rerun."""
     counts = table.attrs.get("counts", {})
     what = {k: v for k, v in counts.items() if k not in ("rows_read", "rows_kept", "sample_lines") and v}
     details = ("; " + ", ".join(f"{k.replace('_', ' ')}: {v:,}" for k, v in what.items())) if what else ""
     st.session_state["upload_done"] = (f"{md_text(name)} loaded ({len(table):,} rows{details}) and selected as "
                                        f"'{state.KINDS[kind]['label']}' in the sidebar.{extra}")
     st.session_state["upload_warnings"] = [str(w) for w in table.attrs.get("warnings", [])]
+    st.session_state["upload_steps"] = [r.sentence() for r in reports]
     st.rerun()
 
 
 def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     """EyeLink ASC upload: read it with the EyeLink reader, show what it holds, use samples or fixations."""
-    rec = _memo("asc", (token,),
-                lambda: io.read_recording(data, filename=name, max_bytes=io.MAX_UNPACKED_BYTES,
-                                          max_line=io.MAX_LINE_BYTES))
+    up = _upload(data, name, token)
+    rec = _memo("asc", (token,), lambda: up.recording(io.ReadOptions(kind="gaze")))
     st.markdown(f"**{md_text(name)}** — EyeLink ASC file. {md_text(rec.summary())}.")
     if rec.screen_px:
         st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")
@@ -251,16 +254,22 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
         if also:
             _add("fixations", f"{name} (fixations)", fix, rec.geometry)
             extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
-        _done(kind, name, table, extra)
+        _done(kind, name, table, extra, tuple(rec.reports))
+
+
+def _upload(data: bytes, name: str, token: str) -> io.Upload:
+    """-> this file's upload pipeline (kept for the session: each step runs once)."""
+    return _memo("upload", (token,), lambda: io.Upload(data, name, io.Limits(**io.WEB_LIMITS)))
 
 
 def _table(kind: str, data: bytes, name: str, token: str) -> None:
-    """CSV/TSV upload: preview, reader or guessed mapping, options, then the full read on 'Use this data'."""
-    preview = _memo("preview", (token,),
-                    lambda: io.read_table(data, name, nrows=PREVIEW_ROWS, **io.WEB_LIMITS))
+    """CSV/TSV upload: preview (head only), reader (the whole file converted once) or guessed mapping, options,
+    then the map and validate steps on 'Use this data'."""
+    up = _upload(data, name, token)
+    preview = _memo("preview", (token,), up.preview)
     for w in preview.attrs.get("warnings", []):
         st.info(md_text(w))
-    shown = f"first {len(preview):,} rows" if len(preview) >= PREVIEW_ROWS else f"{len(preview):,} rows"
+    shown = f"first {len(preview):,} rows" if len(preview) >= io.pipeline.PREVIEW_ROWS else f"{len(preview):,} rows"
     st.markdown(f"**{md_text(name)}** — {shown}, {preview.shape[1]} columns. First rows:")
     st.dataframe(preview_frame(preview, 8), hide_index=True)
     all_cols = [str(c) for c in preview.columns]
@@ -271,25 +280,29 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     if len(kept) < 2:
         st.error(f"{md_text(name)}: keep at least two columns.")
         st.stop()
-    raw = preview[kept]
-    reader_name = io.detect_reader(raw, kind) if kind in ("gaze", "fixations") else "generic"
+    reader_name = up.reader(kind, kept) if kind in ("gaze", "fixations") else "generic"
     reader = io.READERS[reader_name]
     use_reader = False
-    options: dict[str, Any] = {}
+    min_confidence = io.DEFAULT_MIN_CONFIDENCE
     notes: list[str] = []
     if reader_name != "generic":
         use_reader = st.toggle(f"Recognised as a {reader.label} — use its reader", value=True,
                                key="use_reader")
     if use_reader:
         if reader_name.startswith("pupil_labs"):
-            options["min_confidence"] = st.slider(
+            min_confidence = st.slider(
                 "Minimum confidence", 0.0, 1.0, io.DEFAULT_MIN_CONFIDENCE, 0.05, key="min_confidence",
                 help="Pupil Labs recommend 0.6; samples below it are set aside.")
-        raw, guess = reader.convert(raw, **options)
+        with st.spinner(f"Reading and converting {md_text(name)} …"):
+            raw, guess = _memo("convert", (token, reader_name, tuple(kept), float(min_confidence)),
+                               lambda: up.converted(reader_name, kept, min_confidence))
         st.caption(f"The {reader.label} reader prepared the file; check the mapping below.")
-        for w in raw.attrs.get("warnings", [])[len(preview.attrs.get("warnings", [])):]:
-            st.caption(md_text(w))
+        seen = {str(w) for w in preview.attrs.get("warnings", [])}
+        for w in raw.attrs.get("warnings", []):
+            if str(w) not in seen:
+                st.caption(md_text(w))
     else:
+        raw = preview[kept]
         guess = io.guess_mapping(raw, kind)
         notes = io.guess_notes(raw, kind)
     for note in notes:
@@ -331,9 +344,9 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         n_feat = len([c for c in leftover if c not in mapping[io.LABELS_KEY]])
         st.caption(f"Features: every other column holding numbers (up to {n_feat} columns). Leave "
                    "columns out below to exclude them.")
-    geometry = None
+    geometry, check_screen = None, False
     if kind in ("gaze", "fixations"):
-        units, y_up, geometry = _geometry_form(kind, token[:8], guess.get("units", "px"),
+        units, y_up, geometry, check_screen = _geometry_form(kind, token[:8], guess.get("units", "px"),
                                                bool(guess.get("y_up")),
                                                reader.geometry_preset if use_reader else None)
         mapping["units"], mapping["y_up"] = units, y_up
@@ -351,26 +364,28 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
 
     if st.button("Use this data", type="primary"):
         bar = st.progress(0.0, text=f"Reading {md_text(name)} …")
-        needed = io.columns_needed(kept, reader_name if use_reader else None, mapping, kind) or kept
-        full = io.read_table(data, name, usecols=needed, chunk_rows=CHUNK_ROWS,
-                             progress=lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"),
-                             **io.WEB_LIMITS)
         if use_reader:
-            full, _ = reader.convert(full, **options)
+            frame = raw
+        else:
+            frame = up.full_table(usecols(kept, None, mapping, kind) or kept,
+                             lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"))
         bar.progress(0.9, text="Checking …")
-        table = io.apply_mapping(full, mapping, kind, name, drop_missing=drop, geometry=geometry)
+        options = io.ReadOptions(kind=kind, geometry=geometry, drop_missing=drop, file_geometry=False,
+                                 check_off_screen=check_screen)
+        rec = up.finish(frame, mapping, options, reader=reader_name if use_reader else "generic")
+        table = rec.samples
         extra = ""
         if detect is not None:
             bar.progress(0.95, text="Detecting fixations …")
-            extra = _derive(name, table, detect, st.session_state.get("yd_screen"))
+            extra = _derive(rec, name, detect)
         bar.empty()
-        _add(kind, name, table)
+        _add(kind, name, table, rec.geometry)
         if add_fix:
-            fix = readers.tobii_fixations(full)
-            if fix is not None and not fix.empty:
-                _add("fixations", f"{name} (fixations)", fix)
+            fix = up.vendor_fixations(reader_name, kept)
+            if fix is not None:
+                _add("fixations", f"{name} (fixations)", fix, rec.geometry)
                 extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
-        _done(kind, name, table, extra)
+        _done(kind, name, table, extra, tuple(rec.reports))
 
 
 def _canvas_form(ds: Any) -> None:
@@ -425,9 +440,10 @@ def _features_form(ds: Any) -> None:
         return
     label = f"{ds.name} (feature windows, {window_s:g} s)"
     n_rec, n_people = table.groupby(["participant", "recording"]).ngroups, table["participant"].nunique()
-    short = (f"Derived: {len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
-             f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} participant{'s' * (n_people != 1)}) "
-             f"from {source}.")
+    step = StepReport(Step.WINDOWS, source, what="feature windows")
+    short = step.message(f"{len(table):,} window{'s' * (len(table) != 1)} of {window_s:g} s every {step_s:g} s "
+                         f"({n_rec:,} recording{'s' * (n_rec != 1)} of {n_people:,} "
+                         f"participant{'s' * (n_people != 1)}).")
     if table.attrs.get("recordings_too_short"):
         left = int(table.attrs["recordings_too_short"])
         short += (f" {left:,} recording{'s' * (left != 1)} shorter than one window of {window_s:g} s "
@@ -543,9 +559,8 @@ def render() -> None:
         return
     token = _memo("token", (getattr(upload, "file_id", upload.name), upload.name, len(data)),
                   lambda: state.content_token(data))
-    fmt = _memo("format", (token,), lambda: io.peek_format(data, upload.name, max_bytes=io.MAX_UPLOAD_BYTES,
-                                                            max_unpacked=io.MAX_UNPACKED_BYTES))
-    if fmt == "eyelink_asc":
+    fmt = _memo("format", (token,), _upload(data, upload.name, token).format)
+    if fmt == io.pipeline.ASC:
         if kind == "features":
             st.error(f"{md_text(upload.name)}: this is an EyeLink ASC recording; upload it as raw gaze samples or "
                      "fixations.")
@@ -559,4 +574,5 @@ def render() -> None:
 guarded(render, page="your_data")
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+
 ui.share.page_tools("your_data")

@@ -11,10 +11,11 @@ import pytest
 
 from eyedp_core import io
 from eyedp_core.data import derived
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.io import derive
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.heatmaps import preview
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE
+from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE
 from eyedp_core.io.validate import OFF_SCREEN_MARGIN
 
 GAZEBASE = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "gazebase_sample" / "S_1001_S1_TEX.csv"
@@ -76,26 +77,26 @@ def _gaze_with_a_low_fixation() -> pd.DataFrame:
 
 
 def test_derived_fixations_just_off_the_screen_reach_the_heatmap() -> None:
-    geo = ScreenGeometry(1920, 1080, 53.1, 29.9, 60.0)
-    fix, how = derived.fixations_from_gaze(_gaze_with_a_low_fixation(), geo, "ivt", source="rec.csv")
+    geo = Geometry.from_cm(1920, 1080, 53.1, 29.9, 60.0)
+    fix, how = derive.fixations_from_gaze(_gaze_with_a_low_fixation(), geo, "ivt", source="rec.csv")
     assert len(fix) == 6 and fix["y"].min() == 0.0  # the fixation at y = -74 px is on the edge, not refused
     assert how.counts["fixations_off_screen_left_out"] == 0
     assert "2 of 6 rows lay just outside the 1920 × 1080 px canvas" in how.describe()
-    assert fix.attrs["made_by"] == "fixations detected by I-VT (velocity threshold) in the gaze samples of rec.csv"
+    assert fix.attrs["made_by"] == "fixations derived from `rec.csv` (I-VT step)"
+    assert "Fixations derived from `rec.csv` (I-VT step): 2 of 6 rows lay just outside" in how.fitted
     w, h = derived.data_extent(fix)
     sub, said = preview.fixations_for_stimulus(fix, "Upload: rec.csv (fixations, IVT)", "blank", w, h)
     assert len(sub) == 6 and sub["observer"].nunique() == 2 and "every row" in said
 
 
 def test_messages_about_a_derived_table_name_its_source_and_step() -> None:
-    geo = ScreenGeometry(1920, 1080, 53.1, 29.9, 60.0)
-    fix, _ = derived.fixations_from_gaze(_gaze_with_a_low_fixation().assign(stimulus="page1"), geo, "ivt",
+    geo = Geometry.from_cm(1920, 1080, 53.1, 29.9, 60.0)
+    fix, _ = derive.fixations_from_gaze(_gaze_with_a_low_fixation().assign(stimulus="page1"), geo, "ivt",
                                          source="rec.csv")
     with pytest.raises(DataError) as err:
         preview.fixations_for_stimulus(fix, "Upload: rec.csv (fixations, IVT)", "page2", 1920, 1080)
     assert "no fixations for the stimulus 'page2'" in str(err.value)
-    assert "made by the app: fixations detected by I-VT (velocity threshold) in the gaze samples of rec.csv" in \
-        str(err.value)
+    assert "made by the app: fixations derived from `rec.csv` (I-VT step)" in str(err.value)
 
 
 def test_heatmaps_clip_the_users_table_within_the_tolerance() -> None:
@@ -108,7 +109,7 @@ def test_heatmaps_clip_the_users_table_within_the_tolerance() -> None:
 @pytest.mark.skipif(not GAZEBASE.exists(), reason="needs ../shared/realdata/gazebase_sample")
 def test_gazebase_fixations_are_all_on_the_screen() -> None:
     rec = io.read_recording(GAZEBASE)
-    fix, how = derived.fixations_from_recording(rec)
+    fix, how = rec.detect_fixations()
     g = rec.geometry
     assert len(fix) == how.fixations > 200
     assert fix["x"].between(0, g.width_px).all() and fix["y"].between(0, g.height_px).all()

@@ -6,16 +6,14 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from eyedp_core.gaze.events import (
-    EVENT_COLUMNS, ScreenGeometry, angular_distance_deg, detect_blinks, detect_events, detect_idt,
-    detect_ivt, labels_to_events, pix_to_deg, velocity_deg_s,
-)
+from eyedp_core.gaze.events import (EVENT_COLUMNS, angular_distance_deg, detect_blinks, detect_events, detect_idt, detect_ivt, labels_to_events, pix_to_deg, velocity_deg_s)
+from eyedp_core.gaze.geometry import Geometry
 
 # Lund 2013 set-up (SOURCE.md): 1024 x 768 px on 38 x 30 cm, viewed from 67 cm.
-LUND = ScreenGeometry(1024, 768, 38.0, 30.0, 67.0)
+LUND = Geometry.from_cm(1024, 768, 38.0, 30.0, 67.0)
 
 
-def _direction(x_px, y_px, g: ScreenGeometry) -> np.ndarray:
+def _direction(x_px, y_px, g: Geometry) -> np.ndarray:
     """Pixels -> unit 3-D gaze directions (eye at origin, screen at z = distance), built independently."""
     v = np.stack([(np.asarray(x_px, float) - g.width_px / 2) * g.width_cm / g.width_px,
                   (np.asarray(y_px, float) - g.height_px / 2) * g.height_cm / g.height_px,
@@ -26,7 +24,7 @@ def _direction(x_px, y_px, g: ScreenGeometry) -> np.ndarray:
 # ---------------------------------------------------------------- geometry
 
 def test_one_cm_at_57_3_cm_is_one_degree():
-    g = ScreenGeometry(100, 100, 100.0, 100.0, 57.29578)  # 1 px = 1 cm
+    g = Geometry.from_cm(100, 100, 100.0, 100.0, 57.29578)  # 1 px = 1 cm
     dx, dy = g.deg_per_px()
     assert dx == pytest.approx(1.0, abs=1e-4) and dy == pytest.approx(1.0, abs=1e-4)
     # Exact chord angle of a 1 cm pixel centred on the line of sight.
@@ -38,7 +36,7 @@ def test_one_cm_at_57_3_cm_is_one_degree():
 
 
 def test_pix_to_deg_exact_atan_and_symmetric(rng):
-    g = ScreenGeometry(1000, 800, 100.0, 80.0, 50.0)  # 10 px per cm
+    g = Geometry.from_cm(1000, 800, 100.0, 80.0, 50.0)  # 10 px per cm
     xd, yd = pix_to_deg([500, 1000, 0, 500], [400, 400, 400, 900], g)
     np.testing.assert_allclose(xd, [0.0, 45.0, -45.0, 0.0], atol=1e-12)   # 50 cm off-axis at 50 cm
     np.testing.assert_allclose(yd, [0.0, 0.0, 0.0, np.degrees(np.arctan(50 / 50))], atol=1e-12)
@@ -51,7 +49,7 @@ def test_pix_to_deg_exact_atan_and_symmetric(rng):
 
 
 def test_angular_distance_matches_3d_angle(rng):
-    g = ScreenGeometry(1000, 800, 100.0, 80.0, 50.0)
+    g = Geometry.from_cm(1000, 800, 100.0, 80.0, 50.0)
     assert angular_distance_deg(0, 400, 1000, 400, g) == pytest.approx(90.0, abs=1e-10)
     x1, y1, x2, y2 = (rng.uniform(0, s, 500) for s in (1000, 800, 1000, 800))
     cos = np.sum(_direction(x1, y1, g) * _direction(x2, y2, g), axis=-1)

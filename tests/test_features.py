@@ -10,7 +10,8 @@ import pytest
 
 from eyedp_core.attacks import protocols as attacks
 from eyedp_core.data.bundled import SAMPLE_SCREEN
-from eyedp_core.gaze.events import ScreenGeometry, angular_distance_deg, pix_to_deg
+from eyedp_core.gaze.events import angular_distance_deg, pix_to_deg
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gaze.feature_specs import (
     FEATURE_GROUPS,
     FEATURE_NAMES,
@@ -259,7 +260,7 @@ def _uniss_samples(path) -> pd.DataFrame:
 
 # Uniss-FGD: Tobii at ~300 Hz, 1280 x 1024 screen. Size and distance are not published: assumed a 17"
 # 5:4 monitor (33.8 x 27.0 cm) at 65 cm, the usual set-up for Tobii T60/T120 studies.
-UNISS_SCREEN = ScreenGeometry(1280, 1024, 33.8, 27.0, 65.0)
+UNISS_SCREEN = Geometry.from_cm(1280, 1024, 33.8, 27.0, 65.0)
 
 
 def test_uniss_real_samples_reidentify_far_above_chance(realdata):

@@ -21,11 +21,8 @@ import pandas as pd
 import pytest
 
 from eyedp_core import io
-from eyedp_core.data import windows
-from eyedp_core.data.derived import screen_geometry
 from eyedp_core.gaze.events import (
     SAMPLE_SCREEN,
-    ScreenGeometry,
     angular_distance_deg,
     detect_events,
     group_positions,
@@ -33,6 +30,8 @@ from eyedp_core.gaze.events import (
 )
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES, LARGE_SACCADE_DEG, WORDBOOK_LETTERS, WORDBOOK_N
 from eyedp_core.gaze.features import input_kind, saccade_letters, window_features
+from eyedp_core.gaze.geometry import Geometry
+from eyedp_core.io import windows
 
 _WORDBOOK_BLOCK = 512
 DEFAULT_GROUPS = ("participant", "observer", "task", "stimulus", "recording", "trial")
@@ -44,7 +43,7 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
     return df[name].to_numpy(float) if name in df.columns else np.full(len(df), np.nan)
 
 
-def _events_from_fixations(g: pd.DataFrame, geometry: ScreenGeometry) -> tuple[pd.DataFrame, float, float]:
+def _events_from_fixations(g: pd.DataFrame, geometry: Geometry) -> tuple[pd.DataFrame, float, float]:
     """Fixation table of one recording -> (event table with saccades between fixations, t0, t_end)."""
     dur = g["duration_ms"].to_numpy(float)
     tcol = "start_s" if "start_s" in g.columns else ("t_s" if "t_s" in g.columns else None)
@@ -151,7 +150,7 @@ def _wordbook(letters: np.ndarray, t: np.ndarray, ws: np.ndarray, we: np.ndarray
 
 
 def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, step_s: float,
-                    geometry: ScreenGeometry,
+                    geometry: Geometry,
                     has_blinks: bool) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """Events of one recording, its time span, window settings -> (window starts, {feature: values})."""
     k = int(np.floor((t_end - t0 - window_s) / step_s + 1e-9)) + 1
@@ -236,7 +235,7 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
     return ws, f
 
 
-def _recording_events(g: pd.DataFrame, kind: str, geometry: ScreenGeometry,
+def _recording_events(g: pd.DataFrame, kind: str, geometry: Geometry,
                       method: str) -> tuple[pd.DataFrame, float, float, bool]:
     """Rows of one recording -> (event table, first time, end time, whether blinks were observable)."""
     if kind == "samples":
@@ -256,7 +255,7 @@ def _recording_events(g: pd.DataFrame, kind: str, geometry: ScreenGeometry,
 
 
 def reference_window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 0.5,
-                    geometry: ScreenGeometry | None = None, group_cols: Sequence[str] | None = None,
+                    geometry: Geometry | None = None, group_cols: Sequence[str] | None = None,
                     method: str = "ivt") -> pd.DataFrame:
     """Samples, event table or fixation table (+ grouping columns) -> wide table: grouping columns,
     `window` (0-based), `t_start_s`, one float column per feature in FEATURE_NAMES.
@@ -344,7 +343,7 @@ def _real_table(path, rows: slice | None = None):
     splits = [c for c in windows._SPLIT_COLUMNS if c in t.columns]
     for c in splits:
         t[c] = t[c].astype(str)
-    return (t, screen_geometry(rec.geometry or io.PRESETS["desktop_24"]), ["participant", *splits],
+    return (t, rec.geometry or io.PRESETS["desktop_24"], ["participant", *splits],
             windows.suggested_window_s(rec.samples))
 
 

@@ -24,6 +24,7 @@ from PIL import Image
 
 from eyedp_core import io
 from eyedp_core.data import derived
+from eyedp_core.io import derive
 from eyedp_core.io import stream, table, text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -129,7 +130,7 @@ def _exercise_table(raw: pd.DataFrame, name: str, unit: str, drop: bool) -> None
                 w, h = derived.data_extent(out)
                 assert derived.blank_canvas(w, h).shape == (h, w, 3)
             if kind == "gaze":
-                fix = _record("fixations_from_gaze", derived.fixations_from_gaze, out, GEOMETRY, source=name)
+                fix = _record("fixations_from_gaze", derive.fixations_from_gaze, out, GEOMETRY, source=name)
                 if fix is not None:
                     _check_canonical(fix[0], "fixations")
     for reader_name, reader in io.READERS.items():

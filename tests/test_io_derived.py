@@ -8,6 +8,7 @@ import pytest
 
 from eyedp_core import io
 from eyedp_core.data import bundled, derived
+from eyedp_core.io import derive
 from eyedp_core.gaze.events import detect_events
 from tests.apptest import open_app, page_text
 from tests.test_io_page import _upload, _use
@@ -17,7 +18,7 @@ def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivatio
     """Every finite fixation event of detect_events becomes one row (observer, x, y, duration, start, end); the
     description names method, thresholds, screen and counts."""
     g = bundled.load_sample("gaze_streams")
-    fix, how = derived.fixations_from_gaze(g, bundled.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0)
+    fix, how = derive.fixations_from_gaze(g, bundled.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0)
     ev = detect_events(g, bundled.SAMPLE_SCREEN, "ivt", velocity_threshold_deg_s=40.0, min_fixation_ms=60.0)
     want = ev[(ev["type"] == "fixation") & ev["x"].notna()]
     assert len(fix) == len(want) == how.fixations and how.samples == len(g) and how.people == 10
@@ -27,7 +28,7 @@ def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivatio
     text = how.describe()
     assert "I-VT" in text and "velocity threshold (°/s) 40" in text and f"{len(fix):,} fixations" in text
     assert "1280 × 800 px" in text
-    idt, how_idt = derived.fixations_from_gaze(g, bundled.SAMPLE_SCREEN, "idt", dispersion_threshold_deg=1.5)
+    idt, how_idt = derive.fixations_from_gaze(g, bundled.SAMPLE_SCREEN, "idt", dispersion_threshold_deg=1.5)
     assert how_idt.method == "idt" and len(idt) > 100 and len(idt) != len(fix)
     # The result is a valid fixation table for the upload checks.
     io.apply_mapping(fix, {c: c for c in ("observer", "x", "y", "duration_ms")}, "fixations", "derived")
@@ -38,18 +39,18 @@ def test_fixations_from_gaze_refuses_bad_input_with_data_errors():
     g = bundled.load_sample("gaze_streams").iloc[:2000]
     geo = io.PRESETS["desktop_24"]
     with pytest.raises(io.DataError, match="unknown event detection"):
-        derived.fixations_from_gaze(g, geo, "hmm")
+        derive.fixations_from_gaze(g, geo, "hmm")
     with pytest.raises(io.DataError, match="unknown threshold"):
-        derived.fixations_from_gaze(g, geo, "ivt", dispersion_threshold_deg=1.0)
+        derive.fixations_from_gaze(g, geo, "ivt", dispersion_threshold_deg=1.0)
     with pytest.raises(io.DataError, match="positive"):
-        derived.fixations_from_gaze(g, geo, "ivt", velocity_threshold_deg_s=-3)
+        derive.fixations_from_gaze(g, geo, "ivt", velocity_threshold_deg_s=-3)
     with pytest.raises(io.DataError, match="lacks the column") as err:
-        derived.fixations_from_gaze(g.drop(columns=["t_s"]), geo)
+        derive.fixations_from_gaze(g.drop(columns=["t_s"]), geo)
     assert err.value.column == "t_s"
     back = g.copy()
     back.loc[back.index[5], "t_s"] = 0.0
     with pytest.raises(io.DataError, match="strictly increase: t_s goes backwards at row 5"):
-        derived.fixations_from_gaze(back, geo)
+        derive.fixations_from_gaze(back, geo)
 
 
 def test_fixations_from_a_recording_use_its_geometry():
@@ -58,7 +59,7 @@ def test_fixations_from_a_recording_use_its_geometry():
     x = np.repeat(np.linspace(-10, 10, 15), 200)
     df = pd.DataFrame({"n": t * 1000, "x": x, "y": 0.0 * x})
     rec = io.read_recording(df.to_csv(index=False).encode(), filename="deg.csv", units="deg", geometry="desktop_24")
-    fix, how = derived.fixations_from_recording(rec)
+    fix, how = rec.detect_fixations()
     assert 13 <= len(fix) <= 15 and how.geometry.width_px == 1920
     assert np.all(np.diff(fix["x"].to_numpy()) > 0)  # left to right, as the gaze stepped
 
@@ -115,10 +116,12 @@ def test_uploaded_gaze_becomes_fixations_for_the_heatmaps_page():
     at.number_input(key="yd_detect_velocity_threshold_deg_s").set_value(35.0).run()
     _use(at)
     ok = " ".join(s.value for s in at.success)
-    assert "fixations were detected and added as 'Upload: gaze.csv (fixations, IVT)'" in ok, page_text(at)
+    # The message names the source file and the step that made the table.
+    assert "Fixations derived from \\`gaze.csv\\` (I-VT step): " in ok, ok
+    assert "Added as 'Upload: gaze.csv (fixations, IVT)'" in ok, page_text(at)
     assert at.sidebar.selectbox(key="sel_fixations").value == "Upload: gaze.csv (fixations, IVT)"
     side = " ".join(c.value for c in at.sidebar.caption)
-    assert "Derived:" in side and "I-VT" in side
+    assert "derived from" in side and "(I-VT step)" in side
     assert "velocity threshold (°/s) 35" in page_text(at)
     at.switch_page("pages/heatmaps.py").run()
     assert not at.exception, at.exception

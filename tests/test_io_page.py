@@ -96,7 +96,9 @@ def test_an_unexpected_error_is_a_short_message_with_an_id_and_logs_no_content(m
         """Stand-in for a bug whose message quotes uploaded content."""
         raise RuntimeError("secret-cell-content P01")
 
-    monkeypatch.setattr(io, "apply_mapping", boom)
+    from eyedp_core.io import pipeline
+
+    monkeypatch.setattr(pipeline, "canonical_table", boom)  # the map and validate steps
     csv = b"participant,t_ms,x,y\nP01,0,100,100\nP01,4,101,101\n"
     at = _upload("gaze", "g.csv", csv)
     with caplog.at_level(logging.ERROR, logger="eyedp.errors"):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core import io
-from eyedp_core.io import recording, stream, table, text
+from eyedp_core.io import pipeline, stream, table, text
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 real = pytest.mark.skipif(not REALDATA.is_dir(), reason=f"real recordings not found at {REALDATA}")
@@ -22,8 +22,6 @@ def small_stream(monkeypatch):
     """Stream anything over 64 kB (the head is 16 kB), so test-sized files take the streaming path."""
     monkeypatch.setattr(stream, "HEAD_BYTES", 16_384)
     monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 65_536)
-    monkeypatch.setattr(recording, "HEAD_BYTES", 16_384)
-    monkeypatch.setattr(recording, "STREAM_MIN_BYTES", 65_536)
     monkeypatch.setattr(table, "_STREAM_FROM", 0)
     calls: list[int] = []
     original = stream.stream_table
@@ -34,7 +32,6 @@ def small_stream(monkeypatch):
         return out
 
     monkeypatch.setattr(stream, "stream_table", spy)
-    monkeypatch.setattr(recording, "stream_table", spy)
     return calls
 
 
@@ -85,12 +82,13 @@ def test_streamed_tobii_recording_equals_the_in_memory_read(small_stream, monkey
     """A 120,000-row slice of the uniss_fgd Tobii export: samples, fixation events and counts are equal."""
     with gzip.open(REALDATA / "uniss_fgd" / "fgd_samples.csv.gz", "rb") as fh:
         data = gzip.compress(b"".join(fh.readline() for _ in range(120_001)), 1)
-    monkeypatch.setattr(recording, "CHUNK_ROWS", 20_000)
+    monkeypatch.setattr(pipeline, "CHUNK_ROWS", 20_000)
     seen: list[float] = []
     got = io.read_recording(data, filename="fgd.csv.gz", progress=seen.append)
-    monkeypatch.setattr(recording, "_stream", lambda *args: None)  # now the in-memory path
+    monkeypatch.setattr(stream, "stream_table", lambda *args, **kw: None)  # now the in-memory path
     want = io.read_recording(data, filename="fgd.csv.gz")
-    assert small_stream == [True] and got.format == want.format == "tobii" and len(got.samples) == 120_000
+    # Two streamed reads: the preview (its first rows only) and the whole file, once.
+    assert small_stream == [True, True] and got.format == want.format == "tobii" and len(got.samples) == 120_000
     pd.testing.assert_frame_equal(got.samples, want.samples)
     pd.testing.assert_frame_equal(got.fixations(), want.fixations())
     assert got.counts == want.counts and [str(w) for w in got.warnings] == [str(w) for w in want.warnings]

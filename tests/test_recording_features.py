@@ -105,7 +105,7 @@ def test_participants_that_match_no_one_are_refused() -> None:
 
 
 def test_the_suggested_window_fits_four_times_in_the_median_recording() -> None:
-    from eyedp_core.data.windows import suggested_window_s
+    from eyedp_core.io.windows import suggested_window_s
 
     def table(lengths_s):
         return pd.concat([pd.DataFrame({"participant": f"p{i}", "t_s": np.arange(0, L, 0.01), "x": 1.0, "y": 1.0})
@@ -118,7 +118,7 @@ def test_the_suggested_window_fits_four_times_in_the_median_recording() -> None:
 def test_an_app_made_table_of_single_windows_points_to_the_window_form():
     """Time series: a feature table the app made with one window per recording says to make shorter windows on
     Your data (not to upload one row per window, which is for a table the user made)."""
-    from eyedp_core.data.windows import features_from_table
+    from eyedp_core.io.windows import features_from_table
     from ui.timeseries.data import SeriesProblem, inspect
 
     t = np.arange(0, 0.6, 0.004)
@@ -131,7 +131,7 @@ def test_an_app_made_table_of_single_windows_points_to_the_window_form():
 
 def test_recordings_shorter_than_one_window_are_counted():
     """Recordings too short for one window give no rows; how many were left out travels with the table."""
-    from eyedp_core.data.windows import features_from_table
+    from eyedp_core.io.windows import features_from_table
 
     parts = [pd.DataFrame({"participant": p, "t_s": np.arange(0, dur, 0.01), "x": 500.0, "y": 400.0})
              for p, dur in (("a", 12.0), ("b", 3.0), ("c", 11.0), ("d", 1.0))]

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core.dp.accounting import Ledger, Release
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.report import SECTIONS, Artefact, ReportInput, build_html, person_table
 from eyedp_core.report.formula import tex_to_html
 from eyedp_core.report.html import fmt
@@ -113,7 +113,7 @@ def test_people_covered_only_by_releases_about_everyone_keep_their_row() -> None
 def test_kaleido_entry_manifest_words_and_card_agree_on_the_person_level_bound() -> None:
     from ui.share.exports import kaleido_entry
 
-    geometry = ScreenGeometry(1920, 1080, 53.0, 30.0, 65.0)
+    geometry = Geometry.from_cm(1920, 1080, 53.0, 30.0, 65.0)
     bound = person_bound(epsilon=1.0, w=50, r=72.0, n_max=6000, screen_px=(1920, 1080))
     d_max = math.hypot(1920, 1080)
     assert bound.windows == 120 and bound.distance_factor == pytest.approx(d_max / 72.0)

@@ -259,7 +259,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'msg': 'upload_done: built with md_text for every name (_image, _done, _derive)',
         'label': 'constant words and the units name (io.UNITS)',
         'choices': 'radio options: io.UNITS (constants)',
-        'derived.THRESHOLD_LABELS[name].capitalize()': 'constants',
+        'derive.THRESHOLD_LABELS[name].capitalize()': 'constants',
         'shown': 'a row count in words',
         'reader.label': 'reader names (constants)',
         'role.description': 'role descriptions (eyedp_core.io.roles, constants)',

@@ -26,6 +26,8 @@ SAMPLE_PREFIX = "Sample: "
 if TYPE_CHECKING:  # pandas (and eyedp_core.data.derived) are imported where used: the Home page and the sidebar
     import pandas as pd  # of a first visit need neither (sample_data/summary.json)
 
+    from eyedp_core.gaze.geometry import Geometry
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -88,13 +90,14 @@ def uploaded(kind: str) -> dict[str, Dataset]:
 GEOMETRY_KEY = "eyedp_upload_geometry"  # upload name -> the screen its positions are on (memory only)
 
 
-def set_upload_geometry(name: str, geometry: Any) -> None:
-    """Remember the screen geometry (io.Geometry or gaze ScreenGeometry) an upload's positions are on."""
+def set_upload_geometry(name: str, geometry: Geometry | None) -> None:
+    """Remember the screen geometry an upload's positions are on (the Gaze samples and Heatmaps pages start
+    from it)."""
     if geometry is not None:
         st.session_state.setdefault(GEOMETRY_KEY, {})[name] = geometry
 
 
-def upload_geometry(name: str) -> Any:
+def upload_geometry(name: str) -> Geometry | None:
     """An upload's name -> the screen geometry its positions are on, or None (not given, or not an upload)."""
     return st.session_state.get(GEOMETRY_KEY, {}).get(name)
 

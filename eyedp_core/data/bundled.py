@@ -23,9 +23,9 @@ PEOPLE_COLUMNS = ("participant", "observer")  # the column that names a person, 
 
 
 def __getattr__(name: str) -> Any:
-    """SAMPLE_SCREEN and ScreenGeometry, re-exported from eyedp_core.gaze.events on first use (pandas stays out
+    """SAMPLE_SCREEN and Geometry, re-exported from eyedp_core.gaze.events on first use (pandas stays out
     of app start: the Home page reads only `summary`)."""
-    if name in ("SAMPLE_SCREEN", "ScreenGeometry"):
+    if name in ("SAMPLE_SCREEN", "Geometry"):
         from eyedp_core.gaze import events
 
         return getattr(events, name)

@@ -7,11 +7,12 @@ Per-sample labels: 0 none (loss, gap, too short), 1 fixation, 2 saccade, 3 blink
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from eyedp_core.gaze.geometry import Geometry
 
 NONE, FIXATION, SACCADE, BLINK = 0, 1, 2, 3
 LABEL_NAMES = {FIXATION: "fixation", SACCADE: "saccade", BLINK: "blink"}
@@ -24,32 +25,11 @@ EVENT_COLUMNS = ["type", "start_s", "end_s", "duration_ms", "x", "y", "x_end", "
 GAP_FACTOR = 2.5
 
 
-@dataclass(frozen=True)
-class ScreenGeometry:
-    """Screen size in pixels and cm, and the eye-to-screen distance in cm."""
-
-    width_px: int
-    height_px: int
-    width_cm: float
-    height_cm: float
-    distance_cm: float
-
-    def cm_per_px(self) -> tuple[float, float]:
-        """Physical pixel pitch -> (cm per px horizontally, vertically)."""
-        return self.width_cm / self.width_px, self.height_cm / self.height_px
-
-    def deg_per_px(self) -> tuple[float, float]:
-        """Visual angle of one pixel at the screen centre -> (deg/px horizontally, vertically)."""
-        cx, cy = self.cm_per_px()
-        d = self.distance_cm
-        return float(np.degrees(2 * np.arctan(cx / (2 * d)))), float(np.degrees(2 * np.arctan(cy / (2 * d))))
-
-
 # The simulated sample screen: a 22" 16:10 desktop monitor at 60 cm, about 43 x 28 deg, 28 px per degree.
-SAMPLE_SCREEN = ScreenGeometry(width_px=1280, height_px=800, width_cm=47.5, height_cm=29.7, distance_cm=60.0)
+SAMPLE_SCREEN = Geometry.from_cm(1280, 800, 47.5, 29.7, 60.0)
 
 
-def _to_cm(x_px: Any, y_px: Any, geometry: ScreenGeometry) -> tuple[np.ndarray, np.ndarray]:
+def _to_cm(x_px: Any, y_px: Any, geometry: Geometry) -> tuple[np.ndarray, np.ndarray]:
     """Pixel positions -> cm offsets from the screen centre (x right, y down)."""
     cx, cy = geometry.cm_per_px()
     x = (np.asarray(x_px, dtype=float) - geometry.width_px / 2) * cx
@@ -57,13 +37,13 @@ def _to_cm(x_px: Any, y_px: Any, geometry: ScreenGeometry) -> tuple[np.ndarray, 
     return x, y
 
 
-def pix_to_deg(x_px: Any, y_px: Any, geometry: ScreenGeometry) -> tuple[np.ndarray, np.ndarray]:
+def pix_to_deg(x_px: Any, y_px: Any, geometry: Geometry) -> tuple[np.ndarray, np.ndarray]:
     """Pixel positions -> (x_deg, y_deg), exact atan angles relative to the screen centre."""
     x, y = _to_cm(x_px, y_px, geometry)
     return np.degrees(np.arctan2(x, geometry.distance_cm)), np.degrees(np.arctan2(y, geometry.distance_cm))
 
 
-def angular_distance_deg(x1: Any, y1: Any, x2: Any, y2: Any, geometry: ScreenGeometry) -> np.ndarray:
+def angular_distance_deg(x1: Any, y1: Any, x2: Any, y2: Any, geometry: Geometry) -> np.ndarray:
     """Two arrays of pixel gaze points -> exact visual angle between them in degrees (NaN in, NaN out)."""
     ax, ay = _to_cm(x1, y1, geometry)
     bx, by = _to_cm(x2, y2, geometry)
@@ -111,7 +91,7 @@ def _timing(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     return gap, dur, typical
 
 
-def velocity_deg_s(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry, smooth: str = "savgol",
+def velocity_deg_s(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry, smooth: str = "savgol",
                    savgol_ms: float = 20.0) -> np.ndarray:
     """Samples (s, px, px) -> angular velocity in deg/s per sample; NaN at missing gaze and across gaps.
 
@@ -212,7 +192,7 @@ def _ivt_labels(t: np.ndarray, v: np.ndarray, threshold: float, min_fixation_ms:
     return labels
 
 
-def detect_ivt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
+def detect_ivt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry,
                velocity_threshold_deg_s: float = 30.0, min_fixation_ms: float = 60.0,
                min_saccade_ms: float = 6.0, *, pupil: Any = None, smooth: str = "savgol",
                savgol_ms: float = 20.0, blinks: bool = True) -> np.ndarray:
@@ -227,7 +207,7 @@ def detect_ivt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
     return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
 
 
-def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
+def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry,
                dispersion_threshold_deg: float = 1.0, min_duration_ms: float = 100.0, *,
                pupil: Any = None, blinks: bool = True) -> np.ndarray:
     """Samples -> per-sample labels (0 none, 1 fixation, 2 saccade, 3 blink) by dispersion threshold.
@@ -270,7 +250,7 @@ def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: ScreenGeometry,
     return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
 
 
-def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: ScreenGeometry,
+def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Geometry,
                      pupil: Any = None, *, velocity: np.ndarray | None = None) -> pd.DataFrame:
     """Samples + per-sample labels -> event table, one row per run of label 1, 2 or 3 (EVENT_COLUMNS).
 
@@ -340,7 +320,7 @@ def group_positions(frame: pd.DataFrame, groups: list[str]) -> list[tuple[Any, n
     return [(key, np.sort(pos)) for key, pos in frame.groupby(groups, sort=False, dropna=False).indices.items()]
 
 
-def detect_events(samples: pd.DataFrame, geometry: ScreenGeometry, method: str = "ivt",
+def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt",
                   **thresholds: Any) -> pd.DataFrame:
     """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
 

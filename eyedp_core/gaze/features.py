@@ -18,13 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.events import (
-    SAMPLE_SCREEN,
-    ScreenGeometry,
-    angular_distance_deg,
-    detect_events,
-    pix_to_deg,
-)
+from eyedp_core.gaze.events import SAMPLE_SCREEN, angular_distance_deg, detect_events, pix_to_deg
 from eyedp_core.gaze.feature_specs import (
     FEATURE_NAMES,
     FEATURE_SPECS,
@@ -33,6 +27,7 @@ from eyedp_core.gaze.feature_specs import (
     WORDBOOK_N,
     feature_bounds,
 )
+from eyedp_core.gaze.geometry import Geometry
 
 __all__ = [
     "DEFAULT_GROUPS",
@@ -237,7 +232,7 @@ def _window_edges(t0: np.ndarray, t_end: np.ndarray, window_s: float,
 
 
 def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, step_s: float,
-              geometry: ScreenGeometry, has_blinks: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+              geometry: Geometry, has_blinks: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                                    dict[str, np.ndarray]]:
     """Events of all recordings, their spans, window settings -> (recording id, index and start of each window,
     {feature: values})."""
@@ -347,7 +342,7 @@ def _table_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int) -> tuple[_Ev
 
 
 def _fixation_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int,
-                     geometry: ScreenGeometry) -> tuple[_Events, np.ndarray, np.ndarray]:
+                     geometry: Geometry) -> tuple[_Events, np.ndarray, np.ndarray]:
     """Fixation table with its recording ids -> (events with a saccade between consecutive fixations of a recording,
     first start and last end of each recording). Without start times, fixations follow each other in table order."""
     dur = table["duration_ms"].to_numpy(float)
@@ -389,7 +384,7 @@ def _fixation_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int,
     return _Events(np.r_[r, r[pair]], kinds, values), t0, t1
 
 
-def _sample_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int, geometry: ScreenGeometry,
+def _sample_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int, geometry: Geometry,
                    method: str) -> tuple[_Events, np.ndarray, np.ndarray]:
     """Gaze samples with their recording ids -> (detected events, first sample time and end of the last sample's
     interval of each recording)."""
@@ -420,7 +415,7 @@ def _sample_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int, geometry: S
 
 
 def window_features(data: pd.DataFrame, window_s: float = 30.0, step_s: float = 0.5,
-                    geometry: ScreenGeometry | None = None, group_cols: Sequence[str] | None = None,
+                    geometry: Geometry | None = None, group_cols: Sequence[str] | None = None,
                     method: str = "ivt") -> pd.DataFrame:
     """Samples, event table or fixation table (+ grouping columns) -> wide table: grouping columns,
     `window` (0-based), `t_start_s`, one float column per feature in FEATURE_NAMES.

@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.noise import LaplaceMechanism
-from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry
+from eyedp_core.gaze.events import SAMPLE_SCREEN
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.events import EventParams, event_params
 from eyedp_core.gazestream.streams import selection_column, stream_columns
 
@@ -118,7 +119,7 @@ def _other_identities(b: np.ndarray, pending: np.ndarray, onehot: np.ndarray, ow
 
 def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.random.Generator,
                    form: str = "published", eps0: float = 1.0, max_tries: int = 20,
-                   geometry: ScreenGeometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
+                   geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
                    events: EventParams | None = None) -> PDResult:
     """Raw samples, (k, γ), form and a Generator -> PDResult: fixations re-drawn where they pass the PD test.
 

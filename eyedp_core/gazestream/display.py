@@ -11,14 +11,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.events import ScreenGeometry, detect_events
+from eyedp_core.gaze.events import detect_events
+from eyedp_core.gaze.geometry import Geometry
 
 __all__ = ["SliderSpec", "detect_for_display", "summary", "time_slider", "trail", "visible", "DETECTORS"]
 
 DETECTORS = {"ivt": "I-VT (velocity)", "idt": "I-DT (dispersion)"}
 
 
-def detect_for_display(one: pd.DataFrame, geometry: ScreenGeometry, method: str, threshold: float) -> pd.DataFrame:
+def detect_for_display(one: pd.DataFrame, geometry: Geometry, method: str, threshold: float) -> pd.DataFrame:
     """One participant's samples, detector and threshold -> event table (ValueError with a plain message)."""
     if method not in DETECTORS:
         raise ValueError(f"event detection must be one of {sorted(DETECTORS)}, got {method!r}")

@@ -24,7 +24,8 @@ from scipy.ndimage import gaussian_filter
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry, angular_distance_deg, detect_events
+from eyedp_core.gaze.events import SAMPLE_SCREEN, angular_distance_deg, detect_events
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 from eyedp_core.metrics import pearson_cc
@@ -52,7 +53,7 @@ def _xy(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def displacement_deg(original: pd.DataFrame, protected: pd.DataFrame,
-                     geometry: ScreenGeometry = SAMPLE_SCREEN) -> float:
+                     geometry: Geometry = SAMPLE_SCREEN) -> float:
     """Original and protected samples -> mean angular distance (deg) at matching times of the same stream."""
     keys = [c for c in stream_columns(original) if c in protected.columns]
     if len(protected) == len(original) and np.array_equal(protected["t_s"].to_numpy(), original["t_s"].to_numpy()):
@@ -70,7 +71,7 @@ def displacement_deg(original: pd.DataFrame, protected: pd.DataFrame,
     return float(d.mean()) if d.size else float("nan")
 
 
-def _density(frame: pd.DataFrame, geometry: ScreenGeometry, cell_px: float) -> np.ndarray:
+def _density(frame: pd.DataFrame, geometry: Geometry, cell_px: float) -> np.ndarray:
     x, y = _xy(frame)
     ok = np.isfinite(x) & np.isfinite(y) & (x >= 0) & (x < geometry.width_px) & (y >= 0) & (y < geometry.height_px)
     nx = int(np.ceil(geometry.width_px / cell_px))
@@ -80,13 +81,13 @@ def _density(frame: pd.DataFrame, geometry: ScreenGeometry, cell_px: float) -> n
     return gaussian_filter(h, sigma)
 
 
-def heatmap_cc(original: pd.DataFrame, protected: pd.DataFrame, geometry: ScreenGeometry = SAMPLE_SCREEN,
+def heatmap_cc(original: pd.DataFrame, protected: pd.DataFrame, geometry: Geometry = SAMPLE_SCREEN,
                cell_px: float = 8.0) -> float:
     """Original and protected samples -> CC of their blurred on-screen sample-density maps."""
     return float(pearson_cc(_density(original, geometry, cell_px), _density(protected, geometry, cell_px)))
 
 
-def _fixation_stats(frame: pd.DataFrame, geometry: ScreenGeometry) -> tuple[float, float]:
+def _fixation_stats(frame: pd.DataFrame, geometry: Geometry) -> tuple[float, float]:
     keys = stream_columns(frame)
     cols = [*keys, "t_s", "x", "y"]
     ev = detect_events(frame[cols], geometry, method="ivt")
@@ -97,7 +98,7 @@ def _fixation_stats(frame: pd.DataFrame, geometry: ScreenGeometry) -> tuple[floa
     return rate, float(fix["duration_ms"].mean()) if len(fix) else float("nan")
 
 
-def _windows(frame: pd.DataFrame, window_s: float, geometry: ScreenGeometry) -> pd.DataFrame:
+def _windows(frame: pd.DataFrame, window_s: float, geometry: Geometry) -> pd.DataFrame:
     keys = stream_columns(frame)
     return window_features(frame[[*keys, "t_s", "x", "y", *(["pupil"] if "pupil" in frame else [])]],
                            window_s=window_s, step_s=window_s, geometry=geometry)
@@ -114,7 +115,7 @@ class Reference:
     """Everything measured once on the original samples: density map, fixation statistics and the trained
     attacker (clean windows before each participant's median window)."""
 
-    geometry: ScreenGeometry
+    geometry: Geometry
     window_s: float
     cell_px: float
     density: np.ndarray
@@ -135,7 +136,7 @@ class Reference:
         return 1.0 / self.n_people if self.n_people else float("nan")
 
 
-def reference(original: pd.DataFrame, *, geometry: ScreenGeometry = SAMPLE_SCREEN, window_s: float = 10.0,
+def reference(original: pd.DataFrame, *, geometry: Geometry = SAMPLE_SCREEN, window_s: float = 10.0,
               cell_px: float = 8.0) -> Reference:
     """Original samples -> Reference (the clean side of every figure, computed once)."""
     rate, dur = _fixation_stats(original, geometry)
@@ -179,7 +180,7 @@ def _gaze_share(frame: pd.DataFrame, windows: pd.DataFrame, keys: list[str], win
 
 
 def reidentification(original: pd.DataFrame | None, protected: pd.DataFrame | None, *, window_s: float = 10.0,
-                     geometry: ScreenGeometry = SAMPLE_SCREEN, ref: Reference | None = None
+                     geometry: Geometry = SAMPLE_SCREEN, ref: Reference | None = None
                      ) -> tuple[float, float, int]:
     """Clean samples (enrolment) and protected samples (None = attack the clean data) -> (accuracy, chance, windows).
 
@@ -203,7 +204,7 @@ def reidentification(original: pd.DataFrame | None, protected: pd.DataFrame | No
     return float(np.mean(pred == test["participant"].to_numpy())), ref.chance, int(len(test))
 
 
-def evaluate(original: pd.DataFrame, protected: pd.DataFrame, *, geometry: ScreenGeometry = SAMPLE_SCREEN,
+def evaluate(original: pd.DataFrame, protected: pd.DataFrame, *, geometry: Geometry = SAMPLE_SCREEN,
              window_s: float = 10.0, attack: bool = True, ref: Reference | None = None) -> Figures:
     """Original and protected samples -> Figures (all five measures); `ref` reuses the clean side."""
     ref = ref if ref is not None else reference(original, geometry=geometry, window_s=window_s)
@@ -216,7 +217,7 @@ def evaluate(original: pd.DataFrame, protected: pd.DataFrame, *, geometry: Scree
 
 
 def utility_privacy_table(original: pd.DataFrame, protected: dict[str, pd.DataFrame], *,
-                          geometry: ScreenGeometry = SAMPLE_SCREEN, window_s: float = 10.0) -> pd.DataFrame:
+                          geometry: Geometry = SAMPLE_SCREEN, window_s: float = 10.0) -> pd.DataFrame:
     """Original samples and {method: protected samples} -> one row per method (plus "original") of Figures."""
     ref = reference(original, geometry=geometry, window_s=window_s)
     acc0, chance, n0 = reidentification(original, None, ref=ref)

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from eyedp_core.gaze.events import (SAMPLE_SCREEN, ScreenGeometry, detect_idt, detect_ivt,
-                                    label_runs, labels_to_events, velocity_deg_s)
+from eyedp_core.gaze.events import SAMPLE_SCREEN, detect_idt, detect_ivt, label_runs, labels_to_events, velocity_deg_s
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.streams import stream_columns
 
 __all__ = ["EventParams", "event_params", "fit_velocity_profiles", "gaussian_profile", "saccade_progress",
@@ -151,7 +151,7 @@ def fit_velocity_profiles(tau: np.ndarray, v: np.ndarray, seg: np.ndarray, n_seg
     return a, b, c, ok
 
 
-def _stream_events(t: np.ndarray, x: np.ndarray, y: np.ndarray, geometry: ScreenGeometry, method: str,
+def _stream_events(t: np.ndarray, x: np.ndarray, y: np.ndarray, geometry: Geometry, method: str,
                    threshold: float) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """One stream -> (event table, run starts, run stops, central-difference speed) for fixations/saccades."""
     if method == "ivt":
@@ -221,7 +221,7 @@ def _stack(parts: list[dict], cols: list[str], samples: pd.DataFrame, keys: list
     return out
 
 
-def event_params(samples: pd.DataFrame, geometry: ScreenGeometry = SAMPLE_SCREEN, *, method: str = "ivt",
+def event_params(samples: pd.DataFrame, geometry: Geometry = SAMPLE_SCREEN, *, method: str = "ivt",
                  threshold: float | None = None, min_spread_px: float = 0.5) -> EventParams:
     """Samples (participant, [stimulus|task], t_s, x, y) -> EventParams (fixations and saccades per stream).
 

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from eyedp_core.dp.registry import Mech
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.deniability import pd_guarantee
 from eyedp_core.gazestream.kaleido import KaleidoPlan, person_bound
 from eyedp_core.dp.planar import radius_quantile
@@ -37,7 +37,7 @@ def _g(v: float) -> str:
     return f"{v:.3g}"
 
 
-def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometry: ScreenGeometry) -> Guarantee:
+def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometry: Geometry) -> Guarantee:
     """Kaleido plan, sampling rate, recording length (samples) and geometry -> its guarantee in words."""
     ms = plan.w / rate_hz * 1000 if rate_hz > 0 else float("nan")
     r_deg = plan.r * max(geometry.deg_per_px())

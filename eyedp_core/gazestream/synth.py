@@ -33,14 +33,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, ScreenGeometry
+from eyedp_core.gaze.events import SAMPLE_SCREEN
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.events import FIXATION_PARAMS, SACCADE_PARAMS, EventParams, event_params, saccade_progress
 from eyedp_core.gazestream.streams import selection_column
 
 __all__ = ["SynthResult", "k_same_clusters", "k_same_synth", "public_scales", "synthesise"]
 
 
-def public_scales(geometry: ScreenGeometry) -> dict[str, np.ndarray]:
+def public_scales(geometry: Geometry) -> dict[str, np.ndarray]:
     """Screen geometry -> standardisation scales per event type, from public quantities only."""
     dx, dy = geometry.deg_per_px()
     px_per_deg = 1.0 / max(dx, dy)
@@ -189,7 +190,7 @@ def _param_table(kind: str, pub: np.ndarray, lab: np.ndarray, cols: tuple[str, .
 
 
 def k_same_synth(samples: pd.DataFrame, k: int, rng: np.random.Generator, *,
-                 geometry: ScreenGeometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
+                 geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
                  events: EventParams | None = None) -> SynthResult:
     """Raw samples (participant, [stimulus|task], t_s, x, y), k and a Generator -> SynthResult.
 

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from eyedp_core.io.errors import DataError, first_row, shown
-from eyedp_core.io.table import parse_table
+from eyedp_core.io.pipeline import Upload
 
 __all__ = ["PARTICIPANT_NAMES", "read_participants"]
 
@@ -50,10 +50,8 @@ def read_participants(path_or_buffer: Any, filename: str | None = None) -> pd.Da
     """Path, bytes or binary file of a CSV/TSV participants table -> DataFrame (participant, then one text
     column per attribute: gender, age, group, ...), one row per participant; DataError naming file, row and
     column for a table without a participant column, without attributes, or with one participant twice."""
-    from eyedp_core.io.recording import _bytes_and_name  # path / bytes / file object, as read_recording takes
-
-    data, name = _bytes_and_name(path_or_buffer, filename, None)
-    raw = parse_table(data, name)
+    upload = Upload(path_or_buffer, filename)
+    raw, name = upload.full_table(), upload.name
     raw = raw.loc[:, [c for c in raw.columns if raw[c].notna().any()]]  # all-empty columns say nothing
     if raw.empty:
         raise DataError("the participants table has no rows.", file=name, expected="one row per participant")

@@ -28,18 +28,30 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.asc import looks_like_asc
-from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
-from eyedp_core.io.gzipped import is_gzip, unpacked_head
+from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, PRESETS, UNIT_LABELS, UNITS, Geometry
 from eyedp_core.io.checks import fit_to_canvas
-from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE, PRESETS, UNIT_LABELS, UNITS, Geometry
-from eyedp_core.io.names import UPLOADS
+from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
 from eyedp_core.io.images import decode_image
-from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
-from eyedp_core.io.roles import (FEATURES_KEY, KINDS, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY, WHOLE_FILE,
-                                 Y_UP_KEY, Role, guess_mapping, guess_notes, guess_time_unit)
-from eyedp_core.io.table import parse_table
 from eyedp_core.io.layout import MAX_COLUMNS
+from eyedp_core.io.names import UPLOADS
+from eyedp_core.io.pipeline import MIN_LENGTH_RATIO, PEEK_BYTES, format_of, head_bytes, map_and_validate
+from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
+from eyedp_core.io.roles import (
+    FEATURES_KEY,
+    KINDS,
+    LABELS_KEY,
+    ROLES,
+    TIME_UNIT_KEY,
+    TIME_UNITS,
+    UNITS_KEY,
+    WHOLE_FILE,
+    Y_UP_KEY,
+    Role,
+    guess_mapping,
+    guess_notes,
+    guess_time_unit,
+)
+from eyedp_core.io.table import parse_table
 from eyedp_core.io.text import _check_size
 from eyedp_core.io.validate import canonical_table, check_lengths
 from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
@@ -63,12 +75,9 @@ MAX_ROWS = 5_000_000
 # 16,384 px (a 1 x 12,000,000 px strip passes the pixel cap but no preview could show it).
 MAX_IMAGE_PIXELS = 12_000_000
 MAX_IMAGE_SIDE = 16_384
-# A feature table whose shortest recording is below this fraction of the longest gets a warning.
-MIN_LENGTH_RATIO = 0.5
 WEB_LIMITS: dict[str, int] = {"max_bytes": MAX_UPLOAD_BYTES, "max_unpacked": MAX_UNPACKED_BYTES,
                               "max_rows": MAX_ROWS, "max_line": MAX_LINE_BYTES}
 # The first unpacked bytes peek_format reads to tell an ASC recording from a table.
-PEEK_BYTES = 65536
 
 
 def read_table(data: bytes, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,
@@ -97,14 +106,7 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename
     The index keeps the spreadsheet row numbers; warnings are in attrs["warnings"] (the reader's and
     read_table's first), counts in attrs["counts"].
     """
-    out = canonical_table(df, mapping, kind, filename, min_length_ratio=MIN_LENGTH_RATIO,
-                          drop_missing=drop_missing, geometry=geometry)
-    attrs = getattr(df, "attrs", {}) or {}
-    before = [w for w in attrs.get("warnings", []) if isinstance(w, DataWarning)]
-    counts = {k: v for k, v in attrs.get("counts", {}).items() if isinstance(v, int)}
-    counts.update(out.attrs["counts"])
-    out.attrs = {**out.attrs, "warnings": before + out.attrs["warnings"], "counts": counts}
-    return out
+    return map_and_validate(df, mapping, kind, filename, drop_missing=drop_missing, geometry=geometry)
 
 
 def check_in_bounds(df: pd.DataFrame, width: float, height: float, filename: str,
@@ -128,15 +130,10 @@ def peek_format(data: bytes, filename: str, *, max_bytes: int | None = None,
                 max_unpacked: int | None = None) -> str:
     """Uploaded bytes -> 'eyelink_asc' for an EyeLink ASC file, else 'table'; DataError for an EDF.
 
-    Reads the first PEEK_BYTES only. With max_unpacked, a gzip file is also unpacked to its end piece by piece
-    and counted, not kept, so one that unpacks to more is refused here in bounded memory."""
+    Reads the first PEEK_BYTES only: a gzip file is unpacked that far and no further. One whose trailer states
+    more than max_unpacked is refused here; one that understates it is refused by the full read, which counts
+    what it unpacks (eyedp_core.io.stream)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DataError("the upload is not a file's bytes.", file=filename, expected="bytes")
     _check_size(len(data), filename, max_bytes)
-    raw = unpacked_head(data, filename, PEEK_BYTES, max_unpacked) if is_gzip(data) else bytes(data[:PEEK_BYTES])
-    if raw.startswith(b"SR_RESEARCH"):
-        raise DataError("this is an EyeLink EDF file (binary), which EyeDP does not read: convert it with SR "
-                        "Research's edf2asc (samples and events) and upload the .asc file.", file=filename,
-                        expected="an EyeLink ASC text file")
-    head = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
-    return "eyelink_asc" if looks_like_asc(head) else "table"
+    return format_of(head_bytes(data, filename, PEEK_BYTES, max_unpacked), filename)

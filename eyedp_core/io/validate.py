@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
-from eyedp_core.io.geometry import ON_SCREEN_TOLERANCE, UNITS, Geometry
+from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, UNITS, Geometry
 from eyedp_core.io.roles import (CONFLICT_WHAT, role_candidates, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
                                  WHOLE_FILE, Y_UP_KEY, canonical_unit, guess_time_unit, name_conflict)
 from eyedp_core.io.checks import (ID_ROLES, _expected, _file_label, as_number, as_text,
@@ -40,7 +40,7 @@ MAX_COLUMNS = 5000
 # A leading zero timestamp is tracker padding when the next time is this many median steps later.
 LEADING_ZERO_GAP_STEPS = 100
 # Samples further off the screen than this fraction of its size become NaN (and are counted): the app's one
-# tolerance (io.geometry).
+# tolerance (gaze.geometry).
 OFF_SCREEN_MARGIN = ON_SCREEN_TOLERANCE
 
 

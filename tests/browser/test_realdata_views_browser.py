@@ -114,7 +114,7 @@ def _gaze_panel(page, name: str, kind: str = "Gaze streams"):
 
 def _make_windows(page, name: str, kind: str = "Gaze streams") -> str:
     """Set the raw-gaze upload's step to its window length (windows side by side: the cheapest honest setting),
-    press Make feature windows; -> the 'Derived: ...' sentence."""
+    press Make feature windows; -> the sentence naming the file and the feature-window step."""
     panel = _gaze_panel(page, name, kind)
     window = panel.get_by_label("Window length (s)", exact=True).input_value()
     step = panel.get_by_label("Step (s)", exact=True)
@@ -125,11 +125,17 @@ def _make_windows(page, name: str, kind: str = "Gaze streams") -> str:
         panel = _gaze_panel(page, name, kind)
         assert float(panel.get_by_label("Step (s)", exact=True).input_value()) == float(window)
     panel.get_by_role("button", name="Make feature windows").click()
-    done = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Derived:")
+    done = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="(feature-window step): ")
     done.wait_for(timeout=600_000)
     harness.wait_idle(page, 300_000)
     _clean(page, "Your data (feature windows)")
     return done.first.inner_text()
+
+
+def _windows_said(sentence: str) -> str:
+    """The feature-window sentence -> what it says was made ("42 windows of 10 s every 5 s (6 recordings of 6
+    participants)"), without the file and step it names first."""
+    return sentence.split("(feature-window step): ", 1)[1].split(").", 1)[0] + ")"
 
 
 def _heatmaps(page, single: bool) -> str:
@@ -185,7 +191,7 @@ FILES = [pytest.param(rel, single, series, id=rel, marks=marks) for rel, single,
     ("uniss_fgd/fgd_samples.csv.gz", False, True, (pytest.mark.slow,)),  # 25 MB, 2.16 million samples: ~2.5 min
 )]
 # What the upload page says on the way, per file (the Tobii reader recognised; fixations detected and named).
-SAYS = {"uniss_fgd/fgd_samples.csv.gz": "Recognised as a Tobii", LUND: "fixations were detected"}
+SAYS = {"uniss_fgd/fgd_samples.csv.gz": "Recognised as a Tobii", LUND: "(I-VT step)"}
 # Observers Heatmaps draws on the file's first stimulus.
 OBSERVERS = {LUND: 6, "uniss_fgd/fgd_samples.csv.gz": 20}
 
@@ -232,7 +238,7 @@ def test_real_gaze_file_reaches_every_view(page, app_url, shots, rel, single, se
     if rel in SAYS:
         harness.at_least(page.get_by_text(SAYS[rel], exact=False), 1, SAYS[rel])
     if rel == LUND:  # the detected fixations are offered in the sidebar, marked as derived
-        harness.at_least(page.locator('[data-testid="stSidebar"]').get_by_text("Derived:"), 1, "the derived fixations")
+        harness.at_least(page.locator('[data-testid="stSidebar"]').get_by_text("derived from"), 1, "the derived fixations")
     steps.done("Your data: upload")
     if rel == LUND:
         _participants(page, "participants.csv", _lund_people())
@@ -241,7 +247,7 @@ def test_real_gaze_file_reaches_every_view(page, app_url, shots, rel, single, se
     assert "window" in derived, derived
     if rel == LUND:  # three of its timed recordings are shorter than the 2.5-s windows: counted
         assert "3 recordings shorter than one window of 2.5 s were left out" in derived, derived
-    steps.done("Your data: feature windows", derived.split(" from ")[0].removeprefix("Derived: "))
+    steps.done("Your data: feature windows", _windows_said(derived))
     steps.done("Heatmaps", _heatmaps(page, single))
     if rel in OBSERVERS:
         page.get_by_text(f"{OBSERVERS[rel]} observers").first.wait_for(timeout=60_000)
@@ -272,7 +278,7 @@ def test_real_fixation_file_reaches_heatmaps_time_series_and_attacks(page, app_u
     steps.done("Your data: upload")
     derived = _make_windows(page, name, kind="Fixations")
     assert f"of {observers} participants" in derived, derived
-    steps.done("Your data: feature windows", derived.split(" from ")[0].removeprefix("Derived: "))
+    steps.done("Your data: feature windows", _windows_said(derived))
     steps.done("Heatmaps", _heatmaps(page, False))
     page.get_by_text(f"{observers} observers").first.wait_for(timeout=60_000)
     steps.done("Time series", _time_series(page, True))

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from PIL import Image
 
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from ui import theme
 
 METHOD_COLORS = {
@@ -30,14 +30,14 @@ def thin(frame: pd.DataFrame, max_points: int = MAX_POINTS) -> pd.DataFrame:
     return frame.iloc[::step] if step > 1 else frame
 
 
-def screen_size(geometry: ScreenGeometry, width: int, legend_px: int = 60) -> tuple[int, int]:
+def screen_size(geometry: Geometry, width: int, legend_px: int = 60) -> tuple[int, int]:
     """Screen geometry and a figure width (px) -> (width, height) whose plot area has the screen's aspect ratio."""
     margin_x, margin_y = 80, 60 + legend_px  # template margins (l + r, t + b) and the legend under the plot
     plot_h = (width - margin_x) * geometry.height_px / geometry.width_px
     return width, int(round(min(max(plot_h, 200), 900) + margin_y))
 
 
-def _screen_axes(fig: go.Figure, geometry: ScreenGeometry) -> None:
+def _screen_axes(fig: go.Figure, geometry: Geometry) -> None:
     """Screen coordinates: y grows downwards, square pixels, the frame is the whole screen."""
     fig.update_yaxes(range=[geometry.height_px, 0], scaleanchor="x", scaleratio=1, constrain="domain",
                      title_text="y (px)")
@@ -98,7 +98,7 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
     return go.Figure(data=data, layout=layout)
 
 
-def raw_scanpath(part: pd.DataFrame, fixations: pd.DataFrame, geometry: ScreenGeometry,
+def raw_scanpath(part: pd.DataFrame, fixations: pd.DataFrame, geometry: Geometry,
                  width: int = 720) -> go.Figure:
     """Samples and fixations of a time window -> scanpath on the screen (marker size = fixation duration), sized
     `width` px wide with the screen's aspect ratio (drawn at that size, not stretched into a band)."""
@@ -128,7 +128,7 @@ def image_uri(image: np.ndarray, max_width: int = 640) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
+def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: Geometry,
                      title: str, stimulus: str | None = None, width: int = 820) -> go.Figure:
     """Trailing samples of the original and the protected stream -> both scanpaths over the screen (or stimulus)."""
     fig = go.Figure()

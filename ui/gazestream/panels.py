@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import display, explain, kanon
 from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.gazestream.streams import PreparedStreams
@@ -49,7 +49,7 @@ def data_notes(prep: PreparedStreams, name: str) -> None:
 
 
 @fragment(name="gs_raw")
-def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: ScreenGeometry,
+def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry,
                 data_name: str) -> None:
     """Detector, its threshold and the time window -> events, headline numbers, raw trace and scanpath (a
     fragment: moving any of its controls re-runs only this section)."""
@@ -120,7 +120,7 @@ def guarantee_card(g: explain.Guarantee, title: str) -> None:
 
 
 @fragment
-def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: ScreenGeometry,
+def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: Geometry,
                  who: str, stimulus_uri: str | None, stimulus_note: str) -> None:
     """Time slider + trail length -> the original and protected scanpaths up to that time (a fragment; `key`
     names the protected stream: data, stream, method, settings and seed)."""

@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import explain
 from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
@@ -51,7 +51,7 @@ class Scope:
     who: object
     stim_name: str | None
     sel: str | None
-    geometry: ScreenGeometry
+    geometry: Geometry
     seed: int
     one: pd.DataFrame
     uri: str | None
@@ -73,7 +73,7 @@ class Settings:
 
 @fragment(name="gs_protect")
 def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str | None, sel: str | None,
-                 geometry: ScreenGeometry) -> None:
+                 geometry: Geometry) -> None:
     """Checked streams, the chosen participant and stimulus -> the Protect view (a fragment)."""
     st.markdown(LEAD)
     c = st.columns([1, 3, 2])
@@ -95,7 +95,7 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
         pd_part(scope, shown)
 
 
-def _stimulus(stim_name: str | None, geometry: ScreenGeometry) -> tuple[str | None, str]:
+def _stimulus(stim_name: str | None, geometry: Geometry) -> tuple[str | None, str]:
     """The stimulus under the scanpaths (a cached JPEG data URI) and the caption that says what is underneath."""
     stims = state.stimuli()
     if stim_name is not None and stim_name in stims and stims[stim_name].image is not None:
@@ -291,7 +291,7 @@ def _other_settings(shown: str, own: Any, n_people: int) -> Settings:
 
 
 @st.cache_resource(max_entries=64, show_spinner="Measuring every method at these settings…")
-def _cached_rows(token: str, s: Settings, seed: int, geometry: ScreenGeometry, attack: bool, measured: int,
+def _cached_rows(token: str, s: Settings, seed: int, geometry: Geometry, attack: bool, measured: int,
                  _scope: Scope, _kal: pd.DataFrame) -> list[dict]:
     """`_rows`, kept per data, settings, seed and number of attacks measured so far (the store only grows), so
     that a move back to known settings rebuilds no row (callers never mutate the list)."""

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import display, streams
 from eyedp_core.gazestream.deniability import PDResult, event_synth_pd
 from eyedp_core.gazestream.evaluate import Reference, evaluate, reference, reidentification
@@ -66,14 +66,14 @@ def prepared(token: str, width_px: int, height_px: int, _frame: pd.DataFrame) ->
 
 
 @st.cache_resource(show_spinner="Detecting events…", max_entries=32)
-def detect(token: str, who: str, method: str, threshold: float, geometry: ScreenGeometry,
+def detect(token: str, who: str, method: str, threshold: float, geometry: Geometry,
            _one: pd.DataFrame) -> pd.DataFrame:
     """One participant's samples -> event table (cached on data token, participant and thresholds)."""
     return display.detect_for_display(_one, geometry, method, threshold)
 
 
 @st.cache_resource(show_spinner="Fitting event parameters (fixations, saccade velocity profiles)…", max_entries=8)
-def params(token: str, geometry: ScreenGeometry, _frame: pd.DataFrame) -> EventParams:
+def params(token: str, geometry: Geometry, _frame: pd.DataFrame) -> EventParams:
     """Checked samples -> event parameters of every stream (I-VT, 30 deg/s)."""
     return event_params(_frame, geometry)
 
@@ -88,14 +88,14 @@ def kaleido(token: str, s: KaleidoSettings, seed: int, bounds: tuple[int, int], 
 
 
 @st.cache_resource(show_spinner="Running k-same-synth…", max_entries=16)
-def synth(token: str, k: int, seed: int, geometry: ScreenGeometry, _frame: pd.DataFrame,
+def synth(token: str, k: int, seed: int, geometry: Geometry, _frame: pd.DataFrame,
           _ep: EventParams) -> SynthResult:
     """Checked samples and k -> SynthResult (ValueError when too few identities)."""
     return k_same_synth(_frame, k, rng_for(seed, "synth"), geometry=geometry, events=_ep)
 
 
 @st.cache_resource(show_spinner="Running the plausible-deniability test…", max_entries=16)
-def deniability(token: str, form: str, s: PDSettings, seed: int, geometry: ScreenGeometry, _frame: pd.DataFrame,
+def deniability(token: str, form: str, s: PDSettings, seed: int, geometry: Geometry, _frame: pd.DataFrame,
                 _ep: EventParams) -> PDResult:
     """Checked samples, form and settings -> PDResult."""
     return event_synth_pd(_frame, k=s.k, gamma=s.gamma, rng=rng_for(seed, f"pd-{form}"), form=form, eps0=s.eps0,
@@ -104,13 +104,13 @@ def deniability(token: str, form: str, s: PDSettings, seed: int, geometry: Scree
 
 @st.cache_resource(show_spinner="Measuring the original stream (heatmap, fixations, clean attacker)…",
                    max_entries=8)
-def clean_reference(token: str, geometry: ScreenGeometry, _original: pd.DataFrame) -> Reference:
+def clean_reference(token: str, geometry: Geometry, _original: pd.DataFrame) -> Reference:
     """Clean samples -> the clean side of every figure, computed once per dataset."""
     return reference(_original, geometry=geometry, window_s=WINDOW_S)
 
 
 @st.cache_data(show_spinner="Measuring utility…", max_entries=64)
-def figures(token: str, method: str, settings: object, seed: int, geometry: ScreenGeometry,
+def figures(token: str, method: str, settings: object, seed: int, geometry: Geometry,
             _original: pd.DataFrame, _protected: pd.DataFrame) -> dict[str, float]:
     """One method's protected samples (keyed by method, settings and seed) -> its utility figures (the
     re-identification attack is `reid`, run only when asked for)."""
@@ -126,7 +126,7 @@ def reid_store(token: str) -> dict:
     return {}
 
 
-def reid(token: str, method: str, settings: object, seed: int, geometry: ScreenGeometry, _original: pd.DataFrame,
+def reid(token: str, method: str, settings: object, seed: int, geometry: Geometry, _original: pd.DataFrame,
          _protected: pd.DataFrame | None, run: bool) -> tuple[float, int] | None:
     """The attack on one method's protected samples (None: the clean data) -> (accuracy, windows attacked); when
     not measured yet, measured only if `run` (it trains nothing new but extracts every window's features)."""
@@ -138,14 +138,14 @@ def reid(token: str, method: str, settings: object, seed: int, geometry: ScreenG
     return store.get(key)
 
 
-def baseline(token: str, geometry: ScreenGeometry, _original: pd.DataFrame, n_people: int) -> dict[str, float]:
+def baseline(token: str, geometry: Geometry, _original: pd.DataFrame, n_people: int) -> dict[str, float]:
     """Clean samples -> the unprotected row: perfect utility, chance 1/n (the attack itself is `reid`)."""
     return dict(displacement_deg=0.0, heatmap_cc=1.0, fixation_rate_change=0.0, fixation_duration_change=0.0,
                 reid_chance=1.0 / n_people if n_people else float("nan"))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry,
+def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: float, geometry: Geometry,
                span: tuple[float, float], who: str, _one: pd.DataFrame, _ev: pd.DataFrame
                ) -> tuple[go.Figure, tuple[int, int, int]]:
     """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
@@ -176,7 +176,7 @@ def raw_picture(token: str, stream_key: str, method: str, threshold: float, span
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def summary(token: str, stream_key: str, method: str, threshold: float, geometry: ScreenGeometry, t0: float,
+def summary(token: str, stream_key: str, method: str, threshold: float, geometry: Geometry, t0: float,
             t1: float, _ev: pd.DataFrame) -> dict[str, str]:
     """One stream's events (keyed like `detect`) -> the four headline numbers, formatted."""
     return display.summary(_ev, t0, t1)
@@ -210,7 +210,7 @@ def fingerprint(image: np.ndarray) -> tuple:
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geometry: ScreenGeometry, who: str,
+def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geometry: Geometry, who: str,
                    stimulus_uri: str | None, _original: pd.DataFrame, _protected: pd.DataFrame) -> go.Figure:
     """The original and protected streams (keyed by `key`: token, method, settings, seed, stream) and a time
     point -> the trailing scanpaths figure (cached: moving back to a time point re-sends an identical figure)."""
@@ -226,7 +226,7 @@ def compare_title(who: str, method: str, t_end: float, trail_s: float) -> str:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def compare_picture(key: tuple, t_end: float, trail_s: float, method: str, geometry: ScreenGeometry,
+def compare_picture(key: tuple, t_end: float, trail_s: float, method: str, geometry: Geometry,
                     stimulus_uri: str | None, _original: pd.DataFrame, _protected: pd.DataFrame) -> bytes:
     """Like `compare_figure`, as a JPEG over the stimulus (cached: the time slider re-sends known pictures)."""
     a = display.trail(_original, t_end, trail_s)

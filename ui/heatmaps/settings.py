@@ -6,6 +6,7 @@ reads the values back from the session. Nothing is computed here but the preset 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -15,6 +16,7 @@ from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps import cap, preview
 from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy_presets
 from eyedp_core.heatmaps.maps import sigma_px_from_degrees
+from ui import state
 from ui.heatmaps import figs
 from ui.widgets import badge, fmt_num, log_slider
 
@@ -118,6 +120,16 @@ def draw_grid(weight: str) -> None:
     else:
         st.select_slider("Cap m (seconds per observer per cell)", DURATION_CAPS, key=m_key)
     _total_cap(weight)
+
+
+def start_from_upload_geometry(fixations: Any) -> None:
+    """A fixation dataset -> the screen fields start from the screen given for it on Your data (once per dataset),
+    so the kernel's width in degrees is converted on the upload's own screen."""
+    given = state.upload_geometry(fixations.name) if fixations.source == "upload" else None
+    if given is None or st.session_state.get("hm_geometry_of") == fixations.token:
+        return
+    st.session_state.update(hm_wpx=int(given.width_px), hm_wcm=float(given.width_cm),
+                            hm_dist=float(given.distance_cm), hm_geometry_of=fixations.token)
 
 
 def draw_geometry(geometry: DeltaGenerator) -> None:

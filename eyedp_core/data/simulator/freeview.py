@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.events import ScreenGeometry
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.data.simulator.stimuli import Region
 
 VIEW_S = 8.0
@@ -61,7 +61,7 @@ def _one_viewing(rng: np.random.Generator, obs: pd.Series, spot: np.ndarray, reg
 
 
 def freeview_fixations(seed: int, observers: pd.DataFrame, regions: dict[str, list[Region]],
-                       screen: ScreenGeometry) -> pd.DataFrame:
+                       screen: Geometry) -> pd.DataFrame:
     """Master seed, observers (traits), {stimulus: regions}, screen -> fixation table:
     observer, stimulus, x, y, duration_ms, start_s (one VIEW_S viewing per observer and picture)."""
     spots = idiosyncratic_spots(seed, len(observers))

@@ -1,7 +1,10 @@
 """Screen geometry and units: pixels, normalised coordinates, millimetres and degrees of visual angle.
 
-`Geometry` describes a display: its resolution in pixels, its physical size in millimetres and the viewing
-distance in millimetres. Degrees are angles from the line of sight to the screen centre, computed exactly
+`Geometry` is the one screen-geometry type of the core (uploads, event detection, features, heatmap kernels,
+gaze-sample views). It describes a display: its resolution in pixels, its physical size in millimetres and the
+viewing distance in millimetres (the fields); the same lengths in centimetres are properties (`width_cm`,
+`height_cm`, `distance_cm`) and `Geometry.from_cm` builds one from centimetres. It lives in `gaze`, the lowest
+layer that needs it, so that `io` (uploads) and `gaze` (event detectors) share it. Degrees are angles from the line of sight to the screen centre, computed exactly
 with atan (not with a pixels-per-degree constant), x to the right and y downwards unless told otherwise.
 Every conversion returns pixels with the origin top-left, x right, y down: the convention of the app.
 
@@ -62,6 +65,38 @@ class Geometry:
         d = 1000.0
         return cls(width_px, height_px, 2 * d * math.tan(math.radians(fov_x_deg) / 2),
                    2 * d * math.tan(math.radians(fov_y_deg) / 2), d, name)
+
+    @classmethod
+    def from_cm(cls, width_px: int, height_px: int, width_cm: float, height_cm: float, distance_cm: float,
+                name: str = "") -> Geometry:
+        """Resolution, physical size and viewing distance in centimetres -> Geometry (stored in mm)."""
+        return cls(width_px, height_px, float(width_cm) * 10.0, float(height_cm) * 10.0, float(distance_cm) * 10.0,
+                   name)
+
+    @property
+    def width_cm(self) -> float:
+        """-> the screen's physical width in cm."""
+        return self.width_mm / 10.0
+
+    @property
+    def height_cm(self) -> float:
+        """-> the screen's physical height in cm."""
+        return self.height_mm / 10.0
+
+    @property
+    def distance_cm(self) -> float:
+        """-> the viewing distance in cm."""
+        return self.distance_mm / 10.0
+
+    def cm_per_px(self) -> tuple[float, float]:
+        """-> the physical pixel pitch (cm per px horizontally, vertically)."""
+        return self.width_cm / self.width_px, self.height_cm / self.height_px
+
+    def deg_per_px(self) -> tuple[float, float]:
+        """-> the visual angle of one pixel at the screen centre (deg/px horizontally, vertically)."""
+        cx, cy = self.cm_per_px()
+        d = self.distance_cm
+        return float(np.degrees(2 * np.arctan(cx / (2 * d)))), float(np.degrees(2 * np.arctan(cy / (2 * d))))
 
     @property
     def mm_per_px(self) -> tuple[float, float]:

@@ -14,13 +14,12 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-from eyedp_core.data.derived import screen_geometry
-from eyedp_core.gaze.events import ScreenGeometry
 from eyedp_core.gaze.features import window_features
+from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.geometry import PRESETS, Geometry
+from eyedp_core.io.steps import Step, StepReport
 
-__all__ = ["WindowSettings", "add_participants", "features_from_recording", "features_from_table",
+__all__ = ["WindowSettings", "add_participants", "features_from_table",
            "suggested_window_s"]
 
 # Columns of a gaze or fixation table that split it into recordings (besides the participant), in key order.
@@ -54,7 +53,7 @@ def _canonical(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
                     f"this table has {', '.join(map(str, t.columns))}.", expected="a gaze or fixation table")
 
 
-def features_from_table(table: pd.DataFrame, geometry: Geometry | ScreenGeometry | None, window_s: float,
+def features_from_table(table: pd.DataFrame, geometry: Geometry | None, window_s: float,
                         step_s: float | None = None, *, source: str = "the recording",
                         participants: pd.DataFrame | None = None) -> pd.DataFrame:
     """Canonical gaze or fixation table, screen geometry (None: a 24" 1920 × 1080 screen at 60 cm), window
@@ -74,14 +73,15 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | ScreenGeometry
     splits = [c for c in _SPLIT_COLUMNS if c in t.columns]
     for c in splits:
         t[c] = t[c].astype(str)
-    geo = screen_geometry(geometry if geometry is not None else PRESETS["desktop_24"])
+    geo = geometry if geometry is not None else PRESETS["desktop_24"]
     out = window_features(t, settings.window_s, settings.step(), geo, group_cols=["participant", *splits])
+    name = PurePath(source).name
+    step = StepReport(Step.WINDOWS, name, len(t), len(out), what="feature windows")
     if out.empty:
         span = _longest_recording_s(t, kind, ["participant", *splits])
-        raise DataError(f"no recording is as long as one window of {settings.window_s:g} s (the longest lasts "
-                        f"{span:.3g} s). Choose a shorter window.", file=source,
-                        expected=f"recordings of at least {settings.window_s:g} s")
-    name = PurePath(source).name
+        raise DataError(step.message(
+            f"no recording is as long as one window of {settings.window_s:g} s (the longest lasts {span:.3g} s). "
+            "Choose a shorter window."), file=source, expected=f"recordings of at least {settings.window_s:g} s")
     n_all = t.groupby(["participant", *splits], sort=False).ngroups
     n_made = out.groupby(["participant", *splits], sort=False).ngroups
     if "recording" not in splits:
@@ -96,8 +96,8 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | ScreenGeometry
     # Recordings shorter than one window give no rows: counted, so the page can say what was left out.
     out.attrs.update({"window_s": settings.window_s, "step_s": settings.step(), "source": name,
                       "recordings_too_short": n_all - n_made,
-                      "made_by": f"feature windows of {settings.window_s:g} s every {settings.step():g} s made "
-                                 f"from the {kind} of {name}"})
+                      "made_by": step.prefix() + f": windows of {settings.window_s:g} s every {settings.step():g} s "
+                                                 f"from the {kind}"})
     return out
 
 
@@ -171,15 +171,3 @@ def add_participants(features: pd.DataFrame, participants: pd.DataFrame, source:
     out.attrs = dict(features.attrs)
     out.attrs["participants_unmatched"] = sorted(have - known)
     return out
-
-
-def features_from_recording(recording: object, window_s: float, step_s: float | None = None,
-                            participants: pd.DataFrame | None = None) -> pd.DataFrame:
-    """io.read_recording result (gaze or fixations) -> its feature table, on its own screen geometry."""
-    kind = getattr(recording, "kind", None)
-    source = getattr(recording, "source", "") or "the recording"
-    if kind not in ("gaze", "fixations"):
-        raise DataError(f"feature windows are made from gaze samples or fixations; this recording holds {kind}.",
-                        file=source, expected="a gaze or fixation recording")
-    return features_from_table(recording.samples, recording.geometry, window_s, step_s, source=source,
-                               participants=participants)
