@@ -60,6 +60,10 @@ def test_without_a_rate_the_rows_are_dropped_and_the_sentence_offers_the_rate():
     text = " ".join(str(w) for w in rec.warnings)
     assert "8 of them belong to 2 recordings without any timestamp: give the sampling rate (Hz)" in text
     assert "leave that column out" not in text
+    validate = next(r for r in rec.reports if r.step is Step.VALIDATE)
+    assert "2 recordings without timestamps (8 rows): a sampling rate would rebuild their time" in validate.sentence()
+    assert io.Upload.recordings_without_time(_synthetic(), MAPPING) == 2
+    assert io.Upload.recordings_without_time(_synthetic().query("participant == 'A'"), MAPPING) == 0
 
 
 def test_a_recording_with_some_missing_times_is_not_rebuilt():
@@ -129,3 +133,53 @@ def test_lund2013_moving_dot_recordings_at_500_hz():
     shared = without.samples.index.isin(s.index)
     assert (~shared).sum() == 3 and (without.samples.loc[~shared, "t_s"] == 0).all()
     pd.testing.assert_frame_equal(s.loc[without.samples.index[shared]], without.samples[shared])
+
+
+def _page_csv(n_stamped: int = 300, n_clockless: int = 300) -> bytes:
+    """A at 250 Hz with a clock in ms, then B with the same gaze path and no clock."""
+    i = np.arange(max(n_stamped, n_clockless))
+    x, y = 400 + 200 * np.sin(i / 40), 300 + 100 * np.cos(i / 55)
+    a = pd.DataFrame({"participant": "A", "time_ms": i[:n_stamped] * 4.0, "x": x[:n_stamped], "y": y[:n_stamped]})
+    b = pd.DataFrame({"participant": "B", "time_ms": np.nan, "x": x[:n_clockless], "y": y[:n_clockless]})
+    return _csv(pd.concat([a, b], ignore_index=True))
+
+
+def _rate_inputs(at) -> list:
+    return [n for n in at.number_input if n.key and n.key.startswith("yd_rate_")]
+
+
+def test_your_data_asks_for_the_rate_only_when_a_recording_has_no_clock_and_uses_it():
+    from tests.apptest import open_app, page_text
+
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value("gaze").run()
+    at.file_uploader(key="uploader_gaze").set_value(("stamped.csv", _page_csv(300, 0), "text/csv")).run()
+    assert not at.exception and not _rate_inputs(at)
+
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value("gaze").run()
+    at.file_uploader(key="uploader_gaze").set_value(("dots.csv", _page_csv(), "text/csv")).run()
+    assert not at.exception, at.exception
+    [rate] = _rate_inputs(at)
+    assert "1 recording in the first rows has no timestamps" in page_text(at)
+    rate.set_value(250.0).run()
+    [b for b in at.button if b.label == "Use this data"][0].click().run()
+    assert not at.exception, at.exception
+    ok = " ".join(s.value for s in at.success)
+    assert "dots.csv loaded (600 rows" in ok, page_text(at)
+    assert "time rebuilt from 250 Hz for 1 recording without timestamps (300 rows)" in page_text(at)
+
+
+def test_your_data_without_a_rate_drops_them_and_offers_the_rate_when_found_past_the_preview():
+    from tests.apptest import open_app, page_text
+
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value("gaze").run()
+    at.file_uploader(key="uploader_gaze").set_value(("late.csv", _page_csv(5200, 300), "text/csv")).run()
+    assert not at.exception and not _rate_inputs(at)  # B starts after the 5,000-row preview
+    [b for b in at.button if b.label == "Use this data"][0].click().run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "late.csv loaded (5,200 rows" in text and "give the sampling rate (Hz)" in text
+    [rate] = _rate_inputs(at)
+    assert "Some recordings in the file have no timestamps" in page_text(at)

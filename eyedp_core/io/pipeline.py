@@ -31,7 +31,8 @@ from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unp
 from eyedp_core.io.lines import check_lines
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.recording import FORMATS, Recording
-from eyedp_core.io.roles import KINDS, UNITS_KEY, guess_mapping
+from eyedp_core.io.roles import KINDS, UNITS_KEY, WHOLE_FILE, guess_mapping
+from eyedp_core.io.sample_clock import timeless
 from eyedp_core.io.steps import Step, StepReport, counted
 from eyedp_core.io.stream import Source, read_source
 from eyedp_core.io.table import parse_table
@@ -323,6 +324,17 @@ class Upload:
             geo = PRESETS[READERS[reader].geometry_preset]
             return geo, [DataWarning(f"no geometry was given; the {geo.name} set-up was used.", file=self.name)]
         return geo, []
+
+    @staticmethod
+    def recordings_without_time(frame: pd.DataFrame, mapping: dict[str, Any]) -> int:
+        """A gaze table (or its preview) and its role -> column mapping -> how many of its recordings have no time
+        at all (empty or zero in every row): the ones a sampling rate would keep."""
+        cols = {role: mapping[role] for role in ("t_s", "participant", "stimulus")
+                if isinstance(mapping.get(role), str) and (mapping[role] in frame.columns or mapping[role] == WHOLE_FILE)}
+        if "t_s" not in cols or frame.empty:
+            return 0
+        clock = timeless(frame, cols)
+        return 0 if clock is None else clock.recordings
 
     def finish(self, frame: pd.DataFrame, mapping: dict[str, Any], options: ReadOptions, *, reader: str = "generic",
                events: pd.DataFrame | None = None) -> Recording:

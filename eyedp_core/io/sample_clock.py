@@ -39,6 +39,11 @@ class Timeless:
                 f"{'s' if self.recordings != 1 else ''} without any timestamp: give the sampling rate (Hz) "
                 "of recordings without timestamps to rebuild their time as sample number ÷ rate and keep them.")
 
+    def missing_note(self) -> str:
+        """-> the step report's sentence when no rate was given."""
+        return (f"{self.recordings:,} recording{'s' if self.recordings != 1 else ''} without timestamps "
+                f"({self.n_rows:,} rows): a sampling rate would rebuild their time")
+
     def note(self, rate_hz: float) -> str:
         """-> the step report's sentence on the rebuilt time."""
         return (f"time rebuilt from {rate_hz:g} Hz for {self.recordings:,} recording"

@@ -217,9 +217,9 @@ def _drop_missing(df: pd.DataFrame, columns: list[str], filename: str,
     culprit, alone = _main_culprit(empty, columns, rows_bad)
     offer = (f" {alone:,} of them are empty only in '{culprit}': leave that column out (or do not map it) to "
              "keep them." if culprit is not None else "")
-    hint = (hints or {}).get(culprit or "")
-    if hint is not None:
-        offer = hint
+    for col, hint in (hints or {}).items():
+        if col in per_col:
+            offer = hint if col == culprit else offer + hint
     warn = DataWarning(f"{n:,} of {len(df):,} rows had an empty cell in a chosen column and were left out "
                        f"(first at row {first}; empty cells per column: {worst}).{offer}", file=filename,
                        details={"dropped_missing": n, "per_column": per_col,
@@ -355,6 +355,7 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
                                                                 "recordings": clock.recordings}))
     elif clock is not None:
         hints[cols["t_s"]] = clock.hint()
+        notes.append(clock.missing_note())
     if drop_missing:
         strict = [c for r, c in cols.items() if c != WHOLE_FILE and not roles[r].allow_missing]
         if kind == "features":
@@ -362,6 +363,8 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
             strict += [c for c in feats if c in df.columns and c not in strict]
             _check_unique(df, strict, filename)
         df, warn = _drop_missing(df, strict, filename, hints)
+        if warn is not None and hints and clock is not None:
+            warn.details.update(no_time_recordings=clock.recordings, no_time_rows=clock.n_rows)
         if warn is not None:
             warnings.append(warn)
             _note(counts, "dropped_missing", warn.details["dropped_missing"])
