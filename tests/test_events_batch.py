@@ -11,8 +11,14 @@ import pytest
 from scipy.signal import savgol_filter
 
 from eyedp_core.gaze import events
-from eyedp_core.gaze.events import (detect_events, detect_idt, detect_ivt, group_positions, labels_to_events,
-                                    velocity_deg_s)
+from eyedp_core.gaze.events import (
+    detect_events,
+    detect_idt,
+    detect_ivt,
+    group_positions,
+    labels_to_events,
+    velocity_deg_s,
+)
 from eyedp_core.gaze.geometry import Geometry
 
 LUND = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "lund2013" / "lund2013_samples.csv.gz"
