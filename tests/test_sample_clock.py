@@ -56,7 +56,9 @@ def test_rate_rebuilds_time_per_recording_from_its_sample_number():
 
 def test_without_a_rate_the_rows_are_dropped_and_the_sentence_offers_the_rate():
     rec = io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, kind="gaze")
-    assert rec.counts["dropped_missing"] == 8 and set(rec.samples["participant"]) <= {"A", "C"}
+    # C's zero stamp is padding, not a clock: C goes with B.
+    assert rec.counts["dropped_missing"] == 8 and rec.counts["zero_time_dropped"] == 1
+    assert set(rec.samples["participant"]) == {"A"}
     text = " ".join(str(w) for w in rec.warnings)
     assert "8 of them belong to 2 recordings without any timestamp: give the sampling rate (Hz)" in text
     assert "leave that column out" not in text
@@ -128,11 +130,11 @@ def test_lund2013_moving_dot_recordings_at_500_hz():
     assert "time rebuilt from 500 Hz for 24 recordings without timestamps (21,326 rows)" in validate.sentence()
     th20 = s[(s.participant == "TH20") & (s.stimulus == "trial1")]
     assert len(th20) == 1658 and th20["t_s"].to_numpy() == pytest.approx(np.arange(1658) / 500.0)
-    # The recordings with a clock are read exactly as without a rate. (Without a rate, the three moving-dot trials
-    # whose only stamp is a trailing zero keep that one row; with it, that row is padding after rebuilt samples.)
-    shared = without.samples.index.isin(s.index)
-    assert (~shared).sum() == 3 and (without.samples.loc[~shared, "t_s"] == 0).all()
-    pd.testing.assert_frame_equal(s.loc[without.samples.index[shared]], without.samples[shared])
+    # The recordings with a clock are read exactly as without a rate; without it, no moving-dot row is left (the
+    # three trials whose only stamp is a trailing zero lose that padding row too).
+    assert without.samples.groupby(key).ngroups == 63 - n_clockless
+    assert without.counts["zero_time_dropped"] == zeros == rec.counts["zero_time_dropped"]
+    pd.testing.assert_frame_equal(s.loc[without.samples.index], without.samples)
 
 
 def _page_csv(n_stamped: int = 300, n_clockless: int = 300) -> bytes:
@@ -183,3 +185,10 @@ def test_your_data_without_a_rate_drops_them_and_offers_the_rate_when_found_past
     assert "late.csv loaded (5,200 rows" in text and "give the sampling rate (Hz)" in text
     [rate] = _rate_inputs(at)
     assert "Some recordings in the file have no timestamps" in page_text(at)
+
+
+def test_a_recording_stamped_all_zeros_is_still_refused_by_the_time_check():
+    df = _synthetic()
+    df.loc[df.participant == "A", "time_ms"] = 0.0  # no empty cell: not a recording without timestamps
+    with pytest.raises(DataError, match="strictly increase"):
+        io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, kind="gaze", sampling_rate_hz=250)

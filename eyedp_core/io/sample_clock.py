@@ -25,6 +25,7 @@ class Timeless:
     """The rows with an empty time of a raw gaze table's recordings that have no time value at all."""
 
     rows: pd.Series  # bool, on the raw table's index: an empty time in a recording without any time
+    padding: pd.Series  # bool, same index: a zero time in such a recording (tracker padding, never a time)
     recordings: int
     position: pd.Series  # each row's sample number inside its recording (0, 1, …), on the same index
 
@@ -52,7 +53,8 @@ class Timeless:
 
 def timeless(df: pd.DataFrame, cols: dict[str, str]) -> Timeless | None:
     """Raw gaze table and resolved role -> column map -> the recordings (participant, and stimulus when mapped)
-    whose time column holds nothing but empty cells and zeros, or None when every recording has some time."""
+    whose time column holds nothing but empty cells and zeros (one empty at least), or None when every recording
+    has some time."""
     t = df[cols["t_s"]]
     empty = t.isna().to_numpy()
     if not empty.any():
@@ -66,12 +68,15 @@ def timeless(df: pd.DataFrame, cols: dict[str, str]) -> Timeless | None:
     else:
         codes = np.zeros(len(df), dtype=np.int64)
     with_time = np.bincount(codes, weights=stamped, minlength=int(codes.max()) + 1 if len(codes) else 0)
-    none = with_time == 0
+    # A recording stamped all zeros and never empty is left to the increasing-time check, which names it.
+    has_empty = np.bincount(codes, weights=empty, minlength=with_time.size) > 0
+    none = (with_time == 0) & has_empty
     if not none.any():
         return None
     rows = none[codes] & empty
     position = pd.Series(codes, index=df.index).groupby(codes, sort=False).cumcount()
-    return Timeless(pd.Series(rows, index=df.index), int(none.sum()), position)
+    return Timeless(pd.Series(rows, index=df.index), pd.Series(none[codes] & ~empty, index=df.index),
+                    int(none.sum()), position)
 
 
 def check_rate(rate_hz: float | None, filename: str) -> float | None:

@@ -416,6 +416,9 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
         raw_t = raw_times["t_s"]
         ids = pd.DataFrame({k: columns[k] for k in ("participant", "stimulus") if k in columns}, index=index)
         pad = _zero_time_rows(ids, raw_t)
+        if clock is not None:
+            # A recording whose only stamps are zeros has no clock: those rows are padding (dropped, counted).
+            pad |= clock.padding.reindex(index).to_numpy(dtype=bool)
         if pad.any():
             keep = ~pad
             columns = {k: (v[keep] if isinstance(v, (pd.Series, np.ndarray)) else v)
