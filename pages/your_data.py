@@ -11,6 +11,7 @@ from eyedp_core.data import derived
 from eyedp_core.io import derive, windows
 from eyedp_core.io.image_files import image_files
 from eyedp_core.io.pipeline import usecols
+from eyedp_core.io.sample_clock import MAX_SAMPLING_RATE_HZ
 from eyedp_core.io.steps import Step, StepReport
 from ui import runlog, state
 from ui.errors import guarded
@@ -257,6 +258,25 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
         _done(kind, name, table, extra, tuple(rec.reports))
 
 
+def _rate_form(up: io.Upload, frame: pd.DataFrame, mapping: dict[str, Any], token: str,
+               whole: bool) -> float | None:
+    """The sampling rate of gaze recordings without timestamps (None: leave them out), asked only when the table
+    (`whole`: the whole file; else its first rows) or an earlier read of it has such recordings."""
+    seen = up.recordings_without_time(frame, mapping)
+    if not seen and not st.session_state.get(f"yd_no_time_{token[:8]}"):
+        return None
+    where = "the file" if whole else "the first rows"
+    what = (f"{seen:,} recording{'s' if seen != 1 else ''} in {where} {'have' if seen != 1 else 'has'} no "
+            "timestamps." if seen else "Some recordings in the file have no timestamps.")
+    hz = st.number_input("Sampling rate for recordings without timestamps (Hz)", 0.0, MAX_SAMPLING_RATE_HZ, 0.0, 50.0,
+                         key=f"yd_rate_{token[:8]}",
+                         help=f"{what} Their time is rebuilt as sample number ÷ rate (the tracker's rate, e.g. 500 "
+                              "for an SMI Hi-Speed). 0: leave their rows out (counted).")
+    if not hz:
+        st.caption(f"{what} Give their sampling rate to keep them; without it their rows are left out.")
+    return float(hz) or None
+
+
 def _upload(data: bytes, name: str, token: str) -> io.Upload:
     """-> this file's upload pipeline (kept for the session: each step runs once)."""
     return _memo("upload", (token,), lambda: io.Upload(data, name, io.Limits(**io.WEB_LIMITS)))
@@ -357,6 +377,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         add_fix = st.checkbox("Also add the export's fixations (one row per fixation index) as a "
                               "fixation table", value=True, key="tobii_add_fixations")
     detect = _detect_form(default_on=not add_fix) if kind == "gaze" else None
+    rate = _rate_form(up, raw, mapping, token, whole=use_reader) if kind == "gaze" else None
     drop = st.checkbox("Drop rows with an empty cell in a chosen column (they are counted)", value=True,
                        key=f"drop_missing_{kind}")
     st.caption("\\* required. Columns you do not map are ignored (for feature tables: every other column "
@@ -371,8 +392,11 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
                              lambda f: bar.progress(min(f, 1.0) * 0.8, text=f"Reading {md_text(name)} …"))
         bar.progress(0.9, text="Checking …")
         options = io.ReadOptions(kind=kind, geometry=geometry, drop_missing=drop, file_geometry=False,
-                                 check_off_screen=check_screen)
+                                 check_off_screen=check_screen, sampling_rate_hz=rate)
         rec = up.finish(frame, mapping, options, reader=reader_name if use_reader else "generic")
+        if any(w.details.get("no_time_recordings") for w in rec.warnings):
+            # Found only in the whole file (past the preview): offer the rate on the next run.
+            st.session_state[f"yd_no_time_{token[:8]}"] = True
         table = rec.samples
         extra = ""
         if detect is not None:

@@ -76,11 +76,14 @@ def test_gazebase_degrees_become_pixels_with_its_geometry():
 
 
 def test_lund2013_zero_timestamps_signal_loss_and_missing_clock():
-    """Lund 2013: trailing zero timestamps dropped, x = y = 0 blanked, 'dots' rows without a clock dropped."""
+    """Lund 2013: trailing zero timestamps dropped, x = y = 0 blanked, 'dots' rows without a clock dropped (a
+    zero stamp in a recording without a clock is padding too; tests/test_sample_clock.py keeps them with a rate)."""
     rec = io.read_recording(REALDATA / "lund2013" / "lund2013_samples.csv.gz")
     c = rec.counts
-    assert c["zero_time_dropped"] == 10 and c["lost_xy_zero"] > 3000 and c["dropped_missing"] == 21_326
-    assert len(rec.samples) == 383_225 - 21_326 - 10 and rec.samples["stimulus"].nunique() > 10
+    assert c["zero_time_dropped"] == 13 and c["lost_xy_zero"] > 3000 and c["dropped_missing"] == 21_326
+    # Left: the 5 images and 4 videos; no moving-dot trial (trial1, trial17) without its clock.
+    assert len(rec.samples) == 383_225 - 21_326 - 13 and rec.samples["stimulus"].nunique() == 9
+    assert not {"trial1", "trial17"} & set(rec.samples["stimulus"])
 
 
 def test_sbsat_trial_report_as_features_and_osie_fixations():

@@ -6,6 +6,7 @@ Per-sample labels: 0 none (loss, gap, too short), 1 fixation, 2 saccade, 3 blink
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -79,7 +80,10 @@ def _check_time(t_s: Any, row_labels: Any = None) -> np.ndarray:
     return t
 
 
-def _timing(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+Timing = tuple[np.ndarray, np.ndarray, float]
+
+
+def _timing(t: np.ndarray) -> Timing:
     """Timestamps -> (gap after sample i, duration of sample i, typical interval)."""
     if t.size < 2:
         return np.zeros(t.size, bool), np.full(t.size, 0.0), 0.0
@@ -89,6 +93,24 @@ def _timing(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     # Samples before a gap count as one typical interval so gaps never inflate event durations.
     dur = np.where(gap, typical, np.r_[step, typical])
     return gap, dur, typical
+
+
+@functools.lru_cache(maxsize=64)
+def _savgol_kernel(window: int) -> np.ndarray:
+    """Odd window length -> the quadratic Savitzky-Golay smoothing kernel, computed once per length (its
+    least-squares fit costs more than filtering a short recording, and every recording at one rate shares it)."""
+    from scipy.signal import savgol_coeffs  # imported here: scipy.signal costs ~1 s of app start
+
+    kernel = savgol_coeffs(window, 2)
+    kernel.setflags(write=False)
+    return kernel
+
+
+def _savgol(a: np.ndarray, window: int) -> np.ndarray:
+    """Positions -> smoothed as scipy's savgol_filter(a, window, 2, mode="nearest") does, with a cached kernel."""
+    from scipy.ndimage import convolve1d
+
+    return convolve1d(a, _savgol_kernel(window), mode="nearest")
 
 
 def velocity_deg_s(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry, smooth: str = "savgol",
@@ -101,18 +123,24 @@ def velocity_deg_s(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry, smooth: s
     t = _check_time(t_s)
     x = np.asarray(x_px, dtype=float)
     y = np.asarray(y_px, dtype=float)
+    if t.size < 2:
+        return np.full(t.size, np.nan)
+    return _velocity(t, x, y, geometry, smooth, savgol_ms, _timing(t))
+
+
+def _velocity(t: np.ndarray, x: np.ndarray, y: np.ndarray, geometry: Geometry, smooth: str, savgol_ms: float,
+              timing: Timing) -> np.ndarray:
+    """velocity_deg_s on checked float arrays and their timing (computed once per recording)."""
     n = t.size
     if n < 2:
         return np.full(n, np.nan)
-    gap, _, typical = _timing(t)
+    gap, _, typical = timing
     if smooth == "savgol":
-        from scipy.signal import savgol_filter  # imported here: scipy.signal costs ~1 s of app start
-
         win = int(round(savgol_ms / 1000 / typical)) | 1
         if win >= 5 and n >= win:
             # mode="nearest" avoids the polynomial edge fit, which fails on NaN; NaN spreads one window.
-            x = savgol_filter(x, win, 2, mode="nearest")
-            y = savgol_filter(y, win, 2, mode="nearest")
+            x = _savgol(x, win)
+            y = _savgol(y, win)
     elif smooth != "central":
         raise ValueError(f"smooth must be 'central' or 'savgol', got {smooth!r}")
     # One-step speeds between i and i+1, invalid across gaps.
@@ -159,34 +187,45 @@ def detect_blinks(t_s: Any, x_px: Any, y_px: Any, pupil: Any = None, min_ms: flo
     A sample is missing when x or y is NaN, or the pupil is NaN or <= 0; longer runs are signal loss.
     """
     t = _check_time(t_s)
+    return _blink_mask(t, x_px, y_px, pupil, min_ms, max_ms, None)
+
+
+def _blink_mask(t: np.ndarray, x_px: Any, y_px: Any, pupil: Any, min_ms: float, max_ms: float,
+                timing: Timing | None) -> np.ndarray:
+    """detect_blinks on checked timestamps [and their timing]."""
     missing = ~(np.isfinite(np.asarray(x_px, float)) & np.isfinite(np.asarray(y_px, float)))
     if pupil is not None:
         p = np.asarray(pupil, dtype=float)
         missing |= ~(p > 0)
     if t.size == 0:
         return missing
-    gap, dur, _ = _timing(t)
+    gap, dur, _ = _timing(t) if timing is None else timing
     starts, ends, vals = _runs(missing, gap)
     run_dur = np.add.reduceat(dur, starts) * 1000
     blink = vals & (run_dur >= min_ms - 1e-9) & (run_dur <= max_ms + 1e-9)
     return np.repeat(blink, ends - starts)
 
 
+_BLINK_DEFAULTS = {k: p.default for k, p in inspect.signature(detect_blinks).parameters.items()
+                   if k in ("min_ms", "max_ms")}
+
+
 def _finish_labels(t: np.ndarray, x: Any, y: Any, labels: np.ndarray, pupil: Any,
-                   blinks: bool) -> np.ndarray:
-    """Labels -> labels with blink-like runs of missing gaze marked BLINK (when `blinks`)."""
+                   blinks: bool, timing: Timing | None = None) -> np.ndarray:
+    """Labels (of checked timestamps [with their timing]) -> labels with blink-like runs of missing gaze marked
+    BLINK (when `blinks`)."""
     if blinks:
-        labels[detect_blinks(t, x, y, pupil)] = BLINK
+        labels[_blink_mask(t, x, y, pupil, _BLINK_DEFAULTS["min_ms"], _BLINK_DEFAULTS["max_ms"], timing)] = BLINK
     return labels
 
 
 def _ivt_labels(t: np.ndarray, v: np.ndarray, threshold: float, min_fixation_ms: float,
-                min_saccade_ms: float) -> np.ndarray:
-    """Timestamps + velocity -> I-VT labels 0/1/2 after the minimum-duration clean-up."""
+                min_saccade_ms: float, timing: Timing | None = None) -> np.ndarray:
+    """Timestamps + velocity [+ their timing] -> I-VT labels 0/1/2 after the minimum-duration clean-up."""
     labels = np.where(v >= threshold, SACCADE, FIXATION).astype(np.int8)
     labels[~np.isfinite(v)] = NONE
     if t.size:
-        gap, dur, _ = _timing(t)
+        gap, dur, _ = _timing(t) if timing is None else timing
         labels = _relabel_short(labels, dur, gap, SACCADE, min_saccade_ms / 1000, FIXATION)
         labels = _relabel_short(labels, dur, gap, FIXATION, min_fixation_ms / 1000, NONE)
     return labels
@@ -217,13 +256,20 @@ def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry,
     samples covered by no such window are saccade samples (as in Salvucci & Goldberg 2000).
     """
     t = _check_time(t_s)
+    return _idt_labels(t, x_px, y_px, geometry, dispersion_threshold_deg, min_duration_ms, pupil, blinks,
+                       _timing(t))
+
+
+def _idt_labels(t: np.ndarray, x_px: Any, y_px: Any, geometry: Geometry, dispersion_threshold_deg: float,
+                min_duration_ms: float, pupil: Any, blinks: bool, timing: Timing) -> np.ndarray:
+    """detect_idt on checked timestamps and their timing (computed once per recording)."""
     n = t.size
     xd, yd = pix_to_deg(x_px, y_px, geometry)
     valid = np.isfinite(xd) & np.isfinite(yd)
-    gap, _, typical = _timing(t)
+    gap, _, typical = timing
     w = max(2, int(np.ceil(min_duration_ms / 1000 / typical - 1e-9))) if n >= 2 else 2
     if n < w:  # shorter than one window: nothing can be decided
-        return _finish_labels(t, x_px, y_px, np.zeros(n, np.int8), pupil, blinks)
+        return _finish_labels(t, x_px, y_px, np.zeros(n, np.int8), pupil, blinks, timing)
     labels = np.where(valid, SACCADE, NONE).astype(np.int8)
     xf, yf = np.where(valid, xd, 0.0), np.where(valid, yd, 0.0)
     # Forward windows [i, i+w): origin shifts scipy's centred filter so output i starts at i.
@@ -247,7 +293,7 @@ def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry,
     joint = (cs[k[:-1] + 1] - cs[np.maximum(0, k[:-1] - w + 2)]) > 0
     jump = np.flatnonzero(covered[:-1] & covered[1:] & ~joint & ~gap[:-1]) + 1
     labels[jump] = SACCADE
-    return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
+    return _finish_labels(t, x_px, y_px, labels, pupil, blinks, timing)
 
 
 def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Geometry,
@@ -264,8 +310,16 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Geom
     y = np.asarray(y_px, dtype=float)
     if t.size == 0:
         return pd.DataFrame({c: pd.Series(dtype=object if c == "type" else float) for c in EVENT_COLUMNS})
-    gap, dur, _ = _timing(t)
-    v = velocity_deg_s(t, x, y, geometry) if velocity is None else np.asarray(velocity, float)
+    timing = _timing(t)
+    v = _velocity(t, x, y, geometry, "savgol", 20.0, timing) if velocity is None else np.asarray(velocity, float)
+    return pd.DataFrame(_event_columns(t, x, y, lab, geometry, pupil, v, timing))
+
+
+def _event_columns(t: np.ndarray, x: np.ndarray, y: np.ndarray, lab: np.ndarray, geometry: Geometry, pupil: Any,
+                   v: np.ndarray, timing: Timing) -> dict[str, np.ndarray]:
+    """labels_to_events on checked, non-empty float arrays, their velocity and timing -> its columns (EVENT_COLUMNS)
+    as arrays, label-0 runs left out: recordings are joined as arrays and made a frame once."""
+    gap, dur, _ = timing
     p = np.full(t.size, np.nan) if pupil is None else np.asarray(pupil, dtype=float)
     p = np.where(p > 0, p, np.nan)
 
@@ -303,14 +357,14 @@ def labels_to_events(t_s: Any, x_px: Any, y_px: Any, labels: Any, geometry: Geom
     ex_end = np.where(fix, mx, np.where(sac, x1, np.nan))
     ey_end = np.where(fix, my, np.where(sac, y1, np.nan))
     amp = np.where(sac, angular_distance_deg(x0, y0, x1, y1, geometry), np.nan)
-    out = pd.DataFrame({
+    columns = {
         "type": _LABEL_LOOKUP[np.clip(vals.astype(np.intp), 0, len(_LABEL_LOOKUP) - 1)],
         "start_s": start_s, "end_s": end_s, "duration_ms": (end_s - start_s) * 1000,
         "x": ex, "y": ey, "x_end": ex_end, "y_end": ey_end, "dx": ex_end - ex, "dy": ey_end - ey,
         "amplitude_deg": amp, "peak_velocity_deg_s": np.where(blk, np.nan, vmax),
         "mean_pupil": np.where(blk, np.nan, mp),
-    })
-    return out[keep].reset_index(drop=True)
+    }
+    return {c: a[keep] for c, a in columns.items()}
 
 
 def group_positions(frame: pd.DataFrame, groups: list[str]) -> list[tuple[Any, np.ndarray]]:
@@ -342,30 +396,48 @@ def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt"
         raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
                         f"allowed: {sorted(allowed)}")
     opts = {k: params[k].default for k in allowed} | thresholds
-    frames, keys = [], []
+    parts: list[dict[str, np.ndarray]] = []
+    keys = []
     # Columns are taken out once: slicing arrays per recording is cheap, taking rows of the frame is not.
     t_all, x_all, y_all = (samples[c].to_numpy(float) for c in ("t_s", "x", "y"))
     p_all = samples["pupil"].to_numpy(float) if has_pupil else None
     for key, pos in group_positions(samples, groups):  # one recording at a time; inside is vectorised
-        t = _check_time(t_all[pos], samples.index[pos])
+        try:
+            t = _check_time(t_all[pos])
+        except ValueError:  # again with the rows' own labels, for the message (not paid by good recordings)
+            _check_time(t_all[pos], samples.index[pos])
+            raise
         x, y = x_all[pos], y_all[pos]
         pupil = p_all[pos] if has_pupil else None
+        keys.append(key if isinstance(key, tuple) else (key,))
+        if t.size == 0:
+            parts.append({})
+            continue
+        timing = _timing(t)  # once per recording, shared by every step below
         if method == "ivt":
             # Velocity is computed once and reused for the peak velocities of the events.
-            v = velocity_deg_s(t, x, y, geometry, smooth=opts["smooth"], savgol_ms=opts["savgol_ms"])
+            v = _velocity(t, x, y, geometry, opts["smooth"], opts["savgol_ms"], timing)
             labels = _ivt_labels(t, v, opts["velocity_threshold_deg_s"], opts["min_fixation_ms"],
-                                 opts["min_saccade_ms"])
-            labels = _finish_labels(t, x, y, labels, pupil, opts["blinks"])
+                                 opts["min_saccade_ms"], timing)
+            labels = _finish_labels(t, x, y, labels, pupil, opts["blinks"], timing)
         else:
-            labels = detect_idt(t, x, y, geometry, pupil=pupil, **thresholds)
-            v = None
-        frames.append(labels_to_events(t, x, y, labels, geometry, pupil, velocity=v))
-        keys.append(key if isinstance(key, tuple) else (key,))
-    if not frames:
+            labels = _idt_labels(t, x, y, geometry, opts["dispersion_threshold_deg"], opts["min_duration_ms"],
+                                 pupil, opts["blinks"], timing)
+            v = _velocity(t, x, y, geometry, "savgol", 20.0, timing)
+        parts.append(_event_columns(t, x, y, np.asarray(labels), geometry, pupil, v, timing))
+    if not parts:
         return pd.DataFrame(columns=groups + EVENT_COLUMNS)
-    out = pd.concat(frames, ignore_index=True)
+    filled = [p for p in parts if p]
+    if not filled:
+        out = labels_to_events(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, np.int8), geometry)
+    else:
+        joined: dict[str, Any] = {c: np.concatenate([p[c] for p in filled]) for c in EVENT_COLUMNS}
+        if any(len(p.get("type", ())) == 0 for p in parts):
+            # The dtype pd.concat of per-recording tables gives when one of them is empty (object, not str).
+            joined["type"] = pd.Series(joined["type"], dtype=object)
+        out = pd.DataFrame(joined)
     # The grouping columns, one value per event, put in front in one step (not once per recording).
-    counts = [len(f) for f in frames]
+    counts = [len(p["type"]) if p else 0 for p in parts]
     for i, col in enumerate(groups):
         out.insert(i, col, pd.Series([k[i] for k in keys]).repeat(counts).to_numpy())
     return out

@@ -31,7 +31,8 @@ from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unp
 from eyedp_core.io.lines import check_lines
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.recording import FORMATS, Recording
-from eyedp_core.io.roles import KINDS, UNITS_KEY, guess_mapping
+from eyedp_core.io.roles import KINDS, UNITS_KEY, WHOLE_FILE, guess_mapping
+from eyedp_core.io.sample_clock import timeless
 from eyedp_core.io.steps import Step, StepReport, counted
 from eyedp_core.io.stream import Source, read_source
 from eyedp_core.io.table import parse_table
@@ -91,6 +92,9 @@ class ReadOptions:
     check_off_screen: bool = True
     # Without a geometry, use the screen the file states in its header (or its reader's set-up).
     file_geometry: bool = True
+    # The sampling rate (Hz) of gaze recordings whose time column is empty throughout: their time is rebuilt as
+    # sample number / rate. None: their rows have no time and are dropped (counted) or refused.
+    sampling_rate_hz: float | None = None
 
 
 def usecols(header: list[str], reader: str | None, mapping: dict[str, Any] | None = None,
@@ -321,6 +325,17 @@ class Upload:
             return geo, [DataWarning(f"no geometry was given; the {geo.name} set-up was used.", file=self.name)]
         return geo, []
 
+    @staticmethod
+    def recordings_without_time(frame: pd.DataFrame, mapping: dict[str, Any]) -> int:
+        """A gaze table (or its preview) and its role -> column mapping -> how many of its recordings have no time
+        at all (empty or zero in every row): the ones a sampling rate would keep."""
+        cols = {role: mapping[role] for role in ("t_s", "participant", "stimulus")
+                if isinstance(mapping.get(role), str) and (mapping[role] in frame.columns or mapping[role] == WHOLE_FILE)}
+        if "t_s" not in cols or frame.empty:
+            return 0
+        clock = timeless(frame, cols)
+        return 0 if clock is None else clock.recordings
+
     def finish(self, frame: pd.DataFrame, mapping: dict[str, Any], options: ReadOptions, *, reader: str = "generic",
                events: pd.DataFrame | None = None) -> Recording:
         """Map and validate steps -> Recording (canonical table, counts, warnings, reports)."""
@@ -338,12 +353,13 @@ class Upload:
         units = used.get(UNITS_KEY) or "px"
         checked = geometry if options.check_off_screen or units != "px" else None
         out = map_and_validate(frame, used, kind, self.name, drop_missing=options.drop_missing, geometry=checked,
-                               notes=notes)
+                               notes=notes, sampling_rate_hz=options.sampling_rate_hz)
         roles = [f"{role} ← {col}" for role, col in used.items() if isinstance(col, str) and col in frame.columns]
         self._report(StepReport(Step.MAP, self.name, notes=(f"{len(roles)} of {frame.shape[1]} columns mapped: "
                                                             + ", ".join(roles),)))
         self._report(StepReport(Step.VALIDATE, self.name, len(frame), len(out),
-                                counted(out.attrs["counts"], frame.attrs.get("counts", {}))))
+                                counted(out.attrs["counts"], frame.attrs.get("counts", {})),
+                                notes=tuple(out.attrs.get("notes", ()))))
         counts, warnings = out.attrs["counts"], out.attrs["warnings"]
         return Recording(out, reader, kind, events, geometry, None, counts, warnings, self.name,
                          reports=list(self.reports))
@@ -397,10 +413,11 @@ class Upload:
                                 notes=("EyeLink ASC",)))
         self.convert_calls += 1
         out = canonical_table(samples, mapping, "gaze", self.name, drop_missing=options.drop_missing,
-                              geometry=options.geometry)
+                              geometry=options.geometry, sampling_rate_hz=options.sampling_rate_hz)
         for c in [c for c in ("trial", "event") if c in samples.columns]:
             out[c] = samples.loc[out.index, c].to_numpy()
-        self._report(StepReport(Step.VALIDATE, self.name, len(samples), len(out), counted(out.attrs["counts"])))
+        self._report(StepReport(Step.VALIDATE, self.name, len(samples), len(out), counted(out.attrs["counts"]),
+                                notes=tuple(out.attrs.get("notes", ()))))
         counts = {**asc.counts, **out.attrs["counts"]}
         warnings = asc.warnings + out.attrs["warnings"]
         if progress is not None:
@@ -411,12 +428,12 @@ class Upload:
 
 def map_and_validate(frame: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str, *,
                      drop_missing: bool = False, geometry: Geometry | None = None,
-                     notes: list[DataWarning] | None = None) -> pd.DataFrame:
+                     notes: list[DataWarning] | None = None, sampling_rate_hz: float | None = None) -> pd.DataFrame:
     """The map and validate steps: raw or converted table, role -> column mapping, kind, file name -> the
     canonical table (io.apply_mapping), its attrs holding the warnings and counts of the steps before (the
     reader's, the parser's) followed by its own; the frame given is not changed."""
     out = canonical_table(frame, mapping, kind, filename, min_length_ratio=MIN_LENGTH_RATIO,
-                          drop_missing=drop_missing, geometry=geometry)
+                          drop_missing=drop_missing, geometry=geometry, sampling_rate_hz=sampling_rate_hz)
     attrs = getattr(frame, "attrs", {}) or {}
     before = [w for w in attrs.get("warnings", []) if isinstance(w, DataWarning)] + list(notes or [])
     counts = {k: v for k, v in attrs.get("counts", {}).items() if isinstance(v, int)}
@@ -461,6 +478,7 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
                    min_confidence: float = DEFAULT_MIN_CONFIDENCE, participant: str | None = None,
                    eye: str = "mean", drop_missing: bool = True, filename: str | None = None,
                    max_bytes: int | None = None, max_line: int | None = None,
+                   sampling_rate_hz: float | None = None,
                    progress: Callable[[float], None] | None = None) -> Recording:
     """A recording (path, bytes or binary file; gzip allowed) -> Recording (tidy samples, the format, and a
     report of every pipeline step): the upload pipeline (Upload.recording) in one call.
@@ -469,6 +487,8 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
     positions are not pixels (units 'norm', 'mm', 'deg'; GazeBase brings its own). mapping: your own role ->
     column mapping (for the generic reader); kind: 'gaze' or 'fixations' when the file does not say.
     max_bytes / max_line: limits on the size (as given and unpacked) and on the bytes of one line (None: none).
+    sampling_rate_hz: the rate of recordings whose time column is empty throughout; their time is rebuilt as
+    sample number / rate (None: their rows are dropped and counted, the report says the rate would keep them).
     Raises DataError for anything that cannot be read, naming file, row and column.
     """
     if isinstance(geometry, str):
@@ -489,5 +509,6 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
                         expected="gaze, fixations or features")
     upload = Upload(path_or_buffer, filename, Limits(max_bytes=max_bytes, max_unpacked=max_bytes, max_line=max_line))
     options = ReadOptions(kind=kind, geometry=geometry, units=units, drop_missing=drop_missing,
-                          participant=participant, min_confidence=min_confidence, eye=eye)
+                          participant=participant, min_confidence=min_confidence, eye=eye,
+                          sampling_rate_hz=sampling_rate_hz)
     return upload.recording(options, format=format, mapping=mapping, progress=progress)

@@ -29,8 +29,9 @@ class Step(Enum):
         return self in (Step.IVT, Step.IDT, Step.WINDOWS)
 
 
-# Count keys that are tallies of what was read, not of what was dropped.
-_QUIET_COUNTS = frozenset({"rows_read", "rows_kept", "sample_lines", "fixations", "saccades", "blinks"})
+# Count keys that are tallies of what was read or filled in, not of what was dropped.
+_QUIET_COUNTS = frozenset({"rows_read", "rows_kept", "sample_lines", "fixations", "saccades", "blinks",
+                           "time_rebuilt"})
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers,
 from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, UNITS, Geometry
 from eyedp_core.io.roles import (CONFLICT_WHAT, role_candidates, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
                                  WHOLE_FILE, Y_UP_KEY, canonical_unit, guess_time_unit, name_conflict)
+from eyedp_core.io.sample_clock import check_rate, timeless
 from eyedp_core.io.checks import (ID_ROLES, _expected, _file_label, as_number, as_text,
                                  check_in_bounds, check_increasing, check_lengths, check_pixel_units)
 
@@ -192,9 +193,10 @@ def _check_unique(df: pd.DataFrame, columns: list[str], filename: str) -> None:
                         expected="unique column names")
 
 
-def _drop_missing(df: pd.DataFrame, columns: list[str],
-                  filename: str) -> tuple[pd.DataFrame, DataWarning | None]:
-    """Frame and the columns that must not be empty -> (rows with all of them filled, counted warning)."""
+def _drop_missing(df: pd.DataFrame, columns: list[str], filename: str,
+                  hints: dict[str, str] | None = None) -> tuple[pd.DataFrame, DataWarning | None]:
+    """Frame and the columns that must not be empty [and, per column, a better offer than leaving it out] ->
+    (rows with all of them filled, counted warning)."""
     if not columns or df.empty:
         return df, None
     empty = df[columns].isna().to_numpy()
@@ -215,6 +217,9 @@ def _drop_missing(df: pd.DataFrame, columns: list[str],
     culprit, alone = _main_culprit(empty, columns, rows_bad)
     offer = (f" {alone:,} of them are empty only in '{culprit}': leave that column out (or do not map it) to "
              "keep them." if culprit is not None else "")
+    for col, hint in (hints or {}).items():
+        if col in per_col:
+            offer = hint if col == culprit else offer + hint
     warn = DataWarning(f"{n:,} of {len(df):,} rows had an empty cell in a chosen column and were left out "
                        f"(first at row {first}; empty cells per column: {worst}).{offer}", file=filename,
                        details={"dropped_missing": n, "per_column": per_col,
@@ -319,8 +324,10 @@ def _positions(columns: dict[str, Any], mapping: dict[str, Any], kind: str, file
 
 def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str,
                     min_length_ratio: float = 0.5, *, drop_missing: bool = False,
-                    geometry: Geometry | None = None) -> pd.DataFrame:
-    """Raw table, mapping, kind -> canonical table (index = spreadsheet row); warnings and counts in attrs."""
+                    geometry: Geometry | None = None, sampling_rate_hz: float | None = None) -> pd.DataFrame:
+    """Raw table, mapping, kind -> canonical table (index = spreadsheet row); warnings, counts and the steps'
+    notes in attrs. sampling_rate_hz: the rate of gaze recordings whose time column is empty throughout (their
+    time is rebuilt as sample number / rate; without it their rows are dropped or refused as empty)."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {tuple(ROLES)}, got {kind!r}")
     if not isinstance(mapping, dict):
@@ -332,14 +339,32 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
     _check_unique(df, used, filename)
     warnings: list[DataWarning] = list(_conflict_warnings(cols, filename))
     counts: dict[str, int] = {"rows_read": len(df)}
+    notes: list[str] = []
     roles = {r.name: r for r in ROLES[kind]}
+    rate = check_rate(sampling_rate_hz, filename)
+    clock = timeless(df, cols) if kind == "gaze" else None
+    hints: dict[str, str] = {}
+    if clock is not None and rate is not None:
+        # A placeholder keeps these rows through the empty-cell step; the rebuilt time replaces it below.
+        t_col = cols["t_s"]
+        df = df.assign(**{t_col: df[t_col].where(~clock.rows, clock.position / rate)})
+        _note(counts, "time_rebuilt", clock.n_rows)
+        notes.append(clock.note(rate))
+        warnings.append(DataWarning(clock.note(rate)[:1].upper() + clock.note(rate)[1:] + ".", file=filename,
+                                    column=str(t_col), details={"time_rebuilt": clock.n_rows,
+                                                                "recordings": clock.recordings}))
+    elif clock is not None:
+        hints[cols["t_s"]] = clock.hint()
+        notes.append(clock.missing_note())
     if drop_missing:
         strict = [c for r, c in cols.items() if c != WHOLE_FILE and not roles[r].allow_missing]
         if kind == "features":
             feats, _ = _feature_columns(df, mapping, set(used), filename)
             strict += [c for c in feats if c in df.columns and c not in strict]
             _check_unique(df, strict, filename)
-        df, warn = _drop_missing(df, strict, filename)
+        df, warn = _drop_missing(df, strict, filename, hints)
+        if warn is not None and hints and clock is not None:
+            warn.details.update(no_time_recordings=clock.recordings, no_time_rows=clock.n_rows)
         if warn is not None:
             warnings.append(warn)
             _note(counts, "dropped_missing", warn.details["dropped_missing"])
@@ -359,11 +384,14 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
                 raw_times[role.name] = values
             columns[role.name] = values
     unit = "s"
+    rebuilt = (clock.rows.reindex(df.index).to_numpy(dtype=bool) if clock is not None and rate is not None
+               else None)
     if kind in ("gaze", "fixations") and raw_times:
         unit_given = mapping.get(TIME_UNIT_KEY)
         first_time = next(iter(raw_times))
         if unit_given is None:
-            unit = guess_time_unit(df[cols[first_time]], cols[first_time], events=kind == "fixations")
+            stamped = df[cols[first_time]] if rebuilt is None else df[cols[first_time]][~rebuilt]
+            unit = guess_time_unit(stamped, cols[first_time], events=kind == "fixations")
         else:
             unit = canonical_unit(unit_given)
         if unit is None:
@@ -371,6 +399,11 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
                             file=filename, column=str(cols[first_time]), expected="s, ms, us or ns")
         for name, values in raw_times.items():
             columns[name] = values * TIME_UNITS[unit]
+    if rebuilt is not None and clock is not None and rate is not None:
+        seconds = clock.position.reindex(df.index).to_numpy(dtype=float) / rate
+        columns["t_s"] = np.where(rebuilt, seconds, columns["t_s"])
+        # No raw value exists for these rows: NaN is never taken for tracker padding (a zero timestamp).
+        raw_times["t_s"] = np.where(rebuilt, np.nan, raw_times["t_s"])
     if kind == "gaze":
         for c in ("x", "y"):
             if np.isnan(columns[c]).all():
@@ -383,6 +416,9 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
         raw_t = raw_times["t_s"]
         ids = pd.DataFrame({k: columns[k] for k in ("participant", "stimulus") if k in columns}, index=index)
         pad = _zero_time_rows(ids, raw_t)
+        if clock is not None:
+            # A recording whose only stamps are zeros has no clock: those rows are padding (dropped, counted).
+            pad |= clock.padding.reindex(index).to_numpy(dtype=bool)
         if pad.any():
             keep = ~pad
             columns = {k: (v[keep] if isinstance(v, (pd.Series, np.ndarray)) else v)
@@ -417,7 +453,7 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
         if warn is not None:
             warnings.append(warn)
     counts["rows_kept"] = len(out)
-    out.attrs = {"warnings": warnings, "source_file": filename, "counts": counts}
+    out.attrs = {"warnings": warnings, "source_file": filename, "counts": counts, "notes": notes}
     return out
 
 

@@ -122,3 +122,26 @@ def test_sbsat_features_reach_time_series_and_attacks(page, app_url, shots):
     assert page.locator('[data-testid="stException"]').count() == 0
     page.get_by_text("book_name").first.wait_for(timeout=120_000)  # a text label offered as a task
     harness.screenshot(page, str(shots / "attacks_sbsat.png"))
+
+
+@needs_realdata
+def test_lund_recordings_without_timestamps_kept_with_their_sampling_rate(page, app_url, shots):
+    """Lund 2013: its 24 moving-dot trials have no timestamps; the page asks for their rate (only because they
+    exist), and with 500 Hz every recording is kept, its time rebuilt, and the page says so."""
+    page.goto(f"{app_url}/your_data")
+    harness.wait_idle(page)
+    _kind(page, "Raw gaze samples (CSV/TSV)")
+    _send(page, "lund2013_samples.csv.gz", (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(),
+          "application/gzip")
+    rate = page.locator('[data-testid="stNumberInput"]',
+                        has_text="Sampling rate for recordings without timestamps").locator("input").first
+    rate.wait_for(timeout=60_000)
+    rate.fill("500")
+    rate.press("Enter")
+    harness.wait_idle(page)
+    _use(page, "Use this data", "lund2013_samples.csv.gz")
+    ok = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="lund2013_samples.csv.gz")
+    assert "383,212 rows" in ok.inner_text() and "time rebuilt: 21,326" in ok.inner_text()
+    page.get_by_text("Time rebuilt from 500 Hz for 24 recordings without timestamps (21,326 rows)").first.wait_for(
+        timeout=30_000)
+    harness.screenshot(page, str(shots / "your_data_lund_rate.png"))

@@ -1,0 +1,94 @@
+"""Gaze recordings whose time column is empty throughout, and their time rebuilt from a stated sampling rate.
+
+Some datasets store a recording without timestamps and state the tracker's rate elsewhere (Lund 2013's moving-dot
+trials: 500 Hz in the paper). Without a rate such rows have no time and are dropped (counted); with one, sample i
+of each such recording (counted in file order before any row is dropped, so lost samples keep their slot) is at
+i / rate seconds. A zero timestamp in such a recording is tracker padding (as anywhere else), not a time: a
+recording whose only stamps are zeros has none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from eyedp_core.io.errors import DataError
+from eyedp_core.io.roles import WHOLE_FILE
+
+# Rates above this are not eye trackers (the fastest sample at 2 kHz); a typo such as 500000 is refused.
+MAX_SAMPLING_RATE_HZ = 100_000.0
+
+
+@dataclass(frozen=True)
+class Timeless:
+    """The rows with an empty time of a raw gaze table's recordings that have no time value at all."""
+
+    rows: pd.Series  # bool, on the raw table's index: an empty time in a recording without any time
+    padding: pd.Series  # bool, same index: a zero time in such a recording (tracker padding, never a time)
+    recordings: int
+    position: pd.Series  # each row's sample number inside its recording (0, 1, …), on the same index
+
+    @property
+    def n_rows(self) -> int:
+        """-> how many rows those recordings hold."""
+        return int(self.rows.sum())
+
+    def hint(self) -> str:
+        """-> the sentence that offers the sampling rate, for a message about the dropped rows."""
+        return (f" {self.n_rows:,} of them belong to {self.recordings:,} recording"
+                f"{'s' if self.recordings != 1 else ''} without any timestamp: give the sampling rate (Hz) "
+                "of recordings without timestamps to rebuild their time as sample number ÷ rate and keep them.")
+
+    def missing_note(self) -> str:
+        """-> the step report's sentence when no rate was given."""
+        return (f"{self.recordings:,} recording{'s' if self.recordings != 1 else ''} without timestamps "
+                f"({self.n_rows:,} rows): a sampling rate would rebuild their time")
+
+    def note(self, rate_hz: float) -> str:
+        """-> the step report's sentence on the rebuilt time."""
+        return (f"time rebuilt from {rate_hz:g} Hz for {self.recordings:,} recording"
+                f"{'s' if self.recordings != 1 else ''} without timestamps ({self.n_rows:,} rows)")
+
+
+def timeless(df: pd.DataFrame, cols: dict[str, str]) -> Timeless | None:
+    """Raw gaze table and resolved role -> column map -> the recordings (participant, and stimulus when mapped)
+    whose time column holds nothing but empty cells and zeros (one empty at least), or None when every recording
+    has some time."""
+    t = df[cols["t_s"]]
+    empty = t.isna().to_numpy()
+    if not empty.any():
+        return None
+    number = pd.to_numeric(t, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    # A cell that is not a number counts as a time here, so that the number check still names it.
+    stamped = ~empty & (np.isnan(number) | (number != 0))
+    keys = [cols[k] for k in ("participant", "stimulus") if k in cols and cols[k] != WHOLE_FILE]
+    if keys:
+        codes = df.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    else:
+        codes = np.zeros(len(df), dtype=np.int64)
+    with_time = np.bincount(codes, weights=stamped, minlength=int(codes.max()) + 1 if len(codes) else 0)
+    # A recording stamped all zeros and never empty is left to the increasing-time check, which names it.
+    has_empty = np.bincount(codes, weights=empty, minlength=with_time.size) > 0
+    none = (with_time == 0) & has_empty
+    if not none.any():
+        return None
+    rows = none[codes] & empty
+    position = pd.Series(codes, index=df.index).groupby(codes, sort=False).cumcount()
+    return Timeless(pd.Series(rows, index=df.index), pd.Series(none[codes] & ~empty, index=df.index),
+                    int(none.sum()), position)
+
+
+def check_rate(rate_hz: float | None, filename: str) -> float | None:
+    """A stated sampling rate -> it as a float (None stays None); DataError unless positive and plausible."""
+    if rate_hz is None:
+        return None
+    try:
+        rate = float(rate_hz)
+    except (TypeError, ValueError):
+        raise DataError(f"the sampling rate must be a number of hertz, got {rate_hz!r}.", file=filename,
+                        expected="a sampling rate in Hz") from None
+    if not np.isfinite(rate) or rate <= 0 or rate > MAX_SAMPLING_RATE_HZ:
+        raise DataError(f"the sampling rate must be above 0 and at most {MAX_SAMPLING_RATE_HZ:,.0f} Hz, got "
+                        f"{rate:g}.", file=filename, expected="a sampling rate in Hz")
+    return rate
