@@ -5,7 +5,7 @@ data, so they can be published and used as clamp bounds (sensitivity = upper - l
 Every feature carries a `Source`: the reference, the range that reference supports for a 30-s window, and how
 the window statistic follows from it (a mean lies inside the range of its events; a variance of values in
 [a, b] is at most (b - a)²/4, Popoviciu's inequality; a count is at most rate x window). The public bound must
-lie inside its source range (tests/test_features.py checks it, and that docs/PRIVACY_MODEL.md §13 lists the
+lie inside its source range (tests/core/gaze/test_features.py checks it, and that docs/PRIVACY_MODEL.md §13 lists the
 same table). The bounds are clamp bounds: a value outside them is clipped, which costs accuracy, never privacy;
 bench/bounds_realdata.py measures how often that happens on real recordings.
 Count-type bounds scale with the window length: use `feature_bounds(names, window_s)`.
@@ -89,7 +89,7 @@ _RATIO = _same("definition (a share)", 0, 1, "a share of events lies in [0, 1]")
 # The wordbook bounds come from a public model of the most repetitive eye movement, reading: 180 saccades
 # (the rate bound x 30 s), each the reader's forward saccade with probability 0.8 (Rayner 1998: 10-15 %
 # regressions plus return sweeps), the rest spread over the other 7 letters; the bound is the model's
-# 99.9th percentile (reproduced by tests/test_features.py), rounded up.
+# 99.9th percentile (reproduced by tests/core/gaze/test_features.py), rounded up.
 _WB = ("Rayner 1998 reading model (180 saccades, forward share 0.8, 99.9th percentile)")
 WORDBOOK_MODEL_FORWARD_SHARE = 0.8
 WORDBOOK_MODEL_QUANTILE = 0.999

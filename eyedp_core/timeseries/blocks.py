@@ -4,7 +4,7 @@ their working memory stays a small multiple of one block, not of the whole input
 Why two sizes. Noise is drawn in fixed *granules* (`noise_rows(T)` series at a time, or one recording in
 the sweeps), always in the same order; a memory block is a whole number of granules. So the block size
 never changes which noise a series gets: with the same seed, any `BLOCK_BYTES` gives exactly the same
-numbers as one block holding everything (tests/test_timeseries_blocks.py checks this).
+numbers as one block holding everything (tests/core/timeseries/test_timeseries_blocks.py checks this).
 """
 from __future__ import annotations
 

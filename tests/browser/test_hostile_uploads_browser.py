@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import harness
-from tests.test_io_hostile import WIDE, csv_bomb
+from tests.app.test_io_hostile import WIDE, csv_bomb
 
 pytestmark = pytest.mark.browser
 

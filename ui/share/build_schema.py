@@ -1,6 +1,6 @@
 """Build ui/share/schema.json (every setting's type, default, bounds, choices) by running each page in AppTest.
 
-Run `python -m ui.share.build_schema` after adding or changing a widget; tests/test_settings_schema.py fails
+Run `python -m ui.share.build_schema` after adding or changing a widget; tests/app/test_settings_schema.py fails
 while a page has a prefixed widget the schema does not know.
 """
 from __future__ import annotations

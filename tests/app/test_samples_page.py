@@ -1,0 +1,212 @@
+"""The Gaze samples page in AppTest: guarantees first, slider moves, the k-anonymity view, bad input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.state import Dataset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _page(uploaded: pd.DataFrame | None = None) -> AppTest:
+    """A fresh session on the Gaze samples page (optionally with an uploaded gaze table selected)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    if uploaded is not None:
+        name = "Upload: odd.csv"
+        ds = Dataset("gaze", name, "upload", f"test:{len(uploaded)}:{uploaded['t_s'].sum():.6f}", uploaded)
+        at.session_state["eyedp_uploads"] = {"features": {}, "fixations": {}, "gaze": {name: ds}, "image": {}}
+        at.session_state["sel_gaze"] = name
+    at.run()
+    at.switch_page("pages/gaze_samples.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "error", "warning", "subheader") for e in getattr(at, kind)]
+    return "\n".join(map(str, parts))
+
+
+COLUMNS = ["reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change", "fixation_duration_change"]
+
+
+def _row(at: AppTest, method: str) -> pd.Series:
+    """The side-by-side table (a markdown table: method, then the five figures in COLUMNS order) -> one row."""
+    text = next(m.value for m in at.markdown if "| method |" in m.value)
+    text = text[text.index("| method |"):].split("\n\n")[0]
+    lines = [ln.strip("|").split("|") for ln in text.splitlines()[2:]]
+    table = pd.DataFrame([[c.strip() for c in ln[1:]] for ln in lines], columns=COLUMNS,
+                         index=[ln[0].strip() for ln in lines])
+    assert "heatmap CC" in text.splitlines()[0]
+    # Cells are display text ("63 %", "+14 %", "0.932", "–" when nothing was published or not measured).
+    return pd.to_numeric(table.loc[method].str.replace("%", "").str.strip().replace("–", None))
+
+
+def test_raw_view_and_its_time_window_slider():
+    at = _page()
+    assert {m.label for m in at.metric} >= {"Fixations / s", "Median fixation", "Blinks / min"}
+    before = at.main.caption[-1].value
+    at.slider(key="gs_window").set_value((30.0, 60.0)).run()
+    assert not at.exception, at.exception
+    assert at.main.caption[-1].value != before and "fixations" in at.main.caption[-1].value
+
+
+def test_protect_view_leads_with_guarantees_and_reacts_to_epsilon():
+    at = _page()
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "ε = 5 per 60-sample window" in text and "radius r = 50 px" in text
+    assert "per window, not per person" in text and text.count("NOT differential privacy") >= 2
+    assert "PREVIEW" in text
+    assert pd.isna(_row(at, "Kaleido")["reid_accuracy"])  # the attack runs only when switched on
+    at.toggle(key="gs_reid").set_value(True).run()
+    assert not at.exception, at.exception
+    base, kal = _row(at, "original (no protection)"), _row(at, "Kaleido")
+    assert base["reid_accuracy"] > 20 and kal["displacement_deg"] > 0  # percent; chance is 10 %
+    at.select_slider(key="gs_kal_eps").set_value(50.0).run()
+    assert not at.exception, at.exception
+    assert "ε = 50 per 60-sample window" in _text(at)
+    assert _row(at, "Kaleido")["displacement_deg"] < kal["displacement_deg"]
+    at.slider(key="gs_t").set_value(42.0).run()  # the animation slider
+    assert not at.exception, at.exception
+    assert "original and Kaleido, 39.0–42.0 s (PREVIEW)" in _text(at) and len(at.image) == 1  # a picture
+    at.toggle(key="gs_scan_interactive").set_value(True).run()  # the Plotly figure on request
+    assert not at.exception, at.exception
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+    assert any("39.0–42.0 s" in t for t in titles), titles
+
+
+def test_demographics_view_shows_table_2_and_the_intersection_attack():
+    at = _page()
+    at.radio(key="gs_view").set_value("demographics").run()
+    assert not at.exception, at.exception
+    t2 = next(d.value for d in at.table if "verdict" in d.value.columns)
+    assert list(t2.index) == [4, 6, 8, 15]
+    assert list(t2["verdict"]) == ["seed not maximal", "reproduced", "tie: other boundaries", "reproduced"]
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["People singled out"] == "1" and shown["Smallest joint class"] == "1"
+    at.slider(key="gs_kanon_k").set_value(8).run()
+    assert not at.exception and "every class has ≥ 8 rows" in _text(at)
+
+
+def _odd_upload() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    t = np.arange(1200) / 120
+    a = pd.DataFrame({"participant": "P1", "t_s": t, "x": 600 + np.cumsum(rng.normal(0, 3, t.size)),
+                      "y": 400 + np.cumsum(rng.normal(0, 3, t.size))})
+    a.loc[100:130, ["x", "y"]] = np.nan  # a blink
+    a.loc[500, "x"] = 1e7  # far off-screen
+    a = pd.concat([a.iloc[:200], a.iloc[300:400], a.iloc[200:300], a.iloc[400:], a.iloc[[50]]])  # unsorted + dup
+    single = pd.DataFrame({"participant": ["P2"], "t_s": [0.0], "x": [10.0], "y": [10.0]})
+    return pd.concat([a, single], ignore_index=True)
+
+
+def test_malformed_upload_gives_clear_messages_and_no_traceback():
+    at = _page(_odd_upload())
+    warn = " ".join(w.value for w in at.warning)
+    assert "participant P2 has only 1 sample" in warn
+    assert "out of time order" in warn and "duplicated timestamp" in warn and "far off" in warn
+    assert at.selectbox(key="gs_participant").options == ["P1"]
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    assert pd.isna(_row(at, "k-same-synth")["heatmap_cc"])  # no figures: shown as "–"
+    note = next(m.value for m in at.markdown if "**What each one guarantees**" in m.value)
+    synth = next(line for line in note.splitlines() if line.startswith("- **k-same-synth**"))
+    assert "fewer than k" in synth or "k = 2" in synth  # one usable participant: k-same-synth cannot group
+
+
+def test_only_single_sample_participants_is_an_error_not_a_crash():
+    one_each = pd.DataFrame({"participant": ["A", "B"], "t_s": [0.0, 0.0], "x": [1.0, 2.0], "y": [1.0, 2.0]})
+    at = _page(one_each)
+    err = " ".join(e.value for e in at.error)
+    assert "No participant has a usable gaze stream" in err and "only 1 sample" in err
+
+
+def test_streams_with_a_stimulus_column_are_shown_one_stimulus_at_a_time():
+    """Two stimuli whose clocks both start at 0: a stimulus selector appears and every view works on one stream."""
+    from eyedp_core.data import bundled
+
+    g = bundled.load_sample("gaze_streams")
+    g = g[g["participant"].isin(["P01", "P02", "P03"]) & (g["t_s"] < 24)].copy()
+    g["stimulus"] = np.where(g["t_s"] < 12, "page1", "page2")
+    g.loc[g["stimulus"] == "page2", "t_s"] -= 12  # each stimulus restarts the clock
+    at = _page(g.drop(columns="task"))
+    assert at.selectbox(key="gs_stimulus").options == ["page1", "page2"]
+    at.selectbox(key="gs_stimulus").set_value("page2").run()
+    assert not at.exception, at.exception
+    assert at.slider(key="gs_window").max == pytest.approx(12.0, abs=0.6)
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    assert "stimulus 'page2'" in _text(at) or "named 'page2'" in _text(at)
+
+
+def test_budget_envelope_thins_the_line_but_keeps_every_peak():
+    """The Kaleido budget line is thinned for display: at most 2·bins points, same highest and lowest values
+    as the full series in every run of samples, short series untouched."""
+    from ui.gazestream.figs import envelope
+
+    rng = np.random.default_rng(2)
+    t, y = np.arange(14_400) / 120, rng.random(14_400)
+    y[7_001] = 9.0  # a single-sample peak must survive
+    tt, yy = envelope(t, y, bins=1200)
+    assert len(tt) == len(yy) == 2400 and yy.max() == 9.0 and yy.min() == y.min()
+    assert np.all(np.diff(tt) >= 0) and tt[0] == t[0]
+    short_t, short_y = envelope(t[:100], y[:100])
+    assert short_t is not None and np.array_equal(short_y, y[:100])
+
+
+def test_scanpath_picture_draws_both_streams_over_the_stimulus():
+    """The picture has the screen's aspect ratio; the protected stream's colour lies along its path, a NaN gap
+    (blink) leaves its segment undrawn, and the picture is the faded stimulus elsewhere."""
+    import io
+
+    from PIL import Image
+
+    from ui.gazestream import scanpath_image
+
+    orig = np.array([[100.0, 100.0], [300.0, 100.0]])
+    prot = np.array([[100.0, 600.0], [600.0, 600.0], [np.nan, np.nan], [900.0, 200.0], [1200.0, 200.0]])
+    colors = ("#1b2430", "#d55e00")
+    jpeg = scanpath_image.scanpath_jpeg(orig, prot, ("original", "Kaleido"), colors, (1280, 800), None)
+    img = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB")).astype(int)
+    assert img.shape == (round(820 * 800 / 1280), 820, 3)
+    s = 820 / 1280
+
+    def near(x: float, y: float, rgb: tuple[int, int, int]) -> bool:
+        patch = img[int(y * s) - 2:int(y * s) + 3, int(x * s) - 2:int(x * s) + 3]
+        return bool((np.abs(patch - np.array(rgb)).sum(axis=2) < 90).any())
+
+    assert near(350, 600, (213, 94, 0)) and near(1000, 200, (213, 94, 0))  # both drawn runs of the protected path
+    assert not near(750, 400, (213, 94, 0))  # the gap between them (600,600)-(900,200) is not drawn
+    assert near(200, 100, (27, 36, 48))  # the original path
+    assert (np.abs(img[700 * 820 // 1280 - 40, 410] - np.array([247, 248, 250])) < 12).all()  # bare screen elsewhere
+
+
+def test_raw_trace_picture_shades_fixations_and_blinks_where_they_are():
+    """The raw trace's picture: a fixation band and a blink band at their times, both panels, white elsewhere."""
+    import io
+
+    from PIL import Image
+
+    from ui.gazestream import scanpath_image
+
+    t = np.arange(1000) / 100.0  # 0-10 s
+    x, y, pupil = np.full(t.size, 100.0), np.full(t.size, 200.0), np.full(t.size, 3.0)
+    png = scanpath_image.raw_trace_png(t, x, y, pupil, np.array([[2.0, 3.0]]), np.array([[6.0, 6.5]]))
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    left, pw = 92, img.shape[1] - 92 - 16
+
+    def col(sec: float) -> int:
+        return int(left + sec / t[-1] * pw)
+
+    for row in (60, 320):  # inside the top panel (x, y) and the pupil panel, away from the flat lines
+        assert tuple(img[row, col(2.5)]) == (226, 238, 246)  # fixation band
+        assert tuple(img[row, col(6.25)]) == (246, 222, 204)  # blink band
+        assert tuple(img[row, col(4.5)]) == (255, 255, 255)  # no event
