@@ -24,10 +24,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.attacks_realdata import SBSAT_FEATURES, _md, sbsat_table  # noqa: E402
 from eyedp_core import attacks  # noqa: E402
 from eyedp_core.data import bundled  # noqa: E402
-
-from bench.attacks_realdata import SBSAT_FEATURES, _md, sbsat_table  # noqa: E402
 
 EPSILONS = (1.0, 10.0, 100.0, 1e3, 1e4, 1e5)
 

@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import attacks  # noqa: E402
-from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 from eyedp_core.gaze.features import window_features  # noqa: E402
+from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 
 SBSAT_FEATURES = {  # column: (L, U) declared from the measure's definition and the EyeLink's limits
     "AVERAGE_BLINK_DURATION": (0.0, 500.0),  # ms; a blink lasts at most ~500 ms (longer = tracking loss)

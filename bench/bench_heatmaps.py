@@ -21,13 +21,12 @@ from scipy import ndimage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.timing import median_time  # noqa: E402
 from eyedp_core.heatmaps import cap  # noqa: E402
 from eyedp_core.heatmaps import maps as hm  # noqa: E402
 from eyedp_core.heatmaps.calibration import heatmap_sensitivity  # noqa: E402
 from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
 from eyedp_core.heatmaps.saliency import heatmap_metrics  # noqa: E402
-
-from bench.timing import median_time  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 800
 SIGMA_PX = 40.0  # about 1° of visual angle on the sample screen (1280 px over 47.5 cm at 60 cm)

@@ -82,9 +82,10 @@ def core_figures() -> list[dict]:
 def browser_figures(repeats: int = 3) -> list[dict]:
     """Click-to-drawn seconds of each panel on a fresh session (first open: nothing cached), vs the trivial
     page's slider re-render."""
-    import harness
     from playwright.sync_api import sync_playwright
     from run import slider_rerender
+
+    import harness
 
     rows = []
     with sync_playwright() as p:

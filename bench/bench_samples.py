@@ -18,12 +18,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.timing import median_time  # noqa: E402
 from eyedp_core import gazestream  # noqa: E402
 from eyedp_core.data import bundled  # noqa: E402
 from eyedp_core.dp.planar import planar_laplace  # noqa: E402
 from eyedp_core.gaze.events import SAMPLE_SCREEN, detect_events  # noqa: E402
-
-from bench.timing import median_time  # noqa: E402
 
 KALEIDO = dict(epsilon=5.0, w=60, l_thresh=60.0, r=50.0, h=2.0)  # the page's defaults
 

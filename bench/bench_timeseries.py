@@ -31,14 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.timing import median_time  # noqa: E402
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k_search import optimal_k
 from eyedp_core.timeseries.labels import SWEEP_LABELS
 from eyedp_core.timeseries.signals import feature_tensor, run_mechanism
-
-from bench.timing import median_time  # noqa: E402
 
 EPSILONS = np.logspace(-1, 3, 10)
 
@@ -334,7 +333,7 @@ def run() -> list[dict]:
 
 
 def _print_memory(rows: list[dict]) -> None:
-    print(f"\npeak memory (tracemalloc, fresh process) / input array, T = 600, 48 features")
+    print("\npeak memory (tracemalloc, fresh process) / input array, T = 600, 48 features")
     print(f"{'case':18s} {'participants':>12s} {'input MB':>9s} {'peak MB':>9s} {'ratio':>6s} {'seconds':>8s}")
     for r in rows:
         print(f"{r['case']:18s} {r['participants']:12d} {r['input_mb']:9.1f} {r['peak_mb']:9.1f} {r['ratio']:6.2f} "

@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from eyedp_core import io  # noqa: E402
-from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES, feature_bounds  # noqa: E402
 from eyedp_core.gaze.features import window_features  # noqa: E402
+from eyedp_core.gaze.geometry import Geometry  # noqa: E402
 
 CACHE = Path("/tmp/eyedp_bounds_realdata.parquet")
 

@@ -25,12 +25,12 @@ sys.path.insert(0, str(ROOT))
 
 from eyedp_core import attacks, io  # noqa: E402
 from eyedp_core.data import derived  # noqa: E402
-from eyedp_core.io import windows  # noqa: E402
 from eyedp_core.dp.registry import Mech  # noqa: E402
 from eyedp_core.gaze.feature_specs import feature_bounds  # noqa: E402
-from eyedp_core.heatmaps import maps, preview  # noqa: E402
 from eyedp_core.gazestream.kaleido import kaleido_run  # noqa: E402
 from eyedp_core.gazestream.streams import prepare_streams  # noqa: E402
+from eyedp_core.heatmaps import maps, preview  # noqa: E402
+from eyedp_core.io import windows  # noqa: E402
 from eyedp_core.timeseries.preview import PreviewSetting, run_preview  # noqa: E402
 from eyedp_core.timeseries.signals import feature_tensor  # noqa: E402
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eyedp_core.io.errors import DataError
 import ui.share
+from eyedp_core.io.errors import DataError
 from ui import runlog, state
 from ui.aoi import figs, panels, view
 from ui.shell import ensure_shell

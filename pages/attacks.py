@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state
+from ui import runlog, state
 from ui.attacks import panels, view
-from ui import runlog
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -39,4 +38,5 @@ else:
 panels.formulas()
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+
 ui.share.page_tools("attacks")

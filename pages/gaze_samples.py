@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+import ui.share
 from eyedp_core.data import bundled
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.streams import StreamError, selection_column
-import ui.share
-from ui import state
+from ui import runlog, state
 from ui.gazestream import panels, protect, view
-from ui import runlog
 from ui.shell import ensure_shell
 from ui.text import md_text
 

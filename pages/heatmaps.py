@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+import ui.share
 from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.preview import TooFewObservers
-import ui.share
 from ui import runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view

@@ -6,10 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core.dp import explain
-from ui import state
-from ui import theme
+from ui import runlog, state, theme
 from ui.fragment import fragment
-from ui import runlog
 from ui.shell import ensure_shell
 from ui.text import md_text
 from ui.widgets import bounded_percent, fmt_num, log_slider, odds_words
@@ -127,4 +125,5 @@ for start in range(0, len(views), 3):
             st.caption(text)
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+
 ui.share.page_tools("home")

@@ -129,4 +129,5 @@ else:
         st.rerun()
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
+
 ui.share.page_tools("report")

@@ -4,15 +4,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+import ui.share
 from eyedp_core.dp.registry import TIME_SERIES, Mech
 from eyedp_core.gaze import feature_specs
 from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 from eyedp_core.timeseries.preview import PreviewSetting
-import ui.share
-from ui import settings, state
-from ui import runlog
+from ui import runlog, settings, state
 from ui.fragment import fragment
 from ui.shell import ensure_shell
 from ui.text import html_text, md_text

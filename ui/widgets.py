@@ -9,7 +9,6 @@ from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family
 from ui.text import html_text, md_text
 
-
 # Round mantissas per decade, so that 1, 0.1, 3, 10 … are reachable exactly on a log slider.
 _MANTISSAS = {3: (1, 2, 5), 6: (1, 1.5, 2, 3, 5, 7), 10: (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)}
 

@@ -2,7 +2,7 @@
 trivial page with EyeDP's config, one move on each in turn (medians), so a loaded machine hits all three alike.
 
 python bench/lab/ab.py <other checkout> <repeats> "<url path>|<slider label>" ...   (label '' = first slider)"""
-import os
+
 import statistics
 import subprocess
 import sys
@@ -11,18 +11,36 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "tests" / "browser")); sys.path.insert(0, str(ROOT / "bench"))
-import harness  # noqa: E402
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import _open, _slider, _slider_labels, slider_rerender  # noqa: E402
+
+import harness  # noqa: E402
 
 
 def start(root: Path, script: str = "app.py") -> tuple[subprocess.Popen, str]:
     """A streamlit server of `script` run from checkout `root` -> (process, url)."""
     port = harness.free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-                             "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=root,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -40,15 +58,23 @@ with sync_playwright() as p:
     try:
         (po, uo), (pn, un), (pt, ut) = start(other), start(ROOT), start(ROOT, "bench/trivial_app.py")
         procs = [po, pn, pt]
-        tuned = b.new_page(); tuned.goto(ut); harness.wait_idle(tuned); slider_rerender(tuned, 1)
+        tuned = b.new_page()
+        tuned.goto(ut)
+        harness.wait_idle(tuned)
+        slider_rerender(tuned, 1)
         print(f"{'page | slider':62s} {'before':>8s} {'after':>8s} {'trivial':>8s} {'before×':>8s} {'after×':>8s}")
         for path, label in cases:
             pages, sliders = [], []
             for u in (uo, un):
-                pg = b.new_page(viewport={"width": 1440, "height": 1000}); _open(pg, u, path)
-                region, lab, idx = next(((r, l, i) for r, l, i in _slider_labels(pg) if not label or l.startswith(label)))
-                s = _slider(pg, region, lab, idx); slider_rerender(pg, 1, locator=s)
-                pages.append(pg); sliders.append(s)
+                pg = b.new_page(viewport={"width": 1440, "height": 1000})
+                _open(pg, u, path)
+                region, lab, idx = next(
+                    ((r, name, i) for r, name, i in _slider_labels(pg) if not label or name.startswith(label))
+                )
+                s = _slider(pg, region, lab, idx)
+                slider_rerender(pg, 1, locator=s)
+                pages.append(pg)
+                sliders.append(s)
             t = {"before": [], "after": [], "trivial": []}
             for i in range(repeats):
                 key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
@@ -56,10 +82,14 @@ with sync_playwright() as p:
                 t["after"] += slider_rerender(pages[1], 1, key=key, locator=sliders[1])
                 t["trivial"] += slider_rerender(tuned, 1, key=key)
             m = {k: statistics.median(v) for k, v in t.items()}
-            print(f"{(path or 'home') + ' | ' + lab:62s} {m['before']:8.3f} {m['after']:8.3f} {m['trivial']:8.3f} "
-                  f"{m['before'] / m['trivial']:8.2f} {m['after'] / m['trivial']:8.2f}", flush=True)
+            print(
+                f"{(path or 'home') + ' | ' + lab:62s} {m['before']:8.3f} {m['after']:8.3f} {m['trivial']:8.3f} "
+                f"{m['before'] / m['trivial']:8.2f} {m['after'] / m['trivial']:8.2f}",
+                flush=True,
+            )
             for pg in pages:
                 pg.close()
     finally:
         for pr in procs:
-            pr.terminate(); pr.wait(20)
+            pr.terminate()
+            pr.wait(20)

@@ -1,12 +1,19 @@
 """Lab: where a cold start goes (server launch -> health -> first script run -> page drawn), py-spy on the server.
 
 python bench/lab/cold.py <script> <out.spy|-> [url path]"""
-import subprocess, sys, time, os, urllib.request
+import os
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-import harness  # noqa: E402 - found through the sys.path entry above
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+import harness  # noqa: E402 - found through the sys.path entry above
+
 script, out = sys.argv[1], sys.argv[2]
 path = sys.argv[3] if len(sys.argv) > 3 else ""
 port = harness.free_port()

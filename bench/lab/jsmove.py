@@ -1,17 +1,22 @@
 """Lab: CPU profile of the browser main thread over N slider moves: self time by script/function, total per move.
 
 python bench/lab/jsmove.py <url path> [slider label] [moves]"""
+
 import collections
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "tests" / "browser")); sys.path.insert(0, str(ROOT / "bench"))
-import harness  # noqa: E402
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
-path = sys.argv[1]; label = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
+import harness  # noqa: E402
+
+path = sys.argv[1]
+label = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
 moves = int(sys.argv[3]) if len(sys.argv) > 3 else 10
 with sync_playwright() as p:
     b = harness.launch_browser(p)
@@ -19,13 +24,19 @@ with sync_playwright() as p:
     try:
         page = b.new_page(viewport={"width": 1440, "height": 1000})
         harness.open_view(page, url, path)
-        page.wait_for_selector(harness.SLIDER, timeout=30000); page.wait_for_timeout(500)
-        sel = (f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-               if label else harness.SLIDER)
+        page.wait_for_selector(harness.SLIDER, timeout=30000)
+        page.wait_for_timeout(500)
+        sel = (
+            f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
+            if label
+            else harness.SLIDER
+        )
         sl = page.locator(sel).first
         slider_rerender(page, 2, locator=sl)
         cdp = page.context.new_cdp_session(page)
-        cdp.send("Profiler.enable"); cdp.send("Profiler.setSamplingInterval", {"interval": 100}); cdp.send("Profiler.start")
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+        cdp.send("Profiler.start")
         t = slider_rerender(page, moves, locator=sl, quiet_ms=300)
         prof = cdp.send("Profiler.stop")["profile"]
     finally:
@@ -35,7 +46,8 @@ parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
 self_t = collections.Counter()
 for sid, d in zip(prof["samples"], prof["timeDeltas"]):
     self_t[sid] += d
-by_fn = collections.Counter(); incl = collections.Counter()
+by_fn = collections.Counter()
+incl = collections.Counter()
 busy = 0
 for nid, us in self_t.items():
     cf = nodes[nid]["callFrame"]
@@ -43,17 +55,22 @@ for nid, us in self_t.items():
         continue
     busy += us
     by_fn[(cf["url"].split("/")[-1][:30], cf["functionName"])] += us
-    seen = set(); x = nid
+    seen = set()
+    x = nid
     while x in nodes:
-        f = nodes[x]["callFrame"]; k = (f["url"].split("/")[-1][:30], f["functionName"])
+        f = nodes[x]["callFrame"]
+        k = (f["url"].split("/")[-1][:30], f["functionName"])
         if k not in seen:
-            incl[k] += us; seen.add(k)
+            incl[k] += us
+            seen.add(k)
         x = parent.get(x)
-print(f"moves {moves}; median move {sorted(t)[len(t)//2]*1000:.0f} ms; busy JS+GC per move {busy/1000/moves:.1f} ms "
-      f"(program/idle excluded)")
+print(
+    f"moves {moves}; median move {sorted(t)[len(t) // 2] * 1000:.0f} ms; busy JS+GC per move {busy / 1000 / moves:.1f} ms "
+    f"(program/idle excluded)"
+)
 print("self ms/move:")
 for k, v in by_fn.most_common(25):
-    print(f"  {v/1000/moves:6.2f} {k}")
+    print(f"  {v / 1000 / moves:6.2f} {k}")
 print("inclusive ms/move:")
 for k, v in incl.most_common(40):
-    print(f"  {v/1000/moves:6.2f} {k}")
+    print(f"  {v / 1000 / moves:6.2f} {k}")

@@ -1,12 +1,16 @@
 """Lab: CPU profile of the browser main thread during a cold page load, self time by script and function.
 
 python bench/lab/jsprof.py <script> [url path]"""
-import collections, sys
+import collections
+import sys
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-import harness  # noqa: E402 - found through the sys.path entry above
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+import harness  # noqa: E402 - found through the sys.path entry above
+
 script = sys.argv[1]
 path = sys.argv[2] if len(sys.argv) > 2 else ""
 with sync_playwright() as p:

@@ -10,9 +10,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
-import harness  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
+
+import harness  # noqa: E402
 
 repeats, names = int(sys.argv[1]), sys.argv[2:]
 with sync_playwright() as p:

@@ -1,13 +1,18 @@
 """Lab: py-spy the app server while a page's slider is moved N times (where the server spends a re-render).
 
 python bench/lab/spy.py <url path> <moves> <out.txt> [slider label]"""
-import subprocess, sys, time
+import subprocess
+import sys
+import time
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-import harness  # noqa: E402 - found through the sys.path entry above
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+import harness  # noqa: E402 - found through the sys.path entry above
+
 path, moves, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 label = sys.argv[4] if len(sys.argv) > 4 else None
 with sync_playwright() as p:

@@ -3,11 +3,13 @@
 python bench/lab/trace.py <url path> [slider label] [app script]"""
 import sys
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-import harness  # noqa: E402 - found through the sys.path entry above
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+import harness  # noqa: E402 - found through the sys.path entry above
 
 ARM = """() => {
   window.__t0 = null; window.__log = [];

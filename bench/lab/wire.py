@@ -2,16 +2,20 @@
 message received (ms, bytes), the last DOM change; for the app page and the trivial page (both configs).
 
 python bench/lab/wire.py <url path> [slider label] [moves]"""
+
 import os
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "tests" / "browser")); sys.path.insert(0, str(ROOT / "bench"))
-import harness  # noqa: E402
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
 from playwright.sync_api import sync_playwright  # noqa: E402
-from run import TRIVIAL_DEFAULTS, slider_rerender  # noqa: E402
+from run import slider_rerender  # noqa: E402
+
+import harness  # noqa: E402
 
 WRAP = """(() => {
   const Orig = window.WebSocket; window.__wire = [];
@@ -34,32 +38,51 @@ def timeline(page, sl, moves):
         w = page.evaluate("window.__wire")
         sends = [t - t0 for t, k, _ in w if k == "send"]
         recv = [(t - t0, n) for t, k, n in w if k == "recv"]
-        out.append((total, sends[0] if sends else -1, recv[0][0] if recv else -1, recv[-1][0] if recv else -1, len(recv),
-                    sum(n for _, n in recv)))
+        out.append(
+            (
+                total,
+                sends[0] if sends else -1,
+                recv[0][0] if recv else -1,
+                recv[-1][0] if recv else -1,
+                len(recv),
+                sum(n for _, n in recv),
+            )
+        )
     return out
 
 
-path = sys.argv[1]; label = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
+path = sys.argv[1]
+label = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
 moves = int(sys.argv[3]) if len(sys.argv) > 3 else 7
 with sync_playwright() as p:
     b = harness.launch_browser(p)
     procs = []
     try:
-        for name, script, extra, pth in (("trivial tuned", "bench/trivial_app.py", (), ""),
-                                         ("app", os.environ.get("EYEDP_WIRE_SCRIPT", "app.py"), (), path)):
-            proc, url = harness.start_app(script, extra_args=extra); procs.append(proc)
-            ctx = b.new_context(viewport={"width": 1440, "height": 1000}); ctx.add_init_script(WRAP)
+        for name, script, extra, pth in (
+            ("trivial tuned", "bench/trivial_app.py", (), ""),
+            ("app", os.environ.get("EYEDP_WIRE_SCRIPT", "app.py"), (), path),
+        ):
+            proc, url = harness.start_app(script, extra_args=extra)
+            procs.append(proc)
+            ctx = b.new_context(viewport={"width": 1440, "height": 1000})
+            ctx.add_init_script(WRAP)
             page = ctx.new_page()
             harness.open_view(page, url, pth)
-            page.wait_for_selector(harness.SLIDER, timeout=30000); page.wait_for_timeout(500)
-            sel = (f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-                   if label and name == "app" else '[data-testid="stSlider"] input[type="range"]')
+            page.wait_for_selector(harness.SLIDER, timeout=30000)
+            page.wait_for_timeout(500)
+            sel = (
+                f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
+                if label and name == "app"
+                else '[data-testid="stSlider"] input[type="range"]'
+            )
             sl = page.locator(sel).first
             slider_rerender(page, 1, locator=sl)
             rows = timeline(page, sl, moves)
             med = [statistics.median(c) for c in zip(*rows)]
-            print(f"{name:14s} total {med[0]:6.1f}  send {med[1]:6.1f}  first msg {med[2]:6.1f}  last msg {med[3]:6.1f}"
-                  f"  msgs {med[4]:4.0f}  bytes {med[5]:7.0f}")
+            print(
+                f"{name:14s} total {med[0]:6.1f}  send {med[1]:6.1f}  first msg {med[2]:6.1f}  last msg {med[3]:6.1f}"
+                f"  msgs {med[4]:4.0f}  bytes {med[5]:7.0f}"
+            )
     finally:
         for pr in procs:
             harness.stop_app(pr)

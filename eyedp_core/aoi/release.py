@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.aoi.metrics import (CONFIDENCE, AoiMetric, MetricResult, QueryNoise, private_metrics,
-                                    query_epsilons)
+from eyedp_core.aoi.metrics import CONFIDENCE, AoiMetric, MetricResult, QueryNoise, private_metrics, query_epsilons
 from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release_source import ReleaseSource

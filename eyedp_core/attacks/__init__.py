@@ -10,23 +10,37 @@ docs/PRIVACY_MODEL.md §0.6, §3, §7.4.
 """
 from eyedp_core.attacks.baseline import Traps, clean_baseline, measure_traps
 from eyedp_core.attacks.classifiers import CLASSIFIERS, PAPER_ORDER
-from eyedp_core.attacks.engine import (BELOW_CHANCE, COLLAPSE_SHARE, below_chance, GAPS, TASKS, TRAIN_ON, EvalResult, EvaluateSpec, Point, TrainOn, collapsed,
-                                       evaluate, prediction_share, task_spec)
+from eyedp_core.attacks.engine import (
+                                       BELOW_CHANCE,
+                                       COLLAPSE_SHARE,
+                                       GAPS,
+                                       TASKS,
+                                       TRAIN_ON,
+                                       EvalResult,
+                                       EvaluateSpec,
+                                       Point,
+                                       TrainOn,
+                                       below_chance,
+                                       collapsed,
+                                       evaluate,
+                                       prediction_share,
+                                       task_spec,
+)
 from eyedp_core.attacks.grid import (
-    DEFAULT_EPSILONS,
-    DEFAULT_MECHANISMS,
-    DEFAULT_SCENARIOS,
-    PAPER_EPSILONS,
-    GridSpec,
-    Runner,
-    SweepRow,
-    available_tasks,
-    paper_table,
-    plan_points,
-    rows_frame,
-    run_point,
-    summarise,
-    sweep,
+                                       DEFAULT_EPSILONS,
+                                       DEFAULT_MECHANISMS,
+                                       DEFAULT_SCENARIOS,
+                                       PAPER_EPSILONS,
+                                       GridSpec,
+                                       Runner,
+                                       SweepRow,
+                                       available_tasks,
+                                       paper_table,
+                                       plan_points,
+                                       rows_frame,
+                                       run_point,
+                                       summarise,
+                                       sweep,
 )
 from eyedp_core.attacks.privatize import ACCOUNTING, ATTACK_MECHANISMS, ReleasePlan, plan_release, release
 from eyedp_core.attacks.tables import AttackTable, label_columns, prepare

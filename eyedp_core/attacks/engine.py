@@ -43,8 +43,8 @@ from joblib import Parallel, delayed
 
 from eyedp_core.attacks.classifiers import CLASSIFIERS, Classifier, Fitted, fit
 from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_mechanism, release, resolve_bounds
-from eyedp_core.attacks.tables import AttackTable, prepare
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
+from eyedp_core.attacks.tables import AttackTable, prepare
 
 __all__ = ["BELOW_CHANCE", "COLLAPSE_SHARE", "below_chance", "DEFAULT_MAX_TRAIN", "EvalResult", "EvaluateOptions", "EvaluateSpec", "GAPS", "Point", "PointData", "TASKS", "TRAIN_ON",
            "TaskSpec", "TrainOn", "collapsed", "evaluate", "prediction_share", "run_task", "task_spec",

@@ -16,9 +16,19 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.attacks.classifiers import PAPER_ORDER, Classifier
-from eyedp_core.attacks.engine import (DEFAULT_MAX_TRAIN, EvalResult, Point, PointData, TaskSpec, TrainOn, below_chance,
-                                       collapsed,
-                                       run_task, task_spec, with_overrides)
+from eyedp_core.attacks.engine import (
+    DEFAULT_MAX_TRAIN,
+    EvalResult,
+    Point,
+    PointData,
+    TaskSpec,
+    TrainOn,
+    below_chance,
+    collapsed,
+    run_task,
+    task_spec,
+    with_overrides,
+)
 from eyedp_core.attacks.privatize import resolve_bounds
 from eyedp_core.attacks.tables import AttackTable, prepare
 

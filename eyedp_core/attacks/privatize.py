@@ -29,12 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eyedp_core.attacks.tables import AttackTable
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
 from eyedp_core.timeseries import k as ts_k
 from eyedp_core.timeseries.mechanisms import cfpa, dcfpa, fpa, lpa
-
-from eyedp_core.attacks.tables import AttackTable
 
 __all__ = ["ACCOUNTING", "ATTACK_MECHANISMS", "Bounds", "ReleasePlan", "plan_release", "public_k", "release",
            "resolve_bounds", "parse_mechanism"]

@@ -12,7 +12,6 @@ import pandas as pd
 
 from eyedp_core.attacks.tables import AttackTable
 
-
 __all__ = ["GAPS", "TASKS", "TaskSpec", "seeded", "task_spec"]
 
 TASKS: dict[str, str] = {

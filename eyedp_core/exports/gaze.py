@@ -6,7 +6,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.release_source import ReleaseSource

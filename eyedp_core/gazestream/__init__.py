@@ -15,8 +15,14 @@ from eyedp_core.gazestream.deniability import PDResult, event_synth_pd  # noqa: 
 from eyedp_core.gazestream.evaluate import Figures, evaluate, utility_privacy_table  # noqa: F401
 from eyedp_core.gazestream.events import EventParams, event_params, fit_velocity_profiles, gaussian_profile  # noqa: F401
 from eyedp_core.gazestream.kaleido import KaleidoPlan, KaleidoRun, kaleido, kaleido_plan, kaleido_run, window_sums  # noqa: F401
-from eyedp_core.gazestream.kanon import (SEED_DEMOGRAPHICS, SEED_TABLE2, Scheme, compare_with_seed,  # noqa: F401
-                                         intersection_attack, k_anonymize)
+from eyedp_core.gazestream.kanon import (  # noqa: F401
+                                         SEED_DEMOGRAPHICS,
+                                         SEED_TABLE2,
+                                         Scheme,
+                                         compare_with_seed,
+                                         intersection_attack,
+                                         k_anonymize,
+)
 from eyedp_core.gazestream.streams import PreparedStreams, StreamError, prepare_streams  # noqa: F401
 from eyedp_core.gazestream.synth import SynthResult, k_same_synth  # noqa: F401
 

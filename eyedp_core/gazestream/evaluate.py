@@ -25,11 +25,11 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from eyedp_core.gaze.events import SAMPLE_SCREEN, angular_distance_deg, detect_events
-from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
-from eyedp_core.metrics import pearson_cc
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.streams import stream_columns
+from eyedp_core.metrics import pearson_cc
 
 __all__ = ["Figures", "Reference", "displacement_deg", "heatmap_cc", "reference",
            "reidentification", "evaluate", "utility_privacy_table"]

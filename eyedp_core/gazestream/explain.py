@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from eyedp_core.dp.planar import radius_quantile
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.deniability import pd_guarantee
 from eyedp_core.gazestream.kaleido import KaleidoPlan, person_bound
-from eyedp_core.dp.planar import radius_quantile
 
 __all__ = ["Guarantee", "kaleido_guarantee", "kanon_guarantee", "pd_guarantee_words", "synth_guarantee", "NOT_DP"]
 

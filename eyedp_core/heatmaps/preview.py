@@ -18,8 +18,8 @@ from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitiv
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
-from eyedp_core.io.errors import DataError
 from eyedp_core.io.checks import fit_to_canvas
+from eyedp_core.io.errors import DataError
 
 __all__ = [
     "CleanMaps",

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity, noise_family
 from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
+from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity, noise_family
 from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, draw_noise, smooth
 

@@ -7,8 +7,8 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
 from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE
+from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
 from eyedp_core.io.roles import Role
 
 ID_ROLES = ("participant", "observer")

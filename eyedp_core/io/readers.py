@@ -26,14 +26,33 @@ import pandas as pd
 
 from eyedp_core.io.reader_base import DEFAULT_MIN_CONFIDENCE, Mapping, Reader, key
 from eyedp_core.io.roles import guess_mapping
-from eyedp_core.io.vendor_eyelink import (_eyelink_detect, _eyelink_fix_detect, _eyelink_fix_to_canonical,
-                                          _eyelink_to_canonical)
-from eyedp_core.io.vendor_pupil import (_gazebase_detect, _gazebase_to_canonical, _pupil_labs_detect,
-                                        _pupil_labs_fix_detect, _pupil_labs_fix_to_canonical,
-                                        _pupil_labs_to_canonical)
-from eyedp_core.io.vendor_tobii import (_TOBII_FIX_X, _TOBII_FIX_Y, _TOBII_TIME, _TOBII_X, _TOBII_Y,
-                                        TOBII_PUPIL_COLUMN, _tobii_detect, _tobii_fix_detect, _tobii_fix_to_canonical,
-                                        _tobii_to_canonical, tobii_fixations)
+from eyedp_core.io.vendor_eyelink import (
+    _eyelink_detect,
+    _eyelink_fix_detect,
+    _eyelink_fix_to_canonical,
+    _eyelink_to_canonical,
+)
+from eyedp_core.io.vendor_pupil import (
+    _gazebase_detect,
+    _gazebase_to_canonical,
+    _pupil_labs_detect,
+    _pupil_labs_fix_detect,
+    _pupil_labs_fix_to_canonical,
+    _pupil_labs_to_canonical,
+)
+from eyedp_core.io.vendor_tobii import (
+    _TOBII_FIX_X,
+    _TOBII_FIX_Y,
+    _TOBII_TIME,
+    _TOBII_X,
+    _TOBII_Y,
+    TOBII_PUPIL_COLUMN,
+    _tobii_detect,
+    _tobii_fix_detect,
+    _tobii_fix_to_canonical,
+    _tobii_to_canonical,
+    tobii_fixations,
+)
 
 # Other io modules and the pages import these from here: the registry is this module's public face.
 __all__ = ["DEFAULT_MIN_CONFIDENCE", "READERS", "TOBII_PUPIL_COLUMN", "Mapping", "Reader", "detect_reader", "key",

@@ -20,8 +20,8 @@ import pandas as pd
 
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.gzipped import too_large
-from eyedp_core.io.lines import LineMeter, check_lines
 from eyedp_core.io.layout import MAX_COLUMNS, sniff_layout
+from eyedp_core.io.lines import LineMeter, check_lines
 from eyedp_core.io.text import _check_size, _parser_error, _refuse_binary, concat_chunks, finish_frame, row_limit
 
 # Decoded to find the layout; a file no longer than this is read in memory (the stream would gain nothing).

@@ -8,9 +8,9 @@ import pandas as pd
 
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.gzipped import is_gzip, too_large, trailer_size, unpacked_head
+from eyedp_core.io.layout import MAX_COLUMNS
 from eyedp_core.io.lines import check_lines
 from eyedp_core.io.stream import read_source
-from eyedp_core.io.layout import MAX_COLUMNS
 from eyedp_core.io.text import _check_size, decode_text, is_blank, parse_text, unpack
 
 # Uploads larger than this (as given) may be streamed (eyedp_core.io.stream decides); smaller ones never are.

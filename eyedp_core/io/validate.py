@@ -24,13 +24,35 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
 from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, UNITS, Geometry
-from eyedp_core.io.roles import (CONFLICT_WHAT, role_candidates, FEATURES_KEY, LABELS_KEY, ROLES, TIME_UNIT_KEY, TIME_UNITS, UNITS_KEY,
-                                 WHOLE_FILE, Y_UP_KEY, canonical_unit, guess_time_unit, name_conflict)
+from eyedp_core.io.checks import (
+    ID_ROLES,
+    _expected,
+    _file_label,
+    as_number,
+    as_text,
+    check_in_bounds,
+    check_increasing,
+    check_lengths,
+    check_pixel_units,
+)
+from eyedp_core.io.errors import DataError, DataWarning, first_row, row_numbers, shown
+from eyedp_core.io.roles import (
+    CONFLICT_WHAT,
+    FEATURES_KEY,
+    LABELS_KEY,
+    ROLES,
+    TIME_UNIT_KEY,
+    TIME_UNITS,
+    UNITS_KEY,
+    WHOLE_FILE,
+    Y_UP_KEY,
+    canonical_unit,
+    guess_time_unit,
+    name_conflict,
+    role_candidates,
+)
 from eyedp_core.io.sample_clock import check_rate, timeless
-from eyedp_core.io.checks import (ID_ROLES, _expected, _file_label, as_number, as_text,
-                                 check_in_bounds, check_increasing, check_lengths, check_pixel_units)
 
 # uploads imports the table-level checks from here, next to canonical_table
 __all__ = ["canonical_table", "check_in_bounds", "check_lengths"]

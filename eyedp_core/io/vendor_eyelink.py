@@ -8,10 +8,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.roles import TIME_UNIT_KEY, WHOLE_FILE
-
 from eyedp_core.io.reader_base import Mapping, _drop_trailer, _first, _keys, _Notes, _num
-
+from eyedp_core.io.roles import TIME_UNIT_KEY, WHOLE_FILE
 
 # --- EyeLink Data Viewer reports -----------------------------------------------------------------
 

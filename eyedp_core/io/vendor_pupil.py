@@ -8,10 +8,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import DataError
-from eyedp_core.io.roles import TIME_UNIT_KEY, UNITS_KEY, WHOLE_FILE, Y_UP_KEY
-
 from eyedp_core.io.reader_base import DEFAULT_MIN_CONFIDENCE, Mapping, _col, _drop_trailer, _keys, _Notes, _num
-
+from eyedp_core.io.roles import TIME_UNIT_KEY, UNITS_KEY, WHOLE_FILE, Y_UP_KEY
 
 # --- Pupil Labs ----------------------------------------------------------------------------------
 

@@ -7,10 +7,8 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.io.errors import DataError
+from eyedp_core.io.reader_base import TOBII_BAD_VALIDITY, Mapping, _col, _drop_trailer, _first, _keys, _Notes, _num, key
 from eyedp_core.io.roles import TIME_UNIT_KEY, guess_time_unit
-
-from eyedp_core.io.reader_base import key, Mapping, TOBII_BAD_VALIDITY, _col, _drop_trailer, _first, _keys, _Notes, _num
-
 
 # --- Tobii Studio / Tobii Pro Lab ----------------------------------------------------------------
 

@@ -6,9 +6,9 @@ this module only knows how to check a value against one entry.
 from __future__ import annotations
 
 import math
-from enum import Enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 __all__ = ["KINDS", "ITEM_KINDS", "MAX_INT", "MAX_LIST_ITEMS", "MAX_TEXT_CHARS", "Schema", "Setting"]

@@ -18,9 +18,8 @@ import numpy as np
 
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.timeseries.calibration import fpa_scale
+from eyedp_core.timeseries.k import dcfpa_noise_basis, parseval_weights, prefix_quadratic, reconstruction_errors
 from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
-from eyedp_core.timeseries.k import (dcfpa_noise_basis, parseval_weights, prefix_quadratic,
-                                     reconstruction_errors)
 
 __all__ = ["UNIT_LAPLACE", "dcfpa_errors", "fft_errors", "lpa_unit_squares", "standard_noise"]
 

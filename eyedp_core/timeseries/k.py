@@ -17,12 +17,12 @@ import pandas as pd
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.sensitivity import (
-    dcfpa_kept_ratio,
     as_float_series,
     chunk_differences,
     chunk_lengths,
     clamp,
     clip_increments,
+    dcfpa_kept_ratio,
     diff_l2_public,
     l2_public,
     row_param,

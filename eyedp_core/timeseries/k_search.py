@@ -14,8 +14,6 @@ import numpy as np
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.calibration import fpa_scale
 from eyedp_core.timeseries.error_curves import standard_noise
-from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
-from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.k import (
     _BLOCK_ELEMS,
     Method,
@@ -27,6 +25,8 @@ from eyedp_core.timeseries.k import (
     prefix_quadratic,
     reconstruction_errors,
 )
+from eyedp_core.timeseries.labels import as_mech
+from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
 
 __all__ = ["OptimalK", "optimal_k"]
 

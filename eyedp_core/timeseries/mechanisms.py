@@ -43,8 +43,8 @@ from eyedp_core.timeseries.runners import RowParams, fpa_rows, run_fft_blocks, r
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
     bounds_arrays,
-    float_series,
     chunk_lengths,
+    float_series,
     row_param,
     value_range,
 )

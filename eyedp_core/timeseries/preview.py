@@ -19,8 +19,7 @@ from eyedp_core.timeseries.blocks import row_blocks
 from eyedp_core.timeseries.calibration import ChunkCalibration
 from eyedp_core.timeseries.mechanisms import dcfpa_paper_reconstruction, run
 from eyedp_core.timeseries.private import PrivateSeries
-from eyedp_core.timeseries.sensitivity import (chunk_differences, empirical_chunk_sensitivity,
-                                               empirical_sensitivity)
+from eyedp_core.timeseries.sensitivity import chunk_differences, empirical_chunk_sensitivity, empirical_sensitivity
 
 __all__ = ["Preview", "PreviewRun", "PreviewSetting", "data_derived_sensitivity", "preview_of", "representative", "run_all",
            "run_preview", "sensitivity_for_run"]

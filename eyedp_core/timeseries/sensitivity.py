@@ -8,7 +8,6 @@ leading axis (participants, features, recordings) is a batch of independent seri
 from __future__ import annotations
 
 import functools
-
 from typing import Literal
 
 import numpy as np

@@ -19,8 +19,7 @@ import numpy as np
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
-from eyedp_core.timeseries.calibration import (ChunkCalibration, steil_calibration, steil_scale,
-                                               subsampled_length)
+from eyedp_core.timeseries.calibration import ChunkCalibration, steil_calibration, steil_scale, subsampled_length
 from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
 from eyedp_core.timeseries.release import lattice_arrays, release_lattices
 from eyedp_core.timeseries.sensitivity import as_float_series, clamp, row_param, value_range

@@ -9,7 +9,6 @@ import pytest
 from tests.apptest import open_app
 
 
-
 def test_time_series_exports_the_feature_table_in_release_mode() -> None:
     at = open_app(timeout=300, page="pages/time_series.py")
     assert "ts_release_export" not in [b.key for b in at.button]  # closed by default: no export button drawn

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ui.heatmaps.noise import liu_note_kind, odds_words
 from tests.apptest import metric_value, open_app, page_text
+from ui.heatmaps.noise import liu_note_kind, odds_words
 
 PAGE = "pages/heatmaps.py"
 N_SAMPLE = 40  # observers of the default sample stimulus

@@ -8,10 +8,10 @@ import pytest
 
 from eyedp_core import io
 from eyedp_core.data import bundled, derived
-from eyedp_core.io import derive
 from eyedp_core.gaze.events import detect_events
-from tests.apptest import open_app, page_text
+from eyedp_core.io import derive
 from tests.app.test_io_page import _upload, _use
+from tests.apptest import page_text
 
 
 def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivation():

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from eyedp_core import io
-from eyedp_core.io import lines, stream, table, text
+from eyedp_core.io import lines, stream, table
 from ui.tables import MAX_CELL_CHARS, preview_frame
 
 ROOT = Path(__file__).resolve().parents[2]

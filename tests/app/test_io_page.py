@@ -88,7 +88,6 @@ def test_eyelink_asc_upload_adds_samples_and_fixations():
 
 def test_an_unexpected_error_is_a_short_message_with_an_id_and_logs_no_content(monkeypatch, caplog):
     """A bug (not a DataError) shows 'Something went wrong (error id …)'; the log has the id and type only."""
-    from eyedp_core import io
 
     monkeypatch.delenv("EYEDP_RAISE_ERRORS", raising=False)  # the user's view: the friendly message
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from eyedp_core.data import bundled
-from tests.apptest import page_text
 from tests.app.test_io_page import _upload, _use
+from tests.apptest import page_text
 
 
 def _gaze_csv() -> bytes:

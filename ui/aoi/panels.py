@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import ui.share.scripts
 from eyedp_core.aoi import planning
 from eyedp_core.aoi.metrics import AoiMetric, query_epsilons, query_sensitivity
 from eyedp_core.aoi.observers import AoiBounds, ObserverTable
@@ -18,7 +19,6 @@ from eyedp_core.aoi.release import NEIGHBOURS, AoiSource, ledger_releases, relea
 from eyedp_core.aoi.shapes import Aoi, grid
 from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
-import ui.share.scripts
 from ui import state
 from ui.aoi import figs, tables, view
 from ui.fragment import fragment

@@ -18,9 +18,9 @@ from eyedp_core.attacks import AttackTable
 from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
+from ui.attacks.view import RunSettings
 from ui.fragment import fragment
 from ui.text import md_text
-from ui.attacks.view import RunSettings
 
 EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
 TASK_NAMES = {"task": "document type (utility)", "gender": "gender", "identity": "re-identification"}

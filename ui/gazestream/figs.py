@@ -59,7 +59,6 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
     (both in px): every panel's axes cost the browser a redraw on each move."""
     rows = 2 if "pupil" in part.columns else 1
     shown = thin(part)
-    gap = 0.08
     heights = [0.62, 0.30] if rows == 2 else [1.0]
     data = [go.Scatter(x=shown["t_s"].to_numpy(), y=shown[c].to_numpy(), name=f"{c} (px)", mode="lines",
                        line=dict(color=theme.CATEGORY[i], width=1.2)) for i, c in enumerate(("x", "y"))]

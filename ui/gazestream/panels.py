@@ -13,11 +13,11 @@ from eyedp_core.gazestream import display, explain, kanon
 from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.gazestream.streams import PreparedStreams
 from ui import settings, state
+from ui.fragment import fragment
 from ui.gazestream import view
 from ui.gazestream.controls import keep_value
-from ui.fragment import fragment
-from ui.widgets import badge
 from ui.text import md_cells, md_text
+from ui.widgets import badge
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
 # The method picker's labels (what links store) and the registry mechanism each one runs.

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+import ui.share
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import explain
@@ -24,9 +25,8 @@ from ui import state
 from ui.fragment import fragment
 from ui.gazestream import controls, figs, panels, view
 from ui.gazestream.table import utility_table
-import ui.share
-from ui.widgets import preview_watermark
 from ui.text import md_text
+from ui.widgets import preview_watermark
 
 METHODS = panels.METHODS
 LEAD = ("**What each method promises.** **Kaleido** is differential privacy *per window of samples*: any "

@@ -18,6 +18,7 @@ from PIL import Image
 from ui import theme
 from ui.heatmaps import figs
 from ui.heatmaps.view import BAR_UNITS, DISPLAY_WIDTH, Context  # overlays go to the browser at most this wide
+
 JPEG_QUALITY = 85
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from enum import Enum
 from collections.abc import Iterator
+from enum import Enum
 from pathlib import Path
 from typing import Any
 

@@ -13,8 +13,8 @@ import streamlit as st
 
 from eyedp_core.dp.accounting import Release
 from eyedp_core.exports import release_feature_table, release_gaze_samples
-from eyedp_core.io import uploads
 from eyedp_core.gazestream.kaleido import KaleidoBound, person_bound
+from eyedp_core.io import uploads
 from ui import state
 from ui.timeseries import context
 from ui.widgets import badge

@@ -10,8 +10,8 @@ from plotly.subplots import make_subplots
 
 from eyedp_core.dp.registry import Mech
 from ui import theme
-from ui.widgets import fmt_num
 from ui.text import html_text
+from ui.widgets import fmt_num
 
 MODE_TITLES = {"paper": "As in the paper (ε per chunk / per series)",
                "participant": "Same total ε per participant"}

@@ -17,11 +17,11 @@ from eyedp_core.timeseries.preview import PreviewSetting
 from eyedp_core.timeseries.signals import acf_table, correlation_curves, difference_signal
 from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 from ui import settings
+from ui.text import md_cells, md_text
 from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
 from ui.widgets import badge, fmt_num, preview_watermark
-from ui.text import md_cells, md_text
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table", "forms": "Release forms", "ab": "Compare A/B"}

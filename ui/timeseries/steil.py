@@ -9,11 +9,11 @@ from eyedp_core.timeseries import steil
 from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases
 from eyedp_core.timeseries.mechanisms import run
 from ui import theme
-from ui.timeseries import figs, view
-from ui.timeseries.data import feature_label
-from ui.timeseries.context import VIEW, Ctx, record
-from ui.widgets import badge, calibration_box, fmt_num
 from ui.text import html_text
+from ui.timeseries import figs, view
+from ui.timeseries.context import VIEW, Ctx, record
+from ui.timeseries.data import feature_label
+from ui.widgets import badge, calibration_box, fmt_num
 
 
 def steil_panel(c: Ctx) -> None:

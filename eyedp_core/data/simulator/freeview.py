@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.data.simulator.stimuli import Region
+from eyedp_core.gaze.geometry import Geometry
 
 VIEW_S = 8.0
 _STREAM, _IDIO = 4, 5

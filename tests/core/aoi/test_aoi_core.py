@@ -13,8 +13,17 @@ from scipy import stats
 from eyedp_core.aoi import planning
 from eyedp_core.aoi.bundled import bundled_aois
 from eyedp_core.aoi.mapping import contains, membership, primary
-from eyedp_core.aoi.metrics import (AoiMetric, Query, clean_metrics, laplace_half_width, linearised_half_width,
-                                    metric_queries, private_metrics, query_epsilons, query_sensitivity)
+from eyedp_core.aoi.metrics import (
+    AoiMetric,
+    Query,
+    clean_metrics,
+    laplace_half_width,
+    linearised_half_width,
+    metric_queries,
+    private_metrics,
+    query_epsilons,
+    query_sensitivity,
+)
 from eyedp_core.aoi.observers import AoiBounds, observer_table
 from eyedp_core.aoi.parse import aois_from_table, aois_to_table, read_aois
 from eyedp_core.aoi.release import ledger_releases, release_aois
@@ -23,7 +32,6 @@ from eyedp_core.data.simulator.stimuli import HEIGHT, WIDTH
 from eyedp_core.dp.accounting import Ledger
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.io.errors import DataError
-
 
 # ------------------------------------------------------------------ shapes, mapping
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core import attacks
-from eyedp_core.attacks.engine import PointData, Point, task_spec
+from eyedp_core.attacks.engine import Point, PointData, task_spec
 from eyedp_core.attacks.privatize import plan_release, resolve_bounds
 
 TASKS = ("textbook", "newspaper", "comic")

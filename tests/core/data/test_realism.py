@@ -14,9 +14,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core import attacks
-
 from eyedp_core.data import bundled
-
 from eyedp_core.data.simulator import main as simulate
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features

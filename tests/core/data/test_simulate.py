@@ -12,13 +12,12 @@ import pytest
 from PIL import Image
 
 from eyedp_core.data import bundled
-
 from eyedp_core.data.simulator import main as simulate
-from eyedp_core.gaze.events import detect_events
 from eyedp_core.data.simulator.freeview import idiosyncratic_spots
 from eyedp_core.data.simulator.people import Modulation, situational
 from eyedp_core.data.simulator.stimuli import HEIGHT, STIMULI, WIDTH, comic_layout, render_stimuli
 from eyedp_core.data.simulator.tasks import DOCUMENTS, comic_fixations, text_fixations
+from eyedp_core.gaze.events import detect_events
 
 
 @pytest.fixture(scope="module")

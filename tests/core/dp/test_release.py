@@ -10,8 +10,14 @@ import pytest
 from scipy import stats
 
 from eyedp_core.dp.accounting import zcdp_rho, zcdp_to_dp
-from eyedp_core.dp.release import (SAMPLER, lattice_k, opendp_gaussian_sigma, release_argmin, release_gaussian,
-                                   release_laplace)
+from eyedp_core.dp.release import (
+    SAMPLER,
+    lattice_k,
+    opendp_gaussian_sigma,
+    release_argmin,
+    release_gaussian,
+    release_laplace,
+)
 
 DELTA_900 = 900 ** -1.5
 N = 20000

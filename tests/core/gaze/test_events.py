@@ -6,7 +6,17 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from eyedp_core.gaze.events import (EVENT_COLUMNS, angular_distance_deg, detect_blinks, detect_events, detect_idt, detect_ivt, labels_to_events, pix_to_deg, velocity_deg_s)
+from eyedp_core.gaze.events import (
+    EVENT_COLUMNS,
+    angular_distance_deg,
+    detect_blinks,
+    detect_events,
+    detect_idt,
+    detect_ivt,
+    labels_to_events,
+    pix_to_deg,
+    velocity_deg_s,
+)
 from eyedp_core.gaze.geometry import Geometry
 
 # Lund 2013 set-up (SOURCE.md): 1024 x 768 px on 38 x 30 cm, viewed from 67 cm.

@@ -11,7 +11,6 @@ import pytest
 from eyedp_core.attacks import protocols as attacks
 from eyedp_core.data.bundled import SAMPLE_SCREEN
 from eyedp_core.gaze.events import angular_distance_deg, pix_to_deg
-from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gaze.feature_specs import (
     FEATURE_GROUPS,
     FEATURE_NAMES,
@@ -20,6 +19,7 @@ from eyedp_core.gaze.feature_specs import (
     feature_bounds,
 )
 from eyedp_core.gaze.features import saccade_letters, window_features
+from eyedp_core.gaze.geometry import Geometry
 
 
 def _random_events(rng: np.random.Generator, duration_s: float = 60.0) -> pd.DataFrame:
@@ -212,8 +212,12 @@ def test_privacy_model_lists_the_same_bounds_and_sources():
 def test_wordbook_bounds_reproduce_the_public_reading_model():
     """The wordbook bounds are the reading model's 99.9th percentile rounded up (within 30 % above it)."""
     from eyedp_core.gaze.feature_specs import (
-        WORDBOOK_MODEL_FORWARD_SHARE as q,
         WORDBOOK_LETTERS,
+    )
+    from eyedp_core.gaze.feature_specs import (
+        WORDBOOK_MODEL_FORWARD_SHARE as q,
+    )
+    from eyedp_core.gaze.feature_specs import (
         WORDBOOK_MODEL_QUANTILE as quant,
     )
     from eyedp_core.gaze.features import _wordbook

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from eyedp_core import gazestream
-from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run, window_sums
 from eyedp_core.dp.planar import planar_laplace, radius_quantile
+from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run, window_sums
 
 ALPHA = 0.001  # KS tests: with a fixed seed these are deterministic; alpha bounds the false-alarm rate over seeds
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from eyedp_core.heatmaps import calibration as hc
 from eyedp_core.dp.calibration import gaussian_sigma
 from eyedp_core.dp.noise import liu_thm34_sigma, r_star
+from eyedp_core.heatmaps import calibration as hc
 
 D900 = 900 ** -1.5
 

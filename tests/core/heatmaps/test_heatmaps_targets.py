@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 from scipy import ndimage
 
-from eyedp_core.heatmaps import maps, targets as T
+from eyedp_core.heatmaps import maps
+from eyedp_core.heatmaps import targets as T
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
-from eyedp_core.heatmaps.cap import noise_std_for_caps, selection_probabilities, cap_scores, cap_score_sensitivity
+from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
 
 
 def _brute_kept(clean: np.ndarray, noisy: np.ndarray, q: float) -> float:

@@ -10,9 +10,8 @@ import pandas as pd
 import pytest
 
 from eyedp_core.dp import release as dp_release
-from eyedp_core.heatmaps import cap, preview
+from eyedp_core.heatmaps import cap, preview, release
 from eyedp_core.heatmaps import maps as hm
-from eyedp_core.heatmaps import release
 from eyedp_core.heatmaps.calibration import calibrate_heatmap
 
 # Everything on the Heatmaps side that is charged to the ledger or leaves the curator.

@@ -8,9 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eyedp_core.heatmaps import cap
+from eyedp_core.heatmaps import cap, release
 from eyedp_core.heatmaps import maps as hm
-from eyedp_core.heatmaps import release
 
 B, EPS_SEL, EPS, DELTA = 10.0, 0.1, 1.0, 1e-4
 

@@ -11,11 +11,10 @@ import pytest
 
 from eyedp_core import io
 from eyedp_core.data import derived
-from eyedp_core.io import derive
-from eyedp_core.gaze.geometry import Geometry
+from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, Geometry
 from eyedp_core.heatmaps import preview
+from eyedp_core.io import derive
 from eyedp_core.io.errors import DataError
-from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE
 from eyedp_core.io.validate import OFF_SCREEN_MARGIN
 
 GAZEBASE = Path(__file__).resolve().parents[4] / "shared" / "realdata" / "gazebase_sample" / "S_1001_S1_TEX.csv"

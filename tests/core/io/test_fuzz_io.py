@@ -24,8 +24,7 @@ from PIL import Image
 
 from eyedp_core import io
 from eyedp_core.data import derived
-from eyedp_core.io import derive
-from eyedp_core.io import stream, table, text
+from eyedp_core.io import derive, stream, table
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 OUTCOMES: Counter = Counter()

@@ -14,11 +14,11 @@ import pytest
 
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.gaze.geometry import Geometry
+from eyedp_core.gazestream.explain import NOT_DP, kaleido_guarantee, pd_guarantee_words
+from eyedp_core.gazestream.kaleido import kaleido_plan, person_bound
 from eyedp_core.report import SECTIONS, Artefact, ReportInput, build_html, person_table
 from eyedp_core.report.formula import tex_to_html
 from eyedp_core.report.html import fmt
-from eyedp_core.gazestream.explain import NOT_DP, kaleido_guarantee, pd_guarantee_words
-from eyedp_core.gazestream.kaleido import kaleido_plan, person_bound
 
 HM = Release(view="Heatmaps", label="heatmap of 'comic'", unit="observer", mechanism="gaussian (analytic)",
              sensitivity_type="public", epsilon=3.0, delta=1e-6, participants=tuple(f"O{i:02d}" for i in range(40)))

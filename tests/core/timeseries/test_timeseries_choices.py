@@ -7,8 +7,15 @@ import pytest
 from eyedp_core.dp.accounting import Ledger
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases
-from eyedp_core.timeseries.choices import (DEFAULT_LENGTH, KSource, LengthSource, analytic_k, choose_k,
-                                           public_length, rule_k)
+from eyedp_core.timeseries.choices import (
+    DEFAULT_LENGTH,
+    KSource,
+    LengthSource,
+    analytic_k,
+    choose_k,
+    public_length,
+    rule_k,
+)
 from eyedp_core.timeseries.k import expected_error_curve, public_k
 from eyedp_core.timeseries.k_search import optimal_k
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries import k as ts_k
+from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.k_search import optimal_k
 from eyedp_core.timeseries.sensitivity import chunk_differences, l2_public
 

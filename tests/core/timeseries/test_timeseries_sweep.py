@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from eyedp_core import metrics
-
 from eyedp_core.timeseries import k as ts_k
 from eyedp_core.timeseries.error_curves import dcfpa_errors, fft_errors
 from eyedp_core.timeseries.experiments import SweepResult, SweepSpec, sweep_utility
