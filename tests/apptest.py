@@ -79,3 +79,18 @@ def app_mode() -> Iterator[None]:
             yield
     finally:
         config.set_option("client.showErrorDetails", old)
+
+
+def upload_file(kind: str, name: str, data: bytes) -> AppTest:
+    """A session on Your data with `data` uploaded as `kind`; no exception box (tests raise unexpected errors)."""
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value(kind).run()
+    at.file_uploader(key=f"uploader_{kind}").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def use_data(at: AppTest) -> None:
+    """Press 'Use this data' and check the run ended without an exception box."""
+    [b for b in at.button if b.label == "Use this data"][0].click().run()
+    assert not at.exception, at.exception

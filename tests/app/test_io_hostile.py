@@ -20,6 +20,7 @@ import pytest
 
 from eyedp_core import io
 from eyedp_core.io import lines, stream, table
+from tests.apptest import upload_file
 from ui.tables import MAX_CELL_CHARS, preview_frame
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -326,16 +327,6 @@ def test_bomb_builder_makes_what_it_says():
 
 # --- the Your data page --------------------------------------------------------------------------
 
-def _upload(kind: str, name: str, data: bytes):
-    """A session on Your data with `data` uploaded as `kind`; no exception box (tests raise unexpected errors)."""
-    from tests.apptest import open_app
-
-    at = open_app("pages/your_data.py")
-    at.radio(key="upload_kind").set_value(kind).run()
-    at.file_uploader(key=f"uploader_{kind}").set_value((name, data, "application/octet-stream")).run()
-    assert not at.exception, at.exception
-    return at
-
 
 @pytest.mark.parametrize("name, data, kind, shown", [
     ("field.csv", b"a," + b"x" * 200_000 + b"\n1,2\n", "gaze",
@@ -351,7 +342,7 @@ def _upload(kind: str, name: str, data: bytes):
 def test_hostile_uploads_end_in_a_clear_message_on_the_page(name, data, kind, shown):
     """Each hostile upload ends in its DataError shown as a message: no exception box, no error id. A gzip bomb
     with a forged trailer is previewed from its head; 'Use this data' refuses it."""
-    at = _upload(kind, name, data)
+    at = upload_file(kind, name, data)
     if name == "bomb.csv.gz":
         assert not at.error and len(at.dataframe) >= 1  # the head only, however large the file
         [b for b in at.button if b.label == "Use this data"][0].click().run()
@@ -372,7 +363,7 @@ def test_a_refused_upload_is_not_read_again_on_the_next_run(monkeypatch):
     calls = []
     original = pipeline.head_bytes
     monkeypatch.setattr(pipeline, "head_bytes", lambda *a, **k: calls.append(1) or original(*a, **k))
-    at = _upload("gaze", "bomb.csv.gz", csv_bomb())
+    at = upload_file("gaze", "bomb.csv.gz", csv_bomb())
     at.run()
     assert len(calls) == 1 and len(at.error) == 1 and "expands to 1,073.7 MB" in at.error[0].value
 
@@ -380,7 +371,7 @@ def test_a_refused_upload_is_not_read_again_on_the_next_run(monkeypatch):
 def test_wide_integer_upload_is_previewed_with_a_warning():
     """The wide-integer file: the preview draws (Arrow), the warning names the column, mapping and 'Use this
     data' load it (the x column as floats)."""
-    at = _upload("gaze", "wide.csv", WIDE)
+    at = upload_file("gaze", "wide.csv", WIDE)
     assert not at.error and len(at.dataframe) >= 1
     infos = " ".join(i.value for i in at.info)
     assert "column 'x' holds whole numbers too wide for 64 bits (row 2:" in infos and "column 'code'" in infos

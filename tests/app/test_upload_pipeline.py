@@ -16,7 +16,7 @@ from eyedp_core.gaze import events
 from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io import gzipped, pipeline
 from eyedp_core.io.steps import Step, StepReport
-from tests.apptest import open_app
+from tests.apptest import upload_file, use_data
 
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
 GAZEBASE = REALDATA / "gazebase_sample" / "S_1001_S1_TEX.csv"
@@ -24,19 +24,6 @@ ASC = REALDATA / "saccades_testdata" / "example_eyelink_events.txt"
 real = pytest.mark.skipif(not GAZEBASE.exists(), reason=f"real recordings not found at {REALDATA}")
 
 
-def _upload(kind: str, name: str, data: bytes):
-    """A session on Your data with `data` uploaded as `kind`."""
-    at = open_app("pages/your_data.py")
-    at.radio(key="upload_kind").set_value(kind).run()
-    at.file_uploader(key=f"uploader_{kind}").set_value((name, data, "application/octet-stream")).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _use(at) -> None:
-    """Press 'Use this data' and check the run ended without an exception box."""
-    [b for b in at.button if b.label == "Use this data"][0].click().run()
-    assert not at.exception, at.exception
 
 
 def _counting_converts(monkeypatch) -> list[str]:
@@ -57,9 +44,9 @@ def test_page_and_library_read_a_real_vendor_file_alike_converting_it_once(monke
     """GazeBase through the page (reader recognised, preset screen, off-screen check on) and through
     read_recording: equal canonical tables and counts; the page converts the file once, the library once."""
     converts = _counting_converts(monkeypatch)
-    at = _upload("gaze", GAZEBASE.name, GAZEBASE.read_bytes())
+    at = upload_file("gaze", GAZEBASE.name, GAZEBASE.read_bytes())
     at.checkbox(key="yd_detect").set_value(False).run()
-    _use(at)
+    use_data(at)
     page = at.session_state["eyedp_uploads"]["gaze"][f"Upload: {GAZEBASE.name}"].frame
     assert converts == ["gazebase"]  # preview and mapping come from the one conversion of the whole file
     lib = io.read_recording(GAZEBASE)
@@ -79,9 +66,9 @@ def test_page_and_library_read_a_real_vendor_file_alike_converting_it_once(monke
 @real
 def test_page_and_library_read_a_real_asc_file_alike():
     """The EyeLink ASC example through the page and through read_recording: the same samples and fixations."""
-    at = _upload("gaze", ASC.name, ASC.read_bytes())
+    at = upload_file("gaze", ASC.name, ASC.read_bytes())
     at.checkbox(key="asc_add_fixations").set_value(True).run()
-    _use(at)
+    use_data(at)
     held = at.session_state["eyedp_uploads"]
     lib = io.read_recording(ASC)
     pd.testing.assert_frame_equal(held["gaze"][f"Upload: {ASC.name}"].frame.reset_index(drop=True),
@@ -96,9 +83,9 @@ def test_generic_table_page_and_library_alike_and_never_converted(monkeypatch):
     t = np.arange(0, 4.0, 0.004)
     df = pd.DataFrame({"participant": "P1", "t_s": t, "x": 900 + 50 * np.sin(t), "y": 500 + 20 * np.cos(t)})
     data = df.to_csv(index=False).encode()
-    at = _upload("gaze", "g.csv", data)
+    at = upload_file("gaze", "g.csv", data)
     at.checkbox(key="yd_detect").set_value(False).run()
-    _use(at)
+    use_data(at)
     page = at.session_state["eyedp_uploads"]["gaze"]["Upload: g.csv"].frame
     lib = io.read_recording(data, filename="g.csv", geometry="desktop_24")
     pd.testing.assert_frame_equal(page.reset_index(drop=True), lib.samples.reset_index(drop=True))
@@ -239,10 +226,10 @@ def test_the_screen_given_on_your_data_reaches_heatmaps_and_gaze_samples():
 
     g = samples.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02", "P03"])][["participant", "t_s", "x", "y"]]
-    at = _upload("gaze", "gaze.csv", g.to_csv(index=False).encode())
+    at = upload_file("gaze", "gaze.csv", g.to_csv(index=False).encode())
     preset = [s for s in at.selectbox if s.key and s.key.startswith("geo_preset_gaze_")][0]
     preset.set_value("laptop_14").run()
-    _use(at)
+    use_data(at)
     laptop = PRESETS["laptop_14"]
     at.switch_page("pages/heatmaps.py").run()
     assert not at.exception, at.exception
