@@ -4,6 +4,8 @@ Imported as `from tests.apptest import ...` (a plain module, not conftest: `impo
 once tests/browser/conftest.py is collected)."""
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,11 +36,25 @@ def page_text(at: AppTest, kinds: Sequence[str] = TEXT_KINDS) -> str:
     return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
+_NUMBER = re.compile(r'<div class="eyedp-number"(?: title="[^"]*")?><div class="eyedp-number-label">(.*?)</div>'
+                     r'<div class="eyedp-number-value">(.*?)</div></div>')
+
+
+def shown_numbers(at: AppTest) -> list[tuple[str, str]]:
+    """(label, value) of every number shown: st.metric elements, then the rows of ui.numbers (one markdown each)."""
+    found = [(m.label, str(m.value)) for m in at.metric]
+    for md in at.markdown:
+        found += [(html.unescape(a), html.unescape(b)) for a, b in _NUMBER.findall(str(md.value))]
+    return found
+
+
 def metric_value(at: AppTest, prefix: str) -> float:
-    """Value of the first metric whose label starts with `prefix`, as a float (thousands commas dropped)."""
-    hits = [m for m in at.metric if m.label.startswith(prefix)]
-    assert hits, f"no metric starting with {prefix!r}; metrics: {[m.label for m in at.metric]}"
-    return float(str(hits[0].value).split()[0].replace(",", ""))
+    """Value of the first shown number (st.metric or a ui.numbers row) whose label starts with `prefix`, as a float
+    (thousands commas dropped)."""
+    shown = shown_numbers(at)
+    hits = [v for label, v in shown if label.startswith(prefix)]
+    assert hits, f"no number labelled {prefix!r}...; shown: {[label for label, _ in shown]}"
+    return float(hits[0].split()[0].replace(",", ""))
 
 
 def open_link(page: str, params: dict[str, str] | None = None, timeout: float = 240) -> AppTest:

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE, Ledger, Release
+from tests.apptest import shown_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 HEATMAPS, REPORT = "pages/heatmaps.py", "pages/report.py"
@@ -35,9 +36,9 @@ def _click(at: AppTest, key: str) -> AppTest:
 
 
 def _metric(at: AppTest, label: str) -> float:
-    hits = [m for m in at.metric if m.label == label]
-    assert hits, f"no metric {label!r}"
-    return float(hits[0].value.split()[0])
+    hits = [v for shown, v in shown_numbers(at) if shown == label]
+    assert hits, f"no number {label!r}"
+    return float(hits[0].split()[0])
 
 
 def _text(at: AppTest) -> str:

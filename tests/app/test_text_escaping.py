@@ -186,6 +186,7 @@ ALLOWED: dict[str, dict[str, str]] = {
     "*": {
         # app-made markup builders: constant text and numbers only (their data parts go through ui.text)
         "badge": "ui.widgets.badge: md_text on its text, html_text on its kind",
+        "numbers_html": "ui.numbers.numbers_html: html_text on every label, value and help",
         "headline.legend_html": "mechanism labels (registry) and colours",
         "context.accounting_line": "numbers and mechanism labels",
         "accounting_words": "numbers and mechanism labels",

@@ -35,16 +35,16 @@ def _overlays_drawn(page) -> None:
 def _wait_drawn(page) -> None:
     """Wait for the script to finish and the metrics and overlay images to be on the page."""
     harness.wait_idle(page)
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+    page.wait_for_selector(".eyedp-number", timeout=60_000)
     _overlays_drawn(page)
     harness.wait_idle(page)
 
 
 def _cc(page) -> float:
-    """The value of the metric labelled exactly 'CC'."""
-    label = page.locator('[data-testid="stMetricLabel"]', has_text=re.compile(r"^\s*CC\s*$"))
-    metric = page.locator('[data-testid="stMetric"]').filter(has=label).first
-    return float(metric.locator('[data-testid="stMetricValue"]').inner_text().strip())
+    """The value of the number labelled exactly 'CC'."""
+    label = page.locator(".eyedp-number-label", has_text=re.compile(r"^\s*CC\s*$"))
+    number = page.locator(".eyedp-number").filter(has=label).first
+    return float(number.locator(".eyedp-number-value").inner_text().strip())
 
 
 def _thumb(page, label: str):

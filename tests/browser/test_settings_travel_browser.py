@@ -74,7 +74,7 @@ def _wait_query(page, key: str, value: str, timeout_ms: float = 30_000) -> None:
 
 
 def _metrics(page) -> list[str]:
-    return [t.strip() for t in page.locator(f'{MAIN} [data-testid="stMetric"]').all_inner_texts()]
+    return [t.strip() for t in page.locator(f'{MAIN} [data-testid="stMetric"], {MAIN} .eyedp-number').all_inner_texts()]
 
 
 def _nmse_texts(page) -> list[str]:

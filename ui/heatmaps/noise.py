@@ -10,6 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import calibration_table
 from ui.heatmaps import figs, view
+from ui.numbers import Number, numbers_html
 from ui.text import md_text
 from ui.widgets import badge, calibration_box, fmt_num
 
@@ -71,15 +72,14 @@ def noise_section(ctx: view.Context, derivation: DeltaGenerator) -> None:
     """The noise scale: a sentence and three numbers first, the derivation in `derivation` (derivation_expander,
     drawn once by the page so that an ε move does not re-send it) when it is open (the page draws the heading)."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
-    st.markdown(noise_sentence(ctx))
-    row = st.container(horizontal=True, gap="large")  # one block, not four columns (re-sent on every move)
     if ctx.mechanism is Family.GAUSSIAN:
         shown = [("Noise σ per cell", cal.std), ("Δ₂ (L2 sensitivity)", sens.l2), ("Δ₁ (L1 sensitivity)", sens.l1)]
     else:
         shown = [("Laplace scale b", cal.scale), ("Noise std √2·b", cal.std), ("Δ₁ (L1 sensitivity)", sens.l1),
                  ("Δ₂ (L2 sensitivity)", sens.l2)]
-    for label, value in shown:
-        row.metric(label, f"{value:.6g}", width="content")
+    # The sentence and its numbers in one element: both are re-sent on every slider move.
+    st.markdown(noise_sentence(ctx) + "\n\n" + numbers_html([Number(label, f"{value:.6g}") for label, value in shown]),
+                unsafe_allow_html=True)
     if derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
         with derivation:
             _derivation(ctx)

@@ -13,7 +13,10 @@ from streamlit.delta_generator import DeltaGenerator
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from ui.heatmaps import images, targets, view
 from ui.heatmaps.settings import MECHS
+from ui.numbers import Number, numbers_html
 from ui.widgets import fmt_num
+
+EMD_KEY = "hm_emd"
 
 
 def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
@@ -31,6 +34,7 @@ def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
                    f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = "
                    f"{ctx.sigma_px:.1f} px."
                    + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
+        emd_toggle()
 
 
 def noisy_part(ctx: view.Context, metrics: DeltaGenerator) -> None:
@@ -52,29 +56,32 @@ def preview_key(ctx: view.Context) -> tuple:
             ctx.method, ctx.preview_seed)
 
 
+def emd_toggle() -> None:
+    """The EMD switch (drawn by the grid part under the overlays: an ε move does not re-send it)."""
+    st.toggle("EMD", key=EMD_KEY,
+              help="Earth mover's distance: how far gaze mass must move, in px. Solved as a linear program on the "
+                   f"maps summed into at most {view.EMD_BINS} × {view.EMD_BINS} blocks, so it is computed only when "
+                   "switched on.")
+
+
 def _metrics(ctx: view.Context) -> None:
-    """CC and NMSE first, then MSE, KL, SIM; EMD on request (method stated)."""
+    """CC and NMSE first, then MSE, KL, SIM; EMD when its switch is on (method stated). One element: the row is
+    re-sent on every slider move."""
     met = ctx.preview.metrics
-    # One horizontal container instead of six columns: fewer elements re-sent on every slider move.
-    row = st.container(horizontal=True, gap="large", horizontal_alignment="distribute")
-    mc = [row] * 6
-    mc[0].metric("CC", f"{met['cc']:.3f}", help="Pearson correlation with the clean heatmap (1 = identical).")
     q = targets.q_value()
     kept = met["hot_spots"] if q == DEFAULT_Q else hot_spots_kept(ctx.clean.smooth, ctx.preview.smooth, q)
-    row.metric("Hot spots kept", f"{100 * kept:.0f} %",
-               help=f"Share of the clean heatmap's top {100 * q:g} % of cells (its hot spots) that are also among the noisy "
-                    "heatmap's top cells (1 = every hot spot kept). q is set in the Target finder panel.")
-    mc[1].metric("NMSE", f"{met['nmse']:.3g}",
-                 help="‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map).")
-    mc[2].metric("MSE", f"{met['mse']:.3g}", help=f"Mean squared difference per cell ({ctx.short_unit}²).")
-    mc[3].metric("KL (nats)", f"{met['kl']:.3g}",
-                 help="KL divergence of the clean from the noisy distribution (0 = same).")
-    mc[4].metric("SIM", f"{met['sim']:.3f}", help="Histogram intersection of the two distributions (1 = identical).")
-    with row:
-        if st.toggle("EMD", key="hm_emd",
-                     help="Earth mover's distance: how far gaze mass must move, in px. Solved as a linear "
-                          f"program on the maps summed into at most {view.EMD_BINS} × {view.EMD_BINS} blocks, "
-                          "so it is computed only when switched on."):
-            val = view.emd_px(preview_key(ctx), ctx.cell_px, ctx.clean.smooth, ctx.preview.smooth)
-            st.metric("EMD (px)", f"{val:.0f}",
-                      help=f"On at most {view.EMD_BINS} × {view.EMD_BINS} blocks of the smoothed maps.")
+    shown = [
+        Number("CC", f"{met['cc']:.3f}", "Pearson correlation with the clean heatmap (1 = identical)."),
+        Number("Hot spots kept", f"{100 * kept:.0f} %",
+               f"Share of the clean heatmap's top {100 * q:g} % of cells (its hot spots) that are also among the noisy "
+               "heatmap's top cells (1 = every hot spot kept). q is set in the Target finder panel."),
+        Number("NMSE", f"{met['nmse']:.3g}", "‖noisy − clean‖² / ‖clean‖² (0 = perfect, 1 = as bad as an empty map)."),
+        Number("MSE", f"{met['mse']:.3g}", f"Mean squared difference per cell ({ctx.short_unit}²)."),
+        Number("KL (nats)", f"{met['kl']:.3g}", "KL divergence of the clean from the noisy distribution (0 = same)."),
+        Number("SIM", f"{met['sim']:.3f}", "Histogram intersection of the two distributions (1 = identical)."),
+    ]
+    if st.session_state.get(EMD_KEY, False):
+        val = view.emd_px(preview_key(ctx), ctx.cell_px, ctx.clean.smooth, ctx.preview.smooth)
+        shown.append(Number("EMD (px)", f"{val:.0f}",
+                            f"On at most {view.EMD_BINS} × {view.EMD_BINS} blocks of the smoothed maps."))
+    st.markdown(numbers_html(shown), unsafe_allow_html=True)

@@ -24,7 +24,8 @@ from ui import state
 from ui.export_scale import opendp_sigma
 from ui.heatmaps import images, view
 from ui.heatmaps.settings import CELLS
-from ui.text import md_text
+from ui.numbers import Number, numbers_html
+from ui.text import html_text, md_text
 from ui.widgets import badge, fmt_num
 
 STIMULI_KEY = "hm_k_stimuli"
@@ -75,17 +76,19 @@ def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerato
         k = int(st.session_state.get(STIMULI_KEY, 1))
         choices = selection_charges(ctx)
         eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, math.fsum(choices))
-        # One horizontal container, not two columns: fewer blocks re-sent on every ε move.
-        a = b = st.container(horizontal=True, gap="small")
-        a.metric("Total ε per observer", fmt_num(eps_total),
-                 help=f"{k} × {fmt_num(ctx.epsilon)}" + "".join(f" + {fmt_num(e)}" for e in choices)
-                 + (f" (the {len(choices)} private choice{'s' if len(choices) > 1 else ''} of m charged to these "
-                    "observers: every choice is a release)" if choices else ""))
-        b.metric("Total δ per observer", fmt_num(delta_total), help=f"{k} × {fmt_num(ctx.delta_used)}")
         led_eps, led_delta = state.ledger().total()
-        st.caption(f"Recorded in this session's ledger so far (every view, worst-case person): ε = "
-                   f"{fmt_num(led_eps)}, δ = {fmt_num(led_delta)}. Previews are not recorded; exports and private "
-                   "choices of m are, each as a new entry.")
+        ledger = (f"Recorded in this session's ledger so far (every view, worst-case person): ε = {fmt_num(led_eps)}, "
+                  f"δ = {fmt_num(led_delta)}. Previews are not recorded; exports and private choices of m are, each "
+                  "as a new entry.")
+        totals = [
+            Number("Total ε per observer", fmt_num(eps_total),
+                   f"{k} × {fmt_num(ctx.epsilon)}" + "".join(f" + {fmt_num(e)}" for e in choices)
+                   + (f" (the {len(choices)} private choice{'s' if len(choices) > 1 else ''} of m charged to these "
+                      "observers: every choice is a release)" if choices else "")),
+            Number("Total δ per observer", fmt_num(delta_total), f"{k} × {fmt_num(ctx.delta_used)}"),
+        ]
+        # One element (numbers and the ledger line): re-sent on every ε move.
+        st.markdown(numbers_html(totals) + f'<div class="eyedp-note">{html_text(ledger)}</div>', unsafe_allow_html=True)
 
 
 def selection_charges(ctx: view.Context) -> list[float]:
