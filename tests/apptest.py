@@ -36,16 +36,26 @@ def page_text(at: AppTest, kinds: Sequence[str] = TEXT_KINDS) -> str:
     return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
-_NUMBER = re.compile(r'<div class="eyedp-number"(?: title="[^"]*")?><div class="eyedp-number-label">(.*?)</div>'
+_NUMBER = re.compile(r'<div class="eyedp-number"(?: title="([^"]*)")?><div class="eyedp-number-label">(.*?)</div>'
                      r'<div class="eyedp-number-value">(.*?)</div></div>')
 
 
-def shown_numbers(at: AppTest) -> list[tuple[str, str]]:
-    """(label, value) of every number shown: st.metric elements, then the rows of ui.numbers (one markdown each)."""
-    found = [(m.label, str(m.value)) for m in at.metric]
+def shown_numbers(at: AppTest, metrics: bool = True) -> list[tuple[str, str]]:
+    """(label, value) of every number shown: st.metric elements (unless `metrics` is False), then the rows of
+    ui.numbers (one markdown each), in page order."""
+    found = [(m.label, str(m.value)) for m in at.metric] if metrics else []
     for md in at.markdown:
-        found += [(html.unescape(a), html.unescape(b)) for a, b in _NUMBER.findall(str(md.value))]
+        found += [(html.unescape(a), html.unescape(b)) for _, a, b in _NUMBER.findall(str(md.value))]
     return found
+
+
+def number_help(at: AppTest, prefix: str) -> str:
+    """The help (tooltip) of the first st.metric or ui.numbers number whose label starts with `prefix`."""
+    helps = [m.proto.help for m in at.metric if m.label.startswith(prefix)]
+    for md in at.markdown:
+        helps += [html.unescape(h) for h, a, _ in _NUMBER.findall(str(md.value)) if html.unescape(a).startswith(prefix)]
+    assert helps, f"no number labelled {prefix!r}..."
+    return helps[0]
 
 
 def metric_value(at: AppTest, prefix: str) -> float:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.apptest import open_app
+from tests.apptest import number_help, open_app
 
 
 def test_time_series_exports_the_feature_table_in_release_mode() -> None:
@@ -24,8 +24,8 @@ def test_time_series_exports_the_feature_table_in_release_mode() -> None:
     assert man["epsilon"] == pytest.approx(at.session_state["eyedp_ledger"].total()[0], rel=1e-9)
     # The manifest's calibration is the page's: the shown feature's noise scale (the headline metric's exact
     # value) is the formula scale of one of its rows, and the release scale only adds the tiny lattice inflation.
-    shown = [m for m in at.metric if m.label.startswith("Noise scale")][0]
-    exact = float(shown.proto.help.split("exact value ")[1].rstrip(").")) if "exact value" in shown.proto.help else None
+    shown = number_help(at, "Noise scale")
+    exact = float(shown.split("exact value ")[1].rstrip(").")) if "exact value" in shown else None
     rows = man["calibration"]
     assert exact is not None and any(f"{r['scale_formula']:.6g}" == f"{exact:.6g}" for r in rows)
     for r in rows:

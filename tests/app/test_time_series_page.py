@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH
-from tests.apptest import metric_value, open_app, page_text
+from tests.apptest import metric_value, open_app, page_text, shown_numbers
 from tests.core.timeseries.test_timeseries_k import _kept_l1_by_fft
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -400,7 +400,7 @@ def test_opens_on_the_total_per_person_from_the_core():
 
     at = _ts()
     assert at.radio(key="ts_mode").value == "participant"
-    assert at.metric[0].label == "Total ε per person"
+    assert shown_numbers(at, metrics=False)[0][0] == "Total ε per person"
     eps = float(at.select_slider(key="ts_eps").value)
     plan = epsilon_plan("participant", eps, Mech.CFPA, 32, DEFAULT_LENGTH, 48, 3)
     assert metric_value(at, "Total ε per person") == pytest.approx(plan.participant_total)

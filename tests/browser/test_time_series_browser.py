@@ -27,9 +27,9 @@ def _preview_state(page) -> tuple[str, str]:
 
 
 def _metric(page, prefix: str) -> str:
-    """Shown value of the metric whose label starts with prefix."""
-    box = page.locator('[data-testid="stMetric"]').filter(has_text=prefix).first
-    return box.locator('[data-testid="stMetricValue"]').inner_text()
+    """Shown value of the headline number whose label starts with prefix."""
+    box = page.locator(".eyedp-number").filter(has_text=prefix).first
+    return box.locator(".eyedp-number-value").inner_text()
 
 
 def test_eps_slider_redraws_the_preview(page, app_url, shots):
@@ -115,12 +115,12 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
 
 @pytest.mark.parametrize("width", [1280, 1920])
 def test_opens_on_the_person_total_and_looks_right_after_moves(page, app_url, shots, width):
-    """The first metric is the total ε per person; after moving ε and R and opening the per-feature table,
+    """The first headline number is the total ε per person; after moving ε and R and opening the per-feature table,
     nothing raises; screenshots at both widths (looked at by the developer)."""
     page.set_viewport_size({"width": width, "height": 1000})
     _open(page, app_url)
-    first = page.locator('[data-testid="stMain"] [data-testid="stMetric"]').first  # the sidebar has the cap's
-    assert first.locator('[data-testid="stMetricLabel"]').inner_text().startswith("Total ε per person")
+    first = page.locator('[data-testid="stMain"] .eyedp-number').first
+    assert first.locator(".eyedp-number-label").inner_text().startswith("Total ε per person")
     harness.screenshot(page, str(shots / f"time_series_{width}_open.png"), width=width)
     before = _metric(page, "Total ε per person")
     harness.move_slider(page, 0, presses=6)  # ε up one decade

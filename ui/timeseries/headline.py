@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
+from ui.numbers import Number, numbers_html
 from ui.timeseries import figs, preview_image, view
 from ui.timeseries.context import Ctx, fe
 
@@ -52,24 +53,25 @@ def headline(c: Ctx) -> None:
     """The per-person total first (the guarantee for a person), then the paper's unit and the noise scale."""
     p, shown = c.plan, c.preview.shown[0]
     unit = "chunk" if p.unit == "chunk" else "series"
-    # One horizontal container, not five columns: fewer blocks re-sent on every ε move.
-    m = [st.container(horizontal=True, gap="medium", horizontal_alignment="distribute")] * 5
-    m[0].metric("Total ε per person", fe(p.participant_total),
-                help="The guarantee for one participant: ε per call × features × chunks × recordings (sequential "
-                     "composition, docs/PRIVACY_MODEL.md §3).")
-    m[1].metric(f"ε per {unit}", f"{p.per_invocation:.4g}",
-                help=f"What one mechanism call (one {unit} of one feature) spends: the paper's unit, as Bozkir et al. "
-                     "report it.")
-    m[2].metric("Paper's claimed ε", fe(p.paper_total) if p.has_guarantee else "∞",
-                help="Σ over features, chunks counted in parallel, per recording — as Bozkir et al. report it. "
-                     "Not a bound for a person.")
     chunks_txt = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
-    m[3].metric("Calls per person", f"{p.invocations:,}",
-                help=f"{p.n_features} features{chunks_txt} × {p.n_recordings} recordings")
     sym = "b" if c.setting.mech is Mech.LPA else "λ"
-    m[4].metric(f"Noise scale {sym}", plain(shown.calibration.scale),
-                help="The Laplace scale the preview's noise for the shown feature was drawn with; λ applies to Re "
-                     f"and Im of each kept Fourier coefficient (exact value {shown.calibration.scale:.6g}).")
+    # One element, not five metrics: the row is re-sent on every move of ε, k and R.
+    st.markdown(numbers_html([
+        Number("Total ε per person", fe(p.participant_total),
+               "The guarantee for one participant: ε per call × features × chunks × recordings (sequential "
+               "composition, docs/PRIVACY_MODEL.md §3)."),
+        Number(f"ε per {unit}", f"{p.per_invocation:.4g}",
+               f"What one mechanism call (one {unit} of one feature) spends: the paper's unit, as Bozkir et al. "
+               "report it."),
+        Number("Paper's claimed ε", fe(p.paper_total) if p.has_guarantee else "∞",
+               "Σ over features, chunks counted in parallel, per recording — as Bozkir et al. report it. "
+               "Not a bound for a person."),
+        Number("Calls per person", f"{p.invocations:,}",
+               f"{p.n_features} features{chunks_txt} × {p.n_recordings} recordings"),
+        Number(f"Noise scale {sym}", plain(shown.calibration.scale),
+               "The Laplace scale the preview's noise for the shown feature was drawn with; λ applies to Re and Im "
+               f"of each kept Fourier coefficient (exact value {shown.calibration.scale:.6g})."),
+    ]), unsafe_allow_html=True)
 
 
 def _form_hint(c: Ctx) -> str:
