@@ -54,7 +54,6 @@ class Slots:
     derivation: DeltaGenerator
     accounting: DeltaGenerator
     stimuli: DeltaGenerator
-    totals: DeltaGenerator
     explore: DeltaGenerator
     export: DeltaGenerator
     share: DeltaGenerator
@@ -73,8 +72,7 @@ def _layout(upload: bool) -> Slots:
     noise_c = st.container()
     derivation = noise.derivation_expander()  # opening it re-runs the study; `privacy` fills it while open
     st.subheader("Privacy accounting")
-    accounting, right = st.columns([1.5, 1], gap="large")
-    stimuli, totals = right.container(), right.container()
+    accounting, stimuli = st.columns([1.5, 1], gap="large")
     st.subheader("Explore")
     panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
                                  label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
@@ -88,7 +86,7 @@ def _layout(upload: bool) -> Slots:
     export = st.container()
     return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
                  noisy=noisy, below=below, metrics=metrics, noise=noise_c, derivation=derivation,
-                 accounting=accounting, stimuli=stimuli, totals=totals, explore=explore,
+                 accounting=accounting, stimuli=stimuli, explore=explore,
                  export=export, share=st.container())
 
 
@@ -184,7 +182,7 @@ def _privacy(study: view.Study, slots: Slots) -> None:
         previews.noisy_part(ctx, slots.metrics)
     with slots.noise:
         noise.noise_section(ctx, slots.derivation)
-    release.accounting_box(ctx, slots.accounting, slots.totals)
+    release.accounting_box(ctx, slots.accounting)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
         with slots.explore:

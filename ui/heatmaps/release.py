@@ -54,11 +54,25 @@ def stimuli_input() -> None:
                     help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential composition adds them.")
 
 
-def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerator) -> None:
-    """Unit of privacy and ε per observer for this stimulus in `left`; the total over the stimuli of
-    stimuli_input and the ledger so far in `right` (the page draws the heading and the input)."""
-    eps_sel = math.fsum(selection_charges(ctx))
-    with left:
+def accounting_box(ctx: view.Context, where: DeltaGenerator) -> None:
+    """Unit of privacy and ε per observer for this stimulus, the total over the stimuli of stimuli_input and the
+    ledger so far, as ONE element in `where` (re-sent on every ε move; the page draws the heading and the input)."""
+    choices = selection_charges(ctx)
+    eps_sel = math.fsum(choices)
+    k = int(st.session_state.get(STIMULI_KEY, 1))
+    eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, eps_sel)
+    led_eps, led_delta = state.ledger().total()
+    ledger = (f"Recorded in this session's ledger so far (every view, worst-case person): ε = {fmt_num(led_eps)}, "
+              f"δ = {fmt_num(led_delta)}. Previews are not recorded; exports and private choices of m are, each "
+              "as a new entry.")
+    totals = [
+        Number("Total ε per observer", fmt_num(eps_total),
+               f"{k} × {fmt_num(ctx.epsilon)}" + "".join(f" + {fmt_num(e)}" for e in choices)
+               + (f" (the {len(choices)} private choice{'s' if len(choices) > 1 else ''} of m charged to these "
+                  "observers: every choice is a release)" if choices else "")),
+        Number("Total δ per observer", fmt_num(delta_total), f"{k} × {fmt_num(ctx.delta_used)}"),
+    ]
+    with where:
         st.markdown(
             f"**Unit of privacy: one observer's whole gaze map on this stimulus.** Neighbouring datasets differ "
             f"by replacing one observer's entire (capped) map; the number of observers **n = {ctx.n_observers}** "
@@ -66,29 +80,14 @@ def accounting_box(ctx: view.Context, left: DeltaGenerator, right: DeltaGenerato
             f"with **ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}**"
             + (f", plus **ε = {fmt_num(eps_sel)}** for the private choice(s) of m made on them." if eps_sel else ".")
             + " Heatmaps of several stimuli from the same observers read the same people and **compose "
-              "sequentially**: their ε (and δ) add up.")
+              "sequentially**: their ε (and δ) add up over the stimuli released from them (the number on the "
+              "right).\n\n"
+            + numbers_html(totals) + f'<div class="eyedp-note">{html_text(ledger)}</div>', unsafe_allow_html=True)
         if ctx.tuned_on_private_data:
             st.warning(f"The cap m = {ctx.cap_m:g} was chosen by Algorithm 1 on private maps "
                        f"('{md_text(ctx.cap_choice.source.stimulus_name)}'): tuned on private data — the stated ε excludes "
                        "the tuning. Fix m in advance or choose it privately (Optimal cap panel).",
                        icon=":material/warning:")
-    with right:
-        k = int(st.session_state.get(STIMULI_KEY, 1))
-        choices = selection_charges(ctx)
-        eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, math.fsum(choices))
-        led_eps, led_delta = state.ledger().total()
-        ledger = (f"Recorded in this session's ledger so far (every view, worst-case person): ε = {fmt_num(led_eps)}, "
-                  f"δ = {fmt_num(led_delta)}. Previews are not recorded; exports and private choices of m are, each "
-                  "as a new entry.")
-        totals = [
-            Number("Total ε per observer", fmt_num(eps_total),
-                   f"{k} × {fmt_num(ctx.epsilon)}" + "".join(f" + {fmt_num(e)}" for e in choices)
-                   + (f" (the {len(choices)} private choice{'s' if len(choices) > 1 else ''} of m charged to these "
-                      "observers: every choice is a release)" if choices else "")),
-            Number("Total δ per observer", fmt_num(delta_total), f"{k} × {fmt_num(ctx.delta_used)}"),
-        ]
-        # One element (numbers and the ledger line): re-sent on every ε move.
-        st.markdown(numbers_html(totals) + f'<div class="eyedp-note">{html_text(ledger)}</div>', unsafe_allow_html=True)
 
 
 def selection_charges(ctx: view.Context) -> list[float]:
