@@ -49,7 +49,6 @@ class Slots:
     clean: DeltaGenerator
     noisy: DeltaGenerator
     below: DeltaGenerator
-    metrics: DeltaGenerator
     noise: DeltaGenerator
     derivation: DeltaGenerator
     accounting: DeltaGenerator
@@ -67,9 +66,8 @@ def _layout(upload: bool) -> Slots:
         geometry = st.expander("Screen geometry (converts the kernel width from degrees to pixels)", expanded=upload)
     preview_watermark()
     clean, noisy = st.columns(2, gap="small")
-    below, metrics = st.container(), st.container()
-    st.subheader("Noise scale")
-    noise_c = st.container()
+    below = st.container()
+    noise_c = st.container()  # the metrics, the "Noise scale" heading and its sentence: one element per ε move
     derivation = noise.derivation_expander()  # opening it re-runs the study; `privacy` fills it while open
     st.subheader("Privacy accounting")
     accounting, stimuli = st.columns([1.5, 1], gap="large")
@@ -85,7 +83,7 @@ def _layout(upload: bool) -> Slots:
     st.subheader("Export (private release)")
     export = st.container()
     return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
-                 noisy=noisy, below=below, metrics=metrics, noise=noise_c, derivation=derivation,
+                 noisy=noisy, below=below, noise=noise_c, derivation=derivation,
                  accounting=accounting, stimuli=stimuli, explore=explore,
                  export=export, share=st.container())
 
@@ -179,9 +177,9 @@ def _privacy(study: view.Study, slots: Slots) -> None:
         for w in privacy_warnings(ctx.epsilon, ctx.delta_used, ctx.n_observers):
             st.warning(w, icon=":material/warning:")
     with slots.noisy:
-        previews.noisy_part(ctx, slots.metrics)
+        previews.noisy_part(ctx)
     with slots.noise:
-        noise.noise_section(ctx, slots.derivation)
+        noise.noise_section(ctx, slots.derivation, lead=previews.metrics_html(ctx))
     release.accounting_box(ctx, slots.accounting)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it

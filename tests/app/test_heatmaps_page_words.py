@@ -111,7 +111,8 @@ def test_presets_agree_with_delta_much_smaller_than_one_over_n(at):
 def test_noise_sentence_uses_the_core_numbers(at):
     """The plain sentence quotes the σ, Δ₂ and Δ₁ shown as metrics (computed by the core)."""
     at.segmented_control(key="hm_preset").set_value("good").run()
-    sentence = next(str(m.value) for m in at.markdown if str(m.value).startswith("**Every cell of the average map"))
+    sentence = next(part for m in at.markdown for part in str(m.value).split("\n\n")
+                    if part.startswith("**Every cell of the average map"))
     sigma = metric_value(at, "Noise σ per cell")
     l2 = metric_value(at, "Δ₂ (L2 sensitivity)")
     assert f"σ = {sigma:.3g}" in sentence and f"Δ₂ = {l2:.3g}" in sentence and f"n = {N_SAMPLE}" in sentence

@@ -300,6 +300,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'eid': 'the error id (hex digits)',
     },
     "ui/heatmaps/noise.py": {
+        'lead': 'previews.metrics_html: a ui.numbers row (html_text on every label, value and help)',
         'label': 'metric labels (constants and numbers)',
         'sens.binding': 'constant words',
         'cal.method': 'calibration method names',

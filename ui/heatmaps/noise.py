@@ -68,18 +68,19 @@ def derivation_expander() -> DeltaGenerator:
                        key="hm_derivation", on_change="rerun")
 
 
-def noise_section(ctx: view.Context, derivation: DeltaGenerator) -> None:
+def noise_section(ctx: view.Context, derivation: DeltaGenerator, lead: str = "") -> None:
     """The noise scale: a sentence and three numbers first, the derivation in `derivation` (derivation_expander,
-    drawn once by the page so that an ε move does not re-send it) when it is open (the page draws the heading)."""
+    drawn once by the page so that an ε move does not re-send it) when it is open; the heading, after `lead`."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     if ctx.mechanism is Family.GAUSSIAN:
         shown = [("Noise σ per cell", cal.std), ("Δ₂ (L2 sensitivity)", sens.l2), ("Δ₁ (L1 sensitivity)", sens.l1)]
     else:
         shown = [("Laplace scale b", cal.scale), ("Noise std √2·b", cal.std), ("Δ₁ (L1 sensitivity)", sens.l1),
                  ("Δ₂ (L2 sensitivity)", sens.l2)]
-    # The sentence and its numbers in one element: both are re-sent on every slider move.
-    st.markdown(noise_sentence(ctx) + "\n\n" + numbers_html([Number(label, f"{value:.6g}") for label, value in shown]),
-                unsafe_allow_html=True)
+    # `lead` (the preview's metrics), the heading, the sentence and its numbers in one element: all are re-sent on
+    # every slider move, and each element costs the browser a message and a re-render.
+    st.markdown(lead + "\n\n### Noise scale\n\n" + noise_sentence(ctx) + "\n\n"
+                + numbers_html([Number(label, f"{value:.6g}") for label, value in shown]), unsafe_allow_html=True)
     if derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
         with derivation:
             _derivation(ctx)

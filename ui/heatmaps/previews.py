@@ -1,7 +1,8 @@
 """The clean and noisy heatmaps side by side (JPEG images at display size), their colour bar and the metrics.
 
-Two parts: the clean overlay with the colour bar and grid caption (cell size, kernel, caps), and the noisy overlay
-with the metrics (every setting); each writes its lower half into a container the page made under both images.
+Two parts: the clean overlay with the colour bar, grid caption (cell size, kernel, caps) and EMD switch, written
+under both images into a container the page made; and the noisy overlay, whose metrics (every setting) come as one
+HTML row that the noise section draws under both images.
 
 Headline metrics (CC, hot spots kept, NMSE, MSE, KL, SIM) come with every move; the earth mover's distance, a linear program,
 is computed only when asked for."""
@@ -37,8 +38,8 @@ def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
         emd_toggle()
 
 
-def noisy_part(ctx: view.Context, metrics: DeltaGenerator) -> None:
-    """The noisy overlay (here) and the utility metrics under both overlays (in `metrics`)."""
+def noisy_part(ctx: view.Context) -> None:
+    """The noisy overlay (its metrics under both overlays: metrics_html, drawn by noise.noise_section)."""
     title = f"**Noisy heatmap** — {MECHS[ctx.mechanism]}, ε = {fmt_num(ctx.epsilon)}"
     if ctx.delta_used:
         title += f", δ = {fmt_num(ctx.delta_used)}"
@@ -46,8 +47,6 @@ def noisy_part(ctx: view.Context, metrics: DeltaGenerator) -> None:
     noisy_key = ("noisy",) + preview_key(ctx)
     st.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
                                         ctx.stimulus.image, ctx.preview.smooth), width="stretch")
-    with metrics:
-        _metrics(ctx)
 
 
 def preview_key(ctx: view.Context) -> tuple:
@@ -64,9 +63,9 @@ def emd_toggle() -> None:
                    "switched on.")
 
 
-def _metrics(ctx: view.Context) -> None:
-    """CC and NMSE first, then MSE, KL, SIM; EMD when its switch is on (method stated). One element: the row is
-    re-sent on every slider move."""
+def metrics_html(ctx: view.Context) -> str:
+    """CC and NMSE first, then MSE, KL, SIM; EMD when its switch is on (method stated): one HTML row (one element
+    with the noise scale under it: both are re-sent on every slider move)."""
     met = ctx.preview.metrics
     q = targets.q_value()
     kept = met["hot_spots"] if q == DEFAULT_Q else hot_spots_kept(ctx.clean.smooth, ctx.preview.smooth, q)
@@ -84,4 +83,4 @@ def _metrics(ctx: view.Context) -> None:
         val = view.emd_px(preview_key(ctx), ctx.cell_px, ctx.clean.smooth, ctx.preview.smooth)
         shown.append(Number("EMD (px)", f"{val:.0f}",
                             f"On at most {view.EMD_BINS} × {view.EMD_BINS} blocks of the smoothed maps."))
-    st.markdown(numbers_html(shown), unsafe_allow_html=True)
+    return numbers_html(shown)
