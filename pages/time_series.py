@@ -1,8 +1,11 @@
 """Time series: LPA, FPA, CFPA, DCFPA (Bozkir et al.) and Steil et al.'s mechanism on eye-movement feature signals."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import ui.share
 from eyedp_core.dp.registry import TIME_SERIES, Mech
@@ -28,6 +31,7 @@ PANEL_VIEWS = {name: fragment(view_fn, name="panel") for name, view_fn in {
     "utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
     "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel,
     "forms": panels.forms_panel, "ab": panels.ab_panel}.items()}
+PANEL_KEY = "ts_panel"
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
 
@@ -190,11 +194,26 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
         except ValueError as err:
             st.warning(f"{md_text(err)}; using the public bounds instead.")
             sens_mode = "public"
-    budget_view(context.BudgetViewSpec(
-        token=ds_token, info=info, series=series, public_t=public_t, names=names, kinds=kinds, feature=feature,
-        task=task, participant=participant, mech=mech, chunk=chunk, k_source=KSource(k_src),
-        sensitivity_mode=sens_mode, sensitivities=sens, nmse_kind=nmse_kind, seed=seed, zoom=zoom,
-        data_key=view.data_key(ds_token, names, series.lo, series.hi, length)))
+    # The budget part first (in `body`); then, under it, the controls that do not depend on ε, k or R, drawn
+    # here so that a move of those sliders does not re-send them: the More-views selector and the share switch.
+    # The budget part fills the chosen view and the open share box into the containers laid out for them.
+    body, chooser, below = st.container(), st.container(), Below(view=st.container(), share_switch=st.container(),
+                                                                 share=st.container())
+    with body:
+        budget_view(context.BudgetViewSpec(
+            token=ds_token, info=info, series=series, public_t=public_t, names=names, kinds=kinds, feature=feature,
+            task=task, participant=participant, mech=mech, chunk=chunk, k_source=KSource(k_src),
+            sensitivity_mode=sens_mode, sensitivities=sens, nmse_kind=nmse_kind, seed=seed, zoom=zoom,
+            data_key=view.data_key(ds_token, names, series.lo, series.hi, length)), below)
+    with chooser:
+        st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),
+                             format_func=panels.PANELS.get, default=None, key=PANEL_KEY,
+                             help="Utility against ε for every mechanism, the choice of k, correlation over "
+                                  "time, the accounting at every scope, Steil et al.'s mechanism, the "
+                                  "per-feature table (bounds, what they clip and cost), release forms with a "
+                                  "small sensitivity per person, or two settings side by side.")
+    with below.share_switch:
+        ui.share.share_toggle()
 
 
 def budget_controls(v: context.BudgetViewSpec) -> tuple[view.Setting, EpsilonPlan, int]:
@@ -330,10 +349,20 @@ def noise_words(v: context.BudgetViewSpec, ctx: context.Ctx) -> None:
                        "noise level, and the noise level is visible.")
 
 
+@dataclass(frozen=True, eq=False)
+class Below:
+    """The containers under the budget part that it fills: the chosen view, the share switch (drawn by `view`)
+    and the open share box."""
+
+    view: DeltaGenerator
+    share_switch: DeltaGenerator
+    share: DeltaGenerator
+
+
 @fragment(name="budget")
-def budget_view(v: context.BudgetViewSpec) -> None:
-    """ε, k and R with everything they move: the per-person headline, the preview, the views, the share box.
-    Nested in `view`, so a move of these sliders re-runs this part alone."""
+def budget_view(v: context.BudgetViewSpec, below: Below) -> None:
+    """ε, k and R with everything they move: the per-person headline, the preview, the chosen view and the open
+    share box (in `below`). Nested in `view`, so a move of these sliders re-runs this part alone."""
     setting, plan, n = budget_controls(v)
     f_idx, lo, hi = v.feature_index, v.series.lo, v.series.hi
     sens_type = "data-derived" if v.sensitivity_mode == "empirical" or "pre-filled" in v.kinds else "public"
@@ -355,16 +384,15 @@ def budget_view(v: context.BudgetViewSpec) -> None:
     preview_chart(v, ctx, (run, f_idx))
     noise_words(v, ctx)
 
-    # ---- secondary views: nothing computes until one is opened -------------------------------------------------
-    panel = st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),
-                                 format_func=panels.PANELS.get, default=None, key="ts_panel",
-                                 help="Utility against ε for every mechanism, the choice of k, correlation over "
-                                      "time, the accounting at every scope, Steil et al.'s mechanism, the "
-                                      "per-feature table (bounds, what they clip and cost), release forms with a "
-                                      "small sensitivity per person, or two settings side by side.")
+    # ---- secondary views: nothing computes until one is opened (its selector is drawn by `view`) ---------------
+    panel = st.session_state.get(PANEL_KEY)
     if panel is not None:
-        PANEL_VIEWS[panel](ctx)
-    ui.share.page_tools("time_series", ctx)  # settings JSON, release export, script, what the report keeps
+        with below.view:
+            PANEL_VIEWS[panel](ctx)
+    ui.share.remember("time_series", ctx)  # what the report and the share box keep of this view
+    if st.session_state.get(ui.share.OPEN_KEY, False):
+        with below.share:
+            ui.share.share_box("time_series", ctx)  # settings JSON, release export, script
 
 
 mechanism_view(ds.token, info, series, public_t, names, kinds)

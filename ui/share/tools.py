@@ -42,20 +42,27 @@ def settings_box(page: str) -> None:
         st.page_link(f"pages/{target}.py", label=f"Open {PAGE_TITLES[target]}", icon=":material/arrow_forward:")
 
 
-def page_tools(page: str, ctx: Any = None) -> None:
-    """The share box at the end of a page: settings JSON and, where the view has them, exports and script.
-
-    `ctx` is the view's context (Heatmaps, Time series): what it computed is kept for the report."""
+def remember(page: str, ctx: Any = None) -> None:
+    """Keep what the report and the share box read of this page (the page drawn last, its facts, its script's
+    parameters): called on every run of the part that computes `ctx`, with the box open or closed."""
     st.session_state[settings.PAGE_KEY] = page
     facts.remember(page, ctx)
     if page in scripts.PARAMS:
         scripts.remember(page, ctx)  # the report and the tests read the parameters even with the box closed
-    st.divider()
+
+
+def share_toggle() -> bool:
+    """The switch that opens the share box -> whether it is open."""
+    # No st.divider: the rule above the box is the toggle's own top border (assets/style.css, .st-key-share_open),
+    # one element fewer on every slider move of the page's fragment.
     # Closed by default: drawn open, the box re-ran with every slider move of the page's fragment (settings JSON,
     # export panel, script: ~10 ms and a dozen elements per move) for a tool used once.
-    if not st.toggle("**Share and reproduce**: this page's settings as a file, a private release (export) and a "
-                     "Python script", key=OPEN_KEY):
-        return
+    return st.toggle("**Share and reproduce**: this page's settings as a file, a private release (export) and a "
+                     "Python script", key=OPEN_KEY)
+
+
+def share_box(page: str, ctx: Any = None) -> None:
+    """The open share box: settings JSON and, where the view has them, the export and the script."""
     with st.container(border=True):
         settings_box(page)
     if page in EXPORT_PAGES:
@@ -66,3 +73,14 @@ def page_tools(page: str, ctx: Any = None) -> None:
     if page in scripts.PARAMS:
         with st.container(border=True):
             scripts.script_box(page, ctx)
+
+
+def page_tools(page: str, ctx: Any = None) -> None:
+    """The share box at the end of a page: settings JSON and, where the view has them, exports and script.
+
+    `ctx` is the view's context (Heatmaps, Time series): what it computed is kept for the report. A page whose
+    context changes on a slider move that the switch does not need draws the parts itself (remember in the
+    fragment, share_toggle outside it, share_box into a container under it)."""
+    remember(page, ctx)
+    if share_toggle():
+        share_box(page, ctx)
