@@ -7,7 +7,7 @@ only what depends on it (the innermost holds the controls moved most often):
 - `grid` (cell size, kernel, caps): the clean overlay, its colour bar and caption, the export (its text depends
   on the grid only), and `privacy`;
 - `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the accounting, the
-  open Explore panel and the share box.
+  open Explore panel and the open share box (its switch is drawn by `rare`).
 Each writes into containers laid out by `study` (Streamlit keeps a fragment's writes to an outside container in
 place on its re-runs), so the guarantee still leads and the controls sit together in one box, while an ε move
 re-sends neither the map controls nor the clean overlay."""
@@ -56,6 +56,8 @@ class Slots:
     explore: DeltaGenerator
     export: DeltaGenerator
     share: DeltaGenerator
+    share_switch: DeltaGenerator
+    share_box: DeltaGenerator
 
 
 def _layout(upload: bool) -> Slots:
@@ -85,7 +87,7 @@ def _layout(upload: bool) -> Slots:
     return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
                  noisy=noisy, below=below, noise=noise_c, derivation=derivation,
                  accounting=accounting, stimuli=stimuli, explore=explore,
-                 export=export, share=st.container())
+                 export=export, share=st.container(), share_switch=st.container(), share_box=st.container())
 
 
 @fragment(name="study")
@@ -142,6 +144,8 @@ def _rare(study: view.Study, slots: Slots) -> None:
     _grid(study, slots)
     settings.draw_noise(slots.noise_col)
     settings.draw_geometry(slots.geometry)
+    with slots.share_switch:  # here, not in `privacy`: an ε move does not re-send it
+        ui.share.share_toggle()
     with slots.stimuli:
         release.stimuli_input()
 
@@ -187,7 +191,10 @@ def _privacy(study: view.Study, slots: Slots) -> None:
             panels.RUNNERS[panel](ctx)
     with slots.share:
         release.scale_out_section(ctx)  # uses ε: drawn here, where an ε move re-runs it
-        ui.share.page_tools("heatmaps", ctx)  # settings JSON, script, what the report keeps of this view
+    ui.share.remember("heatmaps", ctx)  # what the report and the share box keep of this view
+    if st.session_state.get(ui.share.OPEN_KEY, False):
+        with slots.share_box:
+            ui.share.share_box("heatmaps", ctx)  # settings JSON, script
 
 
 _study()
