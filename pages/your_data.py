@@ -270,10 +270,10 @@ def _rate_form(up: io.Upload, frame: pd.DataFrame, mapping: dict[str, Any], toke
             "timestamps." if seen else "Some recordings in the file have no timestamps.")
     hz = st.number_input("Sampling rate for recordings without timestamps (Hz)", 0.0, MAX_SAMPLING_RATE_HZ, 0.0, 50.0,
                          key=f"yd_rate_{token[:8]}",
-                         help=f"{what} Their time is rebuilt as sample number ÷ rate (the tracker's rate, e.g. 500 "
+                         help=f"{md_text(what)} Their time is rebuilt as sample number ÷ rate (the tracker's rate, e.g. 500 "
                               "for an SMI Hi-Speed). 0: leave their rows out (counted).")
     if not hz:
-        st.caption(f"{what} Give their sampling rate to keep them; without it their rows are left out.")
+        st.caption(f"{md_text(what)} Give their sampling rate to keep them; without it their rows are left out.")
     return float(hz) or None
 
 

@@ -123,6 +123,26 @@ def settled_runs(page, run_log: Path, timeout_ms: float = 60_000) -> list[str]:
     return runs(run_log)
 
 
+def choose_option(page, label: str, option: str, attempts: int = 4) -> None:
+    """Pick `option` in the selectbox labelled `label`: type to filter (a long list is drawn only in part), click
+    the option, and repeat (bounded) when a run already under way closed the list before the click."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    for _ in range(attempts):
+        wait_idle(page)
+        box.click()
+        page.keyboard.type(option)
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+        except Exception:  # the list closed under a rerun: open it again
+            page.keyboard.press("Escape")
+            continue
+        wait_idle(page)
+        if box.locator("input").input_value() == option:  # this selectbox is a combobox: its value is the input's
+            return
+    raise AssertionError(f"could not choose {option!r} in {label!r} after {attempts} attempts; the box shows "
+                         f"{box.locator('input').input_value()!r}")
+
+
 def figure_drawn(page, timeout_ms: float = 60_000, picture_only: bool = False) -> None:
     """No exception box, and a figure drawn: a Plotly chart or a figure's picture, or with
     `picture_only` a picture (the Time-series preview, whose Plotly chart is a toggle)."""
