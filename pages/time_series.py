@@ -197,7 +197,7 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
     # The budget part first (in `body`); then, under it, the controls that do not depend on ε, k or R, drawn
     # here so that a move of those sliders does not re-send them: the More-views selector and the share switch.
     # The budget part fills the chosen view and the open share box into the containers laid out for them.
-    body, chooser, below = st.container(), st.container(), Below(view=st.container(), share_switch=st.container(),
+    body, chooser, below = st.container(), st.container(), Below(panel=st.container(), share_switch=st.container(),
                                                                  share=st.container())
     with body:
         budget_view(context.BudgetViewSpec(
@@ -354,7 +354,7 @@ class Below:
     """The containers under the budget part that it fills: the chosen view, the share switch (drawn by `view`)
     and the open share box."""
 
-    view: DeltaGenerator
+    panel: DeltaGenerator
     share_switch: DeltaGenerator
     share: DeltaGenerator
 
@@ -387,7 +387,7 @@ def budget_view(v: context.BudgetViewSpec, below: Below) -> None:
     # ---- secondary views: nothing computes until one is opened (its selector is drawn by `view`) ---------------
     panel = st.session_state.get(PANEL_KEY)
     if panel is not None:
-        with below.view:
+        with below.panel:
             PANEL_VIEWS[panel](ctx)
     ui.share.remember("time_series", ctx)  # what the report and the share box keep of this view
     if st.session_state.get(ui.share.OPEN_KEY, False):
