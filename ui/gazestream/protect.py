@@ -308,12 +308,13 @@ def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | Non
     rows = _cached_rows(scope.token, s, scope.seed, scope.geometry, attack,
                         len(view.reid_store(scope.token)), scope, kal)
     with table_box:
-        utility_table(rows, len(scope.prep.participants), "### All methods side by side, at these settings")
-        st.caption("Displacement: mean visual angle between protected and original samples at the same time. "
-                   "Heatmap CC: correlation of the blurred sample densities. Fixation changes: I-VT on the protected "
-                   "stream vs the original. Re-identification (switch it on below; \"–\" until measured): an SVM "
-                   f"trained on each person's clean earlier windows ({view.WINDOW_S:g} s) names the person behind "
-                   "each later protected window. Empirical figures on this data, not guarantees.")
+        utility_table(rows, len(scope.prep.participants), "### All methods side by side, at these settings",
+                      note="Displacement: mean visual angle between protected and original samples at the same "
+                           "time. Heatmap CC: correlation of the blurred sample densities. Fixation changes: I-VT on "
+                           "the protected stream vs the original. Re-identification (switch it on below; \"–\" until "
+                           f"measured): an SVM trained on each person's clean earlier windows ({view.WINDOW_S:g} s) "
+                           "names the person behind each later protected window. Empirical figures on this data, not "
+                           "guarantees.")
     # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
     ui.share.page_tools("gaze_samples", {"s_kal": s.kal, "df": scope.prep.frame, "geometry": scope.geometry,
                                          "kal": kal, "seed": scope.seed})

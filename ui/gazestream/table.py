@@ -9,7 +9,7 @@ import math
 
 import streamlit as st
 
-from ui.text import md_text
+from ui.text import html_text, md_text
 
 COLUMNS = ("reid_accuracy", "displacement_deg", "heatmap_cc", "fixation_rate_change", "fixation_duration_change")
 FORMATS = {"reid_accuracy": "{:.0f} %", "displacement_deg": "{:.2f}", "heatmap_cc": "{:.3f}",
@@ -44,12 +44,14 @@ def markdown_table(rows: list[dict], n_people: int) -> str:
     return "\n".join(lines)
 
 
-def utility_table(rows: list[dict], n_people: int, heading: str = "") -> None:
+def utility_table(rows: list[dict], n_people: int, heading: str = "", note: str = "") -> None:
     """Rows of figures per method -> (heading,) the side-by-side table, then each method's promise and notes as a
-    list (long sentences in table cells were cut off at 1280 px) — one markdown element."""
+    list (long sentences in table cells were cut off at 1280 px), then the `note` in small type — one markdown
+    element (it is re-sent on every slider move of the view)."""
     lines = []
     for r in rows:
         note = f" — *{md_text(r['note'])}*" if r.get("note") else ""
         lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
     st.markdown((heading + "\n\n" if heading else "") + markdown_table(rows, n_people)
-                + "\n\n**What each one guarantees**\n" + "\n".join(lines))
+                + "\n\n**What each one guarantees**\n" + "\n".join(lines)
+                + (f'\n\n<div class="eyedp-note">{html_text(note)}</div>' if note else ""), unsafe_allow_html=True)
