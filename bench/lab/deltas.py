@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
 from playwright.sync_api import sync_playwright  # noqa: E402
-from run import slider_rerender  # noqa: E402
+from run import _open, slider_rerender  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 import harness  # noqa: E402
@@ -32,7 +32,7 @@ with sync_playwright() as p:
             "websocket",
             lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())),
         )
-        harness.open_view(page, url, path)
+        _open(page, url, path)  # with its view (gaze_samples#protect)
         page.wait_for_selector(harness.SLIDER, timeout=30000)
         page.wait_for_timeout(500)
         sel = (
