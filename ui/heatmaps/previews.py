@@ -15,6 +15,7 @@ from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from ui.heatmaps import images, targets, view
 from ui.heatmaps.settings import MECHS
 from ui.numbers import Number, numbers_html
+from ui.text import html_text
 from ui.widgets import fmt_num
 
 EMD_KEY = "hm_emd"
@@ -27,14 +28,14 @@ def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
     st.markdown("**Clean heatmap** (no noise — not publishable)")
     st.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, clean.vmax,
                                         ctx.stimulus.image, clean.smooth), width="stretch")
-    with below:
-        st.html(images.colour_bar_html(clean.vmax, view.BAR_UNITS[ctx.weight]))
-        st.caption(f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} "
-                   f"{ctx.unit}); noisy cells below 0 are transparent and cells above the maximum take the top "
-                   f"colour. Grid {gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px "
-                   f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = "
-                   f"{ctx.sigma_px:.1f} px."
-                   + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
+    caption = (f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} "
+               f"{ctx.unit}); noisy cells below 0 are transparent and cells above the maximum take the top "
+               f"colour. Grid {gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px "
+               f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = {ctx.sigma_px:.1f} px."
+               + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
+    with below:  # the colour bar and its caption: one element (re-sent on every move of the map controls)
+        st.markdown(images.colour_bar_html(clean.vmax, view.BAR_UNITS[ctx.weight])
+                    + f'<div class="eyedp-note">{html_text(caption)}</div>', unsafe_allow_html=True)
         emd_toggle()
 
 
