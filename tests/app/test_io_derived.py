@@ -10,8 +10,7 @@ from eyedp_core import io
 from eyedp_core.data import bundled, derived
 from eyedp_core.gaze.events import detect_events
 from eyedp_core.io import derive
-from tests.app.test_io_page import _upload, _use
-from tests.apptest import page_text
+from tests.apptest import page_text, upload_file, use_data
 
 
 def test_fixations_from_gaze_match_the_event_detector_and_describe_the_derivation():
@@ -88,8 +87,8 @@ def _fixations_csv(n_obs: int = 4, stimuli=("1001.jpg", "1002.jpg")) -> bytes:
 def test_uploaded_fixations_without_images_reach_the_heatmaps_page_on_a_blank_canvas():
     """Every stimulus of an uploaded fixation table is offered on Heatmaps; one without an image is drawn on a
     blank canvas of the size given on Your data (the data's extent by default)."""
-    at = _upload("fixations", "osie_like.csv", _fixations_csv())
-    _use(at)
+    at = upload_file("fixations", "osie_like.csv", _fixations_csv())
+    use_data(at)
     w = [n for n in at.number_input if n.key and n.key.startswith("yd_canvas_w_")][0]
     h = [n for n in at.number_input if n.key and n.key.startswith("yd_canvas_h_")][0]
     assert w.value <= 790 and h.value <= 590  # the data's extent
@@ -111,10 +110,10 @@ def test_uploaded_gaze_becomes_fixations_for_the_heatmaps_page():
     there and on Your data), and the Heatmaps page renders them on a blank canvas."""
     g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02", "P03"])][["participant", "t_s", "x", "y"]]
-    at = _upload("gaze", "gaze.csv", g.to_csv(index=False).encode())
+    at = upload_file("gaze", "gaze.csv", g.to_csv(index=False).encode())
     assert at.checkbox(key="yd_detect").value
     at.number_input(key="yd_detect_velocity_threshold_deg_s").set_value(35.0).run()
-    _use(at)
+    use_data(at)
     ok = " ".join(s.value for s in at.success)
     # The message names the source file and the step that made the table.
     assert "Fixations derived from \\`gaze.csv\\` (I-VT step): " in ok, ok
@@ -140,10 +139,10 @@ def test_uploaded_text_label_reaches_the_attacks_task_list():
     parts = [pd.DataFrame({"participant": p, "window": np.arange(40), "fix_dur": rng.normal(200 + 10 * i, 5, 40),
                            "sacc_amp": rng.normal(3 + i % 2, 0.2, 40), "passage": ["dickens", "flytrap"][i % 2]})
              for i, p in enumerate(["a", "b", "c", "d"])]
-    at = _upload("features", "feat.csv", pd.concat(parts).to_csv(index=False).encode())
+    at = upload_file("features", "feat.csv", pd.concat(parts).to_csv(index=False).encode())
     labels = [m for m in at.multiselect if m.key and m.key.startswith("map_features_labels_")][0]
     assert labels.value == ["passage"]
-    _use(at)
+    use_data(at)
     at.switch_page("pages/attacks.py").run()
     assert not at.exception, at.exception
     assert "passage" in at.multiselect(key="at_tasks").options

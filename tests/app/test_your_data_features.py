@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from eyedp_core.data import bundled
-from tests.app.test_io_page import _upload, _use
-from tests.apptest import page_text
+from tests.apptest import page_text, upload_file, use_data
 
 
 def _gaze_csv() -> bytes:
@@ -17,9 +16,9 @@ def _gaze_csv() -> bytes:
 
 
 def test_gaze_upload_to_feature_windows_with_participant_labels_reaches_attacks_and_time_series():
-    at = _upload("gaze", "gaze.csv", _gaze_csv())
+    at = upload_file("gaze", "gaze.csv", _gaze_csv())
     at.checkbox(key="yd_detect").set_value(False).run()
-    _use(at)
+    use_data(at)
     assert "gaze.csv loaded" in " ".join(s.value for s in at.success)
     people = bundled.load_sample("demographics").to_csv(index=False).encode()
     at.file_uploader(key="uploader_participants").set_value(("people.csv", people, "text/csv")).run()
@@ -58,8 +57,8 @@ def test_participants_labels_join_an_uploaded_feature_table():
     parts = [pd.DataFrame({"participant": p, "window": np.arange(30), "fix_rate_hz": rng.normal(3 + i, 0.2, 30),
                            "sacc_amp_mean_deg": rng.normal(4, 0.5, 30)})
              for i, p in enumerate(["P01", "P02", "P03", "P04"])]
-    at = _upload("features", "feat.csv", pd.concat(parts).to_csv(index=False).encode())
-    _use(at)
+    at = upload_file("features", "feat.csv", pd.concat(parts).to_csv(index=False).encode())
+    use_data(at)
     people = b"Subject,Sex,Group\nP01,F,a\nP02,M,b\nP03,f,a\nP04,m,b\n"
     at.file_uploader(key="uploader_participants").set_value(("people.csv", people, "text/csv")).run()
     assert not at.exception, at.exception
@@ -75,7 +74,7 @@ def test_participants_labels_join_an_uploaded_feature_table():
 
 
 def test_a_participants_table_without_a_participant_column_is_refused_clearly():
-    at = _upload("features", "feat.csv", b"participant,window,f1\na,0,1\na,1,2\nb,0,3\nb,1,4\n")
+    at = upload_file("features", "feat.csv", b"participant,window,f1\na,0,1\na,1,2\nb,0,3\nb,1,4\n")
     at.file_uploader(key="uploader_participants").set_value(("people.csv", b"name,gender\na,f\n", "text/csv")).run()
     assert not at.exception, at.exception
     err = " ".join(e.value for e in at.error)
@@ -83,11 +82,11 @@ def test_a_participants_table_without_a_participant_column_is_refused_clearly():
 
 
 def test_the_uploads_screen_travels_to_the_gaze_samples_page():
-    at = _upload("gaze", "gaze.csv", _gaze_csv())
+    at = upload_file("gaze", "gaze.csv", _gaze_csv())
     at.checkbox(key="yd_detect").set_value(False).run()
     at.selectbox(key=[s.key for s in at.selectbox if s.key and s.key.startswith("geo_preset_gaze_")][0]) \
         .set_value("laptop_14").run()
-    _use(at)
+    use_data(at)
     at.switch_page("pages/gaze_samples.py").run()
     assert not at.exception, at.exception
     assert at.sidebar.selectbox(key="sel_gaze").value == "Upload: gaze.csv"
