@@ -66,6 +66,17 @@ BODIES = {
     "mdtable": lambda v: st.markdown("| a | b | c | d | e |\n|---|---|---|---|---|\n" + "\n".join(
         "| " + " | ".join(f"{x:.3f}" for x in r) + " |" for r in np.random.default_rng(v).random((6, 5)))),
     "metrics": lambda v: [c.metric(f"m{i}", f"{v * i:.2f}", delta=f"{v - 50}") for i, c in enumerate(st.columns(4))],
+    "md10": lambda v: [st.markdown(f"**Bold {v}** text with a [table]\n\n| a | b |\n|--:|--:|\n| {i} | {v} |")
+                       for i in range(10)],
+    "mdhtml10": lambda v: [st.markdown(f"<div class='x'><b>Bold {v}</b> text</div><table><tr><td>{i}</td>"
+                                       f"<td>{v}</td></tr></table>", unsafe_allow_html=True) for i in range(10)],
+    "html10": lambda v: [st.html(f"<div class='x'><b>Bold {v}</b> text</div><table><tr><td>{i}</td>"
+                                 f"<td>{v}</td></tr></table>") for i in range(10)],
+    "text10": lambda v: [st.text(f"Bold {v} text {i}") for i in range(10)],
+    "outside6": lambda v: [OUT[i].markdown(f"out {v}") for i in range(6)],
+    "inside6": lambda v: [st.markdown(f"out {v}") for i in range(6)],
+    "bigpage": lambda v: None,
+    "bigside": lambda v: None,
     "share": lambda v: _share(v, deferred=False),
     "share_deferred": lambda v: _share(v, deferred=True),
 }
@@ -78,6 +89,14 @@ elif variant == "uploader":  # cold-start price of one file uploader
     st.write(st.slider("value", 0, 100, 50))
     st.file_uploader("Load settings (JSON)", type=["json"], key="up")
 else:
+    OUT = [st.container() for _ in range(6)] if variant == "outside6" else []
+    if variant == "bigpage":
+        for i in range(100):
+            st.markdown(f"static **line** {i}")
+    if variant == "bigside":
+        for i in range(40):
+            st.sidebar.markdown(f"static **line** {i}")
+
     @st.fragment
     def body() -> None:
         v = st.slider("value", 0, 100, 50)
