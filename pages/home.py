@@ -8,6 +8,7 @@ import streamlit as st
 from eyedp_core.dp import explain
 from ui import runlog, state, theme
 from ui.fragment import fragment
+from ui.numbers import Number, numbers_html
 from ui.shell import ensure_shell
 from ui.text import md_text
 from ui.widgets import bounded_percent, fmt_num, log_slider, odds_words
@@ -23,18 +24,23 @@ def odds_panel() -> None:
     eps = log_slider("ε (privacy loss)", 0.01, 20.0, 1.0, key="home_eps")
     factor = explain.odds_factor(eps)
     post = float(explain.posterior_bound(0.5, eps))
-    # Two boxes in one row, each one element (a grey line, then the figure): every element is re-sent per move.
-    row = st.container(horizontal=True)
-    row.container(border=True).markdown(f":gray[An attacker's odds grow by at most (e^ε)]  \n**{odds_words(factor)}**")
-    row.container(border=True).markdown(f":gray[A 50 % belief rises to at most]  \n**{bounded_percent(post)}**")
     priors = (0.01, 0.1, 0.5, 0.9)
     bounds = explain.posterior_bound(np.asarray(priors), eps)
-    # One row per belief, no-break spaces: four narrow columns wrapped "16.9 %" over two lines at 1280 px.
-    st.markdown("| belief before | at most after |\n|--:|--:|\n" + "\n".join(
-        f"| {p * 100:.0f} % | {bounded_percent(float(b))} |".replace(" %", "\u00a0%") for p, b in zip(priors, bounds)))
+    # The two headline numbers and the table of beliefs are ONE element: each element a move re-sends costs a
+    # message and a re-render.
+    head = [Number("An attacker's odds grow by at most (e^ε)", odds_words(factor)),
+            Number("A 50 % belief rises to at most", bounded_percent(post))]
+    st.markdown(f"{numbers_html(head)}\n\n{belief_table(priors, bounds)}", unsafe_allow_html=True)
     # The chart is on request: Plotly's browser code is the largest part of a first visit to this page.
     if st.toggle("Show the curve for every belief", key="home_curve"):
         st.plotly_chart(posterior_figure(eps), theme=None)
+
+
+def belief_table(priors: tuple[float, ...], bounds: np.ndarray) -> str:
+    """Priors and their posterior bounds -> a markdown table, one row per belief (no-break spaces: narrow columns
+    wrapped "16.9 %" over two lines at 1280 px)."""
+    return "| belief before | at most after |\n|--:|--:|\n" + "\n".join(
+        f"| {p * 100:.0f} % | {bounded_percent(float(b))} |".replace(" %", "\u00a0%") for p, b in zip(priors, bounds))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

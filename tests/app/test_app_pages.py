@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest import open_app, page_text
+from tests.apptest import open_app, page_text, shown_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,10 +42,12 @@ def test_home_explains_epsilon_and_lists_data():
     assert int(rows["Fixations"][2].replace(",", "")) == len(fix) and int(rows["Fixations"][3]) == fix["observer"].nunique()
     # Moving ε changes the odds to e^ε of the new value, in words.
     at.select_slider(key="home_eps").set_value(3.0).run()
-    assert "**20.1 to one**" in page_text(at)
+    odds = dict(shown_numbers(at))
+    assert odds["An attacker's odds grow by at most (e^ε)"] == "20.1 to one"
     at.select_slider(key="home_eps").set_value(20.0).run()
-    text = page_text(at)
-    assert "**more than a million to one**" in text and "**> 99.9 %**" in text
+    odds, text = dict(shown_numbers(at)), page_text(at)
+    assert odds["An attacker's odds grow by at most (e^ε)"] == "more than a million to one"
+    assert odds["A 50 % belief rises to at most"] == "> 99.9 %"
     assert "e+08" not in text and "100.0 %" not in text
 
 
@@ -53,7 +55,8 @@ def test_home_bounds_a_few_beliefs_and_draws_the_curve_on_request():
     """The prior -> posterior table is Bayes with likelihood ratio e^ε (1 % at ε = 1: at most 2.7 %); the chart is
     drawn only when asked for, and its worst-case curve is the same bound."""
     at = open_app()
-    table = next(m.value for m in at.markdown if m.value.startswith("| belief before"))
+    shown = next(m.value for m in at.markdown if "\n| belief before" in m.value)
+    table = shown[shown.index("| belief before"):]
     rows = [[c.strip().replace("\u00a0", " ") for c in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
     assert [r[0] for r in rows] == ["1 %", "10 %", "50 %", "90 %"]
     cells = [r[1] for r in rows]

@@ -197,6 +197,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "export_limit_text": "numbers",
         "geometry.describe": "a preset's name or 'my screen' and numbers",
         "odds_words": "numbers in words",
+        "belief_table": "percentages (numbers) only",
         "markdown_table": "method names (constants) and formatted numbers",
         "headline.mech_name": "mechanism names (registry)",
         "context.twice_note": "the setting's ε per person (numbers) and constant words",

@@ -23,7 +23,7 @@ from ui import state
 from ui.aoi import figs, tables, view
 from ui.fragment import fragment
 from ui.text import md_text
-from ui.widgets import calibration_box, log_slider, preview_watermark
+from ui.widgets import WATERMARK_HTML, calibration_box, log_slider
 
 SOURCES = {AoiSource.BUNDLED.value: "Bundled AOIs", AoiSource.GRID.value: "Regular grid",
            AoiSource.UPLOAD.value: "Upload CSV / JSON", AoiSource.TABLE.value: "Edit a table"}
@@ -160,11 +160,14 @@ def metric_choice() -> tuple[AoiMetric, ...]:
 
 @fragment(name="aoi_privacy")
 def privacy_part(ctx: AoiContext) -> None:
-    """ε and seed, the clean and private tables side by side, the bar chart and the transition picture."""
-    c = st.columns([3, 1])
-    with c[0]:
+    """ε and seed, the clean and private tables side by side, the bar chart and the transition picture.
+
+    Every element here is re-sent on each ε move (a message and a re-render each), so the controls share one
+    horizontal row, and the summary and both tables are one markdown element."""
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    with row:
         eps = log_slider("ε per observer (total over the chosen metrics)", 0.05, 50.0, 1.0, key="aoi_epsilon")
-    seed = int(c[1].number_input("preview seed", 0, 10**6, 0, key="aoi_seed"))
+    seed = int(row.number_input("preview seed", 0, 10**6, 0, key="aoi_seed", width=130))
     if not ctx.metrics:
         st.info("Choose at least one metric.")
         return
@@ -173,21 +176,21 @@ def privacy_part(ctx: AoiContext) -> None:
                                tuple(m.value for m in ctx.metrics), eps, seed, ctx.table)
     ms = (time.perf_counter() - t0) * 1000
     eq = query_epsilons(ctx.metrics, eps)
-    st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** ε = {eps:g} per observer, split equally "
-                f"over {len(eq)} noisy sums (ε = {eps / max(len(eq), 1):.3g} each; they add up to ε, sequential "
-                "composition). Intervals: 95 %, in each metric's units.")
-    preview_watermark()
     hit = res.get(AoiMetric.HIT_RATIO)
     if hit is not None and float(np.median(hit.half_width)) > 0.5:
         st.info(f"At ε = {eps:g} the hit-ratio intervals (± {100 * float(np.median(hit.half_width)):.0f} points) are "
                 f"wider than the whole 0–100 % range: with {ctx.table.n} observers and {ctx.table.k} AOIs this ε "
                 "cannot tell who looked where. The target finder below gives the ε or the number of observers a "
                 "target needs; fewer AOIs and fewer metrics help too.", icon=":material/info:")
-    left, right = st.columns(2)
-    # Each heading and its table as one element: both are re-sent on every ε move.
-    left.markdown("**Clean** (clipped to the public limits; never shown outside this session)\n\n"
-                  + tables.metric_table(res, private=False))
-    right.markdown("**Private** (seeded preview) ± 95 % interval\n\n" + tables.metric_table(res, private=True))
+    # The two tables side by side in one element: an HTML grid whose cells hold markdown (blank lines around it).
+    st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** ε = {eps:g} per observer, split equally "
+                f"over {len(eq)} noisy sums (ε = {eps / max(len(eq), 1):.3g} each; they add up to ε, sequential "
+                f"composition). Intervals: 95 %, in each metric's units. Computed in {ms:.0f} ms.\n\n"
+                f"{WATERMARK_HTML}\n\n<div class=\"eyedp-pair\"><div>\n\n"
+                "**Clean** (clipped to the public limits; never shown outside this session)\n\n"
+                + tables.metric_table(res, private=False)
+                + "\n\n</div><div>\n\n**Private** (seeded preview) ± 95 % interval\n\n"
+                + tables.metric_table(res, private=True) + "\n\n</div></div>", unsafe_allow_html=True)
     per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
     if per_aoi:
         chart_m = AoiMetric(st.selectbox("Chart", [m.value for m in per_aoi], key="aoi_chart"))
@@ -202,7 +205,6 @@ def privacy_part(ctx: AoiContext) -> None:
         st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §15.")
         for q, e in eq.items():
             calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")
-    st.caption(f"Privacy part computed in {ms:.0f} ms.")
     # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
     ui.share.scripts.remember("areas_of_interest", ctx)
 
