@@ -3,6 +3,7 @@
 python bench/lab/jsmove.py <url path> [slider label] [moves]"""
 
 import collections
+import os
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ label = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
 moves = int(sys.argv[3]) if len(sys.argv) > 3 else 10
 with sync_playwright() as p:
     b = harness.launch_browser(p)
-    proc, url = harness.start_app("app.py")
+    proc, url = harness.start_app(os.environ.get("EYEDP_JS_SCRIPT", "app.py"))  # a lab variant page: its path
     try:
         page = b.new_page(viewport={"width": 1440, "height": 1000})
         harness.open_view(page, url, path)

@@ -77,6 +77,11 @@ BODIES = {
     "inside6": lambda v: [st.markdown(f"out {v}") for i in range(6)],
     "bigpage": lambda v: None,
     "bigside": lambda v: None,
+    "bigtext": lambda v: None,
+    "bightml": lambda v: None,
+    "bigone": lambda v: None,
+    "bigone_container": lambda v: None,
+    "bigone_expander": lambda v: None,
     "share": lambda v: _share(v, deferred=False),
     "share_deferred": lambda v: _share(v, deferred=True),
 }
@@ -93,6 +98,20 @@ else:
     if variant == "bigpage":
         for i in range(100):
             st.markdown(f"static **line** {i}")
+    if variant == "bigtext":
+        for i in range(100):
+            st.text(f"static line {i}")
+    if variant == "bightml":
+        for i in range(100):
+            st.html(f"<b>static</b> line {i}")
+    if variant == "bigone":
+        st.markdown("\n\n".join(f"static **line** {i}" for i in range(100)))
+    if variant == "bigone_container":
+        with st.container():
+            st.markdown("\n\n".join(f"static **line** {i}" for i in range(100)))
+    if variant == "bigone_expander":
+        with st.expander("closed"):
+            st.markdown("\n\n".join(f"static **line** {i}" for i in range(100)))
     if variant == "bigside":
         for i in range(40):
             st.sidebar.markdown(f"static **line** {i}")

@@ -117,9 +117,9 @@ def test_a_run_shows_the_papers_table_and_a_changed_setting_reruns(sample_page):
     ident = _paper_tables(at, ["task", "identity"])["identity"]
     assert list(ident.columns) == ["ε = 1", "ε = 100", "ε = 10000"]
     # The trade-off finder is a fragment: moving its slider changes the sentence.
-    before = [m.value for m in at.markdown if m.value.startswith("- With CFPA-32")]
+    before = [m.value for m in at.markdown if "\n- With CFPA-32" in m.value]
     at.slider(key="at_target").set_value(0.3).run()
-    after = [m.value for m in at.markdown if m.value.startswith("- With CFPA-32")]
+    after = [m.value for m in at.markdown if "\n- With CFPA-32" in m.value]
     assert not at.exception and before and after and before != after
 
 

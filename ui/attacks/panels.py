@@ -310,6 +310,7 @@ def results(token: str, settings: RunSettings) -> None:
         st.markdown(f"*{md_text(figs.TASK_TITLES.get(task, task))}* — chance {s[s['task'] == task]['chance'].mean():.2f}")
         st.dataframe(tbl, key=f"at_table_{task}")
 
+    st.markdown("**Trade-off finder**")
     tradeoff_finder(token, settings, len(rows), s, tasks, clf)
     plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
     with st.expander("How each setting spent its budget"):
@@ -370,15 +371,16 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
                     clf: str) -> None:
     """The trade-off sliders and their answers (a fragment inside the results: moving a slider re-runs only this,
     the charts and tables above are not sent again; the answers are cached per run and setting)."""
-    st.markdown("**Trade-off finder**")
-    c1, c2 = st.columns(2)
     util = "task" if "task" in tasks else None
-    target = c1.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
-    margin = c2.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
-    st.markdown("*Where the transition is* (the strongest attacker at each ε):")
-    _bullets(_tuned(view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s)))
-    st.markdown("*Where both targets hold* (each sentence names the scenario it used):")
-    _bullets(_tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s)))
+    # Each element here is re-sent on every move: the sliders share one row, the answers are one markdown.
+    row = st.container(horizontal=True)
+    target = row.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
+    margin = row.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
+    where = _bullet_lines(_tuned(view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s)))
+    both = _bullet_lines(_tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s)))
+    st.markdown("\n\n".join(part for part in (
+        "*Where the transition is* (the strongest attacker at each ε):", where,
+        "*Where both targets hold* (each sentence names the scenario it used):", both) if part))
     if util is not None:
         want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
                                key="at_want")
@@ -396,10 +398,15 @@ def _tuned(sentences: list[str]) -> list[str]:
     return [*sentences, TUNED_ON_PRIVATE] if sentences else []
 
 
+def _bullet_lines(sentences: list[str]) -> str:
+    """Sentences -> one markdown list, each sentence escaped ('' for none)."""
+    return "\n".join(f"- {md_text(sentence)}" for sentence in sentences)
+
+
 def _bullets(sentences: list[str]) -> None:
     """Sentences -> one markdown list (one element, not one per line)."""
     if sentences:
-        st.markdown("\n".join(f"- {md_text(sentence)}" for sentence in sentences))
+        st.markdown(_bullet_lines(sentences))
 
 
 def formulas() -> None:
