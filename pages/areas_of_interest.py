@@ -37,6 +37,7 @@ with left:
     aois = panels.aoi_source(stim_name, W, H)
     bounds = panels.bounds_inputs()
     metrics = panels.metric_choice()
+    panels.preview_choices(metrics)
 with right:
     if aois:
         st.image(figs.aoi_picture(stim.image, aois), caption=f"{len(aois)} AOIs over '{md_text(stim_name)}'")

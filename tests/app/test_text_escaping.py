@@ -198,6 +198,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         "geometry.describe": "a preset's name or 'my screen' and numbers",
         "odds_words": "numbers in words",
         "belief_table": "percentages (numbers) only",
+        "_bullet_lines": "ui.attacks.panels: md_text on every sentence",
+        "_sections": "ui.attacks.panels: constant headings, sentences through _bullet_lines",
         "markdown_table": "method names (constants) and formatted numbers",
         "headline.mech_name": "mechanism names (registry)",
         "context.twice_note": "the setting's ε per person (numbers) and constant words",

@@ -158,16 +158,26 @@ def metric_choice() -> tuple[AoiMetric, ...]:
     return tuple(AoiMetric(n) for n in names)
 
 
+def preview_choices(metrics: tuple[AoiMetric, ...]) -> None:
+    """The bar chart's metric and the preview seed: outside the ε part, so an ε move does not re-send them (the
+    part reads them from the session)."""
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    per_aoi = [m.value for m in metrics if m is not AoiMetric.TRANSITIONS]
+    if per_aoi:
+        row.selectbox("Bar chart of", per_aoi, key="aoi_chart")
+    row.number_input("Preview seed", 0, 10**6, 0, key="aoi_seed", width=130,
+                     help="The seed of the on-screen preview's numpy noise; an export draws its own noise.")
+
+
 @fragment(name="aoi_privacy")
 def privacy_part(ctx: AoiContext) -> None:
     """ε and seed, the clean and private tables side by side, the bar chart and the transition picture.
 
-    Every element here is re-sent on each ε move (a message and a re-render each), so the controls share one
-    horizontal row, and the summary and both tables are one markdown element."""
-    row = st.container(horizontal=True, vertical_alignment="bottom")
-    with row:
-        eps = log_slider("ε per observer (total over the chosen metrics)", 0.05, 50.0, 1.0, key="aoi_epsilon")
-    seed = int(row.number_input("preview seed", 0, 10**6, 0, key="aoi_seed", width=130))
+    Every element here is re-sent on each ε move (a message and a re-render each), so the ε slider is its only
+    widget (the chart's metric and the seed are chosen above it), and the summary and both tables are one
+    markdown element."""
+    eps = log_slider("ε per observer (total over the chosen metrics)", 0.05, 50.0, 1.0, key="aoi_epsilon")
+    seed = int(st.session_state.get("aoi_seed", 0))
     if not ctx.metrics:
         st.info("Choose at least one metric.")
         return
@@ -193,7 +203,8 @@ def privacy_part(ctx: AoiContext) -> None:
                 + tables.metric_table(res, private=True) + "\n\n</div></div>", unsafe_allow_html=True)
     per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
     if per_aoi:
-        chart_m = AoiMetric(st.selectbox("Chart", [m.value for m in per_aoi], key="aoi_chart"))
+        chosen = st.session_state.get("aoi_chart")
+        chart_m = AoiMetric(chosen) if chosen in {m.value for m in per_aoi} else per_aoi[0]
         st.image(figs.bar_png(res[chart_m], chart_m.unit), width="stretch")
     if AoiMetric.TRANSITIONS in res:
         r = res[AoiMetric.TRANSITIONS]

@@ -376,11 +376,11 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
     row = st.container(horizontal=True)
     target = row.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
     margin = row.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
-    where = _bullet_lines(_tuned(view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s)))
-    both = _bullet_lines(_tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s)))
-    st.markdown("\n\n".join(part for part in (
-        "*Where the transition is* (the strongest attacker at each ε):", where,
-        "*Where both targets hold* (each sentence names the scenario it used):", both) if part))
+    st.markdown(_sections([
+        ("*Where the transition is* (the strongest attacker at each ε):",
+         _tuned(view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s))),
+        ("*Where both targets hold* (each sentence names the scenario it used):",
+         _tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s)))]))
     if util is not None:
         want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
                                key="at_want")
@@ -401,6 +401,11 @@ def _tuned(sentences: list[str]) -> list[str]:
 def _bullet_lines(sentences: list[str]) -> str:
     """Sentences -> one markdown list, each sentence escaped ('' for none)."""
     return "\n".join(f"- {md_text(sentence)}" for sentence in sentences)
+
+
+def _sections(sections: list[tuple[str, list[str]]]) -> str:
+    """(constant heading, sentences) pairs -> one markdown: each heading, then its sentences as a list."""
+    return "\n\n".join("\n\n".join(filter(None, (head, _bullet_lines(sentences)))) for head, sentences in sections)
 
 
 def _bullets(sentences: list[str]) -> None:
