@@ -18,19 +18,20 @@ EMD_KEY = "hm_emd"
 
 
 def overlays(ctx: view.Context) -> None:
-    """The clean and the noisy overlay side by side, their titles as captions (three elements: the row and the two
-    pictures; the clean picture's bytes are cached, so its URL stays and the browser does not fetch it again)."""
+    """The clean and the noisy overlay side by side, their titles as captions (the clean picture's bytes are cached,
+    so its URL stays and the browser does not fetch it again)."""
     clean_key = ("clean", ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px)
     noisy_key = ("noisy",) + preview_key(ctx)
     title = f"**Noisy heatmap** — {MECHS[ctx.mechanism]}, ε = {fmt_num(ctx.epsilon)}"
     if ctx.delta_used:
         title += f", δ = {fmt_num(ctx.delta_used)}"
-    with st.container(horizontal=True, wrap=False, gap="small"):
-        st.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
-                                            ctx.stimulus.image, ctx.clean.smooth),
-                 caption="**Clean heatmap** (no noise — not publishable)", width="stretch")
-        st.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
-                                            ctx.stimulus.image, ctx.preview.smooth), caption=title, width="stretch")
+    # Columns, not a horizontal block: their widths are fixed halves whichever picture the browser has first.
+    left, right = st.columns(2, gap="small")
+    left.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
+                                          ctx.stimulus.image, ctx.clean.smooth),
+               caption="**Clean heatmap** (no noise — not publishable)", width="stretch")
+    right.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
+                                           ctx.stimulus.image, ctx.preview.smooth), caption=title, width="stretch")
 
 
 def grid_caption(ctx: view.Context) -> str:

@@ -21,6 +21,7 @@ from eyedp_core.metrics import pearson_cc
 from ui import picture, theme
 from ui.fragment import fragment
 from ui.heatmaps import figs, images, view
+from ui.numbers import Number, numbers_html
 from ui.text import html_text
 from ui.widgets import fmt_num, log_slider
 
@@ -224,18 +225,20 @@ def _target_part(ctx: view.Context) -> None:
     if note is not None:
         note.empty()
     words = Measure(measure).words
-    m1 = m2 = st.container(horizontal=True, gap="medium")
-    m1.metric(f"Smallest ε per observer for {words} ≥ {target:g}",
-              "not reached by ε = 1000" if eps_ans.value is None else
-              ("≤ " if eps_ans.value <= targets.EPS_GRID[0] else "") + fmt_num(eps_ans.value),
-              help="Where the mean over the draws reaches the target; the band is where 10 % and 90 % of the "
-                   "draws reach it.")
-    m2.metric(f"Observers needed at ε = {fmt_num(ctx.epsilon)}",
-              "more than 10⁶" if obs_ans.value is None else
-              ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
-              help="Planning model: N different observers with maps like the basis map (noise only).")
+    shown = [
+        Number(f"Smallest ε per observer for {words} ≥ {target:g}",
+               "not reached by ε = 1000" if eps_ans.value is None else
+               ("≤ " if eps_ans.value <= targets.EPS_GRID[0] else "") + fmt_num(eps_ans.value),
+               "Where the mean over the draws reaches the target; the band is where 10 % and 90 % of the draws "
+               "reach it."),
+        Number(f"Observers needed at ε = {fmt_num(ctx.epsilon)}",
+               "more than 10⁶" if obs_ans.value is None else
+               ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
+               "Planning model: N different observers with maps like the basis map (noise only)."),
+    ]
     lines = _answer_lines(ctx, (eps_ans, obs_ans, *sub), words, float(target), basis, gm.n_observers)
-    st.markdown("\n".join(lines))
+    # The two answers as one numbers row and their explanations in one element (re-sent on every move here).
+    st.markdown(numbers_html(shown) + "\n\n" + "\n".join(lines), unsafe_allow_html=True)
     st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
                f"rescaled to every ε: common random numbers); {figs.MECH_LABEL[ctx.mechanism]} noise, δ = "
@@ -323,11 +326,11 @@ def _compare_part(ctx: view.Context) -> None:
                               key="hm_ab_mech", horizontal=True))
     side_b = ab_side(ctx, "B", float(eps_b), float(m_b), mech_b)
     side_a = ab_side(ctx, "A", ctx.epsilon, ctx.cap_m, ctx.mechanism)
-    with st.container(horizontal=True, wrap=False, gap="small"):  # the two pictures, their titles as captions
-        for name, side in (("A", side_a), ("B", side_b)):
-            st.image(side["jpeg"], width="stretch",
-                     caption=f"**{name}** — {figs.MECH_LABEL[side['mechanism']]}, ε = {fmt_num(side['epsilon'])}, "
-                             f"m = {side['m']:g} {ctx.short_unit}")
+    # Columns, not a horizontal block: their widths are fixed halves whatever picture arrives first.
+    for col, name, side in zip(st.columns(2, gap="small"), ("A", "B"), (side_a, side_b)):
+        col.image(side["jpeg"], width="stretch",
+                  caption=f"**{name}** — {figs.MECH_LABEL[side['mechanism']]}, ε = {fmt_num(side['epsilon'])}, "
+                          f"m = {side['m']:g} {ctx.short_unit}")
     a, b = side_a["utility"], side_b["utility"]
     rows = ["| | A | B |", "|---|---|---|",
             f"| guarantee per observer | {side_a['guarantee']} | {side_b['guarantee']} |",
