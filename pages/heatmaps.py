@@ -4,9 +4,10 @@ The page body draws only the title and the lead. Nested fragments draw the rest,
 only what depends on it (the innermost holds the controls moved most often):
 - `study` (stimulus, weighting): the data row, the region of the parts, then the page's tail (the derivation,
   Explore, Export and scale-out boxes, the share switch), then runs `rare` in that region;
-- `rare` (noise family, calibration, seed, screen geometry, the number of stimuli): runs `grid`, then its controls;
-- `grid` (cell size, kernel, caps, the EMD switch): runs `privacy`, then its controls, and the export (its text
-  depends on the grid only) in the tail;
+- `rare` (total cap C, the EMD switch, noise family, calibration, seed, screen geometry, the number of stimuli):
+  runs `grid`, then its controls;
+- `grid` (cell size, kernel, cap m): runs `privacy`, then its sliders, and the export (its text depends on the grid
+  only) in the tail;
 - `privacy` (level, ε, δ): the guarantee, its controls, the clean and noisy overlays side by side and one
   element of numbers under them (colour bar, metrics, noise scale, accounting).
 Each part calls the part nested in it first and then writes into its own region only (a fragment's region is
@@ -115,12 +116,16 @@ def _context(study: view.Study) -> view.Context | None:
 
 @fragment(name="rare")
 def _rare(study: view.Study, slots: Slots, upload: bool) -> None:
-    """`grid` first of all; then the controls changed rarely: noise family, calibration, seed, screen geometry
-    and the number of stimuli (outermost, so that a map or privacy move does not re-send them).
+    """`grid` first of all; then the controls changed rarely: the total cap C, the EMD switch, noise family,
+    calibration, seed, screen geometry and the number of stimuli (outermost, so that a map or privacy move does not
+    re-send them).
 
     Each part calls the part nested in it before it writes anything: a fragment's identity includes the position
     it is called at, which must not change between the study's run and a part's own re-runs."""
     _grid(study, slots)
+    # Typed or switched, not slid: drawn here, right under the map sliders, so a slider move does not re-send them.
+    settings.draw_total_cap(study.weight)
+    previews.emd_toggle()
     settings.draw_noise(upload)
     release.stimuli_input()
     with slots.share_switch:  # here, not in `privacy`: an ε move does not re-send it
@@ -132,7 +137,6 @@ def _grid(study: view.Study, slots: Slots) -> None:
     """`privacy` first of all; then the map controls and the export."""
     _privacy(study, slots)
     settings.draw_grid(study.weight)
-    previews.emd_toggle()
     ctx = _context(study)
     if ctx is not None:
         with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now

@@ -58,7 +58,7 @@ def preview_key(ctx: view.Context) -> tuple:
 
 
 def emd_toggle() -> None:
-    """The EMD switch (drawn by the grid part with the map controls: an ε move does not re-send it)."""
+    """The EMD switch (drawn by the `rare` part under the map sliders: a slider move does not re-send it)."""
     st.toggle("EMD", key=EMD_KEY,
               help="Earth mover's distance: how far gaze mass must move, in px. Solved as a linear program on the "
                    f"maps summed into at most {view.EMD_BINS} × {view.EMD_BINS} blocks, so it is computed only when "

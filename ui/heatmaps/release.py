@@ -50,7 +50,7 @@ def export_scale(ctx: view.Context) -> float:
 
 def stimuli_input() -> None:
     """How many stimuli are released from these observers (read by accounting_markdown; drawn by the `rare` part)."""
-    st.number_input("Stimuli released from these observers", 1, 500, 1, key=STIMULI_KEY,
+    st.number_input("Stimuli released from these observers", 1, 500, 1, key=STIMULI_KEY, width=320,
                     help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential composition adds them.")
 
 

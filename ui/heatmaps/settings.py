@@ -147,7 +147,7 @@ def draw_noise(upload: bool) -> None:
 
 
 def draw_grid(weight: str) -> None:
-    """The weighting -> the map controls: cell size, kernel width and caps (values: read_settings)."""
+    """The weighting -> the map sliders: cell size, kernel width and cap m (values: read_settings)."""
     m_key = M_KEYS[weight]
     row = st.container(horizontal=True, gap="medium")  # one block: the three sliders side by side
     row.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
@@ -161,7 +161,6 @@ def draw_grid(weight: str) -> None:
         row.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key)
     else:
         row.select_slider("Cap m (seconds per observer per cell)", DURATION_CAPS, key=m_key)
-    _total_cap(weight)
 
 
 def start_from_upload_geometry(fixations: Any) -> None:
@@ -205,8 +204,9 @@ def level_markdown(s: Settings, n: int) -> str:
     return line
 
 
-def _total_cap(weight: str) -> float | None:
-    """The 'total cap C' toggle and its input: a whole number of fixations, or seconds."""
+def draw_total_cap(weight: str) -> float | None:
+    """The 'total cap C' toggle and its input: a whole number of fixations, or seconds (drawn by the `rare` part
+    right under the map controls: a slider move does not re-send them; changing them re-runs all parts)."""
     use_c = st.toggle("Cap each observer's total at C", value=True, key="hm_use_c",
                       help="docs/PRIVACY_MODEL.md §6.1: with totals ≤ C the L2 sensitivity is at most √(2mC)/n.")
     if not use_c:
