@@ -1,4 +1,4 @@
-"""The clean and noisy heatmaps side by side (JPEG images at display size) and, as one element under them, the
+"""The clean and noisy heatmaps side by side (one JPEG picture at display size) and, as one element under it, the
 preview notice, the colour bar, the grid caption and the metrics.
 
 Headline metrics (CC, hot spots kept, NMSE, MSE, KL, SIM) come with every move; the earth mover's distance, a linear program,
@@ -18,20 +18,16 @@ EMD_KEY = "hm_emd"
 
 
 def overlays(ctx: view.Context) -> None:
-    """The clean and the noisy overlay side by side, their titles as captions (the clean picture's bytes are cached,
-    so its URL stays and the browser does not fetch it again)."""
+    """The clean and the noisy overlay side by side as ONE picture (images.pair_jpeg), their titles in its caption:
+    one element per slider move."""
     clean_key = ("clean", ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px)
     noisy_key = ("noisy",) + preview_key(ctx)
     title = f"**Noisy heatmap** — {MECHS[ctx.mechanism]}, ε = {fmt_num(ctx.epsilon)}"
     if ctx.delta_used:
         title += f", δ = {fmt_num(ctx.delta_used)}"
-    # Columns, not a horizontal block: their widths are fixed halves whichever picture the browser has first.
-    left, right = st.columns(2, gap="small")
-    left.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
-                                          ctx.stimulus.image, ctx.clean.smooth),
-               caption="**Clean heatmap** (no noise — not publishable)", width="stretch")
-    right.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
-                                           ctx.stimulus.image, ctx.preview.smooth), caption=title, width="stretch")
+    st.image(images.pair_jpeg(clean_key, noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
+                              ctx.stimulus.image, ctx.clean.smooth, ctx.preview.smooth), width="stretch",
+             caption=f"Left: **Clean heatmap** (no noise — not publishable). Right: {title}.")
 
 
 def grid_caption(ctx: view.Context) -> str:
