@@ -74,7 +74,8 @@ def _basis_maps(ctx: view.Context, basis: Basis, pilot: str | None) -> tuple[tup
     return ctx.maps_key, ctx.gaze_maps
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
+# A shared object (st.cache_resource: no unpickled copy of every draw per move); nothing mutates the answers.
+@st.cache_resource(show_spinner=False, max_entries=24)
 def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q: float, R: int, seed: int,
             sigma_px: float, basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
     """Basis maps (by key), the study's n, the setting, measure, target, q, draws, seed, kernel and basis ->
@@ -95,6 +96,12 @@ def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q
 
 FIG_W, FIG_H = 900, 300
 FIG_LEFT, FIG_RIGHT, FIG_TOP, FIG_BOTTOM = 56, 18, 14, 50
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _cached_finder_png(cache_key: tuple, current_eps: float, _answer: targets.TargetAnswer) -> bytes:
+    """finder_png, cached on the answers' key (everything they depend on) and the current ε."""
+    return finder_png(_answer, current_eps)
 
 
 def finder_png(answer: targets.TargetAnswer, current_eps: float) -> bytes:
@@ -220,8 +227,9 @@ def _target_part(ctx: view.Context) -> None:
     if note is not None:
         note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
                   "cached.", icon=":material/schedule:")
-    eps_ans, obs_ans, *sub = answers(key, ctx.n_observers, setting, measure, float(target), float(q), int(R),
-                                     ctx.preview_seed, ctx.sigma_px, basis, gm)
+    answers_key = (key, ctx.n_observers, setting, measure, float(target), float(q), int(R), ctx.preview_seed,
+                   ctx.sigma_px, basis)
+    eps_ans, obs_ans, *sub = answers(*answers_key, gm)
     if note is not None:
         note.empty()
     words = Measure(measure).words
@@ -239,7 +247,7 @@ def _target_part(ctx: view.Context) -> None:
     lines = _answer_lines(ctx, (eps_ans, obs_ans, *sub), words, float(target), basis, gm.n_observers)
     # The two answers as one numbers row and their explanations in one element (re-sent on every move here).
     st.markdown(numbers_html(shown) + "\n\n" + "\n".join(lines), unsafe_allow_html=True)
-    st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
+    st.image(_cached_finder_png(answers_key, ctx.epsilon, eps_ans), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
                f"rescaled to every ε: common random numbers); {figs.MECH_LABEL[ctx.mechanism]} noise, δ = "
                f"{fmt_num(ctx.delta_used)}, cap m = {ctx.cap_m:g}"
