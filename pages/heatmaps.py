@@ -2,15 +2,18 @@
 
 The page body draws only the title and the lead. Nested fragments draw the rest, so that a control re-runs
 only what depends on it (the innermost holds the controls moved most often):
-- `study` (stimulus, weighting): lays out the page's containers, then runs `rare`;
-- `rare` (noise family, calibration, seed, screen geometry, the number of stimuli): runs `grid`;
-- `grid` (cell size, kernel, caps): the clean overlay, its colour bar and caption, the export (its text depends
-  on the grid only), and `privacy`;
-- `privacy` (level, ε, δ): the guarantee, the noisy overlay and metrics, the noise scale, the accounting, the
-  open Explore panel and the open share box (its switch is drawn by `rare`).
-Each writes into containers laid out by `study` (Streamlit keeps a fragment's writes to an outside container in
-place on its re-runs), so the guarantee still leads and the controls sit together in one box, while an ε move
-re-sends neither the map controls nor the clean overlay."""
+- `study` (stimulus, weighting): the data row, the region of the parts, then the page's tail (the derivation,
+  Explore, Export and scale-out boxes, the share switch), then runs `rare` in that region;
+- `rare` (total cap C, the EMD switch, noise family, calibration, seed, screen geometry, the number of stimuli):
+  runs `grid`, then its controls;
+- `grid` (cell size, kernel, cap m): runs `privacy`, then its sliders, and the export (its text depends on the grid
+  only) in the tail;
+- `privacy` (level, ε, δ): the guarantee, its controls, the clean and noisy overlays side by side and one
+  element of numbers under them (colour bar, metrics, noise scale, accounting).
+Each part calls the part nested in it first and then writes into its own region only (a fragment's region is
+one block: writes into containers laid out outside it cost a message each per run), so the guarantee leads and
+an ε move re-sends the privacy region alone. The tail's lazy boxes (the derivation, an Explore panel, the
+scale-out box, the share box) are filled by `privacy` only while they are open."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,7 +29,6 @@ from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
 from ui.shell import ensure_shell
 from ui.text import md_text
-from ui.widgets import preview_watermark
 
 ensure_shell()
 runlog.note("page")
@@ -39,40 +41,19 @@ st.markdown("Private gaze heatmaps after Liu et al.: **the unit of privacy is on
 
 @dataclass(frozen=True, eq=False)
 class Slots:
-    """The containers `study` lays out, in page order; `grid` and `privacy` fill them."""
+    """The containers of the page's tail that `study` lays out; the parts fill them (the lazy ones while open)."""
 
-    guarantee: DeltaGenerator
-    privacy_col: DeltaGenerator
-    noise_col: DeltaGenerator
-    grid_col: DeltaGenerator
-    geometry: DeltaGenerator
-    clean: DeltaGenerator
-    noisy: DeltaGenerator
-    below: DeltaGenerator
-    noise: DeltaGenerator
     derivation: DeltaGenerator
-    accounting: DeltaGenerator
-    stimuli: DeltaGenerator
     explore: DeltaGenerator
     export: DeltaGenerator
-    share: DeltaGenerator
+    scale: DeltaGenerator
     share_switch: DeltaGenerator
     share_box: DeltaGenerator
 
 
-def _layout(upload: bool) -> Slots:
-    """The page's containers under the data row (headings are static: drawn once per study run)."""
-    guarantee = st.container()
-    with st.container(border=True):
-        cp, cm, cg = st.columns([1.15, 0.9, 1.25], gap="large")
-        geometry = st.expander("Screen geometry (converts the kernel width from degrees to pixels)", expanded=upload)
-    preview_watermark()
-    clean, noisy = st.columns(2, gap="small")
-    below = st.container()
-    noise_c = st.container()  # the metrics, the "Noise scale" heading and its sentence: one element per ε move
+def _tail() -> Slots:
+    """The page's containers after the parts' region (headings are static: drawn once per study run)."""
     derivation = noise.derivation_expander()  # opening it re-runs the study; `privacy` fills it while open
-    st.subheader("Privacy accounting")
-    accounting, stimuli = st.columns([1.5, 1], gap="large")
     st.subheader("Explore")
     panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
                                  label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
@@ -84,15 +65,14 @@ def _layout(upload: bool) -> Slots:
     st.divider()
     st.subheader("Export (private release)")
     export = st.container()
-    return Slots(guarantee=guarantee, privacy_col=cp, noise_col=cm, grid_col=cg, geometry=geometry, clean=clean,
-                 noisy=noisy, below=below, noise=noise_c, derivation=derivation,
-                 accounting=accounting, stimuli=stimuli, explore=explore,
-                 export=export, share=st.container(), share_switch=st.container(), share_box=st.container())
+    scale = release.scale_out_expander()  # opening it re-runs the study; `privacy` fills it while open
+    return Slots(derivation=derivation, explore=explore, export=export, scale=scale, share_switch=st.container(),
+                 share_box=st.container())
 
 
 @fragment(name="study")
 def _study() -> None:
-    """Data row; then the map controls and everything under them (stimulus and weighting change all of it)."""
+    """Data row; then the parts' region and the page's tail (stimulus and weighting change all of it)."""
     fix_ds = state.current("fixations")
     settings.start_from_upload_geometry(fix_ds)  # the screen given on Your data sets the kernel's pixels
     stims = state.stimuli()
@@ -119,78 +99,82 @@ def _study() -> None:
                        fixations_on_stimulus=sub, how=how)
     top[2].caption(f"**{study.n_observers} observers**, {len(sub):,} fixations on '{md_text(stim_name)}' ({W} × {H} px), "
                    f"from {md_text(how)}. Change the fixation table in the sidebar.")
-    slots = _layout(stim.source == "upload")
-    with st.container():  # the parts' own (empty) regions sit at the end of the page, not in a column of the box
-        _rare(study, slots)
+    region = st.container()  # the parts' region, above the tail laid out next
+    slots = _tail()
+    with region:
+        _rare(study, slots, stim.source == "upload")
 
 
-def _context(study: view.Study, where: DeltaGenerator) -> view.Context | None:
-    """The view's context at the current settings, or None after an error message in `where`."""
+def _context(study: view.Study) -> view.Context | None:
+    """The view's context at the current settings, or None after an error message."""
     try:
         return view.context(study, settings.read_settings(study.n_observers, study.weight))
     except ValueError as err:
-        where.error(f"These settings cannot be used: {md_text(err)}", icon=":material/error:")
+        st.error(f"These settings cannot be used: {md_text(err)}", icon=":material/error:")
         return None
 
 
 @fragment(name="rare")
-def _rare(study: view.Study, slots: Slots) -> None:
-    """`grid` first of all; then the controls changed rarely: noise family, calibration, seed, screen geometry
-    and the number of stimuli (outermost, so that a map or privacy move does not re-send them).
+def _rare(study: view.Study, slots: Slots, upload: bool) -> None:
+    """`grid` first of all; then the controls changed rarely: the total cap C, the EMD switch, noise family,
+    calibration, seed, screen geometry and the number of stimuli (outermost, so that a map or privacy move does not
+    re-send them).
 
-    Each part calls the part nested in it before it writes anything, and writes only into the page's
-    containers: a fragment's identity includes the position it is called at, which must not change between the
-    study's run and a part's own re-runs (else its writes to the page's containers find no reserved place)."""
+    Each part calls the part nested in it before it writes anything: a fragment's identity includes the position
+    it is called at, which must not change between the study's run and a part's own re-runs."""
     _grid(study, slots)
-    settings.draw_noise(slots.noise_col)
-    settings.draw_geometry(slots.geometry)
+    # Typed or switched, not slid: drawn here, right under the map sliders, so a slider move does not re-send them.
+    settings.draw_total_cap(study.weight)
+    previews.emd_toggle()
+    settings.draw_noise(upload)
+    release.stimuli_input()
     with slots.share_switch:  # here, not in `privacy`: an ε move does not re-send it
         ui.share.share_toggle()
-    with slots.stimuli:
-        release.stimuli_input()
 
 
 @fragment(name="grid")
 def _grid(study: view.Study, slots: Slots) -> None:
-    """`privacy` first of all; then the map controls, the clean overlay with its colour bar, and the export."""
+    """`privacy` first of all; then the map controls and the export."""
     _privacy(study, slots)
-    with slots.grid_col:
-        settings.draw_grid(study.weight)
-    ctx = _context(study, slots.below)
+    settings.draw_grid(study.weight)
+    ctx = _context(study)
     if ctx is not None:
-        with slots.clean:
-            previews.clean_part(ctx, slots.below)
         with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
             release.export_section(ctx)
 
 
 @fragment(name="privacy")
 def _privacy(study: view.Study, slots: Slots) -> None:
-    """Level, ε and δ; the guarantee and everything that follows them (the EMD switch, the panels' own controls
-    and the share box re-run this part too)."""
-    with slots.privacy_col:
-        settings.draw_privacy(study.n_observers)
-    ctx = _context(study, slots.guarantee)
-    if ctx is None:
-        return
-    with slots.guarantee:
+    """The guarantee, the level, ε and δ, the two overlays and the numbers under them; the open lazy boxes of the
+    tail (the EMD switch, the panels' own controls and the share box re-run this part too)."""
+    settings.apply_preset(study.n_observers)  # before the context: a preset sets ε and δ
+    ctx = _context(study)
+    if ctx is not None:
         # The guarantee and the level line in one element (re-sent on every ε move).
         st.markdown(noise.guarantee_markdown(ctx) + "\n\n"
                     + settings.level_markdown(settings.read_settings(ctx.n_observers, ctx.weight), ctx.n_observers),
                     unsafe_allow_html=True)
         for w in privacy_warnings(ctx.epsilon, ctx.delta_used, ctx.n_observers):
             st.warning(w, icon=":material/warning:")
-    with slots.noisy:
-        previews.noisy_part(ctx)
-    with slots.noise:
-        noise.noise_section(ctx, slots.derivation, lead=previews.metrics_html(ctx))
-    release.accounting_box(ctx, slots.accounting)
+    settings.draw_privacy(study.n_observers)
+    if ctx is None:
+        return
+    previews.overlays(ctx)
+    # Everything under the overlays that changes with ε in one element, ending with the heading of the controls
+    # drawn next by `grid` and `rare` (one element fewer per move).
+    st.markdown(previews.numbers_markdown(ctx) + noise.noise_markdown(ctx) + release.accounting_markdown(ctx)
+                + "\n\n### Map and noise settings", unsafe_allow_html=True)
+    release.tuned_warning(ctx)
+    if slots.derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
+        with slots.derivation:
+            noise.derivation(ctx)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
         with slots.explore:
             panels.RUNNERS[panel](ctx)
-    with slots.share:
-        release.scale_out_section(ctx)  # uses ε: drawn here, where an ε move re-runs it
+    if slots.scale.open:  # uses ε: filled here, where an ε move re-runs it
+        with slots.scale:
+            release.scale_out_body(ctx)
     ui.share.remember("heatmaps", ctx)  # what the report and the share box keep of this view
     if st.session_state.get(ui.share.OPEN_KEY, False):
         with slots.share_box:

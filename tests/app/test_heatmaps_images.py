@@ -46,6 +46,20 @@ def test_overlay_is_display_sized_and_matches_an_independent_composite():
     assert np.abs(full - _reference(stim, grid, 32, 1.0, 1280, 800)).mean() < 3.0  # PNG: resampling only
 
 
+def test_pair_puts_the_clean_overlay_left_and_the_noisy_one_right():
+    """One JPEG of both overlays: each half 720 px wide with a white gap, each matching its own composite."""
+    rng = np.random.default_rng(1)
+    stim = rng.integers(0, 255, (800, 1280, 3)).astype(np.uint8)
+    clean, noisy = rng.random((25, 40)).astype(np.float32), rng.random((25, 40)).astype(np.float32)
+    out = _decode(images.pair_jpeg(("c", 1), ("n", 1), "t-images-pair", 32, 1.0, stim, clean, noisy))
+    half, gap = images.PAIR_HALF_WIDTH, images.PAIR_GAP
+    assert out.shape == (450, 2 * half + gap, 3)
+    assert np.abs(out[:, :half] - _reference(stim, clean, 32, 1.0, half, 450)).mean() < 14.0
+    assert np.abs(out[:, half + gap:] - _reference(stim, noisy, 32, 1.0, half, 450)).mean() < 14.0
+    assert np.abs(out[:, half + gap:] - _reference(stim, clean, 32, 1.0, half, 450)).mean() > 20.0  # not the clean
+    assert out[:, half + 3:half + gap - 3].min() > 200  # the white gap
+
+
 def test_zero_map_leaves_the_stimulus_and_a_full_map_takes_the_top_colour():
     """Level 0 is transparent (the stimulus shows through); values at or above vmax take the top colour."""
     stim = np.full((100, 160, 3), 200, np.uint8)

@@ -229,6 +229,9 @@ ALLOWED: dict[str, dict[str, str]] = {
     "pages/heatmaps.py": {
         'weights': "radio options: 'count' and 'duration'",
         'w': 'privacy_warnings(): numbers only',
+        'previews.numbers_markdown(ctx)': 'constant notice, colour bar numbers, html_text on the grid caption, numbers_html',
+        'noise.noise_markdown(ctx)': 'numbers and mechanism labels (noise_sentence), numbers_html',
+        'release.accounting_markdown(ctx)': 'numbers; md_text on the stimulus name, html_text on the ledger note',
     },
     "pages/home.py": {
         "f'| {p * 100:.0f} % | {bounded_percent(float(b))} |'.replace(' %', '\\xa0%')": 'numbers',

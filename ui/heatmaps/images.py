@@ -1,9 +1,8 @@
-"""The one heatmap-overlay renderer: JPEG at display size (st.image, or inside a Plotly figure with a colour
-bar), PNG at stimulus size (downloads), and the colour bar as a small HTML strip.
+"""The one heatmap-overlay renderer: JPEG at display size (st.image, the clean | noisy pair as one picture, or
+inside a Plotly figure with a colour bar), PNG at stimulus size (downloads), and the colour bar as a small HTML strip.
 
-A slider move re-sends one image (the noisy overlay) instead of a dense Plotly figure: resampling, colouring
-and blending run in Pillow's C code on the display grid, and the clean overlay's bytes are cached, so its
-image URL does not change and the browser does not fetch it again.
+A slider move re-sends one image (the pair) instead of a dense Plotly figure: resampling, colouring and blending
+run in Pillow's C code on the display grid, and the clean half is cached, so a move renders the noisy half only.
 """
 from __future__ import annotations
 
@@ -78,6 +77,42 @@ def cached_overlay_jpeg(cache_key: tuple, stim_token: str, cell: int, vmax: floa
                         _map: np.ndarray) -> bytes:
     """overlay_jpeg, cached on `cache_key` (everything the map depends on) and the colour range."""
     return overlay_jpeg(stim_token, _image, _map, cell, vmax)
+
+
+PAIR_HALF_WIDTH = 720  # each half of the clean | noisy pair: the page's column is about 700 px wide
+PAIR_GAP = 12  # px of white between the halves
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _pair_base(stim_token: str, _image: np.ndarray) -> Image.Image:
+    """Stimulus token and pixels -> the stimulus at half the pair's width as an RGBA Pillow image (never mutated)."""
+    base = _base(stim_token, _image)
+    w, h = base.size
+    dw = min(w, PAIR_HALF_WIDTH)
+    return base if dw == w else base.resize((dw, max(1, int(round(h * dw / w)))), Image.BILINEAR)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _pair_half(cache_key: tuple, stim_token: str, cell: int, vmax: float, _image: np.ndarray,
+               _map: np.ndarray) -> Image.Image:
+    """One half of the pair (the clean overlay), cached on `cache_key` and the colour range (never mutated)."""
+    return _overlay(_pair_base(stim_token, _image), _image, _map, cell, vmax)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def pair_jpeg(clean_key: tuple, noisy_key: tuple, stim_token: str, cell: int, vmax: float, _image: np.ndarray,
+              _clean: np.ndarray, _noisy: np.ndarray) -> bytes:
+    """The clean and the noisy overlay side by side in ONE JPEG (one picture per slider move instead of a row of
+    columns with two), same colour range; cached on both maps' keys and the colour range."""
+    left = _pair_half(clean_key, stim_token, cell, vmax, _image, _clean)
+    right = _overlay(_pair_base(stim_token, _image), _image, _noisy, cell, vmax)
+    w, h = left.size
+    pair = Image.new("RGB", (2 * w + PAIR_GAP, h), "white")
+    pair.paste(left, (0, 0))
+    pair.paste(right, (w + PAIR_GAP, 0))
+    buf = io.BytesIO()
+    pair.save(buf, format="JPEG", quality=JPEG_QUALITY)
+    return buf.getvalue()
 
 
 def overlay_figure(ctx: Context, map_: np.ndarray, vmax: float, title: str, plot_width: int = 420,

@@ -63,30 +63,25 @@ def noise_sentence(ctx: view.Context) -> str:
 
 
 def derivation_expander() -> DeltaGenerator:
-    """The (lazy) expander of the derivation: its content is drawn only when it is open (noise_section)."""
+    """The (lazy) expander of the derivation: its content (derivation) is drawn only while it is open."""
     return st.expander("How the noise scale is derived (formulas, and Liu et al.'s calibration as in the paper)",
                        key="hm_derivation", on_change="rerun")
 
 
-def noise_section(ctx: view.Context, derivation: DeltaGenerator, lead: str = "") -> None:
-    """The noise scale: a sentence and three numbers first, the derivation in `derivation` (derivation_expander,
-    drawn once by the page so that an ε move does not re-send it) when it is open; the heading, after `lead`."""
+def noise_markdown(ctx: view.Context) -> str:
+    """Context -> the "Noise scale" heading, its sentence and its numbers (markdown with HTML, appended to the
+    numbers under the overlays: one element per move); the derivation is behind derivation_expander."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     if ctx.mechanism is Family.GAUSSIAN:
         shown = [("Noise σ per cell", cal.std), ("Δ₂ (L2 sensitivity)", sens.l2), ("Δ₁ (L1 sensitivity)", sens.l1)]
     else:
         shown = [("Laplace scale b", cal.scale), ("Noise std √2·b", cal.std), ("Δ₁ (L1 sensitivity)", sens.l1),
                  ("Δ₂ (L2 sensitivity)", sens.l2)]
-    # `lead` (the preview's metrics), the heading, the sentence and its numbers in one element: all are re-sent on
-    # every slider move, and each element costs the browser a message and a re-render.
-    st.markdown(lead + "\n\n### Noise scale\n\n" + noise_sentence(ctx) + "\n\n"
-                + numbers_html([Number(label, f"{value:.6g}") for label, value in shown]), unsafe_allow_html=True)
-    if derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
-        with derivation:
-            _derivation(ctx)
+    return ("\n\n### Noise scale\n\n" + noise_sentence(ctx) + "\n\n"
+            + numbers_html([Number(label, f"{value:.6g}") for label, value in shown]))
 
 
-def _derivation(ctx: view.Context) -> None:
+def derivation(ctx: view.Context) -> None:
     """Sensitivity formulas with the numbers, the calibration used, and the paper's calibration beside it."""
     cal, sens = ctx.preview.calibration, ctx.sensitivity
     st.markdown(f"**Sensitivity of the capped mean map** — neighbours replace one observer's whole map, n = "

@@ -1,53 +1,50 @@
-"""The clean and noisy heatmaps side by side (JPEG images at display size), their colour bar and the metrics.
-
-Two parts: the clean overlay with the colour bar, grid caption (cell size, kernel, caps) and EMD switch, written
-under both images into a container the page made; and the noisy overlay, whose metrics (every setting) come as one
-HTML row that the noise section draws under both images.
+"""The clean and noisy heatmaps side by side (one JPEG picture at display size) and, as one element under it, the
+preview notice, the colour bar, the grid caption and the metrics.
 
 Headline metrics (CC, hot spots kept, NMSE, MSE, KL, SIM) come with every move; the earth mover's distance, a linear program,
 is computed only when asked for."""
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from ui.heatmaps import images, targets, view
 from ui.heatmaps.settings import MECHS
 from ui.numbers import Number, numbers_html
 from ui.text import html_text
-from ui.widgets import fmt_num
+from ui.widgets import WATERMARK_HTML, fmt_num
 
 EMD_KEY = "hm_emd"
 
 
-def clean_part(ctx: view.Context, below: DeltaGenerator) -> None:
-    """The clean overlay (here), and under both overlays (in `below`) the colour bar and the grid caption."""
-    clean, gm = ctx.clean, ctx.gaze_maps
+def overlays(ctx: view.Context) -> None:
+    """The clean and the noisy overlay side by side as ONE picture (images.pair_jpeg), their titles in its caption:
+    one element per slider move."""
     clean_key = ("clean", ctx.maps_key, ctx.cap_m, ctx.cap_total, ctx.sigma_px)
-    st.markdown("**Clean heatmap** (no noise — not publishable)")
-    st.image(images.cached_overlay_jpeg(clean_key, ctx.stimulus.token, ctx.cell_px, clean.vmax,
-                                        ctx.stimulus.image, clean.smooth), width="stretch")
-    caption = (f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(clean.vmax)} "
-               f"{ctx.unit}); noisy cells below 0 are transparent and cells above the maximum take the top "
-               f"colour. Grid {gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px "
-               f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = {ctx.sigma_px:.1f} px."
-               + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
-    with below:  # the colour bar and its caption: one element (re-sent on every move of the map controls)
-        st.markdown(images.colour_bar_html(clean.vmax, view.BAR_UNITS[ctx.weight])
-                    + f'<div class="eyedp-note">{html_text(caption)}</div>', unsafe_allow_html=True)
-        emd_toggle()
-
-
-def noisy_part(ctx: view.Context) -> None:
-    """The noisy overlay (its metrics under both overlays: metrics_html, drawn by noise.noise_section)."""
+    noisy_key = ("noisy",) + preview_key(ctx)
     title = f"**Noisy heatmap** — {MECHS[ctx.mechanism]}, ε = {fmt_num(ctx.epsilon)}"
     if ctx.delta_used:
         title += f", δ = {fmt_num(ctx.delta_used)}"
-    st.markdown(title)
-    noisy_key = ("noisy",) + preview_key(ctx)
-    st.image(images.cached_overlay_jpeg(noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
-                                        ctx.stimulus.image, ctx.preview.smooth), width="stretch")
+    st.image(images.pair_jpeg(clean_key, noisy_key, ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
+                              ctx.stimulus.image, ctx.clean.smooth, ctx.preview.smooth), width="stretch",
+             caption=f"Left: **Clean heatmap** (no noise — not publishable). Right: {title}.")
+
+
+def grid_caption(ctx: view.Context) -> str:
+    """Context -> the colour scale and the grid (cell size, kernel) in words."""
+    gm = ctx.gaze_maps
+    return (f"Both use the same colour scale, 0 to the clean map's maximum ({fmt_num(ctx.clean.vmax)} "
+            f"{ctx.unit}); noisy cells below 0 are transparent and cells above the maximum take the top "
+            f"colour. Grid {gm.grid_shape[0]} × {gm.grid_shape[1]} = {gm.n_cells:,} cells of {ctx.cell_px} px "
+            f"on a {ctx.width} × {ctx.height} px stimulus; kernel σ = {ctx.degrees:g}° = {ctx.sigma_px:.1f} px."
+            + (f" {gm.n_dropped} fixations without coordinates were left out." if gm.n_dropped else ""))
+
+
+def numbers_markdown(ctx: view.Context) -> str:
+    """Context -> the preview notice, the colour bar with the grid caption and the metrics row, as HTML for one
+    markdown element (the page appends the noise scale and the accounting to it)."""
+    return (WATERMARK_HTML + images.colour_bar_html(ctx.clean.vmax, view.BAR_UNITS[ctx.weight])
+            + f'<div class="eyedp-note">{html_text(grid_caption(ctx))}</div>\n\n' + metrics_html(ctx))
 
 
 def preview_key(ctx: view.Context) -> tuple:
@@ -57,7 +54,7 @@ def preview_key(ctx: view.Context) -> tuple:
 
 
 def emd_toggle() -> None:
-    """The EMD switch (drawn by the grid part under the overlays: an ε move does not re-send it)."""
+    """The EMD switch (drawn by the `rare` part under the map sliders: a slider move does not re-send it)."""
     st.toggle("EMD", key=EMD_KEY,
               help="Earth mover's distance: how far gaze mass must move, in px. Solved as a linear program on the "
                    f"maps summed into at most {view.EMD_BINS} × {view.EMD_BINS} blocks, so it is computed only when "

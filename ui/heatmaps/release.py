@@ -49,14 +49,15 @@ def export_scale(ctx: view.Context) -> float:
 
 
 def stimuli_input() -> None:
-    """How many stimuli are released from these observers (read by accounting_box; drawn by the map part)."""
-    st.number_input("Stimuli released from these observers", 1, 500, 1, key=STIMULI_KEY,
+    """How many stimuli are released from these observers (read by accounting_markdown; drawn by the `rare` part)."""
+    st.number_input("Stimuli released from these observers", 1, 500, 1, key=STIMULI_KEY, width=320,
                     help="Each stimulus' heatmap costs the (ε, δ) above; basic sequential composition adds them.")
 
 
-def accounting_box(ctx: view.Context, where: DeltaGenerator) -> None:
-    """Unit of privacy and ε per observer for this stimulus, the total over the stimuli of stimuli_input and the
-    ledger so far, as ONE element in `where` (re-sent on every ε move; the page draws the heading and the input)."""
+def accounting_markdown(ctx: view.Context) -> str:
+    """Context -> the "Privacy accounting" heading, the unit of privacy and ε per observer for this stimulus, the
+    total over the stimuli of stimuli_input and the ledger so far (markdown with HTML, appended to the numbers
+    under the overlays: one element per ε move)."""
     choices = selection_charges(ctx)
     eps_sel = math.fsum(choices)
     k = int(st.session_state.get(STIMULI_KEY, 1))
@@ -72,22 +73,26 @@ def accounting_box(ctx: view.Context, where: DeltaGenerator) -> None:
                   "observers: every choice is a release)" if choices else "")),
         Number("Total δ per observer", fmt_num(delta_total), f"{k} × {fmt_num(ctx.delta_used)}"),
     ]
-    with where:
-        st.markdown(
-            f"**Unit of privacy: one observer's whole gaze map on this stimulus.** Neighbouring datasets differ "
-            f"by replacing one observer's entire (capped) map; the number of observers **n = {ctx.n_observers}** "
-            f"is public. This page releases **one stimulus** ('{md_text(ctx.stimulus.name)}'): each observer is protected "
-            f"with **ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}**"
-            + (f", plus **ε = {fmt_num(eps_sel)}** for the private choice(s) of m made on them." if eps_sel else ".")
-            + " Heatmaps of several stimuli from the same observers read the same people and **compose "
-              "sequentially**: their ε (and δ) add up over the stimuli released from them (the number on the "
-              "right).\n\n"
-            + numbers_html(totals) + f'<div class="eyedp-note">{html_text(ledger)}</div>', unsafe_allow_html=True)
-        if ctx.tuned_on_private_data:
-            st.warning(f"The cap m = {ctx.cap_m:g} was chosen by Algorithm 1 on private maps "
-                       f"('{md_text(ctx.cap_choice.source.stimulus_name)}'): tuned on private data — the stated ε excludes "
-                       "the tuning. Fix m in advance or choose it privately (Optimal cap panel).",
-                       icon=":material/warning:")
+    return (
+        "\n\n### Privacy accounting\n\n"
+        f"**Unit of privacy: one observer's whole gaze map on this stimulus.** Neighbouring datasets differ "
+        f"by replacing one observer's entire (capped) map; the number of observers **n = {ctx.n_observers}** "
+        f"is public. This page releases **one stimulus** ('{md_text(ctx.stimulus.name)}'): each observer is protected "
+        f"with **ε = {fmt_num(ctx.epsilon)}, δ = {fmt_num(ctx.delta_used)}**"
+        + (f", plus **ε = {fmt_num(eps_sel)}** for the private choice(s) of m made on them." if eps_sel else ".")
+        + " Heatmaps of several stimuli from the same observers read the same people and **compose "
+          f"sequentially**: their ε (and δ) add up over the stimuli released from them ({k} here: *Stimuli "
+          "released from these observers*, under *Map and noise settings*).\n\n"
+        + numbers_html(totals) + f'<div class="eyedp-note">{html_text(ledger)}</div>')
+
+
+def tuned_warning(ctx: view.Context) -> None:
+    """A warning when the cap in use was tuned on private data (Algorithm 1): the stated ε excludes the tuning."""
+    if ctx.tuned_on_private_data:
+        st.warning(f"The cap m = {ctx.cap_m:g} was chosen by Algorithm 1 on private maps "
+                   f"('{md_text(ctx.cap_choice.source.stimulus_name)}'): tuned on private data — the stated ε excludes "
+                   "the tuning. Fix m in advance or choose it privately (Optimal cap panel).",
+                   icon=":material/warning:")
 
 
 def selection_charges(ctx: view.Context) -> list[float]:
@@ -206,35 +211,35 @@ def export_section(ctx: view.Context) -> None:
                          "released map itself, since the clean map's maximum is private.")
 
 
-def scale_out_section(ctx: view.Context) -> None:
-    """"Run this release at scale": the settings file and the batch commands for the current settings (in an
-    expander whose content is drawn only while it is open, so an ε move re-sends one element here; the files are
-    built only when downloaded)."""
-    box = st.expander("Run this release at scale", icon=":material/dns:", key="hm_scale_open", on_change="rerun")
-    if not box.open:
+def scale_out_expander() -> DeltaGenerator:
+    """"Run this release at scale" (lazy: its content, scale_out_body, is drawn only while it is open)."""
+    return st.expander("Run this release at scale", icon=":material/dns:", key="hm_scale_open", on_change="rerun")
+
+
+def scale_out_body(ctx: view.Context) -> None:
+    """The settings file and the batch commands for the current settings (the files are built only when
+    downloaded)."""
+    try:
+        s = HeatmapSettings(stimulus=ctx.source.stimulus_name, width=ctx.width, height=ctx.height, cell_px=ctx.cell_px,
+                            epsilon=ctx.epsilon, delta=ctx.delta, mechanism=ctx.mechanism,
+                            method=preview.gaussian_method(ctx.method, ctx.epsilon), cap_m=ctx.cap_m,
+                            cap_total=ctx.cap_total, sigma_px=ctx.sigma_px, weight=ctx.weight)
+    except ValueError as err:
+        st.info(f"Batch releases cannot run these settings: {md_text(err)}.", icon=":material/info:")
         return
-    with box:
-        try:
-            s = HeatmapSettings(stimulus=ctx.source.stimulus_name, width=ctx.width, height=ctx.height, cell_px=ctx.cell_px,
-                                epsilon=ctx.epsilon, delta=ctx.delta, mechanism=ctx.mechanism,
-                                method=preview.gaussian_method(ctx.method, ctx.epsilon), cap_m=ctx.cap_m,
-                                cap_total=ctx.cap_total, sigma_px=ctx.sigma_px, weight=ctx.weight)
-        except ValueError as err:
-            st.info(f"Batch releases cannot run these settings: {md_text(err)}.", icon=":material/info:")
-            return
-        st.markdown("The same release (same bounds, calibration and guarantee) over all your observers' sharded "
-                    "fixation files, on this machine or on Spark (README, *Scaling out*). Replace the input glob "
-                    "with your files' location.")
-        st.code(s.command(), language="bash")
-        a = b = c = st.container(horizontal=True, gap="small")  # one block, not three columns: re-sent per ε move
-        a.download_button("Job settings (JSON)", lambda: s.to_json().encode(),
-                          "eyedp_heatmap_settings.json", "application/json", key="hm_scale_settings",
-                          on_click="ignore")
-        b.download_button("Commands (shell)", functools.partial(_commands, s), "eyedp_heatmap_batch.sh",
-                          "text/x-shellscript", key="hm_scale_commands", on_click="ignore")
-        if float(s.cap_m).is_integer():  # PipelineDP counts whole contributions
-            c.download_button("PipelineDP script (Python)", lambda: pipelinedp_script(s).encode(),
-                              "eyedp_heatmap_pipelinedp.py", "text/x-python", key="hm_scale_pdp", on_click="ignore")
+    st.markdown("The same release (same bounds, calibration and guarantee) over all your observers' sharded "
+                "fixation files, on this machine or on Spark (README, *Scaling out*). Replace the input glob "
+                "with your files' location.")
+    st.code(s.command(), language="bash")
+    a = b = c = st.container(horizontal=True, gap="small")  # one block, not three columns: re-sent per ε move
+    a.download_button("Job settings (JSON)", lambda: s.to_json().encode(),
+                      "eyedp_heatmap_settings.json", "application/json", key="hm_scale_settings",
+                      on_click="ignore")
+    b.download_button("Commands (shell)", functools.partial(_commands, s), "eyedp_heatmap_batch.sh",
+                      "text/x-shellscript", key="hm_scale_commands", on_click="ignore")
+    if float(s.cap_m).is_integer():  # PipelineDP counts whole contributions
+        c.download_button("PipelineDP script (Python)", lambda: pipelinedp_script(s).encode(),
+                          "eyedp_heatmap_pipelinedp.py", "text/x-python", key="hm_scale_pdp", on_click="ignore")
 
 
 def _commands(s: HeatmapSettings) -> bytes:

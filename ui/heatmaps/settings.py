@@ -1,15 +1,15 @@
 """The Heatmaps page's controls: privacy level, ε, δ, noise, cell size, kernel, caps and screen geometry.
 
-`draw_noise`/`draw_geometry`, `draw_grid` and `draw_privacy` draw the rarely changed controls, the map controls
+`draw_noise` (with the screen geometry), `draw_grid` and `draw_privacy` draw the rarely changed controls, the map controls
 and the level, ε and δ (every widget keyed hm_…; the page runs them in three nested fragments); `read_settings`
 reads the values back from the session. Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family, GaussianMethod
@@ -18,7 +18,7 @@ from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy
 from eyedp_core.heatmaps.maps import sigma_px_from_degrees
 from ui import state
 from ui.heatmaps import figs
-from ui.widgets import badge, fmt_num, log_slider
+from ui.widgets import badge, fmt_num, log_slider, log_values
 
 CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
 MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
@@ -56,13 +56,46 @@ def _clear_preset() -> None:
     st.session_state["hm_preset"] = None
 
 
+@dataclass(frozen=True)
+class LogSpec:
+    """A log select-slider's range, default, density and exact extra values (drawn and snapped alike)."""
+
+    lo: float
+    hi: float
+    default: float
+    per_decade: int
+    extra: tuple[float, ...] = ()
+
+    def snap(self, key: str) -> None:
+        """Put the session's value of `key` on the slider's options (log_slider does so when drawn): the
+        guarantee, written above the slider, then states the value the slider shows."""
+        cur = st.session_state.get(key)
+        if cur is None:
+            return
+        vals = set(log_values(self.lo, self.hi, self.per_decade)) | {float(v) for v in self.extra
+                                                                       if self.lo <= v <= self.hi}
+        if cur not in vals:
+            st.session_state[key] = min(vals, key=lambda o: abs(math.log(o) - math.log(float(cur))))
+
+
+EPS_SPEC = LogSpec(0.01, 100.0, 1.0, 6, (1.0, 3.0))
+
+
+def delta_spec(n: int) -> LogSpec:
+    """Observers n -> the δ slider's range, with 1/n, the paper's n^-1.5 and the presets' 1/n² on it."""
+    return LogSpec(1e-12, 0.5, preset_delta(n), 3, (1.0 / n, n ** -1.5, preset_delta(n)))
+
+
 def apply_preset(n: int) -> dict:
-    """Number of observers -> the presets; a chosen preset sets ε and δ (δ = 1/n² follows n)."""
+    """Number of observers -> the presets; a chosen preset sets ε and δ (δ = 1/n² follows n); ε and δ are put on
+    their sliders' options (the privacy part reads them before it draws the sliders)."""
     presets = privacy_presets(n)
     st.session_state.setdefault("hm_preset", "okay")
     if st.session_state["hm_preset"] in presets:
         p = presets[st.session_state["hm_preset"]]
         st.session_state["hm_eps"], st.session_state["hm_delta"] = p.epsilon, p.delta
+    EPS_SPEC.snap("hm_eps")
+    delta_spec(n).snap("hm_delta")
     return presets
 
 
@@ -80,46 +113,54 @@ def draw_privacy(n: int) -> None:
     st.segmented_control("Privacy level (after Liu et al. §3.2)", list(presets), key="hm_preset",
                          format_func=lambda k: k.capitalize(),
                          help=" · ".join(f"{v.label}" for v in presets.values()))
-    log_slider("ε — privacy loss (log scale)", 0.01, 100.0, 1.0, "hm_eps", extra=(1.0, 3.0),
-               on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
-    mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn below
-    log_slider("δ — failure probability (log scale)", 1e-12, 0.5, preset_delta(n), "hm_delta",
-               extra=(1.0 / n, n ** -1.5, preset_delta(n)), per_decade=3,
-               on_change=_clear_preset, disabled=Family(mech_now) is Family.LAPLACE,
+    e, d = EPS_SPEC, delta_spec(n)
+    log_slider("ε — privacy loss (log scale)", e.lo, e.hi, e.default, "hm_eps", extra=e.extra,
+               per_decade=e.per_decade, on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+    mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn by the `rare` part
+    log_slider("δ — failure probability (log scale)", d.lo, d.hi, d.default, "hm_delta", extra=d.extra,
+               per_decade=d.per_decade, on_change=_clear_preset, disabled=Family(mech_now) is Family.LAPLACE,
                help=f"δ must be much smaller than 1/n = {fmt_num(1 / n)}: the presets use "
                     f"1/n² = {fmt_num(preset_delta(n))}; the paper's n^-1.5 = "
                     f"{fmt_num(n ** -1.5)} is on the slider for comparison. Not used by "
                     "Laplace noise (pure ε-DP).")
 
 
-def draw_noise(noise_col: DeltaGenerator) -> None:
-    """The noise column: family, Gaussian calibration and preview seed (drawn outside the privacy part: an ε move
-    does not re-send them; a change of family re-runs the privacy part and so the δ slider, greyed out for
-    Laplace)."""
-    with noise_col:
-        mech = st.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
-        if Family(mech) is Family.GAUSSIAN:
-            st.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
-        st.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
-                        help="Previews use seeded numpy noise: the same seed gives the same noise "
-                             "pattern at every ε. Exports use fresh OpenDP noise.")
+def draw_noise(upload: bool) -> None:
+    """Whether the stimulus is an upload -> the noise controls: family, Gaussian calibration and preview seed, and
+    the screen geometry (open for an upload); drawn by the `rare` part: an ε move does not re-send them (a change
+    of family re-runs the privacy part and so the δ slider, greyed out for Laplace)."""
+    a, b, c = st.columns([1, 1.3, 1], gap="medium")
+    mech = a.radio("Noise", list(MECHS), format_func=MECHS.get, horizontal=True, key="hm_mech")
+    if Family(mech) is Family.GAUSSIAN:
+        b.radio("Gaussian calibration", list(METHODS), format_func=METHODS.get, key="hm_method")
+    c.number_input("Preview noise seed", 0, 1_000_000, 0, key="hm_seed",
+                   help="Previews use seeded numpy noise: the same seed gives the same noise "
+                        "pattern at every ε. Exports use fresh OpenDP noise.")
+    with st.expander("Screen geometry (converts the kernel width from degrees to pixels)", expanded=upload):
+        g0 = bundled.SAMPLE_SCREEN
+        g = st.columns(3)
+        g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx")
+        g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm")
+        g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm), key="hm_dist")
+        st.caption("The kernel width in pixels (shown under the heatmaps) assumes the stimulus was shown at "
+                   "its own pixel size on this screen.")
 
 
 def draw_grid(weight: str) -> None:
-    """The weighting -> the map controls: cell size, kernel width and caps (values: read_settings)."""
+    """The weighting -> the map sliders: cell size, kernel width and cap m (values: read_settings)."""
     m_key = M_KEYS[weight]
-    st.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
-                     help="Gaze maps are counted on square cells; coarser cells mean fewer "
-                          "cells r and less noise per cell.")
-    st.slider("Kernel width σ (degrees of visual angle)", 0.0, 4.0, 1.5, 0.1, key="hm_deg",
-              help="Gaussian smoothing after the noise (post-processing). 0 = no smoothing. Its width "
-                   "in pixels is given under the heatmaps.")
+    row = st.container(horizontal=True, gap="medium")  # one block: the three sliders side by side
+    row.select_slider("Cell size (px)", CELLS, value=32, key="hm_cell",
+                      help="Gaze maps are counted on square cells; coarser cells mean fewer "
+                           "cells r and less noise per cell.")
+    row.slider("Kernel width σ (degrees of visual angle)", 0.0, 4.0, 1.5, 0.1, key="hm_deg",
+               help="Gaussian smoothing after the noise (post-processing). 0 = no smoothing. Its width "
+                    "in pixels is given under the heatmaps.")
     st.session_state.setdefault(m_key, DEFAULT_M[weight])  # no value=: buttons may set m
     if weight == "count":
-        st.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key)
+        row.slider("Cap m (fixations per observer per cell)", 1, 20, key=m_key)
     else:
-        st.select_slider("Cap m (seconds per observer per cell)", DURATION_CAPS, key=m_key)
-    _total_cap(weight)
+        row.select_slider("Cap m (seconds per observer per cell)", DURATION_CAPS, key=m_key)
 
 
 def start_from_upload_geometry(fixations: Any) -> None:
@@ -130,18 +171,6 @@ def start_from_upload_geometry(fixations: Any) -> None:
         return
     st.session_state.update(hm_wpx=int(given.width_px), hm_wcm=float(given.width_cm),
                             hm_dist=float(given.distance_cm), hm_geometry_of=fixations.token)
-
-
-def draw_geometry(geometry: DeltaGenerator) -> None:
-    """The container of the screen-geometry expander -> screen width in px and cm and the viewing distance."""
-    with geometry:
-        g0 = bundled.SAMPLE_SCREEN
-        g = st.columns(3)
-        g[0].number_input("screen width (px)", 100, 20000, g0.width_px, key="hm_wpx")
-        g[1].number_input("screen width (cm)", 5.0, 1000.0, float(g0.width_cm), key="hm_wcm")
-        g[2].number_input("viewing distance (cm)", 10.0, 1000.0, float(g0.distance_cm), key="hm_dist")
-        st.caption("The kernel width in pixels (shown under the heatmaps) assumes the stimulus was shown at "
-                   "its own pixel size on this screen.")
 
 
 def read_settings(n: int, weight: str) -> Settings:
@@ -175,8 +204,9 @@ def level_markdown(s: Settings, n: int) -> str:
     return line
 
 
-def _total_cap(weight: str) -> float | None:
-    """The 'total cap C' toggle and its input: a whole number of fixations, or seconds."""
+def draw_total_cap(weight: str) -> float | None:
+    """The 'total cap C' toggle and its input: a whole number of fixations, or seconds (drawn by the `rare` part
+    right under the map controls: a slider move does not re-send them; changing them re-runs all parts)."""
     use_c = st.toggle("Cap each observer's total at C", value=True, key="hm_use_c",
                       help="docs/PRIVACY_MODEL.md §6.1: with totals ≤ C the L2 sensitivity is at most √(2mC)/n.")
     if not use_c:
@@ -184,6 +214,6 @@ def _total_cap(weight: str) -> float | None:
     help_c = "A public number fixed in advance (e.g. trial length × fixation rate), not read off the data."
     if weight == "count":  # a count of fixations: a whole number, shown without decimals
         return float(st.number_input("Total cap C (fixations per observer)", min_value=1, max_value=1_000_000,
-                                     value=DEFAULT_C["count"], step=1, key="hm_c_count", help=help_c))
+                                     value=DEFAULT_C["count"], step=1, key="hm_c_count", help=help_c, width=260))
     return float(st.number_input("Total cap C (seconds per observer)", min_value=0.01, max_value=1e6,
-                                 value=DEFAULT_C["duration"], key="hm_c_duration", help=help_c))
+                                 value=DEFAULT_C["duration"], key="hm_c_duration", help=help_c, width=260))

@@ -21,6 +21,8 @@ from eyedp_core.metrics import pearson_cc
 from ui import picture, theme
 from ui.fragment import fragment
 from ui.heatmaps import figs, images, view
+from ui.numbers import Number, numbers_html
+from ui.text import html_text
 from ui.widgets import fmt_num, log_slider
 
 Q_CHOICES = (0.01, 0.02, 0.05, 0.1, 0.2)
@@ -72,7 +74,8 @@ def _basis_maps(ctx: view.Context, basis: Basis, pilot: str | None) -> tuple[tup
     return ctx.maps_key, ctx.gaze_maps
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
+# A shared object (st.cache_resource: no unpickled copy of every draw per move); nothing mutates the answers.
+@st.cache_resource(show_spinner=False, max_entries=24)
 def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q: float, R: int, seed: int,
             sigma_px: float, basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
     """Basis maps (by key), the study's n, the setting, measure, target, q, draws, seed, kernel and basis ->
@@ -93,6 +96,12 @@ def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q
 
 FIG_W, FIG_H = 900, 300
 FIG_LEFT, FIG_RIGHT, FIG_TOP, FIG_BOTTOM = 56, 18, 14, 50
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _cached_finder_png(cache_key: tuple, current_eps: float, _answer: targets.TargetAnswer) -> bytes:
+    """finder_png, cached on the answers' key (everything they depend on) and the current ε."""
+    return finder_png(_answer, current_eps)
 
 
 def finder_png(answer: targets.TargetAnswer, current_eps: float) -> bytes:
@@ -151,11 +160,14 @@ def finder_png(answer: targets.TargetAnswer, current_eps: float) -> bytes:
 
 
 def target_panel(ctx: view.Context) -> None:
-    """Smallest ε and observers needed for a target on CC or hot spots kept, with their spread."""
+    """Smallest ε and observers needed for a target on CC or hot spots kept, with their spread (the lead is drawn
+    outside the finder's fragment: a move of its controls does not re-send it)."""
+    st.markdown("**Hot spots kept** is the share of the clean heatmap's top q cells (its hot spots) that are "
+                "also among the noisy heatmap's top cells. Set a target on it or on CC and read the smallest ε "
+                "that reaches it, and how many observers would reach it at the current ε.")
     _target_part(ctx)
 
 
-@fragment(name="targets")
 def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...], words: str, target: float,
                   basis: str, n_basis: int) -> list[str]:
     """The finder's answers (smallest ε, observers by the planning model[, by subsamples]) as markdown bullets."""
@@ -192,48 +204,50 @@ def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...],
     return lines
 
 
+@fragment(name="targets")
 def _target_part(ctx: view.Context) -> None:
     """The finder's controls and answers (its own fragment: its controls re-run only this panel)."""
-    st.markdown("**Hot spots kept** is the share of the clean heatmap's top q cells (its hot spots) that are "
-                "also among the noisy heatmap's top cells. Set a target on it or on CC and read the smallest ε "
-                "that reaches it, and how many observers would reach it at the current ε.")
-    c = st.columns([1, 1, 1, 1.4])
-    measure = c[0].radio("Target on", list(MEASURES), format_func=MEASURES.get, key="hm_tg_measure")
-    target = c[1].slider("Target", 0.3, 0.99, 0.8, 0.01, key="hm_tg_target",
-                         help="The mean over the draws must reach this value.")
-    q = c[2].select_slider("Hot spots = top share q", Q_CHOICES, value=targets.DEFAULT_Q, key="hm_q",
-                           format_func=lambda v: f"{_pct(v)}", help="A public parameter, not read off the data.")
-    basis = c[3].radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
-    b2 = st.columns([1.4, 1, 2])
-    pilot = b2[0].selectbox("Pilot stimulus (bundled sample)", bundled.stimulus_names(), key="hm_tg_pilot",
-                            disabled=basis != Basis.PILOT.value,
-                            help="The bundled sample is synthetic and public: answers on it cost these observers "
-                                 "nothing. It is built at the page's cell size, weighting and caps.")
-    R = b2[1].slider("Draws R", 20, 300, 100, 10, key="hm_tg_R")
+    row = st.container(horizontal=True, gap="medium")  # blocks, not columns: re-sent on every move of the finder
+    measure = row.radio("Target on", list(MEASURES), format_func=MEASURES.get, key="hm_tg_measure")
+    target = row.slider("Target", 0.3, 0.99, 0.8, 0.01, key="hm_tg_target",
+                        help="The mean over the draws must reach this value.")
+    q = row.select_slider("Hot spots = top share q", Q_CHOICES, value=targets.DEFAULT_Q, key="hm_q",
+                          format_func=lambda v: f"{_pct(v)}", help="A public parameter, not read off the data.")
+    basis = row.radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
+    row2 = st.container(horizontal=True, gap="medium")
+    pilot = row2.selectbox("Pilot stimulus (bundled sample)", bundled.stimulus_names(), key="hm_tg_pilot",
+                           disabled=basis != Basis.PILOT.value,
+                           help="The bundled sample is synthetic and public: answers on it cost these observers "
+                                "nothing. It is built at the page's cell size, weighting and caps.")
+    R = row2.slider("Draws R", 20, 300, 100, 10, key="hm_tg_R")
     key, gm = _basis_maps(ctx, Basis(basis), pilot)
     setting = _setting(ctx)
     est = targets.estimate_seconds(gm.n_cells, len(targets.EPS_GRID) + len(targets.N_GRID), R, Measure(measure))
-    note = st.empty()
-    if est > SLOW_SECONDS:
+    note = st.empty() if est > SLOW_SECONDS else None  # the time estimate only where it is slow
+    if note is not None:
         note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
                   "cached.", icon=":material/schedule:")
-    eps_ans, obs_ans, *sub = answers(key, ctx.n_observers, setting, measure, float(target), float(q), int(R),
-                                     ctx.preview_seed, ctx.sigma_px, basis, gm)
-    note.empty()
+    answers_key = (key, ctx.n_observers, setting, measure, float(target), float(q), int(R), ctx.preview_seed,
+                   ctx.sigma_px, basis)
+    eps_ans, obs_ans, *sub = answers(*answers_key, gm)
+    if note is not None:
+        note.empty()
     words = Measure(measure).words
-    m1, m2 = st.columns(2)
-    m1.metric(f"Smallest ε per observer for {words} ≥ {target:g}",
-              "not reached by ε = 1000" if eps_ans.value is None else
-              ("≤ " if eps_ans.value <= targets.EPS_GRID[0] else "") + fmt_num(eps_ans.value),
-              help="Where the mean over the draws reaches the target; the band is where 10 % and 90 % of the "
-                   "draws reach it.")
-    m2.metric(f"Observers needed at ε = {fmt_num(ctx.epsilon)}",
-              "more than 10⁶" if obs_ans.value is None else
-              ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
-              help="Planning model: N different observers with maps like the basis map (noise only).")
+    shown = [
+        Number(f"Smallest ε per observer for {words} ≥ {target:g}",
+               "not reached by ε = 1000" if eps_ans.value is None else
+               ("≤ " if eps_ans.value <= targets.EPS_GRID[0] else "") + fmt_num(eps_ans.value),
+               "Where the mean over the draws reaches the target; the band is where 10 % and 90 % of the draws "
+               "reach it."),
+        Number(f"Observers needed at ε = {fmt_num(ctx.epsilon)}",
+               "more than 10⁶" if obs_ans.value is None else
+               ("≤ " if obs_ans.value <= targets.N_GRID[0] else "") + f"{int(obs_ans.value):,}",
+               "Planning model: N different observers with maps like the basis map (noise only)."),
+    ]
     lines = _answer_lines(ctx, (eps_ans, obs_ans, *sub), words, float(target), basis, gm.n_observers)
-    st.markdown("\n".join(lines))
-    st.image(finder_png(eps_ans, ctx.epsilon), width="stretch")
+    # The two answers as one numbers row and their explanations in one element (re-sent on every move here).
+    st.markdown(numbers_html(shown) + "\n\n" + "\n".join(lines), unsafe_allow_html=True)
+    st.image(_cached_finder_png(answers_key, ctx.epsilon, eps_ans), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
                f"rescaled to every ε: common random numbers); {figs.MECH_LABEL[ctx.mechanism]} noise, δ = "
                f"{fmt_num(ctx.delta_used)}, cap m = {ctx.cap_m:g}"
@@ -301,30 +315,30 @@ def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon:
 
 
 def compare_panel(ctx: view.Context) -> None:
-    """Two settings side by side: A = the page's, B = chosen here."""
+    """Two settings side by side: A = the page's, B = chosen here (the lead is drawn outside B's fragment: a move of
+    B does not re-send it)."""
+    st.markdown("**A** is the setting chosen above; choose **B** here. Both use the same preview seed, grid and "
+                "kernel, and are compared with the clean heatmap shown above.")
     _compare_part(ctx)
 
 
 @fragment(name="compare")
 def _compare_part(ctx: view.Context) -> None:
     """B's controls, both maps as pictures, their numbers and guarantees, and the difference in one sentence."""
-    st.markdown("**A** is the setting chosen above; choose **B** here. Both use the same preview seed, grid and "
-                "kernel, and are compared with the clean heatmap shown above.")
-    c = st.columns([1.4, 1, 1])
-    with c[0]:
+    row = st.container(horizontal=True, gap="medium")  # one block, not three columns: re-sent on every move of B
+    with row:
         eps_b = log_slider("ε of B (per observer)", 0.01, 100.0, 10.0, "hm_ab_eps")
     cands = cap.PUBLIC_CAPS[ctx.weight]
-    m_b = c[1].select_slider(f"Cap m of B ({ctx.short_unit})", cands, value=float(cands[0]), key="hm_ab_m")
-    mech_b = Family(c[2].radio("Noise of B", [f.value for f in figs.MECH_LABEL], format_func=lambda v: figs.MECH_LABEL[v],
-                               key="hm_ab_mech", horizontal=True))
+    m_b = row.select_slider(f"Cap m of B ({ctx.short_unit})", cands, value=float(cands[0]), key="hm_ab_m")
+    mech_b = Family(row.radio("Noise of B", [f.value for f in figs.MECH_LABEL], format_func=lambda v: figs.MECH_LABEL[v],
+                              key="hm_ab_mech", horizontal=True))
     side_b = ab_side(ctx, "B", float(eps_b), float(m_b), mech_b)
     side_a = ab_side(ctx, "A", ctx.epsilon, ctx.cap_m, ctx.mechanism)
-    cols = st.columns(2, gap="small")
-    for col, name, side in ((cols[0], "A", side_a), (cols[1], "B", side_b)):
-        with col:
-            st.markdown(f"**{name}** — {figs.MECH_LABEL[side['mechanism']]}, ε = {fmt_num(side['epsilon'])}, "
-                        f"m = {side['m']:g} {ctx.short_unit}")
-            st.image(side["jpeg"], width="stretch")
+    # Columns, not a horizontal block: their widths are fixed halves whatever picture arrives first.
+    for col, name, side in zip(st.columns(2, gap="small"), ("A", "B"), (side_a, side_b)):
+        col.image(side["jpeg"], width="stretch",
+                  caption=f"**{name}** — {figs.MECH_LABEL[side['mechanism']]}, ε = {fmt_num(side['epsilon'])}, "
+                          f"m = {side['m']:g} {ctx.short_unit}")
     a, b = side_a["utility"], side_b["utility"]
     rows = ["| | A | B |", "|---|---|---|",
             f"| guarantee per observer | {side_a['guarantee']} | {side_b['guarantee']} |",
@@ -336,11 +350,12 @@ def _compare_part(ctx: view.Context) -> None:
             f"| hot spots kept, this preview | {_pct(side_a['kept'])} | {_pct(side_b['kept'])} |",
             f"| expected hot spots kept (10–90 %) | {_pct(a.kept)} ({side_a['kept_band']}) | "
             f"{_pct(b.kept)} ({side_b['kept_band']}) |"]
-    st.markdown("\n".join(rows))
-    st.markdown(targets.difference_sentence(a, b))
-    st.caption("ε per observer of this map (A's includes a private choice of m made on these data). Expected "
-               f"values over {AB_DRAWS} seeded draws; hot spots = top {_pct(q_value())} of cells. Previews "
-               "only: nothing here is released or charged.")
+    note = ("ε per observer of this map (A's includes a private choice of m made on these data). Expected "
+            f"values over {AB_DRAWS} seeded draws; hot spots = top {_pct(q_value())} of cells. Previews "
+            "only: nothing here is released or charged.")
+    # The table, the difference and the note in one element (re-sent on every move of B).
+    st.markdown("\n".join(rows) + "\n\n" + targets.difference_sentence(a, b)
+                + f'\n\n<div class="eyedp-note">{html_text(note)}</div>', unsafe_allow_html=True)
 
 
 AB_DRAWS = 100
