@@ -178,7 +178,8 @@ def _markov_chain(c: Ctx) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """The widgets choosing the Markov chain of the temporal-leakage estimate -> (P^B, P^F, where it came from)."""
     pb = pf = None
     source_note = ""
-    a, b, d = st.columns([1.4, 1, 1])
+    # One horizontal box, not three columns: fewer blocks re-sent on every move of its sliders.
+    a = b = d = st.container(horizontal=True, gap="medium")
     src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
                   key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
                                                     "sticky": "assumed sticky chain"}.get)
@@ -330,7 +331,9 @@ def forms_panel(c: Ctx) -> None:
 
     d = c.series
     eps = float(c.plan.participant_total)
-    cols = st.columns([1, 1, 2], gap="medium")
+    # One horizontal box, not three columns: fewer blocks re-sent on every move of its slider.
+    row = st.container(horizontal=True, gap="medium")
+    cols = (row, row, row)
     target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, 0.0, 1.0, key="ts_form_target",
                                         help="0 dB: the noise is as large as the spread between people of the "
                                              "released values; +10 dB: ten times smaller in variance."))
