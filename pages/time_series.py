@@ -1,7 +1,7 @@
 """Time series: LPA, FPA, CFPA, DCFPA (Bozkir et al.) and Steil et al.'s mechanism on eye-movement feature signals."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -16,6 +16,7 @@ from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 from eyedp_core.timeseries.preview import PreviewSetting
 from ui import runlog, settings, state
 from ui.fragment import fragment
+from ui.numbers import numbers_html
 from ui.shell import ensure_shell
 from ui.text import html_text, md_text
 from ui.timeseries import context, data, figs, headline, panels, view
@@ -161,17 +162,10 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                                     default=Mech.CFPA, required=True, key="ts_mech")
         chunked = mech.info.chunked
         c1, c2, c3 = st.columns([1.15, 1.2, 1], gap="medium")
+        # The free size is a slider of the budget part: moving it re-runs that part alone.
         choice = c1.segmented_control("Chunk size (windows)", CHUNKS, default="32", required=True, key="ts_chunk",
-                                      disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows.")
-        chunk = None
-        if chunked:
-            if choice == "free":  # a free chunk size restored for a longer series
-                settings.clamp("ts_chunk_free", 4, max(8, min(length, 512)))
-            chunk = int(choice) if choice != "free" else int(c1.slider(
-                "Free chunk size (windows)", 4, max(8, min(length, 512)), min(48, max(8, min(length, 512))),
-                key="ts_chunk_free"))
-            if chunk >= length:
-                c1.caption("Chunk ≥ T: a single chunk, the same as FPA on the whole series.")
+                                      disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows; 'free': "
+                                                                 "a slider next to ε.")
         k_src = c2.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
                                      default=KSource.RULE, required=True, key="ts_k_src", disabled=mech is Mech.LPA,
                                      help="Rule: a public, data-free rule (timeseries.k.public_k). Analytic: the "
@@ -187,24 +181,26 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                                  format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
             seed = int(st.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
             zoom = st.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
-    sens = None
-    if sens_mode == "empirical":
-        try:
-            sens = view.empirical(ds_token, names, length, mech, chunk, series.x)
-        except ValueError as err:
-            st.warning(f"{md_text(err)}; using the public bounds instead.")
-            sens_mode = "public"
+    # The accounting changes the meaning of the ε slider, not its value: drawn here, it is not re-sent on a move.
+    mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
+                    key="ts_mode",
+                    help="Total ε per person (the default): the slider is the whole participant's budget, split over "
+                         "features × chunks × recordings. As in the paper: the slider is ε per chunk (CFPA/DCFPA) or "
+                         "per feature series (LPA/FPA), as Bozkir et al. state it.")
     # The budget part first (in `body`); then, under it, the controls that do not depend on ε, k or R, drawn
-    # here so that a move of those sliders does not re-send them: the More-views selector and the share switch.
-    # The budget part fills the chosen view and the open share box into the containers laid out for them.
-    body, chooser, below = st.container(), st.container(), Below(panel=st.container(), share_switch=st.container(),
-                                                                 share=st.container())
+    # here so that a move of those sliders does not re-send them: the ledger button and the preview's switches,
+    # the More-views selector and the share switch. The budget part fills the formula, the chosen view and the
+    # open share box into the containers laid out for them.
+    body, actions, formula, chooser = st.container(), st.container(), st.container(), st.container()
+    below = Below(formula=formula, panel=st.container(), share_switch=st.container(), share=st.container())
     with body:
-        budget_view(context.BudgetViewSpec(
+        ctx = budget_view(context.BudgetViewSpec(
             token=ds_token, info=info, series=series, public_t=public_t, names=names, kinds=kinds, feature=feature,
-            task=task, participant=participant, mech=mech, chunk=chunk, k_source=KSource(k_src),
-            sensitivity_mode=sens_mode, sensitivities=sens, nmse_kind=nmse_kind, seed=seed, zoom=zoom,
+            task=task, participant=participant, mech=mech, chunk_choice=choice if chunked else None,
+            k_source=KSource(k_src), mode=mode, sensitivity_mode=sens_mode, nmse_kind=nmse_kind, seed=seed, zoom=zoom,
             data_key=view.data_key(ds_token, names, series.lo, series.hi, length)), below)
+    with actions:
+        record_row(ctx)
     with chooser:
         st.segmented_control("More views (each computes when opened, then stays cached)", list(panels.PANELS),
                              format_func=panels.PANELS.get, default=None, key=PANEL_KEY,
@@ -216,21 +212,34 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
         ui.share.share_toggle()
 
 
-def budget_controls(v: context.BudgetViewSpec) -> tuple[view.Setting, EpsilonPlan, int]:
-    """The accounting, ε, k and R widgets -> the setting they make, its ε plan and the FFT length n."""
-    lo, hi, length = v.series.lo, v.series.hi, v.series.length
-    f_idx, mech, chunk = v.feature_index, v.mech, v.chunk
-    chunked = mech.info.chunked
-    # One horizontal box (the accounting and ε stacked in its first cell), not a box of three columns: fewer
-    # blocks re-sent on every move of these sliders.
+def structure(v: context.BudgetViewSpec, box: DeltaGenerator) -> context.BudgetViewSpec:
+    """The spec with its chunk size (the free size's slider drawn in `box`) and its sensitivities resolved."""
+    length, chunk, sens_mode, sens = v.series.length, None, v.sensitivity_mode, None
+    if v.chunk_choice == "free":
+        top = max(8, min(length, 512))
+        settings.clamp("ts_chunk_free", 4, top)  # a free chunk size restored for a longer series
+        chunk = int(box.slider("Free chunk size (windows)", 4, top, min(48, top), key="ts_chunk_free"))
+    elif v.chunk_choice is not None:
+        chunk = int(v.chunk_choice)
+    if sens_mode == "empirical":
+        try:
+            sens = view.empirical(v.token, v.names, length, v.mech, chunk, v.series.x)
+        except ValueError as err:
+            st.warning(f"{md_text(err)}; using the public bounds instead.")
+            sens_mode = "public"
+    return replace(v, chunk=chunk, sensitivity_mode=sens_mode, sensitivities=sens)
+
+
+def budget_controls(v: context.BudgetViewSpec) -> tuple[context.BudgetViewSpec, view.Setting, EpsilonPlan, int]:
+    """The free chunk size, ε, k and R sliders -> the resolved spec, the setting they make, its ε plan and the FFT
+    length n."""
+    # One horizontal box for the sliders, no inner columns: every block is re-sent on each move.
     box = st.container(border=True, horizontal=True, gap="medium")
-    ca, c3, c4 = box.container(), box, box
-    with ca:
-        mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
-                        key="ts_mode",
-                        help="Total ε per person (the default): the slider is the whole participant's budget, "
-                             "split over features × chunks × recordings. As in the paper: the slider is ε per "
-                             "chunk (CFPA/DCFPA) or per feature series (LPA/FPA), as Bozkir et al. state it.")
+    v = structure(v, box)
+    lo, hi, length = v.series.lo, v.series.hi, v.series.length
+    f_idx, mech, chunk, mode = v.feature_index, v.mech, v.chunk, v.mode
+    chunked = mech.info.chunked
+    with box:
         eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
         eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
                          help="Log scale. Smaller ε = stronger privacy = more noise.")
@@ -243,46 +252,60 @@ def budget_controls(v: context.BudgetViewSpec) -> tuple[view.Setting, EpsilonPla
     k_choice = view.k_choice(query, n, v.k_source, int(st.session_state.get("ts_k", 1)),
                              int(st.session_state.get("ts_runs", 10)), v.seed, v.series.x[:, f_idx, :], sens_f)
     st.session_state["ts_k"] = k_choice.k
-    k = c3.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
-                  1, max(k_choice.k_max, 2), key="ts_k",
-                  disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
-                  help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
-                       "'Manual'.")
-    runs = c4.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
-                     help="Monte Carlo draws per ε: more draws narrow the bands and lengthen the wait.")
+    k = box.slider("k — Fourier coefficients kept per chunk" if chunked else "k — Fourier coefficients kept",
+                   1, max(k_choice.k_max, 2), key="ts_k",
+                   disabled=mech is Mech.LPA or k_choice.source is not KSource.MANUAL,
+                   help=f"1 … ⌊n/2⌋+1 = {k_choice.k_max} for n = {n}. Set by the choice of k unless it is "
+                        "'Manual'.")
+    runs = box.slider("Draws R (utility sweep, paper's search)", 5, 100, 10, 5, key="ts_runs",
+                      help="Monte Carlo draws per ε: more draws narrow the bands and lengthen the wait.")
     setting = view.Setting(mech=mech, chunk=chunk, mode=mode, epsilon=eps, k=int(k), k_source=k_choice.source,
                            sensitivity_mode=v.sensitivity_mode, nmse_kind=v.nmse_kind, runs=int(runs), seed=v.seed,
                            tuned=k_choice.tuned_on_private_data)
-    return setting, plan, n
+    if chunk is not None and chunk >= length:
+        st.caption("Chunk ≥ T: a single chunk, the same as FPA on the whole series.")
+    return v, setting, plan, n
 
 
-def record_box(ctx: context.Ctx) -> None:
-    """The verdict and accounting sentence, and the button that records the setting in the ledger."""
-    headline.headline(ctx)
+def verdict_box(ctx: context.Ctx) -> None:
+    """The verdict in words and the accounting sentence (and, for a setting already recorded, what recording it
+    again charges), then the numbers and the preview's heading: two elements, re-sent on every move."""
     kind, sentence = headline.verdict(ctx)
-    # One box for the verdict and the accounting sentence: every element costs the browser time on each move.
-    (st.warning if kind == "useless" else st.info)(sentence + "\n\n" + context.accounting_line(ctx),
-                                                   icon=":material/warning:" if kind == "useless"
+    sentence += "\n\n" + context.accounting_line(ctx) + context.already_note(ctx)
+    (st.warning if kind == "useless" else st.info)(sentence, icon=":material/warning:" if kind == "useless"
                                                    else ":material/info:")
-    if st.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:",
-                 help="Previews use seeded noise and are not releases (the release-mode export is under *Share and "
-                      "reproduce* at the end of the page): record the setting you would publish. Every recording is "
-                      "a release of its own and adds to the ledger; the Report page composes all of them per "
-                      "person."):
+    st.markdown(f"{numbers_html(headline.numbers(ctx))}\n\n### Preview: one participant's clean and noisy series\n\n"
+                f"{WATERMARK_HTML}", unsafe_allow_html=True)
+
+
+def record_row(ctx: context.Ctx | None) -> None:
+    """Under the preview, outside the budget part (a move of ε, k or R does not re-send them): the button that
+    records the setting in the ledger, the preview's two switches, the note on charging twice."""
+    row = st.container(horizontal=True, gap="medium", vertical_alignment="center")
+    clicked = row.button("Record in the privacy ledger", key="ts_record", icon=":material/receipt_long:",
+                         help="Previews use seeded noise and are not releases (the release-mode export is under "
+                              "*Share and reproduce* at the end of the page): record the setting you would publish. "
+                              "Every recording is a release of its own and adds to the ledger; the Report page "
+                              "composes all of them per person.")
+    # Read by the budget part (drawn above) from the session: switching re-runs this part and the budget part.
+    row.toggle("Interactive chart (hover, zoom; slower)", key="ts_interactive")
+    row.toggle("Show how the noise scale is computed", key="ts_formula")
+    st.caption(context.RECORD_NOTE)
+    if clicked and ctx is not None:
         context.record(context.main_releases(ctx))
         label = ctx.setting.mech.label(ctx.setting.chunk)
         st.session_state["ts_recorded_msg"] = (f"Recorded {label} with a total of ε = "
                                                f"{ctx.plan.participant_total:.4g} per person.")
         st.rerun()
-    st.caption(context.twice_note(ctx, "record"))
+    elif clicked:
+        st.warning("Nothing recorded: the mechanism cannot run with these settings.")
     if msg := st.session_state.pop("ts_recorded_msg", None):
         st.success(msg, icon=":material/check:")
 
 
 def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> None:
-    """One participant's clean and noisy series (a PNG, or Plotly on request) with its caption."""
-    # The heading and the preview notice as one element (re-sent on every move of the sliders above).
-    st.markdown(f"### Preview: one participant's clean and noisy series\n\n{WATERMARK_HTML}", unsafe_allow_html=True)
+    """One participant's clean and noisy series (a PNG, or Plotly on request) with one caption under it: the
+    title, the legend, the error and the noise scale the series was drawn with."""
     mech, chunk, row, task, feature, prev = v.mech, v.chunk, ctx.row, v.task, v.feature, ctx.preview
     if row is None:
         st.info(f"{md_text(v.participant)} has no recording for task '{md_text(task)}'. Choose another task or "
@@ -302,68 +325,66 @@ def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> N
     title_md = f"{md_text(feature)} — {md_text(v.participant)}{', ' + md_text(task) if task else ''}{settings_words}"
     paper = prev.paper[row] if prev.paper is not None else None
     y_range = (float(lo[f_idx]), float(hi[f_idx])) if v.zoom else None
-    if st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="ts_interactive"):
+    if st.session_state.get("ts_interactive", False):  # the switch sits under the preview (record_row)
         axes = figs.TimeAxes(t, t_title, html_text(data.feature_label(feature)), title)
         st.plotly_chart(headline.preview_figure(axes, clean, prev.noisy[row], paper, label, true_len, chunk, y_range),
             # The EyeDP template is already in the figure: no Streamlit theme merge, no mode bar.
             theme=None, config={"displayModeBar": False})
     else:
         # A PNG at display size: the browser swaps one image instead of redrawing a Plotly chart.
-        st.image(headline.preview_png((pkey, row), t, clean, prev.noisy[row], paper, label, true_len, chunk,
+        st.image(headline.preview_png((*pkey, row), t, clean, prev.noisy[row], paper, label, true_len, chunk,
                                       y_range, t_title, data.feature_label(feature)), width="stretch")
     paper_note = (" The thin red line reconstructs DCFPA with the two-term formula printed in the paper "
                   "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
                   "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."
                   ) if prev.paper is not None else ""
+    # The noise scale the series was drawn with, in words, with its caveats first.
+    shown, sym = prev.shown[0], "b" if mech is Mech.LPA else "λ"
+    badges = badge("as in paper, not a DP guarantee", "notdp") + " " if ctx.sensitivity_type == "data-derived" else ""
+    if ctx.setting.tuned:
+        badges += badge(context.TUNED_NOTE, "notdp")
     st.caption(f"**{title_md}**<br>{headline.legend_html(label, prev.paper is not None)}<br>"
                f"NMSE of this series: {prev.nmse_series[row]:.3g} ({md_text(v.nmse_kind)}); seed {v.seed}. One seeded run of "
                f"{label} over all {series.x.shape[0]} recordings × {len(v.names)} features took "
-               f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}", unsafe_allow_html=True)
+               f"{1000 * prev.seconds:.0f} ms (cached for this setting).{paper_note}<br>{badges} The noise for "
+               f"**{md_text(feature)}** was drawn with Laplace scale {sym} = {headline.sci(shown.calibration.scale)} "
+               f"per {'sample' if mech is Mech.LPA else 'kept coefficient'}, from its sensitivity "
+               f"{headline.sci(shown.calibration.sensitivity)} and ε = {eps_inv:.3g} per {unit}.",
+               unsafe_allow_html=True)
 
 
-def noise_words(v: context.BudgetViewSpec, ctx: context.Ctx) -> None:
-    """The noise scale of the shown feature in a sentence, its badges, and the formula behind a toggle."""
-    mech, feature, sens = v.mech, v.feature, v.sensitivities
-    unit = "chunk" if mech.info.chunked else "series"
-    shown = ctx.preview.shown[0]
-    sym = "b" if mech is Mech.LPA else "λ"
-    badges = ""
-    if ctx.sensitivity_type == "data-derived":
-        badges += badge("as in paper, not a DP guarantee", "notdp") + " "
-    if ctx.setting.tuned:
-        badges += badge(context.TUNED_NOTE, "notdp")
-    st.markdown(f"{badges} The noise for **{md_text(feature)}** was drawn with Laplace scale {sym} = "
-                f"{headline.sci(shown.calibration.scale)} per {'sample' if mech is Mech.LPA else 'kept coefficient'}, "
-                f"from its sensitivity {headline.sci(shown.calibration.sensitivity)} and ε = "
-                f"{ctx.plan.per_invocation:.3g} per {unit}.", unsafe_allow_html=True)
-    # A toggle, not an expander: a collapsed expander still renders its formulas on every move (KaTeX).
-    if st.toggle("Show how the noise scale is computed (formula with the numbers plugged in)", key="ts_formula"):
-        calibration_box(view.stacked(shown.calibration), context.calibration_title(ctx))
-        if note := context.calibration_note(ctx):
-            st.caption(note)  # built from numbers and mechanism names
-        if sens is not None:
-            sens_f = sens[v.feature_index]
-            lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
-            st.caption(f"Data-derived Δ of '{md_text(feature)}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
-                       "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the "
-                       "noise level, and the noise level is visible.")
+def formula(v: context.BudgetViewSpec, ctx: context.Ctx) -> None:
+    """How the noise scale is computed: the formula with the numbers plugged in (drawn only when switched on)."""
+    feature, sens = v.feature, v.sensitivities
+    unit = "chunk" if v.mech.info.chunked else "series"
+    calibration_box(view.stacked(ctx.preview.shown[0].calibration), context.calibration_title(ctx))
+    if note := context.calibration_note(ctx):
+        st.caption(note)  # built from numbers and mechanism names
+    if sens is not None:
+        sens_f = sens[v.feature_index]
+        lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))
+        st.caption(f"Data-derived Δ of '{md_text(feature)}' per {unit}: {lo_s if lo_s == hi_s else lo_s + ' – ' + hi_s} "
+                   "(Bozkir Eq. 7: the largest distance between two observed recordings). An outlier sets the "
+                   "noise level, and the noise level is visible.")
 
 
 @dataclass(frozen=True, eq=False)
 class Below:
-    """The containers under the budget part that it fills: the chosen view, the share switch (drawn by `view`)
-    and the open share box."""
+    """The containers under the budget part that it fills: the formula (when switched on), the chosen view, the
+    share switch (drawn by `view`) and the open share box."""
 
+    formula: DeltaGenerator
     panel: DeltaGenerator
     share_switch: DeltaGenerator
     share: DeltaGenerator
 
 
 @fragment(name="budget")
-def budget_view(v: context.BudgetViewSpec, below: Below) -> None:
-    """ε, k and R with everything they move: the per-person headline, the preview, the chosen view and the open
-    share box (in `below`). Nested in `view`, so a move of these sliders re-runs this part alone."""
-    setting, plan, n = budget_controls(v)
+def budget_view(v: context.BudgetViewSpec, below: Below) -> context.Ctx | None:
+    """ε, k and R with everything they move: the per-person verdict and numbers, the preview, the formula, the
+    chosen view and the open share box (in `below`). Nested in `view`, so a move of these sliders re-runs this
+    part alone. Returns the context the ledger button records (None when the mechanism cannot run)."""
+    v, setting, plan, n = budget_controls(v)
     f_idx, lo, hi = v.feature_index, v.series.lo, v.series.hi
     sens_type = "data-derived" if v.sensitivity_mode == "empirical" or "pre-filled" in v.kinds else "public"
     try:
@@ -373,16 +394,18 @@ def budget_view(v: context.BudgetViewSpec, below: Below) -> None:
         prev = view.preview(run, f_idx, lo, hi, v.series.x, v.sensitivities)
     except ValueError as err:
         st.error(f"The mechanism cannot run with these settings: {md_text(err)}")
-        return
+        return None
     ctx = context.Ctx(token=v.token, info=v.info, series=v.series, length=v.public_t, setting=setting, plan=plan,
                       feature_index=f_idx, task=v.task, participant=v.participant,
                       row=v.series.row(v.participant, v.task), transform_length=n, sensitivities=v.sensitivities,
                       sensitivity_type=sens_type, bounds_kind=v.kinds, preview=prev)
 
     # ---- the guarantee for a person first, then what it buys -------------------------------------------------
-    record_box(ctx)
-    preview_chart(v, ctx, (run, f_idx))
-    noise_words(v, ctx)
+    verdict_box(ctx)
+    preview_chart(v, ctx, (repr(run), f_idx))  # a short key: hashing the RunKey costs more
+    if st.session_state.get("ts_formula", False):  # the switch sits under the preview (record_row)
+        with below.formula:
+            formula(v, ctx)
 
     # ---- secondary views: nothing computes until one is opened (its selector is drawn by `view`) ---------------
     panel = st.session_state.get(PANEL_KEY)
@@ -393,6 +416,7 @@ def budget_view(v: context.BudgetViewSpec, below: Below) -> None:
     if st.session_state.get(ui.share.OPEN_KEY, False):
         with below.share:
             ui.share.share_box("time_series", ctx)  # settings JSON, release export, script
+    return ctx
 
 
 mechanism_view(ds.token, info, series, public_t, names, kinds)

@@ -87,11 +87,13 @@ def test_heatmaps_total_counts_every_private_choice_of_m() -> None:
 def test_time_series_says_before_the_click_that_record_and_export_charge_twice() -> None:
     at = open_app(timeout=300, page="pages/time_series.py")
     note = [str(c.value) for c in at.caption if "Recording and exporting are separate releases" in str(c.value)]
-    assert note and "charges it twice" in note[0] and "already in the ledger" not in note[0]
+    assert note and "charges it twice" in note[0] and "already in the ledger" not in page_text(at)
+    total = metric_value(at, "Total ε per person")
     at.button(key="ts_record").click().run()
     assert not at.exception, at.exception
-    note = [str(c.value) for c in at.caption if "Recording and exporting are separate releases" in str(c.value)]
-    assert note and "already in the ledger" in note[0]
+    # The verdict box, which follows ε, says what pressing again charges.
+    said = [str(a.value) for a in [*at.info, *at.warning] if "already in the ledger" in str(a.value)]
+    assert said and f"charges another ε = {total:.4g} per person" in said[0]
 
 
 def test_the_attacks_trade_off_finder_says_its_epsilon_was_chosen_on_the_private_data() -> None:

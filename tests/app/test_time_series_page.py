@@ -448,3 +448,28 @@ def test_interactive_preview_is_one_toggle_away():
     at.toggle(key="ts_interactive").set_value(True).run()
     assert not at.exception, at.exception
     assert len(at.get("plotly_chart")) == 1 and not at.get("image")
+
+
+def test_a_link_with_a_free_chunk_size_restores_it_beside_epsilon():
+    """The free chunk size is a slider of the budget part: a link restores it, and the accounting splits the
+    person's total over ⌈T/chunk⌉ chunks of that size."""
+    from tests.apptest import open_link
+
+    at = open_link("pages/time_series.py", {"ts_chunk": "free", "ts_chunk_free": "64"})
+    assert at.slider(key="ts_chunk_free").value == 64
+    chunks = math.ceil(DEFAULT_LENGTH / 64)
+    assert metric_value(at, "Calls per person") == 48 * chunks * 3
+    at.slider(key="ts_chunk_free").set_value(100).run()
+    assert not at.exception, at.exception
+    assert metric_value(at, "Calls per person") == 48 * math.ceil(DEFAULT_LENGTH / 100) * 3
+
+
+def test_a_link_restores_the_preview_switches_drawn_under_it():
+    """The interactive chart and the formula switch sit outside the budget part, which reads them: a link with
+    both on opens the Plotly preview and the formula."""
+    from tests.apptest import open_link
+
+    at = open_link("pages/time_series.py", {"ts_interactive": "true", "ts_formula": "true"})
+    assert at.toggle(key="ts_interactive").value and at.toggle(key="ts_formula").value
+    assert len(at.get("plotly_chart")) == 1 and not at.get("image")
+    assert r"\lambda" in " ".join(str(e.value) for e in at.latex)

@@ -106,6 +106,19 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
     harness.until(page, lambda: harness.slider_text(page, 3) != before, "the lag slider did not move")
     moved = harness.settled_runs(page, run_log)
     assert moved == ["panel"], f"lag slider: {moved}"
+    run_log.write_text("")  # the preview's switches sit under it, in the mechanism fragment
+    page.get_by_text("Show how the noise scale is computed").click()
+    page.locator('[data-testid="stMain"] .katex').first.wait_for(timeout=60_000)
+    moved = harness.settled_runs(page, run_log)
+    assert "page" not in moved and {"budget", "view"} <= set(moved), f"formula switch: {moved}"  # and the open view
+    page.locator('[data-testid="stMain"]').get_by_role("radio", name="free", exact=True).click()
+    harness.wait_idle(page, 120_000)
+    run_log.write_text("")  # the free chunk size is a slider of the budget part, drawn before ε
+    before = harness.slider_text(page, 0)
+    harness.move_slider(page, 0)
+    harness.until(page, lambda: harness.slider_text(page, 0) != before, "the free chunk slider did not move")
+    moved = harness.settled_runs(page, run_log)
+    assert sorted(moved) == ["budget", "panel"], f"free chunk slider: {moved}"  # with the open view, nested in it
     run_log.write_text("")
     page.get_by_text("Use the longest (").click()
     runs = harness.settled_runs(page, run_log)

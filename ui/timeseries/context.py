@@ -38,14 +38,18 @@ class BudgetViewSpec:
     task: str | None
     participant: str
     mech: Mech
-    chunk: int | None
+    chunk_choice: str | None  # "32" … or "free" for a chunked mechanism, None otherwise
     k_source: KSource
+    mode: str  # the accounting: "participant" (ε total per person) | "paper" (ε per chunk / series)
     sensitivity_mode: str  # "public" | "empirical"
-    sensitivities: np.ndarray | None  # data-derived sensitivities, None with public bounds
     nmse_kind: str
     seed: int
     zoom: bool  # the preview's y axis zoomed to the bounds
     data_key: str  # cache key of the released data (view.data_key)
+    # Resolved by the budget part (the free chunk size is its slider): the chunk size, and the data-derived
+    # sensitivities with the empirical mode (None with public bounds).
+    chunk: int | None = None
+    sensitivities: np.ndarray | None = None
 
     @property
     def feature_index(self) -> int:
@@ -189,6 +193,19 @@ def already_charged(c: Ctx) -> bool:
     mine = main_releases(c)
     held = state.ledger().releases
     return bool(mine) and all(r in held for r in mine)
+
+
+RECORD_NOTE = ("Recording and exporting are separate releases: each charges the setting above to every person's "
+               "budget, so doing both — the button above and the release-mode export at the end of the page — "
+               "charges it twice.")
+
+
+def already_note(c: Ctx) -> str:
+    """Context in, ' This exact setting is already in the ledger: …' when it is, else '' (markdown)."""
+    if not already_charged(c):
+        return ""
+    return (f" This exact setting is already in the ledger: recording it again charges another "
+            f"ε = {c.plan.participant_total:.4g} per person.")
 
 
 def twice_note(c: Ctx, action: str) -> str:

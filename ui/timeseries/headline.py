@@ -9,9 +9,10 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
-from ui.numbers import Number, numbers_html
+from ui.numbers import Number
 from ui.timeseries import figs, preview_image, view
 from ui.timeseries.context import Ctx, fe
+from ui.timeseries.data import Series
 
 # Words first, acronym second: what each mechanism does, for readers who do not know Bozkir et al.'s names.
 MECH_NAMES = {
@@ -49,14 +50,14 @@ def plain(v: float) -> str:
     return sci(v) if abs(v) >= 1e7 else f"{v:.4g}"
 
 
-def headline(c: Ctx) -> None:
-    """The per-person total first (the guarantee for a person), then the paper's unit and the noise scale."""
+def numbers(c: Ctx) -> list[Number]:
+    """The per-person total first (the guarantee for a person), then the paper's unit and the noise scale (shown
+    as one ui.numbers row, re-sent on every move of ε, k and R)."""
     p, shown = c.plan, c.preview.shown[0]
     unit = "chunk" if p.unit == "chunk" else "series"
     chunks_txt = f" × {p.n_chunks} chunks" if p.unit == "chunk" else ""
     sym = "b" if c.setting.mech is Mech.LPA else "λ"
-    # One element, not five metrics: the row is re-sent on every move of ε, k and R.
-    st.markdown(numbers_html([
+    return [
         Number("Total ε per person", fe(p.participant_total),
                "The guarantee for one participant: ε per call × features × chunks × recordings (sequential "
                "composition, docs/PRIVACY_MODEL.md §3)."),
@@ -71,7 +72,7 @@ def headline(c: Ctx) -> None:
         Number(f"Noise scale {sym}", plain(shown.calibration.scale),
                "The Laplace scale the preview's noise for the shown feature was drawn with; λ applies to Re and Im "
                f"of each kept Fourier coefficient (exact value {shown.calibration.scale:.6g})."),
-    ]), unsafe_allow_html=True)
+    ]
 
 
 def _form_hint(c: Ctx) -> str:
@@ -79,8 +80,16 @@ def _form_hint(c: Ctx) -> str:
     with the smallest crossing for the shown feature; the crossing does not depend on the current ε)."""
     d = c.series
     per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
-    rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), 1.0, 10, per_person, c.feature_index, 0.0, d.x,
-                          d.recs)
+    return _best_form(view.data_key(c.token, d.names, d.lo, d.hi, d.length), per_person, c.feature_index, c.keys, d)
+
+
+# Keyed on the short data key: the hint is read on every move of ε while the verdict says "useless", and hashing the
+# released names and bounds (form_rows' key) costs more than the lookup.
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _best_form(data_key: str, per_person: int, feature: int, _keys: tuple, _d: Series) -> str:
+    """Data key (view.data_key: `_keys` and the bounds of `_d`), recordings per person, shown feature -> the hint
+    sentence ('' when no form reaches 0 dB)."""
+    rows = view.form_rows(view.SeriesKey.of(_keys, _d.lo, _d.hi), 1.0, 10, per_person, feature, 0.0, _d.x, _d.recs)
     best = min(rows, key=lambda r: r.crossing_epsilon)
     if not math.isfinite(best.crossing_epsilon):
         return ""

@@ -21,7 +21,7 @@ from ui.text import md_cells, md_text
 from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
-from ui.widgets import badge, fmt_num, preview_watermark
+from ui.widgets import WATERMARK_HTML, badge, fmt_num, preview_watermark
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table", "forms": "Release forms", "ab": "Compare A/B"}
@@ -178,7 +178,8 @@ def _markov_chain(c: Ctx) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """The widgets choosing the Markov chain of the temporal-leakage estimate -> (P^B, P^F, where it came from)."""
     pb = pf = None
     source_note = ""
-    a, b, d = st.columns([1.4, 1, 1])
+    # One horizontal box, not three columns: fewer blocks re-sent on every move of its sliders.
+    a = b = d = st.container(horizontal=True, gap="medium")
     src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
                   key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
                                                     "sticky": "assumed sticky chain"}.get)
@@ -330,7 +331,9 @@ def forms_panel(c: Ctx) -> None:
 
     d = c.series
     eps = float(c.plan.participant_total)
-    cols = st.columns([1, 1, 2], gap="medium")
+    # One horizontal box, not three columns: fewer blocks re-sent on every move of its slider.
+    row = st.container(horizontal=True, gap="medium")
+    cols = (row, row, row)
     target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, 0.0, 1.0, key="ts_form_target",
                                         help="0 dB: the noise is as large as the spread between people of the "
                                              "released values; +10 dB: ten times smaller in variance."))
@@ -381,7 +384,9 @@ def ab_panel(c: Ctx) -> None:
     from ui.widgets import log_slider
 
     d, s = c.series, c.setting
-    cols = st.columns([1.4, 1.4, 1], gap="medium")
+    # One horizontal box, not three columns: fewer blocks re-sent on every move of B's sliders.
+    row = st.container(horizontal=True, gap="medium")
+    cols = (row, row, row)
     mech_b = cols[0].selectbox("B: mechanism", list(TIME_SERIES), index=list(TIME_SERIES).index(s.mech),
                                format_func=headline.mech_name, key="ts_b_mech")
     with cols[1]:
@@ -408,14 +413,12 @@ def ab_panel(c: Ctx) -> None:
     label_a, label_b = s.mech.label(s.chunk), mech_b.label(chunk_b)
     a = summarise(label_a + (f", k = {s.k}" if s.mech is not Mech.LPA else ""), c.plan, c.preview, c.row)
     b = summarise(label_b + (f", k = {k_b}" if mech_b is not Mech.LPA else ""), plan_b, prev_b, c.row)
-    st.markdown("**" + difference_sentence(a, b) + "**")
-    preview_watermark()
+    st.markdown("**" + difference_sentence(a, b) + "**\n\n" + WATERMARK_HTML, unsafe_allow_html=True)
     t, t_title = figs.time_axis(d.length, c.info.step_s)
     left, right = st.columns(2, gap="medium")
     for col, name, summ, prev, lab, chunk in ((left, "A", a, c.preview, label_a, s.chunk),
                                                (right, "B", b, prev_b, label_b, chunk_b)):
         with col:
-            st.markdown(f"**{name}: {summ.label}**")
             if c.row is not None:
                 clean = np.clip(d.x[c.row, c.feature_index], *c.bounds_f)
                 st.image(headline.preview_png(("ab", name, dkey, lab, summ.epsilon_invocation, summ.scale, c.row,
@@ -423,8 +426,9 @@ def ab_panel(c: Ctx) -> None:
                                               int(d.recs["length"].iloc[c.row]), chunk, None, t_title,
                                               feature_label(c.feature)), width="stretch")
             sym = "b" if Mech.parse(lab)[0] is Mech.LPA else "λ"
+            # The title under the picture, with the numbers: one element per side.
             st.markdown(
-                f"- ε per person: **{fmt_num(summ.epsilon_person)}** ({fmt_num(summ.epsilon_invocation)} per "
+                f"**{name}: {summ.label}**\n\n- ε per person: **{fmt_num(summ.epsilon_person)}** ({fmt_num(summ.epsilon_invocation)} per "
                 f"{summ.unit})\n- noise scale {sym} for {md_text(c.feature)}: {fmt_num(summ.scale)}\n"
                 f"- utility over all features: {summ.utility_db:+.1f} dB; NMSE of this series {summ.nmse_shown:.3g}\n"
                 f"- guarantee: {summ.guarantee}" + ("" if summ.valid else " — " + badge("not a DP guarantee", "notdp")),

@@ -21,7 +21,8 @@ def steil_panel(c: Ctx) -> None:
     if c.row is None:
         st.info("Choose a participant and task with a recording to see Steil et al.'s mechanism.")
         return
-    a, b = st.columns([1, 1.3])
+    # One horizontal box, not two columns: fewer blocks re-sent on every move of w.
+    a = b = st.container(horizontal=True, gap="medium", vertical_alignment="center")
     w = a.slider("Subsampling window w (one random sample kept per w windows)", 1, 20, 10, key="ts_steil_w",
                  help="Steil et al. use w = 10; the positions are drawn independently of the data.")
     shown = b.toggle("Also show the sampler as published (not differentially private)", value=False,
