@@ -356,7 +356,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'g.words': 'eyedp_core.gazestream.explain: constants and numbers',
         'f': "the method's formulas (TeX from eyedp_core.gazestream.explain)",
         'shown': "the method's formulas (TeX from eyedp_core.gazestream.explain)",
-        'words': "html_text of explain's words (constants and numbers)",
+        'words': "eyedp_core.gazestream.explain's words (constants, numbers and emphasis) in small type",
         'head': 'the raw trace heading: constant words and md_text of the participant',
         'stimulus_note': 'built with md_text for the stimulus name (ui.gazestream.protect._stimulus)',
         'list(sources)': "radio options: 'seed' and 'bundled'",

@@ -23,7 +23,7 @@ GAMMA_OPTIONS = [1.5, 2.0, 5.0, 10.0, 100.0, 1e3, 1e6, 1e10, 1e20, 1e50, 1e100]
 EPS0_OPTIONS = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0]
 
 
-SLIDER_WIDTH = 170  # px: two a line in the controls column at 1280 px
+SLIDER_WIDTH = 200  # px: the narrow sliders of a wrapping row
 KEEP = "_gs_kept"  # last value of every control drawn here, by key (not a widget key: it never travels)
 
 
@@ -71,10 +71,12 @@ def pd_kept(n_people: int) -> view.PDSettings:
 
 def kaleido_controls() -> view.KaleidoSettings:
     """Kaleido's sliders -> its settings."""
-    eps = log_slider("ε per window", 0.1, 100.0, EPS_DEFAULT, "gs_kal_eps", help="Budget of every window of w samples.")
-    st.session_state.setdefault(KEEP, {})["gs_kal_eps"] = eps
-    # One wrapping row of narrow sliders, two a line: one block re-sent on every move, not a block and two columns.
+    # One wrapping row of sliders: one block re-sent on every move, not a block and two columns.
     row = st.container(horizontal=True, gap="medium")
+    with row:
+        eps = log_slider("ε per window", 0.1, 100.0, EPS_DEFAULT, "gs_kal_eps",
+                         help="Budget of every window of w samples.")
+    st.session_state.setdefault(KEEP, {})["gs_kal_eps"] = eps
     w = int(row.select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", width=SLIDER_WIDTH,
                               **keep_value("gs_kal_w", 60)))
     t_skip = int(row.select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip", width=SLIDER_WIDTH,
@@ -111,11 +113,11 @@ def pd_controls(n_people: int) -> view.PDSettings:
     else:
         k = int(st.slider("k (plausible identities, incl. the owner)", 2, n_people, key="gs_pd_k",
                           **keep_value("gs_pd_k", 2, 2, n_people)))
-    c = st.columns(2)
-    gamma = float(c[0].select_slider("γ (bucket width)", GAMMA_OPTIONS, key="gs_pd_gamma", format_func=fmt_num,
-                                     **keep_value("gs_pd_gamma", 2.0)))
-    eps0 = float(c[1].select_slider("ε0 (threshold noise)", EPS0_OPTIONS, key="gs_pd_eps0",
-                                    **keep_value("gs_pd_eps0", 1.0)))
-    tries = int(st.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries",
-                          **keep_value("gs_pd_tries", 20)))
+    row = st.container(horizontal=True, gap="medium")  # one block re-sent on every move, not a block and two columns
+    gamma = float(row.select_slider("γ (bucket width)", GAMMA_OPTIONS, key="gs_pd_gamma", format_func=fmt_num,
+                                    width=SLIDER_WIDTH, **keep_value("gs_pd_gamma", 2.0)))
+    eps0 = float(row.select_slider("ε0 (threshold noise)", EPS0_OPTIONS, key="gs_pd_eps0", width=SLIDER_WIDTH,
+                                   **keep_value("gs_pd_eps0", 1.0)))
+    tries = int(row.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries", width=SLIDER_WIDTH,
+                           **keep_value("gs_pd_tries", 20)))
     return view.PDSettings(k, gamma, eps0, tries)

@@ -130,8 +130,9 @@ def guarantee_card(g: explain.Guarantee, title: str, formulas: bool | None = Non
     """A method's promise: name, verdict badge, headline, plain words (then `more` words) as one element; the
     formulas behind a popover (`formulas` None), or written under the words when the view's Formulas switch is
     on (True) or not at all (False)."""
-    # One element: every element costs the browser on each re-run, changed or not.
-    words = "".join(f'<div class="eyedp-note">{html_text(w)}</div>' for w in (g.words, more) if w)
+    # One element: every element costs the browser on each re-run, changed or not. The words in small type, as
+    # a caption (they carry markdown emphasis; a "]" would close the small-type span early).
+    words = "\n\n".join(f":small[{w.replace(']', '&#93;')}]" for w in (g.words, more) if w)
     shown = "\n\n".join(f"$$\n{f}\n$$" for f in g.formulas) if formulas else ""
     st.markdown(f"#### {title}\n\n{badge(g.badge, BADGE_KIND[g.verdict])}\n\n**{g.headline}.**\n\n{words}"
                 + (f"\n\n{shown}" if shown else ""), unsafe_allow_html=True)

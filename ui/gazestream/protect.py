@@ -123,10 +123,10 @@ def _switches(mech: Mech) -> tuple[str, bool, bool]:
                            format_func={"scanpath": "Scanpaths over the stimulus", "detail": DETAIL[mech]}.get)
     # A picture by default: the sliders redraw it on every move, and swapping an image is far cheaper for the
     # browser than a Plotly redraw (ui/gazestream/scanpath_image.py); the Plotly figure is one switch away.
-    interactive = figure == "scanpath" and row.toggle("Interactive chart (axes in px, zoom; slower to redraw)",
-                                                      key="gs_scan_interactive")
-    formulas = row.toggle("Formulas (docs/PRIVACY_MODEL.md)", key="gs_formulas",
-                          help="Write each promise's formulas, with these settings, under its words.")
+    interactive = figure == "scanpath" and row.toggle("Interactive chart", key="gs_scan_interactive",
+                                                      help="Axes in px, zoom; slower to redraw than the picture.")
+    formulas = row.toggle("Formulas", key="gs_formulas",
+                          help="Each promise's formulas with these settings, under its words (docs/PRIVACY_MODEL.md).")
     return figure, interactive, formulas
 
 
@@ -149,9 +149,8 @@ def _stimulus(stim_name: str | None, geometry: Geometry) -> tuple[str | None, st
 @fragment(name="gs_kaleido")
 def kaleido_part(scope: Scope) -> None:
     """Kaleido's promise, controls, scanpath or budget chart, and the side-by-side table (a fragment)."""
-    card, ctl = st.columns([3, 2], gap="large")
-    with ctl:
-        s_kal = controls.kaleido_controls()
+    card = st.container()  # the promise leads; it follows the controls drawn under it
+    s_kal = controls.kaleido_controls()
     plan = panels.kaleido_plan_for(s_kal)
     with card:
         panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry),
@@ -168,9 +167,8 @@ def kaleido_part(scope: Scope) -> None:
 @fragment(name="gs_synth")
 def synth_part(scope: Scope) -> None:
     """k-same-synth's promise, its k, the synthetic scanpath and the side-by-side table (a fragment)."""
-    card, ctl = st.columns([3, 2], gap="large")
-    with ctl:
-        k_syn = controls.synth_controls(len(scope.prep.participants))
+    card = st.container()  # the promise leads; it follows the control drawn under it
+    k_syn = controls.synth_controls(len(scope.prep.participants))
     with card:
         panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth", scope.formulas)
     try:
@@ -191,9 +189,8 @@ def pd_part(scope: Scope, shown: str) -> None:
     """Plausible deniability's promise (the shown form), controls, scanpath or draws chart, and the table."""
     form = "randomised" if "randomised" in shown else "published"
     other = "published" if form == "randomised" else "randomised"
-    card, ctl = st.columns([3, 2], gap="large")
-    with ctl:
-        s_pd = controls.pd_controls(len(scope.prep.participants))
+    card = st.container()  # the promise leads; it follows the controls drawn under it
+    s_pd = controls.pd_controls(len(scope.prep.participants))
     with card:
         panels.guarantee_card(_pd_words(form, s_pd), "Plausible deniability (fixations)", scope.formulas,
                               f"The {'randomised-threshold' if other == 'randomised' else 'published'} form: "
