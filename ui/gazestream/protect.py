@@ -5,8 +5,9 @@ own chart, then the side-by-side table of every method and the share box. That m
 of its own (gs_kaleido, gs_synth, gs_pd), nested in the view's fragment (gs_protect): moving one of its
 sliders re-runs only that part, and the table is rebuilt from every method's cached results. Only the shown
 method's controls are drawn; the table takes the other methods' settings from their kept values
-(ui/gazestream/controls.py). The switches that choose what is drawn (figure, interactive chart) sit in the
-view's fragment, above the method's part, so they are not re-sent on its slider moves.
+(ui/gazestream/controls.py). The switches that choose what is drawn (figure, interactive chart, formulas)
+sit in the view's fragment above the method's part, the attack and share switches under it: none of them is
+re-sent on a move of the method's sliders.
 """
 from __future__ import annotations
 

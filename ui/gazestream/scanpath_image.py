@@ -77,7 +77,7 @@ def scanpath_jpeg(original: np.ndarray, protected: np.ndarray, names: tuple[str,
 def _event_bands(width: int, h: int, panels: list[tuple[int, int]], bands: tuple,
                  px: Callable[[np.ndarray], np.ndarray], x_range: tuple[int, int]) -> np.ndarray:
     """White canvas -> RGB array with each (events, colour) band filled over every panel (numpy column fills)."""
-    a = np.asarray(Image.new("RGB", (width, h), (255, 255, 255))).copy()
+    a = np.full((h, width, 3), 255, dtype=np.uint8)
     for events, color in bands:
         for (p_top, p_h) in panels:
             if len(events):
