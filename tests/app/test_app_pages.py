@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest import open_app, page_text, shown_numbers
+from tests.apptest import metric_value, open_app, page_text, shown_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,7 +165,7 @@ def test_gaze_upload_in_milliseconds_drives_the_gaze_page():
     assert at.selectbox(key="gs_participant").options == ["S01", "S02"]
     # ms were converted to seconds: 1500 samples at 120 Hz span about 12.5 s.
     assert at.slider(key="gs_window").max == pytest.approx(1499 / 120, abs=0.05)
-    fix_rate = float([m for m in at.metric if m.label == "Fixations / s"][0].value)
+    fix_rate = metric_value(at, "Fixations / s")
     assert 1.0 < fix_rate < 6.0
 
 

@@ -39,12 +39,12 @@ def test_time_window_without_samples_says_so_and_draws_nothing():
     assert not at.exception, at.exception
     info = [i.value for i in at.info]
     assert "No samples between 12 and 20 s for this participant; widen the window." in info
-    assert not any("in the window; detected with" in c.value for c in at.caption)  # no picture, no counts
+    assert not any("in the window; detected with" in m.value for m in at.markdown)  # no picture, no counts
     assert not at.error
     at.slider(key="gs_window").set_value((8.0, 32.0)).run()  # widened: the picture is back
     assert not at.exception, at.exception
     assert not any(i.value.startswith("No samples between") for i in at.info)
-    assert any("in the window; detected with" in c.value for c in at.caption)
+    assert any("in the window; detected with" in m.value for m in at.markdown)
 
 
 def test_interactive_raw_chart_of_an_empty_window_says_so_too():

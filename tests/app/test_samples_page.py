@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest import metric_value, shown_numbers
 from ui.state import Dataset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,13 +49,25 @@ def _row(at: AppTest, method: str) -> pd.Series:
     return pd.to_numeric(table.loc[method].str.replace("%", "").str.strip().replace("–", None))
 
 
+def _window_counts(at: AppTest) -> str:
+    """The raw view's line over its figure: how many events fall in the time window."""
+    return next(m.value for m in at.main.markdown if "in the window; detected with" in m.value)
+
+
 def test_raw_view_and_its_time_window_slider():
     at = _page()
-    assert {m.label for m in at.metric} >= {"Fixations / s", "Median fixation", "Blinks / min"}
-    before = at.main.caption[-1].value
+    shown = dict(shown_numbers(at))
+    assert {"Fixations / s", "Median fixation", "Median saccade amplitude", "Blinks / min"} <= set(shown)
+    assert metric_value(at, "Fixations / s") > 0
+    before = _window_counts(at)
     at.slider(key="gs_window").set_value((30.0, 60.0)).run()
     assert not at.exception, at.exception
-    assert at.main.caption[-1].value != before and "fixations" in at.main.caption[-1].value
+    assert _window_counts(at) != before and "fixations" in _window_counts(at)
+    assert dict(shown_numbers(at)) == shown  # the headline numbers are the whole stream's: the window leaves them
+    rate = metric_value(at, "Fixations / s")
+    at.slider(key="gs_vt").set_value(60.0).run()  # the detector's threshold changes the events and the numbers
+    assert not at.exception, at.exception
+    assert metric_value(at, "Fixations / s") != rate
 
 
 def test_protect_view_leads_with_guarantees_and_reacts_to_epsilon():
@@ -199,7 +212,8 @@ def test_raw_trace_picture_shades_fixations_and_blinks_where_they_are():
 
     t = np.arange(1000) / 100.0  # 0-10 s
     x, y, pupil = np.full(t.size, 100.0), np.full(t.size, 200.0), np.full(t.size, 3.0)
-    png = scanpath_image.raw_trace_png(t, x, y, pupil, np.array([[2.0, 3.0]]), np.array([[6.0, 6.5]]))
+    png = scanpath_image.raw_trace_image(t, x, y, pupil, np.array([[2.0, 3.0]]), np.array([[6.0, 6.5]]),
+                                         image_format="PNG")  # exact colours (the page sends JPEG)
     img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
     left, pw = 92, img.shape[1] - 92 - 16
 
@@ -210,3 +224,25 @@ def test_raw_trace_picture_shades_fixations_and_blinks_where_they_are():
         assert tuple(img[row, col(2.5)]) == (226, 238, 246)  # fixation band
         assert tuple(img[row, col(6.25)]) == (246, 222, 204)  # blink band
         assert tuple(img[row, col(4.5)]) == (255, 255, 255)  # no event
+
+
+def test_other_methods_keep_their_settings_for_the_table_and_the_link():
+    """Only the shown method's controls are drawn: another method's settings, chosen before, still feed the table
+    and stay in the link while Kaleido's sliders move."""
+    from tests.apptest import link_params
+
+    at = _page()
+    at.radio(key="gs_view").set_value("protect").run()
+    at.radio(key="gs_show").set_value("PD (as published)").run()
+    assert not at.exception, at.exception
+    at.slider(key="gs_pd_k").set_value(3).run()
+    assert not at.exception, at.exception
+    at.radio(key="gs_show").set_value("Kaleido").run()
+    assert not at.exception, at.exception
+    assert not [s for s in at.slider if s.key == "gs_pd_k"]  # not drawn while Kaleido is shown
+    at.select_slider(key="gs_kal_eps").set_value(10.0).run()
+    assert not at.exception, at.exception
+    assert "≥ 2 other plausible identities per fixation" in _text(at)  # PD's row at k = 3
+    assert link_params(at).get("gs_pd_k") == "3" and link_params(at).get("gs_kal_eps") == "10.0"
+    at.radio(key="gs_show").set_value("PD (as published)").run()
+    assert at.slider(key="gs_pd_k").value == 3

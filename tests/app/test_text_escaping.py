@@ -361,6 +361,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         'title': 'method names (constants)',
         'g.words': 'eyedp_core.gazestream.explain: constants and numbers',
         'f': "the method's formulas (TeX from eyedp_core.gazestream.explain)",
+        'shown': "the method's formulas (TeX from eyedp_core.gazestream.explain)",
+        'words': "eyedp_core.gazestream.explain's words (constants, numbers and emphasis) in small type",
+        'head': 'the raw trace heading: constant words and md_text of the participant',
         'stimulus_note': 'built with md_text for the stimulus name (ui.gazestream.protect._stimulus)',
         'list(sources)': "radio options: 'seed' and 'bundled'",
         'table2': "the seed's Table 2 (constants)",
@@ -372,7 +375,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         'which': 'constant words',
     },
     "ui/gazestream/protect.py": {
-        'detail': "the method's chart name (constants)",
         'res.notes': 'k-same-synth notes: numbers',
         '_pd_words(other, s_pd).words': 'constant words and numbers',
         'method': 'method names (constants)',

@@ -1,8 +1,9 @@
 """The method controls of the Gaze-samples Protect view (Kaleido, k-same-synth, plausible deniability).
 
-The view draws one method's controls next to its results (a fragment) and the other methods' controls in a
-"settings of the other methods" popover, so every control exists in every run: its value survives a switch
-of the shown method, travels in the URL, and feeds the side-by-side table.
+The view draws only the shown method's controls, next to its results (a fragment). The other methods' settings
+feed the side-by-side table from their last values (`*_kept`: session state, which the settings store refills
+for controls not drawn, else the last value drawn, else the default), so they survive a switch of the shown
+method and travel in the URL without their eleven sliders being re-sent on every move of the shown one.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ GAMMA_OPTIONS = [1.5, 2.0, 5.0, 10.0, 100.0, 1e3, 1e6, 1e10, 1e20, 1e50, 1e100]
 EPS0_OPTIONS = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0]
 
 
+SLIDER_WIDTH = 200  # px: the narrow sliders of a wrapping row
 KEEP = "_gs_kept"  # last value of every control drawn here, by key (not a widget key: it never travels)
 
 
@@ -39,24 +41,58 @@ def keep_value(key: str, default: Any, lo: float | None = None, hi: float | None
     return {"value": v}
 
 
+def kept(key: str, default: Any, lo: float | None = None, hi: float | None = None) -> Any:
+    """The value of a control not drawn in this run (as `keep_value` would draw it)."""
+    return keep_value(key, default, lo, hi)["value"]
+
+
+EPS_DEFAULT = 5.0
+
+
+def kaleido_kept() -> view.KaleidoSettings:
+    """Kaleido's settings while its sliders are not drawn."""
+    return view.KaleidoSettings(float(kept("gs_kal_eps", EPS_DEFAULT)), int(kept("gs_kal_w", 60)),
+                                int(kept("gs_kal_skip", 12)), float(kept("gs_kal_r", 50)),
+                                float(kept("gs_kal_l", 60)), float(kept("gs_kal_h", 2.0)),
+                                float(kept("gs_kal_floor", 1 / 16)))
+
+
+def synth_kept(n_people: int) -> int:
+    """k-same-synth's k while its slider is not drawn."""
+    return 2 if n_people < 3 else int(kept("gs_syn_k", min(3, n_people), 2, n_people))
+
+
+def pd_kept(n_people: int) -> view.PDSettings:
+    """Plausible deniability's settings while its sliders are not drawn."""
+    k = 2 if n_people < 3 else int(kept("gs_pd_k", 2, 2, n_people))
+    return view.PDSettings(k, float(kept("gs_pd_gamma", 2.0)), float(kept("gs_pd_eps0", 1.0)),
+                           int(kept("gs_pd_tries", 20)))
+
+
 def kaleido_controls() -> view.KaleidoSettings:
     """Kaleido's sliders -> its settings."""
-    eps = log_slider("ε per window", 0.1, 100.0, 5.0, "gs_kal_eps", help="Budget of every window of w samples.")
-    c = st.columns(2)
-    w = int(c[0].select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", **keep_value("gs_kal_w", 60)))
-    t_skip = int(c[1].select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip",
-                                    help="Test every t_skip-th sample; the samples between repeat the last point.",
-                                    **keep_value("gs_kal_skip", 12)))
-    r = float(c[0].slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r",
-                          help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", 50)))
-    l_thresh = float(c[1].slider("l_thresh (px)", 0, 300, step=10, key="gs_kal_l",
-                                 help="Repeat the last point while the gaze stays within about this distance.",
-                                 **keep_value("gs_kal_l", 60)))
-    h = float(c[0].select_slider("h (1/h of ε for tests)", H_OPTIONS, key="gs_kal_h", **keep_value("gs_kal_h", 2.0)))
-    floor = float(c[1].select_slider("smallest publication", FLOOR_OPTIONS, key="gs_kal_floor",
-                                     format_func=lambda v: f"1/{round(1 / v)} of ε−ε/h",
-                                     help="Below this budget a window repeats the last point instead of "
-                                          "publishing with huge noise.", **keep_value("gs_kal_floor", 1 / 16)))
+    # One wrapping row of sliders: one block re-sent on every move, not a block and two columns.
+    row = st.container(horizontal=True, gap="medium")
+    with row:
+        eps = log_slider("ε per window", 0.1, 100.0, EPS_DEFAULT, "gs_kal_eps",
+                         help="Budget of every window of w samples.")
+    st.session_state.setdefault(KEEP, {})["gs_kal_eps"] = eps
+    w = int(row.select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", width=SLIDER_WIDTH,
+                              **keep_value("gs_kal_w", 60)))
+    t_skip = int(row.select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip", width=SLIDER_WIDTH,
+                                   help="Test every t_skip-th sample; the samples between repeat the last point.",
+                                   **keep_value("gs_kal_skip", 12)))
+    r = float(row.slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r", width=SLIDER_WIDTH,
+                         help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", 50)))
+    l_thresh = float(row.slider("l_thresh (px)", 0, 300, step=10, key="gs_kal_l", width=SLIDER_WIDTH,
+                                help="Repeat the last point while the gaze stays within about this distance.",
+                                **keep_value("gs_kal_l", 60)))
+    h = float(row.select_slider("h (1/h of ε for tests)", H_OPTIONS, key="gs_kal_h", width=SLIDER_WIDTH,
+                                **keep_value("gs_kal_h", 2.0)))
+    floor = float(row.select_slider("smallest publication", FLOOR_OPTIONS, key="gs_kal_floor", width=SLIDER_WIDTH,
+                                    format_func=lambda v: f"1/{round(1 / v)} of ε−ε/h",
+                                    help="Below this budget a window repeats the last point instead of "
+                                         "publishing with huge noise.", **keep_value("gs_kal_floor", 1 / 16)))
     return view.KaleidoSettings(eps, w, t_skip, r, l_thresh, h, floor)
 
 
@@ -77,11 +113,11 @@ def pd_controls(n_people: int) -> view.PDSettings:
     else:
         k = int(st.slider("k (plausible identities, incl. the owner)", 2, n_people, key="gs_pd_k",
                           **keep_value("gs_pd_k", 2, 2, n_people)))
-    c = st.columns(2)
-    gamma = float(c[0].select_slider("γ (bucket width)", GAMMA_OPTIONS, key="gs_pd_gamma", format_func=fmt_num,
-                                     **keep_value("gs_pd_gamma", 2.0)))
-    eps0 = float(c[1].select_slider("ε0 (threshold noise)", EPS0_OPTIONS, key="gs_pd_eps0",
-                                    **keep_value("gs_pd_eps0", 1.0)))
-    tries = int(st.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries",
-                          **keep_value("gs_pd_tries", 20)))
+    row = st.container(horizontal=True, gap="medium")  # one block re-sent on every move, not a block and two columns
+    gamma = float(row.select_slider("γ (bucket width)", GAMMA_OPTIONS, key="gs_pd_gamma", format_func=fmt_num,
+                                    width=SLIDER_WIDTH, **keep_value("gs_pd_gamma", 2.0)))
+    eps0 = float(row.select_slider("ε0 (threshold noise)", EPS0_OPTIONS, key="gs_pd_eps0", width=SLIDER_WIDTH,
+                                   **keep_value("gs_pd_eps0", 1.0)))
+    tries = int(row.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries", width=SLIDER_WIDTH,
+                           **keep_value("gs_pd_tries", 20)))
     return view.PDSettings(k, gamma, eps0, tries)

@@ -16,7 +16,8 @@ from ui import settings, state
 from ui.fragment import fragment
 from ui.gazestream import view
 from ui.gazestream.controls import keep_value
-from ui.text import md_cells, md_text
+from ui.numbers import Number, numbers_html
+from ui.text import html_text, md_cells, md_text
 from ui.widgets import badge
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
@@ -48,18 +49,33 @@ def data_notes(prep: PreparedStreams, name: str) -> None:
 # raw stream
 
 
-@fragment(name="gs_raw")
+RAW_FIGURES = {"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}
+RAW_LEGEND = "blue bands: fixations, orange: blinks; x blue, y orange, pupil green"
+
+
 def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry,
                 data_name: str) -> None:
-    """Detector, its threshold and the time window -> events, headline numbers, raw trace and scanpath (a
-    fragment: moving any of its controls re-runs only this section)."""
-    c = st.columns([1, 2])
-    method = c[0].radio("Event detection", ["ivt", "idt"], horizontal=True, key="gs_method",
-                        format_func={"ivt": "I-VT (velocity)", "idt": "I-DT (dispersion)"}.get)
+    """Detector, figure kind and chart switch (one row outside the fragments: a change re-runs the page), then
+    the threshold's fragment (events, headline numbers) holding the time window's fragment (the figure)."""
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    method = row.radio("Event detection", list(display.DETECTORS), horizontal=True, key="gs_method",
+                       format_func=display.DETECTORS.get)
+    shown = row.radio("Figure", list(RAW_FIGURES), horizontal=True, key="gs_raw_fig", format_func=RAW_FIGURES.get)
+    # A picture by default: the threshold and the window redraw it on every move (ui/gazestream/scanpath_image.py).
+    interactive = shown == "screen" or row.toggle("Interactive chart (hover, zoom; slower to redraw)",
+                                                  key="gs_raw_interactive")
+    raw_events(token, stream_key, one, who, geometry, data_name, method, shown, interactive)
+
+
+@fragment(name="gs_raw")
+def raw_events(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry, data_name: str,
+               method: str, shown: str, interactive: bool) -> None:
+    """The detector's threshold -> events and the stream's headline numbers (one row), then the time window's
+    figure (a fragment: moving the threshold re-runs only this section)."""
     if method == "ivt":
-        threshold = c[1].slider("Velocity threshold (deg/s)", 10.0, 100.0, 30.0, 5.0, key="gs_vt")
+        threshold = st.slider("Velocity threshold (deg/s)", 10.0, 100.0, 30.0, 5.0, key="gs_vt")
     else:
-        threshold = c[1].slider("Dispersion threshold (deg)", 0.25, 3.0, 1.0, 0.25, key="gs_dt")
+        threshold = st.slider("Dispersion threshold (deg)", 0.25, 3.0, 1.0, 0.25, key="gs_dt")
     try:
         ev = view.detect(token, stream_key, method, threshold, geometry, one)
     except ValueError as err:
@@ -70,49 +86,60 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     if spec is None:
         st.info(f"Participant {md_text(who)}'s samples all share one time stamp: there is no time axis to show.")
         return
+    numbers = view.summary(token, stream_key, method, threshold, geometry, t0, t1, ev)
+    st.markdown(numbers_html([Number(label, value) for label, value in numbers.items()]), unsafe_allow_html=True)
+    raw_window(token, stream_key, one, who, geometry, method, threshold, ev, spec, shown, interactive)
+
+
+@fragment(name="gs_raw_window")
+def raw_window(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry, method: str,
+               threshold: float, ev: pd.DataFrame, spec: display.SliderSpec, shown: str, interactive: bool) -> None:
+    """The time window -> the raw trace (a picture unless interactive) or the scanpath, under one line that says
+    what it shows and how many events fall in the window (a fragment: the window does not re-detect events)."""
     settings.clamp("gs_window", spec.lo, spec.hi)  # a window restored for another recording
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
     if display.samples_in(one, span) == 0:  # a gap in the recording: nothing to draw, and nothing to count
         st.info(f"No samples between {span[0]:g} and {span[1]:g} s for this participant; widen the window.",
                 icon=":material/filter_alt_off:")
         return
-    # One horizontal container, not four columns: fewer blocks re-sent on every move of these controls.
-    row = st.container(horizontal=True, horizontal_alignment="distribute")
-    for col, (label, value) in zip([row] * 4, view.summary(token, stream_key, method, threshold, geometry, t0, t1,
-                                                   ev).items()):
-        col.metric(label, value)
-    # One figure at a time: both change with every move, and each changing chart costs a slider move's worth.
-    shown = st.radio("Figure", ["time", "screen"], horizontal=True, key="gs_raw_fig", label_visibility="collapsed",
-                     format_func={"time": "Over time (x, y, pupil)", "screen": "On the screen (scanpath)"}.get)
-    if shown == "time" and not st.toggle("Interactive chart (hover, zoom; slower to redraw)", key="gs_raw_interactive"):
-        # A picture by default: the threshold and the window redraw it on every move (ui/gazestream/scanpath_image.py).
-        st.markdown(f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — blue bands: fixations, "
-                    "orange: blinks; x blue, y orange, pupil green")
+    if not interactive:
         png, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
-        st.image(png)
+        head = f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — {RAW_LEGEND}"
     else:
         fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one,
                                       ev)
+        head = ""
+    note = (f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
+            f"{display.DETECTORS[method]} on the raw samples.")
+    # The heading and the counts are one element: both change with every move of the window.
+    st.markdown((head + "\n\n" if head else "") + f'<div class="eyedp-note">{html_text(note)}</div>',
+                unsafe_allow_html=True)
+    if not interactive:
+        st.image(png, output_format="JPEG")  # already JPEG: sent as it is
+    else:
         # The scanpath is drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
         st.plotly_chart(fig, key=f"gs_raw_{'trace' if shown == 'time' else 'scan'}",
                         width="stretch" if shown == "time" else "content", theme=None, config={"staticPlot": True})
-    st.caption(f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
-               f"{display.DETECTORS[method]} on the raw samples.")
 
 
 # --------------------------------------------------------------------------------------------
 # method cards
 
 
-def guarantee_card(g: explain.Guarantee, title: str) -> None:
-    """A method's promise: name, verdict badge, headline, plain words; the formulas behind a popover."""
-    # Few elements: every element costs the browser on each re-run, changed or not.
-    st.markdown(f"#### {title}\n\n{badge(g.badge, BADGE_KIND[g.verdict])}\n\n**{g.headline}.**",
-                unsafe_allow_html=True)
-    st.caption(g.words)
-    # A popover: the browser typesets the formulas (they change with the sliders) only when it is opened.
-    with st.popover("Formulas (docs/PRIVACY_MODEL.md)", icon=":material/function:"):
-        st.markdown("\n\n".join(f"$$\n{f}\n$$" for f in g.formulas))
+def guarantee_card(g: explain.Guarantee, title: str, formulas: bool | None = None, more: str = "") -> None:
+    """A method's promise: name, verdict badge, headline, plain words (then `more` words) as one element; the
+    formulas behind a popover (`formulas` None), or written under the words when the view's Formulas switch is
+    on (True) or not at all (False)."""
+    # One element: every element costs the browser on each re-run, changed or not. The words in small type, as
+    # a caption (they carry markdown emphasis; a "]" would close the small-type span early).
+    words = "\n\n".join(f":small[{w.replace(']', '&#93;')}]" for w in (g.words, more) if w)
+    shown = "\n\n".join(f"$$\n{f}\n$$" for f in g.formulas) if formulas else ""
+    st.markdown(f"#### {title}\n\n{badge(g.badge, BADGE_KIND[g.verdict])}\n\n**{g.headline}.**\n\n{words}"
+                + (f"\n\n{shown}" if shown else ""), unsafe_allow_html=True)
+    if formulas is None:
+        # A popover: the browser typesets the formulas (they change with the sliders) only when it is opened.
+        with st.popover("Formulas (docs/PRIVACY_MODEL.md)", icon=":material/function:"):
+            st.markdown("\n\n".join(f"$$\n{f}\n$$" for f in g.formulas))
 
 
 # --------------------------------------------------------------------------------------------
@@ -121,32 +148,32 @@ def guarantee_card(g: explain.Guarantee, title: str) -> None:
 
 @fragment
 def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: Geometry,
-                 who: str, stimulus_uri: str | None, stimulus_note: str) -> None:
-    """Time slider + trail length -> the original and protected scanpaths up to that time (a fragment; `key`
-    names the protected stream: data, stream, method, settings and seed)."""
+                 who: str, stimulus_uri: str | None, stimulus_note: str, interactive: bool = False) -> None:
+    """Time slider + trail length -> the original and protected scanpaths up to that time, as a picture or (when
+    `interactive`) the Plotly chart (a fragment; `key` names the protected stream: data, stream, method, settings
+    and seed)."""
     t_lo = float(np.nanmin([original["t_s"].min(), protected["t_s"].min()]))
     t_hi = float(np.nanmax([original["t_s"].max(), protected["t_s"].max()]))
     spec = display.time_slider(t_lo, t_hi)
     if spec is None:
         st.info("This stream has no time span to animate.")
         return
-    c = st.columns([3, 1])
+    row = st.container(horizontal=True, gap="medium")  # one block, not three columns, re-sent on every move
     default = min(spec.lo + 5.0, spec.hi)
     # Another method's stream has another time range (a new slider to Streamlit): keep the user's time point.
-    t_end = c[0].slider("Time (s) — move to animate the scanpaths", spec.lo, spec.hi, step=spec.step, key="gs_t",
-                        **keep_value("gs_t", default, spec.lo, spec.hi))
-    trail = float(c[1].select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail",
-                                     **keep_value("gs_trail", 3.0)))
-    # A picture by default: the sliders redraw this on every move, and swapping an image is far cheaper for the
-    # browser than a Plotly redraw (ui/gazestream/scanpath_image.py); the Plotly figure is one switch away.
-    if st.toggle("Interactive chart (axes in px, zoom; slower to redraw)", key="gs_scan_interactive"):
+    t_end = row.slider("Time (s) — move to animate the scanpaths", spec.lo, spec.hi, step=spec.step, key="gs_t",
+                       **keep_value("gs_t", default, spec.lo, spec.hi))
+    trail = float(row.select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail", width=220,
+                                    **keep_value("gs_trail", 3.0)))
+    if interactive:
         fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
+        st.caption(stimulus_note)
         st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
     else:
-        st.markdown(f"**{md_text(view.compare_title(who, method, float(t_end), trail))}**")
+        # The title and what lies underneath as one element: the title changes on every move.
+        st.markdown(f"**{md_text(view.compare_title(who, method, float(t_end), trail))}** — {stimulus_note}")
         st.image(view.compare_picture(key, float(t_end), trail, method, geometry, stimulus_uri, original,
-                                      protected), width="content")
-    st.caption(stimulus_note)
+                                      protected), width="content", output_format="JPEG")
 
 
 def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings, key: tuple) -> None:

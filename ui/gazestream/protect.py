@@ -3,9 +3,11 @@
 One method is shown at a time (the Method picker): its promise, its controls, its protected scanpath or its
 own chart, then the side-by-side table of every method and the share box. That method's part is a fragment
 of its own (gs_kaleido, gs_synth, gs_pd), nested in the view's fragment (gs_protect): moving one of its
-sliders re-runs only that part, and the table is rebuilt from every method's cached results. The other
-methods' controls sit in a popover under the table (drawn in every run, so their values stay put and travel
-in the URL).
+sliders re-runs only that part, and the table is rebuilt from every method's cached results. Only the shown
+method's controls are drawn; the table takes the other methods' settings from their kept values
+(ui/gazestream/controls.py). The switches that choose what is drawn (figure, interactive chart, formulas)
+sit in the view's fragment above the method's part, the attack and share switches under it: none of them is
+re-sent on a move of the method's sliders.
 """
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import ui.share
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import explain
@@ -25,6 +26,7 @@ from ui import state
 from ui.fragment import fragment
 from ui.gazestream import controls, figs, panels, view
 from ui.gazestream.table import utility_table
+from ui.share.tools import remember, share_box, share_toggle
 from ui.text import md_text
 from ui.widgets import preview_watermark
 
@@ -56,6 +58,11 @@ class Scope:
     one: pd.DataFrame
     uri: str | None
     note: str
+    figure: str  # "scanpath" or "detail" (the method's own chart)
+    interactive: bool  # the scanpaths as the Plotly chart
+    formulas: bool  # the formulas written under each promise
+    attack: bool  # measure re-identification for the table
+    share_box: Any  # the open share box's container (under its switch), or None while it is closed
 
     @property
     def stream_key(self) -> tuple:
@@ -85,14 +92,43 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
         preview_watermark()
     one = view.pick(prep.frame, who, stim_name, sel)
     uri, note = _stimulus(stim_name, geometry)
-    scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note)
     mech = METHODS[shown]  # the picker's label, parsed once
-    if mech is Mech.KALEIDO:
-        kaleido_part(scope)
-    elif mech is Mech.K_SAME_SYNTH:
-        synth_part(scope)
-    else:
-        pd_part(scope, shown)
+    figure, interactive, formulas = _switches(mech)
+    part = st.container()  # the method's part, drawn last: the switches under it are not re-sent on its moves
+    attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
+    share = share_toggle()
+    scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note, figure, interactive, formulas,
+                  attack, st.container() if share else None)
+    with part:
+        if mech is Mech.KALEIDO:
+            kaleido_part(scope)
+        elif mech is Mech.K_SAME_SYNTH:
+            synth_part(scope)
+        else:
+            pd_part(scope, shown)
+
+
+DETAIL = {Mech.KALEIDO: "Budget per window", Mech.EVENT_SYNTH_PD: "Draws per fixation",
+          Mech.EVENT_SYNTH_PD_RANDOMISED: "Draws per fixation"}
+
+
+def _switches(mech: Mech) -> tuple[str, bool, bool]:
+    """The figure under the method's controls (the scanpaths or the method's own chart; one chart redrawn per
+    move), whether the scanpaths are the interactive chart, and whether the promises show their formulas ->
+    (figure, interactive, formulas)."""
+    row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    figure = "scanpath"
+    if mech in DETAIL:
+        figure = row.radio("Figure", ["scanpath", "detail"], horizontal=True, key="gs_fig",
+                           label_visibility="collapsed",
+                           format_func={"scanpath": "Scanpaths over the stimulus", "detail": DETAIL[mech]}.get)
+    # A picture by default: the sliders redraw it on every move, and swapping an image is far cheaper for the
+    # browser than a Plotly redraw (ui/gazestream/scanpath_image.py); the Plotly figure is one switch away.
+    interactive = figure == "scanpath" and row.toggle("Interactive chart", key="gs_scan_interactive",
+                                                      help="Axes in px, zoom; slower to redraw than the picture.")
+    formulas = row.toggle("Formulas", key="gs_formulas",
+                          help="Each promise's formulas with these settings, under its words (docs/PRIVACY_MODEL.md).")
+    return figure, interactive, formulas
 
 
 def _stimulus(stim_name: str | None, geometry: Geometry) -> tuple[str | None, str]:
@@ -114,17 +150,15 @@ def _stimulus(stim_name: str | None, geometry: Geometry) -> tuple[str | None, st
 @fragment(name="gs_kaleido")
 def kaleido_part(scope: Scope) -> None:
     """Kaleido's promise, controls, scanpath or budget chart, and the side-by-side table (a fragment)."""
-    card, ctl = st.columns([3, 2], gap="large")
-    with ctl:
-        s_kal = controls.kaleido_controls()
+    card = st.container()  # the promise leads; it follows the controls drawn under it
+    s_kal = controls.kaleido_controls()
     plan = panels.kaleido_plan_for(s_kal)
     with card:
         panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry),
-                              "Kaleido")
+                              "Kaleido", scope.formulas)
     kal = _kaleido(scope, s_kal)
     prot = view.one_of(scope.token, "Kaleido", s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel, kal)
-    figure = _figure_choice("Budget per window")
-    if figure == "scanpath":
+    if scope.figure == "scanpath":
         _scanpaths(scope, "Kaleido", s_kal, prot)
     else:
         panels.kaleido_budget(prot, s_kal, (*scope.stream_key, scope.seed))
@@ -134,11 +168,10 @@ def kaleido_part(scope: Scope) -> None:
 @fragment(name="gs_synth")
 def synth_part(scope: Scope) -> None:
     """k-same-synth's promise, its k, the synthetic scanpath and the side-by-side table (a fragment)."""
-    card, ctl = st.columns([3, 2], gap="large")
-    with ctl:
-        k_syn = controls.synth_controls(len(scope.prep.participants))
+    card = st.container()  # the promise leads; it follows the control drawn under it
+    k_syn = controls.synth_controls(len(scope.prep.participants))
     with card:
-        panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth")
+        panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth", scope.formulas)
     try:
         res = _synth(scope, k_syn)
     except ValueError as err:
@@ -157,16 +190,14 @@ def pd_part(scope: Scope, shown: str) -> None:
     """Plausible deniability's promise (the shown form), controls, scanpath or draws chart, and the table."""
     form = "randomised" if "randomised" in shown else "published"
     other = "published" if form == "randomised" else "randomised"
-    card, ctl = st.columns([3, 2], gap="large")
-    with ctl:
-        s_pd = controls.pd_controls(len(scope.prep.participants))
+    card = st.container()  # the promise leads; it follows the controls drawn under it
+    s_pd = controls.pd_controls(len(scope.prep.participants))
     with card:
-        panels.guarantee_card(_pd_words(form, s_pd), "Plausible deniability (fixations)")
-        st.caption(f"The {'randomised-threshold' if other == 'randomised' else 'published'} form: "
-                   + _pd_words(other, s_pd).words)
+        panels.guarantee_card(_pd_words(form, s_pd), "Plausible deniability (fixations)", scope.formulas,
+                              f"The {'randomised-threshold' if other == 'randomised' else 'published'} form: "
+                              + _pd_words(other, s_pd).words)
     run = _deniability(scope, form, s_pd)
-    figure = _figure_choice("Draws per fixation")
-    if figure == "scanpath":
+    if scope.figure == "scanpath":
         prot = view.one_of(scope.token, shown, s_pd, scope.seed, str(scope.who), scope.stim_name, scope.sel,
                            run.samples)
         _scanpaths(scope, shown, s_pd, prot)
@@ -207,19 +238,14 @@ def _deniability(scope: Scope, form: str, s: view.PDSettings):
     return view.deniability(scope.token, form, s, scope.seed, scope.geometry, scope.prep.frame, ep)
 
 
-def _figure_choice(detail: str) -> str:
-    """The figure under the controls: the scanpaths or the method's own chart (one chart redrawn per move)."""
-    return st.radio("Figure", ["scanpath", "detail"], horizontal=True, key="gs_fig", label_visibility="collapsed",
-                    format_func={"scanpath": "Scanpaths over the stimulus", "detail": detail}.get)
-
-
 def _scanpaths(scope: Scope, method: str, settings: object, prot: pd.DataFrame) -> None:
     """The original and protected scanpaths of the chosen stream, with the time slider (a nested fragment)."""
     if prot.empty or not prot[["x", "y"]].notna().any().any():
         st.info(f"{method} published nothing for {md_text(scope.who)}.")
         return
     key = (*scope.stream_key, method, settings, scope.seed)
-    panels.compare_view(key, scope.one, prot, method, scope.geometry, str(scope.who), scope.uri, scope.note)
+    panels.compare_view(key, scope.one, prot, method, scope.geometry, str(scope.who), scope.uri, scope.note,
+                        scope.interactive)
 
 
 GUARANTEE_TEXT: dict[str, Callable[[Settings], str]] = {
@@ -267,27 +293,11 @@ def _rows(scope: Scope, s: Settings, kal: pd.DataFrame, attack: bool) -> list[di
     return rows
 
 
-def _other_settings(shown: str, own: Any, n_people: int) -> Settings:
-    """The shown method's settings and the other methods' controls, folded (they feed the table) -> Settings."""
-    got: dict[str, Any] = { {"Kaleido": "kal", "k-same-synth": "syn", "PD": "pd"}[shown]: own}
-    # A popover, not an expander: its widgets exist (values kept, in the URL) but the browser mounts them only
-    # when opened, so a move of the shown method's sliders does not redraw five unchanged sliders.
-    with st.popover("Settings of the other methods in the table", icon=":material/tune:"):
-        cols = st.columns(2)
-        boxes = iter(cols)
-        if "kal" not in got:
-            with next(boxes):
-                st.markdown("**Kaleido**")
-                got["kal"] = controls.kaleido_controls()
-        if "syn" not in got:
-            with next(boxes):
-                st.markdown("**k-same-synth**")
-                got["syn"] = controls.synth_controls(n_people)
-        if "pd" not in got:
-            with next(boxes):
-                st.markdown("**Plausible deniability**")
-                got["pd"] = controls.pd_controls(n_people)
-    return Settings(got["kal"], got["syn"], got["pd"])
+def _all_settings(shown: str, own: Any, n_people: int) -> Settings:
+    """The shown method's settings and the other methods' kept ones (they feed the table) -> Settings."""
+    return Settings(own if shown == "Kaleido" else controls.kaleido_kept(),
+                    own if shown == "k-same-synth" else controls.synth_kept(n_people),
+                    own if shown == "PD" else controls.pd_kept(n_people))
 
 
 @st.cache_resource(max_entries=64, show_spinner="Measuring every method at these settings…")
@@ -299,22 +309,22 @@ def _cached_rows(token: str, s: Settings, seed: int, geometry: Geometry, attack:
 
 
 def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | None = None) -> None:
-    """The side-by-side table of every method, under it the attack switch and the other methods' controls
-    (folded), then the share box (its export uses the Kaleido settings)."""
-    table_box = st.container()  # filled below, once the controls under it have given their values
-    attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
-    s = _other_settings(shown, own, len(scope.prep.participants))
+    """The side-by-side table of every method (each other method at its kept settings: pick it to change them),
+    and what the share box reads (its export uses the Kaleido settings), drawn into it while it is open."""
+    s = _all_settings(shown, own, len(scope.prep.participants))
     kal = kal if kal is not None else _kaleido(scope, s.kal)
-    rows = _cached_rows(scope.token, s, scope.seed, scope.geometry, attack,
+    rows = _cached_rows(scope.token, s, scope.seed, scope.geometry, scope.attack,
                         len(view.reid_store(scope.token)), scope, kal)
-    with table_box:
-        utility_table(rows, len(scope.prep.participants), "### All methods side by side, at these settings",
-                      note="Displacement: mean visual angle between protected and original samples at the same "
-                           "time. Heatmap CC: correlation of the blurred sample densities. Fixation changes: I-VT on "
-                           "the protected stream vs the original. Re-identification (switch it on below; \"–\" until "
-                           f"measured): an SVM trained on each person's clean earlier windows ({view.WINDOW_S:g} s) "
-                           "names the person behind each later protected window. Empirical figures on this data, not "
-                           "guarantees.")
-    # The share box closes the page; here it gets the Kaleido settings the release-mode export uses.
-    ui.share.page_tools("gaze_samples", {"s_kal": s.kal, "df": scope.prep.frame, "geometry": scope.geometry,
-                                         "kal": kal, "seed": scope.seed})
+    utility_table(
+        rows, len(scope.prep.participants), "### All methods side by side, at these settings",
+        note="Each method at its settings as last chosen: pick it above to change them. Displacement: mean visual "
+             "angle between protected and original samples at the same time. Heatmap CC: correlation of the "
+             "blurred sample densities. Fixation changes: I-VT on the protected stream vs the original. "
+             "Re-identification (switch it on below; \"–\" until measured): an SVM trained on each person's clean "
+             f"earlier windows ({view.WINDOW_S:g} s) names the person behind each later protected window. Empirical "
+             "figures on this data, not guarantees.")
+    ctx = {"s_kal": s.kal, "df": scope.prep.frame, "geometry": scope.geometry, "kal": kal, "seed": scope.seed}
+    remember("gaze_samples", ctx)  # the report and the script read it, with the box open or closed
+    if scope.share_box is not None:
+        with scope.share_box:  # under its switch, outside this part: redrawn here, as it follows these settings
+            share_box("gaze_samples", ctx)

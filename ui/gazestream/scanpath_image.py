@@ -77,7 +77,7 @@ def scanpath_jpeg(original: np.ndarray, protected: np.ndarray, names: tuple[str,
 def _event_bands(width: int, h: int, panels: list[tuple[int, int]], bands: tuple,
                  px: Callable[[np.ndarray], np.ndarray], x_range: tuple[int, int]) -> np.ndarray:
     """White canvas -> RGB array with each (events, colour) band filled over every panel (numpy column fills)."""
-    a = np.asarray(Image.new("RGB", (width, h), (255, 255, 255))).copy()
+    a = np.full((h, width, 3), 255, dtype=np.uint8)
     for events, color in bands:
         for (p_top, p_h) in panels:
             if len(events):
@@ -116,12 +116,15 @@ def _draw_panel(d: ImageDraw.ImageDraw, panel: tuple[int, int], lines: list, xs:
     d.rectangle([left, p_top, left + pw, p_top + p_h], outline=rgb(theme.MUTED), width=1)
 
 
-def raw_trace_png(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray | None, fixations: np.ndarray,
-                  blinks: np.ndarray, width: int = 1100) -> bytes:
+def raw_trace_image(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray | None, fixations: np.ndarray,
+                    blinks: np.ndarray, width: int = 1100, image_format: str = "JPEG") -> bytes:
     """Samples of a time window (t in s; x, y in px; pupil in mm or None) and events as (start, end) s rows ->
-    x and y (top panel) and the pupil (bottom panel) against time, fixations shaded blue and blinks orange, as PNG.
+    x and y (top panel) and the pupil (bottom panel) against time, fixations shaded blue and blinks orange, as
+    JPEG (or PNG) bytes.
 
-    The picture of figs.raw_trace: the detector's threshold redraws it on every move (see the module docstring)."""
+    The picture of figs.raw_trace: the detector's threshold redraws it on every move (see the module docstring).
+    JPEG by default: st.image sends an opaque picture as JPEG anyway (it would decode a PNG and encode it again),
+    and encoding a PNG alone took ~7 ms of every window move."""
     left, right, top, bottom, gap = 92, 16, 10, 54, 22
     heights = [260, 110] if pupil is not None else [300]
     h = top + sum(heights) + gap * (len(heights) - 1) + bottom
@@ -154,5 +157,8 @@ def raw_trace_png(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray
         d.text((xx, last_top + last_h + 6), tick_label(v, xstep), fill=rgb(theme.INK), font=f, anchor="mt")
     d.text((left + pw / 2, h - 4), "time (s)", fill=rgb(theme.INK), font=f, anchor="md")
     buf = io.BytesIO()
-    img.save(buf, "PNG", compress_level=1)
+    if image_format == "PNG":
+        img.save(buf, "PNG", compress_level=1)
+    else:
+        img.save(buf, "JPEG", quality=90)  # the quality st.image re-encodes with
     return buf.getvalue()

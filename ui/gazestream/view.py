@@ -164,14 +164,14 @@ def _window(one: pd.DataFrame, ev: pd.DataFrame, span: tuple[float, float]) -> t
 @st.cache_resource(max_entries=64, show_spinner=False)
 def raw_picture(token: str, stream_key: str, method: str, threshold: float, span: tuple[float, float],
                 _one: pd.DataFrame, _ev: pd.DataFrame) -> tuple[bytes, tuple[int, int, int]]:
-    """Like `raw_figure` for kind "time", as a PNG (ui/gazestream/scanpath_image.raw_trace_png), cached the same way:
+    """Like `raw_figure` for kind "time", as a JPEG (ui/gazestream/scanpath_image.raw_trace_image), cached the same way:
     (the picture, counts of fixations, saccades and blinks in the window)."""
     part, fx, sc, bl = _window(_one, _ev, span)
     shown = figs.thin(part)
     pupil = shown["pupil"].to_numpy(float) if "pupil" in shown.columns else None
-    png = scanpath_image.raw_trace_png(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
-                                       shown["y"].to_numpy(float), pupil, fx[["start_s", "end_s"]].to_numpy(float),
-                                       bl[["start_s", "end_s"]].to_numpy(float))
+    png = scanpath_image.raw_trace_image(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
+                                         shown["y"].to_numpy(float), pupil, fx[["start_s", "end_s"]].to_numpy(float),
+                                         bl[["start_s", "end_s"]].to_numpy(float))
     return png, (len(fx), len(sc), len(bl))
 
 

@@ -38,7 +38,10 @@ PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
 # session of the page, collecting after each move. (The Attacks result views, drawn after a run, and the Your-data
 # upload forms are not reached: they are not part of a shared view.)
 STATES: dict[str, tuple[tuple[tuple[str, Any], ...], ...]] = {
-    "pages/gaze_samples.py": ((("gs_method", "idt"),),),
+    "pages/gaze_samples.py": ((("gs_method", "idt"),),
+                              # the Protect view draws only the shown method's controls
+                              (("gs_view", "protect"), ("gs_show", "k-same-synth")),
+                              (("gs_view", "protect"), ("gs_show", "PD (as published)"))),
     "pages/time_series.py": ((("ts_chunk", "free"),), (("ts_panel", "acct"), ("ts_markov_src", "sticky"))),
 }
 
