@@ -10,10 +10,11 @@ pytestmark = pytest.mark.browser
 # Pages that must draw at least one Plotly chart with the bundled sample data (Home draws its chart on request:
 # test_home_draws_the_curve_on_request).
 CHART_PAGES: set[str] = set()
-# Pages whose main figures are images, with how many at least (Heatmaps: the overlays are JPEGs at display size;
+# Pages whose main figures are images, with how many at least (Heatmaps: the clean and noisy overlays side by side
+# in one JPEG at display size;
 # Time series and Gaze samples: the preview and the raw trace are pictures, their Plotly charts one toggle away:
 # a picture redraws far faster).
-IMAGE_PAGES = {"heatmaps": 2, "time_series": 1, "gaze_samples": 1}
+IMAGE_PAGES = {"heatmaps": 1, "time_series": 1, "gaze_samples": 1}
 # Pages whose main area has a slider to move.
 SLIDER_PAGES = {"", "heatmaps", "time_series", "gaze_samples"}
 
