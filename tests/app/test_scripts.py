@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from eyedp_core.report.scripts import SCRIPTS
-from tests.apptest import ROOT
+from tests.apptest import ROOT, shown_numbers
 
 
 def _page(page: str, view: str | None = None) -> AppTest:
@@ -134,9 +134,9 @@ def test_home_script_reproduces_the_page(tmp_path, installed_python) -> None:
     assert not at.exception, at.exception
     params = at.session_state["share_script_params"]["home"]
     got = _run(SCRIPTS["home"](params), tmp_path, installed_python)
-    shown = " ".join(m.value for m in at.markdown)  # the page states both in bounded words (ui.widgets)
-    assert f"**{odds_words(got['odds_factor'])}**" in shown
-    assert f"**{bounded_percent(got['posterior_from_50_percent'])}**" in shown
+    shown = dict(shown_numbers(at, metrics=False))  # the page states both in bounded words (ui.widgets)
+    assert shown["An attacker's odds grow by at most (e^ε)"] == odds_words(got["odds_factor"])
+    assert shown["A 50 % belief rises to at most"] == bounded_percent(got["posterior_from_50_percent"])
 
 
 def test_report_script_recomposes_the_ledger(tmp_path, installed_python) -> None:

@@ -162,7 +162,7 @@ def kaleido_part(scope: Scope) -> None:
         _scanpaths(scope, "Kaleido", s_kal, prot)
     else:
         panels.kaleido_budget(prot, s_kal, (*scope.stream_key, scope.seed))
-    _table_and_share(scope, "Kaleido", s_kal, kal)
+    _table_and_share(scope, Mech.KALEIDO, s_kal, kal)
 
 
 @fragment(name="gs_synth")
@@ -182,7 +182,7 @@ def synth_part(scope: Scope) -> None:
         _scanpaths(scope, "k-same-synth", k_syn, prot)
         st.caption(" ".join(res.notes) + " Blinks are not synthesised; the synthetic stream is as long as the "
                    "aligned events.")
-    _table_and_share(scope, "k-same-synth", k_syn)
+    _table_and_share(scope, Mech.K_SAME_SYNTH, k_syn)
 
 
 @fragment(name="gs_pd")
@@ -210,7 +210,7 @@ def pd_part(scope: Scope, shown: str) -> None:
                + " A fixation passes only if another person has a fixation with the same number of samples "
                  "under which the draw is almost as likely — with tracker noise of a few pixels, that needs "
                  "a fixation within a few pixels of this one.")
-    _table_and_share(scope, "PD", s_pd)
+    _table_and_share(scope, METHODS[shown], s_pd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,11 +293,12 @@ def _rows(scope: Scope, s: Settings, kal: pd.DataFrame, attack: bool) -> list[di
     return rows
 
 
-def _all_settings(shown: str, own: Any, n_people: int) -> Settings:
+def _all_settings(shown: Mech, own: Any, n_people: int) -> Settings:
     """The shown method's settings and the other methods' kept ones (they feed the table) -> Settings."""
-    return Settings(own if shown == "Kaleido" else controls.kaleido_kept(),
-                    own if shown == "k-same-synth" else controls.synth_kept(n_people),
-                    own if shown == "PD" else controls.pd_kept(n_people))
+    pd_shown = shown in (Mech.EVENT_SYNTH_PD, Mech.EVENT_SYNTH_PD_RANDOMISED)
+    return Settings(own if shown is Mech.KALEIDO else controls.kaleido_kept(),
+                    own if shown is Mech.K_SAME_SYNTH else controls.synth_kept(n_people),
+                    own if pd_shown else controls.pd_kept(n_people))
 
 
 @st.cache_resource(max_entries=64, show_spinner="Measuring every method at these settings…")
@@ -308,7 +309,7 @@ def _cached_rows(token: str, s: Settings, seed: int, geometry: Geometry, attack:
     return _rows(_scope, s, _kal, attack)
 
 
-def _table_and_share(scope: Scope, shown: str, own: Any, kal: pd.DataFrame | None = None) -> None:
+def _table_and_share(scope: Scope, shown: Mech, own: Any, kal: pd.DataFrame | None = None) -> None:
     """The side-by-side table of every method (each other method at its kept settings: pick it to change them),
     and what the share box reads (its export uses the Kaleido settings), drawn into it while it is open."""
     s = _all_settings(shown, own, len(scope.prep.participants))
