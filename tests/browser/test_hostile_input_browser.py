@@ -148,7 +148,7 @@ def test_payloads_in_names_and_ids_show_as_text_on_every_page(page, app_url, sho
     _nav(page, "Time series")  # feature names: bounds grid, labels, captions; participant ids: titles
     harness.figure_drawn(page, 120_000, picture_only=True)
     _clean(page, watch, "Time series", VISIBLE)
-    page.get_by_text("Interactive chart (hover, zoom; slower to redraw)").click()  # Plotly title with the names
+    page.get_by_text("Interactive chart (hover, zoom; slower)").click()  # Plotly title with the names
     harness.wait_idle(page, 120_000)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
     _clean(page, watch, "Time series, interactive chart", ("parent.alert(11)",))

@@ -22,9 +22,19 @@ def _choose(page, label: str, option: str) -> None:
     box = page.locator(f'{MAIN} [data-testid="stSelectbox"] input[role="combobox"][aria-label="{label}"]').first
     # On a loaded machine a run already under way can redraw the box with its old value after the pick (the
     # idle state may be read before that run started): pick again until the choice holds (bounded).
+    # A box scrolled into view by the click itself can have its list closed by that scroll: scroll first, and
+    # open the list again when it did not stay open.
+    wanted = page.get_by_role("option", name=option, exact=True).first
     for _ in range(5):
+        box.scroll_into_view_if_needed()
+        harness.wait_idle(page)
         box.click()
-        page.get_by_role("option", name=option, exact=True).first.click()
+        try:
+            wanted.wait_for(timeout=5_000)
+        except Exception:  # noqa: BLE001 - the list closed (a scroll or a rerun): open it again
+            page.keyboard.press("Escape")
+            continue
+        wanted.click()
         harness.wait_idle(page)
         if _selected(page, label) == option:
             page.wait_for_timeout(500)

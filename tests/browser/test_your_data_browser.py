@@ -53,10 +53,12 @@ def _preview(page) -> None:
 
 
 def _heatmap(page) -> None:
-    """No exception box, and the Heatmaps overlays drawn (images at display size, not Plotly charts)."""
+    """No exception box, and the Heatmaps overlays drawn (the clean and noisy halves of one picture at display
+    size, not Plotly charts)."""
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=60_000)
-    harness.at_least(page.locator('[data-testid="stMain"] [data-testid="stImage"] img'), 2, "both overlays")
+    harness.until(page, lambda: page.locator('[data-testid="stMain"] [data-testid="stImage"] img').first
+                  .evaluate("i => i.complete && i.naturalWidth > 2 * i.naturalHeight"), "the paired overlays")
 
 
 @needs_realdata
