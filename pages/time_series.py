@@ -161,18 +161,19 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
         mech = st.segmented_control("Mechanism previewed", list(TIME_SERIES), format_func=headline.mech_name,
                                     default=Mech.CFPA, required=True, key="ts_mech")
         chunked = mech.info.chunked
-        c1, c2, c3 = st.columns([1.15, 1.2, 1], gap="medium")
+        # One wrapping row: each control as wide as its options (fixed columns cut "Manual" off at 1280 px).
+        row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
         # The free size is a slider of the budget part: moving it re-runs that part alone.
-        choice = c1.segmented_control("Chunk size (windows)", CHUNKS, default="32", required=True, key="ts_chunk",
-                                      disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows; 'free': "
-                                                                 "a slider next to ε.")
-        k_src = c2.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
-                                     default=KSource.RULE, required=True, key="ts_k_src", disabled=mech is Mech.LPA,
-                                     help="Rule: a public, data-free rule (timeseries.k.public_k). Analytic: the "
-                                          "minimum of the expected-error curve. Paper's optimal: Bozkir et al.'s "
-                                          "search over noisy runs. Both read the private data: " + context.TUNED_NOTE
-                                          + ". Manual: the k slider below.")
-        with c3.expander("More: sensitivity, NMSE, seed, zoom"):
+        choice = row.segmented_control("Chunk size (windows)", CHUNKS, default="32", required=True, key="ts_chunk",
+                                       disabled=not chunked, help="Bozkir et al. use 32, 64 and 128 windows; 'free': "
+                                                                  "a slider next to ε.")
+        k_src = row.segmented_control("Choice of k", list(context.K_SOURCES), format_func=context.K_SOURCES.get,
+                                      default=KSource.RULE, required=True, key="ts_k_src", disabled=mech is Mech.LPA,
+                                      help="Rule: a public, data-free rule (timeseries.k.public_k). Analytic: the "
+                                           "minimum of the expected-error curve. Paper's optimal: Bozkir et al.'s "
+                                           "search over noisy runs. Both read the private data: " + context.TUNED_NOTE
+                                           + ". Manual: the k slider below.")
+        with row.expander("More: sensitivity, NMSE, seed, zoom", width=340):
             sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
                                  help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s "
                                       "Eq. 7, the largest distance between two observed recordings (not DP, "
