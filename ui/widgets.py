@@ -60,23 +60,35 @@ def preview_watermark() -> None:
     st.markdown(WATERMARK_HTML, unsafe_allow_html=True)
 
 
+def log_options(lo: float, hi: float, per_decade: int = 6, extra: tuple[float, ...] = ()) -> list[float]:
+    """Bounds, density and exact extra values -> the sorted options of a log select-slider (log_slider)."""
+    return sorted(set(log_values(lo, hi, per_decade)) | {float(v) for v in extra if lo <= v <= hi})
+
+
+def _nearest_log(options: list[float], v: float) -> float:
+    """The option nearest to `v` on a log scale."""
+    return min(options, key=lambda o: abs(math.log(o) - math.log(v)))
+
+
+def snap_to_options(key: str, options: list[float]) -> None:
+    """Put the session's value of `key`, when set and not one of `options`, on the nearest option: options can
+    depend on the data (n), and the widget must stay valid when the data change."""
+    cur = st.session_state.get(key)
+    if cur is not None and cur not in options:
+        st.session_state[key] = _nearest_log(options, float(cur))
+
+
 def log_slider(label: str, lo: float, hi: float, default: float, key: str, help: str | None = None,
                per_decade: int = 6, *, extra: tuple[float, ...] = (), on_change=None,
                disabled: bool = False) -> float:
     """A select-slider over round log-spaced values (plus exact `extra` ones, e.g. a preset's δ = n^-1.5)."""
-    vals = sorted(set(log_values(lo, hi, per_decade)) | {float(v) for v in extra if lo <= v <= hi})
-
-    def nearest(v: float) -> float:
-        return min(vals, key=lambda o: abs(math.log(o) - math.log(v)))
-
+    vals = log_options(lo, hi, per_decade, extra)
     if key in st.session_state:
-        cur = st.session_state[key]
-        if cur not in vals:  # options can depend on the data (n): keep the widget valid when the data changes
-            st.session_state[key] = nearest(float(cur))
+        snap_to_options(key, vals)
         return float(st.select_slider(label, options=vals, format_func=fmt_num, key=key, help=help,
                                       on_change=on_change, disabled=disabled))
-    return float(st.select_slider(label, options=vals, value=nearest(default), format_func=fmt_num, key=key,
-                                  help=help, on_change=on_change, disabled=disabled))
+    return float(st.select_slider(label, options=vals, value=_nearest_log(vals, default), format_func=fmt_num,
+                                  key=key, help=help, on_change=on_change, disabled=disabled))
 
 
 # Words for very large factors: a teacher reads "more than a million to one", not "4.9e+08".

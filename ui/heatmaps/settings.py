@@ -5,7 +5,6 @@ and the level, ε and δ (every widget keyed hm_…; the page runs them in three
 reads the values back from the session. Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +17,7 @@ from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy
 from eyedp_core.heatmaps.maps import sigma_px_from_degrees
 from ui import state
 from ui.heatmaps import figs
-from ui.widgets import badge, fmt_num, log_slider, log_values
+from ui.widgets import badge, fmt_num, log_options, log_slider, snap_to_options
 
 CELLS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100]
 MECHS = {family.value: label for family, label in figs.MECH_LABEL.items()}
@@ -69,13 +68,7 @@ class LogSpec:
     def snap(self, key: str) -> None:
         """Put the session's value of `key` on the slider's options (log_slider does so when drawn): the
         guarantee, written above the slider, then states the value the slider shows."""
-        cur = st.session_state.get(key)
-        if cur is None:
-            return
-        vals = set(log_values(self.lo, self.hi, self.per_decade)) | {float(v) for v in self.extra
-                                                                       if self.lo <= v <= self.hi}
-        if cur not in vals:
-            st.session_state[key] = min(vals, key=lambda o: abs(math.log(o) - math.log(float(cur))))
+        snap_to_options(key, log_options(self.lo, self.hi, self.per_decade, self.extra))
 
 
 EPS_SPEC = LogSpec(0.01, 100.0, 1.0, 6, (1.0, 3.0))
