@@ -46,15 +46,23 @@ def kept(key: str, default: Any, lo: float | None = None, hi: float | None = Non
     return keep_value(key, default, lo, hi)["value"]
 
 
-EPS_DEFAULT = 5.0
+# Each control's default, by key: drawn (`*_controls`) or not (`*_kept`), a control starts from the same value.
+DEFAULTS: dict[str, Any] = {"gs_kal_eps": 5.0, "gs_kal_w": 60, "gs_kal_skip": 12, "gs_kal_r": 50, "gs_kal_l": 60,
+                            "gs_kal_h": 2.0, "gs_kal_floor": 1 / 16, "gs_pd_gamma": 2.0, "gs_pd_eps0": 1.0,
+                            "gs_pd_tries": 20}
+
+
+def _kept(key: str) -> Any:
+    """The value of a control not drawn in this run that starts from DEFAULTS."""
+    return kept(key, DEFAULTS[key])
 
 
 def kaleido_kept() -> view.KaleidoSettings:
     """Kaleido's settings while its sliders are not drawn."""
-    return view.KaleidoSettings(float(kept("gs_kal_eps", EPS_DEFAULT)), int(kept("gs_kal_w", 60)),
-                                int(kept("gs_kal_skip", 12)), float(kept("gs_kal_r", 50)),
-                                float(kept("gs_kal_l", 60)), float(kept("gs_kal_h", 2.0)),
-                                float(kept("gs_kal_floor", 1 / 16)))
+    return view.KaleidoSettings(float(_kept("gs_kal_eps")), int(_kept("gs_kal_w")),
+                                int(_kept("gs_kal_skip")), float(_kept("gs_kal_r")),
+                                float(_kept("gs_kal_l")), float(_kept("gs_kal_h")),
+                                float(_kept("gs_kal_floor")))
 
 
 def synth_kept(n_people: int) -> int:
@@ -65,8 +73,8 @@ def synth_kept(n_people: int) -> int:
 def pd_kept(n_people: int) -> view.PDSettings:
     """Plausible deniability's settings while its sliders are not drawn."""
     k = 2 if n_people < 3 else int(kept("gs_pd_k", 2, 2, n_people))
-    return view.PDSettings(k, float(kept("gs_pd_gamma", 2.0)), float(kept("gs_pd_eps0", 1.0)),
-                           int(kept("gs_pd_tries", 20)))
+    return view.PDSettings(k, float(_kept("gs_pd_gamma")), float(_kept("gs_pd_eps0")),
+                           int(_kept("gs_pd_tries")))
 
 
 def kaleido_controls() -> view.KaleidoSettings:
@@ -74,25 +82,25 @@ def kaleido_controls() -> view.KaleidoSettings:
     # One wrapping row of sliders: one block re-sent on every move, not a block and two columns.
     row = st.container(horizontal=True, gap="medium")
     with row:
-        eps = log_slider("ε per window", 0.1, 100.0, EPS_DEFAULT, "gs_kal_eps",
+        eps = log_slider("ε per window", 0.1, 100.0, DEFAULTS["gs_kal_eps"], "gs_kal_eps",
                          help="Budget of every window of w samples.")
     st.session_state.setdefault(KEEP, {})["gs_kal_eps"] = eps
     w = int(row.select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", width=SLIDER_WIDTH,
-                              **keep_value("gs_kal_w", 60)))
+                              **keep_value("gs_kal_w", DEFAULTS["gs_kal_w"])))
     t_skip = int(row.select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip", width=SLIDER_WIDTH,
                                    help="Test every t_skip-th sample; the samples between repeat the last point.",
-                                   **keep_value("gs_kal_skip", 12)))
+                                   **keep_value("gs_kal_skip", DEFAULTS["gs_kal_skip"])))
     r = float(row.slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r", width=SLIDER_WIDTH,
-                         help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", 50)))
+                         help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", DEFAULTS["gs_kal_r"])))
     l_thresh = float(row.slider("l_thresh (px)", 0, 300, step=10, key="gs_kal_l", width=SLIDER_WIDTH,
                                 help="Repeat the last point while the gaze stays within about this distance.",
-                                **keep_value("gs_kal_l", 60)))
+                                **keep_value("gs_kal_l", DEFAULTS["gs_kal_l"])))
     h = float(row.select_slider("h (1/h of ε for tests)", H_OPTIONS, key="gs_kal_h", width=SLIDER_WIDTH,
-                                **keep_value("gs_kal_h", 2.0)))
+                                **keep_value("gs_kal_h", DEFAULTS["gs_kal_h"])))
     floor = float(row.select_slider("smallest publication", FLOOR_OPTIONS, key="gs_kal_floor", width=SLIDER_WIDTH,
                                     format_func=lambda v: f"1/{round(1 / v)} of ε−ε/h",
                                     help="Below this budget a window repeats the last point instead of "
-                                         "publishing with huge noise.", **keep_value("gs_kal_floor", 1 / 16)))
+                                         "publishing with huge noise.", **keep_value("gs_kal_floor", DEFAULTS["gs_kal_floor"])))
     return view.KaleidoSettings(eps, w, t_skip, r, l_thresh, h, floor)
 
 
@@ -115,9 +123,9 @@ def pd_controls(n_people: int) -> view.PDSettings:
                           **keep_value("gs_pd_k", 2, 2, n_people)))
     row = st.container(horizontal=True, gap="medium")  # one block re-sent on every move, not a block and two columns
     gamma = float(row.select_slider("γ (bucket width)", GAMMA_OPTIONS, key="gs_pd_gamma", format_func=fmt_num,
-                                    width=SLIDER_WIDTH, **keep_value("gs_pd_gamma", 2.0)))
+                                    width=SLIDER_WIDTH, **keep_value("gs_pd_gamma", DEFAULTS["gs_pd_gamma"])))
     eps0 = float(row.select_slider("ε0 (threshold noise)", EPS0_OPTIONS, key="gs_pd_eps0", width=SLIDER_WIDTH,
-                                   **keep_value("gs_pd_eps0", 1.0)))
+                                   **keep_value("gs_pd_eps0", DEFAULTS["gs_pd_eps0"])))
     tries = int(row.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries", width=SLIDER_WIDTH,
-                           **keep_value("gs_pd_tries", 20)))
+                           **keep_value("gs_pd_tries", DEFAULTS["gs_pd_tries"])))
     return view.PDSettings(k, gamma, eps0, tries)
