@@ -213,7 +213,7 @@ def test_raw_trace_picture_shades_fixations_and_blinks_where_they_are():
     t = np.arange(1000) / 100.0  # 0-10 s
     x, y, pupil = np.full(t.size, 100.0), np.full(t.size, 200.0), np.full(t.size, 3.0)
     png = scanpath_image.raw_trace_image(t, x, y, pupil, np.array([[2.0, 3.0]]), np.array([[6.0, 6.5]]),
-                                         image_format="PNG")  # exact colours (the page sends JPEG)
+                                         png=True)  # exact colours (the page sends JPEG)
     img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
     left, pw = 92, img.shape[1] - 92 - 16
 

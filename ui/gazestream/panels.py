@@ -103,7 +103,7 @@ def raw_window(token: str, stream_key: str, one: pd.DataFrame, who: str, geometr
                 icon=":material/filter_alt_off:")
         return
     if not interactive:
-        png, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
+        jpeg, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
         head = f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — {RAW_LEGEND}"
     else:
         fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one,
@@ -115,7 +115,7 @@ def raw_window(token: str, stream_key: str, one: pd.DataFrame, who: str, geometr
     st.markdown((head + "\n\n" if head else "") + f'<div class="eyedp-note">{html_text(note)}</div>',
                 unsafe_allow_html=True)
     if not interactive:
-        st.image(png, output_format="JPEG")  # already JPEG: sent as it is
+        st.image(jpeg, output_format="JPEG")  # already JPEG: sent as it is
     else:
         # The scanpath is drawn at its own size (screen aspect ratio): stretched to a column it became a thin band.
         st.plotly_chart(fig, key=f"gs_raw_{'trace' if shown == 'time' else 'scan'}",

@@ -117,10 +117,10 @@ def _draw_panel(d: ImageDraw.ImageDraw, panel: tuple[int, int], lines: list, xs:
 
 
 def raw_trace_image(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray | None, fixations: np.ndarray,
-                    blinks: np.ndarray, width: int = 1100, image_format: str = "JPEG") -> bytes:
+                    blinks: np.ndarray, width: int = 1100, png: bool = False) -> bytes:
     """Samples of a time window (t in s; x, y in px; pupil in mm or None) and events as (start, end) s rows ->
     x and y (top panel) and the pupil (bottom panel) against time, fixations shaded blue and blinks orange, as
-    JPEG (or PNG) bytes.
+    JPEG bytes (PNG with `png`: exact colours).
 
     The picture of figs.raw_trace: the detector's threshold redraws it on every move (see the module docstring).
     JPEG by default: st.image sends an opaque picture as JPEG anyway (it would decode a PNG and encode it again),
@@ -157,7 +157,7 @@ def raw_trace_image(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarr
         d.text((xx, last_top + last_h + 6), tick_label(v, xstep), fill=rgb(theme.INK), font=f, anchor="mt")
     d.text((left + pw / 2, h - 4), "time (s)", fill=rgb(theme.INK), font=f, anchor="md")
     buf = io.BytesIO()
-    if image_format == "PNG":
+    if png:
         img.save(buf, "PNG", compress_level=1)
     else:
         img.save(buf, "JPEG", quality=90)  # the quality st.image re-encodes with

@@ -169,10 +169,10 @@ def raw_picture(token: str, stream_key: str, method: str, threshold: float, span
     part, fx, sc, bl = _window(_one, _ev, span)
     shown = figs.thin(part)
     pupil = shown["pupil"].to_numpy(float) if "pupil" in shown.columns else None
-    png = scanpath_image.raw_trace_image(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
-                                         shown["y"].to_numpy(float), pupil, fx[["start_s", "end_s"]].to_numpy(float),
-                                         bl[["start_s", "end_s"]].to_numpy(float))
-    return png, (len(fx), len(sc), len(bl))
+    jpeg = scanpath_image.raw_trace_image(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
+                                          shown["y"].to_numpy(float), pupil, fx[["start_s", "end_s"]].to_numpy(float),
+                                          bl[["start_s", "end_s"]].to_numpy(float))
+    return jpeg, (len(fx), len(sc), len(bl))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
