@@ -171,7 +171,8 @@ def preview_choices(metrics: tuple[AoiMetric, ...]) -> None:
 
 @fragment(name="aoi_privacy")
 def privacy_part(ctx: AoiContext) -> None:
-    """ε and seed, the clean and private tables side by side, the bar chart and the transition picture.
+    """ε, the clean and private tables side by side, the bar chart and the transition picture (at the preview seed
+    and chart metric chosen above the part).
 
     Every element here is re-sent on each ε move (a message and a re-render each), so the ε slider is its only
     widget (the chart's metric and the seed are chosen above it), and the summary and both tables are one
