@@ -83,12 +83,13 @@ def log_slider(label: str, lo: float, hi: float, default: float, key: str, help:
                disabled: bool = False) -> float:
     """A select-slider over round log-spaced values (plus exact `extra` ones, e.g. a preset's δ = n^-1.5)."""
     vals = log_options(lo, hi, per_decade, extra)
-    if key in st.session_state:
-        snap_to_options(key, vals)
-        return float(st.select_slider(label, options=vals, format_func=fmt_num, key=key, help=help,
-                                      on_change=on_change, disabled=disabled))
-    return float(st.select_slider(label, options=vals, value=_nearest_log(vals, default), format_func=fmt_num,
-                                  key=key, help=help, on_change=on_change, disabled=disabled))
+    snap_to_options(key, vals)
+    cur = st.session_state.get(key)
+    # value= the value in force, also when the session holds one: a slider drawn again after a run without it
+    # (another view shown) would otherwise show its first option while the page uses the session's value.
+    value = cur if cur is not None else _nearest_log(vals, default)
+    return float(st.select_slider(label, options=vals, value=value, format_func=fmt_num, key=key, help=help,
+                                  on_change=on_change, disabled=disabled))
 
 
 # Words for very large factors: a teacher reads "more than a million to one", not "4.9e+08".

@@ -147,3 +147,31 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
         runs = harness.settled_runs(page, run_log, 120_000)
         assert [r for r in runs if r != "compare_view" or want == "compare_view"] == [want], (label, runs)
     ctx.close()
+
+
+def _slider_value(page, label: str) -> str:
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text=label)
+    return slider.locator('input[type="range"]').first.get_attribute("aria-valuetext") or ""
+
+
+def test_a_method_shown_again_shows_the_values_in_force(page, app_url):
+    """Kaleido's ε and PD's γ moved, the other method shown, then the first again: each slider shows the value
+    the promise above it states (not its first option), and the link carries both."""
+    harness.open_view(page, app_url, "gaze_samples#Protect the stream")
+    _move(page, "ε per window", presses=2)  # 5 -> 10 on the log options
+    assert _slider_value(page, "ε per window") == "10"
+    main = page.locator('[data-testid="stMain"]')
+    main.locator('[data-testid="stRadio"] label').filter(has_text="PD (as published)").first.click()
+    harness.wait_idle(page, 120_000)
+    _move(page, "γ (bucket width)")
+    assert _slider_value(page, "γ (bucket width)") == "5"
+    main.locator('[data-testid="stRadio"] label').filter(has_text="Kaleido").first.click()
+    harness.wait_idle(page, 120_000)
+    harness.until(page, lambda: main.get_by_text("ε = 10 per 60-sample window").count() > 0, "Kaleido's promise at ε = 10")
+    assert _slider_value(page, "ε per window") == "10"
+    main.locator('[data-testid="stRadio"] label').filter(has_text="PD (as published)").first.click()
+    harness.wait_idle(page, 120_000)
+    harness.until(page, lambda: _slider_value(page, "γ (bucket width)") != "", "PD's sliders")
+    assert _slider_value(page, "γ (bucket width)") == "5"
+    assert "gs_kal_eps=10.0" in page.url and "gs_pd_gamma=5.0" in page.url
+    _no_exception(page)
