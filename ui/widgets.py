@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import streamlit as st
 
@@ -60,6 +61,20 @@ def preview_watermark() -> None:
     st.markdown(WATERMARK_HTML, unsafe_allow_html=True)
 
 
+def value_in_force(key: str, default: Any) -> Any:
+    """The value a control must declare when drawn: the session's, else `default`. A control drawn again after
+    runs that did not draw it (an Explore panel shown again) shows its declared value in the browser, while the
+    page reads the session's."""
+    v = st.session_state.get(key)
+    return default if v is None else v
+
+
+def index_in_force(key: str, options: list) -> int:
+    """The index a radio or selectbox must declare when drawn: the session's option's (see value_in_force)."""
+    v = st.session_state.get(key)
+    return options.index(v) if v in options else 0
+
+
 def log_options(lo: float, hi: float, per_decade: int = 6, extra: tuple[float, ...] = ()) -> list[float]:
     """Bounds, density and exact extra values -> the sorted options of a log select-slider (log_slider)."""
     return sorted(set(log_values(lo, hi, per_decade)) | {float(v) for v in extra if lo <= v <= hi})
@@ -84,12 +99,8 @@ def log_slider(label: str, lo: float, hi: float, default: float, key: str, help:
     """A select-slider over round log-spaced values (plus exact `extra` ones, e.g. a preset's δ = n^-1.5)."""
     vals = log_options(lo, hi, per_decade, extra)
     snap_to_options(key, vals)
-    cur = st.session_state.get(key)
-    # value= the value in force, also when the session holds one: a slider drawn again after a run without it
-    # (another view shown) would otherwise show its first option while the page uses the session's value.
-    value = cur if cur is not None else _nearest_log(vals, default)
-    return float(st.select_slider(label, options=vals, value=value, format_func=fmt_num, key=key, help=help,
-                                  on_change=on_change, disabled=disabled))
+    return float(st.select_slider(label, options=vals, value=value_in_force(key, _nearest_log(vals, default)),
+                                  format_func=fmt_num, key=key, help=help, on_change=on_change, disabled=disabled))
 
 
 # Words for very large factors: a teacher reads "more than a million to one", not "4.9e+08".

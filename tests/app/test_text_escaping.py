@@ -208,6 +208,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'json.dumps(msg).encode()': "a pipe's write() to Chromium, not Streamlit",
     },
     "ui/heatmaps/targets.py": {
+        'mechs': 'the noise families\' enum values (constants)',
         '_pct(v)': 'a percentage',
         '_pct(q)': 'a percentage',
         '_pct(q_value())': 'a percentage',

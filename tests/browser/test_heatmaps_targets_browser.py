@@ -70,3 +70,32 @@ def test_compare_panel_pictures_and_sentence_follow_b(page, app_url, shots, run_
     assert "compare" in moved, moved
     assert not {"page", "study", "grid", "privacy"} & set(moved), f"a move of B re-ran more than its panel: {moved}"
     harness.screenshot(page, str(shots / "heatmaps_compare_ab.png"))
+
+
+def _slider_value(page, label: str) -> str:
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text=label)
+    return slider.locator('input[type="range"]').first.get_attribute("aria-valuetext") or ""
+
+
+def _show_panel(page, name: str) -> None:
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').get_by_text(name, exact=True).click()
+    harness.wait_idle(page, 120_000)
+
+
+def test_a_panel_shown_again_shows_the_values_its_answers_use(page, app_url):
+    """The finder's target moved, another panel shown, the finder again: the slider shows the target its answer
+    states (not its declared default 0.8)."""
+    _open_panel(page, app_url, "Target finder")
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text="Target")
+    slider.locator('input[type="range"]').first.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowLeft")
+    harness.wait_idle(page, 120_000)
+    answer = page.locator(".eyedp-number-label", has_text="Smallest ε per observer for CC ≥ 0.75")
+    answer.first.wait_for(timeout=60_000)
+    assert _slider_value(page, "Target") == "0.75"
+    _show_panel(page, "Compare A/B")
+    _show_panel(page, "Target finder")
+    answer.first.wait_for(timeout=60_000)
+    assert _slider_value(page, "Target") == "0.75"
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -17,7 +17,7 @@ from ui.heatmaps import figs, images, targets, view
 from ui.heatmaps import release as heatmap_release
 from ui.heatmaps.settings import M_KEYS
 from ui.text import md_text
-from ui.widgets import badge, fmt_num, log_slider, log_values
+from ui.widgets import badge, fmt_num, index_in_force, log_slider, log_values, value_in_force
 
 PANELS = {
     "curves": "ε-curves (Figure 3)",
@@ -37,6 +37,7 @@ LEDGER_CHANGED = "eyedp_hm_ledger_changed"  # set by a choice of m: re-run the a
 def _delta_rule(key: str, ctx: view.Context) -> str:
     """Radio: δ follows the paper's n^-1.5 or stays at the current value."""
     return st.radio("δ for other study sizes", ["n^-1.5", "fixed"], horizontal=True, key=key,
+                    index=index_in_force(key, ["n^-1.5", "fixed"]),
                     format_func={"n^-1.5": "δ = n^-1.5 (the paper's levels)",
                                  "fixed": f"fixed δ = {fmt_num(ctx.delta)}"}.get)
 
@@ -51,7 +52,7 @@ def curves_panel(ctx: view.Context) -> None:
                 "deviation), compared with the clean heatmap after the same smoothing: CC (solid) and the share "
                 "of hot spots kept (dashed: the clean map's top cells still among the noisy map's top cells). δ, "
                 "the caps, the grid and the kernel are the ones chosen above; the dotted line marks the current ε.")
-    R = st.columns([1, 2])[0].slider("Repeated draws R per ε", 10, 300, 100, 10, key="hm_R",
+    R = st.columns([1, 2])[0].slider("Repeated draws R per ε", 10, 300, value_in_force("hm_R", 100), 10, key="hm_R",
                                      help="More draws give smoother bands and take longer (computed once, then "
                                           "cached).")
     eps_list = tuple(log_values(0.1, 10.0, 5))
@@ -147,7 +148,7 @@ def cap_panel(ctx: view.Context) -> None:
         default_b = 10.0 if ctx.weight == "count" else 5.0
         bound = st.number_input(f"Public upper bound B on any observer's value in one cell ({ctx.short_unit})",
                                 min_value=float(min(cap.PUBLIC_CAPS[ctx.weight])), max_value=1000.0,
-                                value=default_b, key=f"hm_sel_bound_{ctx.weight}",
+                                value=value_in_force(f"hm_sel_bound_{ctx.weight}", default_b), key=f"hm_sel_bound_{ctx.weight}",
                                 help="Fixed before looking at the data (e.g. from the trial length); values above "
                                      "B are clipped when the candidates are scored.")
         c1, c2 = st.columns(2)
@@ -155,6 +156,7 @@ def cap_panel(ctx: view.Context) -> None:
             eps_sel = log_slider("ε for choosing m", 0.01, 2.0, 0.1, "hm_sel_eps", per_decade=4)
         with c2:
             method = SelectionMethod(st.radio("Selection", list(SELECTION_WORDS), key="hm_sel_method",
+                                              index=index_in_force("hm_sel_method", list(SELECTION_WORDS)),
                                               format_func=SELECTION_WORDS.get))
         usable = cap.public_candidates(ctx.weight, float(bound))
         st.caption(f"Candidates (public, fixed in advance — never read off the data): "
@@ -169,8 +171,9 @@ def cap_panel(ctx: view.Context) -> None:
             st.info(f"m = {choice.m:g} was chosen privately on other data ('{md_text(choice.source.stimulus_name)}'); its "
                     "ε was charged to the observers it read, not to these.", icon=":material/info:")
     fixed = st.select_slider(f"Fixed public m the private choice competes with ({ctx.short_unit})",
-                             cap.PUBLIC_CAPS[ctx.weight], value=cap.PUBLIC_CAPS[ctx.weight][0] if ctx.weight == "count"
-                             else 0.5, key=f"hm_fixed_m_{ctx.weight}")
+                             cap.PUBLIC_CAPS[ctx.weight], key=f"hm_fixed_m_{ctx.weight}",
+                             value=value_in_force(f"hm_fixed_m_{ctx.weight}", cap.PUBLIC_CAPS[ctx.weight][0]
+                                                  if ctx.weight == "count" else 0.5))
     targets.cap_comparison_block(ctx, float(bound), float(eps_sel), method, float(fixed))
     if st.session_state.pop(LEDGER_CHANGED, False):
         st.rerun()  # a full run, so that the sidebar's "Privacy spent" shows the new entry
@@ -246,7 +249,8 @@ def attack_panel(ctx: view.Context) -> None:
                 "subtraction returns n × the noise.")
     gm = ctx.gaze_maps
     ids = [str(o) for o in gm.observers]
-    target = st.columns([1, 3])[0].selectbox("Target observer", ids, key="hm_target")
+    target = st.columns([1, 3])[0].selectbox("Target observer", ids, key="hm_target",
+                                             index=index_in_force("hm_target", list(ids)))
     i = gm.index_of(gm.observers[ids.index(target)])
     table = view.attack_table(ctx.maps_key, i, ctx.cap_m, ctx.cap_total, ctx.epsilon, ctx.delta, ctx.method,
                               ctx.preview_seed, gm)
@@ -294,7 +298,7 @@ def planning_panel(ctx: view.Context) -> None:
     with c2:
         rule = _delta_rule("hm_plan_delta", ctx)
     with c3:
-        R = st.slider("Draws per N", 10, 200, 50, 10, key="hm_plan_R")
+        R = st.slider("Draws per N", 10, 200, value_in_force("hm_plan_R", 50), 10, key="hm_plan_R")
     if not ns:
         st.info("Choose at least one study size N.")
         return

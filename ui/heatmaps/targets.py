@@ -23,7 +23,7 @@ from ui.fragment import fragment
 from ui.heatmaps import figs, images, view
 from ui.numbers import Number, numbers_html
 from ui.text import html_text
-from ui.widgets import fmt_num, log_slider
+from ui.widgets import fmt_num, index_in_force, log_slider, value_in_force
 
 Q_CHOICES = (0.01, 0.02, 0.05, 0.1, 0.2)
 BASES = {Basis.PRIVATE.value: "these data (tuning, not itself private)",
@@ -208,18 +208,22 @@ def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...],
 def _target_part(ctx: view.Context) -> None:
     """The finder's controls and answers (its own fragment: its controls re-run only this panel)."""
     row = st.container(horizontal=True, gap="medium")  # blocks, not columns: re-sent on every move of the finder
-    measure = row.radio("Target on", list(MEASURES), format_func=MEASURES.get, key="hm_tg_measure")
-    target = row.slider("Target", 0.3, 0.99, 0.8, 0.01, key="hm_tg_target",
+    measure = row.radio("Target on", list(MEASURES), format_func=MEASURES.get, key="hm_tg_measure",
+                        index=index_in_force("hm_tg_measure", list(MEASURES)))
+    target = row.slider("Target", 0.3, 0.99, value_in_force("hm_tg_target", 0.8), 0.01, key="hm_tg_target",
                         help="The mean over the draws must reach this value.")
-    q = row.select_slider("Hot spots = top share q", Q_CHOICES, value=targets.DEFAULT_Q, key="hm_q",
+    q = row.select_slider("Hot spots = top share q", Q_CHOICES, value=value_in_force("hm_q", targets.DEFAULT_Q), key="hm_q",
                           format_func=lambda v: f"{_pct(v)}", help="A public parameter, not read off the data.")
-    basis = row.radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis")
+    basis = row.radio("Basis", list(BASES), format_func=BASES.get, key="hm_tg_basis",
+                      index=index_in_force("hm_tg_basis", list(BASES)))
     row2 = st.container(horizontal=True, gap="medium")
-    pilot = row2.selectbox("Pilot stimulus (bundled sample)", bundled.stimulus_names(), key="hm_tg_pilot",
+    pilots = bundled.stimulus_names()
+    pilot = row2.selectbox("Pilot stimulus (bundled sample)", pilots, key="hm_tg_pilot",
+                           index=index_in_force("hm_tg_pilot", list(pilots)),
                            disabled=basis != Basis.PILOT.value,
                            help="The bundled sample is synthetic and public: answers on it cost these observers "
                                 "nothing. It is built at the page's cell size, weighting and caps.")
-    R = row2.slider("Draws R", 20, 300, 100, 10, key="hm_tg_R")
+    R = row2.slider("Draws R", 20, 300, value_in_force("hm_tg_R", 100), 10, key="hm_tg_R")
     key, gm = _basis_maps(ctx, Basis(basis), pilot)
     setting = _setting(ctx)
     est = targets.estimate_seconds(gm.n_cells, len(targets.EPS_GRID) + len(targets.N_GRID), R, Measure(measure))
@@ -329,9 +333,11 @@ def _compare_part(ctx: view.Context) -> None:
     with row:
         eps_b = log_slider("ε of B (per observer)", 0.01, 100.0, 10.0, "hm_ab_eps")
     cands = cap.PUBLIC_CAPS[ctx.weight]
-    m_b = row.select_slider(f"Cap m of B ({ctx.short_unit})", cands, value=float(cands[0]), key="hm_ab_m")
-    mech_b = Family(row.radio("Noise of B", [f.value for f in figs.MECH_LABEL], format_func=lambda v: figs.MECH_LABEL[v],
-                              key="hm_ab_mech", horizontal=True))
+    m_b = row.select_slider(f"Cap m of B ({ctx.short_unit})", cands, key="hm_ab_m",
+                            value=value_in_force("hm_ab_m", float(cands[0])))
+    mechs = [f.value for f in figs.MECH_LABEL]
+    mech_b = Family(row.radio("Noise of B", mechs, format_func=lambda v: figs.MECH_LABEL[v], key="hm_ab_mech",
+                              index=index_in_force("hm_ab_mech", mechs), horizontal=True))
     side_b = ab_side(ctx, "B", float(eps_b), float(m_b), mech_b)
     side_a = ab_side(ctx, "A", ctx.epsilon, ctx.cap_m, ctx.mechanism)
     # Columns, not a horizontal block: their widths are fixed halves whatever picture arrives first.

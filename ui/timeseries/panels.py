@@ -21,7 +21,7 @@ from ui.text import md_cells, md_text
 from ui.timeseries import figs, view
 from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
-from ui.widgets import WATERMARK_HTML, badge, fmt_num, preview_watermark
+from ui.widgets import WATERMARK_HTML, badge, fmt_num, index_in_force, preview_watermark, value_in_force
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
           "steil": "Steil et al.", "table": "Per-feature table", "forms": "Release forms", "ab": "Compare A/B"}
@@ -41,6 +41,7 @@ def utility_panel(c: Ctx) -> None:
     chosen = a.multiselect("Mechanisms to compare", labels, default=list(DEFAULT_SWEEP_LABELS), key="ts_sweep_mechs",
                            help="CFPA/DCFPA with 64 and 128 windows are on offer too; each adds a few seconds.")
     rule = b.radio("k in the sweep", ["public", "fixed", "oracle"], key="ts_sweep_k",
+                   index=index_in_force("ts_sweep_k", ["public", "fixed", "oracle"]),
                    format_func={"public": "public rule (data-free)", "fixed": f"fixed k = {c.setting.k}",
                                 "oracle": "oracle (tuned on private data)"}.get,
                    help="Public rule: k from timeseries.k.public_k, costs no privacy. Oracle: per feature and chunk the k "
@@ -49,7 +50,7 @@ def utility_panel(c: Ctx) -> None:
     band = d.toggle("Spread of single runs", value=False, key="ts_sweep_runband",
                     help="10–90% quantiles of the utility of one run (what one release looks like).")
     lo_e, hi_e = st.select_slider("ε range of the sweep (10 log-spaced values)", options=list(range(-3, 6)),
-                                  value=(-2, 4), format_func=lambda e: f"10^{e}" if e not in (0, 1) else str(10 ** e),
+                                  value=value_in_force("ts_sweep_range", (-2, 4)), format_func=lambda e: f"10^{e}" if e not in (0, 1) else str(10 ** e),
                                   key="ts_sweep_range")
     if not chosen or lo_e >= hi_e:
         st.info("Choose at least one mechanism and an ε range.")
@@ -150,7 +151,7 @@ def correlation_panel(c: Ctx) -> None:
     default = min(top, int(round(60 / step)) if step else 120)
     settings.clamp("ts_corr_lag", 5, top)  # a lag restored for a longer series
     lag = st.slider("Largest time difference shown" + (" (windows of 0.5 s)" if step == 0.5 else " (windows)"),
-                    5, top, default, key="ts_corr_lag")
+                    5, top, min(max(value_in_force("ts_corr_lag", default), 5), top), key="ts_corr_lag")
     xf = np.asarray(c.series.x[rows, c.feature_index, :])
     sig = {"original": xf, "difference": difference_signal(xf), "noisy": c.preview.noisy[rows]}
     curves = correlation_curves(sig, ref_index=4, max_lag=lag)
@@ -181,9 +182,10 @@ def _markov_chain(c: Ctx) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     # One horizontal box, not three columns: fewer blocks re-sent on every move of its sliders.
     a = b = d = st.container(horizontal=True, gap="medium")
     src = a.radio("Transition matrix for the Markov estimate", ["public", "sticky"], horizontal=True,
+                  index=index_in_force("ts_markov_src", ["public", "sticky"]),
                   key="ts_markov_src", format_func={"public": "bundled synthetic sample (public)",
                                                     "sticky": "assumed sticky chain"}.get)
-    states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, 4, key="ts_states")
+    states = b.slider("States (equal-width bins of the chunk mean)", 2, 8, value_in_force("ts_states", 4), key="ts_states")
     if src == "public":
         try:
             pb, pf, chains = view.public_chain(c.feature, int(c.setting.chunk), states)
@@ -193,7 +195,7 @@ def _markov_chain(c: Ctx) -> tuple[np.ndarray | None, np.ndarray | None, str]:
             st.caption(f"'{md_text(c.feature)}' is not in the bundled sample; using the assumed sticky chain instead.")
             src = "sticky"
     if src == "sticky":
-        stay = d.slider("Stay probability", 0.0, 0.99, 0.9, 0.01, key="ts_stay")
+        stay = d.slider("Stay probability", 0.0, 0.99, value_in_force("ts_stay", 0.9), 0.01, key="ts_stay")
         pb = pf = view.sticky_chain(states, stay)
         source_note = f"assumed chain: stay in the same state with probability {stay:g}, else move uniformly."
     return pb, pf, source_note
@@ -334,10 +336,10 @@ def forms_panel(c: Ctx) -> None:
     # One horizontal box, not three columns: fewer blocks re-sent on every move of its slider.
     row = st.container(horizontal=True, gap="medium")
     cols = (row, row, row)
-    target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, 0.0, 1.0, key="ts_form_target",
+    target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, value_in_force("ts_form_target", 0.0), 1.0, key="ts_form_target",
                                         help="0 dB: the noise is as large as the spread between people of the "
                                              "released values; +10 dB: ten times smaller in variance."))
-    blocks = int(cols[1].slider("Coarse windows per recording", 2, 60, 10, key="ts_form_blocks",
+    blocks = int(cols[1].slider("Coarse windows per recording", 2, 60, value_in_force("ts_form_blocks", 10), key="ts_form_blocks",
                                 help="Release the mean of each of this many equal parts of the public length T "
                                      "instead of every window."))
     per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)

@@ -13,7 +13,7 @@ from ui.text import html_text
 from ui.timeseries import figs, view
 from ui.timeseries.context import VIEW, Ctx, record
 from ui.timeseries.data import feature_label
-from ui.widgets import badge, calibration_box, fmt_num
+from ui.widgets import badge, calibration_box, fmt_num, value_in_force
 
 
 def steil_panel(c: Ctx) -> None:
@@ -23,7 +23,7 @@ def steil_panel(c: Ctx) -> None:
         return
     # One horizontal box, not two columns: fewer blocks re-sent on every move of w.
     a = b = st.container(horizontal=True, gap="medium", vertical_alignment="center")
-    w = a.slider("Subsampling window w (one random sample kept per w windows)", 1, 20, 10, key="ts_steil_w",
+    w = a.slider("Subsampling window w (one random sample kept per w windows)", 1, 20, value_in_force("ts_steil_w", 10), key="ts_steil_w",
                  help="Steil et al. use w = 10; the positions are drawn independently of the data.")
     shown = b.toggle("Also show the sampler as published (not differentially private)", value=False,
                      key="ts_steil_published")
