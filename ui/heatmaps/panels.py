@@ -197,7 +197,8 @@ def calculator_panel(ctx: view.Context) -> None:
     std_now = ctx.preview.calibration.std
     c1, c2 = st.columns([1, 2])
     with c1:
-        target = st.number_input("Target noise std per cell", min_value=1e-9, value=float(f"{std_now / 2:.2g}"),
+        target = st.number_input("Target noise std per cell", min_value=1e-9,
+                                 value=value_in_force("hm_target_std", float(f"{std_now / 2:.2g}")),
                                  format="%.4g", key="hm_target_std",
                                  help="The per-cell noise standard deviation you find acceptable (Laplace: √2·b).")
     with c2:
@@ -293,7 +294,8 @@ def planning_panel(ctx: view.Context) -> None:
     choices = sorted({n_now, 50, 100, 300, 1000, 3000, 10000, 50000, 100000})
     with c1:
         ns = st.multiselect("Hypothetical numbers of observers N", choices,
-                            default=[v for v in choices if v in (n_now, 100, 300, 1000, 3000, 10000, 50000)],
+                            default=[v for v in choices
+                                     if v in value_in_force("hm_plan_n", (n_now, 100, 300, 1000, 3000, 10000, 50000))],
                             key="hm_plan_n")
     with c2:
         rule = _delta_rule("hm_plan_delta", ctx)
