@@ -69,6 +69,12 @@ print(
     f"moves {moves}; median move {sorted(t)[len(t) // 2] * 1000:.0f} ms; busy JS+GC per move {busy / 1000 / moves:.1f} ms "
     f"(program/idle excluded)"
 )
+by_file = collections.Counter()
+for (f, _), v in by_fn.items():
+    by_file[f] += v
+print("self ms/move by script:")
+for k, v in by_file.most_common(15):
+    print(f"  {v / 1000 / moves:6.2f} {k}")
 print("self ms/move:")
 for k, v in by_fn.most_common(25):
     print(f"  {v / 1000 / moves:6.2f} {k}")

@@ -86,6 +86,10 @@ BODIES = {
     "bigone": lambda v: None,
     "bigone_container": lambda v: None,
     "bigone_expander": lambda v: None,
+    "outwidgets": lambda v: None,
+    "outexpwidgets": lambda v: None,
+    "outplot": lambda v: None,
+    "nest4": lambda v: None,
     "share": lambda v: _share(v, deferred=False),
     "share_deferred": lambda v: _share(v, deferred=True),
 }
@@ -116,6 +120,18 @@ else:
     if variant == "bigone_expander":
         with st.expander("closed"):
             st.markdown("\n\n".join(f"static **line** {i}" for i in range(100)))
+    if variant == "outwidgets":  # widgets drawn outside the fragment: re-rendered by each move?
+        for i in range(8):
+            st.selectbox(f"sel {i}", ["a", "b", "c"], key=f"o{i}")
+            st.checkbox(f"chk {i}", key=f"c{i}")
+    if variant == "outexpwidgets":
+        with st.expander("closed"):
+            for i in range(8):
+                st.selectbox(f"sel {i}", ["a", "b", "c"], key=f"o{i}")
+                st.checkbox(f"chk {i}", key=f"c{i}")
+    if variant == "outplot":
+        for j in range(3):
+            st.plotly_chart(_line_figure(X ** (j + 1), fill=True), theme=None, key=f"op{j}")
     if variant == "bigside":
         for i in range(40):
             st.sidebar.markdown(f"static **line** {i}")
@@ -126,4 +142,21 @@ else:
         BODIES[variant](v)
         st.write(v)
 
-    body()
+    if variant == "nest4":  # the slider's fragment nested three deep, as the Heatmaps parts are
+        @st.fragment
+        def n1():
+            st.markdown("outer 1")
+
+            @st.fragment
+            def n2():
+                st.markdown("outer 2")
+
+                @st.fragment
+                def n3():
+                    st.markdown("outer 3")
+                    body()
+                n3()
+            n2()
+        n1()
+    else:
+        body()

@@ -246,3 +246,32 @@ def test_other_methods_keep_their_settings_for_the_table_and_the_link():
     assert link_params(at).get("gs_pd_k") == "3" and link_params(at).get("gs_kal_eps") == "10.0"
     at.radio(key="gs_show").set_value("PD (as published)").run()
     assert at.slider(key="gs_pd_k").value == 3
+
+
+def test_kaleidos_finer_settings_stay_in_force_while_their_sliders_are_hidden():
+    """ε, w and r are drawn; t_skip, l_thresh, h and the smallest publication only on request. While hidden their
+    values are named above the part, feed the table exactly as when drawn, and stay in the link."""
+    from tests.apptest import link_params
+
+    at = _page()
+    at.radio(key="gs_view").set_value("protect").run()
+    assert not at.exception, at.exception
+    finer = {"gs_kal_skip", "gs_kal_l", "gs_kal_h", "gs_kal_floor"}
+    drawn = {s.key for s in [*at.slider, *at.select_slider]}
+    assert {"gs_kal_eps", "gs_kal_w", "gs_kal_r"} <= drawn and not drawn & finer
+    assert "Kept: t_skip = 12 samples · l_thresh = 60 px · h = 2 · smallest publication 1/16 of ε−ε/h" in _text(at)
+    at.toggle(key="gs_kal_all").set_value(True).run()
+    assert not at.exception, at.exception
+    assert finer <= {s.key for s in [*at.slider, *at.select_slider]} and "Kept: t_skip" not in _text(at)
+    assert at.select_slider(key="gs_kal_skip").value == 12 and at.slider(key="gs_kal_l").value == 60
+    at.select_slider(key="gs_kal_h").set_value(8.0).run()
+    at.slider(key="gs_kal_l").set_value(0).run()
+    assert not at.exception, at.exception
+    shown = _row(at, "Kaleido")
+    at.toggle(key="gs_kal_all").set_value(False).run()
+    assert not at.exception, at.exception
+    assert "l_thresh = 0 px · h = 8 ·" in _text(at)
+    pd.testing.assert_series_equal(_row(at, "Kaleido"), shown)
+    assert link_params(at).get("gs_kal_h") == "8.0" and link_params(at).get("gs_kal_l") == "0"
+    at.toggle(key="gs_kal_all").set_value(True).run()
+    assert at.select_slider(key="gs_kal_h").value == 8.0 and at.slider(key="gs_kal_l").value == 0

@@ -203,6 +203,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "markdown_table": "method names (constants) and formatted numbers",
         "headline.mech_name": "mechanism names (registry)",
         "context.twice_note": "the setting's ε per person (numbers) and constant words",
+        "controls.finer_kaleido_words": "Kaleido's slider values (numbers) and constant words",
     },
     "ui/share/report.py": {
         'json.dumps(msg).encode()': "a pipe's write() to Chromium, not Streamlit",

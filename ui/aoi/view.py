@@ -33,7 +33,7 @@ def observers(fix_token: str, stim_name: str, aois: tuple[Aoi, ...], bounds: tup
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def preview_metrics(fix_token: str, stim_name: str, aois: tuple[Aoi, ...], bounds: tuple,
+def preview_metrics(fix_token: str, stim_name: str, aois_key: str, bounds: tuple,
                     metrics: tuple[str, ...], epsilon: float, seed: int,
                     _table: ObserverTable) -> dict[AoiMetric, MetricResult]:
     """Seeded preview of the chosen metrics at ε (the page's privacy part: the only thing an ε move re-runs)."""

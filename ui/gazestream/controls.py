@@ -77,8 +77,15 @@ def pd_kept(n_people: int) -> view.PDSettings:
                            int(_kept("gs_pd_tries")))
 
 
-def kaleido_controls() -> view.KaleidoSettings:
-    """Kaleido's sliders -> its settings."""
+def finer_kaleido_words(s: view.KaleidoSettings) -> str:
+    """Kaleido's finer settings in one line (shown while their sliders are not drawn)."""
+    return (f"Kept: t_skip = {s.t_skip} samples · l_thresh = {fmt_num(s.l_thresh)} px · h = {fmt_num(s.h)} · "
+            f"smallest publication 1/{round(1 / s.min_pub_share)} of ε−ε/h. *All Kaleido settings* shows their sliders.")
+
+
+def kaleido_controls(every_setting: bool) -> view.KaleidoSettings:
+    """Kaleido's sliders -> its settings (ε, w and r only unless `every_setting`: the finer four keep their
+    values)."""
     # One wrapping row of sliders: one block re-sent on every move, not a block and two columns.
     row = st.container(horizontal=True, gap="medium")
     with row:
@@ -87,11 +94,14 @@ def kaleido_controls() -> view.KaleidoSettings:
     st.session_state.setdefault(KEEP, {})["gs_kal_eps"] = eps
     w = int(row.select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", width=SLIDER_WIDTH,
                               **keep_value("gs_kal_w", DEFAULTS["gs_kal_w"])))
+    r = float(row.slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r", width=SLIDER_WIDTH,
+                         help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", DEFAULTS["gs_kal_r"])))
+    if not every_setting:
+        kept_now = kaleido_kept()
+        return view.KaleidoSettings(eps, w, kept_now.t_skip, r, kept_now.l_thresh, kept_now.h, kept_now.min_pub_share)
     t_skip = int(row.select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip", width=SLIDER_WIDTH,
                                    help="Test every t_skip-th sample; the samples between repeat the last point.",
                                    **keep_value("gs_kal_skip", DEFAULTS["gs_kal_skip"])))
-    r = float(row.slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r", width=SLIDER_WIDTH,
-                         help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", DEFAULTS["gs_kal_r"])))
     l_thresh = float(row.slider("l_thresh (px)", 0, 300, step=10, key="gs_kal_l", width=SLIDER_WIDTH,
                                 help="Repeat the last point while the gaze stays within about this distance.",
                                 **keep_value("gs_kal_l", DEFAULTS["gs_kal_l"])))

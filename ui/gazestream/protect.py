@@ -61,6 +61,7 @@ class Scope:
     figure: str  # "scanpath" or "detail" (the method's own chart)
     interactive: bool  # the scanpaths as the Plotly chart
     formulas: bool  # the formulas written under each promise
+    every_setting: bool  # Kaleido's four finer sliders drawn too (else their kept values, named above the part)
     attack: bool  # measure re-identification for the table
     share_box: Any  # the open share box's container (under its switch), or None while it is closed
 
@@ -93,12 +94,12 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
     one = view.pick(prep.frame, who, stim_name, sel)
     uri, note = _stimulus(stim_name, geometry)
     mech = METHODS[shown]  # the picker's label, parsed once
-    figure, interactive, formulas = _switches(mech)
+    figure, interactive, formulas, every_setting = _switches(mech)
     part = st.container()  # the method's part, drawn last: the switches under it are not re-sent on its moves
     attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
     share = share_toggle()
     scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note, figure, interactive, formulas,
-                  attack, st.container() if share else None)
+                  every_setting, attack, st.container() if share else None)
     with part:
         if mech is Mech.KALEIDO:
             kaleido_part(scope)
@@ -112,10 +113,10 @@ DETAIL = {Mech.KALEIDO: "Budget per window", Mech.EVENT_SYNTH_PD: "Draws per fix
           Mech.EVENT_SYNTH_PD_RANDOMISED: "Draws per fixation"}
 
 
-def _switches(mech: Mech) -> tuple[str, bool, bool]:
+def _switches(mech: Mech) -> tuple[str, bool, bool, bool]:
     """The figure under the method's controls (the scanpaths or the method's own chart; one chart redrawn per
-    move), whether the scanpaths are the interactive chart, and whether the promises show their formulas ->
-    (figure, interactive, formulas)."""
+    move), whether the scanpaths are the interactive chart, whether the promises show their formulas, and whether
+    Kaleido's finer sliders are drawn -> (figure, interactive, formulas, every_setting)."""
     row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     figure = "scanpath"
     if mech in DETAIL:
@@ -128,7 +129,15 @@ def _switches(mech: Mech) -> tuple[str, bool, bool]:
                                                       help="Axes in px, zoom; slower to redraw than the picture.")
     formulas = row.toggle("Formulas", key="gs_formulas",
                           help="Each promise's formulas with these settings, under its words (docs/PRIVACY_MODEL.md).")
-    return figure, interactive, formulas
+    every_setting = False
+    if mech is Mech.KALEIDO:
+        # Four sliders fewer re-sent on every move of ε, w or r while their published defaults are kept; the
+        # values in force are named here (they cannot change while their sliders are hidden).
+        every_setting = row.toggle("All Kaleido settings", key="gs_kal_all",
+                                   help="Show the sliders of t_skip, l_thresh, h and the smallest publication too.")
+        if not every_setting:
+            st.caption(controls.finer_kaleido_words(controls.kaleido_kept()))
+    return figure, interactive, formulas, every_setting
 
 
 def _stimulus(stim_name: str | None, geometry: Geometry) -> tuple[str | None, str]:
@@ -151,7 +160,7 @@ def _stimulus(stim_name: str | None, geometry: Geometry) -> tuple[str | None, st
 def kaleido_part(scope: Scope) -> None:
     """Kaleido's promise, controls, scanpath or budget chart, and the side-by-side table (a fragment)."""
     card = st.container()  # the promise leads; it follows the controls drawn under it
-    s_kal = controls.kaleido_controls()
+    s_kal = controls.kaleido_controls(scope.every_setting)
     plan = panels.kaleido_plan_for(s_kal)
     with card:
         panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry),

@@ -39,7 +39,9 @@ PANEL_OPTIONS: dict[str, tuple[str, ...]] = {
 # upload forms are not reached: they are not part of a shared view.)
 STATES: dict[str, tuple[tuple[tuple[str, Any], ...], ...]] = {
     "pages/gaze_samples.py": ((("gs_method", "idt"),),
-                              # the Protect view draws only the shown method's controls
+                              # the Protect view draws only the shown method's controls (Kaleido's finer
+                              # four on request)
+                              (("gs_view", "protect"), ("gs_kal_all", True)),
                               (("gs_view", "protect"), ("gs_show", "k-same-synth")),
                               (("gs_view", "protect"), ("gs_show", "PD (as published)"))),
     "pages/time_series.py": ((("ts_chunk", "free"),), (("ts_panel", "acct"), ("ts_markov_src", "sticky"))),
