@@ -90,6 +90,8 @@ BODIES = {
     "outexpwidgets": lambda v: None,
     "outplot": lambda v: None,
     "nest4": lambda v: None,
+    "tsshape": lambda v: None,
+    "tsshape_seg": lambda v: None,
     "share": lambda v: _share(v, deferred=False),
     "share_deferred": lambda v: _share(v, deferred=True),
 }
@@ -132,6 +134,21 @@ else:
     if variant == "outplot":
         for j in range(3):
             st.plotly_chart(_line_figure(X ** (j + 1), fill=True), theme=None, key=f"op{j}")
+    if variant.startswith("tsshape"):  # the widget kinds around the Time-series sliders, outside the fragment
+        cols = st.columns(3)
+        for i, c in enumerate(cols):
+            c.selectbox(f"pick {i}", ["a", "b", "c"], key=f"p{i}")
+        with st.container(border=True):
+            seg = variant == "tsshape_seg"
+            for i in range(4):
+                if seg:
+                    st.segmented_control(f"seg {i}", ["one", "two", "three"], default="one", key=f"g{i}")
+            for i in range(3):
+                st.radio(f"radio {i}", ["x", "y"], horizontal=True, key=f"r{i}")
+            st.number_input("n", 0, 10, 1, key="n1")
+            st.number_input("m", 0, 10, 1, key="n2")
+            for i in range(3):
+                st.selectbox(f"sel {i}", ["a", "b"], key=f"s{i}")
     if variant == "bigside":
         for i in range(40):
             st.sidebar.markdown(f"static **line** {i}")
