@@ -4,43 +4,31 @@ trivial page's (medians).
 
 python bench/lab/ablate.py <checkout> <repeats> <url path> <slider label> <set> [<set> ...]   (set: LAB_SKIP's
 value, comma-separated part names; '-' for none)"""
-import os
-import statistics
 import sys
+from pathlib import Path
 
-ROOT = sys.argv[1]
-sys.path[:0] = [ROOT, ROOT + "/tests/browser", ROOT + "/bench"]
+OTHER = sys.argv[1]  # its harness and run come first: the app starts from that checkout
+sys.path[:0] = [OTHER, OTHER + "/tests/browser", OTHER + "/bench", str(Path(__file__).resolve().parent)]
+from alternate import measure, open_trivial  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
-from run import _open, slider_rerender  # noqa: E402
+from run import _open  # noqa: E402
 
 import harness  # noqa: E402
 
 repeats, path, label, sets = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+
+
+def _slider(page, url: str):
+    """The page at `path`, drawn; the slider named `label`."""
+    _open(page, url, path)
+    page.wait_for_timeout(800)
+    return page.locator(f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) '
+                        'input[type="range"]').first
+
+
 with sync_playwright() as p:
     browser = harness.launch_browser(p)
-    tproc, turl = harness.start_app("bench/trivial_app.py")
-    trivial = browser.new_page()
-    trivial.goto(turl)
-    harness.wait_idle(trivial)
-    slider_rerender(trivial, 1)
+    tproc, trivial = open_trivial(browser)
     for parts in sets:
-        os.environ["LAB_SKIP"] = parts  # the app process inherits it
-        proc, url = harness.start_app("app.py")
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            _open(page, url, path)
-            page.wait_for_timeout(800)
-            sel = f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-            slider = page.locator(sel).first
-            slider_rerender(page, 2, locator=slider)
-            mine, base = [], []
-            for i in range(repeats):
-                key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
-                mine += slider_rerender(page, 1, key=key, locator=slider)
-                base += slider_rerender(trivial, 1, key=key)
-            m, b = statistics.median(mine), statistics.median(base)
-            print(f"{parts:28s} {m:.3f} {b:.3f} {m / b:.2f}", flush=True)
-            page.close()
-        finally:
-            harness.stop_app(proc)
+        print(f"{parts:28s}", measure(browser, trivial, "app.py", {"LAB_SKIP": parts}, _slider, repeats), flush=True)
     harness.stop_app(tproc)

@@ -1,0 +1,47 @@
+"""Lab helper: one slider's moves alternated with the tuned trivial page's, so a loaded machine hits both alike.
+
+The caller puts the checkout's tests/browser and bench folders on sys.path first (its `harness` and `run`)."""
+import os
+import statistics
+from collections.abc import Callable
+
+from run import slider_rerender
+
+import harness
+
+
+def open_trivial(browser):
+    """Start the trivial page (EyeDP's config) and open it -> (process, page), one move made."""
+    proc, url = harness.start_app("bench/trivial_app.py")
+    page = browser.new_page()
+    page.goto(url)
+    harness.wait_idle(page)
+    slider_rerender(page, 1)
+    return proc, page
+
+
+def alternate(page, trivial, repeats: int, locator=None) -> tuple[float, float]:
+    """`repeats` moves of the page's slider (`locator`, else its first), each followed by one on the trivial page
+    -> (median seconds on the page, on the trivial page)."""
+    mine, base = [], []
+    for i in range(repeats):
+        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+        mine += slider_rerender(page, 1, key=key, locator=locator)
+        base += slider_rerender(trivial, 1, key=key)
+    return statistics.median(mine), statistics.median(base)
+
+
+def measure(browser, trivial, script: str, env: dict[str, str], open_slider: Callable, repeats: int) -> str:
+    """Start `script` with `env` added to the environment, open it (`open_slider(page, url)` -> the slider's
+    locator, or None for the first) and alternate its moves with the trivial page's -> 'page s, trivial s, ratio'."""
+    os.environ.update(env)  # the app process inherits it
+    proc, url = harness.start_app(script)
+    try:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        slider = open_slider(page, url)
+        slider_rerender(page, 2, locator=slider)
+        m, b = alternate(page, trivial, repeats, locator=slider)
+        page.close()
+        return f"{m:.3f} {b:.3f} {m / b:.2f}"
+    finally:
+        harness.stop_app(proc)
