@@ -91,6 +91,10 @@ BODIES = {
     "outplot": lambda v: None,
     "nest4": lambda v: None,
     "tsshape": lambda v: None,
+    "cards": lambda v: None,
+    "cards_qp": lambda v: st.query_params.update(v=str(v)),
+    "links_qp": lambda v: st.query_params.update(v=str(v)),
+    "boxes_qp": lambda v: st.query_params.update(v=str(v)),
     "tsshape_seg": lambda v: None,
     "share": lambda v: _share(v, deferred=False),
     "share_deferred": lambda v: _share(v, deferred=True),
@@ -134,6 +138,20 @@ else:
     if variant == "outplot":
         for j in range(3):
             st.plotly_chart(_line_figure(X ** (j + 1), fill=True), theme=None, key=f"op{j}")
+    if variant.startswith("cards"):  # Home's six cards: a bordered box with a page link and a caption each
+        for start in (0, 3):
+            for i, col in enumerate(st.columns(3)):
+                with col.container(border=True):
+                    st.page_link("https://example.com", label=f"**View {start + i}**", icon=":material/arrow_forward:")
+                    st.caption("Where people looked, with noise added per observer so that no one's gaze can be told.")
+    if variant == "links_qp":
+        for i in range(6):
+            st.page_link("https://example.com", label=f"**View {i}**", icon=":material/arrow_forward:")
+    if variant == "boxes_qp":
+        for start in (0, 3):
+            for i, col in enumerate(st.columns(3)):
+                with col.container(border=True):
+                    st.caption("Where people looked, with noise added per observer so that no one's gaze can be told.")
     if variant.startswith("tsshape"):  # the widget kinds around the Time-series sliders, outside the fragment
         cols = st.columns(3)
         for i, c in enumerate(cols):
