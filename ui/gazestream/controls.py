@@ -7,6 +7,7 @@ method and travel in the URL without their eleven sliders being re-sent on every
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -97,8 +98,7 @@ def kaleido_controls(every_setting: bool) -> view.KaleidoSettings:
     r = float(row.slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r", width=SLIDER_WIDTH,
                          help="Moves up to r px inside one window are protected at ε.", **keep_value("gs_kal_r", DEFAULTS["gs_kal_r"])))
     if not every_setting:
-        kept_now = kaleido_kept()
-        return view.KaleidoSettings(eps, w, kept_now.t_skip, r, kept_now.l_thresh, kept_now.h, kept_now.min_pub_share)
+        return replace(kaleido_kept(), epsilon=eps, w=w, r=r)
     t_skip = int(row.select_slider("t_skip (samples)", SKIP_OPTIONS, key="gs_kal_skip", width=SLIDER_WIDTH,
                                    help="Test every t_skip-th sample; the samples between repeat the last point.",
                                    **keep_value("gs_kal_skip", DEFAULTS["gs_kal_skip"])))

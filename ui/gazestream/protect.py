@@ -131,7 +131,7 @@ def _switches(mech: Mech) -> tuple[str, bool, bool, bool]:
                           help="Each promise's formulas with these settings, under its words (docs/PRIVACY_MODEL.md).")
     every_setting = False
     if mech is Mech.KALEIDO:
-        # Four sliders fewer re-sent on every move of ε, w or r while their published defaults are kept; the
+        # Four sliders fewer re-sent on every move of ε, w or r while the finer settings keep their values; the
         # values in force are named here (they cannot change while their sliders are hidden).
         every_setting = row.toggle("All Kaleido settings", key="gs_kal_all",
                                    help="Show the sliders of t_skip, l_thresh, h and the smallest publication too.")
