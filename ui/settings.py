@@ -68,12 +68,24 @@ def prefixes(page: str | None) -> tuple[str, ...]:
     return (*PAGE_PREFIXES.get(page, ALL_PREFIXES), SOURCE_PREFIX) if page else ALL_PREFIXES
 
 
+@lru_cache(maxsize=None)
+def page_keys(page: str | None) -> tuple[str, ...]:
+    """The schema's keys that belong to `page` (data sources included; None: every page), in schema order."""
+    pre = prefixes(page)
+    return tuple(k for k in schema().keys() if k.startswith(pre))
+
+
 def current_values(page: str | None = None, state: Any = None) -> dict[str, Any]:
     """The settings of `page` (default: the page drawn last) as they are in this session (or in `state`)."""
     state = st.session_state if state is None else state
     page = page or state.get(PAGE_KEY) if page is None else page
-    sch, pre = schema(), prefixes(page)
-    return {k: state[k] for k in sch.keys() if k.startswith(pre) and k in state}
+    out: dict[str, Any] = {}
+    for key in page_keys(page):  # runs after every slider move: one session-state look-up per key
+        try:
+            out[key] = state[key]
+        except KeyError:
+            pass
+    return out
 
 
 # A restored value that a preset would overwrite clears the preset, as moving its control does on the page
@@ -295,10 +307,11 @@ def sync_url() -> None:
     """After every full or fragment run: the page's settings into the session's store (restored when the page
     is drawn again; read by the report and the release records) and its non-default ones into the URL."""
     page = st.session_state.get(PAGE_KEY)
+    values = current_values(page)  # once: it runs after every slider move
     if page:
-        _store().setdefault(page, {}).update(current_values(page))
+        _store().setdefault(page, {}).update(values)
         st.session_state[_LAST_RUN] = (page, True)
-    wanted = query_for()
+    wanted = encode_query(values, schema())
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
