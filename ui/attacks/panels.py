@@ -314,9 +314,7 @@ def results(token: str, settings: RunSettings) -> None:
     tradeoff_finder(token, settings, len(rows), s, tasks, clf)
     plans = s[s["mechanism"] != "clean"].drop_duplicates(["mechanism", "epsilon"])
     with st.expander("How each setting spent its budget"):
-        for p in plans["plan"]:
-            if p:
-                st.markdown(f"- {md_text(p)}")
+        _bullets([p for p in plans["plan"] if p])  # one element: every element of the page re-renders on a move
 
 
 def collapse_flag(s: pd.DataFrame, clf: str) -> None:
