@@ -1,9 +1,9 @@
 """The method controls of the Gaze-samples Protect view (Kaleido, k-same-synth, plausible deniability).
 
 The view draws only the shown method's controls, next to its results (a fragment). The other methods' settings
-feed the side-by-side table from their last values (`*_kept`: session state, which the settings store refills
-for controls not drawn, else the last value drawn, else the default), so they survive a switch of the shown
-method and travel in the URL without their eleven sliders being re-sent on every move of the shown one.
+feed the side-by-side table from their values in force (`*_kept`: session state, which the settings store
+refills for controls not drawn, else the default; ui.widgets.value_in_force), so they survive a switch of the
+shown method and travel in the URL without their eleven sliders being re-sent on every move of the shown one.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import streamlit as st
 
 from ui import settings
 from ui.gazestream import view
-from ui.widgets import fmt_num, log_slider
+from ui.widgets import fmt_num, log_slider, value_in_force
 
 W_OPTIONS = [10, 20, 30, 60, 120, 240, 600]
 SKIP_OPTIONS = [1, 2, 3, 6, 12, 24, 60]
@@ -25,20 +25,17 @@ EPS0_OPTIONS = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0]
 
 
 SLIDER_WIDTH = 200  # px: the narrow sliders of a wrapping row
-KEEP = "_gs_kept"  # last value of every control drawn here, by key (not a widget key: it never travels)
 
 
 def keep_value(key: str, default: Any, lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
-    """`value=` the control's current value (session state, else the last one kept, else `default`, clamped to
-    [lo, hi]). A widget whose identity changes (its range moved with the data, or it moved to another part of
-    the view) starts from `value`, so passing the current one keeps it where the user left it."""
-    kept = st.session_state.setdefault(KEEP, {})
+    """`value=` the control's value in force (value_in_force, clamped to [lo, hi]). A widget whose identity
+    changes (its range moved with the data, or it moved to another part of the view) starts from `value`, so
+    passing the current one keeps it where the user left it."""
     if lo is not None and hi is not None:
         settings.clamp(key, lo, hi)  # a value restored from a link, a file or another recording
-    v = st.session_state[key] if key in st.session_state else kept.get(key, default)
+    v = value_in_force(key, default)
     if lo is not None and hi is not None and isinstance(v, (int, float)):
         v = type(v)(min(max(v, lo), hi))
-    kept[key] = v
     return {"value": v}
 
 
@@ -92,7 +89,6 @@ def kaleido_controls(every_setting: bool) -> view.KaleidoSettings:
     with row:
         eps = log_slider("ε per window", 0.1, 100.0, DEFAULTS["gs_kal_eps"], "gs_kal_eps",
                          help="Budget of every window of w samples.")
-    st.session_state.setdefault(KEEP, {})["gs_kal_eps"] = eps
     w = int(row.select_slider("w (window, samples)", W_OPTIONS, key="gs_kal_w", width=SLIDER_WIDTH,
                               **keep_value("gs_kal_w", DEFAULTS["gs_kal_w"])))
     r = float(row.slider("r (radius, px)", 5, 200, step=5, key="gs_kal_r", width=SLIDER_WIDTH,
