@@ -48,6 +48,22 @@ def _share(v: int, deferred: bool) -> None:
                            key="dl2")
 
 
+def _block(kind: str) -> str:
+    """A block shaped like Heatmaps' numbers under the overlays (~4.5 kB: HTML number cards, three headed
+    paragraphs with bold), as markdown with raw HTML ("md") or as the same content in HTML ("html")."""
+    cards = "".join(f'<div class="n" title="What {i} measures (1 = identical)."><div class="l">Metric {i}</div>'
+                    f'<div class="v">0.{i}55</div></div>' for i in range(6))
+    text = ("Every cell of the average map gets Gaussian noise with standard deviation σ = 0.209 (analytic "
+            "calibration for Δ₂ = 0.194, ε = 3, δ = 6.3e-04). One observer can move the average map by at most "
+            "Δ₂ = 0.194 (L2) or Δ₁ = 1.5 (L1), because each map is capped at m = 1 fixations per cell. ") * 2
+    parts = [f"<div class='cards'>{cards}</div>"]
+    for head in ("Noise scale", "Privacy accounting", "Map and noise settings"):
+        parts += [f"### {head}" if kind == "md" else f"<h3>{head}</h3>",
+                  f"**{text[:80]}** {text}" if kind == "md" else f"<p><strong>{text[:80]}</strong> {text}</p>",
+                  f"<div class='cards'>{cards}</div>"]
+    return "\n\n".join(parts)
+
+
 BODIES = {
     "frag": lambda v: None,
     "frag_qp": lambda v: st.query_params.update(v=str(v)),
@@ -98,6 +114,11 @@ BODIES = {
     "tsshape_seg": lambda v: None,
     "share": lambda v: _share(v, deferred=False),
     "share_deferred": lambda v: _share(v, deferred=True),
+    # A Heatmaps-like numbers block that changes on every move: markdown with raw HTML, or the same in st.html.
+    "hmmd": lambda v: st.markdown(_block("md").replace("0.055", f"0.{v}"), unsafe_allow_html=True),
+    "hmhtml": lambda v: st.html(_block("html").replace("0.055", f"0.{v}")),
+    "hmmd_out": lambda v: None,
+    "hmhtml_out": lambda v: None,
 }
 
 variant = os.environ.get("EYEDP_LAB_VARIANT", "frag")
@@ -167,6 +188,10 @@ else:
             st.number_input("m", 0, 10, 1, key="n2")
             for i in range(3):
                 st.selectbox(f"sel {i}", ["a", "b"], key=f"s{i}")
+    if variant == "hmmd_out":  # the same block outside the fragment: parsed again on a move?
+        st.markdown(_block("md"), unsafe_allow_html=True)
+    if variant == "hmhtml_out":
+        st.html(_block("html"))
     if variant == "bigside":
         for i in range(40):
             st.sidebar.markdown(f"static **line** {i}")
