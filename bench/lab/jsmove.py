@@ -1,4 +1,5 @@
-"""Lab: CPU profile of the browser main thread over N slider moves: self time by script/function, total per move.
+"""Lab: CPU profile of the browser main thread over N slider moves: self time by script/function, inclusive time,
+and time per React component (what React called: component functions and effects), per move.
 
 python bench/lab/jsmove.py <url path> [slider label] [moves]"""
 
@@ -80,4 +81,18 @@ for k, v in by_fn.most_common(25):
     print(f"  {v / 1000 / moves:6.2f} {k}")
 print("inclusive ms/move:")
 for k, v in incl.most_common(40):
+    print(f"  {v / 1000 / moves:6.2f} {k}")
+# Per React component: each sample goes to the nearest frame outside react-dom whose caller is in react-dom (the
+# component function, or the effect, React called), named by script, function and column (the bundle is minified).
+by_component = collections.Counter()
+for nid, us in self_t.items():
+    x = nid
+    while x in nodes and parent.get(x) in nodes:
+        here, up = nodes[x]["callFrame"], nodes[parent[x]]["callFrame"]
+        if "react-dom" in up["url"] and "react-dom" not in here["url"] and here["url"]:
+            by_component[(here["url"].split("/")[-1][:30], here["functionName"], here["columnNumber"])] += us
+            break
+        x = parent[x]
+print("by React component (inclusive) ms/move:")
+for k, v in by_component.most_common(15):
     print(f"  {v / 1000 / moves:6.2f} {k}")
