@@ -52,3 +52,16 @@ def test_a_json_configuration_restores_the_same_settings() -> None:
     for key in ("hm_seed", "hm_cell", "hm_eps", "hm_mech"):
         assert other.session_state[key] == at.session_state[key], key
     assert link_params(other).get("hm_seed") == "9"
+
+
+def test_current_values_hold_the_pages_settings_and_the_data_sources_in_schema_order():
+    """A page's values are its own keys and the data sources, nothing of another page or outside the schema."""
+    keys = settings.schema().keys()
+    mine = [k for k in keys if k.startswith("hm_")][:3] + [k for k in keys if k.startswith("sel_")][:1]
+    other = [k for k in keys if k.startswith("ts_")][:2]
+    state = {k: i for i, k in enumerate(reversed(mine + other))} | {"not_a_setting": -1}
+    got = settings.current_values("heatmaps", state)
+    assert list(got) == [k for k in keys if k in mine]  # schema order, not the session's
+    assert got == {k: state[k] for k in mine}
+    # No page known: every page's settings, still nothing outside the schema.
+    assert settings.current_values(None, state) == {k: state[k] for k in keys if k in state}
