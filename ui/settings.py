@@ -292,14 +292,8 @@ def by_page(values: dict[str, Any]) -> dict[str | None, dict[str, Any]]:
 
 def config_json(page: str, extra: dict[str, Any] | None = None, state: Any = None) -> str:
     """The page's settings (defaults filled in for keys not yet drawn) as a JSON configuration."""
-    sch, pre = schema(), prefixes(page)
-    values = {**sch.defaults(k for k in sch.keys() if k.startswith(pre)), **current_values(page, state)}
-    return encode_json(values, sch, page=page, extra=extra)
-
-
-def query_for(page: str | None = None) -> dict[str, str]:
-    """The query parameters that reproduce the page's current settings (defaults left out)."""
-    return encode_query(current_values(page), schema())
+    values = {**schema().defaults(page_keys(page)), **current_values(page, state)}
+    return encode_json(values, schema(), page=page, extra=extra)
 
 
 @after_rerun
