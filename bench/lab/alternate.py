@@ -45,3 +45,22 @@ def measure(browser, trivial, script: str, env: dict[str, str], open_slider: Cal
         return f"{m:.3f} {b:.3f} {m / b:.2f}"
     finally:
         harness.stop_app(proc)
+
+
+def profiled_moves(page, moves: int, locator=None) -> tuple[dict, list[float]]:
+    """A CPU profile of the browser's main thread over `moves` moves of the slider (`locator`, else the first)
+    -> (Chrome's profile, seconds per move)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+    cdp.send("Profiler.start")
+    t = slider_rerender(page, moves, locator=locator, quiet_ms=300)
+    return cdp.send("Profiler.stop")["profile"], t
+
+
+def busy_ms(profile: dict) -> float:
+    """Main-thread time in a CPU profile, ms: JavaScript and GC ("(idle)" and "(program)" samples left out)."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    idle = ("(idle)", "(program)")
+    return sum(d for sid, d in zip(profile["samples"], profile["timeDeltas"])
+               if nodes[sid]["callFrame"]["functionName"] not in idle) / 1000

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
+from alternate import profiled_moves  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -35,12 +36,7 @@ with sync_playwright() as p:
         )
         sl = page.locator(sel).first
         slider_rerender(page, 2, locator=sl)
-        cdp = page.context.new_cdp_session(page)
-        cdp.send("Profiler.enable")
-        cdp.send("Profiler.setSamplingInterval", {"interval": 100})
-        cdp.send("Profiler.start")
-        t = slider_rerender(page, moves, locator=sl, quiet_ms=300)
-        prof = cdp.send("Profiler.stop")["profile"]
+        prof, t = profiled_moves(page, moves, locator=sl)
     finally:
         harness.stop_app(proc)
 nodes = {n["id"]: n for n in prof["nodes"]}

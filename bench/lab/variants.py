@@ -119,6 +119,9 @@ BODIES = {
     "hmhtml": lambda v: st.html(_block("html").replace("0.055", f"0.{v}")),
     "hmmd_out": lambda v: None,
     "hmhtml_out": lambda v: None,
+    "bigpage_popover": lambda v: None,
+    "bigpage_expander": lambda v: None,
+    "bigpage_tab": lambda v: None,
 }
 
 variant = os.environ.get("EYEDP_LAB_VARIANT", "frag")
@@ -133,6 +136,12 @@ else:
     if variant == "bigpage":
         for i in range(100):
             st.markdown(f"static **line** {i}")
+    if variant in ("bigpage_popover", "bigpage_expander", "bigpage_tab"):  # are hidden elements re-rendered?
+        box = {"bigpage_popover": lambda: st.popover("closed"), "bigpage_expander": lambda: st.expander("closed"),
+               "bigpage_tab": lambda: st.tabs(["shown", "hidden"])[1]}[variant]()
+        with box:
+            for i in range(100):
+                st.markdown(f"static **line** {i}")
     if variant == "bigtext":
         for i in range(100):
             st.text(f"static line {i}")
