@@ -1,6 +1,7 @@
 """Lab variants: the trivial one-slider page plus one Streamlit element kind each, to price that kind.
 
 Run by run_lab.py (slider moves) and cold.py (cold start) with EYEDP_LAB_VARIANT naming one of VARIANTS."""
+import contextlib
 import io
 import json
 import os
@@ -133,12 +134,9 @@ elif variant == "uploader":  # cold-start price of one file uploader
     st.file_uploader("Load settings (JSON)", type=["json"], key="up")
 else:
     OUT = [st.container() for _ in range(6)] if variant == "outside6" else []
-    if variant == "bigpage":
-        for i in range(100):
-            st.markdown(f"static **line** {i}")
-    if variant in ("bigpage_popover", "bigpage_expander", "bigpage_tab"):  # are hidden elements re-rendered?
+    if variant.startswith("bigpage"):  # shown, or hidden: are hidden elements re-rendered on a move?
         box = {"bigpage_popover": lambda: st.popover("closed"), "bigpage_expander": lambda: st.expander("closed"),
-               "bigpage_tab": lambda: st.tabs(["shown", "hidden"])[1]}[variant]()
+               "bigpage_tab": lambda: st.tabs(["shown", "hidden"])[1]}.get(variant, contextlib.nullcontext)()
         with box:
             for i in range(100):
                 st.markdown(f"static **line** {i}")
