@@ -9,7 +9,7 @@ from pathlib import Path
 
 OTHER = sys.argv[1]  # its harness and run come first: the app starts from that checkout
 sys.path[:0] = [OTHER, OTHER + "/tests/browser", OTHER + "/bench", str(Path(__file__).resolve().parent)]
-from alternate import measure, open_trivial  # noqa: E402
+from alternate import labelled_slider, measure, open_trivial  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import _open  # noqa: E402
 
@@ -22,8 +22,7 @@ def _slider(page, url: str):
     """The page at `path`, drawn; the slider named `label`."""
     _open(page, url, path)
     page.wait_for_timeout(800)
-    return page.locator(f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) '
-                        'input[type="range"]').first
+    return labelled_slider(page, label)
 
 
 with sync_playwright() as p:

@@ -64,3 +64,23 @@ def busy_ms(profile: dict) -> float:
     idle = ("(idle)", "(program)")
     return sum(d for sid, d in zip(profile["samples"], profile["timeDeltas"])
                if nodes[sid]["callFrame"]["functionName"] not in idle) / 1000
+
+
+def labelled_slider(page, label: str | None = None):
+    """The first slider whose label holds `label` (the main area's first slider without one) -> its locator."""
+    if not label:
+        return page.locator(harness.SLIDER).first
+    return page.locator(f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) '
+                        'input[type="range"]').first
+
+
+def open_instrumented(browser, url: str, path: str, init_script: str, settle_ms: int = 500):
+    """A page in a new 1440 × 1000 context that runs `init_script` before the app's own code, at `path` ("page#View"
+    clicks that view), drawn up to its first slider and then left `settle_ms` to settle -> the page."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+    ctx.add_init_script(init_script)
+    page = ctx.new_page()
+    harness.open_view(page, url, path)
+    page.wait_for_selector(harness.SLIDER, timeout=30000)
+    page.wait_for_timeout(settle_ms)
+    return page

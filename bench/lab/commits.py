@@ -14,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser"), str(ROOT / "bench")]
+from alternate import labelled_slider, open_instrumented  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -40,15 +41,8 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(os.environ.get("SCRIPT", "app.py"))
     try:
-        ctx = b.new_context(viewport={"width": 1440, "height": 1000})
-        ctx.add_init_script(HOOKS)
-        page = ctx.new_page()
-        harness.open_view(page, url, path)
-        page.wait_for_selector(harness.SLIDER, timeout=30000)
-        page.wait_for_timeout(800)
-        sel = (f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-               if label else harness.SLIDER)
-        slider = page.locator(sel).first
+        page = open_instrumented(b, url, path, HOOKS, settle_ms=800)
+        slider = labelled_slider(page, label)
         slider_rerender(page, 2, locator=slider)
         counts = []
         for i in range(moves):

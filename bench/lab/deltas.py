@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
+from alternate import labelled_slider  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import _open, slider_rerender  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
@@ -35,12 +36,7 @@ with sync_playwright() as p:
         _open(page, url, path)  # with its view (gaze_samples#protect)
         page.wait_for_selector(harness.SLIDER, timeout=30000)
         page.wait_for_timeout(500)
-        sel = (
-            f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-            if label
-            else harness.SLIDER
-        )
-        sl = page.locator(sel).first
+        sl = labelled_slider(page, label)
         slider_rerender(page, 1, locator=sl)
         times, counts, sizes, kinds, logs = [], [], [], collections.Counter(), []
         for i in range(moves):

@@ -18,7 +18,7 @@ from pathlib import Path
 OTHER = sys.argv[1]  # its harness and run come first: the app starts from that checkout
 LAB = Path(__file__).resolve().parent
 sys.path[:0] = [OTHER, OTHER + "/tests/browser", OTHER + "/bench", str(LAB)]
-from alternate import busy_ms, profiled_moves  # noqa: E402
+from alternate import busy_ms, labelled_slider, profiled_moves  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import _open, slider_rerender  # noqa: E402
 
@@ -39,9 +39,7 @@ def measure(browser, kind: str) -> tuple[float, float]:
         _open(page, url, path if own else "")  # Attacks: its default run first, so its results are cached
         page.wait_for_selector(harness.SLIDER, timeout=30000)
         page.wait_for_timeout(500)
-        sel = (f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-               if own and label else harness.SLIDER)
-        slider = page.locator(sel).first
+        slider = labelled_slider(page, label if own else None)
         slider_rerender(page, 2, locator=slider)
         prof, t = profiled_moves(page, moves, locator=slider)
         page.close()

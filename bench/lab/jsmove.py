@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
-from alternate import profiled_moves  # noqa: E402 - this script's own folder
+from alternate import labelled_slider, profiled_moves  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -29,12 +29,7 @@ with sync_playwright() as p:
         harness.open_view(page, url, path)
         page.wait_for_selector(harness.SLIDER, timeout=30000)
         page.wait_for_timeout(500)
-        sel = (
-            f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-            if label
-            else harness.SLIDER
-        )
-        sl = page.locator(sel).first
+        sl = labelled_slider(page, label)
         slider_rerender(page, 2, locator=sl)
         prof, t = profiled_moves(page, moves, locator=sl)
     finally:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser"), str(ROOT / "bench")]
+from alternate import labelled_slider  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import _open, slider_rerender  # noqa: E402
 
@@ -29,9 +30,7 @@ with sync_playwright() as p:
             page.goto(url)
             harness.wait_idle(page)
         page.wait_for_timeout(1000)
-        sel = (f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-               if label else harness.SLIDER)
-        slider = page.locator(sel).first
+        slider = labelled_slider(page, label)
         slider_rerender(page, 2, locator=slider)
         b.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
         times = slider_rerender(page, moves, locator=slider, quiet_ms=300)

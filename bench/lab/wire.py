@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
+from alternate import labelled_slider, open_instrumented  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -64,18 +65,8 @@ with sync_playwright() as p:
         ):
             proc, url = harness.start_app(script, extra_args=extra)
             procs.append(proc)
-            ctx = b.new_context(viewport={"width": 1440, "height": 1000})
-            ctx.add_init_script(WRAP)
-            page = ctx.new_page()
-            harness.open_view(page, url, pth)
-            page.wait_for_selector(harness.SLIDER, timeout=30000)
-            page.wait_for_timeout(500)
-            sel = (
-                f'[data-testid="stSlider"]:has([data-testid="stWidgetLabel"]:has-text("{label}")) input[type="range"]'
-                if label and name == "app"
-                else '[data-testid="stSlider"] input[type="range"]'
-            )
-            sl = page.locator(sel).first
+            page = open_instrumented(b, url, pth, WRAP)
+            sl = labelled_slider(page, label if name == "app" else None)
             slider_rerender(page, 1, locator=sl)
             rows = timeline(page, sl, moves)
             med = [statistics.median(c) for c in zip(*rows)]
