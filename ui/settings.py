@@ -78,7 +78,8 @@ def page_keys(page: str | None) -> tuple[str, ...]:
 def current_values(page: str | None = None, state: Any = None) -> dict[str, Any]:
     """The settings of `page` (default: the page drawn last) as they are in this session (or in `state`)."""
     state = st.session_state if state is None else state
-    page = page or state.get(PAGE_KEY) if page is None else page
+    if page is None:
+        page = state.get(PAGE_KEY)
     out: dict[str, Any] = {}
     for key in page_keys(page):  # runs after every slider move: one session-state look-up per key
         try:

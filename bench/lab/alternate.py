@@ -74,11 +74,12 @@ def labelled_slider(page, label: str | None = None):
                         'input[type="range"]').first
 
 
-def open_instrumented(browser, url: str, path: str, init_script: str, settle_ms: int = 500):
-    """A page in a new 1440 × 1000 context that runs `init_script` before the app's own code, at `path` ("page#View"
-    clicks that view), drawn up to its first slider and then left `settle_ms` to settle -> the page."""
+def open_at_slider(browser, url: str, path: str, init_script: str | None = None, settle_ms: int = 500):
+    """A page in a new 1440 × 1000 context (running `init_script`, if given, before the app's own code) at `path`
+    ("page#View" clicks that view), drawn up to its first slider and then left `settle_ms` to settle -> the page."""
     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
-    ctx.add_init_script(init_script)
+    if init_script:
+        ctx.add_init_script(init_script)
     page = ctx.new_page()
     harness.open_view(page, url, path)
     page.wait_for_selector(harness.SLIDER, timeout=30000)

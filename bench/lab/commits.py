@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser"), str(ROOT / "bench")]
-from alternate import labelled_slider, open_instrumented  # noqa: E402 - this script's own folder
+from alternate import labelled_slider, open_at_slider  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -41,7 +41,7 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(os.environ.get("SCRIPT", "app.py"))
     try:
-        page = open_instrumented(b, url, path, HOOKS, settle_ms=800)
+        page = open_at_slider(b, url, path, HOOKS, settle_ms=800)
         slider = labelled_slider(page, label)
         slider_rerender(page, 2, locator=slider)
         counts = []

@@ -5,7 +5,7 @@ alternate the sets so a loaded machine hits all of them alike.
 python bench/lab/jsablate.py <checkout> <url path> <slider label> <moves> <rounds> <set> [<set> ...]
 
 <checkout> is a git worktree whose code reads LAB_SKIP (bench/lab/ablation.patch adds the hooks used for
-Heatmaps ε). A set is LAB_SKIP's value (comma-separated part names; '-' for none), TRIVIAL for the trivial page with
+Heatmaps ε and Attacks' finder). A set is LAB_SKIP's value (comma-separated part names; '-' for none), TRIVIAL for the trivial page with
 EyeDP's config, or V:<name> for a page of bench/lab/variants.py. To price each part on its own, start from the floor
 (every part left out) and leave out all parts but one: the pieces of a page interact (the URL write re-renders the
 whole page, so its price grows with the page), and leaving one out of the whole page hides it in the noise."""
@@ -36,8 +36,7 @@ def measure(browser, kind: str) -> tuple[float, float]:
     try:
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         own = kind != "TRIVIAL" and not lab
-        _open(page, url, path if own else "")  # Attacks: its default run first, so its results are cached
-        page.wait_for_selector(harness.SLIDER, timeout=30000)
+        _open(page, url, path if own else "")  # waits for the sliders; Attacks: its default run first (cached)
         page.wait_for_timeout(500)
         slider = labelled_slider(page, label if own else None)
         slider_rerender(page, 2, locator=slider)

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
-from alternate import labelled_slider, profiled_moves  # noqa: E402 - this script's own folder
+from alternate import labelled_slider, open_at_slider, profiled_moves  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -25,10 +25,7 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(os.environ.get("EYEDP_JS_SCRIPT", "app.py"))  # a lab variant page: its path
     try:
-        page = b.new_page(viewport={"width": 1440, "height": 1000})
-        harness.open_view(page, url, path)
-        page.wait_for_selector(harness.SLIDER, timeout=30000)
-        page.wait_for_timeout(500)
+        page = open_at_slider(b, url, path)
         sl = labelled_slider(page, label)
         slider_rerender(page, 2, locator=sl)
         prof, t = profiled_moves(page, moves, locator=sl)

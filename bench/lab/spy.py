@@ -9,6 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))  # run.py, which alternate.py uses
+from alternate import labelled_slider, open_at_slider  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import harness  # noqa: E402 - found through the sys.path entry above
@@ -19,11 +21,8 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app()
     try:
-        page = b.new_page(viewport={"width": 1440, "height": 1000})
-        harness.open_view(page, url, path)  # "page#View label" clicks that view first
-        page.wait_for_selector(harness.SLIDER, timeout=30000)
-        page.wait_for_timeout(500)
-        sl = page.locator(harness.SLIDER).first if not label else page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
+        page = open_at_slider(b, url, path)  # "page#View label" clicks that view first
+        sl = labelled_slider(page, label)
         spy = subprocess.Popen(["py-spy", "record", "-p", str(proc.pid), "-o", out, "-f", "raw", "-r", "500", "--idle"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)

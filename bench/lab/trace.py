@@ -7,6 +7,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))  # run.py, which alternate.py uses
+from alternate import labelled_slider, open_at_slider  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import harness  # noqa: E402 - found through the sys.path entry above
@@ -29,11 +31,8 @@ with sync_playwright() as p:
     b = harness.launch_browser(p)
     proc, url = harness.start_app(script)
     try:
-        page = b.new_page(viewport={"width": 1440, "height": 1000})
-        harness.open_view(page, url, path)  # "page#View label" clicks that view first
-        page.wait_for_selector(harness.SLIDER, timeout=30000)
-        page.wait_for_timeout(1000)
-        sl = page.locator(harness.SLIDER).first if not label else page.locator(f'[data-testid="stMain"] [data-testid="stSlider"]:has-text("{label}") input[type="range"]').first
+        page = open_at_slider(b, url, path, settle_ms=1000)  # "page#View label" clicks that view first
+        sl = labelled_slider(page, label)
         for i, key in enumerate(["ArrowRight", "ArrowLeft", "ArrowRight"]):
             page.evaluate(ARM)
             sl.focus()

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
-from alternate import labelled_slider, open_instrumented  # noqa: E402 - this script's own folder
+from alternate import labelled_slider, open_at_slider  # noqa: E402 - this script's own folder
 from playwright.sync_api import sync_playwright  # noqa: E402
 from run import slider_rerender  # noqa: E402
 
@@ -65,7 +65,7 @@ with sync_playwright() as p:
         ):
             proc, url = harness.start_app(script, extra_args=extra)
             procs.append(proc)
-            page = open_instrumented(b, url, pth, WRAP)
+            page = open_at_slider(b, url, pth, WRAP)
             sl = labelled_slider(page, label if name == "app" else None)
             slider_rerender(page, 1, locator=sl)
             rows = timeline(page, sl, moves)
