@@ -29,16 +29,22 @@ def run_log(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def app_url(run_log):
-    """Start the app once for the browser tests; yields its base URL."""
+def app_server(run_log):
+    """Start the app once for the browser tests; yields (its process, its base URL)."""
     reason = _missing_reason()
     if reason:
         if os.environ.get("EYEDP_REQUIRE_BROWSER") == "1":
             pytest.fail(f"browser tests required but cannot run: {reason}")
         pytest.skip(reason)
     proc, url = harness.start_app(run_log=run_log)
-    yield url
+    yield proc, url
     harness.stop_app(proc)
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server) -> str:
+    """The shared app's base URL."""
+    return app_server[1]
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -39,14 +40,18 @@ def start_app(script: str = "app.py", port: int | None = None, timeout: float = 
     port = port or free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false", *extra_args]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    # The server's warnings go to an unnamed temporary file, not a pipe: nobody reads a pipe while the tests run,
+    # and a full one would stall the server; server_log reads the file's tail when a test needs to say why.
+    err = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
                             env={**os.environ, "PYTHONUNBUFFERED": "1",
                                  **({"EYEDP_RUN_LOG": str(run_log)} if run_log else {})})
+    proc.server_log = err  # type: ignore[attr-defined] - read by server_log
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early: {proc.stderr.read().decode(errors='replace')[-2000:]}")
+            raise RuntimeError(f"streamlit exited early: {server_log(proc)}")
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
                 if r.status == 200:
@@ -57,6 +62,13 @@ def start_app(script: str = "app.py", port: int | None = None, timeout: float = 
     raise RuntimeError(f"streamlit did not answer on {url} within {timeout} s")
 
 
+def server_log(proc: subprocess.Popen, chars: int = 2000) -> str:
+    """The last `chars` characters a server started by start_app wrote to its stderr."""
+    log = proc.server_log  # type: ignore[attr-defined]
+    log.seek(0)
+    return log.read().decode(errors="replace")[-chars:]
+
+
 def stop_app(proc: subprocess.Popen) -> None:
     """Stop a process started by start_app."""
     proc.terminate()
@@ -64,6 +76,7 @@ def stop_app(proc: subprocess.Popen) -> None:
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+    proc.server_log.close()  # type: ignore[attr-defined]
 
 
 def launch_browser(playwright):

@@ -29,8 +29,9 @@ def test_a_url_reopens_the_view_and_follows_a_slider(page, app_url, shots):
     assert _params(page)["rp_cap"] == "2.8"
 
 
-def _download(page, button: str):
-    """Click the download button named `button` and return the download. The report is built when the button is
+def _download(page, button: str, server):
+    """Click the download button named `button` and return the download (`server`: the app_server fixture, whose
+    log the failure quotes). The report is built when the button is
     pressed (a deferred download): a click that lands while a run of another session is pruning the server's
     media files can hold an id the server no longer has (Streamlit then starts no download, and a user clicks
     again), so a click that starts nothing within 30 s is repeated once, after the page is idle."""
@@ -41,10 +42,12 @@ def _download(page, button: str):
             return dl.value
         except Exception:  # noqa: BLE001 - no download started: click again once the page is idle
             harness.wait_idle(page)
-    raise AssertionError(f"{button!r} started no download after two clicks")
+    raise AssertionError(f"{button!r} started no download after two clicks; the server's log ends with:\n"
+                         f"{harness.server_log(server[0])}")
 
 
-def test_report_opens_offline_without_errors_and_prints(page, app_url, shots, tmp_path):
+def test_report_opens_offline_without_errors_and_prints(page, app_server, shots, tmp_path):
+    app_url = app_server[1]
     # One export on Heatmaps, so the report has an artefact with its calibration.
     page.goto(f"{app_url}/heatmaps")
     harness.wait_idle(page)
@@ -58,7 +61,7 @@ def test_report_opens_offline_without_errors_and_prints(page, app_url, shots, tm
     page.get_by_text("Review-board report").wait_for(timeout=30_000)
     harness.screenshot(page, str(shots / "report_page_1280.png"), width=1280)
     path = tmp_path / "eyedp_report.html"
-    _download(page, "Download the report").save_as(str(path))
+    _download(page, "Download the report", app_server).save_as(str(path))
     assert path.stat().st_size > 100_000  # plotly's JavaScript is inside the file
 
     # Open the file with the network cut: everything it needs must be in it.
