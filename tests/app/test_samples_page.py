@@ -54,6 +54,28 @@ def _window_counts(at: AppTest) -> str:
     return next(m.value for m in at.main.markdown if "in the window; detected with" in m.value)
 
 
+def test_the_side_by_side_table_ends_with_its_own_note_not_a_methods():
+    """The table's explanation (what each column measures, and that the figures are not guarantees) closes its
+    element, after every method's own note."""
+    from ui.gazestream import table
+
+    at = AppTest.from_function(_table_with_notes)
+    at.run()
+    assert not at.exception, at.exception
+    text = at.markdown[0].value
+    assert text.endswith('<div class="eyedp-note">Columns explained. Not guarantees.</div>'), text[-200:]
+    assert "- **A**: promise A — *row note A*" in text and "- **B**: promise B" in text
+    assert table.markdown_table([], 2) in text and f"| A | {table.MISSING} |" in text
+
+
+def _table_with_notes() -> None:
+    from ui.gazestream.table import utility_table
+
+    rows = [{"method": "A", "guarantee": "promise A", "note": "row note A", "reid_accuracy": float("nan")},
+            {"method": "B", "guarantee": "promise B"}]
+    utility_table(rows, 2, "### Side by side", note="Columns explained. Not guarantees.")
+
+
 def test_raw_view_and_its_time_window_slider():
     at = _page()
     shown = dict(shown_numbers(at))

@@ -50,8 +50,8 @@ def utility_table(rows: list[dict], n_people: int, heading: str = "", note: str 
     element (it is re-sent on every slider move of the view)."""
     lines = []
     for r in rows:
-        note = f" — *{md_text(r['note'])}*" if r.get("note") else ""
-        lines.append(f"- **{r['method']}**: {r['guarantee']}{note}")
+        own = f" — *{md_text(r['note'])}*" if r.get("note") else ""  # the row's note, not the table's `note`
+        lines.append(f"- **{r['method']}**: {r['guarantee']}{own}")
     st.markdown((heading + "\n\n" if heading else "") + markdown_table(rows, n_people)
                 + "\n\n**What each one guarantees**\n" + "\n".join(lines)
                 + (f'\n\n<div class="eyedp-note">{html_text(note)}</div>' if note else ""), unsafe_allow_html=True)
