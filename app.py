@@ -34,7 +34,8 @@ nav = st.navigation(PAGES)
 # widget is drawn; inside the guard, so that no link or file reaches Streamlit's own error box.
 with page_guard("settings"):
     settings.apply_before_run(nav.url_path)
-sidebar.render()
+# The Report page states the cap beside its slider, whose fragment re-runs would leave the sidebar's copy behind.
+sidebar.render(cap_on_page=nav.url_path == "report")
 with page_guard("settings"):
     settings.sidebar_tools()
 # One guard for every page: an unexpected error shows a short message with an error id, never a traceback

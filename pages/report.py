@@ -7,6 +7,7 @@ from eyedp_core.dp.accounting import COMPOSITION_RULE
 from eyedp_core.io import uploads
 from eyedp_core.report import epsilon_reading, person_table, releases_table
 from ui import runlog, state
+from ui.fragment import fragment
 from ui.share import report
 from ui.shell import ensure_shell
 from ui.text import md_cells, md_text
@@ -21,11 +22,10 @@ st.markdown(
     "person's data add up (sequential composition); releases about different people do not. The headline is "
     "the worst-case total for any one person.")
 
-# ---- the cap and what it changes -------------------------------------------------------------------------------
-# Not a fragment: the sidebar's "Privacy spent" states the cap too, and a fragment's re-run would leave it
-# showing the old one.
+# ---- the cap and what it changes: a fragment, so a cap move re-runs only this part ------------------------------
 
 
+@fragment(name="cap")
 def cap_and_totals() -> None:
     """The cap slider -> the cap status, the per-person headline and the per-person table (cap left)."""
     ledger = state.ledger()

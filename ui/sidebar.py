@@ -7,8 +7,9 @@ from ui import state
 from ui.text import md_text
 
 
-def render() -> None:
-    """Draw the data selectors and the ledger summary in the sidebar."""
+def render(*, cap_on_page: bool = False) -> None:
+    """Draw the data selectors and the ledger summary in the sidebar; `cap_on_page`: the page shows the cap and
+    changes it in a fragment, whose re-runs leave the sidebar as it was, so the sidebar does not state it."""
     with st.sidebar:
         st.markdown("### Data in use")
         for kind, spec in state.KINDS.items():
@@ -26,12 +27,18 @@ def render() -> None:
         eps, delta = ledger.total()
         cap = state.epsilon_cap()
         st.markdown("### Privacy spent")
-        st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}",
-                  help="Left: the sum over every release that read the same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6). Right: the "
-                  "session's cap on ε per person; a release that would exceed it is refused before anything is "
-                  "drawn. Change the cap on the Report page.")
-        if not ledger.releases:
-            st.caption(f"Nothing released yet in this session; cap ε ≤ {cap:g} per person.")
+        total = ("the sum over every release that read the same person's data (sequential composition, "
+                 "docs/PRIVACY_MODEL.md §0.6)")
+        if cap_on_page:
+            st.metric("Worst-case ε per person", f"{eps:.3g}", help=f"The {total}. The session's cap on ε per "
+                      "person is set and shown on this page.")
+            cap_words = "the cap on ε per person is on this page"
         else:
-            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · cap ε ≤ {cap:g} per person · "
-                       "see the Report page")
+            st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}",
+                      help=f"Left: the {total}. Right: the session's cap on ε per person; a release that would "
+                      "exceed it is refused before anything is drawn. Change the cap on the Report page.")
+            cap_words = f"cap ε ≤ {cap:g} per person"
+        if not ledger.releases:
+            st.caption(f"Nothing released yet in this session; {cap_words}.")
+        else:
+            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · {cap_words} · see the Report page")

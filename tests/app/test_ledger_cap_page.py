@@ -148,3 +148,20 @@ def test_the_report_built_in_the_app_names_no_participant(safe: bool) -> None:
     assert "P07" not in doc and "ts_participant" not in doc
     assert ("NOT PROTECTED" in doc) is (not safe)
     assert at.session_state["rp_report_pdf"][:4] == b"%PDF"
+
+
+def test_the_sidebar_states_the_cap_everywhere_but_on_the_report_page_which_shows_it_beside_its_slider() -> None:
+    at = open_app(timeout=300, page="pages/report.py")
+    side = {m.label: str(m.value) for m in at.sidebar.metric}
+    # The Report page's cap slider re-runs only its fragment, which would leave a cap stated in the sidebar behind.
+    assert side == {"Worst-case ε per person": "0"}
+    captions = " ".join(str(c.value) for c in at.sidebar.caption)
+    assert "cap on ε per person is on this page" in captions and "≤" not in captions
+    at.slider(key="rp_cap").set_value(2.5).run()
+    assert "Cap: ε ≤ 2.5 per person" in page_text(at)
+    # Every other page states the cap the Report page set.
+    at.switch_page("pages/home.py").run()
+    assert not at.exception, at.exception
+    side = {m.label: str(m.value) for m in at.sidebar.metric}
+    assert side == {"Worst-case ε per person, of the cap": "0 of 2.5"}
+    assert "cap ε ≤ 2.5 per person" in " ".join(str(c.value) for c in at.sidebar.caption)
