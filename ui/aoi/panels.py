@@ -266,9 +266,11 @@ def export_panel(ctx: AoiContext) -> None:
                    icon=":material/warning:")
     entries = (ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus, aois_from_data=on_data)
                if ctx.metrics else [])
-    st.caption(f"Charges ε = {eps:g} to each of the {ctx.table.n} observers of '{md_text(ctx.stimulus)}' "
-               f"({len(entries)} ledger entries) and draws the noise with OpenDP (no seed). Each export is a new "
-               "release: it adds to the ledger.")
+    # No ε in this text: an ε move re-runs only the privacy part's fragment, which states it, and would leave a
+    # number here behind. The click re-runs the page and charges the slider's value.
+    st.caption(f"Charges each of the {ctx.table.n} observers of '{md_text(ctx.stimulus)}' the ε per observer "
+               f"set above ({len(entries)} ledger entries, one per noisy sum) and draws the noise with OpenDP (no "
+               "seed). Each export is a new release: it adds to the ledger.")
     if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):
         if state.charge(entries, page="areas_of_interest"):
             defs = aois_to_table(ctx.aois).replace({np.nan: None}).to_dict("records")
