@@ -47,7 +47,6 @@ class Slots:
     explore: DeltaGenerator
     export: DeltaGenerator
     scale: DeltaGenerator
-    share_switch: DeltaGenerator
     share_box: DeltaGenerator
 
 
@@ -66,8 +65,10 @@ def _tail() -> Slots:
     st.subheader("Export (private release)")
     export = st.container()
     scale = release.scale_out_expander()  # opening it re-runs the study; `privacy` fills it while open
-    return Slots(derivation=derivation, explore=explore, export=export, scale=scale, share_switch=st.container(),
-                 share_box=st.container())
+    # Drawn here, so that switching it re-runs the study: `privacy` can first write into the box's container only
+    # in a run that created it (Streamlit reserves an outside container's place for a fragment in such a run).
+    ui.share.share_toggle()
+    return Slots(derivation=derivation, explore=explore, export=export, scale=scale, share_box=st.container())
 
 
 @fragment(name="study")
@@ -128,8 +129,6 @@ def _rare(study: view.Study, slots: Slots, upload: bool) -> None:
     previews.emd_toggle()
     settings.draw_noise(upload)
     release.stimuli_input()
-    with slots.share_switch:  # here, not in `privacy`: an ε move does not re-send it
-        ui.share.share_toggle()
 
 
 @fragment(name="grid")
