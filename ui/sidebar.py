@@ -41,4 +41,5 @@ def render(*, cap_on_page: bool = False) -> None:
         if not ledger.releases:
             st.caption(f"Nothing released yet in this session; {cap_words}.")
         else:
-            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · {cap_words} · see the Report page")
+            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · {cap_words}"
+                       + ("" if cap_on_page else " · see the Report page"))

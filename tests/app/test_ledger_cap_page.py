@@ -165,3 +165,14 @@ def test_the_sidebar_states_the_cap_everywhere_but_on_the_report_page_which_show
     side = {m.label: str(m.value) for m in at.sidebar.metric}
     assert side == {"Worst-case ε per person, of the cap": "0 of 2.5"}
     assert "cap ε ≤ 2.5 per person" in " ".join(str(c.value) for c in at.sidebar.caption)
+    # With a release in the ledger the Report page's sidebar still leaves the cap to the page, and sends nobody to
+    # the page they are on; Heatmaps states both and points to the Report page.
+    at.switch_page("pages/heatmaps.py").run()
+    at.select_slider(key="hm_eps").set_value(_nearest(at.select_slider(key="hm_eps"), 1.0)).run()  # under the cap
+    at.button(key="hm_export").click().run()
+    assert not at.exception, at.exception
+    assert "cap ε ≤ 2.5 per person · see the Report page" in " ".join(str(c.value) for c in at.sidebar.caption)
+    at.switch_page("pages/report.py").run()
+    captions = " ".join(str(c.value) for c in at.sidebar.caption)
+    assert "1 release(s) · the cap on ε per person is on this page" in captions, captions
+    assert "see the Report page" not in captions
