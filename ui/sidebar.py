@@ -6,6 +6,9 @@ import streamlit as st
 from ui import state
 from ui.text import md_text
 
+_TOTAL = "sum over every release that read the same person's data (sequential composition, docs/PRIVACY_MODEL.md §0.6)"
+_CAP_HERE = "the cap on ε per person is on this page"
+
 
 def render(*, cap_on_page: bool = False) -> None:
     """Draw the data selectors and the ledger summary in the sidebar; `cap_on_page`: the page shows the cap and
@@ -27,19 +30,15 @@ def render(*, cap_on_page: bool = False) -> None:
         eps, delta = ledger.total()
         cap = state.epsilon_cap()
         st.markdown("### Privacy spent")
-        total = ("the sum over every release that read the same person's data (sequential composition, "
-                 "docs/PRIVACY_MODEL.md §0.6)")
         if cap_on_page:
-            st.metric("Worst-case ε per person", f"{eps:.3g}", help=f"The {total}. The session's cap on ε per "
+            st.metric("Worst-case ε per person", f"{eps:.3g}", help=f"The {_TOTAL}. The session's cap on ε per "
                       "person is set and shown on this page.")
-            cap_words = "the cap on ε per person is on this page"
         else:
             st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}",
-                      help=f"Left: the {total}. Right: the session's cap on ε per person; a release that would "
+                      help=f"Left: the {_TOTAL}. Right: the session's cap on ε per person; a release that would "
                       "exceed it is refused before anything is drawn. Change the cap on the Report page.")
-            cap_words = f"cap ε ≤ {cap:g} per person"
         if not ledger.releases:
-            st.caption(f"Nothing released yet in this session; {cap_words}.")
+            st.caption(f"Nothing released yet in this session; {_CAP_HERE if cap_on_page else f'cap ε ≤ {cap:g} per person'}.")
         else:
-            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · {cap_words}"
-                       + ("" if cap_on_page else " · see the Report page"))
+            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · "
+                       + (_CAP_HERE if cap_on_page else f"cap ε ≤ {cap:g} per person · see the Report page"))
