@@ -374,26 +374,22 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
     row = st.container(horizontal=True)
     target = row.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
     margin = row.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
-    st.markdown(_sections([
-        ("*Where the transition is* (the strongest attacker at each ε):",
-         _tuned(view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s))),
-        ("*Where both targets hold* (each sentence names the scenario it used):",
-         _tuned(view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s)))]))
+    sections = [("*Where the transition is* (the strongest attacker at each ε):",
+                 view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s)),
+                ("*Where both targets hold* (each sentence names the scenario it used):",
+                 view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s))]
+    # Said once, before every answer of the finder (the number input's below too), not after each list.
+    st.markdown((TUNED_ON_PRIVATE + "\n\n" if any(a for _, a in sections) else "") + _sections(sections))
     if util is not None:
         want = st.number_input("Which ε do I need for document-type accuracy…", 0.0, 1.0, 0.8, 0.05,
                                key="at_want")
-        _bullets(_tuned(view.accuracy_sentences(token, settings, n_rows, want, clf, None, s)))
+        _bullets(view.accuracy_sentences(token, settings, n_rows, want, clf, None, s))
 
 
 # The finder reads accuracies measured on the private data: an ε picked from them is tuned on that data.
-TUNED_ON_PRIVATE = ("This ε is chosen from accuracies measured on the private data itself: picking ε this way "
-                    "spends privacy that no ledger entry counts (docs/PRIVACY_MODEL.md §0.7); choose ε on public "
-                    "or held-out data to publish it.")
-
-
-def _tuned(sentences: list[str]) -> list[str]:
-    """Finder answers -> the same answers and, when there are any, the sentence saying what they were read from."""
-    return [*sentences, TUNED_ON_PRIVATE] if sentences else []
+TUNED_ON_PRIVATE = ("**Every ε this finder gives is chosen from accuracies measured on the private data itself:** "
+                    "picking ε this way spends privacy that no ledger entry counts (docs/PRIVACY_MODEL.md §0.7); "
+                    "choose ε on public or held-out data to publish it.")
 
 
 def _bullet_lines(sentences: list[str]) -> str:
