@@ -150,6 +150,17 @@ def _heatmaps(page, single: bool) -> str:
     return "heatmap drawn"
 
 
+def _areas_of_interest(page, observers: int) -> str:
+    """Areas of interest on the uploaded fixations: the AOIs drawn, and the clean and private tables for every
+    observer (a stimulus without bundled AOIs gets a 3 × 3 grid)."""
+    _nav(page, "Areas of interest")
+    _wait(page, f'{MAIN} [data-testid="stImage"] img', "Areas of interest")
+    page.get_by_text(f"{observers} observers,").first.wait_for(timeout=60_000)
+    page.get_by_text("Private", exact=True).first.wait_for(timeout=60_000)
+    _clean(page, "Areas of interest")
+    return f"{observers} observers: AOIs and both tables drawn"
+
+
 def _time_series(page, series: bool) -> str:
     _nav(page, "Time series")
     if not series:  # too short for two windows: the page says so and how to change the windows
@@ -271,7 +282,7 @@ ALL = os.environ.get("EYEDP_REALDATA_ALL") == "1"
     pytest.param("uniss_fgd/fgd_fixations.csv.gz", 20, id="uniss_fgd")])
 def test_real_fixation_file_reaches_heatmaps_time_series_and_attacks(page, app_url, rel, observers):
     """The fixation tables (no gaze samples, so no Gaze samples view of their own): upload, feature windows made
-    from the fixations, then Heatmaps, Time series and Attacks drawn without an error."""
+    from the fixations, then Heatmaps, Areas of interest, Time series and Attacks drawn without an error."""
     name = Path(rel).name
     steps = Steps(rel)
     _upload(page, app_url, name, (REALDATA / rel).read_bytes(), kind="Fixations (CSV/TSV)")
@@ -281,5 +292,6 @@ def test_real_fixation_file_reaches_heatmaps_time_series_and_attacks(page, app_u
     steps.done("Your data: feature windows", _windows_said(derived))
     steps.done("Heatmaps", _heatmaps(page, False))
     page.get_by_text(f"{observers} observers").first.wait_for(timeout=60_000)
+    steps.done("Areas of interest", _areas_of_interest(page, observers))
     steps.done("Time series", _time_series(page, True))
     steps.done("Attacks", _attacks(page, False))
