@@ -164,6 +164,22 @@ def figure_drawn(page, timeout_ms: float = 60_000, picture_only: bool = False) -
     page.wait_for_selector(picture if picture_only else f".js-plotly-plot .main-svg, {picture}", timeout=timeout_ms)
 
 
+EXCEPTION_BOX = '[data-testid="stException"]'  # Streamlit's own box for an error no guard caught
+ERROR_ID = "error id"  # in the app's guarded message ("Something went wrong (error id …)", ui/errors.py)
+
+
+def crashed(page) -> bool:
+    """Whether the page shows an exception box or an error id (to wait for "drawn or crashed")."""
+    return page.locator(EXCEPTION_BOX).count() > 0 or page.get_by_text(ERROR_ID).count() > 0
+
+
+def no_crash(page, where: str = "") -> None:
+    """No Streamlit exception box and no error id (the app's guarded "Something went wrong") on the page."""
+    assert page.locator(EXCEPTION_BOX).count() == 0, f"exception box {where}"
+    errors = page.get_by_text(ERROR_ID)
+    assert errors.count() == 0, f"error id {where}: {errors.all_inner_texts()}"
+
+
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
 
 

@@ -21,12 +21,6 @@ def _send(page, app_url: str, kind: str, name: str, data: bytes) -> None:
     harness.wait_idle(page, 120_000)
 
 
-def _no_crash(page) -> None:
-    """No exception box and no error id anywhere on the page."""
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.get_by_text("error id", exact=False).count() == 0
-
-
 @pytest.mark.parametrize("name, data, shown", [
     ("field.csv", b"a," + b"x" * 200_000 + b"\n1,2\n", "row 1: a field on this line is longer than 131,072 characters"),
     ("line.csv", b"t,x,y\n1,2," + b"3" * 2_000_000 + b"\n", "row 2: this line is longer than 1,000,000 bytes"),
@@ -44,7 +38,7 @@ def test_hostile_upload_shows_its_message(page, app_url, name, data, shown):
     box = page.locator('[data-testid="stAlertContentError"]').filter(has_text=shown)
     box.wait_for(timeout=60_000)
     assert name in box.first.inner_text()
-    _no_crash(page)
+    harness.no_crash(page)
 
 
 def test_wide_integers_are_previewed_with_a_warning(page, app_url):
@@ -53,7 +47,7 @@ def test_wide_integers_are_previewed_with_a_warning(page, app_url):
     page.get_by_text("column 'x' holds whole numbers too wide for 64 bits", exact=False).first.wait_for(
         timeout=60_000)
     page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
-    _no_crash(page)
+    harness.no_crash(page)
 
 
 def test_page_states_the_cap_next_to_the_uploader(page, app_url):
