@@ -80,7 +80,7 @@ if not safe:
 a, b = st.columns(2)
 a.download_button("Download the report (HTML)", report.deferred_report(release_safe=safe),
                   "eyedp_report.html" if safe else "eyedp_report_curator_only.html", "text/html",
-                  key="rp_dl_report", type="primary", icon=":material/summarize:",
+                  key="rp_dl_report", type="primary", icon=":material/summarize:", on_click="ignore",
                   help="Built when you press the button, from the ledger and the views as they are now.")
 if b.button("Build a PDF as well", key="rp_build", icon=":material/picture_as_pdf:",
             help="Prints the same report with headless Chromium, where this machine has it; the HTML goes to "

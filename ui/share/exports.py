@@ -40,7 +40,7 @@ def _offer(page: str, name: str) -> None:
     a, b = st.columns(2)
     csv = res["csv"]  # handed over only when the button is pressed (keeps reruns light)
     a.download_button("Released data (CSV)", lambda: csv, f"eyedp_{name}_release.csv", "text/csv",
-                      key=f"share_dl_{page}_csv", icon=":material/download:")
+                      key=f"share_dl_{page}_csv", icon=":material/download:", on_click="ignore")
     b.download_button("Manifest (JSON)", json.dumps(man, indent=2, default=str).encode(),
                       f"eyedp_{name}_release.json", "application/json", key=f"share_dl_{page}_json",
                       icon=":material/description:")

@@ -143,4 +143,4 @@ def script_box(page: str, ctx: Any) -> None:
                 "this view's numbers with these settings (the same preview seed gives the same noise).")
     # Built on click (a deferred download): the open box costs no script text per move.
     st.download_button("Python script", functools.partial(SCRIPTS[page], params), f"eyedp_{page}.py", "text/x-python",
-                       key=f"share_dl_{page}_script", icon=":material/code:")
+                       key=f"share_dl_{page}_script", icon=":material/code:", on_click="ignore")
