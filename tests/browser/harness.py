@@ -92,11 +92,18 @@ def wait_idle(page, timeout_ms: float = 60_000) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
 
 
+def goto(page, url: str, timeout_ms: float = 60_000) -> None:
+    """Load `url` and wait until its first script run has drawn the page and ended. A fresh document reads as
+    idle before that run has started, so first wait for the page's title, which the run draws."""
+    page.goto(url)
+    page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=timeout_ms)
+    wait_idle(page, timeout_ms)
+
+
 def open_view(page, url: str, path: str, timeout_ms: float = 300_000) -> None:
     """Open `path` of the app at `url` and wait until drawn; "page#Label" then clicks the main-area radio option
     named Label (a view of the page, e.g. "gaze_samples#Protect the stream") and waits again."""
-    page.goto(f"{url}/{path.split('#')[0]}")
-    wait_idle(page, 120_000)
+    goto(page, f"{url}/{path.split('#')[0]}", 120_000)
     if "#" in path:
         page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
             has_text=path.split("#", 1)[1]).first.click()

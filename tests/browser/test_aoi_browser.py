@@ -20,8 +20,7 @@ def _eps_thumb(page):
 
 
 def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
-    page.goto(f"{app_url}/areas_of_interest")
-    harness.wait_idle(page, 180_000)
+    harness.goto(page, f"{app_url}/areas_of_interest", 180_000)
     _no_exception(page)
     harness.figure_drawn(page)
     page.locator(f"{MAIN} table", has_text="hit ratio").first.wait_for(timeout=60_000)

@@ -18,8 +18,7 @@ def _legend(page) -> set[str]:
 
 
 def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
-    page.goto(f"{app_url}/attacks")
-    harness.wait_idle(page, 180_000)
+    harness.goto(page, f"{app_url}/attacks", 180_000)
     main = page.locator('[data-testid="stMain"]')
     page.get_by_role("heading", name="Attacks").first.wait_for(timeout=60_000)
     main.get_by_text("protects a whole person", exact=False).first.wait_for(timeout=60_000)

@@ -31,8 +31,7 @@ def _scanpath_picture(page):
 
 
 def test_protect_view_and_animation_slider(page, app_url, shots):
-    page.goto(f"{app_url}/gaze_samples")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{app_url}/gaze_samples", 120_000)
     assert page.get_by_role("heading", name="Gaze samples").first.is_visible()
     _no_exception(page)
     main = page.locator('[data-testid="stMain"]')
@@ -111,8 +110,7 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
     page body; a control outside them (the view switch) re-runs the page."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     page = ctx.new_page()
-    page.goto(f"{app_url}/gaze_samples")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{app_url}/gaze_samples", 120_000)
     page.wait_for_timeout(300)
     # The threshold re-runs its part (events, numbers) and the time window's part nested in it; the window only
     # its own (the events are not detected again).

@@ -14,8 +14,7 @@ pytestmark = pytest.mark.browser
 
 def _open_panel(page, app_url: str, button: str) -> None:
     """Open /heatmaps and click the Explore panel named `button`."""
-    page.goto(f"{app_url}/heatmaps")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{app_url}/heatmaps", 120_000)
     page.wait_for_selector(".eyedp-number", timeout=60_000)
     page.locator('[data-testid="stMain"] button', has_text=button).first.click()
     harness.wait_idle(page, 120_000)

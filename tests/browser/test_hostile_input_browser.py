@@ -131,8 +131,7 @@ def test_payloads_in_names_and_ids_show_as_text_on_every_page(page, app_url, sho
     """Uploads whose file names, column names and participant/observer/stimulus ids are the payloads."""
     watch = Watch(page)
     tables = _tables()
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     names = {"gaze": "".join(PAYLOADS[:4]) + ".csv", "features": "".join(PAYLOADS[4:]) + ".csv",
              "fixations": PAYLOADS[1] + PAYLOADS[7] + ".csv"}
     _upload(page, "Raw gaze samples (CSV/TSV)", names["gaze"], tables["gaze"])
@@ -200,8 +199,7 @@ def test_payloads_in_a_shared_link_show_as_text(page, app_url, shots):
     # ui.settings quotes at most 40 characters of a value: what is left of each payload must show as text.
     shown = ("<iframe srcdoc=", "<script>alert(1)</script>", "Session expired – log in", "![x](https",
              "<form action=", "<style>body{display", '<meta http-equiv="refresh"', ">x</a>")
-    page.goto(f"{app_url}/time_series?{urlencode(query)}")
-    harness.wait_idle(page, 300_000)
+    harness.goto(page, f"{app_url}/time_series?{urlencode(query)}", 300_000)
     warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="could not be restored")
     warning.first.wait_for(timeout=120_000)
     _clean(page, watch, "Time series from a hostile link", shown)

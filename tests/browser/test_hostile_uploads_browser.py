@@ -12,8 +12,7 @@ pytestmark = pytest.mark.browser
 
 def _send(page, app_url: str, kind: str, name: str, data: bytes) -> None:
     """A fresh Your data page, `kind` chosen, `data` sent through the file input; the page settled."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     page.get_by_text(kind, exact=True).click()
     harness.wait_idle(page)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
@@ -52,7 +51,6 @@ def test_wide_integers_are_previewed_with_a_warning(page, app_url):
 
 def test_page_states_the_cap_next_to_the_uploader(page, app_url):
     """The words under the uploader give the cap in bytes and what happens above it."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     page.get_by_text("Files up to 200 MB (200,000,000 bytes). A larger file is refused by your browser",
                      exact=False).first.wait_for(timeout=30_000)

@@ -37,8 +37,7 @@ def test_after_a_move_the_screen_is_what_its_link_shows(path, page, browser, app
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     try:
         fresh = context.new_page()
-        fresh.goto(page.url)
-        harness.wait_idle(fresh, 120_000)
+        harness.goto(fresh, page.url, 120_000)
         harness.at_least(fresh.locator(harness.SLIDER), 1, "a slider")
         harness.wait_idle(fresh, 120_000)
         linked = _screen(fresh)

@@ -33,8 +33,7 @@ def _assert_healthy(page, path: str) -> None:
 @pytest.mark.parametrize("path", list(harness.PAGES))
 def test_page_opens_and_slider_moves(page, app_url, shots, path):
     """Open the page, check it, move its first slider with the keyboard, check again, screenshot both."""
-    page.goto(f"{app_url}/{path}")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/{path}")
     heading = harness.PAGES[path]
     page.get_by_role("heading", name=heading).first.wait_for(timeout=60_000)
     _assert_healthy(page, path)
@@ -54,8 +53,7 @@ def test_page_opens_and_slider_moves(page, app_url, shots, path):
 def test_home_draws_the_curve_on_request(page, app_url, shots):
     """Home opens without a chart (no Plotly code on a first visit); its toggle draws the posterior curve, which
     follows the ε slider."""
-    page.goto(app_url)
-    harness.wait_idle(page)
+    harness.goto(page, app_url)
     assert page.locator(".js-plotly-plot").count() == 0
     page.locator('[data-testid="stMain"] [data-testid="stCheckbox"]', has_text="Show the curve").first.click()
     harness.wait_idle(page)
@@ -71,8 +69,7 @@ def test_home_draws_the_curve_on_request(page, app_url, shots):
 
 def test_sidebar_navigation_reaches_every_view(page, app_url):
     """The sidebar links lead to each view."""
-    page.goto(app_url)
-    harness.wait_idle(page)
+    harness.goto(page, app_url)
     nav = page.locator('[data-testid="stSidebarNav"]')
     for title in ["Heatmaps", "Time series", "Attacks", "Gaze samples", "Report"]:
         nav.get_by_text(title, exact=True).click()
@@ -100,8 +97,7 @@ def test_first_deep_link_never_shows_the_file_name_navigation(browser):
         ctx = browser.new_context(viewport={"width": 1280, "height": 900})
         pg = ctx.new_page()
         pg.add_init_script(_RECORD_NAV)
-        pg.goto(f"{url}/gaze_samples")
-        harness.wait_idle(pg)
+        harness.goto(pg, f"{url}/gaze_samples")
         pg.get_by_role("heading", name="Gaze samples").first.wait_for()
         navs = [n for n in pg.evaluate("window.__navs") if n]
         ctx.close()

@@ -75,8 +75,7 @@ def _nav(page, title: str, timeout_ms: float = 300_000) -> None:
 
 def _upload(page, app_url: str, name: str, data: bytes, kind: str = "Raw gaze samples (CSV/TSV)") -> None:
     """Fresh session on Your data: the kind chosen, the whole file sent, 'Use this data' pressed."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     page.get_by_text(kind, exact=True).click()
     harness.wait_idle(page)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(

@@ -18,8 +18,7 @@ def _params(page) -> dict[str, str]:
 
 
 def test_a_url_reopens_the_view_and_follows_a_slider(page, app_url, shots):
-    page.goto(f"{app_url}/report?rp_cap=2.5")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/report?rp_cap=2.5")
     page.wait_for_selector('[data-testid="stSlider"]', timeout=60_000)
     assert harness.slider_text(page, 0) == "2.50"
     page.get_by_text("Cap: ε ≤ 2.5 per person").wait_for(timeout=30_000)
@@ -54,8 +53,7 @@ def _download(page, button: str, server):
 def test_report_opens_offline_without_errors_and_prints(page, app_server, run_log, shots, tmp_path):
     app_url = app_server[1]
     # One export on Heatmaps, so the report has an artefact with its calibration.
-    page.goto(f"{app_url}/heatmaps")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/heatmaps")
     page.get_by_role("button", name=re.compile("Export \\(private release\\)")).click()
     harness.wait_idle(page)
     page.get_by_text("PRIVATE RELEASE (OpenDP)").first.wait_for(timeout=60_000)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlparse
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 import harness
 
 MAIN = '[data-testid="stMain"]'
@@ -87,6 +89,15 @@ def _metrics(page) -> list[str]:
     return [t.strip() for t in page.locator(f'{MAIN} [data-testid="stMetric"], {MAIN} .eyedp-number').all_inner_texts()]
 
 
+def _comes_to(page, read, expected, timeout_ms: float = 30_000) -> None:
+    """Assert that `read()` comes to `expected` within the timeout: a run can end before the browser has drawn
+    all it sent (the numbers of a run that started just before the check)."""
+    try:
+        harness.until(page, lambda: read() == expected, "the page never showed what was expected", timeout_ms)
+    finally:
+        assert read() == expected
+
+
 def _nmse_texts(page) -> list[str]:
     return [t for t in page.locator(f'{MAIN} [data-testid="stAlert"], {MAIN} [data-testid="stCaptionContainer"]')
             .all_inner_texts() if "NMSE" in t]
@@ -133,8 +144,7 @@ def test_a_copied_time_series_url_opens_the_same_view_in_a_new_session(page, bro
         harness.wait_idle(other, 120_000)
         assert (_selected(other, "Feature shown"), _selected(other, "Task (document)"),
                 _selected(other, "Participant"), _slider_text(other, "ε total per person")) == shown
-        assert _metrics(other) == numbers
-        assert _nmse_texts(other) == nmse
+        _comes_to(other, lambda: (_metrics(other), _nmse_texts(other)), (numbers, nmse))
         assert _query(other) == _query(page)
         assert other.locator('[data-testid="stException"]').count() == 0
     finally:
@@ -143,6 +153,8 @@ def test_a_copied_time_series_url_opens_the_same_view_in_a_new_session(page, bro
 
 def test_reset_leaves_every_heatmaps_control_showing_its_default(page, app_url) -> None:
     harness.open_view(page, app_url, "heatmaps")
+    harness.until(page, lambda: any(t.startswith("Total δ per observer") for t in _metrics(page)),
+                  "the Heatmaps numbers were never drawn")
     fresh = (_slider_text(page, "ε — privacy loss"), _slider_text(page, "Cell size"), _metrics(page))
     _set_slider(page, "ε — privacy loss", "10")
     _set_slider(page, "Cell size", "16", key="ArrowLeft")
@@ -153,7 +165,9 @@ def test_reset_leaves_every_heatmaps_control_showing_its_default(page, app_url) 
     page.wait_for_url(re.compile(r"/heatmaps$"), timeout=30_000)
     harness.wait_idle(page)
     assert _radio_checked(page, "Gaussian") and not _radio_checked(page, "Laplace")
-    assert (_slider_text(page, "ε — privacy loss"), _slider_text(page, "Cell size"), _metrics(page)) == fresh
+    # The URL is reset before the run that redraws the numbers ends: wait for that redraw, then compare.
+    _comes_to(page, lambda: (_slider_text(page, "ε — privacy loss"), _slider_text(page, "Cell size"), _metrics(page)),
+              fresh)
     # A move after the reset starts from the defaults the page shows (the browser sends back what it shows).
     _set_slider(page, "Cell size", "40")
     _wait_query(page, "hm_cell", "40")
@@ -177,12 +191,19 @@ def test_time_series_epsilon_survives_an_emptied_feature_list(page, app_url) -> 
     page.get_by_text("Choose at least one feature to release.").wait_for()
     # Add one feature back. The multiselect's list can close under a run that was still going when it opened,
     # so the pick is repeated until the page has a feature again (bounded).
-    for _ in range(4):
-        if not box.locator('input[role="combobox"]').is_visible():  # its expander's title changed: drawn closed
-            page.locator(f'{MAIN} [data-testid="stExpander"] summary').filter(has_text="Features released").first.click()
-        box.locator('input[role="combobox"]').click()
-        page.keyboard.type("sacc_large")  # the list of 48 is drawn lazily: filter it
-        page.get_by_role("option", name="sacc_large_ratio (fraction)", exact=True).first.click()
+    summary = page.locator(f'{MAIN} [data-testid="stExpander"] summary').filter(has_text="Features released").first
+    combo = box.locator('input[role="combobox"]')
+    for _ in range(6):
+        harness.wait_idle(page)
+        try:
+            if not combo.is_visible():  # its expander's title changed: drawn closed
+                summary.click(timeout=10_000)
+            combo.click(timeout=10_000)
+            page.keyboard.type("sacc_large")  # the list of 48 is drawn lazily: filter it
+            page.get_by_role("option", name="sacc_large_ratio (fraction)", exact=True).first.click(timeout=10_000)
+        except PlaywrightTimeout:  # the list or the box was redrawn by a run under way: start the pick again
+            page.keyboard.press("Escape")
+            continue
         harness.wait_idle(page)
         page.keyboard.press("Escape")
         harness.wait_idle(page)
@@ -190,7 +211,7 @@ def test_time_series_epsilon_survives_an_emptied_feature_list(page, app_url) -> 
             page.locator(f'{MAIN} [data-testid="stExpander"] summary').filter(
                 has_text="Features released: 1 of 48").first.wait_for(timeout=10_000)
             break
-        except Exception:  # noqa: BLE001 - the pick was lost: pick again
+        except PlaywrightTimeout:  # the pick was lost: pick again
             continue
     _slider(page, label).wait_for(timeout=120_000)  # the page runs every mechanism again for the new feature
     # What the slider shows is what the headline computes with, and both are what was chosen.

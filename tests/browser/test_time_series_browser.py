@@ -34,8 +34,7 @@ def _metric(page, prefix: str) -> str:
 
 def test_eps_slider_redraws_the_preview(page, app_url, shots):
     """Move ε with the keyboard: the slider, the noise scale and the preview chart all change, no exception."""
-    page.goto(f"{app_url}/time_series")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{app_url}/time_series", 120_000)
     assert page.get_by_role("heading", name="Time series").first.is_visible()
     _no_exception(page)
     page.wait_for_selector(PREVIEW, timeout=30_000)
@@ -54,8 +53,7 @@ def test_eps_slider_redraws_the_preview(page, app_url, shots):
 
 def test_every_view_opens(page, app_url, shots):
     """Open each view of the switcher once: it draws without an exception; screenshot each."""
-    page.goto(f"{app_url}/time_series")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{app_url}/time_series", 120_000)
     main = page.locator('[data-testid="stMain"]')
     for i, name in enumerate(PANELS):
         main.get_by_role("radio", name=name, exact=True).click()
@@ -72,8 +70,7 @@ def test_every_view_opens(page, app_url, shots):
 
 
 def _open(page, url: str) -> None:
-    page.goto(f"{url}/time_series")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{url}/time_series", 120_000)
     page.wait_for_selector(PREVIEW, timeout=30_000)
     _no_exception(page)
 
@@ -151,8 +148,7 @@ def test_opens_on_the_person_total_and_looks_right_after_moves(page, app_url, sh
 def test_release_forms_and_ab_views_in_the_browser(page, app_url, shots):
     """Release forms: the crossing sentence and its chart; Compare A/B: two more series and the one-sentence
     difference."""
-    page.goto(f"{app_url}/time_series")
-    harness.wait_idle(page, 120_000)
+    harness.goto(page, f"{app_url}/time_series", 120_000)
     main = page.locator('[data-testid="stMain"]')
     main.get_by_role("radio", name="Release forms", exact=True).click()
     harness.wait_idle(page, 120_000)

@@ -79,8 +79,7 @@ def test_uploaded_image_and_fixations_drive_the_heatmaps(page, app_url, shots):
                         "px": np.clip(rng.normal(170, 40, 180), 0, w - 1),
                         "py": np.clip(rng.normal(200, 40, 180), 0, h - 1),
                         "dur": rng.uniform(100, 400, 180)})
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     _upload(page, "Stimulus image (PNG/JPEG)", "blocks.png", png.getvalue(), "image/png", "Use this image")
     _upload(page, "Fixations (CSV/TSV)", "viewers.csv", fix.to_csv(index=False).encode(), "text/csv",
             "Use this data", {"x *": "px", "y *": "py"})
@@ -99,8 +98,7 @@ def test_uploaded_feature_csv_drives_the_time_series(page, app_url, shots):
     walk = np.cumsum(rng.normal(0, 0.02, (3, t)), axis=1) + 0.3
     feats = pd.DataFrame({"person": np.repeat(["a", "b", "c"], t), "fix_rate_hz": (3 + walk).ravel(),
                           "blink_rate_per_min": (15 + 10 * walk).ravel()})
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     page.get_by_text("Feature windows (CSV/TSV)", exact=True).click()
     harness.wait_idle(page)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(  # the data uploader, not the settings one

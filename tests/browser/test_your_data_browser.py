@@ -64,8 +64,7 @@ def _heatmap(page) -> None:
 @needs_realdata
 def test_osie_gzip_fixations_and_image_reach_a_heatmap(page, app_url, shots):
     """OSIE: the .csv.gz fixation table (98k fixations, 15 observers) and one stimulus -> a heatmap."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     harness.at_least(page.get_by_text("200 MB per upload"), 1, "the upload cap")
     _kind(page, "Stimulus image (PNG/JPEG)")
     _send(page, "1001.jpg", (REALDATA / "osie" / "stimuli_subset" / "1001.jpg").read_bytes(), "image/jpeg")
@@ -88,8 +87,7 @@ def _observers(page, n: int) -> None:
 
 def _load(page, app_url: str, kind: str, name: str, data: bytes, mime: str) -> None:
     """A fresh session on Your data: choose the kind, send the file, press 'Use this data' (the one click)."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     _kind(page, kind)
     _send(page, name, data, mime)
     _use(page, "Use this data", name)
@@ -128,8 +126,7 @@ def test_sbsat_features_reach_time_series_and_attacks(page, app_url, shots):
 def test_lund_recordings_without_timestamps_kept_with_their_sampling_rate(page, app_url, shots):
     """Lund 2013: its 24 moving-dot trials have no timestamps; the page asks for their rate (only because they
     exist), and with 500 Hz every recording is kept, its time rebuilt, and the page says so."""
-    page.goto(f"{app_url}/your_data")
-    harness.wait_idle(page)
+    harness.goto(page, f"{app_url}/your_data")
     _kind(page, "Raw gaze samples (CSV/TSV)")
     _send(page, "lund2013_samples.csv.gz", (REALDATA / "lund2013" / "lund2013_samples.csv.gz").read_bytes(),
           "application/gzip")
