@@ -57,9 +57,9 @@ def _tail() -> Slots:
     panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
                                  label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
     if panel is None:
-        st.caption("Choose a panel to compute it: ε-curves (utility versus ε over repeated draws), the cap m that "
-                   "minimises the expected error, the noise calculator, the difference attack, or planning for a "
-                   "larger study. Each is computed when opened and then cached.")
+        purposes = list(panels.PANEL_PURPOSES.values())
+        st.caption(f"Choose a panel to compute it: {', '.join(purposes[:-1])} or {purposes[-1]}. Each is computed "
+                   "when opened and then cached.")
     explore = st.container()
     st.divider()
     st.subheader("Export (private release)")

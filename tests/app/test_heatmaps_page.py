@@ -130,6 +130,17 @@ def test_poor_preset_warns_about_delta():
     assert float(at.select_slider(key="hm_delta").value) == pytest.approx(1 / 40)
 
 
+def test_the_hint_before_a_panel_is_chosen_names_every_panel():
+    """While no panel is open, the hint under the switcher says what each of its panels answers."""
+    from ui.heatmaps.panels import PANEL_PURPOSES
+    from ui.heatmaps.panels import PANELS as SHOWN
+
+    assert PANEL_PURPOSES.keys() == SHOWN.keys()
+    at = _heatmaps()
+    hint = next(c.value for c in at.caption if c.value.startswith("Choose a panel"))
+    assert all(purpose in hint for purpose in PANEL_PURPOSES.values()), hint
+
+
 @pytest.mark.parametrize("panel", PANELS)
 def test_every_panel_runs(panel):
     """Each panel of the view switcher renders without an exception."""

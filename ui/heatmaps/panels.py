@@ -28,6 +28,15 @@ PANELS = {
     "target": "Target finder",
     "compare": "Compare A/B",
 }
+PANEL_PURPOSES = {  # what each panel answers, in the words of the hint shown while none is chosen
+    "curves": "ε-curves (utility versus ε over repeated draws)",
+    "cap": "the cap m that minimises the expected error",
+    "calculator": "the noise calculator",
+    "attack": "the difference attack",
+    "planning": "planning for a larger study",
+    "target": "the target finder (the smallest ε and number of observers for a utility target)",
+    "compare": "Compare A/B (this page's setting beside another)",
+}
 CAP_CHOICE = view.CAP_CHOICE_KEY  # the last CapChoice read off some data (cleared with the ledger)
 SELECTION_WORDS = {SelectionMethod.EXPONENTIAL.value: "exponential mechanism",
                    SelectionMethod.REPORT_NOISY_MIN.value: "report noisy min"}
