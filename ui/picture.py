@@ -6,7 +6,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from PIL import ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -45,5 +45,15 @@ def tick_label(v: float, step: float) -> str:
         return "0"
     if abs(v) >= 1e6 or abs(v) < 1e-3:
         return f"{v:.1e}".replace("e+0", "e").replace("e-0", "e-")
-    decimals = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
+    # As many decimals as the step needs to be written exactly (2.5 -> 1, 0.25 -> 2): ticks are multiples of it.
+    decimals = next((d for d in range(7) if abs(round(step, d) - step) <= 1e-9 * max(1.0, abs(step))), 6)
     return f"{v:,.{decimals}f}"
+
+
+def slanted_text(text: str, font_: ImageFont.ImageFont, fill: tuple[int, int, int], angle: float) -> Image.Image:
+    """Text in, a transparent picture of it rotated `angle` degrees anticlockwise out (the text's end at the top
+    right: paste its top-right corner under the point it names)."""
+    box = font_.getbbox(text)
+    img = Image.new("RGBA", (box[2] - box[0] + 2, box[3] - box[1] + 2), (0, 0, 0, 0))
+    ImageDraw.Draw(img).text((1 - box[0], 1 - box[1]), text, fill=(*fill, 255), font=font_)
+    return img.rotate(angle, expand=True, resample=Image.BICUBIC)

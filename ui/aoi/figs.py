@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 import streamlit as st
@@ -12,6 +13,8 @@ from eyedp_core.aoi.shapes import Aoi
 from ui import picture, theme
 
 DISPLAY_WIDTH = 900
+LABEL_ANGLE = 40  # degrees: bar names slanted when they are wider than their bar group
+LABEL_LINE = 16  # px: the height of one line of the bar chart's 13 px font, with its spacing
 
 
 def aoi_picture(image: np.ndarray, aois: tuple[Aoi, ...]) -> Image.Image:
@@ -62,6 +65,18 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
     AOI, the private ones with their 95 % error bars. A picture, not a Plotly chart: a Plotly redraw per ε move
     costs the browser more than a trivial page's whole re-render."""
     left, right, top, bottom = 80, 16, 34, 60
+    f = picture.font(13)
+    names = [str(n) if len(str(n)) <= 18 else str(n)[:17] + "…" for n in result.names]
+    group = (width - left - right) / max(len(names), 1)
+    widest = max((f.getlength(n) for n in names), default=0.0)
+    # Names wider than their bar group are slanted (and every n-th one kept when even slanted they would
+    # touch); the picture grows downwards by what they need, so the plot keeps its height.
+    slant = widest > group - 6
+    every = max(1, math.ceil(LABEL_LINE / math.sin(math.radians(LABEL_ANGLE)) / group)) if slant else 1
+    if slant:
+        extra = widest * math.sin(math.radians(LABEL_ANGLE)) + LABEL_LINE * math.cos(math.radians(LABEL_ANGLE))
+        height += max(0, math.ceil(extra) + 14 - bottom)
+        bottom = max(bottom, math.ceil(extra) + 14)
     clean, private = np.asarray(result.clean, float), np.asarray(result.private, float)
     hw = np.where(np.isfinite(result.half_width), np.asarray(result.half_width, float), 0.0)
     vals = np.concatenate([clean, private - hw, private + hw, [0.0]])
@@ -78,7 +93,6 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
 
     img = Image.new("RGB", (width, height), (255, 255, 255))
     d = ImageDraw.Draw(img)
-    f = picture.font(13)
     ink, muted, grid = picture.rgb(theme.INK), picture.rgb(theme.MUTED), picture.rgb(theme.GRID)
     ticks = picture.nice_ticks(lo, hi, 6)
     step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
@@ -88,7 +102,6 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
         d.text((left - 6, y), picture.tick_label(float(v), step), fill=muted, font=f, anchor="rm")
     d.text((8, top - 24), unit, fill=muted, font=f)
     k = len(clean)
-    group = pw / max(k, 1)
     bar = group * 0.36
     faded = tuple(int(255 - 0.45 * (255 - c)) for c in picture.rgb(theme.CLEAN))
     for i in range(k):
@@ -105,9 +118,11 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
             d.line((xc, ya, xc, yb), fill=ink, width=2)
             d.line((xc - 5, ya, xc + 5, ya), fill=ink, width=2)
             d.line((xc - 5, yb, xc + 5, yb), fill=ink, width=2)
-        name = str(result.names[i])
-        d.text((left + (i + 0.5) * group, top + ph + 8), name if len(name) <= 18 else name[:17] + "…",
-               fill=ink, font=f, anchor="ma")
+        if not slant:
+            d.text((left + (i + 0.5) * group, top + ph + 8), names[i], fill=ink, font=f, anchor="ma")
+        elif i % every == 0:
+            label = picture.slanted_text(names[i], f, ink, LABEL_ANGLE)
+            img.paste(label, (round(left + (i + 0.5) * group - label.width), round(top + ph + 6)), label)
     d.line((left, top + ph, left + pw, top + ph), fill=muted)
     lx = left + pw - 330
     d.rectangle((lx, 8, lx + 14, 22), fill=faded)
@@ -128,6 +143,8 @@ def _bar_png(names: tuple[str, ...], clean: np.ndarray, private: np.ndarray, hal
 
 
 def bar_png(result: MetricResult, unit: str) -> bytes:
-    """One metric's result in, the bar chart picture as PNG bytes out (cached on its values)."""
-    return _bar_png(tuple(result.names), np.asarray(result.clean), np.asarray(result.private),
-                    np.asarray(result.half_width), result.metric, unit)
+    """One metric's result in, the bar chart picture as PNG bytes out (cached on its values); the hit ratio in
+    percent, as the tables beside it write it."""
+    scale, unit = (100.0, "% of observers") if result.metric is AoiMetric.HIT_RATIO else (1.0, unit)
+    return _bar_png(tuple(result.names), scale * np.asarray(result.clean), scale * np.asarray(result.private),
+                    scale * np.asarray(result.half_width), result.metric, unit)
