@@ -57,9 +57,7 @@ def _tail() -> Slots:
     panel = st.segmented_control("Panel", list(panels.PANELS), format_func=panels.PANELS.get, key="hm_panel",
                                  label_visibility="collapsed")  # a choice re-runs the study: panels are heavy anyway
     if panel is None:
-        purposes = list(panels.PANEL_PURPOSES.values())
-        st.caption(f"Choose a panel to compute it: {', '.join(purposes[:-1])} or {purposes[-1]}. Each is computed "
-                   "when opened and then cached.")
+        st.caption(panels.PANEL_HINT)
     explore = st.container()
     st.divider()
     st.subheader("Export (private release)")

@@ -37,6 +37,8 @@ PANEL_PURPOSES = {  # what each panel answers, in the words of the hint shown wh
     "target": "the target finder (the smallest ε and number of observers for a utility target)",
     "compare": "Compare A/B (this page's setting beside another)",
 }
+PANEL_HINT = (f"Choose a panel to compute it: {', '.join(list(PANEL_PURPOSES.values())[:-1])} or "
+              f"{list(PANEL_PURPOSES.values())[-1]}. Each is computed when opened and then cached.")
 CAP_CHOICE = view.CAP_CHOICE_KEY  # the last CapChoice read off some data (cleared with the ledger)
 SELECTION_WORDS = {SelectionMethod.EXPONENTIAL.value: "exponential mechanism",
                    SelectionMethod.REPORT_NOISY_MIN.value: "report noisy min"}
