@@ -37,8 +37,13 @@ SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper,
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]
 
 st.title("Time series")
-st.caption("Publish every participant's eye-movement feature signals with noise added, and see what a person's "
-           "privacy costs in signal. The mechanisms add Laplace noise to every sample, or to a few Fourier "
+st.markdown("**The unit of privacy is one participant.** Everything a participant's recordings contain — every "
+            "feature, window and document — changes the chance of any released series by at most a factor e^ε, "
+            "where ε is the **total per person** stated under the sliders: it adds up every noisy release made "
+            "from that person. With a noise scale derived from the data, as in the paper, there is no such "
+            "guarantee, and the page says so.")
+st.caption("Publish every participant's eye-movement feature signals with noise added, and see what that guarantee "
+           "costs in signal. The mechanisms add Laplace noise to every sample, or to a few Fourier "
            "coefficients of the whole series, of chunks, or of the differences inside chunks (Bozkir et al.'s LPA, "
            "FPA, CFPA, DCFPA, with their errors corrected), plus Steil et al.'s per-feature mechanism. "
            "docs/PRIVACY_MODEL.md §0–§5, §7, §10.")

@@ -387,6 +387,17 @@ def test_inspect_excludes_nan_only_features():
 # the page opens on the guarantee for a person
 
 
+def test_page_leads_with_the_guarantee_in_words():
+    """The first text under the title names the unit (one participant) and says that ε is the total per person
+    the verdict states; the verdict then gives that total as the core computes it."""
+    at = _ts()
+    md = [str(m.value) for m in at.markdown]
+    assert md[0].startswith("**The unit of privacy is one participant.**")
+    assert "e^ε" in md[0] and "total per person" in md[0]
+    total = metric_value(at, "Total ε per person")
+    assert f"protected with **total ε = {total:g}**" in page_text(at)  # the verdict box, under the sliders
+
+
 def test_opens_on_the_total_per_person_from_the_core():
     """Default: the slider is the total ε per person; the first metric is that total as the core's plan computes
     it, the per-chunk ε comes second; the plain verdict quotes the core's preview numbers."""
