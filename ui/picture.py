@@ -1,5 +1,6 @@
 """Helpers for charts drawn as pictures (PIL) where a Plotly redraw per slider move would cost too much: colours,
-the font, round tick values and their labels. Used by the time-series preview and the gaze-samples pictures."""
+the font, round tick values and their labels, slanted names. Used by the time-series preview, the gaze-samples
+pictures and the areas-of-interest charts."""
 from __future__ import annotations
 
 import math
