@@ -148,6 +148,8 @@ def choose_option(page, label: str, option: str, attempts: int = 4) -> None:
     the option, and repeat (bounded) when a run already under way closed the list before the click."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     for _ in range(attempts):
+        # Scrolled first: a box that the click itself scrolls into view can have its list closed by that scroll.
+        box.scroll_into_view_if_needed()
         wait_idle(page)
         box.click()
         page.keyboard.type(option)

@@ -91,8 +91,7 @@ def test_slider_in_the_fragment_reruns_only_the_fragment(page, app_url, run_log)
         moved = harness.settled_runs(page, run_log)
         assert moved == ["budget"], f"slider {index}: {moved}"
     run_log.write_text("")  # the participant picker sits inside the fragment too
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Participant").first.click()
-    page.get_by_role("option", name="P02", exact=True).click()
+    harness.choose_option(page, "Participant", "P02")
     moved = harness.settled_runs(page, run_log)
     assert moved == ["budget", "view"], f"participant: {moved}"
     page.locator('[data-testid="stMain"]').get_by_role("radio", name="Correlation", exact=True).click()

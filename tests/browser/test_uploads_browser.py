@@ -13,23 +13,6 @@ import harness
 pytestmark = pytest.mark.browser
 
 
-def _choose(page, label: str, option: str) -> None:
-    """Pick `option` in the selectbox whose label starts with `label`."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.locator("input")
-    wanted = page.get_by_role("option", name=option, exact=True)
-    # A rerun that lands while the list is open closes it: open it again until the option shows (bounded).
-    for _ in range(5):
-        harness.wait_idle(page)
-        box.click()
-        try:
-            wanted.wait_for(timeout=5_000)
-            break
-        except Exception:  # noqa: BLE001 - the list closed under a rerun; try again
-            page.keyboard.press("Escape")
-    wanted.click()
-    harness.wait_idle(page)
-
-
 def _upload(page, kind_label: str, name: str, data: bytes, mime: str, button: str,
             mapping: dict[str, str] | None = None) -> None:
     """On Your data: choose the kind, send the file through the real file input, map columns, press the button."""
@@ -40,7 +23,7 @@ def _upload(page, kind_label: str, name: str, data: bytes, mime: str, button: st
     page.get_by_role("button", name=button).wait_for(timeout=30_000)
     harness.wait_idle(page)
     for role, col in (mapping or {}).items():
-        _choose(page, role, col)
+        harness.choose_option(page, role, col)
     page.get_by_role("button", name=button).click()
     _accepted(page, name)
 
@@ -84,7 +67,7 @@ def test_uploaded_image_and_fixations_drive_the_heatmaps(page, app_url, shots):
     _upload(page, "Fixations (CSV/TSV)", "viewers.csv", fix.to_csv(index=False).encode(), "text/csv",
             "Use this data", {"x *": "px", "y *": "py"})
     _nav(page, "Heatmaps")
-    _choose(page, "Stimulus", "blocks.png")
+    harness.choose_option(page, "Stimulus", "blocks.png")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img', timeout=30_000)  # the overlays
     harness.at_least(page.get_by_text("12 observers"), 1, "the observer count")
@@ -104,7 +87,7 @@ def test_uploaded_feature_csv_drives_the_time_series(page, app_url, shots):
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(  # the data uploader, not the settings one
         files=[{"name": "feats.csv", "mimeType": "text/csv", "buffer": feats.to_csv(index=False).encode()}])
     harness.wait_idle(page)
-    _choose(page, "participant", "person")
+    harness.choose_option(page, "participant", "person")
     page.get_by_role("button", name="Use this data").click()
     _accepted(page, "feats.csv")
     _nav(page, "Time series")
