@@ -145,7 +145,9 @@ def settled_runs(page, run_log: Path, timeout_ms: float = 60_000) -> list[str]:
 
 def choose_option(page, label: str, option: str, attempts: int = 4) -> None:
     """Pick `option` in the selectbox labelled `label`: type to filter (a long list is drawn only in part), click
-    the option, and repeat (bounded) when a run already under way closed the list before the click."""
+    the option, and repeat (bounded) when a run already under way closed the list before the click, or redrew the
+    box with its old value after it (the idle state can be read before that run started): the choice must hold for
+    half a second."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     for _ in range(attempts):
         # Scrolled first: a box that the click itself scrolls into view can have its list closed by that scroll.
@@ -160,7 +162,10 @@ def choose_option(page, label: str, option: str, attempts: int = 4) -> None:
             continue
         wait_idle(page)
         if box.locator("input").input_value() == option:  # this selectbox is a combobox: its value is the input's
-            return
+            page.wait_for_timeout(500)
+            wait_idle(page)
+            if box.locator("input").input_value() == option:
+                return
     raise AssertionError(f"could not choose {option!r} in {label!r} after {attempts} attempts; the box shows "
                          f"{box.locator('input').input_value()!r}")
 

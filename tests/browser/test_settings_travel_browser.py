@@ -19,33 +19,6 @@ def _nav(page, title: str) -> None:
     harness.wait_idle(page)
 
 
-def _choose(page, label: str, option: str) -> None:
-    """Pick `option` in the main area's selectbox labelled `label`, and wait until the page shows it."""
-    box = page.locator(f'{MAIN} [data-testid="stSelectbox"] input[role="combobox"][aria-label="{label}"]').first
-    # On a loaded machine a run already under way can redraw the box with its old value after the pick (the
-    # idle state may be read before that run started): pick again until the choice holds (bounded).
-    # A box scrolled into view by the click itself can have its list closed by that scroll: scroll first, and
-    # open the list again when it did not stay open.
-    wanted = page.get_by_role("option", name=option, exact=True).first
-    for _ in range(5):
-        box.scroll_into_view_if_needed()
-        harness.wait_idle(page)
-        box.click()
-        try:
-            wanted.wait_for(timeout=5_000)
-        except Exception:  # noqa: BLE001 - the list closed (a scroll or a rerun): open it again
-            page.keyboard.press("Escape")
-            continue
-        wanted.click()
-        harness.wait_idle(page)
-        if _selected(page, label) == option:
-            page.wait_for_timeout(500)
-            harness.wait_idle(page)
-            if _selected(page, label) == option:
-                break
-    assert _selected(page, label) == option
-
-
 def _selected(page, label: str) -> str:
     """The option a main-area selectbox shows."""
     return page.locator(f'{MAIN} [data-testid="stSelectbox"] input[role="combobox"][aria-label="{label}"]'
@@ -108,7 +81,7 @@ def test_heatmaps_controls_and_url_come_back_after_another_page(page, app_url) -
     _set_slider(page, "ε — privacy loss", "10")
     page.locator(f'{MAIN} [data-testid="stRadio"] label').filter(has_text="Laplace").first.click()
     harness.wait_idle(page)
-    _choose(page, "Stimulus", "webpage")
+    harness.choose_option(page, "Stimulus", "webpage")
     _wait_query(page, "hm_stimulus", "webpage")
     url = _query(page)
     assert url["hm_eps"] == "10.0" and url["hm_mech"] == "laplace" and url["hm_stimulus"] == "webpage"
@@ -125,9 +98,9 @@ def test_heatmaps_controls_and_url_come_back_after_another_page(page, app_url) -
 
 def test_a_copied_time_series_url_opens_the_same_view_in_a_new_session(page, browser, app_url) -> None:
     harness.open_view(page, app_url, "time_series")
-    _choose(page, "Feature shown", "fix_rate_hz (1/s)")
-    _choose(page, "Task (document)", "newspaper")
-    _choose(page, "Participant", "P03")
+    harness.choose_option(page, "Feature shown", "fix_rate_hz (1/s)")
+    harness.choose_option(page, "Task (document)", "newspaper")
+    harness.choose_option(page, "Participant", "P03")
     _set_slider(page, "ε total per person", "10")
     _wait_query(page, "ts_eps", "10.0")
     url = page.url
