@@ -13,6 +13,7 @@ import pandas as pd
 
 from eyedp_core.aoi.mapping import membership, primary
 from eyedp_core.aoi.shapes import Aoi
+from eyedp_core.io.errors import DataError
 
 __all__ = ["FIXATION_COLUMNS", "START_COLUMNS", "AoiBounds", "ObserverTable", "clip_rows", "observer_table"]
 
@@ -84,28 +85,38 @@ def clip_rows(values: np.ndarray, per_aoi: float, total: float | None) -> np.nda
     return out * np.minimum(1.0, float(total) / np.where(s > 0, s, 1.0))
 
 
-def _normalised(fixations: pd.DataFrame) -> pd.DataFrame:
-    """Fixation table in, columns observer, x, y, duration_ms, start_s out (ValueError naming missing ones)."""
+def _normalised(fixations: pd.DataFrame, file: str) -> pd.DataFrame:
+    """Fixation table in, columns observer, x, y, duration_ms, start_s out (DataError naming missing columns or an
+    empty table)."""
     missing = [c for c in FIXATION_COLUMNS if c not in fixations.columns]
     if missing:
-        raise ValueError(f"a fixation table needs the columns {', '.join(FIXATION_COLUMNS)}; missing "
-                         f"{', '.join(missing)}")
-    dur = (fixations["duration_ms"].to_numpy(float) if "duration_ms" in fixations.columns
+        raise DataError(f"a fixation table needs the columns {', '.join(FIXATION_COLUMNS)}; missing "
+                        f"{', '.join(missing)}", file=file, column=missing[0], expected="observer, x and y columns")
+    if fixations.empty:
+        raise DataError("no fixations to map to the AOIs", file=file, expected="at least one fixation")
+    dur = (_numbers(fixations, "duration_ms") if "duration_ms" in fixations.columns
            else np.zeros(len(fixations)))
     start_col = next((c for c in START_COLUMNS if c in fixations.columns), None)
     if start_col is not None:
-        start = fixations[start_col].to_numpy(float)
+        start = _numbers(fixations, start_col)
     else:  # consecutive fixations in row order: each starts where the previous one ended
         start = np.cumsum(np.r_[0.0, np.nan_to_num(dur[:-1]) / 1000.0]) if len(dur) else dur
-    return pd.DataFrame({"observer": fixations["observer"].astype(str).to_numpy(), "x": fixations["x"].to_numpy(float),
-                         "y": fixations["y"].to_numpy(float), "duration_ms": dur, "start_s": start})
+    return pd.DataFrame({"observer": fixations["observer"].astype(str).to_numpy(),
+                         "x": _numbers(fixations, "x"), "y": _numbers(fixations, "y"),
+                         "duration_ms": dur, "start_s": start})
 
 
-def observer_table(fixations: pd.DataFrame, aois: tuple[Aoi, ...], bounds: AoiBounds) -> ObserverTable:
+def _numbers(fixations: pd.DataFrame, column: str) -> np.ndarray:
+    """A column in, its floats out (text that is no number: missing, like an empty cell)."""
+    return pd.to_numeric(fixations[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def observer_table(fixations: pd.DataFrame, aois: tuple[Aoi, ...], bounds: AoiBounds, *,
+                   file: str = "fixation table") -> ObserverTable:
     """Fixations of ONE stimulus (FIXATION_COLUMNS, optional duration_ms and start), AOIs and public bounds in, clipped per-observer
     contributions out. Fixations are taken in start order per observer; time to first fixation counts from
     the observer's first fixation on the stimulus; rows with missing x or y count as elsewhere."""
-    f = _normalised(fixations).sort_values(["observer", "start_s"], kind="stable")
+    f = _normalised(fixations, file).sort_values(["observer", "start_s"], kind="stable")
     obs_codes, observers = pd.factorize(f["observer"].astype(str), sort=True)
     n, k = len(observers), len(aois)
     member = membership(aois, f["x"].to_numpy(float), f["y"].to_numpy(float))  # NaN compares False: elsewhere

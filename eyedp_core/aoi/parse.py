@@ -23,13 +23,15 @@ __all__ = ["MAX_AOI_BYTES", "TABLE_COLUMNS", "aois_from_records", "aois_from_tab
 MAX_AOI_BYTES = 1_000_000
 TABLE_COLUMNS = ("name", "kind", "x0", "y0", "x1", "y1", "points")
 _CORNERS = ("x0", "y0", "x1", "y1")
+# Integer literals longer than this are read as floats: every coordinate is a float in the end.
+_INT_DIGITS = 300
 
 
 def _number(value: Any, *, file: str, row: int, column: str) -> float:
     """Cell in, finite float out (DataError naming the cell otherwise)."""
     try:
         v = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond the float range
         v = math.nan
     if not math.isfinite(v):
         raise DataError("expected a number of pixels", file=file, row=row, column=column,
@@ -70,16 +72,17 @@ def _one(rec: dict[str, Any], *, file: str, row: int) -> Aoi:
     try:
         kind = ShapeKind(kind_text)
     except ValueError:
-        raise DataError("unknown AOI kind", file=file, row=row, column="kind", expected="rect or polygon",
-                        found=kind_text[:40]) from None
+        raise DataError(f"AOI '{str(name).strip()[:40]}': unknown AOI kind", file=file, row=row, column="kind",
+                        expected="rect or polygon", found=kind_text[:40]) from None
     try:
         if kind is ShapeKind.RECTANGLE:
             x0, y0, x1, y1 = (_number(rec.get(c), file=file, row=row, column=c) for c in _CORNERS)
             return rectangle(str(name), x0, y0, x1, y1)
         return polygon(str(name), _points(rec.get("points"), file=file, row=row, column="points"))
+    except DataError as err:  # the cell's message, with the AOI it belongs to
+        raise DataError(f"AOI '{str(name).strip()[:40]}': {err.message}", file=err.file, row=err.row,
+                        column=err.column, expected=err.expected, found=err.found) from None
     except ValueError as err:
-        if isinstance(err, DataError):
-            raise
         raise DataError(str(err), file=file, row=row) from None
 
 
@@ -142,6 +145,12 @@ def aois_from_table(table: pd.DataFrame, *, file: str = "AOI table") -> tuple[Ao
     return tuple(out)
 
 
+def _json_int(text: str) -> int | float:
+    """A JSON integer literal in, the number out: a long one as a float (inf beyond the float range, refused as
+    a coordinate later), since Python refuses to convert integer text of more than 4,300 digits."""
+    return int(text) if len(text) <= _INT_DIGITS else float(text)
+
+
 def read_aois(data: bytes, filename: str) -> tuple[Aoi, ...]:
     """File bytes and name (.csv or .json) in, AOIs out; DataError with file, row and column otherwise."""
     if len(data) > MAX_AOI_BYTES:
@@ -150,10 +159,13 @@ def read_aois(data: bytes, filename: str) -> tuple[Aoi, ...]:
     text = data.decode("utf-8-sig", errors="replace")
     if filename.lower().endswith(".json") or text.lstrip().startswith(("[", "{")):
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_int=_json_int)
         except json.JSONDecodeError as err:
             raise DataError(f"not valid JSON ({err.msg})", file=filename, row=err.lineno,
                             expected="a JSON list of AOIs") from None
+        except RecursionError:  # the decoder recurses once per nesting level; an AOI list needs four
+            raise DataError("JSON nested too deeply to be an AOI list", file=filename,
+                            expected='[{"name": ..., "kind": ..., "points": [[x, y], ...]}, ...]') from None
         if isinstance(obj, dict):
             obj = obj.get("aois")
         if not isinstance(obj, list):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import math
+import unicodedata
 
 import numpy as np
 import streamlit as st
@@ -15,6 +16,33 @@ from ui import picture, theme
 DISPLAY_WIDTH = 900
 LABEL_ANGLE = 40  # degrees: bar names slanted when they are wider than their bar group
 LABEL_LINE = 16  # px: the height of one line of the bar chart's 13 px font, with its spacing
+
+
+# Characters Pillow's text layout (raqm) cannot shape: controls, line and paragraph breaks, lone surrogates,
+# unassigned code points. An AOI name is the user's text: it is drawn with these shown as '?'.
+_UNDRAWABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def label(name: object, limit: int) -> str:
+    """Any AOI name in, text Pillow can draw out: at most `limit` characters, undrawable ones as '?'."""
+    text = "".join("?" if unicodedata.category(c) in _UNDRAWABLE else c for c in str(name)[:limit])
+    return text if text.strip() else "?"
+
+
+def _text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, **kw: object) -> None:
+    """Draw text; when the layout engine still fails on it, its ASCII spelling (a name is always drawn)."""
+    try:
+        d.text(xy, text, **kw)
+    except (RuntimeError, SystemError, OSError, ValueError):
+        d.text(xy, text.encode("ascii", "replace").decode(), **kw)
+
+
+def _bbox(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, **kw: object) -> tuple[float, ...]:
+    """The box `_text` draws the text in (the ASCII spelling's when the layout engine fails)."""
+    try:
+        return d.textbbox(xy, text, **kw)
+    except (RuntimeError, SystemError, OSError, ValueError):
+        return d.textbbox(xy, text.encode("ascii", "replace").decode(), **kw)
 
 
 def aoi_picture(image: np.ndarray, aois: tuple[Aoi, ...]) -> Image.Image:
@@ -30,10 +58,10 @@ def aoi_picture(image: np.ndarray, aois: tuple[Aoi, ...]) -> Image.Image:
         pts = [(x * s, y * s) for x, y in a.vertices]
         d.polygon(pts, fill=(*col, 40), outline=(*col, 255), width=2)
         x0, y0 = min(p[0] for p in pts), min(p[1] for p in pts)
-        label = a.name[:28]
-        box = d.textbbox((x0 + 3, y0 + 2), label, font=f)
+        name = label(a.name, 28)
+        box = _bbox(d, (x0 + 3, y0 + 2), name, font=f)
         d.rectangle(box, fill=(255, 255, 255, 200))
-        d.text((x0 + 3, y0 + 2), label, fill=(*col, 255), font=f)
+        _text(d, (x0 + 3, y0 + 2), name, fill=(*col, 255), font=f)
     return Image.alpha_composite(img.convert("RGBA"), over).convert("RGB")
 
 
@@ -47,7 +75,8 @@ def matrix_picture(matrix: np.ndarray, names: tuple[str, ...], cell_px: int = 34
     f = picture.font(10)
     hi = max(float(np.nanmax(np.clip(m, 0, None))), 1e-12)
     for i in range(k):
-        d.text((4, label_w + i * cell_px + cell_px / 2 - 6), f"{i + 1}. {names[i][:20]}", fill=(27, 36, 48), font=f)
+        _text(d, (4, label_w + i * cell_px + cell_px / 2 - 6), f"{i + 1}. {label(names[i], 20)}", fill=(27, 36, 48),
+              font=f)
         d.text((label_w + i * cell_px + 4, label_w - 14), str(i + 1), fill=(27, 36, 48), font=f)
         for j in range(k):
             v = float(np.clip(m[i, j], 0, None)) / hi
@@ -66,7 +95,7 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
     costs the browser more than a trivial page's whole re-render."""
     left, right, top, bottom = 80, 16, 34, 60
     f = picture.font(13)
-    names = [str(n) if len(str(n)) <= 18 else str(n)[:17] + "…" for n in result.names]
+    names = [label(n, 18) if len(str(n)) <= 18 else label(n, 17) + "…" for n in result.names]
     group = (width - left - right) / max(len(names), 1)
     widest = max((f.getlength(n) for n in names), default=0.0)
     # Names wider than their bar group are slanted (and every n-th one kept when even slanted they would
@@ -119,10 +148,10 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
             d.line((xc - 5, ya, xc + 5, ya), fill=ink, width=2)
             d.line((xc - 5, yb, xc + 5, yb), fill=ink, width=2)
         if not slant:
-            d.text((left + (i + 0.5) * group, top + ph + 8), names[i], fill=ink, font=f, anchor="ma")
+            _text(d, (left + (i + 0.5) * group, top + ph + 8), names[i], fill=ink, font=f, anchor="ma")
         elif i % every == 0:
-            label = picture.slanted_text(names[i], f, ink, LABEL_ANGLE)
-            img.paste(label, (round(left + (i + 0.5) * group - label.width), round(top + ph + 6)), label)
+            tag = picture.slanted_text(names[i], f, ink, LABEL_ANGLE)
+            img.paste(tag, (round(left + (i + 0.5) * group - tag.width), round(top + ph + 6)), tag)
     d.line((left, top + ph, left + pw, top + ph), fill=muted)
     lx = left + pw - 330
     d.rectangle((lx, 8, lx + 14, 22), fill=faded)
