@@ -10,13 +10,14 @@ import pandas as pd
 
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports.manifest import ManifestSpec, manifest
-from eyedp_core.gazestream.kaleido import KaleidoPlan, kaleido_lattice, kaleido_run
+from eyedp_core.gazestream.kaleido import KaleidoPlan, kaleido_lattice, kaleido_run, person_bound_of, stream_windows
+from eyedp_core.gazestream.streams import GROUP_COLUMNS
 
-__all__ = ["W_EVENT_NEIGHBOURS", "GazeRelease", "kaleido_calibration", "release_gaze_samples"]
+__all__ = ["PUBLIC_MISSINGNESS", "W_EVENT_NEIGHBOURS", "GazeRelease", "kaleido_calibration", "release_gaze_samples"]
 
 # Columns a released stream keeps: who, when (public), and the protected position. Anything else (pupil size,
 # raw events) would be an unprotected value and is left out.
-KEPT = ("participant", "task", "stimulus", "t_s")
+KEPT = (*GROUP_COLUMNS, "t_s")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,14 @@ class GazeRelease:
     participants: tuple[str, ...]
     manifest: dict[str, Any]
 
+
+# What the analysis takes as given rather than protects: which samples exist and which carry gaze. Kaleido neither
+# tests nor publishes at a missing sample, so the pattern of missing samples steers its output.
+PUBLIC_MISSINGNESS = ("Timestamps, stream lengths and which samples are missing are treated as public. Missing "
+                      "means no gaze in the recording (blinks, tracking loss) or gaze farther than one screen size "
+                      "off the screen, which the input check sets to missing as a unit or export error: that rule "
+                      "reads the position, so whether a far-off glance happened is public, not protected. Gaze "
+                      "off the screen by less is clamped to the screen edge before Kaleido reads it.")
 
 W_EVENT_NEIGHBOURS = ("w-event with radius r: two streams that differ only inside one window of w consecutive "
                       "samples, each differing sample moved by at most r px; a move by d > r costs d/r times as much")
@@ -56,34 +65,37 @@ def release_gaze_samples(frame: pd.DataFrame, *, epsilon: float, w: int, l_thres
     """Checked gaze samples and Kaleido's settings in, the released samples out (OpenDP noise, no seed; every
     published coordinate a point of the lattice, docs/PRIVACY_MODEL.md §11.2).
 
-    The guarantee is ε per window of w samples within radius r; a person with n samples is charged ⌈n/w⌉ windows
-    (basic composition over their stream), and a person-level bound also needs the distance factor d_max/r."""
+    The guarantee is ε per window of w samples within radius r; a person is charged Σ_s ⌈n_s/w⌉ windows over their
+    streams s (each stream restarts the window; basic composition), and a person-level bound also needs the
+    distance factor d_max/r, d_max the diagonal of the screen `bounds` the gaze is clamped to."""
     t0 = time.perf_counter()
     src = ReleaseSource()
     run, table = kaleido_run(frame, epsilon=epsilon, w=w, l_thresh=l_thresh, t_skip=t_skip, r=r, h=h, rng=src,
                              min_pub=min_pub, bounds=bounds)
     keep = [c for c in KEPT if c in table.columns]
     out = table[keep + ["x", "y"]].dropna(subset=["x", "y"]).reset_index(drop=True)
-    per_person = frame.groupby("participant", sort=False).size() if "participant" in frame.columns else pd.Series(
-        [len(frame)])
-    windows = int(math.ceil(int(per_person.max()) / int(w))) if len(per_person) else 0
-    people = tuple(str(p) for p in per_person.index)
+    per = stream_windows(frame, w)
+    bound = person_bound_of(frame, epsilon=epsilon, w=w, r=r, screen_px=bounds)
+    windows = bound.windows
+    people = tuple(str(p) for p in per.index) if "participant" in frame.columns else ("all",)
     cal = kaleido_calibration(run.plan, bounds)
-    distance_factor = max(1.0, cal["screen_diagonal_px"] / float(r))
-    person_bound = epsilon * windows * distance_factor
+    distance_factor = bound.distance_factor
+    person_bound = bound.person_epsilon
     man = manifest(ManifestSpec(
         artefact="protected gaze samples (CSV)", mechanism="Kaleido (planar Laplace)", unit="w-event",
-        guarantee=(f"ε = {epsilon:g} per window of {w} samples within radius r = {r:g} px; over a whole stream of up "
-                   f"to {int(per_person.max()) if len(per_person) else 0} samples ({windows} windows) and moves up to "
-                   f"the screen diagonal ({cal['screen_diagonal_px']:.0f} px = {distance_factor:.3g} r) a person-level "
-                   f"bound is ε·⌈n/w⌉·d_max/r = {person_bound:.6g}"),
+        guarantee=(f"ε = {epsilon:g} per window of {w} samples within radius r = {r:g} px; over every stream of a "
+                   f"person ({len(bound.lengths)} stream(s), {bound.n_max} samples, {windows} windows: each stream "
+                   f"restarts the window) and moves up to the diagonal of the screen the gaze is clamped to "
+                   f"({cal['screen_diagonal_px']:.0f} px = {distance_factor:.3g} r) a person-level bound is "
+                   f"ε·⌈n/w⌉·d_max/r summed over the streams, ε·Σ_s⌈n_s/w⌉·d_max/r = {person_bound:.6g}"),
         epsilon=float(epsilon), delta=0.0,
         neighbouring=W_EVENT_NEIGHBOURS, epsilon_per_person=float(person_bound),
         calibration={**cal, "epsilon_per_window": float(epsilon), "windows_per_person": windows,
                      "distance_factor_d_max_over_r": distance_factor,
                      "epsilon_per_person_bound": person_bound},
         parameters={"w": int(w), "t_skip": int(t_skip), "r_px": float(r), "l_thresh_px": float(l_thresh),
-                    "h": float(h), "min_pub": min_pub, "screen_px": list(bounds), "streams": int(len(people))},
+                    "h": float(h), "min_pub": min_pub, "screen_px": list(bounds), "streams": int(per["streams"].sum()),
+                    "participants": int(len(people))},
         values_drawn=src.values_drawn, seconds=time.perf_counter() - t0,
         files={"csv": ", ".join(keep + ["x", "y"]) + " (pupil and other raw columns are not released)"},
         caveats=["Planar Laplace is built from OpenDP draws (radius Gamma(2) as a sum of two |Laplace|, direction "
@@ -92,6 +104,6 @@ def release_gaze_samples(frame: pd.DataFrame, *, epsilon: float, w: int, l_thres
                  "tested or published, and the test noise and displacements are lattice values: every published "
                  "coordinate is a lattice point. The noise is calibrated to r' = r + 3·step to cover the rounding "
                  "(docs/PRIVACY_MODEL.md §11.2).",
-                 "Timestamps and stream lengths are treated as public."],
+                 PUBLIC_MISSINGNESS],
         construction="planar Laplace from OpenDP discrete Laplace and Gaussian draws, on the lattice"))
     return GazeRelease(out, windows, people, man)

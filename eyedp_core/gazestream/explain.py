@@ -37,12 +37,18 @@ def _g(v: float) -> str:
     return f"{v:.3g}"
 
 
-def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometry: Geometry) -> Guarantee:
-    """Kaleido plan, sampling rate, recording length (samples) and geometry -> its guarantee in words."""
+def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometry: Geometry,
+                      stream_lengths: tuple[int, ...] | None = None) -> Guarantee:
+    """Kaleido plan, sampling rate, recording length (samples), geometry and, if known, the lengths of every
+    stream of the shown person (each restarts the window) -> its guarantee in words."""
     ms = plan.w / rate_hz * 1000 if rate_hz > 0 else float("nan")
     r_deg = plan.r * max(geometry.deg_per_px())
-    bound = person_bound(epsilon=plan.epsilon, w=plan.w, r=plan.r, n_max=n_samples,
+    bound = person_bound(epsilon=plan.epsilon, w=plan.w, r=plan.r, n_max=n_samples, stream_lengths=stream_lengths,
                          screen_px=(geometry.width_px, geometry.height_px))
+    streams = len(bound.lengths)
+    whose = (f"this {bound.n_max:,}-sample recording is ε·⌈n/w⌉·d_max/r" if streams == 1 else
+             f"this person's {streams} streams ({bound.n_max:,} samples; each stream restarts the window) is "
+             f"ε·⌈n/w⌉·d_max/r summed over the streams, ε·Σ_s⌈n_s/w⌉·d_max/r")
     first = plan.schedule(1)
     eps1 = first[0] / plan.r if first else float("nan")
     headline = (f"ε = {_g(plan.epsilon)} per {plan.w}-sample window (≈ {ms:.0f} ms at {rate_hz:.0f} Hz), "
@@ -53,10 +59,11 @@ def kaleido_guarantee(plan: KaleidoPlan, rate_hz: float, n_samples: int, geometr
         f"Larger moves cost more: a move of d px counts as ε·d/r. "
         f"This is a guarantee **per window, not per person**: it says nothing about what the whole recording "
         f"reveals. A different person's gaze may be anywhere on the screen, so the only person-level bound for "
-        f"this {n_samples:,}-sample recording is ε·⌈n/w⌉·d_max/r = {_g(plan.epsilon)} × {bound.windows:,} windows "
-        f"× {_g(bound.distance_factor)} (screen diagonal d_max = {bound.diagonal:.0f} px over r) = "
-        f"{_g(bound.person_epsilon)} — no protection worth the name. That bound is what an export charges to the "
-        "ledger for each person. Whether a sample is missing (blinks) is treated as public.")
+        f"{whose} = {_g(plan.epsilon)} × {bound.windows:,} windows × {_g(bound.distance_factor)} (d_max = "
+        f"{bound.diagonal:.0f} px, the diagonal of the screen the gaze is clamped to before Kaleido reads it, over "
+        f"r) = {_g(bound.person_epsilon)} — no protection worth the name. That bound is what an export charges to "
+        "the ledger for each person. Whether a sample is missing (blinks, or gaze more than a screen size off the "
+        "screen) is treated as public.")
     formulas = (
         rf"n_\mathrm{{test}} = \lceil w/t_\mathrm{{skip}} \rceil = \lceil {plan.w}/{plan.t_skip} \rceil = {plan.n_test}",
         rf"\varepsilon_\mathrm{{test}} = \frac{{\varepsilon}}{{h\,n_\mathrm{{test}}}} = \frac{{{_g(plan.epsilon)}}}"

@@ -19,7 +19,10 @@ The algorithm with the two corrections of §8.2:
 So every window spends at most ε/h on tests plus strictly less than ε − ε/h on publications (each
 publication takes half of what is left). Missing gaze (NaN) at a test slot is not tested (no cost) and
 the last point is repeated; whether a sample is missing is treated as public. Before the first
-publication the output is NaN (nothing has been published yet). Clamping to the screen (`bounds`) is
+publication the output is NaN (nothing has been published yet). Given the screen (`bounds`), gaze is clamped
+to the screen rectangle BEFORE anything reads it: the rectangle is the admissible domain, so two inputs differ by
+at most its diagonal d_max at a sample and the person-level bound ε·d_max/r per window holds (unclamped, a glance
+one screen off would move a sample by up to 3·d_max); clipping the published points to the screen is then
 post-processing. Noise is PREVIEW noise from the caller's Generator, or, given a ReleaseSource, OpenDP draws
 on the `KaleidoLattice` (positions rounded first, noise at r + 3g; docs/PRIVACY_MODEL.md §11.2).
 
@@ -41,9 +44,8 @@ from eyedp_core.dp.planar import PlanarLaplaceMechanism
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.gazestream.streams import stream_columns
 
-__all__ = ["KaleidoBound", "KaleidoLattice", "KaleidoPlan", "KaleidoRun", "kaleido", "kaleido_lattice", "kaleido_plan",
-           "kaleido_run", "person_bound",
-           "window_sums"]
+__all__ = ["KaleidoBound", "KaleidoLattice", "KaleidoPlan", "KaleidoRun", "admissible", "kaleido", "kaleido_lattice",
+           "kaleido_plan", "kaleido_run", "person_bound", "person_bound_of", "stream_windows", "window_sums"]
 
 
 @dataclass(frozen=True)
@@ -152,13 +154,15 @@ def _round_complex(z: np.ndarray, k: int) -> np.ndarray:
 @dataclass(frozen=True)
 class KaleidoRun:
     """One run: published points (…, n, 2), budget spent per sample (…, n), which samples were tested
-    and which published a new point."""
+    and which published a new point; `points` (…, J, 2) is what each test slot showed before the clip to the
+    screen (the mechanism's own output, of which `published` is post-processing)."""
 
     plan: KaleidoPlan
     published: np.ndarray
     eps: np.ndarray
     tested: np.ndarray
     new_point: np.ndarray
+    points: np.ndarray | None = None
 
 
 def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
@@ -169,7 +173,7 @@ def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
     p_count, n = g.shape[:2]
     slots = np.arange(0, n, plan.t_skip)
     n_slots = slots.size
-    gs = g[:, slots, :]  # (P, J, 2)
+    gs = g[:, slots, :] if bounds is None else admissible(g[:, slots, :], bounds)  # (P, J, 2)
     valid = np.isfinite(gs).all(axis=2)
     # Release: everything on the lattice, the noise at the radius r' = r + 3g that covers the rounding.
     lattice = kaleido_lattice(plan) if isinstance(rng, ReleaseSource) else None
@@ -207,6 +211,7 @@ def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
             pub[j + 1] = pub[j] + e
     out[np.abs(out) > 1e149] = np.nan
     out = np.stack([out.real, out.imag], axis=-1)  # (J, P, 2)
+    points = np.transpose(out, (1, 0, 2))
     # Every sample shows the point published at or before its slot; costs sit on the slot samples.
     slot_of = np.arange(n) // plan.t_skip
     published = np.transpose(out, (1, 0, 2))[:, slot_of, :]
@@ -219,7 +224,15 @@ def _run_batch(g: np.ndarray, plan: KaleidoPlan, rng: np.random.Generator,
     tested[:, slots] = valid
     new_point[:, slots] = spent.T > 0
     eps[:, slots] = np.where(valid, plan.eps_test, 0.0) + spent.T
-    return KaleidoRun(plan, published, eps, tested, new_point)
+    return KaleidoRun(plan, published, eps, tested, new_point, points)
+
+
+def admissible(points: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+    """Gaze (…, 2) and the screen (width, height) in px -> gaze clamped to the screen rectangle, the domain whose
+    diagonal bounds how far a neighbour moves a sample; missing (non-finite) gaze stays missing."""
+    pts = np.asarray(points, dtype=float)
+    upper = np.array([float(bounds[0]), float(bounds[1])])
+    return np.where(np.isfinite(pts), np.clip(pts, 0.0, upper), np.nan)
 
 
 def _as_batch(stream: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -263,7 +276,7 @@ def kaleido_run(stream: np.ndarray | pd.DataFrame, *, epsilon: float, w: int, l_
     batch, single = _as_batch(stream)
     run = _run_batch(batch, plan, rng, bounds)
     if single:
-        return KaleidoRun(plan, run.published[0], run.eps[0], run.tested[0], run.new_point[0])
+        return KaleidoRun(plan, run.published[0], run.eps[0], run.tested[0], run.new_point[0], run.points[0])
     return run
 
 
@@ -294,21 +307,48 @@ def window_sums(eps: np.ndarray, w: int) -> np.ndarray:
     return cs[..., hi] - cs[..., lo]
 
 
+def stream_windows(frame: pd.DataFrame, w: int) -> pd.DataFrame:
+    """Gaze table and window w -> per participant: streams, samples and windows Σ_s ⌈n_s/w⌉ charged.
+
+    Each stream (participant × task/stimulus/recording/trial) restarts Kaleido's window, so a person's streams
+    are covered by the sum of their own windows, not by ⌈(Σ_s n_s)/w⌉. Stream lengths are treated as public."""
+    keys = stream_columns(frame)
+    if keys:
+        sizes = frame.groupby(keys, sort=False, dropna=False).size().rename("n").reset_index()
+    else:
+        sizes = pd.DataFrame({"n": [len(frame)]})
+    # Without a participant column every stream is one person's (prepare_streams names them "all").
+    sizes["participant"] = sizes["participant"].astype(str) if "participant" in sizes else "all"
+    sizes["windows"] = -(-sizes["n"] // int(w))
+    out = sizes.groupby("participant", sort=False).agg(streams=("n", "size"), samples=("n", "sum"),
+                                                       windows=("windows", "sum"),
+                                                       lengths=("n", lambda v: tuple(int(x) for x in v)))
+    return out
+
+
 @dataclass(frozen=True)
 class KaleidoBound:
     """What Kaleido's ε means for one person (docs/PRIVACY_MODEL.md §8.1): ε per w-sample window for moves
-    within r, and the only person-level bound, ε·⌈n/w⌉·d_max/r with d_max the screen diagonal."""
+    within r, and the only person-level bound, ε·Σ_s⌈n_s/w⌉·d_max/r over the person's streams, with d_max the
+    diagonal of the screen the gaze is clamped to."""
 
     epsilon: float
     w: int
     r: float
-    n_max: int  # samples of the longest stream (treated as public)
-    diagonal: float  # px: the farthest a person-level neighbour can move one sample
+    n_max: int  # samples of the charged person, all streams together (treated as public)
+    diagonal: float  # px: the farthest a person-level neighbour can move one (clamped) sample
+    stream_lengths: tuple[int, ...] = ()  # that person's streams; empty means one stream of n_max samples
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        """Samples of each of the charged person's streams."""
+        return self.stream_lengths or (self.n_max,)
 
     @property
     def windows(self) -> int:
-        """Disjoint w-sample windows that cover the longest stream: ⌈n/w⌉."""
-        return max(math.ceil(self.n_max / self.w), 1)
+        """Disjoint w-sample windows that cover the person's streams, each stream restarting the window:
+        Σ_s ⌈n_s/w⌉."""
+        return max(sum(math.ceil(n / self.w) for n in self.lengths), 1)
 
     @property
     def distance_factor(self) -> float:
@@ -322,17 +362,33 @@ class KaleidoBound:
 
     @property
     def person_epsilon(self) -> float:
-        """The person-level bound ε·⌈n/w⌉·d_max/r (group privacy over windows, scaled by distance)."""
+        """The person-level bound ε·Σ_s⌈n_s/w⌉·d_max/r (group privacy over windows, scaled by distance)."""
         return self.per_window_any_move * self.windows
 
     def words(self) -> str:
         """What the numbers are, in one sentence with the numbers plugged in."""
+        k = len(self.lengths)
+        what = (f"a stream of up to {self.n_max:,} samples" if k == 1 else
+                f"{k} streams of {self.n_max:,} samples in all, each restarting the window")
         return (f"ε = {self.epsilon:g} holds per window of {self.w} samples for moves within r = {self.r:g} px; "
-                f"a whole person (every sample of a stream of up to {self.n_max:,} samples, moved anywhere on a "
-                f"screen of diagonal d_max = {self.diagonal:.0f} px) is bounded only by ε·⌈n/w⌉·d_max/r = "
-                f"{self.epsilon:g} × {self.windows:,} × {self.distance_factor:.3g} = {self.person_epsilon:.4g}")
+                f"a whole person (every sample of {what}, moved anywhere on the screen the gaze is clamped to, "
+                f"diagonal d_max = {self.diagonal:.0f} px) is bounded only by ε·⌈n/w⌉·d_max/r summed over the "
+                f"person's streams, ε·Σ_s⌈n_s/w⌉·d_max/r = {self.epsilon:g} × {self.windows:,} × "
+                f"{self.distance_factor:.3g} = {self.person_epsilon:.4g}")
 
 
-def person_bound(*, epsilon: float, w: int, r: float, n_max: int, screen_px: tuple[float, float]) -> KaleidoBound:
-    """Kaleido's ε, w, r, the longest stream's length and the screen (width, height) in px -> its bounds."""
-    return KaleidoBound(float(epsilon), int(w), float(r), int(n_max), float(math.hypot(*screen_px)))
+def person_bound(*, epsilon: float, w: int, r: float, screen_px: tuple[float, float], n_max: int | None = None,
+                 stream_lengths: tuple[int, ...] | None = None) -> KaleidoBound:
+    """Kaleido's ε, w, r, the screen (width, height) in px and one person's stream lengths (or one stream of
+    n_max samples) -> its bounds."""
+    lengths = tuple(int(n) for n in stream_lengths) if stream_lengths else ()
+    total = sum(lengths) if lengths else int(n_max or 0)
+    return KaleidoBound(float(epsilon), int(w), float(r), total, float(math.hypot(*screen_px)), lengths)
+
+
+def person_bound_of(frame: pd.DataFrame, *, epsilon: float, w: int, r: float,
+                    screen_px: tuple[float, float]) -> KaleidoBound:
+    """Gaze table, Kaleido's ε, w, r and the screen -> the bound of the person charged the most windows."""
+    per = stream_windows(frame, w)
+    lengths = per.loc[per["windows"].idxmax(), "lengths"] if len(per) else (0,)
+    return person_bound(epsilon=epsilon, w=w, r=r, screen_px=screen_px, stream_lengths=lengths)

@@ -21,6 +21,7 @@ import streamlit as st
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import explain
+from eyedp_core.gazestream.kaleido import stream_windows
 from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
@@ -163,7 +164,8 @@ def kaleido_part(scope: Scope) -> None:
     s_kal = controls.kaleido_controls(scope.every_setting)
     plan = panels.kaleido_plan_for(s_kal)
     with card:
-        panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry),
+        panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry,
+                                                        _person_streams(scope, plan.w)),
                               "Kaleido", scope.formulas)
     kal = _kaleido(scope, s_kal)
     prot = view.one_of(scope.token, "Kaleido", s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel, kal)
@@ -230,6 +232,12 @@ def pd_part(scope: Scope, shown: str) -> None:
 def _pd_words(form: str, s: view.PDSettings) -> explain.Guarantee:
     """PD form and settings -> its guarantee (the randomised form's (ε, δ) table is computed once per setting)."""
     return explain.pd_guarantee_words(form, s.k, s.gamma, s.eps0)
+
+
+def _person_streams(scope: Scope, w: int) -> tuple[int, ...] | None:
+    """The shown person's stream lengths (what an export charges them for), or None if unknown."""
+    per = stream_windows(scope.prep.frame, w)
+    return per.loc[str(scope.who), "lengths"] if str(scope.who) in per.index else None
 
 
 def _kaleido(scope: Scope, s: view.KaleidoSettings) -> pd.DataFrame:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from eyedp_core.dp.accounting import Release
 from eyedp_core.exports import release_feature_table, release_gaze_samples
-from eyedp_core.gazestream.kaleido import KaleidoBound, person_bound
+from eyedp_core.gazestream.kaleido import KaleidoBound, person_bound_of
 from eyedp_core.io import uploads
 from ui import state
 from ui.timeseries import context
@@ -124,11 +124,9 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
     if s_kal is None or df is None or geometry is None:
         st.markdown("To export protected samples, switch the View above to protecting the stream.")
         return
-    per_person = df.groupby("participant").size() if "participant" in df.columns else None
-    n_max = int(per_person.max()) if per_person is not None and len(per_person) else len(df)
-    people = tuple(str(p) for p in per_person.index) if per_person is not None else None
-    bound = person_bound(epsilon=s_kal.epsilon, w=s_kal.w, r=s_kal.r, n_max=n_max,
-                         screen_px=(geometry.width_px, geometry.height_px))
+    people = tuple(str(p) for p in df["participant"].unique()) if "participant" in df.columns else None
+    bound = person_bound_of(df, epsilon=s_kal.epsilon, w=s_kal.w, r=s_kal.r,
+                            screen_px=(geometry.width_px, geometry.height_px))
     entry = kaleido_entry(bound, people)
     st.markdown(f"Charged per person: {bound.words()} (treated as public: the stream lengths and the screen size).")
     if state.refusal([entry]) is not None:  # said before the click: at usual settings this bound exceeds any cap
@@ -151,7 +149,7 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
 
 def kaleido_entry(bound: KaleidoBound, people: tuple[str, ...] | None) -> Release:
     """Kaleido's bounds and the streams' people -> its ledger entry: per window, a move anywhere on the screen
-    (ε·d_max/r), times the windows of the longest stream: the person-level bound."""
+    (ε·d_max/r), times the windows Σ_s⌈n_s/w⌉ of the person charged most: the person-level bound."""
     return Release(view="Gaze samples", label=(f"Kaleido export, ε = {bound.epsilon:g} per {bound.w}-sample window "
                                                f"within r = {bound.r:g} px"),
                    unit="w-event", mechanism="Kaleido", sensitivity_type="public",

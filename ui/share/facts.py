@@ -104,8 +104,9 @@ def gaze_samples_facts(scope: Any) -> dict[str, Any]:
                     "largest ε spent by one sample": float(kal["eps"].max())},
         "correlation": (f"Kaleido protects any window of {s.w} samples with ε = {s.epsilon:g} for moves within "
                         f"r = {s.r:g} px; gaze is correlated far beyond one window and another person's gaze may be "
-                        "anywhere on the screen, so a person's whole stream is bounded only by ε·⌈n/w⌉·d_max/r "
-                        "(d_max the screen diagonal), the bound an export charges."),
+                        "anywhere on the screen, so a person's streams are bounded only by ε·⌈n/w⌉·d_max/r "
+                        "summed over them (each stream restarts the window; d_max the diagonal of the screen the "
+                        "gaze is clamped to), the bound an export charges."),
     }
 
 

@@ -1,0 +1,145 @@
+"""Kaleido's person-level bound on a person with several streams and off-screen gaze (docs/PRIVACY_MODEL.md §8.1).
+
+The exact privacy loss of a drawn output is computed here from the mechanism's densities, independently of
+kaleido.py's code: at each test slot the Laplace test η ~ Lap(r/ε_test) decides "move" iff d(g, last) > l + η,
+and a publication draws planar Laplace at ε' = ε_pub/r around the (clamped) gaze; the publication budget follows
+from the output alone (which slots showed a new point), so the same output is scored under both neighbours.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eyedp_core.exports import release_gaze_samples
+from eyedp_core.gazestream.kaleido import (
+    admissible,
+    kaleido_plan,
+    kaleido_run,
+    person_bound,
+    person_bound_of,
+    stream_windows,
+)
+from eyedp_core.gazestream.streams import prepare_streams
+
+W, H = 1280, 800
+EPS, WIN, T_SKIP, R, HH, L_THRESH = 1.0, 60, 1, 10.0, 2.0, 20.0
+STREAMS, N = 6, 10  # one person: 6 tasks of 10 samples each
+
+
+def _person(x: float, y: float, who: str = "P1") -> pd.DataFrame:
+    """One person's 6 streams of 10 samples, all at (x, y)."""
+    return pd.DataFrame({"participant": who, "task": np.repeat([f"T{i}" for i in range(STREAMS)], N),
+                         "t_s": np.tile(np.arange(N) / 60.0, STREAMS), "x": float(x), "y": float(y)})
+
+
+def _log_cdf(t: np.ndarray, b: float) -> np.ndarray:
+    """ln P(η < t) for η ~ Lap(b)."""
+    return np.where(t < 0, math.log(0.5) + np.minimum(t, 0) / b, np.log1p(-0.5 * np.exp(-np.maximum(t, 0) / b)))
+
+
+def _log_sf(t: np.ndarray, b: float) -> np.ndarray:
+    """ln P(η >= t) for η ~ Lap(b)."""
+    return np.where(t >= 0, math.log(0.5) - np.maximum(t, 0) / b, np.log1p(-0.5 * np.exp(np.minimum(t, 0) / b)))
+
+
+def _log_likelihood(points: np.ndarray, new: np.ndarray, gaze: np.ndarray, plan) -> np.ndarray:
+    """Outputs (P, J, 2) at the test slots, which slots showed a new point (P, J), the mechanism's input at the
+    slots (J, 2), no missing gaze -> ln density of each output under that input (P,)."""
+    p_count, n_slots = new.shape
+    b = plan.r / plan.eps_test
+    ll = np.zeros(p_count)
+    spent = np.zeros((p_count, n_slots))
+    last = np.full((p_count, 2), np.nan)
+    for j in range(n_slots):
+        rem = plan.pub_budget - spent[:, max(0, j - plan.n_test + 1):j].sum(axis=1)
+        can = rem >= 2 * plan.min_pub  # below the floor nothing is published, whatever the test says
+        dist = np.where(np.isnan(last[:, 0]), np.inf, np.hypot(*(gaze[j] - last).T))
+        e = rem / 2
+        eps_px = e / plan.r
+        planar = 2 * np.log(eps_px) - math.log(2 * math.pi) - eps_px * np.hypot(*(points[:, j] - gaze[j]).T)
+        t = dist - plan.l_thresh
+        moved = np.where(np.isinf(t), 0.0, _log_cdf(np.where(np.isinf(t), 0, t), b)) + planar
+        stayed = _log_sf(np.where(np.isinf(t), 0, t), b)
+        stayed = np.where(np.isinf(t), -np.inf, stayed)
+        ll += np.where(can, np.where(new[:, j], moved, stayed), 0.0)
+        spent[:, j] = np.where(can & new[:, j], e, 0.0)
+        last = np.where((can & new[:, j])[:, None], points[:, j], last)
+    return ll
+
+
+def _losses(raw: np.ndarray, raw_other: np.ndarray, draws: int, clamp: bool, seed: int) -> np.ndarray:
+    """One person's gaze (streams, n, 2) and a neighbour's -> the exact privacy loss of `draws` outputs drawn
+    from the first (summed over the streams): with the clamp to the screen, or reading the gaze as it is."""
+    plan = kaleido_plan(epsilon=EPS, w=WIN, t_skip=T_SKIP, h=HH, r=R, l_thresh=L_THRESH)
+    batch = np.repeat(raw[None], draws, axis=0).reshape(-1, N, 2)
+    run = kaleido_run(batch, epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH,
+                      rng=np.random.default_rng(seed), bounds=(W, H) if clamp else None)
+    new = run.new_point[:, ::T_SKIP]
+    total = np.zeros(draws)
+    for s in range(raw.shape[0]):
+        pts, nw = run.points.reshape(draws, -1, *run.points.shape[1:])[:, s], new.reshape(draws, -1, new.shape[1])[:, s]
+        mine = admissible(raw[s], (W, H)) if clamp else raw[s]
+        theirs = admissible(raw_other[s], (W, H)) if clamp else raw_other[s]
+        total += _log_likelihood(pts, nw, mine, plan) - _log_likelihood(pts, nw, theirs, plan)
+    return total
+
+
+def test_a_person_with_six_short_streams_is_charged_six_windows() -> None:
+    frame = pd.concat([_person(100, 100), _person(600, 400, "P2").query("task == 'T0'")], ignore_index=True)
+    per = stream_windows(frame, WIN)
+    assert per.loc["P1", "windows"] == 6 and per.loc["P1", "streams"] == 6 and per.loc["P2", "windows"] == 1
+    bound = person_bound_of(frame, epsilon=EPS, w=WIN, r=R, screen_px=(W, H))
+    assert bound.windows == 6 and bound.lengths == (N,) * STREAMS
+    assert bound.person_epsilon == pytest.approx(EPS * 6 * math.hypot(W, H) / R)
+    # The pooled count ⌈60/60⌉ = 1 would undercharge: each task restarts the window.
+    assert person_bound(epsilon=EPS, w=WIN, r=R, n_max=STREAMS * N, screen_px=(W, H)).windows == 1
+    rel = release_gaze_samples(frame, epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH, min_pub=None,
+                               bounds=(W, H))
+    man = rel.manifest
+    assert rel.windows_per_person == 6 == man["calibration"]["windows_per_person"]
+    assert man["epsilon_per_person"] == pytest.approx(bound.person_epsilon)
+    assert man["parameters"]["streams"] == 7 and man["parameters"]["participants"] == 2
+    assert "ε·Σ_s⌈n_s/w⌉·d_max/r" in man["guarantee"]
+    assert any("missing are treated as public" in c for c in man["caveats"])
+    assert set(rel.table["task"]) == {f"T{i}" for i in range(STREAMS)}  # the stream key travels with the samples
+
+
+def test_off_screen_gaze_is_clamped_before_the_mechanism_reads_it() -> None:
+    raw = np.array([[-0.9 * W, -0.5 * H], [1.7 * W, 300.0], [640.0, 1.9 * H], [np.nan, np.nan], [700.0, 400.0]])
+    clamped = admissible(raw, (W, H))
+    assert np.array_equal(clamped, [[0, 0], [W, 300], [640, H], [np.nan, np.nan], [700, 400]], equal_nan=True)
+    kw = dict(epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH, bounds=(W, H))
+    a = kaleido_run(raw, rng=np.random.default_rng(5), **kw)
+    b = kaleido_run(clamped, rng=np.random.default_rng(5), **kw)
+    assert np.array_equal(a.points, b.points, equal_nan=True) and np.array_equal(a.eps, b.eps)
+    # Without the screen the raw positions are read: the first publication is centred elsewhere.
+    c = kaleido_run(raw, rng=np.random.default_rng(5), **{**kw, "bounds": None})
+    assert not np.allclose(c.points[0], a.points[0])
+    # prepare_streams keeps such glances (within one screen size) as gaze, so the clamp is what bounds them.
+    table = pd.DataFrame({"t_s": np.arange(5) / 60.0, "x": raw[:, 0], "y": raw[:, 1]})
+    kept = prepare_streams(table, width_px=W, height_px=H).frame
+    assert np.isfinite(kept["x"]).sum() == 4
+
+
+def test_exact_privacy_loss_of_neighbours_with_off_screen_gaze_stays_under_the_charged_bound() -> None:
+    """P1 looks a little off the top-left corner in all 6 tasks; its neighbour looks off the bottom-right
+    corner. Clamped, the two are one screen diagonal apart at every sample: the worst a person can differ."""
+    one = np.full((STREAMS, N, 2), [-0.9 * W, -0.9 * H])
+    other = np.full((STREAMS, N, 2), [1.9 * W, 1.9 * H])
+    bound = person_bound_of(_person(0, 0), epsilon=EPS, w=WIN, r=R, screen_px=(W, H))
+    per_window = bound.per_window_any_move
+    draws = 4000
+    loss = _losses(one, other, draws, clamp=True, seed=11)
+    # Pure DP: every output's loss is bounded, not only on average; no tolerance is needed.
+    assert loss.max() <= bound.person_epsilon, (loss.max(), bound.person_epsilon)
+    assert np.abs(_losses(other, one, draws, clamp=True, seed=12)).max() <= bound.person_epsilon
+    # The pooled charge of one window is exceeded on average: the sum over streams is needed.
+    se = loss.std(ddof=1) / math.sqrt(draws)
+    assert loss.mean() - 6 * se > per_window, (loss.mean(), se, per_window)
+    # Read unclamped, the same neighbours are 2.8 diagonals apart and the charged bound no longer holds.
+    raw_loss = _losses(one, other, draws, clamp=False, seed=13)
+    raw_se = raw_loss.std(ddof=1) / math.sqrt(draws)
+    assert raw_loss.mean() - 6 * raw_se > bound.person_epsilon, (raw_loss.mean(), raw_se, bound.person_epsilon)
