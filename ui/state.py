@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -251,7 +252,7 @@ LEDGER_KEY = "eyedp_ledger"
 # Views add their own keys here.
 LEDGER_DERIVED_KEYS: tuple[str, ...] = (
     "hm_export_result", "hm_m_tuned", "hm_m_count", "hm_m_duration",
-    "ts_recorded_msg", "eyedp_release_context", "eyedp_refused",
+    "ts_recorded_msg", "eyedp_release_context", "eyedp_refused", "eyedp_charge_outcome",
     "share_export_time_series", "share_export_gaze_samples", "aoi_release_result",
 )
 
@@ -318,21 +319,53 @@ def attach_released(count: int, released: object) -> None:
         context[RELEASED_KEY] = released
 
 
-def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str, ...] = ()) -> bool:
+OUTCOME_KEY = "eyedp_charge_outcome"  # the last refused charge: where its button is, why, and the ledger it met
+
+
+def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str, ...] = (),
+           place: str | None = None, facts: Mapping[str, Any] | None = None,
+           settings_used: Mapping[str, Any] | None = None) -> bool:
     """The one way a release enters the ledger: added unless it pushes anyone over the session's cap.
 
-    Refused: nothing is added, the reason is kept for the sidebar, and `shown` (the session keys of the page's
-    last "Released" result) is forgotten, so an earlier success box does not stand under the refusal."""
+    Each entry keeps ITS OWN facts and settings: `facts`/`settings_used` when the release says what it was made
+    with (a private choice of m is not the page's preview), else the page's current ones. Refused: nothing is
+    added, the reason is kept for the sidebar and for `outcome_here(place)` next to the pressed button (`place`,
+    default the page), and `shown` (the session keys of the page's last "Released" result) is forgotten, so an
+    earlier success box does not stand under the refusal."""
+    page = page or st.session_state.get("share_page")
     try:
         budget.charge(ledger(), list(releases), epsilon_cap())
     except budget.BudgetExceeded as err:
-        st.session_state[REFUSED_KEY] = md_text(err)  # shown as markdown; labels quote data names
+        text = md_text(err)  # shown as markdown; labels quote data names
+        st.session_state[REFUSED_KEY] = text
+        st.session_state[OUTCOME_KEY] = (place or page, text, _ledger_mark())
         for key in shown:
             st.session_state.pop(key, None)
         return False
-    page = page or st.session_state.get("share_page")
-    facts = export_scale.finish(st.session_state.get(FACTS_KEY, {}).get(page))
-    snapshot = st.session_state.get("share_snapshots", {}).get(page)
+    st.session_state.pop(OUTCOME_KEY, None)
+    if facts is None:
+        facts = export_scale.finish(st.session_state.get(FACTS_KEY, {}).get(page))
+    if settings_used is None:
+        settings_used = st.session_state.get("share_snapshots", {}).get(page)
     contexts = st.session_state.setdefault(CONTEXT_KEY, [])
-    contexts.extend({"page": page, "facts": facts, "settings": snapshot, "cap": epsilon_cap()} for _ in releases)
+    contexts.extend({"page": page, "facts": dict(facts) if facts else facts,
+                     "settings": dict(settings_used) if settings_used else settings_used, "cap": epsilon_cap()}
+                    for _ in releases)
     return True
+
+
+def _ledger_mark() -> tuple[int, float]:
+    """What a refusal met: the number of ledger entries and the cap (a refusal is news only while both hold)."""
+    return len(ledger().releases), epsilon_cap()
+
+
+def outcome_here(place: str) -> None:
+    """Next to the button at `place`: why its last press was refused, while the ledger and the cap are as the
+    refusal met them (a later charge anywhere, or a new cap, makes it old news)."""
+    got = st.session_state.get(OUTCOME_KEY)
+    if not got or got[0] != place:
+        return
+    if got[2] != _ledger_mark():
+        st.session_state.pop(OUTCOME_KEY, None)
+        return
+    st.error(got[1], icon=":material/block:")

@@ -126,11 +126,24 @@ def _section(key: str, body: str) -> str:
     return f'<section id="{key}"><h2>{esc(SECTIONS[key])}</h2>{body}</section>'
 
 
+# What one observer's data is in each view that protects observers: the verdict names the views actually released.
+_OBSERVER_DATA = {"Heatmaps": "whole gaze map on a stimulus", "Areas of interest": "fixations on a stimulus's AOIs"}
+
 _WHO = {
     "observer": "each observer's whole gaze map on a stimulus (Heatmaps)",
     "participant": "each participant, everything they contributed (all features, chunks and recordings)",
     "w-event": "each gaze stream per window of samples (Kaleido); the person-level bound is charged",
 }
+
+
+def _who(unit: str, releases: Sequence[Release]) -> str:
+    """A unit of protection and the ledger's releases -> who is protected in words, naming the views whose
+    releases use that unit (an AOI export protects observers as Heatmaps does, with other data)."""
+    if unit != "observer":
+        return _WHO.get(unit, f"one {unit} at a time, not the whole person")
+    views = list(dict.fromkeys(r.view for r in releases if r.unit == unit))
+    parts = [f"{_OBSERVER_DATA.get(v, 'data')} ({v})" for v in views]
+    return "each observer's " + " and ".join(parts) if parts else _WHO[unit]
 
 
 def _verdict(inp: ReportInput) -> str:
@@ -142,7 +155,7 @@ def _verdict(inp: ReportInput) -> str:
                      "the curator's hands through EyeDP.")
     else:
         units = sorted({r.unit for r in rel})
-        who = "; ".join(esc(_WHO.get(u, f"one {u} at a time, not the whole person")) for u in units)
+        who = "; ".join(esc(_who(u, rel)) for u in units)
         items.append(f"<b>Who is protected:</b> {who}.")
         factor = "∞" if math.isinf(eps) else fmt(math.exp(eps) if eps < 700 else math.inf)
         cap = (f" The session refused any release that would have pushed a person above ε = {fmt(inp.epsilon_cap)}."
@@ -217,8 +230,9 @@ def _unit(inp: ReportInput) -> str:
     lines = []
     for u in units:
         if u == "observer":
-            lines.append("<li><b>observer</b> (Heatmaps): neighbouring datasets differ by replacing one observer's "
-                         "whole, capped gaze map on a stimulus.</li>")
+            views = ", ".join(dict.fromkeys(r.view for r in inp.ledger.releases if r.unit == u))
+            lines.append(f"<li><b>observer</b> ({esc(views)}): neighbouring datasets differ by replacing one "
+                         "observer's whole (capped) data on a stimulus.</li>")
         elif u == "participant":
             lines.append("<li><b>participant</b>: neighbouring datasets differ by replacing everything one person "
                          "contributed (all their recordings).</li>")
@@ -247,6 +261,10 @@ def shown_settings(settings: Mapping[str, Any], labels: Mapping[str, str]) -> li
                   for k, v in settings.items() if not PERSON_SETTING.search(k))
 
 
+# What each noise law's scale is called beside its number (a private selection's noise is not Laplace noise).
+_SCALE_NAMES = {Family.GAUSSIAN: "σ (standard deviation)", Family.EXPONENTIAL: "β (selection noise scale)"}
+
+
 def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
     r = a.release
     rows = [{"k": "view", "v": r.view}, {"k": "mechanism", "v": r.mechanism},
@@ -270,8 +288,9 @@ def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
                 out.append(f"<p class='muted'>{esc(k)}: {_math(sens[k])}</p>")
     cal = f.get("calibration")
     if cal:
-        gaussian = Family(cal["mechanism"]) is Family.GAUSSIAN  # the facts are plain data: parse the name once
-        name = "σ (standard deviation)" if gaussian else "b (Laplace scale)"
+        family = Family(cal["mechanism"])  # the facts are plain data: parse the name once
+        gaussian = family is Family.GAUSSIAN
+        name = _SCALE_NAMES.get(family, "b (Laplace scale)")
         title = f.get("calibration_title", "")
         std = "" if gaussian else f", standard deviation {esc(fmt(cal['std']))}"
         export = f.get("export_scale")

@@ -128,7 +128,9 @@ def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: Sel
                                           delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
                                           cap_total=ctx.cap_total)
     entry = heatmap_release.with_canvas_caveat(release.selection_release(choice), ctx)
-    if state.charge([entry], page="heatmaps"):  # refused over the cap: m unchanged
+    if state.charge([entry], page="heatmaps", place="hm_select_private",  # refused over the cap: m unchanged
+                    facts=heatmap_release.selection_facts(choice, ctx, bound),
+                    settings_used=heatmap_release.selection_settings(ctx, bound, eps_sel, method)):
         _set_cap(ctx.weight, choice)
     st.session_state[LEDGER_CHANGED] = True  # the sidebar (ledger summary or refusal) is outside the page's fragment
 
@@ -175,6 +177,7 @@ def cap_panel(ctx: view.Context) -> None:
                    "source; the choice's ε is charged to the ledger when you press the button.")
         st.button("Choose m privately", key="hm_select_private", disabled=not usable, on_click=_select_private,
                   args=(ctx, float(bound), eps_sel, method))
+        state.outcome_here("hm_select_private")  # a refusal, next to the button that was pressed
         choice = ctx.cap_choice
         if ctx.selection_epsilon:
             st.success(f"m = {choice.m:g} chosen privately. {choice.note}", icon=":material/check:")

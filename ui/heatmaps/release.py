@@ -17,8 +17,9 @@ from streamlit.delta_generator import DeltaGenerator
 from eyedp_core.batch.script import pipelinedp_script
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.dp.accounting import Release
-from eyedp_core.dp.registry import Family
+from eyedp_core.dp.registry import Family, SelectionMethod
 from eyedp_core.heatmaps import maps, preview, release
+from eyedp_core.heatmaps.cap import cap_score_sensitivity
 from eyedp_core.io import uploads
 from ui import state
 from ui.export_scale import opendp_sigma
@@ -121,6 +122,50 @@ def _planned_entry(ctx: view.Context) -> Release:
                    delta=cal.delta if gaussian else 0.0, participants=ctx.source.observers)
 
 
+# The heatmap settings a private choice of m reads (its scores weigh each candidate's noise at the map's ε and δ),
+# beside its own: the cap sliders are not among them, the choice replaces them.
+_SELECTION_SETTINGS = ("hm_weight", "hm_cell", "hm_eps", "hm_delta", "hm_mech", "hm_method", "hm_use_c",
+                       "hm_c_count", "hm_c_duration", "hm_stimulus")
+
+
+def selection_facts(choice: release.CapChoice, ctx: view.Context, bound: float) -> dict[str, object]:
+    """A private choice of m and the context it was made in -> its own facts for its ledger entry: the score's
+    sensitivity and the selection noise's scale, never the heatmap preview's σ or the cap it replaced."""
+    n, r = int(ctx.gaze_maps.n_observers), int(ctx.gaze_maps.n_cells)
+    sens = cap_score_sensitivity(choice.candidates, bound, n, r, ctx.cap_total)
+    eps = float(choice.epsilon)
+    scale = 2.0 * sens / eps if sens > 0 else 0.0
+    gumbel = choice.method is SelectionMethod.EXPONENTIAL
+    law = "Gumbel" if gumbel else "exponential"
+    return {
+        "view": "Heatmaps", "unit": "observer",
+        "data": {"observers": n, "stimulus": choice.source.stimulus_name, "grid cells": r,
+                 "public candidates": len(choice.candidates)},
+        "sensitivity": {"L∞ of the scores": sens,
+                        "how": (f"public: from the bound B = {bound:g} on any observer's value in a cell, the public "
+                                f"candidates {', '.join(f'{v:g}' for v in choice.candidates)}, n = {n} observers and "
+                                f"r = {r} cells; one observer's whole map is replaced")},
+        "calibration": {"mechanism": str(Family.EXPONENTIAL), "method": str(choice.method), "scale": scale,
+                        # Gumbel(β) has standard deviation βπ/√6; the exponential law's is β.
+                        "std": scale * math.pi / math.sqrt(6.0) if gumbel else scale, "epsilon": eps,
+                        "delta": 0.0, "sensitivity": sens,
+                        "formula_tex": r"\beta = \frac{2\,\Delta_s}{\varepsilon}",
+                        "plugged_tex": rf"\beta = \frac{{2 \times {sens:.6g}}}{{{eps:g}}} = {scale:.6g}",
+                        "guarantee": f"ε = {eps:g} (pure ε-DP)", "valid": True,
+                        "note": f"{law} noise of scale β on each candidate's score; {choice.note}"},
+        "calibration_title": f"private choice of the cap m = {choice.m:g} ({choice.method})",
+        "data_derived": list(state.data_derived_canvas(ctx.stimulus)),
+    }
+
+
+def selection_settings(ctx: view.Context, bound: float, eps_sel: float, method: SelectionMethod) -> dict[str, object]:
+    """The settings a private choice of m was made with: its own (bound B, ε, method) and the map's it reads."""
+    snap = st.session_state.get("share_snapshots", {}).get("heatmaps", {})
+    out: dict[str, object] = {k: snap[k] for k in _SELECTION_SETTINGS if k in snap}
+    out.update({f"hm_sel_bound_{ctx.weight}": float(bound), "hm_sel_eps": float(eps_sel), "hm_sel_method": str(method)})
+    return out
+
+
 def with_canvas_caveat(entry: Release, ctx: view.Context) -> Release:
     """A ledger entry of this view -> the same entry flagged when the blank canvas (and so the grid and the
     sensitivity) was sized from the fixations themselves."""
@@ -175,7 +220,7 @@ def export_section(ctx: view.Context) -> None:
         # The requested ε is the least the export charges: over the cap, refuse before drawing anything.
         ask = _planned_entry(ctx)
         if state.refusal([ask]) is not None:
-            state.charge([ask], page="heatmaps", shown=(EXPORT_RESULT,))  # refused: keeps the reason, adds nothing
+            state.charge([ask], page="heatmaps", shown=(EXPORT_RESULT,), place="hm_export")  # refused: adds nothing
             st.rerun()
         with st.spinner(f"Drawing OpenDP noise for {r:,} cells…"):
             scale = export_scale(ctx)
@@ -184,12 +229,14 @@ def export_section(ctx: view.Context) -> None:
             except ValueError as err:
                 st.error(f"The release failed: {md_text(err)}")
                 return
-        if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,)):
+        if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,),
+                            place="hm_export"):
             st.rerun()  # OpenDP's own accounting pushed it over the session's cap: the draw is discarded
         st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
                                            "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
                                            "scale": scale, "preview_scale": cal.scale, "gaussian": gaussian}
         st.rerun()  # the sidebar's ledger summary was drawn before this run recorded the release
+    state.outcome_here("hm_export")  # a refusal, next to the button that was pressed
     res = st.session_state.get(EXPORT_RESULT)
     if res:
         lib = (f" (OpenDP's own accounting of the release: ε = {fmt_num(res['eps_lib'])}; the ledger charges the "
