@@ -2,8 +2,8 @@
 
 The package lists the public names of reading data, `eyedp_core.io.<name>`: those of `uploads` (tables and
 images, mapping, limits), the upload pipeline (`Upload`, `Limits`, `ReadOptions`, `read_recording`: whole
-recordings in one call, format detected; `Step` / `StepReport`: what each step did), `Recording` and
-`read_participants`."""
+recordings in one call, format detected; `Step` / `StepReport`: what each step did), `Recording`,
+`read_recordings` (many files, a zip or a folder, each file one recording) and `read_participants`."""
 from __future__ import annotations
 
 import importlib
@@ -17,12 +17,15 @@ _RECORDING = ("FORMATS", "Recording")
 _PIPELINE = ("Upload", "Limits", "ReadOptions", "read_recording")
 _STEPS = ("Step", "StepReport")
 _PARTICIPANTS = ("read_participants",)
-__all__ = [*_UPLOADS, *_RECORDING, *_PIPELINE, *_STEPS, *_PARTICIPANTS]
+_RECORDINGS = ("read_recordings",)
+__all__ = [*_UPLOADS, *_RECORDING, *_PIPELINE, *_STEPS, *_PARTICIPANTS, *_RECORDINGS]
 
 
 def __getattr__(name: str) -> Any:
-    """A re-exported name -> the object from eyedp_core.io.uploads, .pipeline, .steps or .recording (imported on
-    first use)."""
+    """A re-exported name -> the object from eyedp_core.io.uploads, .pipeline, .steps, .recording(s) or
+    .participants (imported on first use)."""
+    if name in _RECORDINGS:
+        return getattr(importlib.import_module("eyedp_core.io.recordings"), name)
     if name in _PARTICIPANTS:
         return getattr(importlib.import_module("eyedp_core.io.participants"), name)
     if name in _PIPELINE:

@@ -32,7 +32,7 @@ from eyedp_core.io.lines import check_lines
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.recording import FORMATS, Recording
 from eyedp_core.io.roles import KINDS, UNITS_KEY, WHOLE_FILE, guess_mapping
-from eyedp_core.io.sample_clock import timeless
+from eyedp_core.io.sample_clock import timeless, with_rebuilt_clock
 from eyedp_core.io.steps import Step, StepReport, counted
 from eyedp_core.io.stream import Source, read_source
 from eyedp_core.io.table import parse_table
@@ -260,7 +260,8 @@ class Upload:
         """Preview step -> the first rows of the table (only the head of the file is read)."""
         def read() -> pd.DataFrame:
             head = self._parse(nrows=rows)
-            self._report(StepReport(Step.PREVIEW, self.name, rows_out=len(head)))
+            said = ("no header row: its first line was read as data",) if head.attrs.get("has_header") is False else ()
+            self._report(StepReport(Step.PREVIEW, self.name, rows_out=len(head), notes=said))
             return head
         return self._once(("preview", rows), read)
 
@@ -350,6 +351,9 @@ class Upload:
         geometry, notes = options.geometry, []
         if geometry is None and options.file_geometry:
             geometry, notes = self.geometry(frame, reader)
+        # A gaze table without a time column (bare x, y samples) gets its clock from the stated rate.
+        frame, used, clock_notes = with_rebuilt_clock(frame, used, kind, options.sampling_rate_hz, self.name)
+        notes = notes + clock_notes
         units = used.get(UNITS_KEY) or "px"
         checked = geometry if options.check_off_screen or units != "px" else None
         out = map_and_validate(frame, used, kind, self.name, drop_missing=options.drop_missing, geometry=checked,
@@ -362,7 +366,7 @@ class Upload:
                                 notes=tuple(out.attrs.get("notes", ()))))
         counts, warnings = out.attrs["counts"], out.attrs["warnings"]
         return Recording(out, reader, kind, events, geometry, None, counts, warnings, self.name,
-                         reports=list(self.reports))
+                         reports=list(self.reports), mapping=used)
 
     def recording(self, options: ReadOptions = ReadOptions(), *, format: str | None = None,
                   mapping: dict[str, Any] | None = None,
@@ -464,13 +468,14 @@ def geometry_from_preamble(lines: list[str]) -> Geometry | None:
         return None
 
 
-def guess_kind(head: pd.DataFrame) -> str:
-    """Preview of a generic table -> 'fixations' with fixation durations and no timestamps, else 'gaze'."""
+def guess_kind(head: pd.DataFrame, rate_given: bool = False) -> str:
+    """Preview of a generic table [, whether a sampling rate was stated] -> 'fixations' with fixation durations
+    and no timestamps, else 'gaze' (bare x, y samples are gaze when a rate is stated for them)."""
     gaze = guess_mapping(head, "gaze")
     fix = guess_mapping(head, "fixations")
     if fix.get("duration_ms") and not re.search(r"time|stamp|^t$|^n$", str(gaze.get("t_s") or ""), re.I):
         return "fixations"
-    return "gaze" if gaze.get("t_s") else "fixations"
+    return "gaze" if gaze.get("t_s") or (rate_given and gaze.get("x") and gaze.get("y")) else "fixations"
 
 
 def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geometry | str | None = None, *,

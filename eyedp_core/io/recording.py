@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,8 @@ class Recording:
     warnings: list[DataWarning] = field(default_factory=list)
     source: str = ""
     reports: list[StepReport] = field(default_factory=list)
+    # The role -> column mapping the map step used ({} for an EyeLink ASC file, read by its own reader).
+    mapping: dict[str, Any] = field(default_factory=dict)
 
     def __iter__(self):
         """-> samples, then format (so `table, fmt = read_recording(...)` works)."""

@@ -240,9 +240,12 @@ def _pick(columns: list[str], normed: list[str], role: str, taken: set[str],
 
 
 def _guess_headerless(df: pd.DataFrame) -> dict[str, str | None]:
-    """Headerless table (col1..colN) -> t, x, y by position: first non-decreasing numeric column, next two."""
+    """Headerless table (col1..colN) -> t, x, y by position: first non-decreasing numeric column, next two;
+    a table of two numeric columns is bare x, y samples (its time comes from a stated rate)."""
     numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
     out: dict[str, str | None] = {"t_s": None, "x": None, "y": None}
+    if len(numeric) == 2 == df.shape[1]:
+        return {**out, "x": numeric[0], "y": numeric[1]}
     for i, col in enumerate(numeric):
         t = df[col].to_numpy(dtype=float, na_value=np.nan)
         if np.all(np.diff(t[np.isfinite(t)]) >= 0) and len(numeric) - i >= 3:

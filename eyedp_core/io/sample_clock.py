@@ -1,23 +1,29 @@
-"""Gaze recordings whose time column is empty throughout, and their time rebuilt from a stated sampling rate.
+"""Gaze recordings without timestamps, and their time rebuilt from a stated sampling rate.
 
 Some datasets store a recording without timestamps and state the tracker's rate elsewhere (Lund 2013's moving-dot
 trials: 500 Hz in the paper). Without a rate such rows have no time and are dropped (counted); with one, sample i
 of each such recording (counted in file order before any row is dropped, so lost samples keep their slot) is at
 i / rate seconds. A zero timestamp in such a recording is tracker padding (as anywhere else), not a time: a
 recording whose only stamps are zeros has none.
+
+A file of bare samples (x, y and nothing else, often without a header: the rate is in the paper) has no time
+column at all: `with_rebuilt_clock` gives it an empty one, so the same rule rebuilds the time of every recording.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import DataError
-from eyedp_core.io.roles import WHOLE_FILE
+from eyedp_core.io.errors import DataError, DataWarning
+from eyedp_core.io.roles import TIME_UNIT_KEY, WHOLE_FILE
 
 # Rates above this are not eye trackers (the fastest sample at 2 kHz); a typo such as 500000 is refused.
 MAX_SAMPLING_RATE_HZ = 100_000.0
+# The name of the time column a file without one is given; the step report's mapping shows it as t_s's source.
+REBUILT_CLOCK = "sample number ÷ rate"
 
 
 @dataclass(frozen=True)
@@ -92,3 +98,28 @@ def check_rate(rate_hz: float | None, filename: str) -> float | None:
         raise DataError(f"the sampling rate must be above 0 and at most {MAX_SAMPLING_RATE_HZ:,.0f} Hz, got "
                         f"{rate:g}.", file=filename, expected="a sampling rate in Hz")
     return rate
+
+
+def with_rebuilt_clock(frame: pd.DataFrame, mapping: dict[str, Any], kind: str, rate_hz: float | None,
+                       filename: str) -> tuple[pd.DataFrame, dict[str, Any], list[DataWarning]]:
+    """A table, its role -> column mapping and kind, the stated sampling rate -> (the table with an empty time
+    column, the mapping pointing t_s at it, a warning saying so) when a gaze table has no time column; else all
+    three as given (no warning). DataError when it has none and no rate is given, saying what to give."""
+    if kind != "gaze" or mapping.get("t_s"):
+        return frame, mapping, []
+    rate = check_rate(rate_hz, filename)
+    if rate is None:
+        raise DataError("no column is chosen for the sample time (t_s) and no sampling rate is given. Choose the "
+                        "time column, or give the sampling rate (Hz) to rebuild each recording's time as sample "
+                        "number ÷ rate (sampling_rate_hz= in Python).", file=filename,
+                        expected="a time column or a sampling rate")
+    if REBUILT_CLOCK in frame.columns:
+        raise DataError(f"the table already has a column named '{REBUILT_CLOCK}'; choose it as the time column "
+                        "or rename it.", file=filename, column=REBUILT_CLOCK, expected="another column name")
+    out = frame.assign(**{REBUILT_CLOCK: np.nan})
+    out.attrs = dict(frame.attrs)
+    used = {**mapping, "t_s": REBUILT_CLOCK, TIME_UNIT_KEY: "s"}
+    note = DataWarning(f"the file has no time column: every recording's time was rebuilt from the stated "
+                       f"sampling rate of {rate:g} Hz as sample number ÷ rate (sample i at i / {rate:g} s, "
+                       "counted in file order).", file=filename, details={"clock_rebuilt_hz": rate})
+    return out, used, [note]

@@ -22,6 +22,7 @@ class Step(Enum):
     IVT = "I-VT step"
     IDT = "I-DT step"
     WINDOWS = "feature-window step"
+    COMBINE = "combining files"
 
     @property
     def derives(self) -> bool:

@@ -192,8 +192,18 @@ def finish_frame(df: pd.DataFrame, layout: Layout, filename: str, max_rows: int 
     df.attrs["has_header"] = layout.header
     df.attrs["layout"] = {"sep": layout.sep, "decimal": layout.decimal, "skipped_lines": layout.skipped}
     df.attrs["preamble"] = [ln[:200] for ln in layout.preamble]
-    df.attrs["warnings"] = list(layout.notes) + wide
+    df.attrs["warnings"] = list(layout.notes) + wide + ([] if layout.header else [_headerless_note(layout, filename)])
     return df
+
+
+def _headerless_note(layout: Layout, filename: str) -> DataWarning:
+    """A table without a header row -> the warning that says its first line was read as data (a header that
+    happens to be all numbers would otherwise pass as one more sample, unsaid)."""
+    n = len(layout.names)
+    names = ", ".join(layout.names[:3]) + (f" … {layout.names[-1]}" if n > 3 else "")
+    return DataWarning(f"the file has no header row (its first line holds only numbers): that line was read as "
+                       f"data, row {layout.skipped + 1}, and the columns are named by position ({names}).",
+                       file=filename, row=layout.skipped + 1, details={"headerless": True})
 
 
 def concat_chunks(parts: list[pd.DataFrame], columns: list[str], decimal: str = ".") -> pd.DataFrame:
