@@ -23,8 +23,9 @@ top = st.columns([1, 2])
 stim_name = top[0].selectbox("Stimulus", list(stims), key="aoi_stimulus",
                              help="The stimuli of the selected fixation table (sidebar), then uploaded images.")
 stim = stims[stim_name]
-H, W = stim.image.shape[:2]
 top[1].caption(f"Fixations: **{md_text(fix_ds.name)}** (choose another table in the sidebar).")
+canvas = panels.canvas(fix_ds, stim)
+W, H = canvas.width, canvas.height
 try:
     sub, how = view.fixations(fix_ds.token, fix_ds.name, stim_name, W, H, fix_ds.frame)
 except DataError as err:
@@ -40,13 +41,14 @@ with left:
     panels.preview_choices(metrics)
 with right:
     if aois:
-        st.image(figs.aoi_picture(stim.image, aois), caption=f"{len(aois)} AOIs over '{md_text(stim_name)}'")
+        st.image(figs.aoi_picture(canvas.image, aois), caption=f"{len(aois)} AOIs over '{md_text(stim_name)}'")
 if not aois:
     st.info("Define at least one AOI to see the metrics.")
     st.stop()
 
 table = view.observers(fix_ds.token, stim_name, aois, tuple(vars(bounds).values()), sub)
-ctx = panels.AoiContext(fix_ds, W, H, stim_name, aois, bounds, table, metrics)
+ctx = panels.AoiContext(fix_ds, W, H, stim_name, aois, bounds, table, metrics,
+                        panels.released_caveats(stim_name, canvas))
 st.caption(f"Using {md_text(how)}. Fixations outside every AOI count as *elsewhere*; overlapping AOIs each "
            "count a fixation inside both.")
 panels.privacy_part(ctx)

@@ -53,15 +53,23 @@ _SOURCE_LABELS = {AoiSource.BUNDLED: "bundled (the simulator's regions of this s
 
 
 def ledger_releases(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
-                    stimulus: str, *, aois_from_data: bool = False) -> list[Release]:
-    """Observer table, chosen metrics, ε per observer, stimulus name and whether the AOIs were drawn by looking
-    at these data in, one ledger Release per query out (unit observer, the stimulus's observers covered; their ε
-    add up to ε; AOIs drawn on the data are recorded as a data-derived parameter)."""
+                    stimulus: str, *, aois_from_data: bool = False,
+                    data_derived: tuple[str, ...] = ()) -> list[Release]:
+    """Observer table, chosen metrics, ε per observer, stimulus name, whether the AOIs were drawn by looking at
+    these data and any other parameter of theirs read off the data (a canvas sized by the fixations) in, one ledger
+    Release per query out (unit observer, the stimulus's observers covered; their ε add up to ε; each parameter
+    read off the data recorded as data-derived)."""
+    params = _data_derived(aois_from_data, data_derived)
     return [Release(view=VIEW, label=f"{stimulus}: {q.value} ({table.k} AOIs)", unit="observer",
                     mechanism="laplace (AOI sums)", sensitivity_type="public", epsilon=e,
                     participants=table.observers, tuned_on_private_data=aois_from_data,
-                    data_derived_parameters=(DRAWN_ON_DATA,) if aois_from_data else ())
+                    data_derived_parameters=params)
             for q, e in query_epsilons(metrics, epsilon).items()]
+
+
+def _data_derived(aois_from_data: bool, data_derived: tuple[str, ...]) -> tuple[str, ...]:
+    """Whether the AOIs were drawn on the data and the other parameters read off it in, the flagged list out."""
+    return ((DRAWN_ON_DATA,) if aois_from_data else ()) + tuple(data_derived)
 
 
 def result_table(results: dict[AoiMetric, MetricResult], *, private: bool = True) -> pd.DataFrame:
@@ -101,10 +109,10 @@ class AoiRelease:
 
 def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
                  stimulus: str, aoi_definitions: list[dict[str, Any]], *, aois_from_data: bool = False,
-                 aoi_source: AoiSource | None = None) -> AoiRelease:
-    """Observer table, metrics, ε per observer, stimulus, the public AOI definitions and where they came from in,
-    the released private table, transition matrix and manifest out; draws through OpenDP (charge the ledger
-    BEFORE calling)."""
+                 aoi_source: AoiSource | None = None, data_derived: tuple[str, ...] = ()) -> AoiRelease:
+    """Observer table, metrics, ε per observer, stimulus, the AOI definitions, where they came from and their
+    parameters read off the data (a canvas sized by the fixations) in, the released private table, transition
+    matrix and manifest out; draws through OpenDP (charge the ledger BEFORE calling)."""
     metrics = tuple(AoiMetric(m) for m in metrics)
     source = ReleaseSource()
     results, noise = private_metrics(table, metrics, epsilon, source)
@@ -128,7 +136,9 @@ def release_aois(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[Aoi
         "aois": aoi_definitions,
         "aoi_source": None if aoi_source is None else AoiSource(aoi_source).value,
         "aois_drawn_on_these_data": aois_from_data,
-        "caveats": [DRAWN_ON_DATA + ": the guarantee does not cover what the AOIs reveal"] if aois_from_data else [],
+        "data_derived_parameters": list(_data_derived(aois_from_data, data_derived)),
+        "caveats": [f"{what}: read off the private data; the guarantee does not cover what it reveals"
+                    for what in _data_derived(aois_from_data, data_derived)],
         "intervals": INTERVALS,
         "confidence": CONFIDENCE,
         "noise": "OpenDP discrete Laplace on a 2^k lattice (values rounded first), cryptographic RNG, no seed",

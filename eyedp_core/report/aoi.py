@@ -68,6 +68,11 @@ def _source(m: dict[str, Any]) -> str:
                    "observers looked is published as is: the stated ε does not cover it.</p>")
     else:
         out.append("Not flagged as drawn after looking at these data.</p>")
+    for what in m.get("data_derived_parameters", []):
+        if what != DRAWN_ON_DATA:
+            out.append(f"<p class='bad'><b>Flagged: the {esc(what)} was read off the private data.</b> The AOIs "
+                       "depend on it, so what it reveals about these observers is published as is: the stated ε does "
+                       "not cover it.</p>")
     cols = [("name", "AOI"), ("kind", "Shape"), ("x0", "x0"), ("y0", "y0"), ("x1", "x1"), ("y1", "y1"),
             ("points", "Points (x y; …)")]
     out.append("<details><summary>The AOI definitions (stimulus pixels)</summary>"

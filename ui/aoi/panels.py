@@ -18,6 +18,7 @@ from eyedp_core.aoi.observers import AoiBounds, ObserverTable
 from eyedp_core.aoi.parse import aois_from_table, aois_to_table, read_aois
 from eyedp_core.aoi.release import NEIGHBOURS, AoiSource, ledger_releases, release_aois
 from eyedp_core.aoi.shapes import Aoi, grid
+from eyedp_core.data import derived
 from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
 from ui import state
@@ -43,6 +44,9 @@ class AoiContext:
     bounds: AoiBounds
     table: ObserverTable
     metrics: tuple[AoiMetric, ...]
+    # Parameters read off the private data that set these AOIs (a blank canvas sized by the fixations' extent):
+    # every ledger entry, manifest and report of a release of them names each.
+    data_derived: tuple[str, ...] = ()
 
     @property
     def fix_token(self) -> str:
@@ -53,6 +57,45 @@ class AoiContext:
     def aois_key(self) -> str:
         """A digest of the AOIs (a cache key): hashing the AOI tuple itself took ~8 ms of every ε move."""
         return hashlib.sha256(repr(self.aois).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Canvas:
+    """The picture the AOIs are drawn on, its size, and what about it was read off the private data."""
+
+    image: np.ndarray
+    width: int
+    height: int
+    data_derived: tuple[str, ...]
+
+
+SCREEN, EXTENT = "screen", "extent"
+
+
+def canvas(fixations: state.Dataset, stimulus: state.Dataset) -> Canvas:
+    """The chosen fixation table and stimulus in, the canvas the AOIs are drawn on out. A blank canvas sized by
+    the fixations' extent is private (one observer's extreme fixation moves a grid's corner): the screen the upload
+    declared is offered instead, and the extent, when kept, is carried as a data-derived parameter."""
+    h, w = stimulus.image.shape[:2]
+    caveats = state.data_derived_canvas(stimulus)
+    if not caveats:
+        return Canvas(stimulus.image, w, h, ())
+    geo = state.upload_geometry(fixations.name)
+    screen = None if geo is None else (int(geo.width_px), int(geo.height_px))
+    labels = {EXTENT: f"the fixations' extent, {w} × {h} px (read off the data: flagged)"}
+    if screen is not None:
+        labels = {SCREEN: f"the upload's screen, {screen[0]} × {screen[1]} px (public)", **labels}
+    pick = st.radio("Canvas of the AOIs (no image was uploaded for this stimulus)", list(labels),
+                    format_func=labels.get, key="aoi_canvas", horizontal=True,
+                    help="A grid is cut from the canvas: sized by the fixations themselves, its corners move "
+                         "with one observer's extreme fixation, so they are not public parameters.")
+    if pick == SCREEN and screen is not None:
+        return Canvas(derived.blank_canvas(*screen), screen[0], screen[1], ())
+    st.warning(f"The {caveats[0]} was read off the private data: a grid on it depends on where the observers "
+               "looked, so the ledger, the manifest and the report flag every release drawn on it. Use the upload's "
+               "screen, declare the stimulus size on *Your data*, or upload the image to make it public.",
+               icon=":material/warning:")
+    return Canvas(stimulus.image, w, h, caveats)
 
 
 def lead() -> None:
@@ -253,6 +296,12 @@ def used_source(stim_name: str) -> AoiSource:
     return AoiSource.GRID if src is AoiSource.BUNDLED and not view.bundled(stim_name) else src
 
 
+def released_caveats(stim_name: str, chosen: Canvas) -> tuple[str, ...]:
+    """The data-derived parameters a release of the page's AOIs carries: the canvas read off the data, unless the
+    AOIs came from an uploaded file (their corners are then the file's, whatever the canvas)."""
+    return () if used_source(stim_name) is AoiSource.UPLOAD else chosen.data_derived
+
+
 def export_panel(ctx: AoiContext) -> None:
     """Charge the ledger, then release through OpenDP: private table (CSV) and manifest (JSON)."""
     st.subheader("Release")
@@ -264,8 +313,8 @@ def export_panel(ctx: AoiContext) -> None:
         st.warning("AOIs drawn by looking at these data are not covered by the guarantee: what they reveal about "
                    "where people looked is published as is. Draw them from the stimulus (or from other data) instead.",
                    icon=":material/warning:")
-    entries = (ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus, aois_from_data=on_data)
-               if ctx.metrics else [])
+    entries = (ledger_releases(ctx.table, ctx.metrics, eps, ctx.stimulus, aois_from_data=on_data,
+                               data_derived=ctx.data_derived) if ctx.metrics else [])
     # No ε in this text: an ε move re-runs only the privacy part's fragment, which states it, and would leave a
     # number here behind. The click re-runs the page and charges the slider's value.
     st.caption(f"Charges each of the {ctx.table.n} observers of '{md_text(ctx.stimulus)}' the ε per observer "
@@ -275,7 +324,7 @@ def export_panel(ctx: AoiContext) -> None:
         if state.charge(entries, page="areas_of_interest"):
             defs = aois_to_table(ctx.aois).replace({np.nan: None}).to_dict("records")
             rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs, aois_from_data=on_data,
-                               aoi_source=used_source(ctx.stimulus))
+                               aoi_source=used_source(ctx.stimulus), data_derived=ctx.data_derived)
             state.attach_released(len(entries), rel)
             st.session_state[RELEASE_KEY] = (rel.table.to_csv(), rel.manifest_json(),
                                              None if rel.transitions is None else rel.transitions.to_csv())

@@ -131,6 +131,7 @@ def areas_of_interest_facts(ctx: Any) -> dict[str, Any]:
                     for m, r in res.items()},
         "correlation": ("The unit is one observer's fixations on this stimulus: correlation between that observer's "
                         "fixations is covered. AOI releases of several stimuli from the same observers add up."),
+        "data_derived": list(ctx.data_derived),
         "preview_seed": seed,
     }
 
