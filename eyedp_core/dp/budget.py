@@ -39,6 +39,10 @@ def refusal(ledger: Ledger, releases: Sequence[Release], epsilon_cap: float | No
 def charge(ledger: Ledger, releases: Sequence[Release], epsilon_cap: float | None,
            delta_cap: float | None = None) -> None:
     """Add the releases to the ledger if every person stays within the caps; BudgetExceeded otherwise."""
+    stored_charge = getattr(ledger, "charge", None)
+    if callable(stored_charge):  # a stored ledger checks and inserts in one transaction, atomic across sessions
+        stored_charge(list(releases), epsilon_cap, delta_cap)
+        return
     why = refusal(ledger, releases, epsilon_cap, delta_cap)
     if why is not None:
         raise BudgetExceeded(why)
