@@ -14,11 +14,14 @@ Two forms:
   atypical the seed is; nothing bounds what one release reveals about a person.
 * **randomised threshold** (docs/PRIVACY_MODEL.md §9.3) — one candidate per event, accepted iff the
   count reaches k − 1 + Lap(1/ε0) (fresh noise per candidate); failing candidates are dropped, not
-  re-drawn, and the number dropped is reported. With a generative model independent of the protected
-  data (true here: the 2-D normal family is fixed in advance, nothing is trained), Bindschaedler et al.
-  state (ε, δ)-DP with ε = ε0 + ln(1 + γ/t), δ = e^(−ε0·(k − t)) for an integer 1 <= t < k, for one
-  *record* (one fixation) — not for a person; the constants are quoted from §9.3 and still to be checked
-  against their Theorem 1 before they are shown as more than that.
+  re-drawn, and the number dropped is reported. NOT differential privacy as implemented either: each
+  synthetic fixation is published under its seed's participant and time, so the record names whose
+  fixation it came from and its position reveals the seed's. The paper's claim (Bindschaedler et al.:
+  (ε, δ) with ε = ε0 + ln(1 + γ/t), δ = e^(−ε0·(k − t)) for an integer 1 <= t < k, per *record*, never per
+  person) needs seeds drawn at random and records published detached from them, and a generative model
+  independent of the protected data (true here: the 2-D normal family is fixed in advance); `pd_guarantee`
+  computes that claim only so the page can show it labelled as the paper's, beside the correct statement.
+  Its constants are quoted from memory in the specification and still to be checked against their Theorem 1.
 
 Saccades are not handled: the seed synthesises them with a conditional VAE trained with TensorFlow,
 which needs a neural-network library EyeDP does not ship; it is left out. The published stream therefore
@@ -53,7 +56,8 @@ def bucket(log_density: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def pd_guarantee(k: int, gamma: float, eps0: float) -> pd.DataFrame:
-    """k, γ, ε0 -> the (ε, δ) of the randomised form for each integer 1 <= t < k (per fixation record, §9.3)."""
+    """k, γ, ε0 -> the paper's claimed (ε, δ) per seed-detached record for each integer 1 <= t < k (§9.3); NOT a
+    guarantee of the randomised form as implemented, whose records keep their seed's participant."""
     t = np.arange(1, max(int(k), 2))
     return pd.DataFrame({"t": t, "epsilon": eps0 + np.log1p(gamma / t), "delta": np.exp(-eps0 * (k - t))})
 

@@ -14,7 +14,8 @@ import pandas as pd
 from eyedp_core.gaze.events import detect_events
 from eyedp_core.gaze.geometry import Geometry
 
-__all__ = ["SliderSpec", "detect_for_display", "summary", "time_slider", "trail", "visible", "DETECTORS"]
+__all__ = ["SliderSpec", "detect_for_display", "summary", "time_slider", "trail", "visible", "window_summary",
+           "DETECTORS"]
 
 DETECTORS = {"ivt": "I-VT (velocity)", "idt": "I-DT (dispersion)"}
 
@@ -80,6 +81,16 @@ def samples_in(frame: pd.DataFrame, span: tuple[float, float]) -> int:
     """Samples and a time range -> how many samples `visible` would keep (0: the window is empty)."""
     t = frame["t_s"].to_numpy(float)
     return int(np.count_nonzero((t >= span[0]) & (t <= span[1])))
+
+
+def window_summary(events: pd.DataFrame, span: tuple[float, float]) -> dict[str, str]:
+    """Event table and a time window of positive length -> the four headline numbers of the events that start in
+    it (rates per second of the window); ValueError for an empty window (start at or after its end)."""
+    lo, hi = float(span[0]), float(span[1])
+    if not hi > lo:
+        raise ValueError(f"the time window {lo:g}–{hi:g} s has no length: its start must come before its end")
+    start = events["start_s"].to_numpy(float)
+    return summary(events[(start >= lo) & (start <= hi)], lo, hi)
 
 
 def trail(frame: pd.DataFrame, t_end: float, length_s: float) -> pd.DataFrame:

@@ -127,18 +127,19 @@ def pd_guarantee_words(form: str, k: int, gamma: float, eps0: float) -> Guarante
     ok = tab[tab["delta"] <= DELTA_MAX] if k > 1 else tab.iloc[:0]
     if len(ok):
         best = ok.loc[ok["epsilon"].idxmin()]
-        claim = (f"(ε, δ) = ({_g(best['epsilon'])}, {_g(best['delta'])}) per fixation record with t = "
-                 f"{int(best['t'])}")
+        claim = (f"(ε, δ) = ({_g(best['epsilon'])}, {_g(best['delta'])}) per fixation record (t = "
+                 f"{int(best['t'])})")
     else:
-        claim = "a per-record (ε, δ)"
+        claim = f"an (ε, δ) per fixation record, though none with δ ≤ {DELTA_MAX:g} at k = {k}"
     words = test + (f"Here the threshold is randomised (k − 1 + Lap(1/ε0), ε0 = {_g(eps0)}) and failing candidates "
-                    f"are dropped, not re-drawn. **{NOT_DP} as implemented:** Bindschaedler et al.'s {claim} "
-                    "needs the seed record drawn at random and the output detached from it, but here each "
-                    "synthetic fixation is published under its seed's participant and time — the record names "
-                    "whose fixation it came from, and where it lands reveals the seed's position. No (ε, δ) "
-                    "holds for these records (docs/PRIVACY_MODEL.md §9.3), and even the claimed one would be per "
-                    "record, not per person. Nothing of it is charged to the ledger as differential privacy.")
-    formulas.append(r"\text{claimed only for seed-detached records: }\varepsilon = \varepsilon_0 + \ln(1 + \gamma/t),"
+                    f"are dropped, not re-drawn. **{NOT_DP} as implemented.** The paper's claim (Bindschaedler et "
+                    f"al.): {claim}, for synthetic records whose seed is drawn at random and which are published "
+                    "detached from it. Here each synthetic fixation is published under its seed's participant and "
+                    "time — the record names whose fixation it came from, and where it lands reveals the seed's "
+                    "position. No (ε, δ) holds for these records (docs/PRIVACY_MODEL.md §9.3), and even the "
+                    "paper's would be per record, not per person. Nothing of it is charged to the ledger as "
+                    "differential privacy.")
+    formulas.append(r"\text{the paper's claim, for seed-detached records only: }\varepsilon = \varepsilon_0 + \ln(1 + \gamma/t),"
                     r"\quad \delta = e^{-\varepsilon_0 (k - t)},\quad 1 \le t < k")
     return Guarantee(Mech.EVENT_SYNTH_PD_RANDOMISED, "randomised threshold: not DP as implemented (each record is "
                      "published under its seed's participant)", "not-dp", NOT_DP, words, tuple(formulas))

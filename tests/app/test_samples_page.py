@@ -85,11 +85,71 @@ def test_raw_view_and_its_time_window_slider():
     at.slider(key="gs_window").set_value((30.0, 60.0)).run()
     assert not at.exception, at.exception
     assert _window_counts(at) != before and "fixations" in _window_counts(at)
-    assert dict(shown_numbers(at)) == shown  # the headline numbers are the whole stream's: the window leaves them
+    # The headline numbers follow the window: fixations that start in it, per second of it.
+    assert metric_value(at, "Fixations / s") == pytest.approx(_fixations_from(30.0, 60.0) / 30.0, abs=0.005)
+    assert dict(shown_numbers(at)) != shown
     rate = metric_value(at, "Fixations / s")
     at.slider(key="gs_vt").set_value(60.0).run()  # the detector's threshold changes the events and the numbers
     assert not at.exception, at.exception
     assert metric_value(at, "Fixations / s") != rate
+
+
+def _fixations_from(lo: float, hi: float) -> int:
+    """Fixations of the bundled sample's first stream (I-VT at 30 deg/s, as the page opens) starting in [lo, hi]."""
+    from eyedp_core.data import bundled
+    from eyedp_core.gaze.events import detect_events
+    from eyedp_core.gazestream.streams import prepare_streams
+
+    screen = bundled.SAMPLE_SCREEN
+    frame = prepare_streams(bundled.load_sample("gaze_streams"), width_px=screen.width_px,
+                            height_px=screen.height_px).frame
+    one = frame[(frame["participant"] == "P01") & (frame["task"] == sorted(frame["task"].unique())[0])]
+    ev = detect_events(one[["t_s", "x", "y", "pupil"]], screen, method="ivt", velocity_threshold_deg_s=30.0)
+    start = ev.loc[ev["type"] == "fixation", "start_s"]
+    return int(((start >= lo) & (start <= hi)).sum())
+
+
+def test_a_time_window_without_length_shows_words_not_stale_numbers():
+    at = _page()
+    at.slider(key="gs_window").set_value((10.0, 10.0)).run()
+    assert not at.exception, at.exception
+    assert "The time window 10.00–10.00 s has no length; drag its ends apart." in [i.value for i in at.info]
+    assert not any(label == "Fixations / s" for label, _ in shown_numbers(at))  # no numbers of another window
+    assert not any("in the window; detected with" in m.value for m in at.main.markdown)  # and no empty plot
+    at.slider(key="gs_window").set_value((10.0, 20.0)).run()
+    assert metric_value(at, "Fixations / s") == pytest.approx(_fixations_from(10.0, 20.0) / 10.0, abs=0.005)
+
+
+def test_protect_view_title_starts_no_earlier_than_time_zero():
+    at = _page()
+    at.radio(key="gs_view").set_value("protect").run()
+    at.slider(key="gs_t").set_value(0.0).run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "original and Kaleido, 0.0–0.0 s (PREVIEW)" in text and "−0.5" not in text and "-0.5" not in text
+    at.slider(key="gs_t").set_value(2.0).run()
+    assert "original and Kaleido, 0.0–2.0 s (PREVIEW)" in _text(at)  # a 3-s trail cut at time 0
+
+
+def test_the_lead_and_the_card_agree_the_randomised_pd_form_is_not_dp() -> None:
+    """The lead and the card say the same of the randomised plausible-deniability form (not DP as implemented),
+    and the paper's (ε, δ) appears only labelled as the paper's claim."""
+    from eyedp_core.gazestream import deniability
+    from ui.gazestream.protect import LEAD
+
+    assert "claims a per-fixation" not in LEAD.replace("the paper claims a per-fixation", "")
+    assert "randomised-threshold form is **NOT differential privacy as implemented**" in LEAD
+    assert "the paper claims a per-fixation (ε, δ)" in LEAD
+    assert "NOT a" in deniability.pd_guarantee.__doc__ and "paper's claimed" in deniability.pd_guarantee.__doc__
+    assert "NOT differential privacy as implemented" in deniability.__doc__
+    at = _page()
+    at.radio(key="gs_view").set_value("protect").run()
+    label = next(o for o in at.radio(key="gs_show").options if "randomised" in o.lower())
+    at.radio(key="gs_show").set_value(label).run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "not DP as implemented" in text and "NOT differential privacy as implemented." in text
+    assert "The paper's claim (Bindschaedler et al.): an (ε, δ) per fixation record" in text  # labelled as theirs
 
 
 def test_protect_view_leads_with_guarantees_and_reacts_to_epsilon():

@@ -86,22 +86,29 @@ def raw_events(token: str, stream_key: str, one: pd.DataFrame, who: str, geometr
     if spec is None:
         st.info(f"Participant {md_text(who)}'s samples all share one time stamp: there is no time axis to show.")
         return
-    numbers = view.summary(token, stream_key, method, threshold, geometry, t0, t1, ev)
-    st.markdown(numbers_html([Number(label, value) for label, value in numbers.items()]), unsafe_allow_html=True)
     raw_window(token, stream_key, one, who, geometry, method, threshold, ev, spec, shown, interactive)
 
 
 @fragment(name="gs_raw_window")
 def raw_window(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry, method: str,
                threshold: float, ev: pd.DataFrame, spec: display.SliderSpec, shown: str, interactive: bool) -> None:
-    """The time window -> the raw trace (a picture unless interactive) or the scanpath, under one line that says
-    what it shows and how many events fall in the window (a fragment: the window does not re-detect events)."""
+    """The time window -> its headline numbers, then the raw trace (a picture unless interactive) or the scanpath,
+    under one line that says what it shows and how many events fall in the window (a fragment: the window does
+    not re-detect events). A window without length or without samples shows words only, no stale numbers."""
     settings.clamp("gs_window", spec.lo, spec.hi)  # a window restored for another recording
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
+    if not span[1] > span[0]:  # one time point: no rate, no trace to draw
+        st.info(f"The time window {span[0]:.2f}–{span[1]:.2f} s has no length; drag its ends apart.",
+                icon=":material/filter_alt_off:")
+        return
     if display.samples_in(one, span) == 0:  # a gap in the recording: nothing to draw, and nothing to count
         st.info(f"No samples between {span[0]:g} and {span[1]:g} s for this participant; widen the window.",
                 icon=":material/filter_alt_off:")
         return
+    numbers = view.summary(token, stream_key, method, threshold, geometry, float(span[0]), float(span[1]), ev)
+    st.markdown(numbers_html([Number(label, value, f"Events that start between {span[0]:.2f} and {span[1]:.2f} s "
+                                                   "(the time window below).")
+                              for label, value in numbers.items()]), unsafe_allow_html=True)
     if not interactive:
         jpeg, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
         head = f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — {RAW_LEGEND}"

@@ -37,8 +37,9 @@ LEAD = ("**What each method promises.** **Kaleido** is differential privacy *per
         "**k-same-synth** is **NOT differential privacy**: every released event parameter is the mean of at least "
         "k people, so knowing all but one of a group gives the last one away. **Plausible deniability** as "
         "published is **NOT differential privacy** either: a fixation is released only if k − 1 others could "
-        "have produced it, and failing ones are re-drawn; its randomised-threshold form claims a per-fixation "
-        "(ε, δ), not a per-person one. Pick a method to see its promise with your numbers, its protected "
+        "have produced it, and failing ones are re-drawn. Its randomised-threshold form is **NOT differential "
+        "privacy as implemented** either: the paper claims a per-fixation (ε, δ) (never a per-person one) for "
+        "records published apart from their seed, but here each record keeps its seed's participant. Pick a method to see its promise with your numbers, its protected "
         "scanpath, and every method side by side.")
 REID_HELP = ("Trains a classifier on each person's clean earlier windows and names the person behind each later "
              "protected window. It takes a few seconds for every new setting, so it runs when switched on; "

@@ -178,8 +178,9 @@ def raw_picture(token: str, stream_key: str, method: str, threshold: float, span
 @st.cache_data(max_entries=64, show_spinner=False)
 def summary(token: str, stream_key: str, method: str, threshold: float, geometry: Geometry, t0: float,
             t1: float, _ev: pd.DataFrame) -> dict[str, str]:
-    """One stream's events (keyed like `detect`) -> the four headline numbers, formatted."""
-    return display.summary(_ev, t0, t1)
+    """One stream's events (keyed like `detect`) and a time window t0 < t1 -> the four headline numbers of the
+    events that start in it, formatted."""
+    return display.window_summary(_ev, (t0, t1))
 
 
 def pick(frame: pd.DataFrame, who: object, stim_name: str | None, sel: str | None) -> pd.DataFrame:
@@ -222,7 +223,8 @@ def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geomet
 
 def compare_title(who: str, method: str, t_end: float, trail_s: float) -> str:
     """The scanpaths' title: who, which method, which seconds."""
-    return f"{who}: original and {method}, {t_end - trail_s:.1f}–{t_end:.1f} s (PREVIEW)"
+    start = min(max(t_end - trail_s, 0.0), t_end)  # the trail never reaches before time 0
+    return f"{who}: original and {method}, {start:.1f}–{t_end:.1f} s (PREVIEW)"
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
