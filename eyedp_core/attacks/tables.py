@@ -21,12 +21,15 @@ import pandas as pd
 
 from eyedp_core.gaze.feature_specs import DEFAULT_WINDOW_S, FEATURE_NAMES
 
-__all__ = ["AttackTable", "RECORDING_KEYS", "ROLE_COLUMNS", "label_columns", "numeric_features", "prepare"]
+__all__ = ["AttackTable", "RECORDING_KEYS", "ROLE_COLUMNS", "WINDOW_COLUMN", "label_columns", "numeric_features",
+           "prepare", "window_length"]
 
 # Columns that identify a recording (besides `participant`), in this order when present.
 RECORDING_KEYS: tuple[str, ...] = ("task", "session", "recording")
 # Columns that are never features.
-ROLE_COLUMNS: tuple[str, ...] = ("participant", "window", "t_start_s", "gender", *RECORDING_KEYS)
+ROLE_COLUMNS: tuple[str, ...] = ("participant", "window", "t_start_s", "window_s", "step_s", "gender", *RECORDING_KEYS)
+# The column that carries the window length (io.windows writes it; frame metadata is lost by pd.concat).
+WINDOW_COLUMN = "window_s"
 
 
 def numeric_features(table: pd.DataFrame, features: Sequence[str] | None = None) -> list[str]:
@@ -105,6 +108,29 @@ class AttackTable:
         return self.frame[name].to_numpy()
 
 
+def window_length(table: pd.DataFrame, window_s: float | None = None) -> tuple[float, str]:
+    """Feature table [, explicit length] -> (window length in s, where it came from): the argument, else the
+    `window_s` column (one value for the whole table), else attrs["window_s"], else Steil et al.'s 30 s.
+    ValueError when the column holds several lengths or a value that is not a positive number of seconds."""
+    if window_s is not None:
+        w, where = float(window_s), "given"
+    elif WINDOW_COLUMN in table.columns:
+        values = pd.to_numeric(table[WINDOW_COLUMN], errors="coerce").dropna().unique()
+        if values.size > 1:
+            raise ValueError(f"the feature table mixes windows of {', '.join(f'{v:g}' for v in sorted(values))} s "
+                             f"(column '{WINDOW_COLUMN}'): make all its parts with one window length")
+        if values.size == 0:
+            raise ValueError(f"the column '{WINDOW_COLUMN}' holds no number: give the window length in seconds")
+        w, where = float(values[0]), "column"
+    elif "window_s" in table.attrs:
+        w, where = float(table.attrs["window_s"]), "attrs"
+    else:
+        return float(DEFAULT_WINDOW_S), "default"
+    if not (math.isfinite(w) and w > 0):
+        raise ValueError(f"the window length must be a positive number of seconds, got {w!r}")
+    return w, where
+
+
 def _order_column(t: pd.DataFrame) -> str | None:
     for c in ("window", "t_start_s"):
         if c in t.columns and pd.to_numeric(t[c], errors="coerce").notna().all():
@@ -116,8 +142,9 @@ def prepare(table: pd.DataFrame, *, features: Sequence[str] | None = None,
             window_s: float | None = None) -> AttackTable:
     """Feature table [, feature names, window length s] -> AttackTable; ValueError with a plain message if unusable.
 
-    window_s: length of one window in seconds (default: the table's attrs["window_s"], else 30 s as in
-    Steil et al.); only used with a `t_start_s` column to find how many windows overlap.
+    window_s: length of one window in seconds (default: the table's `window_s` column, else its
+    attrs["window_s"], else 30 s as in Steil et al.); only used with a `t_start_s` column to find how many
+    windows overlap.
     """
     if not isinstance(table, pd.DataFrame) or table.empty:
         raise ValueError("the feature table is empty")
@@ -147,7 +174,7 @@ def prepare(table: pd.DataFrame, *, features: Sequence[str] | None = None,
     x[~np.isfinite(x)] = np.nan
 
     notes: list[str] = []
-    w = float(window_s if window_s is not None else table.attrs.get("window_s", DEFAULT_WINDOW_S))
+    w, where = window_length(table, window_s)
     step = None
     if "t_start_s" in t.columns:
         ts = pd.to_numeric(t["t_start_s"], errors="coerce").to_numpy(float)
@@ -161,7 +188,7 @@ def prepare(table: pd.DataFrame, *, features: Sequence[str] | None = None,
                      "honest gap between training and test parts is one row")
     else:
         gap = max(1, math.ceil(w / step - 1e-9))
-        if window_s is None and "window_s" not in table.attrs:
+        if where == "default":
             notes.append(f"window length taken as {w:g} s (Steil et al.); windows start every {step:g} s, so the "
                          f"honest gap is {gap} windows")
     participants, pid = np.unique(t["participant"].to_numpy().astype(str), return_inverse=True)

@@ -1,10 +1,11 @@
 """Feature windows from a recording: the table Time series and Attacks use, from gaze samples or fixations.
 
 `features_from_table(table, geometry, window_s, step_s)` turns a canonical gaze or fixation table into one row per
-window of each recording: `participant`, `recording` (the key the attacks know), `window`, `t_start_s`, one float
-column per feature (gaze.feature_specs), and the participants' attributes as text labels when a participants
-table is given. The window length and step travel in `attrs` ("window_s", "step_s"), which attacks.prepare
-reads, so the honest gap between training and test parts is right without passing them again.
+window of each recording: `participant`, `recording` (the key the attacks know), `window`, `t_start_s`,
+`window_s` (the window length, a column so that it survives `pd.concat` and file round trips, where frame
+metadata is dropped), one float column per feature (gaze.feature_specs), and the participants' attributes as text
+labels when a participants table is given. attacks.prepare reads the window length from that column, so the honest
+gap between training and test parts is right without passing it again; `attrs` keeps it too, with the step.
 """
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | None, window_s
                         step_s: float | None = None, *, source: str = "the recording",
                         participants: pd.DataFrame | None = None) -> pd.DataFrame:
     """Canonical gaze or fixation table, screen geometry (None: a 24" 1920 × 1080 screen at 60 cm), window
-    length and step in s -> feature table (participant, recording, window, t_start_s, features[, labels]).
+    length and step in s -> feature table (participant, recording, window, t_start_s, window_s, features[,
+    labels]).
 
     One recording is one participant's rows sharing task / session / recording / stimulus / trial; its key
     (those values joined by " / ", else the source's name) is the `recording` column. DataError when no
@@ -89,8 +91,11 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | None, window_s
         out["recording"] = (out[keys].astype(str).agg(" / ".join, axis=1) if keys else name)
     # Stimulus and trial are in the recording key; a numeric trial would otherwise count as a feature.
     out = out.drop(columns=[c for c in ("trial",) if c in out.columns and c != "recording"])
+    out["window_s"] = settings.window_s
     lead = ["participant", *[c for c in ("task", "session", "recording", "stimulus") if c in out.columns]]
-    out = out[[*lead, *[c for c in out.columns if c not in lead]]]
+    tail = [c for c in out.columns if c not in lead and c != "window_s"]
+    at = tail.index("t_start_s") + 1 if "t_start_s" in tail else 0
+    out = out[[*lead, *tail[:at], "window_s", *tail[at:]]]
     if participants is not None:
         out = add_participants(out, participants, source)
     # Recordings shorter than one window give no rows: counted, so the page can say what was left out.

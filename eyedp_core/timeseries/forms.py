@@ -2,15 +2,18 @@
 
 Neighbouring relation: one PARTICIPANT changed completely (every feature of every recording), the same unit as
 the full-series mechanisms. Every value is a mean of the clamped series, so one person moves it by at most the
-feature's range R_f (a recording summary) or R_f/N (a mean over the N people of a group); a person appears in
-at most `recordings_per_person` recordings (the study's tasks, a protocol number). Values are divided by R_f, so
-the person's whole output vector has one L1 sensitivity Δ1 and one Laplace scale b = Δ1/ε in range units (b_f =
-R_f·b per feature): ε-DP per person for the whole release.
+feature's range R_f (a recording summary) or R_f/N (a mean over the N people of a group); a person has
+`recordings_per_person` recordings at most, counted from the recordings table (gaze.contributions: distinct
+participant × task / session / recording / stimulus / trial groups, not the number of tasks). Values are divided
+by R_f, so the person's whole output vector has one L1 sensitivity Δ1 and one Laplace scale b = Δ1/ε in range
+units (b_f = R_f·b per feature): ε-DP per person for the whole release.
 
 * `Form.RECORDING` — per recording and feature, the mean over `blocks` equal coarse windows of the public length
   T (blocks = 1: one summary per recording). Δ1 = recordings_per_person · blocks · F.
-* `Form.GROUP` — per task (document) and feature, the mean over the participants who did it of their recording
-  summaries (blocks coarse windows). Δ1 = blocks · F · Σ_task 1/N_task: the noise per value shrinks with N.
+* `Form.GROUP` — per task (document) and feature, the mean over the PEOPLE who did it of each person's average
+  over their recordings of that task (blocks coarse windows). A person's average moves by at most R_f whatever
+  their number of recordings, so Δ1 = blocks · F · Σ_task 1/N_task with N_task the task's participants (a mean
+  over recordings would let a person with R of them move it by R·R_f/N_recordings).
 
 Expected utility is analytic (the noise is independent of the data): NMSE_f = 2·b_f²/V_f with V_f the variance
 across participants of the per-recording summaries, utility = mean_f 1/NMSE_f as the page's sweep (Bozkir et
@@ -27,9 +30,10 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.dp.noise import LaplaceMechanism
+from eyedp_core.gaze.contributions import contributions
 
 __all__ = ["Form", "FormSetting", "FormCalibration", "FormRelease", "FormRow", "block_means", "group_table",
-           "calibrate", "release", "person_spread", "expected_db", "crossing_epsilon", "crossing_people",
+           "group_sizes", "max_recordings", "calibrate", "release", "person_spread", "expected_db", "crossing_epsilon", "crossing_people",
            "usable_sentence", "compare_forms", "overall_sentence", "FORM_WORDS"]
 
 
@@ -132,17 +136,53 @@ def calibrate(setting: FormSetting, lo: np.ndarray, hi: np.ndarray,
     return FormCalibration(setting, d1, b, r * b, tuple(int(n) for n in group_sizes), formula)
 
 
+def max_recordings(recs: pd.DataFrame) -> int:
+    """Recordings table (one row per recording: participant[, task, session, …]) -> the most recordings of any
+    one participant (gaze.contributions on the table's own structure)."""
+    return contributions(recs.drop(columns=["length"], errors="ignore")).max_recordings
+
+
+def _check_count(setting: FormSetting, recs: pd.DataFrame) -> None:
+    """ValueError when the setting counts fewer recordings per person than the recordings table holds."""
+    have = max_recordings(recs)
+    if setting.form is Form.RECORDING and setting.recordings_per_person < have:
+        raise ValueError(f"a participant has {have} recordings here, but the setting counts "
+                         f"{setting.recordings_per_person}: Δ1 would understate what one person moves")
+
+
+def _person_means(means: np.ndarray, gid: np.ndarray, who: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-recording summaries, group and participant codes per recording -> (group means over the people of each
+    group, each person's recordings of the group averaged first; participants per group)."""
+    pair, pair_of = np.unique(np.stack([gid, who]), axis=1, return_inverse=True)
+    pair_of = np.asarray(pair_of).reshape(-1)
+    per_pair = np.zeros((pair.shape[1],) + means.shape[1:])
+    np.add.at(per_pair, pair_of, means)
+    per_pair /= np.bincount(pair_of, minlength=pair.shape[1])[:, None, None]
+    sums = np.zeros((n_groups,) + means.shape[1:])
+    np.add.at(sums, pair[0], per_pair)
+    sizes = np.bincount(pair[0], minlength=n_groups)
+    return sums / sizes[:, None, None], sizes
+
+
+def group_sizes(recs: pd.DataFrame) -> tuple[int, ...]:
+    """Recordings table -> participants (not recordings) per group, in group_table's order."""
+    gid, names = group_table(recs)
+    who = pd.factorize(recs["participant"].astype(str))[0]
+    pairs = pd.DataFrame({"g": gid, "p": who}).drop_duplicates()
+    return tuple(np.bincount(pairs["g"].to_numpy(), minlength=len(names)).astype(int).tolist())
+
+
 def _clean(setting: FormSetting, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
            recs: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, tuple[int, ...]]:
-    """-> (unit labels, clean values (units, F, blocks), N per group)."""
+    """-> (unit labels, clean values (units, F, blocks), participants per group)."""
+    _check_count(setting, recs)
     means = block_means(x, lo, hi, setting.blocks)
     if setting.form is Form.RECORDING:
         return recs.reset_index(drop=True), means, ()
     gid, names = group_table(recs)
-    sums = np.zeros((len(names),) + means.shape[1:])
-    np.add.at(sums, gid, means)
-    sizes = np.bincount(gid, minlength=len(names))
-    return pd.DataFrame({"task": names, "participants": sizes}), sums / sizes[:, None, None], tuple(sizes.tolist())
+    who = pd.factorize(recs["participant"].astype(str))[0]
+    values, sizes = _person_means(means, gid, who, len(names))
+    return pd.DataFrame({"task": names, "participants": sizes}), values, tuple(int(n) for n in sizes)
 
 
 def release(setting: FormSetting, x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFrame,
@@ -238,8 +278,11 @@ def compare_forms(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFr
                   eps_range: tuple[float, float] = (0.001, 10000.0)) -> list[FormRow]:
     """Series, bounds, recordings, ε per person, coarse windows, the shown feature in, one FormRow per form
     (per-recording summary, coarse windows, group means) for all features and for the shown feature alone."""
-    gid, names = group_table(recs)
-    sizes = tuple(np.bincount(gid, minlength=len(names)).tolist())
+    sizes = group_sizes(recs)
+    counted = max_recordings(recs)
+    if int(recordings_per_person) < counted:
+        raise ValueError(f"a participant has {counted} recordings here, but {recordings_per_person} were given: "
+                         "Δ1 would understate what one person moves")
     rows = []
     subsets = [("all released features", slice(None)), ("shown feature only", [feature_index])]
     forms_ = [(Form.RECORDING, 1), (Form.RECORDING, blocks), (Form.GROUP, 1)]

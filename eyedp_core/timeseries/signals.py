@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core import metrics
+from eyedp_core.gaze.contributions import RECORDING_SPLITS
 from eyedp_core.timeseries.calibration import Norm
 from eyedp_core.timeseries.labels import SWEEP_LABELS, parse_label
 from eyedp_core.timeseries.mechanisms import run
@@ -33,9 +34,11 @@ __all__ = [
 
 # The sweep's default labels, declared once in timeseries.labels (kept here under their old name).
 DEFAULT_MECHANISMS: tuple[str, ...] = SWEEP_LABELS
-_ID_COLUMNS = ("participant", "gender", "task", "window", "t_start_s", "t_end_s", "document", "recording", "session")
-# Columns that identify one recording, in key order: the keys attacks.tables.RECORDING_KEYS knows too.
-RECORDING_COLUMNS: tuple[str, ...] = ("participant", "task", "session", "recording")
+# Columns that identify one recording, in key order: the same groups gaze.contributions counts per person, so
+# the rows of a tensor are the recordings every per-person bound composes over.
+RECORDING_COLUMNS: tuple[str, ...] = ("participant", *RECORDING_SPLITS)
+# Never features: identifiers, window positions and the window length (a column, so it survives pd.concat).
+_ID_COLUMNS = (*RECORDING_COLUMNS, "gender", "window", "t_start_s", "t_end_s", "document", "window_s", "step_s")
 
 
 def parse_mechanism(label: str) -> tuple[str, int | None]:

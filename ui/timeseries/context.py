@@ -21,6 +21,9 @@ VIEW = "Time series"
 K_SOURCES = {KSource.RULE: "Rule", KSource.ANALYTIC: "Analytic", KSource.OPTIMAL: "Paper's optimal",
              KSource.MANUAL: "Manual"}
 TUNED_NOTE = "tuned on private data — stated ε excludes tuning"
+# Beside every suggested ε of the release forms: the crossing reads the spread between people of the loaded data.
+PRIVATE_EPS_NOTE = ("read from the private data (the spread between people): a guide for the curator, not to "
+                    "publish, and choosing ε by it is not covered by the stated ε")
 
 
 @dataclass(frozen=True, kw_only=True)

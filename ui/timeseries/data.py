@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.gaze.contributions import contributions
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
 from eyedp_core.timeseries.signals import RECORDING_COLUMNS, feature_columns, feature_tensor
 from ui import settings
@@ -33,7 +34,7 @@ class TableInfo:
     tasks: tuple[str, ...]  # empty when the table has no task column
     data_length: int  # windows in the longest recording
     min_length: int
-    n_recordings: int  # most recordings (tasks) of any one participant
+    n_recordings: int  # most recordings of any one participant (gaze.contributions: counted, not the tasks)
     step_s: float | None  # seconds between windows, None without t_start_s
     notes: tuple[str, ...] = field(default=())  # the upload's own warnings (they name the file)
 
@@ -71,7 +72,8 @@ def _order_col(df: pd.DataFrame) -> str:
 
 
 def _rec_cols(df: pd.DataFrame) -> list[str]:
-    """Columns that identify one recording: participant and, when present, task, session and recording."""
+    """Columns that identify one recording: participant and, when present, task, session, recording, stimulus
+    and trial."""
     return [c for c in RECORDING_COLUMNS if c == "participant" or c in df.columns]
 
 
@@ -122,7 +124,7 @@ def inspect(token: str, _df: pd.DataFrame) -> TableInfo:
     return TableInfo(
         features=tuple(usable), excluded=excluded, participants=people, tasks=tasks,
         data_length=int(sizes.max()), min_length=int(sizes.min()),
-        n_recordings=int(sizes.groupby(level=0, observed=True).size().max()) if len(keys) > 1 else 1,
+        n_recordings=contributions(df, splits=keys[1:]).max_recordings,
         step_s=step, notes=tuple(notes))
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 from eyedp_core.dp.registry import Mech
 from ui.numbers import Number
 from ui.timeseries import figs, preview_image, view
-from ui.timeseries.context import Ctx, fe
+from ui.timeseries.context import PRIVATE_EPS_NOTE, Ctx, fe
 from ui.timeseries.data import Series
 
 # Words first, acronym second: what each mechanism does, for readers who do not know Bozkir et al.'s names.
@@ -79,7 +79,7 @@ def _form_hint(c: Ctx) -> str:
     """-> ' Or release …: it reaches 0 dB from ε ≈ … per person (More views → Release forms).' (the release form
     with the smallest crossing for the shown feature; the crossing does not depend on the current ε)."""
     d = c.series
-    per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
+    per_person = c.info.n_recordings  # counted recordings per person, as the main accounting (not the tasks)
     return _best_form(view.data_key(c.token, d.names, d.lo, d.hi, d.length), per_person, c.feature_index, c.keys, d)
 
 
@@ -89,12 +89,15 @@ def _form_hint(c: Ctx) -> str:
 def _best_form(data_key: str, per_person: int, feature: int, _keys: tuple, _d: Series) -> str:
     """Data key (view.data_key: `_keys` and the bounds of `_d`), recordings per person, shown feature -> the hint
     sentence ('' when no form reaches 0 dB)."""
-    rows = view.form_rows(view.SeriesKey.of(_keys, _d.lo, _d.hi), 1.0, 10, per_person, feature, 0.0, _d.x, _d.recs)
+    # Ten coarse windows, or one per window of a shorter series (a recording of T windows has at most T parts).
+    blocks = min(10, _d.length)
+    rows = view.form_rows(view.SeriesKey.of(_keys, _d.lo, _d.hi), 1.0, blocks, per_person, feature, 0.0, _d.x,
+                          _d.recs)
     best = min(rows, key=lambda r: r.crossing_epsilon)
     if not math.isfinite(best.crossing_epsilon):
         return ""
-    return (f" Or release {best.label}: it reaches 0 dB from ε ≈ {best.crossing_epsilon:.3g} per person (More views "
-            "→ Release forms).")
+    return (f" Or release {best.label}: it reaches 0 dB from ε ≈ {best.crossing_epsilon:.3g} per person, "
+            f"{PRIVATE_EPS_NOTE} (More views → Release forms).")
 
 
 def verdict(c: Ctx) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from eyedp_core.timeseries.temporal_leakage import temporal_leakage
 from ui import settings
 from ui.text import md_cells, md_text
 from ui.timeseries import figs, view
-from ui.timeseries.context import TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
+from ui.timeseries.context import PRIVATE_EPS_NOTE, TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
 from ui.widgets import WATERMARK_HTML, badge, fmt_num, index_in_force, preview_watermark, value_in_force
 
@@ -339,18 +339,29 @@ def forms_panel(c: Ctx) -> None:
     target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, value_in_force("ts_form_target", 0.0), 1.0, key="ts_form_target",
                                         help="0 dB: the noise is as large as the spread between people of the "
                                              "released values; +10 dB: ten times smaller in variance."))
-    blocks = int(cols[1].slider("Coarse windows per recording", 2, 60, value_in_force("ts_form_blocks", 10), key="ts_form_blocks",
-                                help="Release the mean of each of this many equal parts of the public length T "
-                                     "instead of every window."))
-    per_person = max(1, len(c.info.tasks) if c.info.tasks else 1)
+    # The range follows the data: a recording of T windows has at most T coarse windows.
+    top = min(60, d.length)
+    if top > 2:
+        settings.clamp("ts_form_blocks", 2, top)  # a value restored for a longer series
+        blocks = int(cols[1].slider("Coarse windows per recording", 2, top,
+                                    min(value_in_force("ts_form_blocks", 10), top), key="ts_form_blocks",
+                                    help="Release the mean of each of this many equal parts of the public length "
+                                         f"T = {d.length} instead of every window."))
+    else:
+        blocks = top
+        cols[1].caption(f"Coarse windows per recording: {blocks} (T = {d.length} windows)")
+    # Counted from the table's structure (the main accounting's own count), never from the number of tasks.
+    per_person = c.info.n_recordings
     rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), eps, blocks, per_person, c.feature_index, target,
                           d.x, d.recs)
     cols[2].markdown(
         f"At your **ε = {fmt_num(eps)} per person** (the total, whatever the accounting above), one participant "
-        f"changed completely (all {per_person} recording{'s' if per_person != 1 else ''}, every feature): each value "
-        "below is a mean of clamped values, so one person moves it by at most its range R (a recording summary) or "
-        "R/N (a mean over N people); the noise per value shrinks with the number of people.")
-    st.markdown("**" + forms.overall_sentence(rows, target, EPS_RANGE) + "**")
+        f"changed completely (all {per_person} recording{'s' if per_person != 1 else ''}, every feature; the most "
+        "any participant has in this table): each value below is a mean of clamped values, so one person moves it "
+        "by at most its range R (a recording summary) or R/N (a group mean over N people, each person's recordings "
+        "averaged first); the noise per value shrinks with the number of people.")
+    private = badge(PRIVATE_EPS_NOTE, "notdp")
+    st.markdown("**" + forms.overall_sentence(rows, target, EPS_RANGE) + "** " + private, unsafe_allow_html=True)
     st.plotly_chart(figs.forms_figure(rows, target, eps, EPS_RANGE), theme=None, config={"displayModeBar": False})
     frame = pd.DataFrame({
         "release form": [r.label for r in rows],
@@ -362,12 +373,14 @@ def forms_panel(c: Ctx) -> None:
     })
     st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {md_text(c.feature)}": "{:.3g}",
                                  "expected utility (dB)": "{:+.1f}", f"ε for {target:g} dB": "{:.3g}"}))
-    st.markdown("\n".join(f"- {r.sentence}" for r in rows))
+    st.markdown(f"Every ε in the column *ε for {target:g} dB* and below is {private}\n\n" +
+                "\n".join(f"- {r.sentence}" for r in rows), unsafe_allow_html=True)
     with st.expander("The formulas, and the shown feature's group means (preview)"):
         st.markdown("Values are divided by their range R_f, so one person's whole output has one L1 sensitivity "
                     "Δ₁ and one Laplace scale b = Δ₁/ε (b_f = R_f·b): ε-DP per person for the whole release. Per-"
                     "recording summaries: Δ₁ = recordings per person × coarse windows × features. Group means: "
-                    "Δ₁ = coarse windows × features × Σ_tasks 1/N. Expected utility = 10·log₁₀(mean_f V_f/(2b_f²)) with "
+                    "Δ₁ = coarse windows × features × Σ_tasks 1/N, with N the task's participants (each person's "
+                    "recordings of it averaged first). Expected utility = 10·log₁₀(mean_f V_f/(2b_f²)) with "
                     "V_f the variance between recordings of the summaries; it grows 20 dB per decade of ε (and, for "
                     "groups, per decade of N). V_f is computed on the loaded (private) data: the utility is for the "
                     "curator's eyes. docs/PRIVACY_MODEL.md §14.")
