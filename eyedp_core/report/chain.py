@@ -1,0 +1,91 @@
+"""The report's stamp of the stored ledger: study, number of entries and chain head, visible and machine-readable.
+
+`verify` (eyedp_core.report.cli) reads the stamp back from a report and compares it with the store: the report
+stands for the store's first `entries` entries exactly when the store's entry number `entries` has hash `head`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from eyedp_core.dp.accounting import Ledger
+from eyedp_core.dp.store import StoredLedger
+from eyedp_core.report.markup import esc
+
+__all__ = ["META_ENTRIES", "META_HEAD", "META_STUDY", "LedgerStamp", "read_stamp", "stamp_html", "stamp_meta",
+           "stamp_of"]
+
+META_HEAD = "eyedp-ledger-head"
+META_ENTRIES = "eyedp-ledger-entries"
+META_STUDY = "eyedp-ledger-study"
+
+
+@dataclass(frozen=True)
+class LedgerStamp:
+    """Where a report stands in a stored ledger: the study, its number of entries and the last entry's hash."""
+
+    study: str
+    entries: int
+    head: str
+
+
+def stamp_of(ledger: Ledger, given: LedgerStamp | None = None) -> LedgerStamp | None:
+    """The report's ledger (and a stamp the caller read) -> the stamp to state; None for a session-only ledger."""
+    if given is not None:
+        return given
+    if isinstance(ledger, StoredLedger):
+        entries, head = ledger.chain_position()  # one read: the count and the head belong together
+        return LedgerStamp(ledger.study, entries, head)
+    return None
+
+
+def stamp_meta(stamp: LedgerStamp | None) -> str:
+    """Stamp -> the <meta> tags `verify` reads (nothing for a session-only ledger)."""
+    if stamp is None:
+        return ""
+    return "".join(f'<meta name="{name}" content="{esc(value)}">' for name, value in
+                   ((META_STUDY, stamp.study), (META_ENTRIES, stamp.entries), (META_HEAD, stamp.head)))
+
+
+def stamp_html(stamp: LedgerStamp | None) -> str:
+    """Stamp -> the visible paragraph stating it and how to check it."""
+    if stamp is None:
+        return ("<p class='muted' id='ledger-chain'>This report was made from a ledger kept only in one session: it "
+                "states no chain head and cannot be checked against a stored ledger.</p>")
+    return (f"<p class='muted' id='ledger-chain'>Stored ledger: study “{esc(stamp.study)}”, {stamp.entries} entries "
+            f"(releases, refusals, cap changes, archives, downloads), chain head (SHA-256 of entry {stamp.entries}) "
+            f"<code>{esc(stamp.head)}</code>. Check that this report matches the store and that no entry was changed, "
+            "removed or reordered: <code>python -m eyedp_core.report verify --ledger PATH THIS_REPORT.html</code>."
+            "</p>")
+
+
+class _Metas(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "meta":
+            a = dict(attrs)
+            name = a.get("name")
+            if name in (META_HEAD, META_ENTRIES, META_STUDY) and name not in self.found:
+                self.found[name] = a.get("content") or ""
+
+
+def read_stamp(document: str) -> LedgerStamp | None:
+    """A report's HTML -> the stamp its <meta> tags state (None when it states none); ValueError if malformed."""
+    parser = _Metas()
+    parser.feed(document)
+    found = parser.found
+    if META_HEAD not in found:
+        return None
+    missing = [m for m in (META_STUDY, META_ENTRIES) if m not in found]
+    if missing:
+        raise ValueError(f"the report states a chain head but not {', '.join(missing)}")
+    head = found[META_HEAD].strip().lower()
+    if len(head) != 64 or any(c not in "0123456789abcdef" for c in head):
+        raise ValueError(f"the report's chain head {found[META_HEAD]!r} is not a SHA-256 in hex")
+    try:
+        entries = int(found[META_ENTRIES])
+    except ValueError as err:
+        raise ValueError(f"the report's number of entries {found[META_ENTRIES]!r} is not a whole number") from err
+    return LedgerStamp(found[META_STUDY], entries, head)
