@@ -56,7 +56,7 @@ RAW_LEGEND = "blue bands: fixations, orange: blinks; x blue, y orange, pupil gre
 def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry,
                 data_name: str) -> None:
     """Detector, figure kind and chart switch (one row outside the fragments: a change re-runs the page), then
-    the threshold's fragment (events, headline numbers) holding the time window's fragment (the figure)."""
+    the threshold's fragment (events) holding the time window's fragment (its numbers and the figure)."""
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
     method = row.radio("Event detection", list(display.DETECTORS), horizontal=True, key="gs_method",
                        format_func=display.DETECTORS.get)
@@ -70,8 +70,8 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
 @fragment(name="gs_raw")
 def raw_events(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry, data_name: str,
                method: str, shown: str, interactive: bool) -> None:
-    """The detector's threshold -> events and the stream's headline numbers (one row), then the time window's
-    figure (a fragment: moving the threshold re-runs only this section)."""
+    """The detector's threshold -> events, then the time window's numbers and figure (a fragment: moving the
+    threshold re-runs only this section)."""
     if method == "ivt":
         threshold = st.slider("Velocity threshold (deg/s)", 10.0, 100.0, 30.0, 5.0, key="gs_vt")
     else:
