@@ -1,9 +1,12 @@
 """The command line: `python -m eyedp_core.batch heatmap --input 'shards/*.parquet' --engine numpy ... --out release/`.
-Bad input ends in one plain message naming the file (exit status 2) and nothing written."""
+Every path argument is checked before any work; bad input, paths or settings end in one plain message naming the
+file (exit status 2) and nothing written. Standard output is the run report: the files written, the guarantee and
+every input row counted by what became of it (the unusual ones named by file and line)."""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
@@ -45,7 +48,10 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--out", required=True, help="output folder (written only when the release succeeds)")
     h.add_argument("--master", default="local[*]", help="Spark master URL (engine spark)")
     h.add_argument("--partitions", type=int, default=DEFAULT_PARTITIONS, help="numpy engine: observer partitions")
-    h.add_argument("--tmp-dir", help="numpy engine: folder for the partition files (default: the system's)")
+    h.add_argument("--tmp-dir", "--tmpdir", dest="tmp_dir",
+                   help="folder for the engines' temporary files (default: the system's; on a Spark cluster, one "
+                        "its workers can read)")
+    h.add_argument("--report", help="also write the run report (JSON, describes the private input) to this file")
     return p
 
 
@@ -72,20 +78,76 @@ def settings_from_args(args: argparse.Namespace) -> HeatmapSettings:
     return HeatmapSettings.from_dict(data)
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies inside it (both resolved)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([path, folder]) == folder
+
+
+def _writable_place(path: str, what: str) -> None:
+    """A path to be created in, ValueError unless its nearest existing ancestor is a writable folder."""
+    parent = os.path.dirname(os.path.abspath(path).rstrip(os.sep)) or os.sep
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise ValueError(f"{what} '{path}' cannot be made: '{parent}' is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} '{path}' cannot be made: the folder '{parent}' is not writable")
+
+
+def check_paths(args: argparse.Namespace, files: list[str]) -> None:
+    """Parsed arguments and the input files in, None when every path argument is usable; otherwise a ValueError
+    saying which and why (checked before any work, so nothing is read or written)."""
+    if args.settings is not None and not os.path.isfile(args.settings):
+        raise ValueError(f"--settings '{args.settings}' is not a file")
+    if args.tmp_dir is not None:
+        if not os.path.exists(args.tmp_dir):
+            raise ValueError(f"--tmp-dir '{args.tmp_dir}' does not exist; give an existing folder")
+        if not os.path.isdir(args.tmp_dir):
+            raise ValueError(f"--tmp-dir '{args.tmp_dir}' is a file; give a folder")
+        if not os.access(args.tmp_dir, os.W_OK | os.X_OK):
+            raise ValueError(f"--tmp-dir '{args.tmp_dir}' is not writable")
+    out = args.out
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out '{out}' is a file; give a folder (it is made if missing)")
+    _writable_place(out, "--out")
+    for folder in sorted({os.path.dirname(os.path.abspath(f)) for f in files}):
+        if _inside(out, folder):
+            raise ValueError(f"--out '{out}' is the input folder '{folder}' or inside it: the release would be "
+                             "written among the shards (and read back as input by the next run); choose another "
+                             "folder")
+    if args.report is not None:
+        if os.path.isdir(args.report):
+            raise ValueError(f"--report '{args.report}' is a folder; give a file name")
+        if any(os.path.realpath(args.report) == os.path.realpath(f) for f in files):
+            raise ValueError(f"--report '{args.report}' is one of the input files")
+        _writable_place(args.report, "--report")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line in, exit status out (0 released, 2 bad input or settings)."""
     args = parser().parse_args(argv)
     try:
-        settings = settings_from_args(args)
         files = expand_inputs(args.input)
+        check_paths(args, files)
+        settings = settings_from_args(args)
         rel = release_batch(files, settings, Engine(args.engine), master=args.master, partitions=args.partitions,
                             tmp_dir=args.tmp_dir)
         paths = write_release(args.out, rel.values, rel.manifest, settings.to_json(), cell_px=settings.cell_px,
                               sigma_px=settings.sigma_px, width=settings.width, height=settings.height)
+        cal = rel.manifest["calibration"]
+        report = {"released": paths, "guarantee": rel.manifest["guarantee"]["statement"],
+                  "noise_std": cal["noise_std"], "n_observers": rel.manifest["n_observers"],
+                  "input_rows": rel.report.to_dict() if rel.report is not None else None}
+        text = json.dumps(report, indent=2)
+        if args.report is not None:
+            with open(args.report, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
     except (DataError, ValueError) as err:
         print(f"eyedp batch: {err}", file=sys.stderr)
         return 2
-    cal = rel.manifest["calibration"]
-    print(json.dumps({"released": paths, "guarantee": rel.manifest["guarantee"]["statement"],
-                      "noise_std": cal["noise_std"], "n_observers": rel.manifest["n_observers"]}, indent=2))
+    except OSError as err:  # a disk that fills up or a folder that vanishes while the job runs
+        print(f"eyedp batch: {err.strerror or err}: {err.filename or ''}", file=sys.stderr)
+        return 2
+    print(text)
     return 0

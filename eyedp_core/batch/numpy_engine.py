@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from eyedp_core.batch.settings import HeatmapSettings
-from eyedp_core.batch.sources import CHUNK_ROWS, read_chunks
+from eyedp_core.batch.sources import CHUNK_ROWS, RowReport, read_chunks
 from eyedp_core.heatmaps.maps import cap_matrix, gaze_maps
 from eyedp_core.io.errors import DataError
 
@@ -41,12 +41,14 @@ def _partition_of(observer: np.ndarray, partitions: int) -> np.ndarray:
 
 
 def clean_aggregate(files: list[str], settings: HeatmapSettings, *, partitions: int = DEFAULT_PARTITIONS,
-                    chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None) -> CleanAggregate:
+                    chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
+                    report: RowReport | None = None) -> CleanAggregate:
     """Shards and settings in, the clean capped mean map and the observers out, streamed in bounded memory.
 
     Pass 1 checks every chunk and appends its rows to one of `partitions` Parquet files by a hash of the
     observer id (all of an observer's fixations land in the same file); pass 2 caps each partition with
-    eyedp_core.heatmaps.maps.cap_matrix and adds its column sums. DataError on bad input (nothing kept)."""
+    eyedp_core.heatmaps.maps.cap_matrix and adds its column sums. Every row's fate is counted in `report`.
+    DataError on bad input (nothing kept)."""
     s = settings
     total = np.zeros(s.n_cells, dtype=np.float64)
     observers: list[np.ndarray] = []
@@ -54,7 +56,7 @@ def clean_aggregate(files: list[str], settings: HeatmapSettings, *, partitions: 
         paths = [os.path.join(tmp, f"part-{i:04d}.parquet") for i in range(partitions)]
         writers: dict[int, pq.ParquetWriter] = {}
         try:
-            for chunk in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows):
+            for chunk in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows, report):
                 part = _partition_of(chunk.observer, partitions)
                 order = np.argsort(part, kind="stable")
                 bounds = np.searchsorted(part[order], np.arange(partitions + 1))

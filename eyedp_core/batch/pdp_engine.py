@@ -13,17 +13,23 @@ from __future__ import annotations
 import importlib.metadata
 import math
 import os
+import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from eyedp_core.batch.settings import Engine, HeatmapSettings
-from eyedp_core.batch.sources import CHUNK_ROWS, read_chunks
+from eyedp_core.batch.sources import CHUNK_ROWS, RowReport, read_chunks
 from eyedp_core.io.errors import DataError
 
-__all__ = ["PdpRelease", "pdp_bounds", "release_pipelinedp"]
+__all__ = ["PdpRelease", "engine_noise_std", "pdp_bounds", "release_pipelinedp"]
+
+_SCHEMA = pa.schema([("observer", pa.string()), ("x", pa.float64()), ("y", pa.float64())])
 
 
 @dataclass(frozen=True)
@@ -76,22 +82,25 @@ def _params(settings: HeatmapSettings, b: PdpBounds) -> Any:
                                        min_value=0.0, max_value=b.v, output_noise_stddev=True)
 
 
-def _local_rows(files: list[str], settings: HeatmapSettings, seen: set[str], chunk_rows: int) -> Iterator[tuple]:
+def _local_rows(files: list[str], settings: HeatmapSettings, seen: set[str], chunk_rows: int,
+                report: RowReport | None) -> Iterator[tuple]:
     s = settings
     rows, cols = s.grid_shape
-    for ch in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows):
+    for ch in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows, report):
         seen.update(ch.observer.tolist())
-        ok = (ch.x < s.width) & (ch.y < s.height)  # the far edge is off the grid, as in gaze_maps
+        ok = ch.on_grid
         cell = (ch.y[ok] // s.cell_px).astype(np.int64) * cols + (ch.x[ok] // s.cell_px).astype(np.int64)
         yield from zip(ch.observer[ok].tolist(), cell.tolist())
 
 
-def _spark_rows(files: list[str], settings: HeatmapSettings, master: str) -> tuple[Any, Any, int]:
-    """Shards in, (Spark session, RDD of (observer, cell), n) out; Spark reads the shards itself."""
+def _spark_session(master: str) -> Any:
+    """Master URL in, a Spark session out, its Python workers running this interpreter unless the user chose one."""
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
-    s = settings
+    # Spark starts its workers with `python3` from PATH unless told otherwise; that may be another interpreter
+    # (or none), without pyspark or at another version.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.master(master).appName("eyedp-batch-heatmap").config("spark.ui.enabled", "false")
     if master.startswith("local"):
         # Spark's 200 shuffle partitions cost more than they bring on one machine: one per core (a cluster keeps
@@ -99,36 +108,58 @@ def _spark_rows(files: list[str], settings: HeatmapSettings, master: str) -> tup
         cores = master[len("local["):-1] if master.startswith("local[") else "1"
         par = str(os.cpu_count() or 2) if cores in ("*", "") else cores.split(",")[0]
         builder = builder.config("spark.sql.shuffle.partitions", par).config("spark.default.parallelism", par)
-    spark = builder.getOrCreate()
-    parquet = [f for f in files if f.lower().endswith((".parquet", ".pq", ".parq"))]
-    text = [f for f in files if f not in parquet]
-    frames = []
-    if parquet:
-        frames.append(spark.read.parquet(*parquet))
-    if text:
-        frames.append(spark.read.option("header", True).csv(text))
-    cols = s.grid_shape[1]
-    picked = []
-    for df in frames:
-        if "stimulus" in df.columns:
-            df = df.filter(F.col("stimulus").cast("string") == s.stimulus)
-        x, y = F.col("x").cast("double"), F.col("y").cast("double")
-        df = df.select(F.col("observer").cast("string").alias("observer"), x.alias("x"), y.alias("y"))
-        picked.append(df.filter(F.col("x").isNotNull() & F.col("y").isNotNull() & ~F.isnan("x") & ~F.isnan("y")))
-    df = picked[0]
-    for other in picked[1:]:
-        df = df.unionByName(other)
-    df = df.cache()
+    return builder.getOrCreate()
+
+
+def _spark_rows(files: list[str], settings: HeatmapSettings, master: str, folder: str, chunk_rows: int,
+                report: RowReport | None) -> tuple[Any, Any, int]:
+    """Shards in, (Spark session, RDD of (observer, cell), n) out.
+
+    EyeDP's reader checks the shards and writes the rows it keeps (one Parquet file per chunk) into `folder`,
+    which Spark then reads: every engine uses the same rows, counts the same observers and drops the same rows
+    (on a cluster, `folder` must be one its workers can read)."""
+    from pyspark.sql import functions as F
+
+    s = settings
+    written = 0
+    for ch in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows, report):
+        pq.write_table(pa.table({"observer": ch.observer, "x": ch.x, "y": ch.y}, schema=_SCHEMA),
+                       os.path.join(folder, f"chunk-{written:06d}.parquet"))
+        written += 1
+    if not written:
+        raise DataError(f"no fixation on stimulus '{s.stimulus}' in {len(files)} file(s)", file=files[0],
+                        expected=f"rows with stimulus = '{s.stimulus}' (or no stimulus column)")
+    spark = _spark_session(master)
+    df = spark.read.parquet(folder).cache()
     n = df.select("observer").distinct().count()
-    on_grid = df.filter((F.col("x") < s.width) & (F.col("y") < s.height))
+    cols = s.grid_shape[1]
+    on_grid = df.filter(~F.isnan("x") & ~F.isnan("y"))
     cell = (F.floor(F.col("y") / s.cell_px) * cols + F.floor(F.col("x") / s.cell_px)).cast("long")
     rdd = on_grid.select("observer", cell.alias("cell")).rdd.map(lambda r: (r[0], int(r[1])))
     return spark, rdd, n
 
 
+def engine_noise_std(settings: HeatmapSettings) -> float:
+    """Settings in, the noise std PipelineDP adds to one cell's count with them out (a run on one made-up row: it
+    reads no data and its output is discarded), so a setting PipelineDP calibrates wrongly is refused before any
+    work."""
+    import pipeline_dp
+
+    s, b = settings, pdp_bounds(settings)
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=s.epsilon, total_delta=s.delta if s.gaussian else 0.0)
+    engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0],
+                                            partition_extractor=lambda row: row[1], value_extractor=lambda row: 1.0)
+    result = engine.aggregate([("", 0)], _params(s, b), extractors, public_partitions=[0])
+    accountant.compute_budgets()
+    return float(list(result)[0][1].sum_noise_stddev)
+
+
 def release_pipelinedp(files: list[str], settings: HeatmapSettings, engine: Engine, *, master: str = "local[*]",
-                       chunk_rows: int = CHUNK_ROWS) -> PdpRelease:
-    """Shards, settings and engine (pipelinedp | spark) in, the released mean map out (PipelineDP's noise)."""
+                       chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
+                       report: RowReport | None = None) -> PdpRelease:
+    """Shards, settings and engine (pipelinedp | spark) in, the released mean map out (PipelineDP's noise); every
+    row's fate is counted in `report`. Spark reads the checked rows from a temporary folder in `tmp_dir`."""
     import pipeline_dp
 
     s, b = settings, pdp_bounds(settings)
@@ -137,20 +168,18 @@ def release_pipelinedp(files: list[str], settings: HeatmapSettings, engine: Engi
     extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda row: row[0],
                                             partition_extractor=lambda row: row[1], value_extractor=lambda row: 1.0)
     public = list(range(s.n_cells))
-    spark = None
-    if engine is Engine.SPARK:
-        # Checked by EyeDP's reader first, so bad input is a DataError naming the file before Spark starts.
-        for _ in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows):
-            pass
-        spark, rows, n = _spark_rows(files, s, master)
-        backend = pipeline_dp.SparkRDDBackend(spark.sparkContext)
-    else:
-        seen: set[str] = set()
-        rows, backend = _local_rows(files, s, seen, chunk_rows), pipeline_dp.LocalBackend()
-    dp_engine = pipeline_dp.DPEngine(accountant, backend)
-    result = dp_engine.aggregate(rows, _params(s, b), extractors, public_partitions=public)
-    accountant.compute_budgets()
-    out = result.collect() if spark is not None else list(result)
+    with tempfile.TemporaryDirectory(prefix="eyedp-spark-", dir=tmp_dir) as folder:
+        spark = None
+        if engine is Engine.SPARK:
+            spark, rows, n = _spark_rows(files, s, master, folder, chunk_rows, report)
+            backend = pipeline_dp.SparkRDDBackend(spark.sparkContext)
+        else:
+            seen: set[str] = set()
+            rows, backend = _local_rows(files, s, seen, chunk_rows, report), pipeline_dp.LocalBackend()
+        dp_engine = pipeline_dp.DPEngine(accountant, backend)
+        result = dp_engine.aggregate(rows, _params(s, b), extractors, public_partitions=public)
+        accountant.compute_budgets()
+        out = result.collect() if spark is not None else list(result)
     if spark is None:
         n = len(seen)
     if n < 2:

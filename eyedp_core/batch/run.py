@@ -4,32 +4,39 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, clean_aggregate
-from eyedp_core.batch.pdp_engine import release_pipelinedp
+from eyedp_core.batch.pdp_engine import engine_noise_std, release_pipelinedp
 from eyedp_core.batch.settings import Engine, HeatmapSettings
-from eyedp_core.batch.sources import CHUNK_ROWS
+from eyedp_core.batch.sources import CHUNK_ROWS, RowFate, RowReport
 from eyedp_core.dp.registry import GaussianMethod
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.preview import gaussian_method
 from eyedp_core.heatmaps.release import HeatmapExport, MapsSource, export_scale, release_heatmap
 
-__all__ = ["BatchRelease", "NEIGHBOURS", "reference_calibration", "release_batch"]
+__all__ = ["BatchRelease", "NEIGHBOURS", "ROW_RULES", "check_noise", "reference_calibration", "release_batch"]
 
 NEIGHBOURS = ("replace one observer's whole gaze map on this stimulus (all of their fixations in every shard); "
               "the number of observers n and the canvas are public")
 
 
+# What the reader does with each kind of row: public rules, stated in the manifest. The counts are not: they
+# describe the private input, so they go to the run report only (eyedp_core.batch.sources.RowReport).
+ROW_RULES = {f.name.lower(): f.value for f in RowFate if f is not RowFate.USED}
+
+
 @dataclass(frozen=True, eq=False)
 class BatchRelease:
-    """Released mean map on the cell grid and its manifest."""
+    """Released mean map on the cell grid, its manifest and the run report of the rows read (private)."""
 
     values: np.ndarray
     manifest: dict[str, Any]
+    report: RowReport | None = None
 
 
 def _eyedp_version() -> str:
@@ -56,6 +63,52 @@ def reference_calibration(settings: HeatmapSettings, n: int, engine: Engine):
     return sens, calibrate_heatmap(sens, s.epsilon, s.delta, s.mechanism, method)
 
 
+def _numpy_scale_check(s: HeatmapSettings) -> None:
+    """Run the numpy engine's noise path (OpenDP's scale and draw) on an all-zero map with n = 1: a setting OpenDP
+    cannot certify, or whose scale falls below the calibrated one, is a ValueError before any data is read."""
+    from opendp.mod import OpenDPException
+
+    sens, cal = reference_calibration(s, 1, Engine.NUMPY)
+    source = MapsSource(fixations="preflight", stimulus=s.stimulus, stimulus_name=s.stimulus, observers=("",))
+    export = HeatmapExport(aggregate=np.zeros(s.grid_shape), sensitivity=sens, calibration=cal, source=source,
+                           cell_px=s.cell_px, weight=s.weight, cap_m=s.cap_m, cap_total=s.cap_total,
+                           sigma_px=s.sigma_px)
+    try:
+        release_heatmap(export, export_scale(export))
+    except (OpenDPException, OverflowError) as err:
+        first = str(err).strip().splitlines()[-1][:200]
+        raise ValueError(f"the numpy engine cannot release with ε = {s.epsilon:g}"
+                         + (f", δ = {s.delta:g}" if s.gaussian else "") + f": OpenDP cannot certify its noise "
+                         f"({first}). Choose a smaller ε.") from None
+
+
+def check_noise(settings: HeatmapSettings, engine: Engine) -> None:
+    """Settings and engine in, None when the engine's noise scale for them is at least the calibrated one (the
+    manifest's guarantee holds); otherwise a ValueError saying why, raised before any data is read."""
+    s = settings
+    if engine is Engine.NUMPY:
+        _numpy_scale_check(s)
+        return
+    _, cal = reference_calibration(s, 1, engine)
+    try:
+        std = engine_noise_std(s)
+    except Exception as err:  # noqa: BLE001  (python-dp raises several kinds for settings it cannot calibrate)
+        raise ValueError(f"PipelineDP cannot calibrate noise for ε = {s.epsilon:g} ({err})") from None
+    _refuse_below(std, cal.std, s, engine)
+
+
+def _refuse_below(std: float, calibrated: float, s: HeatmapSettings, engine: Engine) -> None:
+    """The engine's noise std and the calibrated one in, a ValueError when the engine's is lower (beyond rounding)."""
+    if math.isfinite(std) and std >= calibrated * (1 - 1e-9):
+        return
+    law = f"(ε, δ) = ({s.epsilon:g}, {s.delta:g})" if s.gaussian else f"ε = {s.epsilon:g}"
+    raise ValueError(f"the {engine.value} engine's noise for {law} has std {std:.3g}, below the {calibrated:.3g} "
+                     f"that {law}-DP needs with these caps: the release would not be private, so nothing is "
+                     "released. Choose a smaller ε"
+                     + (" (PipelineDP's Gaussian loses its noise at ε of several hundred) or the numpy engine."
+                        if s.gaussian and engine is not Engine.NUMPY else "."))
+
+
 def _guarantee(s: HeatmapSettings) -> dict[str, Any]:
     d = s.delta if s.gaussian else 0.0
     kind = f"(ε, δ) = ({s.epsilon:g}, {d:g})-DP" if s.gaussian else f"pure ε = {s.epsilon:g}-DP"
@@ -67,14 +120,22 @@ def _guarantee(s: HeatmapSettings) -> dict[str, Any]:
 def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = Engine.NUMPY, *,
                   master: str = "local[*]", partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS,
                   tmp_dir: str | None = None) -> BatchRelease:
-    """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise)."""
+    """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise).
+
+    ValueError before any data is read when the engine's noise for the settings would fall below the calibrated
+    one; the run report counts every row read."""
     s = settings
+    check_noise(s, engine)
+    report = RowReport()
     base = {"eyedp_version": _eyedp_version(), "settings": s.to_dict(), "guarantee": _guarantee(s),
             "input": {"files": len(files), "token": _token(files)},
             "grid": {"rows": s.grid_shape[0], "cols": s.grid_shape[1], "cells": s.n_cells, "cell_px": s.cell_px,
-                     "canvas_px": [s.width, s.height]}}
+                     "canvas_px": [s.width, s.height]},
+            "input_rows": {"rules": ROW_RULES, "counts": "in the run report (stdout of the command line), not here: "
+                           "they describe the private input and are not differentially private"}}
     if engine is Engine.NUMPY:
-        clean = clean_aggregate(files, s, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir)
+        clean = clean_aggregate(files, s, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir,
+                                report=report)
         sens, cal = reference_calibration(s, clean.n_observers, engine)
         source = MapsSource(fixations=_token(files), stimulus=s.stimulus, stimulus_name=s.stimulus,
                             observers=clean.observers)
@@ -96,9 +157,10 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
                                     "scale": scale, "noise_std": float(std), "epsilon_charged": rel.epsilon_charged,
                                     "epsilon_opendp": rel.epsilon_opendp},
                     "release": meta}
-        return BatchRelease(rel.values, manifest)
-    pdp = release_pipelinedp(files, s, engine, master=master, chunk_rows=chunk_rows)
+        return BatchRelease(rel.values, manifest, report)
+    pdp = release_pipelinedp(files, s, engine, master=master, chunk_rows=chunk_rows, tmp_dir=tmp_dir, report=report)
     sens, cal = reference_calibration(s, pdp.n_observers, engine)
+    _refuse_below(pdp.std, cal.std, s, engine)
     b = pdp.bounds
     manifest = {**base, "engine": {"name": engine.value, "noise": "PipelineDP (Google's differential-privacy "
                                    "library through python-dp)", "versions": pdp.versions,
@@ -119,4 +181,4 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
                                 "eyedp_scale": cal.scale, "eyedp_noise_std": cal.std, "noise_std": pdp.std,
                                 "scale": pdp.std if s.gaussian else pdp.std / np.sqrt(2.0),
                                 "epsilon_charged": s.epsilon}}
-    return BatchRelease(pdp.values, manifest)
+    return BatchRelease(pdp.values, manifest, report)
