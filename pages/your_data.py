@@ -1,7 +1,7 @@
 """Your data: upload recordings, fixation or feature tables and stimulus images, map their columns."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -11,6 +11,7 @@ from eyedp_core.data import derived
 from eyedp_core.io import derive, windows
 from eyedp_core.io.image_files import image_files
 from eyedp_core.io.pipeline import usecols
+from eyedp_core.io.recordings import combine, read_alike, table_files
 from eyedp_core.io.sample_clock import MAX_SAMPLING_RATE_HZ
 from eyedp_core.io.steps import Step, StepReport
 from ui import runlog, state
@@ -23,12 +24,13 @@ ensure_shell()
 runlog.note("page")
 
 KIND_LABELS = {
-    "gaze": "Raw gaze samples (CSV/TSV)",
+    "gaze": "Raw gaze samples (CSV/TSV, one or many files)",
     "fixations": "Fixations (CSV/TSV)",
     "features": "Feature windows (CSV/TSV)",
     "image": "Stimulus image (PNG/JPEG)",
 }
 NONE = "— not in my file —"
+NO_CLOCK = "— none: rebuild from the sampling rate —"
 TIME_UNITS = ["s", "ms", "us", "ns"]
 CUSTOM = "custom"
 PARTICIPANTS_KEY = "yd_participants"  # the participants table of this session (memory only), or absent
@@ -97,6 +99,7 @@ def _image(data: bytes, name: str) -> None:
 
 
 MAX_BAD_SHOWN = 5
+Files = Sequence[tuple[str, bytes]]  # (path, bytes) of the other files of a many-file gaze upload
 
 
 def _decode_all(files: list[tuple[str, bytes]]) -> tuple[list[tuple[str, Any]], list[str], list[str]]:
@@ -230,11 +233,16 @@ def _done(kind: str, name: str, table: pd.DataFrame, extra: str = "",
     st.rerun()
 
 
-def _asc(kind: str, data: bytes, name: str, token: str) -> None:
-    """EyeLink ASC upload: read it with the EyeLink reader, show what it holds, use samples or fixations."""
+def _asc(kind: str, data: bytes, name: str, token: str, others: Files = ()) -> None:
+    """EyeLink ASC upload: read it (and the other files of a many-file gaze upload) with the EyeLink reader, show
+    what it holds, use samples or fixations."""
     up = _upload(data, name, token)
-    rec = _memo("asc", (token,), lambda: up.recording(io.ReadOptions(kind="gaze")))
-    st.markdown(f"**{md_text(name)}** — EyeLink ASC file. {md_text(rec.summary())}.")
+    options = io.ReadOptions(kind="gaze")
+    rec = _memo("asc", (token,), lambda: combine(
+        [up.recording(options), *read_alike(others, lambda p, d: _web_upload(d, p).recording(options), io.MAX_ROWS)],
+        [name, *(p for p, _ in others)]))
+    label = _files_label(name, others)
+    st.markdown(f"**{md_text(label)}** — EyeLink ASC file{'s' if others else ''}. {md_text(rec.summary())}.")
     if rec.screen_px:
         st.caption(f"Display size from the file: {rec.screen_px[0]} × {rec.screen_px[1]} px.")
     fix = rec.fixations()
@@ -250,12 +258,12 @@ def _asc(kind: str, data: bytes, name: str, token: str) -> None:
     if st.button("Use this data", type="primary"):
         table = table.copy()
         table.attrs = {"counts": rec.counts, "warnings": rec.warnings}
-        _add(kind, name, table, rec.geometry)
+        _add(kind, label, table, rec.geometry)
         extra = ""
         if also:
-            _add("fixations", f"{name} (fixations)", fix, rec.geometry)
-            extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
-        _done(kind, name, table, extra, tuple(rec.reports))
+            _add("fixations", f"{label} (fixations)", fix, rec.geometry)
+            extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(label)} (fixations)'."
+        _done(kind, label, table, extra, tuple(rec.reports))
 
 
 def _rate_form(up: io.Upload, frame: pd.DataFrame, mapping: dict[str, Any], token: str,
@@ -263,28 +271,54 @@ def _rate_form(up: io.Upload, frame: pd.DataFrame, mapping: dict[str, Any], toke
     """The sampling rate of gaze recordings without timestamps (None: leave them out), asked only when the table
     (`whole`: the whole file; else its first rows) or an earlier read of it has such recordings."""
     seen = up.recordings_without_time(frame, mapping)
-    if not seen and not st.session_state.get(f"yd_no_time_{token[:8]}"):
+    no_column = not mapping.get("t_s")
+    if not seen and not no_column and not st.session_state.get(f"yd_no_time_{token[:8]}"):
         return None
     where = "the file" if whole else "the first rows"
     what = (f"{seen:,} recording{'s' if seen != 1 else ''} in {where} {'have' if seen != 1 else 'has'} no "
             "timestamps." if seen else "Some recordings in the file have no timestamps.")
+    if no_column:
+        what = "No time column is chosen: every recording's time is rebuilt from the sampling rate."
     hz = st.number_input("Sampling rate for recordings without timestamps (Hz)", 0.0, MAX_SAMPLING_RATE_HZ, 0.0, 50.0,
                          key=f"yd_rate_{token[:8]}",
                          help=f"{md_text(what)} Their time is rebuilt as sample number ÷ rate (the tracker's rate, e.g. 500 "
                               "for an SMI Hi-Speed). 0: leave their rows out (counted).")
-    if not hz:
+    if not hz and no_column:
+        st.warning(f"{md_text(what)} Give the sampling rate (Hz) stated for the recordings (in the dataset's "
+                   "paper or readme), or choose the time column.")
+    elif not hz:
         st.caption(f"{md_text(what)} Give their sampling rate to keep them; without it their rows are left out.")
     return float(hz) or None
 
 
+def _files_label(name: str, others: Files) -> str:
+    """The first file's name and the other files of the upload -> the name the upload is kept under."""
+    return name if not others else f"{len(others) + 1:,} files ({name} …)"
+
+
+def _looks_bare(raw: pd.DataFrame, guess: dict[str, Any]) -> bool:
+    """A gaze table's first rows and the guessed mapping -> whether they are bare samples: x and y found, no time
+    column, and no other column of numbers that could be one."""
+    if guess.get("t_s") or not (guess.get("x") and guess.get("y")):
+        return False
+    used = {c for c in guess.values() if isinstance(c, str)}
+    return not any(pd.api.types.is_numeric_dtype(raw[c].dtype) for c in raw.columns if str(c) not in used)
+
+
+def _web_upload(data: bytes, name: str) -> io.Upload:
+    """-> a file's upload pipeline under this site's limits."""
+    return io.Upload(data, name, io.Limits(**io.WEB_LIMITS))
+
+
 def _upload(data: bytes, name: str, token: str) -> io.Upload:
     """-> this file's upload pipeline (kept for the session: each step runs once)."""
-    return _memo("upload", (token,), lambda: io.Upload(data, name, io.Limits(**io.WEB_LIMITS)))
+    return _memo("upload", (token,), lambda: _web_upload(data, name))
 
 
-def _table(kind: str, data: bytes, name: str, token: str) -> None:
+def _table(kind: str, data: bytes, name: str, token: str, others: Files = ()) -> None:
     """CSV/TSV upload: preview (head only), reader (the whole file converted once) or guessed mapping, options,
-    then the map and validate steps on 'Use this data'."""
+    then the map and validate steps on 'Use this data' (for a many-file gaze upload: on every file, with the
+    choices made on the first)."""
     up = _upload(data, name, token)
     preview = _memo("preview", (token,), up.preview)
     for w in preview.attrs.get("warnings", []):
@@ -332,17 +366,20 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     cols = list(map(str, raw.columns))
     mapping: dict[str, Any] = {}
     grid = st.columns(3)
+    bare = kind == "gaze" and _looks_bare(raw, guess)
     for i, role in enumerate(io.ROLES[kind]):
         whole = [io.WHOLE_FILE] if role.name in ("participant", "observer") else []
+        # Bare samples have no time column: their clock is rebuilt from the sampling rate asked below.
+        whole += [NO_CLOCK] if kind == "gaze" and role.name == "t_s" else []
         choices = [*cols, *whole] if role.required else [NONE, *cols]
-        default = guess.get(role.name)
+        default = NO_CLOCK if bare and role.name == "t_s" else guess.get(role.name)
         # A required role we could not guess starts empty, so nobody maps 'x' to an ID column by accident.
         index = choices.index(default) if default in choices else (None if role.required else 0)
         with grid[i % 3]:
             pick = st.selectbox(f"{role.name}{' *' if role.required else ''}", choices, index=index,
                                 help=role.description, key=f"map_{kind}_{role.name}",
                                 placeholder="choose a column")
-        mapping[role.name] = None if pick == NONE else pick
+        mapping[role.name] = None if pick in (NONE, NO_CLOCK) else pick
     if kind in ("gaze", "fixations"):
         unit = guess.get("time_unit", "s" if kind == "gaze" else "ms")
         label = "Time column unit" if kind == "gaze" else "Unit of the start/end time columns"
@@ -373,7 +410,7 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
     st.multiselect("Leave these columns out", all_cols, key=leave_key,
                    help="They are not read at all, e.g. a mostly empty column you do not need.")
     add_fix = False
-    if kind == "gaze" and use_reader and reader_name == "tobii":
+    if kind == "gaze" and use_reader and reader_name == "tobii" and not others:
         add_fix = st.checkbox("Also add the export's fixations (one row per fixation index) as a "
                               "fixation table", value=True, key="tobii_add_fixations")
     detect = _detect_form(default_on=not add_fix) if kind == "gaze" else None
@@ -394,6 +431,19 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         options = io.ReadOptions(kind=kind, geometry=geometry, drop_missing=drop, file_geometry=False,
                                  check_off_screen=check_screen, sampling_rate_hz=rate)
         rec = up.finish(frame, mapping, options, reader=reader_name if use_reader else "generic")
+        label = _files_label(name, others)
+        if others:
+            bar.progress(0.9, text=f"Reading the other {len(others):,} files …")
+
+            def read_one(path: str, blob: bytes) -> io.Recording:
+                """One more file, read with the choices made on the first."""
+                other = _web_upload(blob, path)
+                if use_reader:
+                    more, _ = other.converted(reader_name, kept, min_confidence)
+                else:
+                    more = other.full_table(usecols(kept, None, mapping, kind) or kept)
+                return other.finish(more, mapping, options, reader=reader_name if use_reader else "generic")
+            rec = combine([rec, *read_alike(others, read_one, io.MAX_ROWS)], [name, *(p for p, _ in others)])
         if any(w.details.get("no_time_recordings") for w in rec.warnings):
             # Found only in the whole file (past the preview): offer the rate on the next run.
             st.session_state[f"yd_no_time_{token[:8]}"] = True
@@ -401,15 +451,36 @@ def _table(kind: str, data: bytes, name: str, token: str) -> None:
         extra = ""
         if detect is not None:
             bar.progress(0.95, text="Detecting fixations …")
-            extra = _derive(rec, name, detect)
+            extra = _derive(rec, label, detect)
         bar.empty()
-        _add(kind, name, table, rec.geometry)
+        _add(kind, label, table, rec.geometry)
         if add_fix:
             fix = up.vendor_fixations(reader_name, kept)
             if fix is not None:
-                _add("fixations", f"{name} (fixations)", fix, rec.geometry)
-                extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(name)} (fixations)'."
-        _done(kind, name, table, extra, tuple(rec.reports))
+                _add("fixations", f"{label} (fixations)", fix, rec.geometry)
+                extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(label)} (fixations)'."
+        _done(kind, label, table, extra, tuple(rec.reports))
+
+
+def _gaze_files(kind: str, files: list[Any]) -> None:
+    """Many gaze files, or zips of them: unpacked under the upload cap before anything is parsed, each file one
+    recording; the columns are mapped on the first and every file is read the same way."""
+    key = tuple((getattr(f, "file_id", f.name), f.name, f.size) for f in files)
+    pairs, skipped = _memo("gaze_files", key, lambda: table_files([(f.name, f.getvalue()) for f in files],
+                                                                   io.MAX_UNPACKED_BYTES))
+    for note in skipped:
+        st.info(md_text(note))
+    shown = ", ".join(n for n, _ in pairs[:12]) + (" …" if len(pairs) > 12 else "")
+    st.markdown(f"**{len(pairs):,} recording{'s' * (len(pairs) != 1)}** (each file one recording): "
+                f"{md_text(shown)}. The columns are mapped on the first file; every file is read the same way. "
+                "A file without a participant column is one participant named by its file name (by its folder "
+                "when file names repeat across folders).")
+    (name, data), others = pairs[0], pairs[1:]
+    token = _memo("token", ("files", key), lambda: state.content_token(data + repr(key).encode()))
+    if _memo("format", (token,), _upload(data, name, token).format) == io.pipeline.ASC:
+        _asc(kind, data, name, token, others)
+    else:
+        _table(kind, data, name, token, others)
 
 
 def _canvas_form(ds: Any) -> None:
@@ -561,9 +632,11 @@ def render() -> None:
     kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get,
                     horizontal=True, key="upload_kind")
     types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt", "asc", "gz", "edf"]
-    many = kind == "image"  # stimulus images come many at once (a dataset has hundreds), or zipped
-    upload = st.file_uploader("Files: one or many images, or a zip of them" if many else "File",
-                              type=[*types, "zip"] if many else types, key=f"uploader_{kind}",
+    # Stimulus images and gaze recordings come many at once (a dataset has hundreds), or zipped.
+    many = kind in ("image", "gaze")
+    label = {"image": "Files: one or many images, or a zip of them",
+             "gaze": "Files: one recording, or many (each file one recording), or a zip of them"}.get(kind, "File")
+    upload = st.file_uploader(label, type=[*types, "zip"] if many else types, key=f"uploader_{kind}",
                               accept_multiple_files=many)
     files = list(upload or []) if many else []
     if many:
@@ -572,6 +645,10 @@ def render() -> None:
     if upload is None:
         st.caption("Tip: the bundled samples show the expected shape — see the Home page's *Data loaded* "
                    "table.")
+        _uploads_panel()
+        return
+    if kind == "gaze" and (len(files) > 1 or upload.name.lower().endswith(".zip")):
+        _gaze_files(kind, files)
         _uploads_panel()
         return
     data = upload.getvalue()
