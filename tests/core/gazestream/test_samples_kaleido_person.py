@@ -47,13 +47,15 @@ def _log_sf(t: np.ndarray, b: float) -> np.ndarray:
 
 def _log_likelihood(points: np.ndarray, new: np.ndarray, gaze: np.ndarray, plan) -> np.ndarray:
     """Outputs (P, J, 2) at the test slots, which slots showed a new point (P, J), the mechanism's input at the
-    slots (J, 2), no missing gaze -> ln density of each output under that input (P,)."""
+    slots (J, 2; NaN = missing, public: neither tested nor published) -> ln density of each output under it (P,)."""
     p_count, n_slots = new.shape
     b = plan.r / plan.eps_test
     ll = np.zeros(p_count)
     spent = np.zeros((p_count, n_slots))
     last = np.full((p_count, 2), np.nan)
     for j in range(n_slots):
+        if not np.isfinite(gaze[j]).all():
+            continue  # a missing sample: no test, no publication, the last point repeated
         rem = plan.pub_budget - spent[:, max(0, j - plan.n_test + 1):j].sum(axis=1)
         can = rem >= 2 * plan.min_pub  # below the floor nothing is published, whatever the test says
         dist = np.where(np.isnan(last[:, 0]), np.inf, np.hypot(*(gaze[j] - last).T))
@@ -70,24 +72,25 @@ def _log_likelihood(points: np.ndarray, new: np.ndarray, gaze: np.ndarray, plan)
     return ll
 
 
-def _losses(raw: np.ndarray, raw_other: np.ndarray, draws: int, clamp: bool, seed: int) -> np.ndarray:
+def _losses(raw: np.ndarray, raw_other: np.ndarray, draws: int, clamp: bool, seed: int, t_skip: int = T_SKIP,
+            screen: tuple[int, int] = (W, H)) -> np.ndarray:
     """One person's gaze (streams, n, 2) and a neighbour's -> the exact privacy loss of `draws` outputs drawn
     from the first (summed over the streams): with the clamp to the screen, or reading the gaze as it is."""
-    plan = kaleido_plan(epsilon=EPS, w=WIN, t_skip=T_SKIP, h=HH, r=R, l_thresh=L_THRESH)
-    batch = np.repeat(raw[None], draws, axis=0).reshape(-1, N, 2)
-    run = kaleido_run(batch, epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH,
-                      rng=np.random.default_rng(seed), bounds=(W, H) if clamp else None)
+    plan = kaleido_plan(epsilon=EPS, w=WIN, t_skip=t_skip, h=HH, r=R, l_thresh=L_THRESH)
+    batch = np.repeat(raw[None], draws, axis=0).reshape(-1, raw.shape[1], 2)
+    run = kaleido_run(batch, epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=t_skip, r=R, h=HH,
+                      rng=np.random.default_rng(seed), bounds=screen if clamp else None)
     # Which slots showed a new point, read off the output itself (a continuous draw never repeats a point).
     pts = run.points
     prev = np.concatenate([np.full_like(pts[:, :1], np.nan), pts[:, :-1]], axis=1)
     new = np.isfinite(pts[..., 0]) & ~(pts == prev).all(axis=-1)
-    assert np.array_equal(new, run.new_point[:, ::T_SKIP])
+    assert np.array_equal(new, run.new_point[:, ::t_skip])
     pts = pts.reshape(draws, raw.shape[0], *pts.shape[1:])
     new = new.reshape(draws, raw.shape[0], new.shape[1])
     total = np.zeros(draws)
     for s in range(raw.shape[0]):
-        mine = admissible(raw[s], (W, H)) if clamp else raw[s]
-        theirs = admissible(raw_other[s], (W, H)) if clamp else raw_other[s]
+        mine = (admissible(raw[s], screen) if clamp else raw[s])[::t_skip]
+        theirs = (admissible(raw_other[s], screen) if clamp else raw_other[s])[::t_skip]
         total += _log_likelihood(pts[:, s], new[:, s], mine, plan) - _log_likelihood(pts[:, s], new[:, s], theirs, plan)
     return total
 
@@ -166,3 +169,41 @@ def test_the_exact_loss_is_a_true_density_ratio_and_within_geo_indistinguishabil
     assert abs(ratio.mean() - 1.0) < 6 * se, (ratio.mean(), se)
     assert np.abs(loss).max() <= STREAMS * EPS * 4.0 / R, np.abs(loss).max()
     assert np.abs(loss).max() > 0.5 * EPS * 4.0 / R  # the moves are seen: the check is not vacuous
+
+
+def test_real_recordings_several_stimuli_per_person_and_glances_off_the_screen(realdata) -> None:
+    """Lund 2013 (1024 × 768 px, 500 Hz): UL23 has two recordings (an image and a video) with gaze off the screen
+    in both. The charge sums the windows of both; Kaleido reads the clamped gaze; replacing UL23's gaze by UL31's
+    (same lengths and missing samples: public) loses at most the charged bound on every drawn output."""
+    samples = pd.read_csv(realdata / "lund2013" / "lund2013_samples.csv.gz")
+    samples = samples[samples["stimulus_type"] != "dots"]  # the dot recordings have no timestamps
+    raw = pd.DataFrame({"participant": samples["participant"], "stimulus": samples["stimulus"],
+                        "t_s": samples["t_us"] / 1e6, "x": samples["x_px"], "y": samples["y_px"]})
+    screen = (1024, 768)
+    frame = prepare_streams(raw, width_px=screen[0], height_px=screen[1]).frame
+    ul23 = frame[frame["participant"] == "UL23"]
+    lengths = ul23.groupby("stimulus", sort=False).size()
+    assert len(lengths) == 2
+    per = stream_windows(frame, WIN)
+    assert per.loc["UL23", "windows"] == sum(math.ceil(n / WIN) for n in lengths)
+    assert per.loc["UL23", "windows"] > math.ceil(lengths.sum() / WIN)  # the pooled count undercharges
+    off = (ul23["x"] < 0) | (ul23["x"] > screen[0]) | (ul23["y"] < 0) | (ul23["y"] > screen[1])
+    assert off.groupby(ul23["stimulus"]).sum().min() > 0  # glances off the screen in both, kept by the check
+
+    seg = 600  # 600 samples of each recording around its first glance off the screen
+    mine, theirs = [], []
+    ul31 = frame[frame["participant"] == "UL31"]
+    for (stim, part), (_, other) in zip(ul23.groupby("stimulus", sort=False), ul31.groupby("stimulus", sort=False)):
+        first = int(np.flatnonzero(off[part.index].to_numpy())[0])
+        start = max(0, min(first - 100, len(part) - seg))
+        xy = part[["x", "y"]].to_numpy(float)[start:start + seg]
+        fill = other[["x", "y"]].ffill().bfill().to_numpy(float)[:seg]  # a different person's gaze...
+        fill[~np.isfinite(xy).all(axis=1)] = np.nan  # ...missing exactly where UL23's is
+        mine.append(xy)
+        theirs.append(fill)
+    mine, theirs = np.stack(mine), np.stack(theirs)
+    assert (np.abs(admissible(mine, screen) - mine) > 0).any()  # the segments hold off-screen gaze
+    bound = person_bound(epsilon=EPS, w=WIN, r=R, screen_px=screen, stream_lengths=(seg, seg))
+    loss = _losses(mine, theirs, 300, clamp=True, seed=31, t_skip=12, screen=screen)
+    assert np.abs(loss).max() <= bound.person_epsilon, (np.abs(loss).max(), bound.person_epsilon)
+    assert loss.mean() > 0  # outputs drawn from UL23 favour UL23
