@@ -52,15 +52,18 @@ def calibration_table(private: PrivateSeries, names: tuple[str, ...]) -> list[di
 
 
 def _rows_table(out: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...]) -> pd.DataFrame:
-    """Released series (recordings, F, T) and their rows -> participant, [task], window, one column per feature."""
+    """Released series (recordings, F, T) and their rows -> participant, the recording's key columns ([task,
+    session, recording, stimulus, trial]), window, one column per feature."""
     n_recs, t_pub = len(recs), int(out.shape[-1])
     # T rows for every recording: the output's shape is fixed by public numbers only.
     rows = np.repeat(np.arange(n_recs), t_pub)
     window = np.tile(np.arange(t_pub), n_recs)
     values = out[rows, :, window]  # (recordings·T, F)
     table = pd.DataFrame({"participant": recs["participant"].astype(str).to_numpy()[rows]})
-    if "task" in recs.columns:
-        table["task"] = recs["task"].astype(str).to_numpy()[rows]
+    # Every column that tells a participant's recordings apart (task, session, recording, stimulus, trial): without
+    # them the several recordings of one person in a table with no task column would share their rows' keys.
+    for key in (c for c in recs.columns if c not in ("participant", "length")):
+        table[key] = recs[key].astype(str).to_numpy()[rows]
     table["window"] = window
     return pd.concat([table, pd.DataFrame(values, columns=list(names))], axis=1)
 
@@ -100,7 +103,8 @@ def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, .
                     "bounds": {n: [float(a), float(b)] for n, a, b in zip(names, lo_a, hi_a)},
                     "recordings": int(n_recs)},
         values_drawn=src.values_drawn, seconds=time.perf_counter() - t0,
-        files={"csv": f"participant, [task], window (0 … {t_pub - 1}), one column per released feature; exactly "
+        files={"csv": f"participant, the recording's key ([task, session, recording, stimulus, trial]), window (0 … "
+                      f"{t_pub - 1}), one column per released feature; exactly "
                       f"T = {t_pub} rows per recording"},
         caveats=[f"Every recording has exactly T = {t_pub} rows: longer recordings were cut to T and shorter ones "
                  "padded (with their last value) before the mechanism, so the rows past a recording's end are noise "

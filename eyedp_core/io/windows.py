@@ -15,6 +15,7 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
+from eyedp_core.gaze.contributions import RECORDING_SPLITS
 from eyedp_core.gaze.features import window_features
 from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io.errors import DataError
@@ -23,8 +24,9 @@ from eyedp_core.io.steps import Step, StepReport
 __all__ = ["WindowSettings", "add_participants", "features_from_table",
            "suggested_window_s"]
 
-# Columns of a gaze or fixation table that split it into recordings (besides the participant), in key order.
-_SPLIT_COLUMNS = ("task", "session", "recording", "stimulus", "trial")
+# Columns of a gaze or fixation table that split it into recordings (besides the participant), in key order: the
+# one definition every per-person count uses.
+_SPLIT_COLUMNS = RECORDING_SPLITS
 
 
 @dataclass(frozen=True)

@@ -253,7 +253,8 @@ def usable_sentence(cal: FormCalibration, spread: np.ndarray, target_db: float =
                 f"{eps_range[1]:g} shown.")
     n_star = crossing_people(cal, spread, target_db)
     if cal.setting.form is Form.GROUP and db < target_db and math.isfinite(n_star):
-        head += f" At this ε it needs about {math.ceil(n_star)} participants per task."
+        head += (f" At ε = {cal.setting.epsilon:g} per person it needs about {math.ceil(n_star)} participants per "
+                 "task.")
     return head
 
 

@@ -81,3 +81,15 @@ def test_every_view_runs_at_the_longest_recording_of_seven_windows(table):
         assert not at.error, (panel, [e.value for e in at.error])
     text = page_text(at)
     assert "T = 7 windows" in text
+
+
+def test_the_useless_headline_points_at_the_release_form_usable_at_a_large_epsilon(table):
+    """At ε = 10⁴ per person the full series stays useless here; the headline names the release form that is
+    usable at that ε, says what 0 dB means and carries the private-data caveat."""
+    at = _page(table)
+    at.select_slider(key="ts_eps").set_value(10000.0).run()
+    assert not at.exception, at.exception
+    hint = re.search(r"Or release (.+?): it reaches 0 dB from ε ≈ ([0-9.e+]+) per person([^\n]*)", page_text(at))
+    assert hint, page_text(at)[:3000]
+    assert float(hint.group(2)) <= 10000 and "— usable at your ε = 10,000" in hint.group(3)
+    assert "0 dB: noise as large as the spread between people" in hint.group(3) and CAVEAT in hint.group(3)

@@ -76,28 +76,35 @@ def numbers(c: Ctx) -> list[Number]:
 
 
 def _form_hint(c: Ctx) -> str:
-    """-> ' Or release …: it reaches 0 dB from ε ≈ … per person (More views → Release forms).' (the release form
-    with the smallest crossing for the shown feature; the crossing does not depend on the current ε)."""
+    """-> ' Or release …: it reaches 0 dB from ε ≈ … per person, … (More views → Release forms).' (the release
+    form with the smallest crossing for the shown feature; the crossing does not depend on the current ε, the words
+    say whether the current ε already reaches it)."""
     d = c.series
     per_person = c.info.n_recordings  # counted recordings per person, as the main accounting (not the tasks)
-    return _best_form(view.data_key(c.token, d.names, d.lo, d.hi, d.length), per_person, c.feature_index, c.keys, d)
+    label, eps_star = _best_form(view.data_key(c.token, d.names, d.lo, d.hi, d.length), per_person, c.feature_index,
+                                 c.keys, d)
+    if not label:
+        return ""
+    eps = float(c.plan.participant_total)
+    now = f" — usable at your ε = {fe(eps)}" if eps >= eps_star else ""
+    return (f" Or release {label}: it reaches 0 dB from ε ≈ {eps_star:.3g} per person{now} (0 dB: noise as large as "
+            f"the spread between people), {PRIVATE_EPS_NOTE} (More views → Release forms).")
 
 
 # Keyed on the short data key: the hint is read on every move of ε while the verdict says "useless", and hashing the
 # released names and bounds (form_rows' key) costs more than the lookup.
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _best_form(data_key: str, per_person: int, feature: int, _keys: tuple, _d: Series) -> str:
-    """Data key (view.data_key: `_keys` and the bounds of `_d`), recordings per person, shown feature -> the hint
-    sentence ('' when no form reaches 0 dB)."""
+def _best_form(data_key: str, per_person: int, feature: int, _keys: tuple, _d: Series) -> tuple[str, float]:
+    """Data key (view.data_key: `_keys` and the bounds of `_d`), recordings per person, shown feature -> (the
+    release form with the smallest 0-dB crossing, that ε); ('', inf) when no form reaches 0 dB."""
     # Ten coarse windows, or one per window of a shorter series (a recording of T windows has at most T parts).
     blocks = min(10, _d.length)
     rows = view.form_rows(view.SeriesKey.of(_keys, _d.lo, _d.hi), 1.0, blocks, per_person, feature, 0.0, _d.x,
                           _d.recs)
     best = min(rows, key=lambda r: r.crossing_epsilon)
     if not math.isfinite(best.crossing_epsilon):
-        return ""
-    return (f" Or release {best.label}: it reaches 0 dB from ε ≈ {best.crossing_epsilon:.3g} per person, "
-            f"{PRIVATE_EPS_NOTE} (More views → Release forms).")
+        return "", math.inf
+    return best.label, float(best.crossing_epsilon)
 
 
 def verdict(c: Ctx) -> tuple[str, str]:

@@ -359,7 +359,9 @@ def forms_panel(c: Ctx) -> None:
         f"changed completely (all {per_person} recording{'s' if per_person != 1 else ''}, every feature; the most "
         "any participant has in this table): each value below is a mean of clamped values, so one person moves it "
         "by at most its range R (a recording summary) or R/N (a group mean over N people, each person's recordings "
-        "averaged first); the noise per value shrinks with the number of people.")
+        "averaged first); the noise per value shrinks with the number of people. **0 dB** means the noise is as "
+        "large as the spread between people of the released values (a sample of noisy values then tells people "
+        "apart only roughly); +10 dB, a tenth of it in variance.")
     private = badge(PRIVATE_EPS_NOTE, "notdp")
     st.markdown("**" + forms.overall_sentence(rows, target, EPS_RANGE) + "** " + private, unsafe_allow_html=True)
     st.plotly_chart(figs.forms_figure(rows, target, eps, EPS_RANGE), theme=None, config={"displayModeBar": False})

@@ -129,7 +129,7 @@ def test_sentences_say_what_makes_the_setting_usable():
     spread = forms.person_spread(x, LO, HI)
     low = forms.calibrate(forms.FormSetting(forms.Form.GROUP, 0.01, 1, 3), LO, HI, (P, P, P))
     text = forms.usable_sentence(low, spread)
-    assert "reaches 0 dB from ε =" in text and "participants per task" in text
+    assert "reaches 0 dB from ε =" in text and "At ε = 0.01 per person it needs about" in text
     high = forms.calibrate(forms.FormSetting(forms.Form.RECORDING, 1e6, 1, 3), LO, HI)
     assert "usable now" in forms.usable_sentence(high, spread)
     with pytest.raises(ValueError):
