@@ -37,7 +37,7 @@ left, right = st.columns([2, 3])
 with left:
     aois = panels.aoi_source(stim_name, W, H)
     bounds = panels.bounds_inputs()
-    metrics = panels.metric_choice()
+    metrics = panels.metric_choice(sub)
     panels.preview_choices(metrics)
 with right:
     if aois:

@@ -21,8 +21,9 @@ from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.dp.release_source import ReleaseSource
 
-__all__ = ["CONFIDENCE", "AoiMetric", "MetricResult", "Query", "QueryNoise", "clean_metrics", "laplace_half_width",
-           "linearised_half_width", "metric_queries", "private_metrics", "query_epsilons", "query_sensitivity"]
+__all__ = ["CONFIDENCE", "NO_DURATIONS", "NO_TIMES", "AoiMetric", "MetricResult", "Query", "QueryNoise",
+           "check_supported", "clean_metrics", "laplace_half_width", "linearised_half_width", "metric_queries",
+           "private_metrics", "query_epsilons", "query_sensitivity", "unsupported_metrics"]
 
 CONFIDENCE = 0.95
 
@@ -62,6 +63,31 @@ class Query(str, Enum):
 _NEEDS = {AoiMetric.HIT_RATIO: (Query.HITS,), AoiMetric.FIXATIONS: (Query.FIXATIONS,),
           AoiMetric.DWELL: (Query.DWELL,), AoiMetric.TTFF: (Query.HITS, Query.TTFF),
           AoiMetric.REVISITS: (Query.REVISITS,), AoiMetric.TRANSITIONS: (Query.TRANSITIONS,)}
+
+
+# Why a metric is not offered on a table whose columns cannot give it (words for the page).
+NO_DURATIONS = ("dwell time is the sum of fixation durations, and this fixation table has no durations: it would be "
+                "0 for every AOI and still cost ε")
+NO_TIMES = ("time to first fixation needs fixation start times, or durations to place the fixations one after the "
+            "other, and this fixation table has neither: it would be 0 for every AOI and still cost ε")
+
+
+def unsupported_metrics(has_durations: bool, has_starts: bool) -> dict[AoiMetric, str]:
+    """What a fixation table holds (durations, start times) in, the metrics it cannot give out, each with why."""
+    out: dict[AoiMetric, str] = {}
+    if not has_durations:
+        out[AoiMetric.DWELL] = NO_DURATIONS
+        if not has_starts:
+            out[AoiMetric.TTFF] = NO_TIMES
+    return out
+
+
+def check_supported(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric]) -> None:
+    """Refuse (ValueError) metrics the table's columns cannot give: nothing is computed or charged for them."""
+    bad = unsupported_metrics(table.has_durations, table.has_starts)
+    for m in metrics:
+        if AoiMetric(m) in bad:
+            raise ValueError(f"{AoiMetric(m).value} cannot be released: {bad[AoiMetric(m)]}")
 
 
 def metric_queries(metrics: tuple[AoiMetric, ...] | list[AoiMetric]) -> tuple[Query, ...]:
@@ -195,6 +221,7 @@ def private_metrics(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[
     S̃/H̃ − S/H ≈ (L_S − R·L_H)/H, and its half-width is the exact 95 % quantile of |b_S·L1 + R̃·b_H·L2|/H̃
     with the released R̃, H̃ plugged in (a delta-method interval with the Laplace law of the linear term)."""
     metrics = tuple(AoiMetric(m) for m in metrics)
+    check_supported(table, metrics)
     eps = query_epsilons(metrics, epsilon)
     noise = {q: _noisy(q, table, e, rng) for q, e in eps.items()}
     clean = clean_metrics(table, metrics)

@@ -15,7 +15,7 @@ from eyedp_core.aoi.mapping import membership, primary
 from eyedp_core.aoi.shapes import Aoi
 from eyedp_core.io.errors import DataError
 
-__all__ = ["FIXATION_COLUMNS", "START_COLUMNS", "AoiBounds", "ObserverTable", "clip_rows", "observer_table"]
+__all__ = ["FIXATION_COLUMNS", "START_COLUMNS", "AoiBounds", "ObserverTable", "clip_rows", "observer_table", "timing"]
 
 FIXATION_COLUMNS = ("observer", "x", "y")
 # Optional: the fixation start (bundled tables say start_s, uploads t_start_s) and its duration. Without a start
@@ -63,6 +63,10 @@ class ObserverTable:
     transitions: np.ndarray  # clipped transition counts between primary labels
     bounds: AoiBounds
     elsewhere_fixations: np.ndarray  # per observer: fixations outside every AOI (clean context only)
+    # What the table's columns hold (its structure, not any value): without durations every dwell is 0, and
+    # without start times as well every fixation starts at 0, so every time to first fixation is 0.
+    has_durations: bool = True
+    has_starts: bool = True
 
     @property
     def n(self) -> int:
@@ -83,6 +87,16 @@ def clip_rows(values: np.ndarray, per_aoi: float, total: float | None) -> np.nda
         return out
     s = out.sum(axis=1, keepdims=True)
     return out * np.minimum(1.0, float(total) / np.where(s > 0, s, 1.0))
+
+
+def timing(fixations: pd.DataFrame) -> tuple[bool, bool]:
+    """Fixation table in, (has durations, has start times) out: a column counts when it is there and not empty."""
+    return _holds(fixations, "duration_ms"), any(_holds(fixations, c) for c in START_COLUMNS)
+
+
+def _holds(fixations: pd.DataFrame, column: str) -> bool:
+    """Whether the table has this column with at least one value in it."""
+    return column in fixations.columns and bool(fixations[column].notna().any())
 
 
 def _normalised(fixations: pd.DataFrame, file: str) -> pd.DataFrame:
@@ -162,4 +176,4 @@ def observer_table(fixations: pd.DataFrame, aois: tuple[Aoi, ...], bounds: AoiBo
     return ObserverTable(tuple(str(o) for o in observers), tuple(a.name for a in aois), hit,
                          clip_rows(counts, bounds.max_fixations, bounds.max_total_fixations),
                          clip_rows(dwell, bounds.max_dwell_s, bounds.max_total_dwell_s), ttff,
-                         revisits, trans, bounds, elsewhere)
+                         revisits, trans, bounds, elsewhere, *timing(fixations))

@@ -13,7 +13,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.aoi.metrics import CONFIDENCE, AoiMetric, MetricResult, QueryNoise, private_metrics, query_epsilons
+from eyedp_core.aoi.metrics import (
+    CONFIDENCE,
+    AoiMetric,
+    MetricResult,
+    QueryNoise,
+    check_supported,
+    private_metrics,
+    query_epsilons,
+)
 from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.dp.accounting import Release
 from eyedp_core.dp.release_source import ReleaseSource
@@ -59,6 +67,7 @@ def ledger_releases(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[
     these data and any other parameter of theirs read off the data (a canvas sized by the fixations) in, one ledger
     Release per query out (unit observer, the stimulus's observers covered; their ε add up to ε; each parameter
     read off the data recorded as data-derived)."""
+    check_supported(table, metrics)
     params = _data_derived(aois_from_data, data_derived)
     return [Release(view=VIEW, label=f"{stimulus}: {q.value} ({table.k} AOIs)", unit="observer",
                     mechanism="laplace (AOI sums)", sensitivity_type="public", epsilon=e,

@@ -37,18 +37,21 @@ def _aoi_page(extreme_x: float) -> AppTest:
     return at
 
 
-def _export(at: AppTest) -> dict:
-    """Press export; -> the manifest."""
-    at.button(key="aoi_export").click().run()
-    assert not at.exception, at.exception
-    return json.loads(at.session_state["aoi_release_result"][1])
-
-
-def _aoi_entries(at: AppTest) -> list:
-    """The session ledger's AOI entries."""
+def _releases(at: AppTest) -> list:
+    """The session ledger's entries (a stored ledger may hold earlier sessions' too)."""
     from ui.state import LEDGER_KEY  # noqa: PLC0415 - the session's ledger object
 
-    return [r for r in at.session_state[LEDGER_KEY].releases if r.view == "Areas of interest"]
+    return list(at.session_state[LEDGER_KEY].releases)
+
+
+def _export(at: AppTest) -> tuple[dict, list]:
+    """Press export; -> the manifest and the ledger entries the export added."""
+    before = len(_releases(at))
+    at.button(key="aoi_export").click().run()
+    assert not at.exception, at.exception
+    added = _releases(at)[before:]
+    assert added and all(r.view == "Areas of interest" for r in added)
+    return json.loads(at.session_state["aoi_release_result"][1]), added
 
 
 def test_declared_screen_makes_neighbouring_exports_identical() -> None:
@@ -60,9 +63,9 @@ def test_declared_screen_makes_neighbouring_exports_identical() -> None:
         at = _aoi_page(x)
         assert at.radio(key="aoi_canvas").value == "screen"
         assert "1920 × 1080 px (public)" in at.radio(key="aoi_canvas").options[0]
-        man = _export(at)
+        man, entries = _export(at)
         assert not man["caveats"] and not man["data_derived_parameters"]
-        assert all(not r.data_derived_parameters for r in _aoi_entries(at))
+        assert all(not r.data_derived_parameters for r in entries)
         manifests.append(man)
     assert manifests[0] == manifests[1]
     corners = {(a["x1"], a["y1"]) for a in manifests[0]["aois"]}
@@ -78,13 +81,12 @@ def test_canvas_from_the_extent_is_flagged_in_ledger_manifest_and_report() -> No
         at.radio(key="aoi_canvas").set_value("extent").run()
         assert not at.exception, at.exception
         assert "read off the private data" in " ".join(w.value for w in at.warning)
-        man = _export(at)
+        man, entries = _export(at)
         corners.append(max(a["x1"] for a in man["aois"]))
         what = f"blank canvas size {int(x) + 1} × 800 px (the extent of the uploaded fixations)"
         assert man["data_derived_parameters"] == [what]
         assert any(what in c for c in man["caveats"])
-        entries = _aoi_entries(at)
-        assert entries and all(r.data_derived_parameters == (what,) for r in entries)
+        assert len(entries) == 3 and all(r.data_derived_parameters == (what,) for r in entries)
         facts = at.session_state["eyedp_release_context"][-1]["facts"]
         assert facts["data_derived"] == [what]
     assert corners == [901.0, 1901.0]

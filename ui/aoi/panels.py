@@ -13,8 +13,8 @@ import streamlit as st
 
 import ui.share.scripts
 from eyedp_core.aoi import planning
-from eyedp_core.aoi.metrics import AoiMetric, query_epsilons, query_sensitivity
-from eyedp_core.aoi.observers import AoiBounds, ObserverTable
+from eyedp_core.aoi.metrics import AoiMetric, query_epsilons, query_sensitivity, unsupported_metrics
+from eyedp_core.aoi.observers import AoiBounds, ObserverTable, timing
 from eyedp_core.aoi.parse import aois_from_table, aois_to_table, read_aois
 from eyedp_core.aoi.release import NEIGHBOURS, AoiSource, ledger_releases, release_aois
 from eyedp_core.aoi.shapes import Aoi, grid
@@ -199,11 +199,21 @@ def bounds_inputs() -> AoiBounds:
     return b
 
 
-def metric_choice() -> tuple[AoiMetric, ...]:
-    """The metrics to release (the budget is split over what they need)."""
-    names = st.multiselect("Metrics", [m.value for m in AoiMetric],
-                           default=[AoiMetric.HIT_RATIO.value, AoiMetric.DWELL.value, AoiMetric.TTFF.value],
+DEFAULT_METRICS = (AoiMetric.HIT_RATIO, AoiMetric.DWELL, AoiMetric.TTFF)
+
+
+def metric_choice(fixations: pd.DataFrame | None = None) -> tuple[AoiMetric, ...]:
+    """The metrics to release (the budget is split over what they need): only those the fixation table's columns
+    can give, so no ε is spent on a metric that would be 0 everywhere; the others are named with why."""
+    missing = {} if fixations is None else unsupported_metrics(*timing(fixations))
+    offered = [m.value for m in AoiMetric if m not in missing]
+    chosen = st.session_state.get("aoi_metrics")
+    if chosen is not None:  # a choice made on another table (or a settings file) keeps what this one offers
+        st.session_state["aoi_metrics"] = [n for n in chosen if n in offered]
+    names = st.multiselect("Metrics", offered, default=[m.value for m in DEFAULT_METRICS if m not in missing],
                            key="aoi_metrics")
+    for m, why in missing.items():
+        st.caption(f"*{m.value.capitalize()}* is not offered: {why}.")
     return tuple(AoiMetric(n) for n in names)
 
 
@@ -321,15 +331,15 @@ def export_panel(ctx: AoiContext) -> None:
                f"set above ({len(entries)} ledger entries, one per noisy sum) and draws the noise with OpenDP (no "
                "seed). Each export is a new release: it adds to the ledger.")
     if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):
-        if state.charge(entries, page="areas_of_interest"):
+        if state.charge(entries, page="areas_of_interest", place="aoi_export", shown=(RELEASE_KEY,)):
             defs = aois_to_table(ctx.aois).replace({np.nan: None}).to_dict("records")
             rel = release_aois(ctx.table, ctx.metrics, eps, ctx.stimulus, defs, aois_from_data=on_data,
                                aoi_source=used_source(ctx.stimulus), data_derived=ctx.data_derived)
             state.attach_released(len(entries), rel)
             st.session_state[RELEASE_KEY] = (rel.table.to_csv(), rel.manifest_json(),
                                              None if rel.transitions is None else rel.transitions.to_csv())
-        else:
-            st.error(st.session_state.get(state.REFUSED_KEY, "Refused: the ε cap would be exceeded."))
+        st.rerun()  # the sidebar, drawn before this run, states the new total (or the refusal) on the next
+    state.outcome_here("aoi_export")  # a refusal, next to the button that was pressed
     out = st.session_state.get(RELEASE_KEY)
     if out:
         st.success("Released. The private table and its manifest:")
