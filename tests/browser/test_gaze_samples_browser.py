@@ -112,8 +112,8 @@ def test_a_control_inside_a_fragment_reruns_only_that_fragment(browser, app_url,
     page = ctx.new_page()
     harness.goto(page, f"{app_url}/gaze_samples", 120_000)
     page.wait_for_timeout(300)
-    # The threshold re-runs its part (events, numbers) and the time window's part nested in it; the window only
-    # its own (the events are not detected again).
+    # The threshold re-runs its part (events) and the time window's part nested in it; the window only its own
+    # (its numbers and figure: the events are not detected again).
     for label, want in (("Velocity threshold", ["gs_raw_window", "gs_raw"]), ("Time window", ["gs_raw_window"])):
         run_log.write_text("")
         _move(page, label)
