@@ -7,12 +7,15 @@ recordings first, so for two neighbours differing in one participant entirely th
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from eyedp_core.gaze.contributions import contributions
 from eyedp_core.gaze.feature_specs import feature_bounds
+from eyedp_core.io.windows import features_from_table, suggested_window_s
 from eyedp_core.timeseries import forms
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 from tests.core.timeseries.app_made import feature_windows
@@ -129,3 +132,30 @@ def test_compare_forms_states_the_counted_sensitivities(app_made):
     assert by[(forms.Form.RECORDING, BLOCKS, f)].l1_sensitivity == RECORDINGS * BLOCKS * f
     assert by[(forms.Form.GROUP, 1, f)].l1_sensitivity == pytest.approx(f / PEOPLE)
     assert by[(forms.Form.GROUP, 1, 1)].l1_sensitivity == pytest.approx(1 / PEOPLE)
+
+
+OSIE = Path(__file__).resolve().parents[3].parent / "shared" / "realdata" / "osie" / "osie_fixations.csv.gz"
+
+
+def test_real_fixations_of_many_images_per_observer_count_every_image():
+    """OSIE (15 observers free-viewing images, fixations, no task column), its first 40 images made into feature
+    windows as Your data does (the suggested window, half-window step): 40 recordings per observer, and the
+    worst-case neighbours move both forms by exactly the stated Δ1 (40·F and F/15)."""
+    if not OSIE.exists():
+        pytest.skip(f"real recordings not found at {OSIE}")
+    fix = pd.read_csv(OSIE).rename(columns={"subject": "participant", "image": "stimulus"})
+    fix = fix[fix["stimulus"].isin(sorted(fix["stimulus"].unique())[:40])]
+    w = suggested_window_s(fix)
+    table = features_from_table(fix, None, w, w / 2, source=OSIE.name)
+    counted = contributions(table)
+    assert (counted.max_recordings, counted.n_participants) == (40, 15)
+    x, recs, lo, hi = _series(table)
+    rows = np.flatnonzero(recs["participant"].to_numpy() == recs["participant"].iloc[0])
+    low, high = x.copy(), x.copy()
+    low[rows], high[rows] = lo[None, :, None] - 1.0, hi[None, :, None] + 1.0
+    for form, want in ((forms.Form.RECORDING, 40 * lo.size), (forms.Form.GROUP, lo.size / 15)):
+        setting = forms.FormSetting(form, 1.0, 1, counted.max_recordings)
+        a = forms.release(setting, low, lo, hi, recs, np.random.default_rng(0))
+        b = forms.release(setting, high, lo, hi, recs, np.random.default_rng(0))
+        assert a.calibration.l1_sensitivity == pytest.approx(want)
+        assert _scaled_l1(a, b, lo, hi) == pytest.approx(want, rel=1e-9)
