@@ -26,8 +26,8 @@ from eyedp_core.gazestream.kanon import (  # noqa: F401
 from eyedp_core.gazestream.streams import PreparedStreams, StreamError, prepare_streams  # noqa: F401
 from eyedp_core.gazestream.synth import SynthResult, k_same_synth  # noqa: F401
 
-__all__ = ["EventParams", "Figures", "KaleidoPlan", "KaleidoRun", "PDResult", "PlanarLaplaceMechanism",
-           "PreparedStreams", "SEED_DEMOGRAPHICS", "SEED_TABLE2", "Scheme", "StreamError", "SynthResult",
+# Planar Laplace lives in eyedp_core.dp.planar: the names here are only what this package imports.
+__all__ = ["EventParams", "Figures", "KaleidoPlan", "KaleidoRun", "PDResult", "PreparedStreams", "SEED_DEMOGRAPHICS", "SEED_TABLE2", "Scheme", "StreamError", "SynthResult",
            "compare_with_seed", "evaluate", "event_params", "event_synth_pd", "fit_velocity_profiles",
            "gaussian_profile", "intersection_attack", "k_anonymize", "k_same_synth", "kaleido", "kaleido_plan",
-           "kaleido_run", "planar_laplace", "prepare_streams", "utility_privacy_table", "window_sums"]
+           "kaleido_run", "prepare_streams", "utility_privacy_table", "window_sums"]

@@ -58,3 +58,14 @@ def test_time_slider_never_has_min_equal_to_max():
     assert spec is not None and spec.lo < spec.hi and spec.step <= spec.hi - spec.lo
     spec = display.time_slider(0.0, 119.99)
     assert spec.step == 0.5 and spec.value == (0.0, 10.0) and spec.hi >= 119.99
+
+
+def test_the_package_exports_only_what_it_imports() -> None:
+    """`from eyedp_core.gazestream import *` works: every name in __all__ is an attribute of the package."""
+    import eyedp_core.gazestream as package
+
+    missing = [name for name in package.__all__ if not hasattr(package, name)]
+    assert not missing, missing
+    namespace: dict = {}
+    exec("from eyedp_core.gazestream import *", namespace)
+    assert {"kaleido", "prepare_streams", "event_synth_pd"} <= set(namespace)
