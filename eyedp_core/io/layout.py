@@ -118,12 +118,13 @@ def unique_names(names: list[str]) -> tuple[list[str], dict[str, str]]:
     renamed: dict[str, str] = {}
     taken: set[str] = set()
     stripped = [str(n).strip() for n in names]
+    given = set(stripped)
     counts: dict[str, int] = {}
     for i, (raw, name) in enumerate(zip(names, stripped)):
         new = name or f"Unnamed: {i}"
         if new in taken:
             k = counts.get(new, 0)
-            while f"{new}.{k + 1}" in taken or f"{new}.{k + 1}" in stripped:
+            while f"{new}.{k + 1}" in taken or f"{new}.{k + 1}" in given:
                 k += 1
             counts[new] = k + 1
             new = f"{new}.{k + 1}"

@@ -104,11 +104,12 @@ def usecols(header: list[str], reader: str | None, mapping: dict[str, Any] | Non
     if kind == "features" and (mapping is None or mapping.get("features") is None):
         return None
     cols: list[str] = []
+    names = set(header)
     if mapping is not None:
-        cols = [v for v in mapping.values() if isinstance(v, str) and v in header]
+        cols = [v for v in mapping.values() if isinstance(v, str) and v in names]
         extra = mapping.get("features")
         if isinstance(extra, list):
-            cols += [c for c in extra if c in header]
+            cols += [c for c in extra if c in names]
     if reader in ("tobii", "tobii_fixations"):
         cols = [c for c in header if key(c) in _TOBII_KEYS] + cols
     elif reader not in (None, "generic"):

@@ -254,10 +254,23 @@ def _guess_headerless(df: pd.DataFrame) -> dict[str, str | None]:
     return out
 
 
-def _series(df: pd.DataFrame, column: str) -> pd.Series:
-    """Frame and a column name (as text) -> its first column of that name."""
+def plain(df: pd.DataFrame) -> pd.DataFrame:
+    """Table -> the same cells under text column names, each name once (its first column), without attrs.
+
+    Every guess and check looks at columns one by one: pandas copies a frame's attrs into every column it hands
+    out, and a parser's attrs grow with the number of columns (a list of renamed ones), so on the original frame
+    each look costs as much as the whole header and a wide upload costs the square of its width."""
     names = [str(c) for c in df.columns]
-    return df.iloc[:, names.index(column)]
+    keep = ~pd.Index(names).duplicated()
+    out = df.iloc[:, np.flatnonzero(keep)] if not keep.all() else df.copy(deep=False)
+    out = out.set_axis([n for n, k in zip(names, keep) if k], axis=1)
+    out.attrs = {}
+    return out
+
+
+def _series(df: pd.DataFrame, column: str) -> pd.Series:
+    """Frame from `plain` and a column name -> that column (a hash look-up, not a scan of the header)."""
+    return df[column]
 
 
 def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
@@ -265,15 +278,15 @@ def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[
     on ambiguous choices)."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    columns = list(dict.fromkeys(str(c) for c in df.columns))
+    df = plain(df)
+    columns = list(df.columns)
     normed = [norm(c) for c in columns]
     headerless = bool(columns) and all(_HEADERLESS.fullmatch(c) for c in columns)
     guess: dict[str, Any] = {}
     passed: dict[str, list[str]] = {}
     taken: set[str] = set()
     if headerless and kind == "gaze":
-        unique = df.loc[:, ~df.columns.duplicated()]
-        guess.update(_guess_headerless(unique))
+        guess.update(_guess_headerless(df))
         taken.update(c for c in guess.values() if c)
     for role in ROLES[kind]:
         if role.name in guess:
@@ -313,13 +326,17 @@ def role_candidates(df: pd.DataFrame, role: str, taken: Any = ()) -> list[str]:
     """Table, a role no column was found for, the columns already used -> the likely columns for it, best first:
     for numbers, numeric columns (with a name hinting at the role first), else any free column."""
     taken = {str(c) for c in taken if c}
-    free = [str(c) for c in df.columns if str(c) not in taken and df[c].notna().any()]
+    df = plain(df)
+    filled = df.notna().any(axis=0)
+    free = [c for c in df.columns if c not in taken and filled[c]]
     if role in ("x", "y", "t_s", "duration_ms", "pupil", "t_start_s", "t_end_s", "window"):
-        free = [c for c in free if pd.api.types.is_numeric_dtype(_series(df, c).dtype)
-                and not pd.api.types.is_bool_dtype(_series(df, c).dtype)]
+        dtypes = df.dtypes
+        free = [c for c in free if pd.api.types.is_numeric_dtype(dtypes[c])
+                and not pd.api.types.is_bool_dtype(dtypes[c])]
     hints = _HINTS.get(role, ())
     hinted = [c for c in free if any(w in hints for w in norm(c).split("_"))]
-    return (hinted + [c for c in free if c not in hinted])[:MAX_CANDIDATES]
+    first = set(hinted)
+    return (hinted + [c for c in free if c not in first])[:MAX_CANDIDATES]
 
 
 _FILE_NAME = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}$")
@@ -327,6 +344,8 @@ _FILE_NAME = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}$")
 
 def _file_name_share(s: pd.Series) -> float:
     """Column -> share of its filled cells that look like file names ('face01.jpg')."""
+    if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+        return 0.0
     v = s.dropna().astype(str)
     return float(v.str.match(_FILE_NAME).mean()) if len(v) else 0.0
 
@@ -352,12 +371,13 @@ def _stimulus_choice(df: pd.DataFrame, guess: dict[str, Any], taken: set[str]) -
     if chosen is None:
         return None, None
     regex = _role_regex("stimulus")
-    others = [str(c) for c in df.columns if str(c) not in taken and str(c) != chosen
-              and (regex.fullmatch(norm(c)) or _file_name_share(_series(df, str(c))) > 0.9)]
+    share = {c: _file_name_share(_series(df, c)) for c in df.columns if c not in taken}
+    others = [c for c in df.columns if c not in taken and c != chosen
+              and (regex.fullmatch(norm(c)) or share[c] > 0.9)]
     if not others:
         return chosen, None
-    named = [c for c in others if _file_name_share(_series(df, c)) > 0.9]
-    if _file_name_share(_series(df, chosen)) <= 0.9:
+    named = [c for c in others if share[c] > 0.9]
+    if share[chosen] <= 0.9:
         for c in named:
             hit = _collision(df, chosen, c)
             if hit is not None:
@@ -392,7 +412,8 @@ def _median_step_s(df: pd.DataFrame, column: str, unit: str) -> float | None:
 def kind_note(df: pd.DataFrame, kind: str, mapping: dict[str, Any]) -> str | None:
     """Table, the kind it is read as and its guessed mapping -> a sentence when it looks like the other kind
     (a fixation export read as gaze samples, or gaze samples read as fixations), else None."""
-    columns = [str(c) for c in df.columns]
+    df = plain(df)
+    columns = list(df.columns)
     normed = [norm(c) for c in columns]
     if kind == "gaze":
         dur = _pick(columns, normed, "duration_ms", {c for c in mapping.values() if isinstance(c, str)})
@@ -428,6 +449,7 @@ def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, Any]:
 
 def guess_notes(df: pd.DataFrame, kind: str) -> list[str]:
     """Table and kind -> plain sentences on columns the guess passed over because their names conflict."""
+    df = plain(df)
     mapping, passed, said = _guess(df, kind)
     notes = []
     for role, cols in passed.items():

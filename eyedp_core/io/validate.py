@@ -114,12 +114,15 @@ def _feature_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str],
         return [c for c in explicit if c not in used], []
     # A column empty in every row says nothing (a feature the recording cannot give, e.g. pupil size from
     # fixations): it is ignored, not taken as a feature that empties every row or as a label.
-    rest = [c for c in df.columns if c not in used and df[c].notna().any()]
+    filled = dict(zip(df.columns, df.notna().any(axis=0).to_numpy()))
+    dtypes = dict(zip(df.columns, df.dtypes))
+    rest = [c for c in df.columns if c not in used and filled[c]]
     # In automatic mode a column without a single number is a label, not a feature with a typo.
-    text = [c for c in rest if pd.api.types.is_bool_dtype(df[c].dtype)
-            or (not pd.api.types.is_numeric_dtype(df[c].dtype)
+    text = [c for c in rest if pd.api.types.is_bool_dtype(dtypes[c])
+            or (not pd.api.types.is_numeric_dtype(dtypes[c])
                 and pd.to_numeric(df[c], errors="coerce").isna().all())]
-    return [c for c in rest if c not in text], text
+    labels = set(text)
+    return [c for c in rest if c not in labels], text
 
 
 def _label_columns(df: pd.DataFrame, mapping: dict[str, Any], used: set[str], filename: str) -> list[str]:
@@ -171,10 +174,12 @@ def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str
         # True/false columns (e.g. 'trial recycled') stay out: they rarely name a class worth attacking.
         labels = [c for c in skipped if c not in {r.name for r in ROLES["features"]}
                   and not pd.api.types.is_bool_dtype(df[c].dtype)]
-        skipped = [c for c in skipped if c not in labels]
+        kept_as_labels = set(labels)
+        skipped = [c for c in skipped if c not in kept_as_labels]
     _add_labels(df, labels, columns, filename)
     out = []
-    empty = [c for c in df.columns if c not in used and not df[c].notna().any()]
+    filled = dict(zip(df.columns, df.notna().any(axis=0).to_numpy()))
+    empty = [c for c in df.columns if c not in used and not filled[c]]
     if empty and mapping.get(FEATURES_KEY) is None:
         names = ", ".join(f"'{c}'" for c in empty)
         out.append(DataWarning(f"these columns are empty in every row and are ignored: {names}.", file=filename,
@@ -192,7 +197,8 @@ def _add_features(df: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str
 
 
 def _text_columns(df: pd.DataFrame, filename: str) -> pd.DataFrame:
-    """Frame -> the same frame with text column names; DataError when it is not a table or is too wide."""
+    """Frame -> the same cells under text column names, without attrs; DataError when it is not a table or is too
+    wide."""
     if not isinstance(df, pd.DataFrame):
         raise DataError("the data is not a table.", file=filename, expected="a table (DataFrame)")
     if df.shape[1] > MAX_COLUMNS:
@@ -200,15 +206,17 @@ def _text_columns(df: pd.DataFrame, filename: str) -> pd.DataFrame:
                         file=filename,
                         expected=f"at most {MAX_COLUMNS} columns", found=f"{df.shape[1]} columns")
     names = [str(c) for c in df.columns]
-    if names != list(df.columns):
-        df = df.set_axis(names, axis=1)
+    df = df.set_axis(names, axis=1) if names != list(df.columns) else df.copy(deep=False)
+    # pandas copies a frame's attrs into every column it hands out, and a parser's attrs grow with the number of
+    # columns: left on, each of the column-by-column checks below would cost as much as the whole header.
+    df.attrs = {}
     return df
 
 
 def _check_unique(df: pd.DataFrame, columns: list[str], filename: str) -> None:
     """Frame and the columns in use -> None, or DataError when one of them names two columns."""
-    dup = df.columns[df.columns.duplicated()]
-    clash = [c for c in columns if c in set(dup)]
+    dup = set(df.columns[df.columns.duplicated()])
+    clash = [c for c in columns if c in dup]
     if clash:
         raise DataError("two columns of the table have this name (perhaps they differed only by spaces); "
                         "rename one in the file.", file=filename, column=str(clash[0]),
@@ -261,31 +269,65 @@ def _main_culprit(empty: np.ndarray, columns: list[str], rows_bad: np.ndarray) -
 
 
 def _zero_time_rows(out: pd.DataFrame, raw_t: np.ndarray) -> np.ndarray:
-    """Canonical gaze table and raw times -> mask of leading/trailing zero-timestamp padding rows."""
-    keys = [k for k in ("participant", "stimulus") if k in out.columns]
-    codes = out.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    """Canonical gaze table and raw times -> mask of leading/trailing zero-timestamp padding rows.
+
+    One pass over the rows sorted by recording (no pass per recording: a file of one-row recordings would
+    otherwise cost the square of its length)."""
     drop = np.zeros(len(out), dtype=bool)
-    zero = raw_t == 0
+    zero = np.asarray(raw_t) == 0
     if not zero.any():
         return drop
-    for code in np.unique(codes[zero]):
-        idx = np.flatnonzero(codes == code)
-        z = zero[idx]
-        if z.all():
-            continue
-        nonzero = np.flatnonzero(~z)
-        first, last = nonzero[0], nonzero[-1]
-        # Trailing zeros: the clock cannot go back to 0 inside a recording.
-        drop[idx[last + 1:][z[last + 1:]]] = True
-        if first > 0:
-            t = raw_t[idx[~z]]
-            steps = np.diff(t)
-            steps = steps[steps > 0]
-            step = float(np.median(steps)) if steps.size else 0.0
-            # Leading zeros: several of them, or one far before the real start, are padding.
-            if first > 1 or (step > 0 and t[0] > LEADING_ZERO_GAP_STEPS * step):
-                drop[idx[:first]] = True
+    keys = [k for k in ("participant", "stimulus") if k in out.columns]
+    codes = out.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    z, t = zero[order], np.asarray(raw_t, dtype=float)[order]
+    n = len(order)
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    gid = np.repeat(np.arange(starts.size), sizes)
+    pos = np.arange(n) - starts[gid]
+    stamped = np.flatnonzero(~z)
+    # First and last stamped (non-zero) row of each recording; recordings of zeros only are left alone.
+    has = np.bincount(gid[stamped], minlength=starts.size) > 0
+    first = np.full(starts.size, -1)
+    last = np.full(starts.size, -1)
+    first[gid[stamped][::-1]] = pos[stamped][::-1]
+    last[gid[stamped]] = pos[stamped]
+    # Trailing zeros: the clock cannot go back to 0 inside a recording.
+    trailing = z & has[gid] & (pos > last[gid])
+    # Leading zeros: several of them, or one far before the real start (LEADING_ZERO_GAP_STEPS median steps).
+    leading = z & has[gid] & (pos < first[gid])
+    lone = has & (first == 1)
+    far = np.zeros(starts.size, dtype=bool)
+    if lone.any():
+        step = _median_positive_steps(t[stamped], gid[stamped], starts.size)
+        t0 = np.full(starts.size, np.nan)
+        t0[gid[stamped][::-1]] = t[stamped][::-1]
+        with np.errstate(invalid="ignore"):
+            far = (step > 0) & (t0 > LEADING_ZERO_GAP_STEPS * step)
+    padding_lead = has & ((first > 1) | (lone & far))
+    drop[order] = trailing | (leading & padding_lead[gid])
     return drop
+
+
+def _median_positive_steps(t: np.ndarray, gid: np.ndarray, groups: int) -> np.ndarray:
+    """Times in row order and their recording numbers (rows of a recording together) -> each recording's median
+    positive step (0 when it has none), from one sort of all steps."""
+    same = gid[1:] == gid[:-1]
+    with np.errstate(invalid="ignore"):
+        d = np.diff(t)
+        ok = same & (d > 0)
+    d, g = d[ok], gid[1:][ok]
+    o = np.lexsort((d, g))
+    d, g = d[o], g[o]
+    count = np.bincount(g, minlength=groups)
+    begin = np.cumsum(count) - count
+    out = np.zeros(groups)
+    some = count > 0
+    lo = begin[some] + (count[some] - 1) // 2
+    hi = begin[some] + count[some] // 2
+    out[some] = (d[lo] + d[hi]) / 2
+    return out
 
 
 def _note(counts: dict[str, int], key: str, n: int) -> None:
@@ -382,7 +424,8 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
         strict = [c for r, c in cols.items() if c != WHOLE_FILE and not roles[r].allow_missing]
         if kind == "features":
             feats, _ = _feature_columns(df, mapping, set(used), filename)
-            strict += [c for c in feats if c in df.columns and c not in strict]
+            chosen = set(strict)
+            strict += [c for c in feats if c in df.columns and c not in chosen]
             _check_unique(df, strict, filename)
         df, warn = _drop_missing(df, strict, filename, hints)
         if warn is not None and hints and clock is not None:

@@ -2,7 +2,9 @@
 the manifest's law around the independently computed clean map, on 10³ observers. Slow (Spark starts a JVM)."""
 from __future__ import annotations
 
+import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -31,3 +33,27 @@ def test_spark_engine_matches_the_local_engines(tmp_path):
     z = ((rel.values - clean_mean_map(df)) / std).ravel()
     assert stats.kstest(z, "norm").pvalue > 1e-3
     assert abs(z.mean()) < 4 / math.sqrt(z.size)
+
+
+def test_spark_cli_reads_the_rows_of_the_other_engines_with_no_python_on_path(tmp_path):
+    # One observer's only fixation is at x = +inf, a CSV line has an extra field and one a missing field: Spark
+    # counts the same n and the same rows as the numpy engine (one rule for every engine), and runs its workers
+    # with this interpreter though PATH holds none with pyspark.
+    from tests.core.batch.test_batch_rows import _with_observer, canvas_args, cli
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = _with_observer(math.inf).assign(stimulus="img").to_csv(index=False)
+    (folder / "a.csv").write_text(text + "p1,5,5,img,extra\np2,5,img\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
+    env["PATH"] = "/usr/bin:/bin"
+    runs = {}
+    for engine in ("numpy", "spark"):
+        done = cli("--input", str(folder / "*.csv"), "--engine", engine, *canvas_args("img", epsilon="50"),
+                   "--master", "local[1]", "--out", str(tmp_path / engine), env=env, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[engine] = json.loads(done.stdout)
+    assert runs["spark"]["n_observers"] == runs["numpy"]["n_observers"] == 5
+    assert runs["spark"]["input_rows"] == runs["numpy"]["input_rows"]
+    counts = runs["spark"]["input_rows"]["counts"]
+    assert (counts["used"], counts["non_finite"], counts["field_count"], sum(counts.values())) == (24, 1, 2, 27)
