@@ -162,3 +162,46 @@ def test_release_forms_and_ab_views_in_the_browser(page, app_url, shots):
     page.wait_for_function("document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stImage\"] img')"
                            ".length >= 3", timeout=60_000)
     harness.screenshot(page, str(shots / "time_series_ab.png"))
+
+
+def test_app_made_feature_windows_with_three_recordings_per_person_at_the_longest_length(page, app_url, shots):
+    """A fixation CSV of 40 participants × 3 stimuli (no task column) uploaded on Your data and made into feature
+    windows at the suggested length and step (10 s every 5 s: 7 windows per recording); on Time series 'Use the
+    longest (7)' draws the preview with no error id, and Release forms count all 3 recordings per person."""
+    from tests.core.timeseries.app_made import fixations
+
+    csv = fixations(40, 3).to_csv(index=False).encode()
+    harness.goto(page, f"{app_url}/your_data", 120_000)
+    page.get_by_text("Fixations (CSV/TSV)", exact=True).click()
+    harness.wait_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
+        files=[{"name": "fix3.csv", "mimeType": "text/csv", "buffer": csv}])
+    button = page.get_by_role("button", name="Use this data")
+    button.wait_for(timeout=120_000)
+    harness.wait_idle(page)
+    button.click()
+    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="fix3.csv").first.wait_for(timeout=120_000)
+    harness.wait_idle(page, 120_000)
+    panel = page.locator('[data-testid="stExpander"]').filter(has_text="Fixations: fix3.csv").first
+    make = panel.get_by_role("button", name="Make feature windows")
+    if not make.is_visible():
+        panel.locator("summary").first.click()
+        harness.wait_idle(page)
+    assert float(panel.get_by_label("Window length (s)", exact=True).input_value()) == 10.0
+    make.click()
+    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="(feature-window step): ").first.wait_for(
+        timeout=300_000)
+    harness.wait_idle(page, 120_000)
+    _no_exception(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Time series", exact=True).click()
+    harness.wait_idle(page, 300_000)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Use the longest (7)", exact=True).click()
+    harness.wait_idle(page, 300_000)
+    page.wait_for_selector(PREVIEW, timeout=120_000)
+    harness.no_crash(page, "on Time series at T = 7 windows")
+    main.get_by_role("radio", name="Release forms", exact=True).click()
+    harness.wait_idle(page, 120_000)
+    main.get_by_text("all 3 recordings", exact=False).first.wait_for(timeout=60_000)
+    _no_exception(page)
+    harness.screenshot(page, str(shots / "time_series_app_made_forms.png"))
