@@ -48,7 +48,8 @@ def test_grid_aois_epsilon_move_and_export(page, app_url, run_log, shots):
     harness.wait_idle(page)
     page.locator(f"{MAIN} summary", has_text="The table as text").first.click()
     area = page.locator(f"{MAIN} textarea").first
-    assert "left half" in area.input_value()
+    # The expander's text area is filled by the run its button started: wait for the text, not for a time.
+    harness.until(page, lambda: "left half" in area.input_value(), "the uploaded AOIs in the table's text form")
     area.fill(area.input_value().replace("button,", "call to action,"))
     area.press("Control+Enter")
     harness.wait_idle(page)
