@@ -2,8 +2,8 @@
 
 Some datasets store a recording without timestamps and state the tracker's rate elsewhere (Lund 2013's moving-dot
 trials: 500 Hz in the paper). Without a rate such rows have no time and are dropped (counted); with one, sample i
-of each such recording (counted in file order before any row is dropped, so lost samples keep their slot) is at
-i / rate seconds. A zero timestamp in such a recording is tracker padding (as anywhere else), not a time: a
+of each such recording (counted in file order before any row is dropped, an empty line included, so lost samples
+keep their slot) is at i / rate seconds. A zero timestamp in such a recording is tracker padding (as anywhere else), not a time: a
 recording whose only stamps are zeros has none.
 
 A file of bare samples (x, y and nothing else, often without a header: the rate is in the paper) has no time
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.io.errors import DataError, DataWarning
+from eyedp_core.io.errors import ROW_INDEX_NAME, DataError, DataWarning
 from eyedp_core.io.roles import TIME_UNIT_KEY, WHOLE_FILE
 
 # Rates above this are not eye trackers (the fastest sample at 2 kHz); a typo such as 500000 is refused.
@@ -80,9 +80,33 @@ def timeless(df: pd.DataFrame, cols: dict[str, str]) -> Timeless | None:
     if not none.any():
         return None
     rows = none[codes] & empty
-    position = pd.Series(codes, index=df.index).groupby(codes, sort=False).cumcount()
+    position = pd.Series(codes, index=df.index).groupby(codes, sort=False).cumcount() + _lost_lines(df, codes)
     return Timeless(pd.Series(rows, index=df.index), pd.Series(none[codes] & ~empty, index=df.index),
                     int(none.sum()), position)
+
+
+def _lost_lines(df: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
+    """A table read from a file (index: spreadsheet rows) and each row's recording -> how many empty lines (all
+    cells empty: a lost sample of a bare x, y file, which the parser leaves out) lie before each row in its
+    recording, counting an empty line as a sample of the recording of the row above it; zeros for a table
+    built in code."""
+    if df.index.name != ROW_INDEX_NAME or not pd.api.types.is_integer_dtype(df.index.dtype) or len(df) < 2:
+        return np.zeros(len(df), dtype=np.int64)
+    rows = df.index.to_numpy(dtype=np.int64)
+    gap = np.r_[0, np.diff(rows) - 1].clip(min=0)
+    if not gap.any():
+        return np.zeros(len(df), dtype=np.int64)
+    # The gap before row i is lost samples of row i-1's recording: a running sum of them, per recording, read at
+    # each row of that recording (a gap is counted before the row that follows it).
+    owner = np.r_[codes[0], codes[:-1]]
+    n = len(df)
+    events = pd.DataFrame({"code": np.r_[owner, codes], "at": np.r_[np.arange(n), np.arange(n)],
+                           "first": np.r_[np.zeros(n, dtype=np.int8), np.ones(n, dtype=np.int8)],
+                           "lost": np.r_[gap, np.zeros(n, dtype=np.int64)]})
+    events = events.sort_values(["code", "at", "first"], kind="stable")
+    events["sum"] = events.groupby("code", sort=False)["lost"].cumsum()
+    at_rows = events[events["first"] == 1].sort_values("at")
+    return at_rows["sum"].to_numpy(dtype=np.int64)
 
 
 def check_rate(rate_hz: float | None, filename: str) -> float | None:
@@ -116,10 +140,34 @@ def with_rebuilt_clock(frame: pd.DataFrame, mapping: dict[str, Any], kind: str, 
     if REBUILT_CLOCK in frame.columns:
         raise DataError(f"the table already has a column named '{REBUILT_CLOCK}'; choose it as the time column "
                         "or rename it.", file=filename, column=REBUILT_CLOCK, expected="another column name")
-    out = frame.assign(**{REBUILT_CLOCK: np.nan})
+    out, lost = _empty_lines_back(frame, mapping)
+    out = out.assign(**{REBUILT_CLOCK: np.nan})
     out.attrs = dict(frame.attrs)
     used = {**mapping, "t_s": REBUILT_CLOCK, TIME_UNIT_KEY: "s"}
+    kept = (f" {lost:,} empty line{'s' if lost != 1 else ''} between samples {'were' if lost != 1 else 'was'} "
+            "read as lost samples: kept in their slots with no position." if lost else "")
     note = DataWarning(f"the file has no time column: every recording's time was rebuilt from the stated "
                        f"sampling rate of {rate:g} Hz as sample number ÷ rate (sample i at i / {rate:g} s, "
-                       "counted in file order).", file=filename, details={"clock_rebuilt_hz": rate})
+                       f"counted in file order).{kept}", file=filename,
+                       details={"clock_rebuilt_hz": rate, "empty_lines_kept": lost})
     return out, used, [note]
+
+
+def _empty_lines_back(frame: pd.DataFrame, mapping: dict[str, Any]) -> tuple[pd.DataFrame, int]:
+    """A table read from a file (index: spreadsheet rows) and its mapping -> (the table with a row of empty cells
+    for each empty line between its first and last rows, the ID columns taken from the row above, and how many
+    such lines): in a file without a clock a line is a sample, and a lost one (a blink) must keep its slot and
+    stay visible as missing. A table built in code is returned as it is."""
+    index = frame.index
+    if (index.name != ROW_INDEX_NAME or len(frame) < 2 or not pd.api.types.is_integer_dtype(index.dtype)
+            or not index.is_monotonic_increasing):
+        return frame, 0
+    full = pd.RangeIndex(int(index[0]), int(index[-1]) + 1, name=ROW_INDEX_NAME)
+    lost = len(full) - len(frame)
+    if lost <= 0:
+        return frame, 0
+    out = frame.reindex(full)
+    ids = [c for k in ("participant", "stimulus") if isinstance(c := mapping.get(k), str) and c in out.columns]
+    if ids:
+        out[ids] = out[ids].ffill()
+    return out, lost

@@ -101,3 +101,51 @@ def test_a_table_whose_column_is_already_named_like_the_rebuilt_clock_is_refused
     with pytest.raises(DataError, match="already has a column named"):
         up.finish(up.full_table(), {"participant": io.WHOLE_FILE, "x": "x", "y": "y"},
                   io.ReadOptions(kind="gaze", sampling_rate_hz=100))
+
+
+GAZEBASE = EXAMPLE.parents[1] / "gazebase_sample" / "S_1001_S1_TEX.csv"
+
+
+def test_real_gazebase_as_bare_degrees_reads_and_windows_as_the_file_with_its_clock():
+    """GazeBase's reading recording (1000 Hz, clock n in ms, invalid samples val = 4) written as bare x, y in
+    degrees with an empty line for each invalid sample: the same samples, times and feature windows as the
+    original read by its own reader, so bare samples reach Time series and Attacks unchanged."""
+    if not GAZEBASE.is_file():
+        pytest.skip(f"GazeBase sample not found at {GAZEBASE}")
+    raw = pd.read_csv(GAZEBASE)
+    bare = raw[["x", "y"]].mask(raw["val"] != 0).to_csv(index=False, header=False, na_rep="").encode()
+    lost = int((raw["val"] != 0).sum())
+    assert lost == 2005 and raw["n"].diff().dropna().eq(1).all() and raw["n"].iloc[0] == 0
+    original = io.read_recording(GAZEBASE)
+    rec = io.read_recording(bare, filename=GAZEBASE.name, kind="gaze", geometry="gazebase", sampling_rate_hz=1000,
+                            mapping={"participant": io.WHOLE_FILE, "x": "col1", "y": "col2", "units": "deg",
+                                     "y_up": True})
+    a, b = original.samples, rec.samples
+    assert len(b) == len(a) == len(raw) and rec.counts["time_rebuilt"] == len(raw)
+    np.testing.assert_allclose(b["t_s"].to_numpy(), a["t_s"].to_numpy(), atol=1e-9)
+    np.testing.assert_array_equal(b["x"].isna().to_numpy(), a["x"].isna().to_numpy())
+    np.testing.assert_allclose(b["x"].to_numpy(), a["x"].to_numpy(), rtol=1e-12)
+    assert f"{lost:,} empty lines between samples were read as lost samples" in " ".join(map(str, rec.warnings))
+    fa, fb = original.features(10.0), rec.features(10.0)
+    # The bare file has no pupil column: its pupil features are empty, every other feature is the same.
+    feats = [c for c in fa.columns if c not in ("participant", "recording") and "pupil" not in c]
+    pupil = [c for c in fa.columns if "pupil" in c]
+    assert pupil and fb[pupil].isna().all().all() and fa[pupil].notna().any().any()
+    assert len(fa) == 6 and list(fb.columns) == list(fa.columns)
+    np.testing.assert_allclose(fb[feats].to_numpy(float), fa[feats].to_numpy(float), rtol=1e-9, atol=1e-9)
+
+
+def test_an_empty_line_keeps_its_slot_in_a_recording_whose_time_column_is_empty():
+    """The rule for bare files holds for a time column that exists but is empty: a line with every cell empty
+    (the parser leaves it out) is a lost sample of the recording above it, and the samples after it keep their
+    times."""
+    text = ("participant,t,x,y\n"
+            "A,0.000,1,1\nA,0.004,2,2\n"
+            "B,,10,10\n,,,\nB,,12,12\nB,,13,13\n")
+    rec = io.read_recording(text.encode(), filename="gap.csv", kind="gaze", sampling_rate_hz=100,
+                            mapping={"participant": "participant", "t_s": "t", "x": "x", "y": "y"})
+    b = rec.samples[rec.samples.participant == "B"]
+    assert b["t_s"].tolist() == pytest.approx([0.0, 0.02, 0.03])
+    bare = io.read_recording(b"10,10\n\n12,12\n13,13\n", filename="g.csv", sampling_rate_hz=100)
+    assert bare.samples["t_s"].tolist() == pytest.approx([0.0, 0.01, 0.02, 0.03])
+    assert bare.samples["x"].isna().tolist() == [False, True, False, False]
