@@ -357,8 +357,10 @@ def _table(kind: str, data: bytes, name: str, token: str, others: Files = ()) ->
                 st.caption(md_text(w))
     else:
         raw = preview[kept]
-        guess = io.guess_mapping(raw, kind)
-        notes = io.guess_notes(raw, kind)
+        # The names come from the preview; the stimulus column is chosen from its candidates read over the whole
+        # file, as the library chooses it (an index can name other images far below the preview).
+        with st.spinner(f"Reading the columns that could name the stimulus in {md_text(name)} …"):
+            guess, notes = _memo("guess", (token, kind, tuple(kept)), lambda: up.guess(kind, kept))
     for note in notes:
         st.info(md_text(note))
 
@@ -614,7 +616,12 @@ def _uploads_panel() -> None:
             st.dataframe(preview_frame(frame, 5), hide_index=True)
             if kind == "fixations":
                 _canvas_form(ds)
-            if kind in ("gaze", "fixations"):
+            if kind == "fixations" and "duration_ms" not in frame.columns:
+                # Windows are timed by the fixations' durations (the validator derives them from start and end
+                # times when both are mapped): without them there is no time to cut windows from.
+                st.caption("No feature windows from this table: they are timed by the fixations' durations (or "
+                           "their start and end times), which it does not have.")
+            elif kind in ("gaze", "fixations"):
                 _features_form(ds)
 
 

@@ -31,7 +31,7 @@ from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unp
 from eyedp_core.io.lines import check_lines
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.recording import FORMATS, Recording
-from eyedp_core.io.roles import KINDS, UNITS_KEY, WHOLE_FILE, guess_mapping
+from eyedp_core.io.roles import KINDS, UNITS_KEY, WHOLE_FILE, guess_mapping, guess_notes, stimulus_columns
 from eyedp_core.io.sample_clock import timeless, with_rebuilt_clock
 from eyedp_core.io.steps import Step, StepReport, counted
 from eyedp_core.io.stream import Source, read_source
@@ -275,6 +275,20 @@ class Upload:
         """-> the kind of the table: its reader's, else guessed from the preview's columns."""
         fmt = self.reader()
         return READERS[fmt].kind if fmt != "generic" else guess_kind(self.preview())
+
+    def guess(self, kind: str, kept: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
+        """Guess step for a table mapped by hand (of `kind`, only the columns `kept`; None: all) -> (role -> column
+        mapping, notes), as guess_mapping and guess_notes give them for the whole file: the names come from the
+        preview, and when the preview is only the file's head, the columns that can name the stimulus are read
+        over the whole file before one is chosen (an index that names other images further down is not taken)."""
+        def compute() -> tuple[dict[str, Any], list[str]]:
+            head = self.preview() if kept is None else self.preview()[kept]
+            values = None
+            if len(self.preview()) >= PREVIEW_ROWS and guess_mapping(head, kind).get("stimulus"):
+                cols = stimulus_columns(head)
+                values = self.full_table(cols) if len(cols) > 1 else None
+            return guess_mapping(head, kind, values=values), guess_notes(head, kind, values=values)
+        return self._once(("guess", kind, tuple(kept) if kept is not None else None), compute)
 
     def full_table(self, cols: list[str] | None = None,
                    progress: Callable[[float], None] | None = None) -> pd.DataFrame:

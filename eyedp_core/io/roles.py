@@ -273,9 +273,22 @@ def _series(df: pd.DataFrame, column: str) -> pd.Series:
     return df[column]
 
 
-def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
-    """Table and kind -> (guessed mapping, {role: columns passed over because their name conflicts}, sentences
-    on ambiguous choices)."""
+def stimulus_columns(df: pd.DataFrame) -> list[str]:
+    """Table (or its first rows) -> the columns whose values can decide the stimulus guess: those named like a
+    stimulus and those holding text (file names). Read over the whole file, they give the guess of the whole file
+    from the names of its head."""
+    df = plain(df)
+    regex = _role_regex("stimulus")
+    dtypes = dict(zip(df.columns, df.dtypes))
+    return [c for c in df.columns if regex.fullmatch(norm(c))
+            or not (pd.api.types.is_numeric_dtype(dtypes[c]) or pd.api.types.is_bool_dtype(dtypes[c]))]
+
+
+def _guess(df: pd.DataFrame, kind: str,
+           values: pd.DataFrame | None = None) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
+    """Table and kind [and `values`: its stimulus_columns read over the whole file, when df is only its head] ->
+    (guessed mapping, {role: columns passed over because their name conflicts}, sentences on ambiguous
+    choices)."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     df = plain(df)
@@ -300,7 +313,11 @@ def _guess(df: pd.DataFrame, kind: str) -> tuple[dict[str, Any], dict[str, list[
     said: list[str] = []
     if guess.get("stimulus") and not headerless:
         others = taken - {guess["stimulus"]}
-        guess["stimulus"], note = _stimulus_choice(df, guess, others)
+        # Which column names the stimulus depends on values anywhere in the file (an index reused for other images
+        # far below the head): with the whole file's candidate columns at hand, those decide.
+        whole = plain(values) if values is not None else None
+        look = whole if whole is not None and guess["stimulus"] in whole.columns else df
+        guess["stimulus"], note = _stimulus_choice(look, guess, others)
         said += [note] if note else []
     out: dict[str, Any] = {r.name: guess[r.name] for r in ROLES[kind]}
     if kind == "gaze":
@@ -442,15 +459,17 @@ def kind_note(df: pd.DataFrame, kind: str, mapping: dict[str, Any]) -> str | Non
     return None
 
 
-def guess_mapping(df: pd.DataFrame, kind: str) -> dict[str, Any]:
-    """Table and kind -> role -> column (or None; WHOLE_FILE for a missing ID) plus 'time_unit'."""
-    return _guess(df, kind)[0]
+def guess_mapping(df: pd.DataFrame, kind: str, *, values: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Table and kind -> role -> column (or None; WHOLE_FILE for a missing ID) plus 'time_unit'. values: the
+    table's stimulus_columns read over the whole file when df holds only its first rows."""
+    return _guess(df, kind, values)[0]
 
 
-def guess_notes(df: pd.DataFrame, kind: str) -> list[str]:
-    """Table and kind -> plain sentences on columns the guess passed over because their names conflict."""
+def guess_notes(df: pd.DataFrame, kind: str, *, values: pd.DataFrame | None = None) -> list[str]:
+    """Table and kind -> plain sentences on columns the guess passed over because their names conflict (and on
+    ambiguous choices). values: as for guess_mapping."""
     df = plain(df)
-    mapping, passed, said = _guess(df, kind)
+    mapping, passed, said = _guess(df, kind, values)
     notes = []
     for role, cols in passed.items():
         chosen = mapping.get(role)
