@@ -615,8 +615,12 @@ class StoredLedger(Ledger):
             if stored is not None:
                 stored_cap = float(json.loads(stored[0])["epsilon_cap"])
                 cap = stored_cap if cap is None else min(float(cap), stored_cap)
-            now = Ledger(release_from_json(self._decode(seq, text)["release"])
-                         for seq, text in self._live_rows(con, self.study))
+            last = con.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = ?", (self.study,)).fetchone()[0]
+            if last == self._cache_seq:  # the write lock is held: entries up to `last` are the ones cached
+                now = Ledger(self._cache[0])
+            else:
+                now = Ledger(release_from_json(self._decode(seq, text)["release"])
+                             for seq, text in self._live_rows(con, self.study))
             why = refusal(now, batch, cap, delta_cap)
             if why is not None:
                 self._append(con, EventKind.REFUSAL, {
@@ -638,7 +642,7 @@ class StoredLedger(Ledger):
             raise BudgetExceeded(why)
 
     def add(self, release: Release) -> None:
-        """Release in, stored without a cap check (the plain Ledger's add; charge() is the checked path)."""
+        """Release in, stored (the plain Ledger's add): checked against the study's stored cap only, if any."""
         if not isinstance(release, Release):
             raise TypeError(f"expected a Release, got {type(release).__name__}")
         self.charge([release], None)

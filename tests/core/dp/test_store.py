@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -55,6 +56,7 @@ ODD = [
     rel("b", math.inf, unit="chunk"),
     rel("c", 1e-300, delta=0.1 + 0.7, participants=()),
     rel("d", 2.0 ** -1074 * 3, count=10 ** 12),
+    rel('<b>"e"</b>\n\\ ✓ 😀 \u0000', 0.5, participants=("P\"1", "ü")),
 ]
 
 
@@ -71,8 +73,8 @@ def test_releases_round_trip_exactly(tmp_path):
     assert [r.epsilon.hex() for r in back] == [r.epsilon.hex() for r in ODD]
     assert [r.delta.hex() for r in back] == [r.delta.hex() for r in ODD]
     assert led.contexts() == [{"page": "time_series", "sigma": "inf", "eps": 0.1 + 0.2}] * len(ODD)
-    assert led.charges() == [[0, 1, 2, 3]]
-    assert isinstance(led, Ledger) and len(led) == 4 and list(led) == ODD
+    assert led.charges() == [[0, 1, 2, 3, 4]]
+    assert isinstance(led, Ledger) and len(led) == 5 and list(led) == ODD
 
 
 def test_a_charge_survives_reopen_in_a_new_process(tmp_path):
@@ -160,9 +162,10 @@ CHARGER = """
 """
 
 
-def test_two_processes_charging_at_once_never_pass_the_cap(tmp_path):
-    """Two processes each charge ε = 0.3 fifty times on cap 10: exactly 33 accepted (33 × 0.3 = 9.9), total ≤ 10."""
-    path, go = tmp_path / "l.sqlite", tmp_path / "go"
+def _race(folder: Path) -> tuple[list[int], StoredLedger]:
+    """Two processes charge one study at once; their accepted counts and the study's ledger afterwards."""
+    folder.mkdir()
+    path, go = folder / "l.sqlite", folder / "go"
     open_ledger(path, "shared")
     procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHARGER), str(path), str(go), name],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -173,15 +176,51 @@ def test_two_processes_charging_at_once_never_pass_the_cap(tmp_path):
     go.touch()
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
-    accepted = [int(o[0]) for o in outs]
+    return [int(o[0]) for o in outs], open_ledger(path, "shared")
+
+
+def test_two_processes_charging_at_once_never_pass_the_cap(tmp_path):
+    """Two processes each charge ε = 0.3 fifty times on cap 10: exactly 33 accepted (33 × 0.3 = 9.9), total ≤ 10.
+
+    The invariants hold on every run; a run where one process took every slot before the other woke (a busy
+    machine) did not race for the last ones, so up to three runs are made until both got some."""
+    for attempt in range(3):
+        accepted, led = _race(tmp_path / f"run{attempt}")
+        assert sum(accepted) == 33 == len(led), accepted
+        assert led.total()[0] <= 10.0 and led.total()[0] == pytest.approx(9.9, abs=1e-12)
+        assert [e.kind for e in led.events()].count(EventKind.REFUSAL) == 100 - 33
+        check = led.verify()
+        assert check.ok and check.entries == 1 + 100, check.problem
+        if min(accepted) > 0:
+            assert {r.label[0] for r in led.releases} == {"A", "B"}
+            return
+    pytest.fail(f"one process charged alone in three runs (last {accepted}): the race was never exercised")
+
+
+def test_threads_of_one_process_charging_at_once_never_pass_the_cap(tmp_path):
+    """Sessions of one server are threads: four each charge ε = 0.3 twenty times on cap 10, 33 accepted in all."""
+    path = tmp_path / "l.sqlite"
+    open_ledger(path, "shared")
+    accepted: list[int] = []
+
+    def session() -> None:
+        led, n = open_ledger(path, "shared"), 0
+        for _ in range(20):
+            try:
+                led.charge([rel(eps=0.3)], 10.0)
+                n += 1
+            except BudgetExceeded:
+                pass
+        accepted.append(n)
+
+    workers = [threading.Thread(target=session) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=300)
     led = open_ledger(path, "shared")
-    assert sum(accepted) == 33 == len(led)
-    assert led.total()[0] <= 10.0 and led.total()[0] == pytest.approx(9.9, abs=1e-12)
-    kinds = [e.kind for e in led.events()]
-    assert kinds.count(EventKind.REFUSAL) == 100 - 33
-    labels = {r.label[0] for r in led.releases}
-    assert labels == {"A", "B"}, f"one process charged alone ({accepted}): the race was not exercised"
-    assert led.verify().ok and led.verify().entries == 1 + 100
+    assert sum(accepted) == 33 == len(led) and len(accepted) == 4
+    assert led.total()[0] <= 10.0 and led.verify().ok
 
 
 KILLED = """
