@@ -45,6 +45,8 @@ class Form(StrEnum):
 
 
 FORM_WORDS = {Form.RECORDING: "per-recording summaries", Form.GROUP: "group means per task"}
+# A table without a task column has one group: everyone.
+ONE_GROUP_WORDS = "group mean over all participants"
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,11 @@ class FormSetting:
     epsilon: float
     blocks: int = 1
     recordings_per_person: int = 1
+    by_task: bool = True  # GROUP: one group per task; False: one group of everyone (no task column)
 
     def words(self) -> str:
         """-> plain words, e.g. 'group means per task, 4 coarse windows'."""
-        base = FORM_WORDS[self.form]
+        base = ONE_GROUP_WORDS if self.form is Form.GROUP and not self.by_task else FORM_WORDS[self.form]
         return base if self.blocks == 1 else f"{base}, {self.blocks} coarse windows per recording"
 
 
@@ -253,8 +256,8 @@ def usable_sentence(cal: FormCalibration, spread: np.ndarray, target_db: float =
                 f"{eps_range[1]:g} shown.")
     n_star = crossing_people(cal, spread, target_db)
     if cal.setting.form is Form.GROUP and db < target_db and math.isfinite(n_star):
-        head += (f" At ε = {cal.setting.epsilon:g} per person it needs about {math.ceil(n_star)} participants per "
-                 "task.")
+        per = " per task" if cal.setting.by_task else ""
+        head += f" At ε = {cal.setting.epsilon:g} per person it needs about {math.ceil(n_star)} participants{per}."
     return head
 
 
@@ -291,7 +294,7 @@ def compare_forms(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFr
         xs, los, his = x[:, sel], np.asarray(lo)[sel], np.asarray(hi)[sel]
         shown = 0 if isinstance(sel, list) else feature_index
         for form, b in dict.fromkeys(forms_):
-            setting = FormSetting(form, float(epsilon), int(b), int(recordings_per_person))
+            setting = FormSetting(form, float(epsilon), int(b), int(recordings_per_person), "task" in recs.columns)
             cal = calibrate(setting, los, his, sizes if form is Form.GROUP else ())
             spread = person_spread(xs, los, his, int(b))
             per_person = (recordings_per_person if form is Form.RECORDING else len(sizes)) * b * los.size

@@ -61,8 +61,9 @@ def test_release_forms_count_all_three_recordings_and_state_the_caveat_beside_ev
     sens = dict(zip(frame["release form"], frame["Δ₁ (ranges)"]))
     assert sens["per-recording summaries — all released features"] == pytest.approx(3 * f)
     assert sens["per-recording summaries, 7 coarse windows per recording — all released features"] == pytest.approx(21 * f)
-    assert sens["group means per task — all released features"] == pytest.approx(f / 40)
-    assert sens["group means per task — shown feature only"] == pytest.approx(1 / 40)
+    assert sens["group mean over all participants — all released features"] == pytest.approx(f / 40)
+    assert sens["group mean over all participants — shown feature only"] == pytest.approx(1 / 40)
+    assert "participants per task" not in text
     # The caveat sits beside the overall suggestion and the per-form list, not only inside the expander.
     outside = [m.value for m in at.markdown if "Smallest ε per person" in m.value or "No release form" in m.value]
     assert outside and CAVEAT in outside[0]
