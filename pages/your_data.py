@@ -24,7 +24,7 @@ ensure_shell()
 runlog.note("page")
 
 KIND_LABELS = {
-    "gaze": "Raw gaze samples (CSV/TSV, one or many files)",
+    "gaze": "Raw gaze samples (CSV/TSV)",
     "fixations": "Fixations (CSV/TSV)",
     "features": "Feature windows (CSV/TSV)",
     "image": "Stimulus image (PNG/JPEG)",

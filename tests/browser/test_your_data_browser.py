@@ -3,7 +3,8 @@
 Files are read by path (skipped with a reason when shared/ is absent) and sent from memory. Per file, with at most
 the "Use this data" click:
 - osie: fixations (.csv.gz) + one image -> a heatmap on the image; a stimulus without an image -> a blank canvas;
-- sbsat: the trial feature table -> Time series and Attacks (its text labels offered as tasks).
+- sbsat: the trial feature table -> Time series and Attacks (its text labels offered as tasks);
+- two raw gaze files sent together -> one upload of two recordings.
 Every gaze-sample file (and the fixation exports) walks through all views, feature windows included, in
 test_realdata_views_browser.py.
 """
@@ -142,3 +143,27 @@ def test_lund_recordings_without_timestamps_kept_with_their_sampling_rate(page, 
     page.get_by_text("Time rebuilt from 500 Hz for 24 recordings without timestamps (21,326 rows)").first.wait_for(
         timeout=30_000)
     harness.screenshot(page, str(shots / "your_data_lund_rate.png"))
+
+
+def _gaze_csv(n: int, x0: float) -> bytes:
+    rows = [f"{1000 + 4 * i},{x0 + (i % 40) * 3:.1f},{300 + (i % 25) * 2:.1f}" for i in range(n)]
+    return ("time_ms,x,y\n" + "\n".join(rows) + "\n").encode()
+
+
+def test_two_gaze_files_upload_at_once_as_two_recordings(page, app_url, shots):
+    """Two raw gaze files sent together through the real uploader: listed as two recordings, read with the
+    mapping made on the first, kept as one upload of two participants named by their files."""
+    harness.goto(page, f"{app_url}/your_data")
+    _kind(page, "Raw gaze samples (CSV/TSV)")
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
+        files=[{"name": "P01.csv", "mimeType": "text/csv", "buffer": _gaze_csv(300, 200)},
+               {"name": "P02.csv", "mimeType": "text/csv", "buffer": _gaze_csv(250, 600)}])
+    harness.wait_idle(page)
+    page.get_by_text("2 recordings").first.wait_for(timeout=60_000)
+    _use(page, "Use this data", "2 files (P01.csv …)")
+    ok = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="2 files (P01.csv …)").inner_text()
+    assert "loaded (550 rows" in ok, ok
+    # The combine step's sentence, in the closed "What each step did" box.
+    page.get_by_text("2 files read as one table of 2 recordings of 2 participants", exact=False).first.wait_for(
+        state="attached", timeout=30_000)
+    harness.screenshot(page, str(shots / "your_data_two_gaze_files.png"))
