@@ -357,7 +357,8 @@ class StoredLedger(Ledger):
         return _connect(self.path)
 
     def _fail(self, what: str, err: sqlite3.Error) -> StoreError:
-        return StoreError(f"{self.path}: {what} failed for study {self.study!r} ({err}).")
+        return StoreError(f"{self.path}: {what} failed for study {self.study!r} (SQLite says: {err}); if this "
+                          "persists the file is damaged: it is left as it is, restore it from a backup.")
 
     def _exists(self) -> bool:
         con = self._con()

@@ -445,6 +445,21 @@ def test_a_garbage_file_is_refused_and_left_unchanged(tmp_path, content):
     assert sha(path) == before
 
 
+def test_a_truncated_ledger_is_refused_and_left_unchanged(tmp_path):
+    """An EyeDP ledger cut to half its size (a bad copy): StoreError saying it is damaged, for an existing or a new
+    study, its bytes unchanged."""
+    path = tmp_path / "l.sqlite"
+    led = open_ledger(path, "s")
+    for i in range(200):
+        led.charge([rel(f"entry {i} " + "x" * 200, 0.001)], None)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    before = sha(path)
+    for study in ("s", "a new one"):
+        with pytest.raises(StoreError, match="damaged"):
+            open_ledger(path, study)
+    assert sha(path) == before
+
+
 def test_a_newer_schema_is_refused(tmp_path):
     """A ledger written by a newer schema version is not read with the old rules."""
     path = tmp_path / "l.sqlite"
