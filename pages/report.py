@@ -1,6 +1,7 @@
 """Report: the session's ledger composed per person, the cap on ε per person, and the review-board report."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE
@@ -12,15 +13,33 @@ from ui.share import report
 from ui.shell import ensure_shell
 from ui.text import md_cells, md_text
 
+FRESH_REASON = "ledger_fresh_reason"  # the reason a fresh record is started (not a page setting)
+FRESH_CONFIRM = "ledger_fresh_confirm"
+
+
+
+def _fresh_record() -> None:
+    """Callback: archive the study's releases with the reason given (only with the reason and the confirmation)."""
+    reason = str(st.session_state.get(FRESH_REASON) or "").strip()
+    if not reason or not st.session_state.get(FRESH_CONFIRM):
+        return
+    state.clear_ledger(reason)
+    for key in ("rp_report_html", "rp_report_pdf"):
+        st.session_state.pop(key, None)
+    st.session_state[FRESH_REASON] = ""
+    st.session_state[FRESH_CONFIRM] = False
+
+
 ensure_shell()
 runlog.note("page")
 
 st.title("Report")
 ledger = state.ledger()
 st.markdown(
-    "Every view records what it releases in this session's **privacy ledger**. Releases that read the same "
-    "person's data add up (sequential composition); releases about different people do not. The headline is "
-    "the worst-case total for any one person.")
+    f"Every view records what it releases in the **privacy ledger** of the study '{md_text(state.study())}', stored "
+    "on this machine and shared by every session that opens the study (a reload or a restart loses nothing). "
+    "Releases that read the same person's data add up (sequential composition); releases about different people do "
+    "not. The headline is the worst-case total for any one person.")
 
 # ---- the cap and what it changes: a fragment, so a cap move re-runs only this part ------------------------------
 
@@ -30,6 +49,10 @@ def cap_and_totals() -> None:
     """The cap slider -> the cap status, the per-person headline and the per-person table (cap left)."""
     ledger = state.ledger()
     eps, delta = ledger.total()
+    st.text_input("Why the cap changes (optional; kept in the study's record with the change)",
+                  key=state.CAP_REASON_KEY, placeholder="e.g. agreed with the review board",
+                  help="Type it before moving the cap: every change of the cap is an entry of the stored record, "
+                       "and the report lists each with its time and this text.")
     cap = st.slider("Cap on ε per person", min_value=0.1, max_value=100.0, value=state.epsilon_cap(), step=0.1,
                     key=state.CAP_WIDGET_KEY, help="A release (export, recording, private choice) that would push any person's "
                                        "total ε above this cap is refused: nothing is drawn or added to the ledger. "
@@ -37,6 +60,10 @@ def cap_and_totals() -> None:
     state.set_epsilon_cap(cap)
     within, text = report.cap_status(eps, cap)
     (st.success if within else st.error)(text, icon=":material/shield:")
+    history = report.cap_history_rows()
+    if len(history) > 1:
+        with st.expander(f"Cap history of this study ({len(history)} settings)"):
+            st.table(md_cells(pd.DataFrame(history)))
     c1, c2, c3 = st.columns(3)
     c1.metric("Worst-case ε per person", f"{eps:.4g}")
     c2.metric("Worst-case δ per person", f"{delta:.2g}")
@@ -95,7 +122,8 @@ if b.button("Build a PDF as well", key="rp_build", icon=":material/picture_as_pd
                   "your browser instead.", icon=":material/print_disabled:")
 if st.session_state.get("rp_report_pdf"):
     b.download_button("Download the report (PDF)", st.session_state["rp_report_pdf"], "eyedp_report.pdf",
-                      "application/pdf", key="rp_dl_pdf", icon=":material/download:")
+                      "application/pdf", key="rp_dl_pdf", icon=":material/download:", on_click=report.record_download,
+                      args=("pdf", st.session_state["rp_report_pdf"], safe))
 
 if not ledger.releases:
     st.info("Nothing has been released yet. Move to a view, choose settings and press its *record* or *export* "
@@ -120,13 +148,17 @@ else:
         st.plotly_chart(fig, key="rp_ledger_chart", theme=None)
     st.download_button("Download the ledger (CSV)", uploads.to_csv_bytes(table), "eyedp_ledger.csv", "text/csv",
                        key="rp_dl_csv")
-    if st.button("Clear the ledger", key="report_clear",
-                 help="Starts a new accounting session: forgets every release, the last export and any cap m read "
-                      "off the data, so nothing cleared can come back."):
-        state.clear_ledger()
-        st.session_state.pop("rp_report_html", None)
-        st.session_state.pop("rp_report_pdf", None)
-        st.rerun()
+    with st.expander("Start a fresh record", icon=":material/inventory_2:"):
+        st.markdown("Archives this study's releases: the totals and the cap check start again from zero, while every "
+                    "archived entry stays in the stored record, readable, and in the chain the report states. "
+                    "Nothing is deleted. The people's earlier releases still happened: start afresh only for new "
+                    "people or a new purpose, and say why.")
+        reason = st.text_input("Reason (required; kept with the archive entry)", key=FRESH_REASON, max_chars=500)
+        sure = st.checkbox("I confirm: start a fresh record for this study", key=FRESH_CONFIRM)
+        st.button("Start a fresh record", key="report_clear", disabled=not (reason.strip() and sure),
+                  on_click=_fresh_record,
+                  help="Also forgets the last export and any cap m read off the data in this session, so nothing "
+                       "archived can come back.")
 
 import ui.share  # noqa: E402 - the share box (settings, exports, script) closes every page
 

@@ -307,6 +307,7 @@ def record_row(ctx: context.Ctx | None) -> None:
         st.warning("Nothing recorded: the mechanism cannot run with these settings.")
     if msg := st.session_state.pop("ts_recorded_msg", None):
         st.success(msg, icon=":material/check:")
+    state.outcome_here("time_series")  # a refused recording, next to the button that was pressed
 
 
 def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> None:

@@ -79,6 +79,15 @@ def uses_streamlit(path: Path) -> bool:
 
 
 @pytest.fixture(autouse=True)
+def _own_ledger_file(tmp_path_factory, monkeypatch) -> Path:
+    """Every test charges a stored ledger of its own (a fresh file), never the user's eyedp_data/ledger.sqlite nor
+    another test's; two AppTest sessions in one test share it, as two sessions of one study do."""
+    path = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
+    monkeypatch.setenv("EYEDP_LEDGER", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
 def _streamlit_app_mode(request):
     """In modules that run Streamlit: AppTest behaves like a running server (tests.apptest.app_mode)."""
     if not uses_streamlit(Path(request.node.path)):

@@ -26,19 +26,60 @@ def render(*, cap_on_page: bool = False) -> None:
                 st.caption(md_text(notes[0]))
         st.page_link("pages/your_data.py", label="Upload your own data", icon=":material/upload_file:")
         st.divider()
-        ledger = state.ledger()
+        st.markdown("### Privacy spent")
+        study_picker()
+        ledger = state.ledger()  # re-read from the store on every run: other sessions' charges of the study show
         eps, delta = ledger.total()
         cap = state.epsilon_cap()
-        st.markdown("### Privacy spent")
         if cap_on_page:
-            st.metric("Worst-case ε per person", f"{eps:.3g}", help=f"The {_TOTAL}. The session's cap on ε per "
+            st.metric("Worst-case ε per person", f"{eps:.3g}", help=f"The {_TOTAL}. The study's cap on ε per "
                       "person is set and shown on this page.")
         else:
             st.metric("Worst-case ε per person, of the cap", f"{eps:.3g} of {cap:g}",
-                      help=f"Left: the {_TOTAL}. Right: the session's cap on ε per person; a release that would "
-                      "exceed it is refused before anything is drawn. Change the cap on the Report page.")
+                      help=f"Left: the {_TOTAL}, over every session of this study. Right: the study's cap on ε per "
+                      "person; a release that would exceed it is refused before anything is drawn. Change the cap on "
+                      "the Report page.")
         if not ledger.releases:
-            st.caption(f"Nothing released yet in this session; {_CAP_HERE if cap_on_page else f'cap ε ≤ {cap:g} per person'}.")
+            st.caption(f"Nothing released yet in this study; {_CAP_HERE if cap_on_page else f'cap ε ≤ {cap:g} per person'}.")
         else:
             st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · "
                        + (_CAP_HERE if cap_on_page else f"cap ε ≤ {cap:g} per person · see the Report page"))
+
+
+NEW_STUDY = "New study…"
+STUDY_WIDGET = "sb_study"
+NEW_STUDY_NAME = "sb_new_study"
+
+
+def _pick_study() -> None:
+    """Callback: charge the study chosen in the picker (a new one is named first)."""
+    chosen = st.session_state.get(STUDY_WIDGET)
+    if chosen and chosen != NEW_STUDY:
+        state.set_study(chosen)
+
+
+def _create_study() -> None:
+    """Callback: open (create) the named study and charge it from now on."""
+    name = str(st.session_state.get(NEW_STUDY_NAME) or "").strip()
+    if name:
+        state.set_study(name)
+        st.session_state[STUDY_WIDGET] = name
+        st.session_state[NEW_STUDY_NAME] = ""
+
+
+def study_picker() -> None:
+    """Which study this session charges: every session of a study shares its ledger and its cap (stored)."""
+    if state.stored() is None:  # a ledger held in memory only (put in the session): no study to pick
+        return
+    names = state.studies()
+    if st.session_state.get(STUDY_WIDGET) != NEW_STUDY:
+        st.session_state[STUDY_WIDGET] = state.study()
+    st.selectbox("Study charged", [*names, NEW_STUDY], key=STUDY_WIDGET, on_change=_pick_study,
+                 help="A study owns one stored privacy ledger and one cap: every session (tab, colleague, restart) "
+                      "that opens it sees and charges the same record. Pick another or start a new one.")
+    if st.session_state.get(STUDY_WIDGET) == NEW_STUDY:
+        st.text_input("Name of the new study", key=NEW_STUDY_NAME, max_chars=200)
+        st.button("Create it and charge it", key="sb_create_study", on_click=_create_study,
+                  disabled=not str(st.session_state.get(NEW_STUDY_NAME) or "").strip())
+    else:
+        st.caption(f"Charging the study **{md_text(state.study())}** (its ledger is stored: a reload loses nothing).")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from eyedp_core.data import bundled
-from eyedp_core.dp import budget
+from eyedp_core.dp import budget, store
 from eyedp_core.dp.accounting import Ledger
+from eyedp_core.io.errors import DataError
 from ui import export_scale, settings
 from ui.text import md_text
 
@@ -257,16 +261,62 @@ LEDGER_DERIVED_KEYS: tuple[str, ...] = (
 )
 
 
+STUDY_KEY = "eyedp_study"  # the study this session charges (the sidebar's picker); default store.DEFAULT_STUDY
+
+
+def study() -> str:
+    """The study whose stored ledger this session reads and charges."""
+    return str(st.session_state.get(STUDY_KEY) or store.DEFAULT_STUDY)
+
+
+def set_study(name: str) -> None:
+    """Charge another study from the next run on (created in the store on first use)."""
+    st.session_state[STUDY_KEY] = name
+    st.session_state.pop(LEDGER_KEY, None)
+
+
+def studies() -> list[str]:
+    """The studies the ledger file holds, the default first (it exists before its first charge)."""
+    try:
+        names = store.list_studies(store.default_ledger_path())
+    except store.StoreError:
+        names = []
+    return list(dict.fromkeys([store.DEFAULT_STUDY, *names, study()]))
+
+
 def ledger() -> Ledger:
-    """The privacy ledger of this session (every view records what it released)."""
-    if LEDGER_KEY not in st.session_state:
-        st.session_state[LEDGER_KEY] = Ledger()
-    return st.session_state[LEDGER_KEY]
+    """The privacy ledger this session charges: the current study's stored ledger, shared by every session that
+    opens the study and kept across reloads and restarts (a plain Ledger put in the session is used as is)."""
+    held = st.session_state.get(LEDGER_KEY)
+    if held is not None and not isinstance(held, store.StoredLedger):
+        return held
+    try:
+        path = store.default_ledger_path()
+        if held is None or held.path != path or held.study != study():
+            held = store.open_ledger(path, study())
+            if held.cap() is None:  # the study's first cap is part of its record, so its history starts there
+                held.set_cap(DEFAULT_EPSILON_CAP, "the default cap of a new study")
+            st.session_state[LEDGER_KEY] = held
+    except (store.StoreError, OSError, ValueError) as err:
+        raise DataError(f"The privacy ledger cannot be used: {err}", file=str(os.environ.get(store.ENV_VAR, "")) or None,
+                        expected="an EyeDP ledger file (EYEDP_LEDGER) or a path where one can be created") from err
+    return held
 
 
-def clear_ledger() -> None:
-    """Forget every release of this session and everything that could re-add or reuse one."""
-    ledger().clear()
+def stored() -> store.StoredLedger | None:
+    """The session's ledger when it is the stored one (None for a plain in-memory ledger)."""
+    led = ledger()
+    return led if isinstance(led, store.StoredLedger) else None
+
+
+def clear_ledger(reason: str = "") -> None:
+    """Start a fresh record (the stored ledger keeps the old entries readable behind an archive entry with the
+    reason) and forget everything in the session that could re-add or reuse an archived release."""
+    led = ledger()
+    if isinstance(led, store.StoredLedger):
+        led.archive(reason.strip() or "no reason given")
+    else:
+        led.clear()
     # From the settings store too (else the next run would restore them); the cap sliders are set to their
     # defaults explicitly, so that they also show them.
     settings.forget(*LEDGER_DERIVED_KEYS, to_default=True)
@@ -281,24 +331,62 @@ CAP_WIDGET_KEY = "rp_cap"  # the Report page's cap slider: while its value is in
 REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
 CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings, the facts it showed, the cap
 RELEASED_KEY = "released"  # on a ledger entry's context: what its release handed out (an AOI export's tables)
+CHARGE_ID = "charge_id"  # on a ledger entry's context: one id per charge (what it handed out stays in the session)
 FACTS_KEY = "eyedp_facts"  # per page: the last calibration, sensitivity, utility and data counts it showed
 
 
+CAP_SEEN_KEY = "eyedp_cap_seen"  # the study's cap as this session last saw it (tells a slider move from a stale value)
+CAP_REASON_KEY = "ledger_cap_reason"  # the Report page's text: why the cap changes (stored with the change)
+
+
+def _held_cap(led: Ledger) -> float:
+    """The cap a ledger holds: the study's stored cap (a plain ledger: the session's), default 10."""
+    if isinstance(led, store.StoredLedger):
+        cap = led.cap()
+        return DEFAULT_EPSILON_CAP if cap is None else float(cap)
+    return float(st.session_state.get(CAP_KEY, DEFAULT_EPSILON_CAP))
+
+
 def epsilon_cap() -> float:
-    """The cap on the worst-case ε per person: held with the ledger from the session's first run (default 10),
-    so every charge is checked against it whether or not the Report page was ever opened."""
-    # The slider's own value wins: a reset, a shared link or a settings file sets it before the sidebar is drawn,
-    # and the sidebar and every charge of that run must already use it.
-    if CAP_WIDGET_KEY in st.session_state:
-        st.session_state[CAP_KEY] = float(st.session_state[CAP_WIDGET_KEY])
-    elif CAP_KEY not in st.session_state:
-        st.session_state[CAP_KEY] = DEFAULT_EPSILON_CAP
-    return float(st.session_state[CAP_KEY])
+    """The cap on the worst-case ε per person: the study's, stored with its ledger (default 10), so every charge
+    of every session of the study is checked against it whether or not the Report page was ever opened."""
+    led = ledger()
+    cap = _held_cap(led)
+    widget = st.session_state.get(CAP_WIDGET_KEY)
+    if widget is not None and float(widget) != cap:
+        if float(widget) != st.session_state.get(CAP_SEEN_KEY):
+            # The slider asks for a new cap (a move, a reset, a shared link or a settings file set it before the
+            # sidebar is drawn): stored as a cap change, so this run's sidebar and charges already use it.
+            _store_cap(led, float(widget))
+            cap = float(widget)
+        else:  # another session of the study changed the cap since: the slider follows the store
+            try:
+                st.session_state[CAP_WIDGET_KEY] = cap
+            except StreamlitAPIException:  # the slider is already drawn in this run; the next run follows
+                pass
+    st.session_state[CAP_SEEN_KEY] = cap
+    st.session_state[CAP_KEY] = cap
+    # The Report page's remembered settings follow the study too: restoring the slider on the page's next visit
+    # must not bring back a cap that another session has changed since (it would read as a move).
+    remembered = st.session_state.get(settings.SNAPSHOTS, {}).get("report", {})
+    if CAP_WIDGET_KEY in remembered:
+        remembered[CAP_WIDGET_KEY] = cap
+    return cap
+
+
+def _store_cap(led: Ledger, cap: float) -> None:
+    """Keep a new cap with the ledger: a cap-change entry with the user's reason (a plain ledger: the session)."""
+    if isinstance(led, store.StoredLedger):
+        led.set_cap(cap, str(st.session_state.get(CAP_REASON_KEY) or "").strip())
+    st.session_state[CAP_SEEN_KEY] = cap
+    st.session_state[CAP_KEY] = cap
 
 
 def set_epsilon_cap(cap: float) -> None:
-    """Set the cap on ε per person (the Report page's slider)."""
-    st.session_state[CAP_KEY] = float(cap)
+    """Set the cap on ε per person (the Report page's slider); a cap equal to the study's leaves no entry."""
+    led = ledger()
+    if float(cap) != _held_cap(led):
+        _store_cap(led, float(cap))
 
 
 def refusal(releases: list | tuple) -> str | None:
@@ -308,8 +396,26 @@ def refusal(releases: list | tuple) -> str | None:
 
 def caps_at_charge() -> list[float | None]:
     """Per ledger entry, the cap in force when it was charged (None where not known)."""
-    contexts = st.session_state.get(CONTEXT_KEY, [])
-    return [c.get("cap") for c in contexts]
+    led = ledger()
+    if isinstance(led, store.StoredLedger):
+        return led.caps_at_charge()
+    return [c.get("cap") for c in st.session_state.get(CONTEXT_KEY, [])]
+
+
+def contexts() -> list[dict[str, Any]]:
+    """Per ledger entry (aligned with `ledger().releases`), what its release was made with: the page, its facts
+    and settings (from the store for every session's entries; what this session handed out is added)."""
+    led = ledger()
+    mine = st.session_state.get(CONTEXT_KEY, [])
+    if not isinstance(led, store.StoredLedger):
+        return [dict(c) for c in mine[:len(led.releases)]]
+    handed = {c.get(CHARGE_ID): c[RELEASED_KEY] for c in mine if RELEASED_KEY in c}
+    out = []
+    for c in led.contexts():
+        if c.get(CHARGE_ID) in handed:
+            c[RELEASED_KEY] = handed[c[CHARGE_ID]]
+        out.append(c)
+    return out
 
 
 def attach_released(count: int, released: object) -> None:
@@ -333,24 +439,27 @@ def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str,
     default the page), and `shown` (the session keys of the page's last "Released" result) is forgotten, so an
     earlier success box does not stand under the refusal."""
     page = page or st.session_state.get("share_page")
-    try:
-        budget.charge(ledger(), list(releases), epsilon_cap())
-    except budget.BudgetExceeded as err:
-        text = md_text(err)  # shown as markdown; labels quote data names
-        st.session_state[REFUSED_KEY] = text
-        st.session_state[OUTCOME_KEY] = (place or page, text, _ledger_mark())
-        for key in shown:
-            st.session_state.pop(key, None)
-        return False
-    st.session_state.pop(OUTCOME_KEY, None)
+    led, cap = ledger(), epsilon_cap()
     if facts is None:
         facts = export_scale.finish(st.session_state.get(FACTS_KEY, {}).get(page))
     if settings_used is None:
         settings_used = st.session_state.get("share_snapshots", {}).get(page)
-    contexts = st.session_state.setdefault(CONTEXT_KEY, [])
-    contexts.extend({"page": page, "facts": dict(facts) if facts else facts,
-                     "settings": dict(settings_used) if settings_used else settings_used, "cap": epsilon_cap()}
-                    for _ in releases)
+    context = {"page": page, "facts": dict(facts) if facts else None,
+               "settings": dict(settings_used) if settings_used else None, "cap": cap, CHARGE_ID: uuid.uuid4().hex}
+    try:
+        if isinstance(led, store.StoredLedger):  # the cap check and the insert: one transaction in the store
+            led.charge(list(releases), cap, context=context)
+        else:
+            budget.charge(led, list(releases), cap)
+    except budget.BudgetExceeded as err:
+        text = md_text(err)  # shown as markdown; labels quote data names
+        st.session_state[REFUSED_KEY] = text
+        st.session_state[OUTCOME_KEY] = (place or page, str(err), _ledger_mark())
+        for key in shown:
+            st.session_state.pop(key, None)
+        return False
+    st.session_state.pop(OUTCOME_KEY, None)
+    st.session_state.setdefault(CONTEXT_KEY, []).extend(dict(context) for _ in releases)
     return True
 
 
@@ -368,4 +477,4 @@ def outcome_here(place: str) -> None:
     if got[2] != _ledger_mark():
         st.session_state.pop(OUTCOME_KEY, None)
         return
-    st.error(got[1], icon=":material/block:")
+    st.error(md_text(got[1]), icon=":material/block:")  # shown as markdown; labels quote data names

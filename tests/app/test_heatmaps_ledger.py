@@ -95,8 +95,13 @@ def test_clearing_the_ledger_clears_everything_that_could_come_back():
     at.segmented_control(key="hm_panel").set_value("cap").run()
     _click(at, "hm_select_private")
     assert len(_releases(at)) == 2
-    _click(_go(at, REPORT), "report_clear")
+    _go(at, REPORT)
+    at.text_input(key="ledger_fresh_reason").input("new observers").run()  # a fresh record needs a reason ...
+    at.checkbox(key="ledger_fresh_confirm").check().run()  # ... and a confirmation
+    _click(at, "report_clear")
     assert len(_releases(at)) == 0 and "Nothing has been released yet" in _text(at)
+    kinds = [e.kind.name for e in at.session_state["eyedp_ledger"].events()]
+    assert kinds.count("RELEASE") == 2 and kinds[-1] == "ARCHIVE"  # archived, still readable: nothing deleted
     _go(at, HEATMAPS)
     assert "chosen privately" not in _text(at)
     assert at.slider(key="hm_m_count").value == 1  # the public default, not the value read off the data

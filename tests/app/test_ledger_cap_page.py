@@ -115,9 +115,13 @@ def test_the_attacks_trade_off_finder_says_its_epsilon_was_chosen_on_the_private
 
 def test_a_kaleido_export_charges_and_states_the_person_level_bound() -> None:
     import math
+    import os
 
+    from eyedp_core.dp.store import DEFAULT_STUDY, open_ledger
+
+    # The study's cap above Kaleido's person-level bound (set as another session would): the export goes through.
+    open_ledger(os.environ["EYEDP_LEDGER"], DEFAULT_STUDY).set_cap(1e9, "above Kaleido's bound")
     at = open_app(timeout=300, page="pages/gaze_samples.py")
-    at.session_state["eyedp_eps_cap"] = 1e9  # above Kaleido's person-level bound: the export goes through
     at.radio(key="gs_view").set_value("protect").run()
     at.toggle(key="share_open").set_value(True).run()
     at.button(key="gs_release_export").click().run()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -34,9 +35,14 @@ def free_port() -> int:
 
 
 def start_app(script: str = "app.py", port: int | None = None, timeout: float = 60.0,
-              run_log: Path | None = None, extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+              run_log: Path | None = None, extra_args: tuple[str, ...] = (),
+              ledger: Path | None = None) -> tuple[subprocess.Popen, str]:
     """Script path -> (running streamlit process, base URL), once its health endpoint answers; with `run_log`,
-    the app logs its page and fragment runs there (ui/runlog.py); `extra_args` are more `streamlit run` options."""
+    the app logs its page and fragment runs there (ui/runlog.py); `extra_args` are more `streamlit run` options.
+    The server charges the stored ledger file `ledger` (default: a fresh one of its own, removed by stop_app),
+    never the user's."""
+    own = None if ledger is not None else Path(tempfile.mkdtemp(prefix="eyedp_ledger_"))
+    ledger = ledger if ledger is not None else own / "ledger.sqlite"
     port = port or free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false", *extra_args]
@@ -44,9 +50,10 @@ def start_app(script: str = "app.py", port: int | None = None, timeout: float = 
     # and a full one would stall the server; server_log reads the file's tail when a test needs to say why.
     err = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1",
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", "EYEDP_LEDGER": str(ledger),
                                  **({"EYEDP_RUN_LOG": str(run_log)} if run_log else {})})
     proc.server_log = err  # type: ignore[attr-defined] - read by server_log
+    proc.ledger_dir = own  # type: ignore[attr-defined] - removed by stop_app
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -77,6 +84,8 @@ def stop_app(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
     proc.server_log.close()  # type: ignore[attr-defined]
+    if getattr(proc, "ledger_dir", None) is not None:
+        shutil.rmtree(proc.ledger_dir, ignore_errors=True)
 
 
 def launch_browser(playwright):

@@ -28,6 +28,7 @@ def _result(page: str) -> dict[str, Any] | None:
 
 def _offer(page: str, name: str) -> None:
     """Show the last release of this page: what it charged and the files (CSV + manifest)."""
+    state.outcome_here(RESULT_KEY.format(page=page))  # a refusal, next to the export button that was pressed
     res = _result(page)
     if not res:
         return
@@ -79,8 +80,8 @@ def _calibration(man: Mapping[str, Any]) -> None:
 
 
 def _charge_then(page: str, releases: list[Release]) -> bool:
-    """Charge the ledger; refused over the cap: nothing is drawn and the sidebar says why."""
-    if not state.charge(releases, page=page, shown=(RESULT_KEY.format(page=page),)):
+    """Charge the ledger; refused over the cap: nothing is drawn and the page says why next to the button."""
+    if not state.charge(releases, page=page, shown=(RESULT_KEY.format(page=page),), place=RESULT_KEY.format(page=page)):
         st.rerun()
     return True
 

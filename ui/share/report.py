@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime as dt
+import hashlib
 import importlib.metadata
 import json
 import shutil
@@ -19,7 +20,9 @@ import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.dp.accounting import Ledger
+from eyedp_core.dp.store import EventKind
 from eyedp_core.report import Artefact, ReleasedAois, ReportInput, build_html
+from eyedp_core.report.chain import stamp_of
 from eyedp_core.report.html import PERSON_SETTING
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
@@ -60,7 +63,7 @@ def attack_rows() -> list[dict[str, Any]]:
 
 def artefacts() -> list[Artefact]:
     """Ledger entries with what their view showed when they were charged (None where unknown)."""
-    contexts = st.session_state.get(state.CONTEXT_KEY, [])
+    contexts = state.contexts()  # each entry's own: stored with it by the session that charged it
     out = []
     for i, r in enumerate(state.ledger().releases):
         c = contexts[i] if i < len(contexts) else {}
@@ -73,7 +76,7 @@ def aoi_releases() -> list[ReleasedAois]:
     from eyedp_core.aoi.release import AoiRelease  # here: app start imports no AOI code
 
     found: dict[int, tuple[AoiRelease, list[int]]] = {}
-    for i, c in enumerate(st.session_state.get(state.CONTEXT_KEY, [])[:len(state.ledger().releases)], start=1):
+    for i, c in enumerate(state.contexts(), start=1):
         rel = c.get(state.RELEASED_KEY)
         if isinstance(rel, AoiRelease):
             found.setdefault(id(rel), (rel, []))[1].append(i)
@@ -92,6 +95,29 @@ def cap_status(spent: float, cap: float) -> tuple[bool, str]:
             if earlier else f"the releases were charged under a higher cap than the present {cap:g}")
     return False, (f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {spent:.4g} (worst-case person): the ledger is "
                    f"above this cap ({when}). Every new release is refused.")
+
+
+def cap_history_rows() -> list[dict[str, str]]:
+    """The study's cap changes, oldest first, in words: when (UTC), the cap, the one before and the reason given."""
+    led = state.stored()
+    if led is None:
+        return []
+    rows = []
+    for event in led.cap_history():
+        p = event.payload
+        before = p.get("previous")
+        rows.append({"When (UTC)": event.time[:19].replace("T", " "), "Cap ε per person": f"{float(p['epsilon_cap']):g}",
+                     "Before": "none (a new study)" if before is None else f"{float(before):g}",
+                     "Reason given": p.get("reason") or "(none given)"})
+    return rows
+
+
+def record_download(what: str, data: bytes, release_safe: bool) -> None:
+    """Keep a report download in the study's record (what, release-safe or not, the file's SHA-256)."""
+    led = state.stored()
+    if led is not None:
+        led.record(EventKind.REPORT_DOWNLOAD, {"file": what, "release_safe": bool(release_safe),
+                                               "sha256": hashlib.sha256(data).hexdigest()})
 
 
 def ledger_figure() -> go.Figure | None:
@@ -144,7 +170,9 @@ def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tup
     release_safe leaves out every figure computed on the unprotected data."""
     facts = share_facts.finished()
     fig = ledger_figure()
-    inp = ReportInput(ledger=Ledger(state.ledger().releases), artefacts=artefacts(), data=data_counts(),
+    held = state.ledger()
+    chain = stamp_of(held)  # the stored ledger's study, entries and head, which `verify` checks the report against
+    inp = ReportInput(ledger=Ledger(held.releases), chain=chain, artefacts=artefacts(), data=data_counts(),
                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
                       view_facts=facts, attacks=attack_rows(),
                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
@@ -171,7 +199,16 @@ def report_html(release_safe: bool = True) -> str:
 def deferred_report(release_safe: bool = True) -> Callable[[], bytes]:
     """The report as a callable for a one-click download: gathered now, rendered when the button is pressed."""
     inp, fig = report_input(with_figures=False, release_safe=release_safe)
-    return lambda: build_html(with_figure(inp, fig)).encode()
+    led = state.stored()
+
+    def build() -> bytes:
+        data = build_html(with_figure(inp, fig)).encode()
+        if led is not None:  # pressed: the download is an entry of the study's record
+            led.record(EventKind.REPORT_DOWNLOAD, {"file": "html", "release_safe": bool(release_safe),
+                                                   "sha256": hashlib.sha256(data).hexdigest()})
+        return data
+
+    return build
 
 
 def html_to_pdf(html: str, timeout: float = 90.0) -> bytes | None:

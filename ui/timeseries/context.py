@@ -185,10 +185,11 @@ def main_releases(c: Ctx) -> list[Release]:
                          tuned_on_private_data=c.setting.tuned, data_derived_parameters=c.length.caveats)
 
 
-def record(releases: list[Release]) -> None:
-    """Append these releases to the ledger: every release composes, so recording twice counts twice."""
-    if not state.charge(releases, page="time_series", shown=("ts_recorded_msg",)):
-        st.rerun()  # refused over the session's cap: nothing added; the sidebar says why
+def record(releases: list[Release], place: str = "time_series") -> None:
+    """Append these releases to the ledger: every release composes, so recording twice counts twice; refused, the
+    reason waits for `state.outcome_here(place)` next to the button that was pressed."""
+    if not state.charge(releases, page="time_series", shown=("ts_recorded_msg",), place=place):
+        st.rerun()  # refused over the study's cap: nothing added
 
 
 def already_charged(c: Ctx) -> bool:

@@ -8,7 +8,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import steil
 from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases
 from eyedp_core.timeseries.mechanisms import run
-from ui import theme
+from ui import state, theme
 from ui.text import html_text
 from ui.timeseries import figs, view
 from ui.timeseries.context import VIEW, Ctx, record
@@ -64,10 +64,11 @@ def steil_panel(c: Ctx) -> None:
                                   label=f"{steil.PUBLISHED_LABEL}, w = {w}, nominal ε_i = {eps_i:.4g}",
                                   data_derived_parameters=c.length.caveats)
     if st.button("Record the Steil release in the privacy ledger", key="ts_steil_record"):
-        record(releases)
+        record(releases, place="ts_steil_record")
         st.session_state["ts_recorded_msg"] = ("Recorded: " + "; ".join(
             f"{r.mechanism} (ε = {'∞' if np.isinf(r.epsilon) else fmt_num(r.epsilon)} × {r.count})" for r in releases))
         st.rerun()
+    state.outcome_here("ts_steil_record")  # a refusal, next to the button that was pressed
 
 
 def _published(c: Ctx, series: np.ndarray, w: int, eps_i: float, t: np.ndarray, t_title: str, y_title: str) -> None:
