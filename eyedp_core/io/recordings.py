@@ -181,6 +181,13 @@ def combine(recs: list[Recording], paths: list[str] | None = None) -> Recording:
         notes.append(f"named: {shown}")
         warnings.append(DataWarning(f"each file is one recording; {len(said):,} were named by their path: "
                                     f"{shown}.", details={"named_by_path": len(said)}))
+    by_name = sum(1 for r, n in zip(recs, named) if _whole_file(r) and not n.why.startswith("participant"))
+    if by_name > 1:
+        warnings.append(DataWarning(
+            f"{by_name:,} files have no participant column: each is taken as a different participant, named by its "
+            "file. If one person recorded several of them, every guarantee per participant holds per file, not "
+            "per person: give the files a participant column, or put each person's files in a folder of their "
+            "own under the same file names (P01/free.csv, P02/free.csv).", details={"participants_by_file": by_name}))
     reports = [rep for r in recs for rep in r.reports]
     reports.append(StepReport(Step.COMBINE, f"{len(recs):,} files", sum(len(r.samples) for r in recs),
                               len(samples), notes=tuple(notes)))

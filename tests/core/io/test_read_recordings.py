@@ -134,3 +134,14 @@ def test_lund2013_split_per_recording_in_folders_reads_as_the_combined_file():
     assert got.groupby(key).ngroups == len(members) and got["participant"].nunique() == len(people)
     assert rec.counts["time_rebuilt"] == whole.counts["time_rebuilt"] > 0
     assert rec.counts["zero_time_dropped"] == whole.counts["zero_time_dropped"]
+
+
+def test_files_named_as_people_say_the_guarantee_is_per_file_unless_labelled():
+    files = [(f"S{k}.csv", _csv(_gaze(20, 100.0 * k))) for k in (1, 2)]
+    text = " ".join(map(str, io.read_recordings(files).warnings))
+    assert "2 files have no participant column: each is taken as a different participant" in text
+    assert "every guarantee per participant holds per file, not per person" in text
+    labelled = [(f"S{k}.csv", _csv(_gaze(20, 100.0 * k, participant=f"P{k}"))) for k in (1, 2)]
+    assert "no participant column" not in " ".join(map(str, io.read_recordings(labelled).warnings))
+    folders = [(f"P{k}/free.csv", _csv(_gaze(20, 100.0 * k))) for k in (1, 2)]
+    assert "no participant column" not in " ".join(map(str, io.read_recordings(folders).warnings))
