@@ -130,3 +130,15 @@ def test_bare_samples_without_a_rate_are_refused_with_what_to_give():
     use_data(at)
     assert "no sampling rate is given" in page_text(at)
     assert "Upload: example_xy.csv" not in at.session_state["eyedp_uploads"].get("gaze", {})
+
+
+def test_a_zip_over_the_cap_is_refused_before_parsing_with_a_message(monkeypatch):
+    monkeypatch.setattr("eyedp_core.io.uploads.MAX_UNPACKED_BYTES", 1_000_000)
+    buf = _io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("a.csv", _gaze(20, 100))
+        z.writestr("big.csv", b"time_ms,x,y\n" + b"0,0,0\n" * 400_000)  # 2.4 MB unpacked, a few kB packed
+    at = _upload([("bomb.zip", buf.getvalue())])
+    errors = " ".join(e.value for e in at.error)
+    assert "bomb.zip: the gaze recordings (CSV/TSV/TXT/ASC) unpack to more than 1 MB in all" in errors, page_text(at)
+    assert not [b for b in at.button if b.label == "Use this data"]
