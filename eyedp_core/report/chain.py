@@ -1,9 +1,13 @@
 """The report's stamp of the stored ledger: study, number of entries and chain head, visible and machine-readable.
 
 `verify` (eyedp_core.report.cli) reads the stamp back from a report and compares it with the store: the report
-stands for the store's first `entries` entries exactly when the store's entry number `entries` has hash `head`."""
+stands for the store's first `entries` entries exactly when the store's entry number `entries` has hash `head`.
+A report with a stamp is also sealed: a <meta> tag holds the SHA-256 of the whole document (with that tag's value
+set to zeros), so a copy edited after EyeDP wrote it no longer matches its seal. Anyone can recompute a seal (there
+is no key): it catches an edited copy, not a forger who knows the format; the store's head is what binds."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -11,12 +15,18 @@ from eyedp_core.dp.accounting import Ledger
 from eyedp_core.dp.store import StoredLedger
 from eyedp_core.report.markup import esc
 
-__all__ = ["META_ENTRIES", "META_HEAD", "META_STUDY", "LedgerStamp", "read_stamp", "stamp_html", "stamp_meta",
-           "stamp_of"]
+__all__ = ["META_DIGEST", "META_ENTRIES", "META_HEAD", "META_STUDY", "LedgerStamp", "read_stamp", "seal",
+           "seal_ok", "stamp_html", "stamp_meta", "stamp_of"]
 
 META_HEAD = "eyedp-ledger-head"
 META_ENTRIES = "eyedp-ledger-entries"
 META_STUDY = "eyedp-ledger-study"
+META_DIGEST = "eyedp-report-digest"
+_UNSEALED = "0" * 64
+
+
+def _seal_tag(value: str) -> str:
+    return f'<meta name="{META_DIGEST}" content="{value}">'
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,29 @@ def stamp_meta(stamp: LedgerStamp | None) -> str:
     if stamp is None:
         return ""
     return "".join(f'<meta name="{name}" content="{esc(value)}">' for name, value in
-                   ((META_STUDY, stamp.study), (META_ENTRIES, stamp.entries), (META_HEAD, stamp.head)))
+                   ((META_STUDY, stamp.study), (META_ENTRIES, stamp.entries), (META_HEAD, stamp.head))) + \
+        _seal_tag(_UNSEALED)
+
+
+def seal(document: str) -> str:
+    """A finished report -> the same report with its seal filled in (unchanged when it has no seal slot)."""
+    slot = _seal_tag(_UNSEALED)
+    if document.count(slot) != 1:
+        return document
+    return document.replace(slot, _seal_tag(hashlib.sha256(document.encode("utf-8")).hexdigest()))
+
+
+def seal_ok(document: str) -> bool | None:
+    """A report -> True when its content matches its seal, False when not, None when it carries no seal."""
+    parser = _Metas()
+    parser.feed(document)
+    value = parser.found.get(META_DIGEST)
+    if value is None:
+        return None
+    tag = _seal_tag(value)
+    if document.count(tag) != 1:
+        return False
+    return hashlib.sha256(document.replace(tag, _seal_tag(_UNSEALED)).encode("utf-8")).hexdigest() == value
 
 
 def stamp_html(stamp: LedgerStamp | None) -> str:
@@ -67,7 +99,7 @@ class _Metas(HTMLParser):
         if tag == "meta":
             a = dict(attrs)
             name = a.get("name")
-            if name in (META_HEAD, META_ENTRIES, META_STUDY) and name not in self.found:
+            if name in (META_HEAD, META_ENTRIES, META_STUDY, META_DIGEST) and name not in self.found:
                 self.found[name] = a.get("content") or ""
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eyedp_core.dp.store import StoredLedger, StoreError, list_studies, open_ledger
-from eyedp_core.report.chain import LedgerStamp, read_stamp
+from eyedp_core.report.chain import LedgerStamp, read_stamp, seal_ok
 
 __all__ = ["Exit", "main", "verify_report", "verify_store"]
 
@@ -62,13 +62,18 @@ def _verify(args: argparse.Namespace) -> Exit:
     stamp = None
     if args.report is not None:
         try:
-            stamp = read_stamp(args.report.read_text(encoding="utf-8"))
+            document = args.report.read_text(encoding="utf-8")
+            stamp = read_stamp(document)
         except (OSError, UnicodeDecodeError, ValueError) as err:
             print(f"{args.report}: cannot be read as an EyeDP report ({err})", file=sys.stderr)
             return Exit.UNREADABLE
         if stamp is None:
             print(f"{args.report}: states no chain head (made from a ledger kept only in one session): there is "
                   "nothing to compare with the store", file=sys.stderr)
+            return Exit.FAILED
+        if not seal_ok(document):
+            print(f"{args.report}: DOES NOT MATCH: the report was edited after EyeDP wrote it (its content does not "
+                  "match the SHA-256 seal in its header)", file=sys.stderr)
             return Exit.FAILED
         if args.study and args.study != stamp.study:
             print(f"{args.report}: is a report of study {stamp.study!r}, not {args.study!r}", file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import Any
 from eyedp_core.dp.accounting import COMPOSITION_RULE, PARTICIPANT_UNITS, Ledger, Release, group_privacy
 from eyedp_core.dp.registry import Family
 from eyedp_core.report.aoi import ReleasedAois, aoi_clean_html, aoi_section_html
-from eyedp_core.report.chain import LedgerStamp, stamp_html, stamp_meta, stamp_of
+from eyedp_core.report.chain import LedgerStamp, seal, stamp_html, stamp_meta, stamp_of
 from eyedp_core.report.formula import tex_to_html
 from eyedp_core.report.markup import esc, fmt, table
 from eyedp_core.report.tables import person_table
@@ -444,7 +444,7 @@ def build_html(inp: ReportInput) -> str:
             _section("reproduce", _reproduce(inp))]
     kind = "release-safe report" if inp.release_safe else "curator's full report"
     stamp = stamp_of(inp.ledger, inp.chain)  # the stored ledger's head, which `verify` compares with the store
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+    return seal("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>{stamp_meta(stamp)}"
             f"<title>EyeDP privacy report</title><style>{_CSS}</style></head><body>"
             f"<h1>EyeDP privacy report</h1><p class='muted'>{esc(kind.capitalize())} for a review board: what was "

@@ -3,6 +3,7 @@ confirms an intact chain and a matching report and names the entry when one was 
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.dp.store import GENESIS, EventKind, entry_hash, open_ledger
-from eyedp_core.report.chain import LedgerStamp, read_stamp
+from eyedp_core.report.chain import LedgerStamp, read_stamp, seal, seal_ok
 from eyedp_core.report.cli import main
 from eyedp_core.report.html import ReportInput, build_html
 
@@ -59,7 +60,7 @@ def test_a_session_only_ledger_states_no_head(tmp_path, capsys):
     """A report from a plain in-memory ledger says so, and verify refuses to vouch for it."""
     doc = build_html(ReportInput(ledger=Ledger([rel("x")]), artefacts=[], data={}, config_json="{}",
                                  version={"eyedp": "test"}))
-    assert read_stamp(doc) is None and "states no chain head" in doc
+    assert read_stamp(doc) is None and "states no chain head" in doc and seal_ok(doc) is None
     report = tmp_path / "r.html"
     report.write_text(doc, encoding="utf-8")
     open_ledger(tmp_path / "l.sqlite", "s")
@@ -152,13 +153,28 @@ def test_a_rewritten_chain_does_not_match_the_report(made, capsys):
     assert code == 1 and "chain intact" in out and "DOES NOT MATCH" in out and "entry 7" in out
 
 
-def test_a_tampered_report_copy_does_not_match(made, capsys, tmp_path):
-    """One hex digit of the stated head changed in a copy of the report: exit 1."""
+def test_an_edited_report_copy_breaks_its_seal(made, capsys, tmp_path):
+    """One character of the visible text changed in a copy (a total, say): exit 1, the seal no longer matches."""
+    path, _, report = made
+    doc = report.read_text(encoding="utf-8")
+    assert seal_ok(doc) is True
+    assert "ε = 2.5" in doc  # five releases at ε = 0.5
+    copy = tmp_path / "copy.html"
+    copy.write_text(doc.replace("ε = 2.5", "ε = 0.5"), encoding="utf-8")
+    code, out = run(capsys, "--ledger", str(path), str(copy))
+    assert code == 1 and "edited after EyeDP wrote it" in out
+
+
+def test_a_resealed_report_with_another_head_does_not_match(made, capsys, tmp_path):
+    """A forger who knows the format changes the stated head and recomputes the seal: the store still disagrees."""
     path, led, report = made
     head = led.chain_head()
     forged = head[:10] + ("0" if head[10] != "0" else "1") + head[11:]
+    doc = report.read_text(encoding="utf-8").replace(head, forged)
+    digest = re.search(r'name="eyedp-report-digest" content="([0-9a-f]{64})"', doc).group(1)
     copy = tmp_path / "copy.html"
-    copy.write_text(report.read_text(encoding="utf-8").replace(head, forged), encoding="utf-8")
+    copy.write_text(seal(doc.replace(digest, "0" * 64)), encoding="utf-8")
+    assert seal_ok(copy.read_text(encoding="utf-8")) is True
     code, out = run(capsys, "--ledger", str(path), str(copy))
     assert code == 1 and "DOES NOT MATCH" in out and forged in out
 
