@@ -112,6 +112,30 @@ def has_header(first: list[str], decimal: str) -> bool:
     return not (real and all(_is_number(f, decimal) for f in real))
 
 
+def _kind(text: str, decimal: str) -> str | None:
+    """A field -> 'float' (a number with a decimal part or exponent), 'int', 'text', or None when empty."""
+    if text.strip().lower() in _NA_TOKENS:
+        return None
+    if not _is_number(text, decimal):
+        return "text"
+    return "int" if text.strip().lstrip("+-").isdigit() else "float"
+
+
+def header_like_data(first: list[str], below: list[list[str]], decimal: str) -> bool:
+    """First line's fields (taken as the header) and the fields of the lines below it -> True when the first line
+    reads like one more row: it holds a number, and each of its fields has the kind (text, whole number, decimal
+    number) every filled cell below it has. A header of numbered columns over decimal data (0, 1, 2 over 0.31,
+    ...) is not flagged; a headerless file whose first row holds an ID ('P01', 0.12, 0.30) is."""
+    kinds = [_kind(f, decimal) for f in first]
+    if not any(k in ("int", "float") for k in kinds) or len(below) < 2:
+        return False
+    for i, k in enumerate(kinds):
+        seen = {_kind(row[i], decimal) for row in below if i < len(row)} - {None}
+        if k is not None and seen and seen != {k}:
+            return False
+    return True
+
+
 def unique_names(names: list[str]) -> tuple[list[str], dict[str, str]]:
     """Header fields -> (stripped unique names, {new name: original} for every renamed one)."""
     out: list[str] = []
@@ -228,6 +252,13 @@ def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLU
     notes: list[DataWarning] = []
     if header:
         names, renamed = unique_names(raw_first)
+        below = [[f.strip() for f in _fields(ln, sep, filename, skipped + 2 + i)] for i, ln in enumerate(lines[1:])]
+        if header_like_data(first, below, decimal):
+            shown_line = ", ".join(first[:4]) + (" …" if len(first) > 4 else "")
+            notes.append(DataWarning(f"the first line ({shown_line}) was taken as the header row (its values name "
+                                     "the columns) but looks like data: if the file has no header, add one (e.g. "
+                                     "participant, t, x, y); as it is, that row is not read as data.",
+                                     file=filename, row=skipped + 1, details={"header_like_data": True}))
         if renamed:
             listing = ", ".join(f"{orig!r} -> '{new}'" for new, orig in list(renamed.items())[:8])
             notes.append(DataWarning(f"some column names were empty or the same once surrounding spaces "
@@ -236,7 +267,8 @@ def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLU
     else:
         names = [f"col{i + 1}" for i in range(len(first))]
     if usecols is not None:
-        missing = [c for c in usecols if c not in names]
+        known = set(names)
+        missing = [c for c in usecols if c not in known]
         if missing:
             raise DataError("the column is not in the table.", file=filename, column=str(missing[0]),
                             expected="a column of the table")
