@@ -86,10 +86,14 @@ def check_noise(settings: HeatmapSettings, engine: Engine) -> None:
     """Settings and engine in, None when the engine's noise scale for them is at least the calibrated one (the
     manifest's guarantee holds); otherwise a ValueError saying why, raised before any data is read."""
     s = settings
+    try:
+        _, cal = reference_calibration(s, 1, engine)
+    except (ValueError, ArithmeticError) as err:  # the root finders of the calibration at extreme ε
+        law = f"(ε, δ) = ({s.epsilon:g}, {s.delta:g})" if s.gaussian else f"ε = {s.epsilon:g}"
+        raise ValueError(f"no noise scale can be calibrated for {law} ({err}); choose an ε nearer 1") from None
     if engine is Engine.NUMPY:
         _numpy_scale_check(s)
         return
-    _, cal = reference_calibration(s, 1, engine)
     try:
         std = engine_noise_std(s)
     except Exception as err:  # noqa: BLE001  (python-dp raises several kinds for settings it cannot calibrate)

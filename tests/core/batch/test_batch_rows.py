@@ -262,3 +262,12 @@ def test_tmp_dir_is_used_and_left_clean(tmp_path):
         assert json.loads(done.stdout)["n_observers"] == 5
     assert os.listdir(scratch) == []
     assert expand_inputs(str(inputs / "*")) == [str(inputs / "a.csv")]  # nothing written among the shards
+
+
+@pytest.mark.parametrize("engine", [Engine.NUMPY, Engine.PIPELINEDP])
+@pytest.mark.parametrize("epsilon,words", [(1e300, "no noise scale can be calibrated"),
+                                           (1e-300, "no noise scale can be calibrated"),
+                                           (1e5, "100000, 1e-06|ε = 100000, δ = 1e-06")])
+def test_extreme_epsilon_is_a_message_on_every_engine(engine, epsilon, words):
+    with pytest.raises(ValueError, match=words):
+        check_noise(settings(epsilon=epsilon), engine)
