@@ -427,10 +427,12 @@ class StoredLedger(Ledger):
         """The releases since the last archive with their contexts, caps and charge ids (cached per last entry)."""
         con = self._con()
         try:
+            con.execute("BEGIN")  # one read snapshot: the rows are exactly those up to `last`
             last = con.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = ?", (self.study,)).fetchone()[0]
+            rows = [] if last == self._cache_seq else self._live_rows(con, self.study)
+            con.execute("COMMIT")
             if last == self._cache_seq:
                 return self._cache
-            rows = self._live_rows(con, self.study)
         except sqlite3.DatabaseError as err:
             raise self._fail("reading", err) from err
         finally:
@@ -535,6 +537,16 @@ class StoredLedger(Ledger):
     def cap_history(self) -> list[LedgerEvent]:
         """Every cap change of the study, oldest first (payload: epsilon_cap, previous, reason)."""
         return self._events(EventKind.CAP_CHANGE)
+
+    def snapshot(self) -> tuple[list[Release], list[dict[str, Any]], int, str]:
+        """(releases since the last archive, their contexts, number of entries, chain head) as of one moment, so a
+        report's releases and the head it states belong together even while other sessions charge."""
+        for _ in range(100):
+            entries, head = self.chain_position()
+            releases, contexts, _, _ = self._live()
+            if self._cache_seq == entries:  # no entry was added between the two reads
+                return list(releases), [dict(c) for c in contexts], entries, head
+        raise StoreError(f"{self.path}: study {self.study!r} changed on every read; try again.")
 
     def chain_head(self) -> str:
         """Hex SHA-256 of the study's last entry (GENESIS for a study without entries)."""

@@ -15,8 +15,8 @@ from eyedp_core.dp.accounting import Ledger
 from eyedp_core.dp.store import StoredLedger
 from eyedp_core.report.markup import esc
 
-__all__ = ["META_DIGEST", "META_ENTRIES", "META_HEAD", "META_STUDY", "LedgerStamp", "read_stamp", "seal",
-           "seal_ok", "stamp_html", "stamp_meta", "stamp_of"]
+__all__ = ["META_DIGEST", "META_ENTRIES", "META_HEAD", "META_STUDY", "LedgerStamp", "read_stamp", "report_ledger",
+           "seal", "seal_ok", "stamp_html", "stamp_meta", "stamp_of"]
 
 META_HEAD = "eyedp-ledger-head"
 META_ENTRIES = "eyedp-ledger-entries"
@@ -46,6 +46,15 @@ def stamp_of(ledger: Ledger, given: LedgerStamp | None = None) -> LedgerStamp | 
         entries, head = ledger.chain_position()  # one read: the count and the head belong together
         return LedgerStamp(ledger.study, entries, head)
     return None
+
+
+def report_ledger(ledger: Ledger) -> tuple[Ledger, LedgerStamp | None]:
+    """The ledger a report is built from -> (a plain copy of its releases, its stamp), read at one moment so the
+    report lists exactly the releases up to the head it states (a plain ledger: a copy and no stamp)."""
+    if isinstance(ledger, StoredLedger):
+        releases, _, entries, head = ledger.snapshot()
+        return Ledger(releases), LedgerStamp(ledger.study, entries, head)
+    return Ledger(ledger.releases), None
 
 
 def stamp_meta(stamp: LedgerStamp | None) -> str:

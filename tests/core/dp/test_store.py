@@ -111,6 +111,16 @@ def test_the_ledger_reads_other_sessions_charges_and_pickles(tmp_path):
     assert list_studies(path) == ["s", "other"]
 
 
+def test_a_snapshot_pairs_the_releases_with_the_head_they_end_at(tmp_path):
+    """snapshot(): the releases, contexts, entry count and head of one moment (the head is the last entry's hash)."""
+    led = open_ledger(tmp_path / "l.sqlite", "s")
+    led.charge([rel("one")], None, context={"page": "heatmaps"})
+    led.record(EventKind.REPORT_DOWNLOAD, {"kind": "full"})
+    releases, contexts, entries, head = led.snapshot()
+    assert [r.label for r in releases] == ["one"] and contexts == [{"page": "heatmaps"}]
+    assert entries == 3 and head == led.events()[-1].hash == led.chain_head()
+
+
 def test_budget_charge_delegates_to_the_stored_transaction(tmp_path):
     """eyedp_core.dp.budget.charge on a stored ledger refuses over the cap and stores a refusal entry."""
     led = open_ledger(tmp_path / "l.sqlite", "s")

@@ -13,7 +13,7 @@ import pytest
 
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.dp.store import GENESIS, EventKind, entry_hash, open_ledger
-from eyedp_core.report.chain import LedgerStamp, read_stamp, seal, seal_ok
+from eyedp_core.report.chain import LedgerStamp, read_stamp, report_ledger, seal, seal_ok
 from eyedp_core.report.cli import main
 from eyedp_core.report.html import ReportInput, build_html
 
@@ -54,6 +54,16 @@ def test_the_report_states_the_head_and_the_number_of_entries(made):
     assert n == 7 and read_stamp(doc) == LedgerStamp("pilot", 7, head)
     assert f'<meta name="eyedp-ledger-head" content="{head}">' in doc
     assert "7 entries" in doc and f"<code>{head}</code>" in doc and "study “pilot”" in doc
+
+
+def test_report_ledger_reads_releases_and_stamp_together(made):
+    """report_ledger: a plain copy of the stored releases and the stamp at the same entry."""
+    _, led, _ = made
+    plain, stamp = report_ledger(led)
+    assert type(plain) is Ledger and plain.releases == led.releases and len(plain) == 5
+    assert stamp == LedgerStamp("pilot", 7, led.chain_head())
+    copy, none = report_ledger(plain)
+    assert none is None and copy is not plain and copy.releases == plain.releases
 
 
 def test_a_session_only_ledger_states_no_head(tmp_path, capsys):
