@@ -142,3 +142,48 @@ def test_a_zip_over_the_cap_is_refused_before_parsing_with_a_message(monkeypatch
     errors = " ".join(e.value for e in at.error)
     assert "bomb.zip: the gaze recordings (CSV/TSV/TXT/ASC) unpack to more than 1 MB in all" in errors, page_text(at)
     assert not [b for b in at.button if b.label == "Use this data"]
+
+
+def test_a_zip_of_bare_headerless_files_reaches_feature_windows_time_series_and_attacks():
+    """Six participants of the bundled 120 Hz gaze as a zip of headerless x, y files (a lost sample an empty
+    line): rebuilt at 120 Hz, they give the feature windows the original table with its clock gives, and the
+    Time series and Attacks pages open on them."""
+    from eyedp_core.data import bundled
+    from eyedp_core.io import windows
+
+    g = bundled.load_sample("gaze_streams")
+    g = g[g["participant"].isin([f"P0{k}" for k in range(1, 7)]) & (g["t_s"] < 40)]
+    assert np.allclose(np.diff(g.loc[g.participant == "P01", "t_s"]), 1 / 120)
+    buf = _io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for who, part in g.groupby("participant"):
+            z.writestr(f"{who}.csv", part[["x", "y"]].to_csv(index=False, header=False, na_rep=""))
+    at = _upload([("bare.zip", buf.getvalue())])
+    assert at.selectbox(key="map_gaze_t_s").value == "— none: rebuild from the sampling rate —"
+    [rate] = [n for n in at.number_input if n.key and n.key.startswith("yd_rate_")]
+    rate.set_value(120.0).run()
+    at.checkbox(key="yd_detect").uncheck().run()
+    use_data(at)
+    assert "6 files (P01.csv …) loaded (28,800 rows" in " ".join(s.value for s in at.success), page_text(at)
+    kept = _kept(at, "6 files (P01.csv …)")
+    np.testing.assert_allclose(kept["t_s"].to_numpy(), g["t_s"].to_numpy(), atol=1e-9)
+    np.testing.assert_array_equal(kept["x"].isna().to_numpy(), g["x"].isna().to_numpy())
+    win = [n for n in at.number_input if n.key and n.key.startswith("yd_win_")][0]
+    step = [n for n in at.number_input if n.key and n.key.startswith("yd_step_")][0]
+    win.set_value(10.0).run()
+    step.set_value(5.0).run()
+    [b for b in at.button if b.label == "Make feature windows"][0].click().run()
+    assert not at.exception, at.exception
+    label = "Upload: 6 files (P01.csv …) (feature windows, 10 s)"
+    table = at.session_state["eyedp_uploads"]["features"][label].frame
+    want = windows.features_from_table(g[["participant", "t_s", "x", "y"]], io.PRESETS["desktop_24"], 10.0, 5.0,
+                                       source="original")
+    feats = [c for c in want.columns if c not in ("participant", "recording") and "pupil" not in c]
+    assert len(table) == len(want) == 42
+    np.testing.assert_allclose(table[feats].to_numpy(float), want[feats].to_numpy(float), rtol=1e-9, atol=1e-9)
+    at.switch_page("pages/time_series.py").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    at.switch_page("pages/attacks.py").run()
+    assert not at.exception, at.exception
+    assert "window of 10 s" in page_text(at)
