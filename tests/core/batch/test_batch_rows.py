@@ -271,3 +271,17 @@ def test_tmp_dir_is_used_and_left_clean(tmp_path):
 def test_extreme_epsilon_is_a_message_on_every_engine(engine, epsilon, words):
     with pytest.raises(ValueError, match=words):
         check_noise(settings(epsilon=epsilon), engine)
+
+
+def test_stand_alone_script_refuses_pipelinedps_missing_noise():
+    from eyedp_core.batch.script import pipelinedp_script
+
+    rows = [(f"o{i}", 10.0 * i, 20.0) for i in range(30)]
+    for epsilon, refused in ((1000.0, True), (1.0, False)):
+        scope: dict = {}
+        exec(compile(pipelinedp_script(settings(epsilon=epsilon)), "script", "exec"), scope)  # noqa: S102 - ours
+        if refused:
+            with pytest.raises(RuntimeError, match="below the calibrated"):
+                scope["release"](rows, 30)
+        else:
+            assert scope["release"](rows, 30).shape == settings().grid_shape
