@@ -329,7 +329,7 @@ def _table(kind: str, data: bytes, name: str, token: str, others: Files = ()) ->
     all_cols = [str(c) for c in preview.columns]
     # The "leave out" box is drawn below the mapping; its value from the last run is read here.
     leave_key = f"leave_out_{kind}_{token[:8]}"
-    left_out = [c for c in st.session_state.get(leave_key, []) if c in all_cols]
+    left_out = set(st.session_state.get(leave_key, [])) & set(all_cols)
     kept = [c for c in all_cols if c not in left_out]
     if len(kept) < 2:
         st.error(f"{md_text(name)}: keep at least two columns.")
@@ -357,6 +357,9 @@ def _table(kind: str, data: bytes, name: str, token: str, others: Files = ()) ->
                 st.caption(md_text(w))
     else:
         raw = preview[kept]
+        # pandas copies attrs into every column it hands out, and the parser's grow with the columns (renamed
+        # ones): the page's column-by-column looks would cost the square of a wide table's width.
+        raw.attrs = {}
         # The names come from the preview; the stimulus column is chosen from its candidates read over the whole
         # file, as the library chooses it (an index can name other images far below the preview).
         with st.spinner(f"Reading the columns that could name the stimulus in {md_text(name)} …"):
@@ -400,7 +403,7 @@ def _table(kind: str, data: bytes, name: str, token: str, others: Files = ()) ->
             "Label columns (kept as text: each is a task on the Attacks page, besides gender and task)",
             leftover, default=None if label_key in st.session_state else text, key=label_key,
             help="E.g. a passage, condition or group name. Columns holding only text are chosen for you.")
-        n_feat = len([c for c in leftover if c not in mapping[io.LABELS_KEY]])
+        n_feat = len(set(leftover) - set(mapping[io.LABELS_KEY]))
         st.caption(f"Features: every other column holding numbers (up to {n_feat} columns). Leave "
                    "columns out below to exclude them.")
     geometry, check_screen = None, False

@@ -1,13 +1,16 @@
 """Your data (AppTest) on fixation tables the bundled sample does not resemble: the stimulus column guessed from
-the whole file (an index naming other images below the preview is not chosen), and a table without durations
-that loads without an error box."""
+the whole file (an index naming other images below the preview is not chosen), a table without durations
+that loads without an error box, and a wide table mapped in seconds."""
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pandas as pd
 
 from tests.apptest import page_text, upload_file, use_data
 from tests.core.io.test_guess_whole_file import misleading_fixations
+from tests.core.io.test_wide_uploads import wide_table
 
 
 def test_the_page_guesses_the_file_name_column_from_the_whole_file():
@@ -32,3 +35,15 @@ def test_fixations_without_durations_load_without_an_error_box():
     assert not at.error, [e.value for e in at.error]
     assert "No feature windows from this table: they are timed by the fixations' durations" in page_text(at)
     assert not [b for b in at.button if b.label == "Make feature windows"]
+
+
+def test_a_wide_48_kb_feature_table_is_mapped_and_loaded_on_the_page_in_seconds():
+    """The 1,000-column table of tests/core/io/test_wide_uploads.py (the parser renames 600+ repeated names) through
+    the page: preview, guesses, label choice and 'Use this data', each run far from the minutes a quadratic pass
+    over its columns took."""
+    start = time.perf_counter()
+    at = upload_file("features", "wide.csv", wide_table(1000))
+    use_data(at)
+    took = time.perf_counter() - start
+    assert "wide.csv loaded (8 rows" in " ".join(s.value for s in at.success), page_text(at)
+    assert took < 30, f"{took:.0f} s"

@@ -21,7 +21,7 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "pupil_fixations.cs
 SECONDS = 5.0
 
 
-def _wide(columns: int, roles: bool = True) -> bytes:
+def wide_table(columns: int, roles: bool = True) -> bytes:
     """The Pupil fixation fixture, its columns copied round-robin to `columns` columns: every third keeps its
     name (so the parser renames repeats 'x.1', 'x.2', ...), the others get a numbered name. roles: 't', 'x' and
     'y' stand in for three of them so that every kind finds its roles (else no guess finds x, y or a sample time,
@@ -60,7 +60,7 @@ def _cpu_seconds(work: Callable[[], None], repeats: int = 2) -> float:
 
 
 def test_the_wide_table_is_the_size_that_took_minutes() -> None:
-    data = _wide(1000)
+    data = wide_table(1000)
     raw = io.read_table(data, "wide.csv")
     assert 45_000 <= len(data) <= 52_000 and raw.shape == (8, 1000)
     renamed = [w for w in raw.attrs["warnings"] if "renamed" in w.details]
@@ -69,7 +69,7 @@ def test_the_wide_table_is_the_size_that_took_minutes() -> None:
 
 @pytest.mark.parametrize("kind", io.KINDS)
 def test_a_48_kb_wide_table_is_guessed_and_mapped_in_seconds(kind: str) -> None:
-    raw = io.read_table(_wide(1000), "wide.csv")
+    raw = io.read_table(wide_table(1000), "wide.csv")
     start = time.perf_counter()
     mapping = io.guess_mapping(raw, kind)
     notes = io.guess_notes(raw, kind)
@@ -85,7 +85,7 @@ def test_a_48_kb_wide_table_is_guessed_and_mapped_in_seconds(kind: str) -> None:
 def test_a_48_kb_wide_table_without_positions_is_refused_in_seconds(kind: str) -> None:
     """No column is named like a position: the notes list candidates (a look at every column) and the mapping
     step refuses the missing role with the same list, both in seconds."""
-    raw = io.read_table(_wide(1000, roles=False), "wide.csv")
+    raw = io.read_table(wide_table(1000, roles=False), "wide.csv")
     start = time.perf_counter()
     mapping = io.guess_mapping(raw, kind)
     notes = io.guess_notes(raw, kind)
@@ -99,7 +99,7 @@ def test_a_48_kb_wide_table_without_positions_is_refused_in_seconds(kind: str) -
 def test_doubling_the_columns_does_not_quadruple_the_work() -> None:
     """Linear work doubles (ratio about 2), quadratic work quadruples; the ratio is read from the least CPU time
     of two runs at 1,000 and 2,000 columns, where the fixed costs are small beside the per-column ones."""
-    small, large = ([io.read_table(_wide(n, roles), "wide.csv") for roles in (True, False)] for n in (1000, 2000))
+    small, large = ([io.read_table(wide_table(n, roles), "wide.csv") for roles in (True, False)] for n in (1000, 2000))
     t_small = _cpu_seconds(lambda: _every_step(small))
     t_large = _cpu_seconds(lambda: _every_step(large))
     assert t_large < 3.0 * t_small, f"1,000 columns {t_small:.2f} s, 2,000 columns {t_large:.2f} s"
