@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -149,7 +149,8 @@ def combine(recs: list[Recording], paths: list[str] | None = None) -> Recording:
     """Recordings read from several files [, the files' paths; default: each one's source] -> one Recording:
     the samples of all, each file's recordings named by the module's rules, counts summed, warnings and step
     reports of every file, and a combine step saying how the files were named. One recording is returned as
-    it is. DataError for files of different kinds, screens, or a recording in two files."""
+    it is. Gaze and fixation files (their person is the observer); DataError for feature tables, files of
+    different kinds or screens, or a recording in two files."""
     if not recs:
         raise DataError("no recording to combine.", expected="at least one file")
     if len(recs) == 1:
@@ -159,6 +160,19 @@ def combine(recs: list[Recording], paths: list[str] | None = None) -> Recording:
     if len(kinds) > 1:
         raise DataError(f"the files hold different kinds of data ({', '.join(kinds)}); upload each kind "
                         "separately.", expected="files of one kind")
+    if kinds[0] == "features":
+        raise DataError("feature tables are not combined file by file: each already names its participants and "
+                        "recordings; concatenate them with pandas and read the result.",
+                        expected="gaze or fixation files")
+    if kinds[0] == "fixations":
+        # A fixation table names its person 'observer': the same rules, under the gaze name, and back.
+        out = _combine([_renamed_person(r, "observer", "participant") for r in recs], paths)
+        return _renamed_person(out, "participant", "observer")
+    return _combine(recs, paths)
+
+
+def _combine(recs: list[Recording], paths: list[str]) -> Recording:
+    """combine's work on recordings of one kind whose person column is 'participant'."""
     geometry = _geometry(recs, paths)
     named = _names(recs, paths)
     frames = [_renamed(r.samples, n) for r, n in zip(recs, named)]
@@ -191,10 +205,16 @@ def combine(recs: list[Recording], paths: list[str] | None = None) -> Recording:
     reports = [rep for r in recs for rep in r.reports]
     reports.append(StepReport(Step.COMBINE, f"{len(recs):,} files", sum(len(r.samples) for r in recs),
                               len(samples), notes=tuple(notes)))
-    return Recording(samples, formats[0] if len(formats) == 1 else " + ".join(formats), kinds[0],
+    return Recording(samples, formats[0] if len(formats) == 1 else " + ".join(formats), recs[0].kind,
                      pd.concat(events, ignore_index=True) if events else None, geometry,
                      next((r.screen_px for r in recs if r.screen_px), None), counts, warnings,
                      f"{len(recs):,} files", reports, {})
+
+
+def _renamed_person(rec: Recording, old: str, new: str) -> Recording:
+    """A Recording -> the same with its person column and mapping role renamed from `old` to `new`."""
+    mapping = {(new if k == old else k): v for k, v in rec.mapping.items()}
+    return replace(rec, samples=rec.samples.rename(columns={old: new}), mapping=mapping)
 
 
 def _keys(samples: pd.DataFrame) -> list[str]:

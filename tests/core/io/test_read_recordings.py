@@ -145,3 +145,14 @@ def test_files_named_as_people_say_the_guarantee_is_per_file_unless_labelled():
     assert "no participant column" not in " ".join(map(str, io.read_recordings(labelled).warnings))
     folders = [(f"P{k}/free.csv", _csv(_gaze(20, 100.0 * k))) for k in (1, 2)]
     assert "no participant column" not in " ".join(map(str, io.read_recordings(folders).warnings))
+
+
+def test_fixation_files_combine_by_observer_and_feature_tables_are_refused():
+    def fix(n: int) -> bytes:
+        return _csv(pd.DataFrame({"x": 100.0 + np.arange(n), "y": 200.0 + np.arange(n), "duration_ms": 250.0}))
+    rec = io.read_recordings([("O1.csv", fix(3)), ("O2.csv", fix(4))], kind="fixations")
+    assert rec.kind == "fixations" and "participant" not in rec.samples.columns
+    assert rec.samples.groupby("observer").size().to_dict() == {"O1": 3, "O2": 4}
+    feats = _csv(pd.DataFrame({"participant": ["a", "b"], "window": [0, 0], "f1": [1.0, 2.0]}))
+    with pytest.raises(DataError, match="feature tables are not combined"):
+        io.read_recordings([("a.csv", feats), ("b.csv", feats)], kind="features")
