@@ -283,11 +283,17 @@ class Upload:
         over the whole file before one is chosen (an index that names other images further down is not taken)."""
         def compute() -> tuple[dict[str, Any], list[str]]:
             head = self.preview() if kept is None else self.preview()[kept]
-            values = None
+            values, said = None, []
             if len(self.preview()) >= PREVIEW_ROWS and guess_mapping(head, kind).get("stimulus"):
                 cols = stimulus_columns(head)
-                values = self.full_table(cols) if len(cols) > 1 else None
-            return guess_mapping(head, kind, values=values), guess_notes(head, kind, values=values)
+                try:
+                    values = self.full_table(cols) if len(cols) > 1 else None
+                except DataError as err:
+                    # The mapping form must still be drawn (a column can be left out there); the full read on
+                    # 'Use this data' names the problem again if it remains.
+                    said = [f"The stimulus column was guessed from the first {len(self.preview()):,} rows only: the "
+                            f"whole file could not be read ({err})."]
+            return guess_mapping(head, kind, values=values), said + guess_notes(head, kind, values=values)
         return self._once(("guess", kind, tuple(kept) if kept is not None else None), compute)
 
     def full_table(self, cols: list[str] | None = None,

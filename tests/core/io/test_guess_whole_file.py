@@ -64,3 +64,15 @@ def test_a_file_whose_head_is_all_of_it_is_not_read_again(monkeypatch: pytest.Mo
     monkeypatch.setattr(up, "full_table", no_full_read)
     mapping, _ = up.guess("fixations")
     assert mapping["stimulus"] == "file"
+
+
+def test_a_file_unreadable_below_the_preview_still_gets_a_guess_with_a_note() -> None:
+    """A file over the row limit is refused only by the full read: the guess falls back to the head and says why,
+    so the page can still draw its mapping form; the full read refuses it again."""
+    up = io.Upload(misleading_fixations(), "fix.csv", io.Limits(max_rows=8000))
+    mapping, notes = up.guess("fixations")
+    assert mapping["stimulus"] == "image_index"
+    assert notes[0].startswith("The stimulus column was guessed from the first 5,000 rows only: the whole file "
+                               "could not be read (fix.csv"), notes
+    with pytest.raises(io.DataError, match="8,000"):
+        up.full_table()
