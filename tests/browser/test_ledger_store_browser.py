@@ -1,5 +1,5 @@
 """The stored ledger in a real browser at 1280 × 900 (a server of its own on a ledger file the test prepares): an
-export is kept across a reload, and a refusal is shown in the main area next to the button that was pressed on
+export is seen by a second session of the study and kept across a reload, and a refusal is shown in the main area next to the button that was pressed on
 Heatmaps, Time series, Areas of interest and Gaze samples."""
 from __future__ import annotations
 
@@ -48,9 +48,17 @@ def test_a_reload_keeps_the_total_and_refusals_show_next_to_their_button(browser
         page.locator(f'{MAIN} [data-testid="stAlert"]', has_text="Released heatmap").first.wait_for(timeout=120_000)
         spent = store.total()[0]
         assert spent == pytest.approx(3.0)
-        # A second export (3 + 3 > 4) is refused where it was asked for.
-        _press_and_see_refusal(page, "Export (private release)")
-        assert store.total()[0] == pytest.approx(spent)
+        # A second browser session of the study sees the first's spending at once, and its own export (3 + 3 > 4)
+        # is refused where it was asked for.
+        other = browser.new_context(viewport={"width": 1280, "height": HEIGHT})
+        try:
+            second = other.new_page()
+            harness.goto(second, f"{url}/heatmaps", 180_000)
+            second.locator(SIDEBAR, has_text=f"{spent:.3g} of 4").first.wait_for(timeout=60_000)
+            _press_and_see_refusal(second, "Export (private release)")
+        finally:
+            other.close()
+        assert store.total()[0] == pytest.approx(spent) and len(store.releases) == 1
         # A reload is a new session of the same study: the sidebar still states the total.
         page.reload()
         harness.wait_idle(page)
