@@ -467,19 +467,20 @@ def _table(kind: str, data: bytes, name: str, token: str, others: Files = ()) ->
         _done(kind, label, table, extra, tuple(rec.reports))
 
 
-def _gaze_files(kind: str, files: list[Any]) -> None:
-    """Many gaze files, or zips of them: unpacked under the upload cap before anything is parsed, each file one
-    recording; the columns are mapped on the first and every file is read the same way."""
+def _many_files(kind: str, files: list[Any]) -> None:
+    """Many gaze or fixation files, or zips of them: unpacked under the upload cap before anything is parsed,
+    each file one recording; the columns are mapped on the first and every file is read the same way."""
     key = tuple((getattr(f, "file_id", f.name), f.name, f.size) for f in files)
-    pairs, skipped = _memo("gaze_files", key, lambda: table_files([(f.name, f.getvalue()) for f in files],
-                                                                   io.MAX_UNPACKED_BYTES))
+    what = "fixation tables (CSV/TSV/TXT/ASC)" if kind == "fixations" else "gaze recordings (CSV/TSV/TXT/ASC)"
+    pairs, skipped = _memo("many_files", (kind, key), lambda: table_files(
+        [(f.name, f.getvalue()) for f in files], io.MAX_UNPACKED_BYTES, what))
     for note in skipped:
         st.info(md_text(note))
     shown = ", ".join(n for n, _ in pairs[:12]) + (" …" if len(pairs) > 12 else "")
     st.markdown(f"**{len(pairs):,} recording{'s' * (len(pairs) != 1)}** (each file one recording): "
                 f"{md_text(shown)}. The columns are mapped on the first file; every file is read the same way. "
-                "A file without a participant column is one participant named by its file name (by its folder "
-                "when file names repeat across folders).")
+                f"A file without {'an observer' if kind == 'fixations' else 'a participant'} column is one person "
+                "named by its file name (by its folder when file names repeat across folders).")
     (name, data), others = pairs[0], pairs[1:]
     token = _memo("token", ("files", key), lambda: state.content_token(data + repr(key).encode()))
     if _memo("format", (token,), _upload(data, name, token).format) == io.pipeline.ASC:
@@ -642,10 +643,11 @@ def render() -> None:
     kind = st.radio("What are you uploading?", list(KIND_LABELS), format_func=KIND_LABELS.get,
                     horizontal=True, key="upload_kind")
     types = ["png", "jpg", "jpeg"] if kind == "image" else ["csv", "tsv", "txt", "asc", "gz", "edf"]
-    # Stimulus images and gaze recordings come many at once (a dataset has hundreds), or zipped.
-    many = kind in ("image", "gaze")
+    # Stimulus images, gaze recordings and fixation tables come many at once (a dataset has hundreds), or zipped.
+    many = kind in ("image", "gaze", "fixations")
     label = {"image": "Files: one or many images, or a zip of them",
-             "gaze": "Files: one recording, or many (each file one recording), or a zip of them"}.get(kind, "File")
+             "gaze": "Files: one recording, or many (each file one recording), or a zip of them",
+             "fixations": "Files: one table, or many (each file one recording), or a zip of them"}.get(kind, "File")
     upload = st.file_uploader(label, type=[*types, "zip"] if many else types, key=f"uploader_{kind}",
                               accept_multiple_files=many)
     files = list(upload or []) if many else []
@@ -657,8 +659,8 @@ def render() -> None:
                    "table.")
         _uploads_panel()
         return
-    if kind == "gaze" and (len(files) > 1 or upload.name.lower().endswith(".zip")):
-        _gaze_files(kind, files)
+    if kind in ("gaze", "fixations") and (len(files) > 1 or upload.name.lower().endswith(".zip")):
+        _many_files(kind, files)
         _uploads_panel()
         return
     data = upload.getvalue()

@@ -44,14 +44,15 @@ def is_table_name(name: str) -> bool:
     return PurePosixPath(stem).suffix.lower() in TABLE_SUFFIXES and not _hidden(name)
 
 
-def table_files(files: list[tuple[str, bytes]], max_bytes: int | None) -> tuple[list[tuple[str, bytes]], list[str]]:
-    """Uploaded (name, bytes) files, recordings or zip archives of them, and a cap on the total unpacked from
-    the archives and given as files (None: none) -> ((path, bytes) per recording, sentences on what was skipped);
-    DataError for a damaged zip, a cap, or no recording at all. Gzip files are counted as given: each is capped
-    when it is read."""
-    out, skipped = unpack_files(files, is_table_name, max_bytes, MAX_RECORDING_FILES, _WHAT)
+def table_files(files: list[tuple[str, bytes]], max_bytes: int | None,
+                what: str = _WHAT) -> tuple[list[tuple[str, bytes]], list[str]]:
+    """Uploaded (name, bytes) files, recordings or zip archives of them, a cap on the total unpacked from the
+    archives and given as files (None: none) [, what they are, for messages] -> ((path, bytes) per recording,
+    sentences on what was skipped); DataError for a damaged zip, a cap, or no recording at all. Gzip files are
+    counted as given: each is capped when it is read."""
+    out, skipped = unpack_files(files, is_table_name, max_bytes, MAX_RECORDING_FILES, what)
     if not out:
-        raise DataError(f"no file here is one of the {_WHAT}.", file=files[0][0] if files else None,
+        raise DataError(f"no file here is one of the {what}.", file=files[0][0] if files else None,
                         expected="CSV/TSV/TXT/ASC files, gzip-compressed or not, or a zip of them")
     return out, skipped
 

@@ -1,5 +1,6 @@
-"""Your data takes raw gaze as many files or a zip (each file one recording, mapped once on the first file), and
-bare x, y samples without a time column with a stated rate, which then reach the Gaze samples and Heatmaps pages.
+"""Your data takes raw gaze (and fixation tables) as many files or a zip (each file one recording, mapped once on
+the first file), and bare x, y samples without a time column with a stated rate, which then reach the Gaze
+samples, Heatmaps, Time series and Attacks pages.
 
 The numbers checked are the library's: what the page keeps equals io.read_recordings / io.read_recording of the
 same bytes with the same choices."""
@@ -187,3 +188,28 @@ def test_a_zip_of_bare_headerless_files_reaches_feature_windows_time_series_and_
     at.switch_page("pages/attacks.py").run()
     assert not at.exception, at.exception
     assert "window of 10 s" in page_text(at)
+
+
+def test_two_fixation_files_become_two_observers_on_the_heatmaps_page():
+    def fix(n: int, x0: float) -> bytes:
+        i = np.arange(n)
+        return pd.DataFrame({"x": x0 + 5.0 * i, "y": 300.0 + 3.0 * i, "duration_ms": 200.0 + i}).to_csv(
+            index=False).encode()
+    at = open_app("pages/your_data.py")
+    at.radio(key="upload_kind").set_value("fixations").run()
+    at.file_uploader(key="uploader_fixations").set_value([("O1.csv", fix(12, 200), "text/csv"),
+                                                          ("O2.csv", fix(15, 500), "text/csv")]).run()
+    assert not at.exception, at.exception
+    assert "A file without an observer column is one person named by its file name" in page_text(at)
+    use_data(at)
+    label = "Upload: 2 files (O1.csv …)"
+    kept = at.session_state["eyedp_uploads"]["fixations"][label].frame
+    assert kept.groupby("observer").size().to_dict() == {"O1": 12, "O2": 15}
+    at.switch_page("pages/heatmaps.py").run()
+    assert not at.exception, at.exception
+    stim = at.selectbox(key="hm_stimulus")
+    blank = "2 files (O1.csv …) (blank canvas)"
+    assert blank in stim.options
+    stim.set_value(blank).run()
+    assert not at.exception, at.exception
+    assert "2 observers" in page_text(at)
