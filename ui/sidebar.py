@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from eyedp_core.io.errors import DataError
 from ui import state
 from ui.text import md_text
 
@@ -27,8 +28,12 @@ def render(*, cap_on_page: bool = False) -> None:
         st.page_link("pages/your_data.py", label="Upload your own data", icon=":material/upload_file:")
         st.divider()
         st.markdown("### Privacy spent")
-        study_picker()
-        ledger = state.ledger()  # re-read from the store on every run: other sessions' charges of the study show
+        try:
+            study_picker()
+            ledger = state.ledger()  # re-read from the store on every run: other sessions' charges of the study show
+        except DataError as err:  # a ledger file that is not ours (or cannot be made): said, never overwritten
+            st.error(md_text(err), icon=":material/error:")
+            return
         eps, delta = ledger.total()
         cap = state.epsilon_cap()
         if cap_on_page:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -298,7 +297,7 @@ def ledger() -> Ledger:
                 held.set_cap(DEFAULT_EPSILON_CAP, "the default cap of a new study")
             st.session_state[LEDGER_KEY] = held
     except (store.StoreError, OSError, ValueError) as err:
-        raise DataError(f"The privacy ledger cannot be used: {err}", file=str(os.environ.get(store.ENV_VAR, "")) or None,
+        raise DataError(f"The privacy ledger cannot be used, so nothing can be released: {err}",
                         expected="an EyeDP ledger file (EYEDP_LEDGER) or a path where one can be created") from err
     return held
 

@@ -143,3 +143,20 @@ def test_a_refused_aoi_export_is_said_next_to_its_button_and_a_success_updates_t
     # The sidebar of the run that follows the export states the new total (no stale "Refused" box either).
     assert _side(at)["Worst-case ε per person, of the cap"] == f"{spent:.3g} of 100"
     assert not at.sidebar.error
+
+
+def test_a_ledger_file_that_is_not_ours_is_named_and_left_unchanged(tmp_path, monkeypatch) -> None:
+    import hashlib
+
+    junk = tmp_path / "notes.sqlite"
+    junk.write_bytes(b"these are someone's notes, not a ledger\n" * 10)
+    before = hashlib.sha256(junk.read_bytes()).hexdigest()
+    monkeypatch.setenv("EYEDP_LEDGER", str(junk))
+    at = open_app(timeout=300)
+    assert not at.exception, at.exception
+    said = " ".join(str(e.value) for e in at.sidebar.error)
+    assert "The privacy ledger cannot be used" in said and "is not an EyeDP ledger" in said and "notes.sqlite" in said
+    at.switch_page("pages/heatmaps.py").run()  # a page that reads the ledger says so too, with no traceback
+    assert not at.exception, at.exception
+    assert "is not an EyeDP ledger" in " ".join(str(e.value) for e in at.main.error)
+    assert hashlib.sha256(junk.read_bytes()).hexdigest() == before

@@ -1,5 +1,5 @@
 """The stored ledger in a real browser at 1280 × 900 (a server of its own on a ledger file the test prepares): an
-export is seen by a second session of the study and kept across a reload, and a refusal is shown in the main area next to the button that was pressed on
+export is seen by a second session of the study and kept across a reload and a server restart, and a refusal is shown in the main area next to the button that was pressed on
 Heatmaps, Time series, Areas of interest and Gaze samples."""
 from __future__ import annotations
 
@@ -62,6 +62,11 @@ def test_a_reload_keeps_the_total_and_refusals_show_next_to_their_button(browser
         # A reload is a new session of the same study: the sidebar still states the total.
         page.reload()
         harness.wait_idle(page)
+        page.locator(SIDEBAR, has_text=f"{spent:.3g} of 4").first.wait_for(timeout=60_000)
+        # So does a new server on the same file (a restart).
+        harness.stop_app(proc)
+        proc, url = harness.start_app(ledger=path)
+        harness.goto(page, f"{url}/heatmaps", 180_000)
         page.locator(SIDEBAR, has_text=f"{spent:.3g} of 4").first.wait_for(timeout=60_000)
         # With the cap at the total, every other releasing page refuses next to its button.
         store.set_cap(spent, "browser test: no room left")
