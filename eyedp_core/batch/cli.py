@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         files = expand_inputs(args.input)
         check_paths(args, files)
+        if args.partitions < 1:
+            raise ValueError(f"--partitions must be at least 1, got {args.partitions}")
         settings = settings_from_args(args)
         rel = release_batch(files, settings, Engine(args.engine), master=args.master, partitions=args.partitions,
                             tmp_dir=args.tmp_dir)

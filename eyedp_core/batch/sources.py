@@ -65,6 +65,7 @@ class RowReport:
 
     counts: dict[RowFate, int] = field(default_factory=lambda: {f: 0 for f in RowFate})
     named: list[NamedRow] = field(default_factory=list)
+    _n_named: dict[RowFate, int] = field(default_factory=lambda: {f: 0 for f in RowFate}, repr=False)
 
     @property
     def rows(self) -> int:
@@ -78,9 +79,10 @@ class RowReport:
     def name(self, fate: RowFate, file: str, lines: np.ndarray, why: Callable[[int], str]) -> None:
         """Count the rows at `lines` and name the first MAX_NAMED of this fate; why(i) says why for the i-th."""
         self.add(fate, len(lines))
-        room = MAX_NAMED - sum(1 for r in self.named if r.fate is fate)
-        for i in range(min(room, len(lines))):
+        take = min(MAX_NAMED - self._n_named[fate], len(lines))
+        for i in range(take):
             self.named.append(NamedRow(file, int(lines[i]), fate, why(i)))
+        self._n_named[fate] += take
 
     def to_dict(self) -> dict[str, object]:
         """The report as a JSON-ready dict: rows read, counts by fate and the named rows."""
@@ -228,6 +230,7 @@ def _numbers(df: pd.DataFrame, col: str, name: str, lines: np.ndarray) -> np.nda
 
 
 def _text(v: object) -> str:
+    """A raw coordinate in, how the report quotes it out ('missing' for an empty field)."""
     return "missing" if v is None or (isinstance(v, float) and np.isnan(v)) else repr(str(v))[:30]
 
 
