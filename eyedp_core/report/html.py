@@ -101,6 +101,9 @@ class ReportInput:
     aoi_releases: Sequence[ReleasedAois] = ()  # each AOI export with the ledger entries it charged
     # Where the report stands in the stored ledger; None: read from `ledger` when it is a StoredLedger.
     chain: LedgerStamp | None = None
+    # Every change of the study's cap, oldest first: {"time": UTC text, "cap": float, "previous": float | None,
+    # "reason": text}.
+    cap_history: Sequence[Mapping[str, Any]] = ()
 
 
 
@@ -149,6 +152,26 @@ def _who(unit: str, releases: Sequence[Release]) -> str:
     return "each observer's " + " and ".join(parts) if parts else _WHO[unit]
 
 
+def _raises(inp: ReportInput) -> list[Mapping[str, Any]]:
+    """The cap changes that raised the cap (a study's first cap raises nothing)."""
+    return [c for c in inp.cap_history if c.get("previous") is not None and float(c["cap"]) > float(c["previous"])]
+
+
+def _cap_change(c: Mapping[str, Any]) -> str:
+    """One cap change in words: when, from what to what, and the reason the user gave."""
+    before = "none (a new study)" if c.get("previous") is None else f"ε ≤ {fmt(float(c['previous']))}"
+    reason = str(c.get("reason") or "").strip() or "no reason given"
+    return f"{c['time']}: {before} → ε ≤ {fmt(float(c['cap']))} ({reason})"
+
+
+def _cap_history(inp: ReportInput) -> str:
+    """The study's cap changes as a list (nothing when the report has none)."""
+    if not inp.cap_history:
+        return ""
+    items = "".join(f"<li>{esc(_cap_change(c))}</li>" for c in inp.cap_history)
+    return f'<p><b>Cap history</b> (every change of the study\'s cap, with the reason given):</p><ul id="cap-history">{items}</ul>'
+
+
 def _verdict(inp: ReportInput) -> str:
     eps, dlt = inp.ledger.total()
     rel = inp.ledger.releases
@@ -163,6 +186,11 @@ def _verdict(inp: ReportInput) -> str:
         factor = "∞" if math.isinf(eps) else fmt(math.exp(eps) if eps < 700 else math.inf)
         cap = (f" The session refused any release that would have pushed a person above ε = {fmt(inp.epsilon_cap)}."
                if inp.epsilon_cap is not None else "")
+        raised = _raises(inp)
+        if raised:
+            cap += (f" The cap was raised {len(raised)} time{'s' if len(raised) > 1 else ''} during the study ("
+                    + "; ".join(_cap_change(c) for c in raised) + "): releases made under a raised cap count in full, "
+                    "whatever the cap is now.")
         items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
                      f"after adding up all {len(rel)} release(s): whether a person took part changes the chance of "
                      f"any conclusion by at most a factor {esc(factor)}.{esc(cap)}")
@@ -210,7 +238,7 @@ def _summary(inp: ReportInput) -> str:
     else:
         head = (f"Worst-case total privacy loss for any one person after composing all {n} release(s): "
                 f"<b>ε = {esc(fmt(eps))}</b>, <b>δ = {esc(fmt(dlt))}</b>.")
-    return f'<p class="headline">{head}{esc(cap)}</p><p>{esc(COMPOSITION_RULE)}</p>'
+    return f'<p class="headline">{head}{esc(cap)}</p><p>{esc(COMPOSITION_RULE)}</p>{_cap_history(inp)}'
 
 
 # Counts a mechanism treats as public (n observers, the number of participants, tasks, stimuli); exact row counts

@@ -97,19 +97,26 @@ def cap_status(spent: float, cap: float) -> tuple[bool, str]:
                    f"above this cap ({when}). Every new release is refused.")
 
 
-def cap_history_rows() -> list[dict[str, str]]:
-    """The study's cap changes, oldest first, in words: when (UTC), the cap, the one before and the reason given."""
+def cap_history() -> list[dict[str, Any]]:
+    """The study's cap changes, oldest first: time (UTC, to the second), cap, the cap before (None: the study's
+    first) and the reason given."""
     led = state.stored()
     if led is None:
         return []
-    rows = []
+    out = []
     for event in led.cap_history():
         p = event.payload
-        before = p.get("previous")
-        rows.append({"When (UTC)": event.time[:19].replace("T", " "), "Cap ε per person": f"{float(p['epsilon_cap']):g}",
-                     "Before": "none (a new study)" if before is None else f"{float(before):g}",
-                     "Reason given": p.get("reason") or "(none given)"})
-    return rows
+        out.append({"time": event.time[:19].replace("T", " ") + " UTC", "cap": float(p["epsilon_cap"]),
+                    "previous": None if p.get("previous") is None else float(p["previous"]),
+                    "reason": str(p.get("reason") or "")})
+    return out
+
+
+def cap_history_rows() -> list[dict[str, str]]:
+    """The study's cap changes as table rows in words (Report page)."""
+    return [{"When": c["time"], "Cap ε per person": f"{c['cap']:g}",
+             "Before": "none (a new study)" if c["previous"] is None else f"{c['previous']:g}",
+             "Reason given": c["reason"] or "(none given)"} for c in cap_history()]
 
 
 def record_download(what: str, data: bytes, release_safe: bool) -> None:
@@ -172,7 +179,7 @@ def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tup
     fig = ledger_figure()
     held = state.ledger()
     chain = stamp_of(held)  # the stored ledger's study, entries and head, which `verify` checks the report against
-    inp = ReportInput(ledger=Ledger(held.releases), chain=chain, artefacts=artefacts(), data=data_counts(),
+    inp = ReportInput(ledger=Ledger(held.releases), chain=chain, cap_history=cap_history(), artefacts=artefacts(), data=data_counts(),
                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
                       view_facts=facts, attacks=attack_rows(),
                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
