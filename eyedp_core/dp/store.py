@@ -10,9 +10,7 @@ Only standard-library modules: the store holds what the ledger holds (never uplo
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
-import hashlib
 import json
 import math
 import os
@@ -25,6 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.dp.budget import BudgetExceeded, refusal
+from eyedp_core.dp.ledger_codec import (
+    canonical_json,
+    entry_hash,
+    float_text,
+    plain_json,
+    release_from_json,
+    release_to_json,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,7 +46,6 @@ __all__ = [
     "StoreError",
     "StoredLedger",
     "default_ledger_path",
-    "entry_hash",
     "list_studies",
     "open_ledger",
 ]
@@ -116,74 +121,6 @@ class ChainCheck:
     head: str
     problem: str | None = None
     bad_entry: int | None = None  # sequence number of the first bad entry (None when ok)
-
-
-# ---------------------------------------------------------------------------------------------
-# canonical forms
-
-
-def canonical_json(value: Any) -> str:
-    """A JSON-able value -> its one canonical text (sorted keys, no spaces, UTF-8, no NaN/∞ literals)."""
-    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _plain(value: Any) -> Any:
-    """Context values -> plain JSON values: enums by value, tuples as lists, non-finite floats as text."""
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [_plain(v) for v in items]
-    item = getattr(value, "item", None)  # numpy scalars
-    if callable(item):
-        return _plain(item())
-    return str(value)
-
-
-def entry_hash(prev_hash: str, study: str, seq: int, kind: str, time: str, payload: str) -> str:
-    """An entry's fields -> hex SHA-256 of the canonical JSON array [prev_hash, study, seq, kind, time, payload]."""
-    text = json.dumps([prev_hash, study, int(seq), kind, time, payload], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _float_text(x: float | None) -> str | None:
-    # repr round-trips every float exactly (shortest repr), and writes inf as 'inf', which strict JSON cannot hold
-    return None if x is None else repr(float(x))
-
-
-def release_to_json(release: Release) -> dict[str, Any]:
-    """Release -> a JSON dict of every field (floats as their exact repr text, tuples as lists)."""
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(Release):
-        v = getattr(release, f.name)
-        if isinstance(v, float):
-            out[f.name] = _float_text(v)
-        elif isinstance(v, tuple):
-            out[f.name] = list(v)
-        else:
-            out[f.name] = v
-    return out
-
-
-def release_from_json(data: Mapping[str, Any]) -> Release:
-    """The dict `release_to_json` made -> the identical Release."""
-    kw: dict[str, Any] = {}
-    for f in dataclasses.fields(Release):
-        if f.name not in data:
-            continue
-        v = data[f.name]
-        if f.name in ("epsilon", "delta"):
-            v = float(v)
-        elif isinstance(v, list):
-            v = tuple(v)
-        kw[f.name] = v
-    return Release(**kw)
 
 
 def _now() -> str:
@@ -619,7 +556,7 @@ class StoredLedger(Ledger):
                 raise TypeError(f"expected Release entries, got {type(r).__name__}")
         if not batch:
             return
-        ctx = _plain(dict(context or {}))
+        ctx = plain_json(dict(context or {}))
 
         def body(con: sqlite3.Connection) -> str | None:
             stored = con.execute("SELECT payload FROM events WHERE study = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
@@ -638,12 +575,12 @@ class StoredLedger(Ledger):
             if why is not None:
                 self._append(con, EventKind.REFUSAL, {
                     "reason": why, "releases": [release_to_json(r) for r in batch], "context": ctx,
-                    "epsilon_cap": _float_text(cap), "delta_cap": _float_text(delta_cap)})
+                    "epsilon_cap": float_text(cap), "delta_cap": float_text(delta_cap)})
                 return why
             first = None
             for i, r in enumerate(batch):
-                payload = {"release": release_to_json(r), "context": ctx, "epsilon_cap": _float_text(cap),
-                           "delta_cap": _float_text(delta_cap), "part": i + 1, "parts": len(batch)}
+                payload = {"release": release_to_json(r), "context": ctx, "epsilon_cap": float_text(cap),
+                           "delta_cap": float_text(delta_cap), "part": i + 1, "parts": len(batch)}
                 if first is not None:
                     payload["charge"] = first
                 event = self._append(con, EventKind.RELEASE, payload)
@@ -671,7 +608,7 @@ class StoredLedger(Ledger):
                               (self.study, EventKind.CAP_CHANGE.value)).fetchone()
             previous = json.loads(row[0])["epsilon_cap"] if row else None
             self._append(con, EventKind.CAP_CHANGE,
-                         {"epsilon_cap": _float_text(cap), "previous": previous, "reason": str(reason)})
+                         {"epsilon_cap": float_text(cap), "previous": previous, "reason": str(reason)})
 
         self._write("changing the cap", body)
 
@@ -681,7 +618,7 @@ class StoredLedger(Ledger):
             live = [release_from_json(self._decode(seq, text)["release"]) for seq, text in self._live_rows(con, self.study)]
             eps, dlt = Ledger(live).total()
             self._append(con, EventKind.ARCHIVE, {"reason": str(reason), "releases_archived": len(live),
-                                                  "epsilon_total": _float_text(eps), "delta_total": _float_text(dlt)})
+                                                  "epsilon_total": float_text(eps), "delta_total": float_text(dlt)})
 
         self._write("archiving", body)
 
@@ -695,4 +632,4 @@ class StoredLedger(Ledger):
         if kind not in _RECORDABLE:
             raise ValueError(f"{kind.name} entries are made by their own method (charge, set_cap, archive), "
                              "which keeps their rules")
-        return self._write("recording", lambda con: self._append(con, kind, _plain(dict(payload))))
+        return self._write("recording", lambda con: self._append(con, kind, plain_json(dict(payload))))

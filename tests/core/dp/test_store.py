@@ -20,6 +20,7 @@ import pytest
 from eyedp_core.dp import budget
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.dp.budget import BudgetExceeded
+from eyedp_core.dp.ledger_codec import entry_hash
 from eyedp_core.dp.store import (
     DEFAULT_STUDY,
     GENESIS,
@@ -27,7 +28,6 @@ from eyedp_core.dp.store import (
     StoredLedger,
     StoreError,
     default_ledger_path,
-    entry_hash,
     list_studies,
     open_ledger,
 )
@@ -182,6 +182,8 @@ def _race(folder: Path) -> tuple[list[int], StoredLedger]:
              for name in ("A", "B")]
     deadline = time.monotonic() + 120
     while not all(Path(f"{go}-{n}").exists() for n in "AB") and time.monotonic() < deadline:
+        if any(p.poll() is not None for p in procs):
+            break  # one died before it was ready: its error is reported below
         time.sleep(0.005)
     go.touch()
     outs = [p.communicate(timeout=300) for p in procs]

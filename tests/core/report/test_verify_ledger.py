@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from eyedp_core.dp.accounting import Ledger, Release
-from eyedp_core.dp.store import GENESIS, EventKind, entry_hash, open_ledger
+from eyedp_core.dp.ledger_codec import entry_hash
+from eyedp_core.dp.store import GENESIS, EventKind, open_ledger
 from eyedp_core.report.chain import LedgerStamp, read_stamp, report_ledger, seal, seal_ok
 from eyedp_core.report.cli import main
 from eyedp_core.report.html import ReportInput, build_html
