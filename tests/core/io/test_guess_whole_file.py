@@ -4,6 +4,8 @@ under the same index (60 % of the rows) gets its file-name column, not the index
 pipeline (Upload.guess) and through read_recording alike."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from eyedp_core import io
 from eyedp_core.io.pipeline import PREVIEW_ROWS
 
 PAIRS = 630
+REALDATA = Path(__file__).resolve().parents[3].parent / "shared" / "realdata"
 
 
 def misleading_fixations(seed: int = 0) -> bytes:
@@ -76,3 +79,23 @@ def test_a_file_unreadable_below_the_preview_still_gets_a_guess_with_a_note() ->
                                "could not be read (fix.csv"), notes
     with pytest.raises(io.DataError, match="8,000"):
         up.full_table()
+
+
+@pytest.mark.parametrize(("path", "kind", "stimulus"), [
+    ("uniss_fgd/fgd_fixations.csv.gz", "fixations", "image_file"),
+    ("osie/osie_fixations.csv.gz", "fixations", "image"),
+    ("sbsat/18sat_trialfinal.csv", "fixations", "Trial_Index_"),
+    ("lund2013/lund2013_samples.csv.gz", "gaze", "stimulus"),
+])
+def test_real_files_longer_than_the_preview_get_the_librarys_mapping(path: str, kind: str, stimulus: str) -> None:
+    """Real recordings of 7,000 to 380,000 rows: the page's guess (preview plus the stimulus candidates read whole)
+    equals the library's guess on the whole table, role for role."""
+    file = REALDATA / path
+    if not file.exists():
+        pytest.skip(f"{file} is not here")
+    data = file.read_bytes()
+    up = io.Upload(data, file.name, io.Limits(**io.WEB_LIMITS))
+    page, _ = up.guess(kind)
+    whole = io.read_table(data, file.name, **io.WEB_LIMITS)
+    assert len(whole) > len(up.preview()) == PREVIEW_ROWS
+    assert page == io.guess_mapping(whole, kind) and page["stimulus"] == stimulus
