@@ -128,6 +128,25 @@ def epsilon_reading(epsilon: float, delta: float) -> str:
     return text
 
 
+# Above this total per person the verdict says "no meaningful protection" (docs/PRIVACY_MODEL.md §0.6): e^10 ≈
+# 22,000, so an attacker 50 % sure of a fact about a person can end up more than 99.99 % sure.
+NO_MEANINGFUL_PROTECTION = 10.0
+
+
+def protection_words(epsilon: float) -> str:
+    """A total ε per person -> what it means in words: the 50 % attacker's best certainty after the releases, and
+    "no meaningful protection" above NO_MEANINGFUL_PROTECTION."""
+    if math.isinf(epsilon):
+        return "There is no differential-privacy guarantee: no meaningful protection."
+    post = 1.0 / (1.0 + math.exp(-epsilon)) if epsilon < 700 else 1.0  # 50 % prior, odds times e^ε
+    sure = (f"can be at most {100 * post:.6g} % sure" if post < 0.999999
+            else "can become all but certain (over 99.9999 % sure)")
+    text = f"An attacker who thought a fact about a person 50 % likely {sure} after the releases"
+    if epsilon > NO_MEANINGFUL_PROTECTION:
+        return (f"{text}: above ε = {fmt(NO_MEANINGFUL_PROTECTION)} per person this is no meaningful protection.")
+    return text + "."
+
+
 def _section(key: str, body: str) -> str:
     return f'<section id="{key}"><h2>{esc(SECTIONS[key])}</h2>{body}</section>'
 
@@ -193,7 +212,7 @@ def _verdict(inp: ReportInput) -> str:
                     "whatever the cap is now.")
         items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
                      f"after adding up all {len(rel)} release(s): whether a person took part changes the chance of "
-                     f"any conclusion by at most a factor {esc(factor)}.{esc(cap)}")
+                     f"any conclusion by at most a factor {esc(factor)}. {esc(protection_words(eps))}{esc(cap)}")
     if inp.release_safe:
         items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
                      "release-safe report leaves them out (the curator's full report has them).")

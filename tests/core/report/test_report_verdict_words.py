@@ -1,0 +1,31 @@
+"""The verdict says what the total ε per person means in words: the best certainty of an attacker who started at
+50 % (odds times e^ε), and "no meaningful protection" above the documented ε = 10."""
+from __future__ import annotations
+
+import math
+import re
+
+from eyedp_core.dp.accounting import Ledger, Release
+from eyedp_core.report import Artefact, ReportInput, build_html
+from eyedp_core.report.html import NO_MEANINGFUL_PROTECTION
+
+
+def _verdict(eps: float) -> str:
+    r = Release(view="Time series", label="LPA", unit="participant", mechanism="laplace", sensitivity_type="public",
+                epsilon=eps)
+    doc = build_html(ReportInput(ledger=Ledger([r]), artefacts=[Artefact(r)], data={}, config_json="{}", version={}))
+    return re.search(r'<section id="verdict">(.*?)</section>', doc, re.S).group(1)
+
+
+def test_a_small_total_reads_as_the_attackers_certainty() -> None:
+    v = _verdict(1.0)
+    sure = 100 * math.e / (1 + math.e)  # posterior odds e^ε · 1 from even prior odds
+    assert f"can be at most {sure:.6g} % sure" in v and "no meaningful protection" not in v
+
+
+def test_a_total_above_the_documented_epsilon_is_no_meaningful_protection() -> None:
+    assert NO_MEANINGFUL_PROTECTION == 10.0
+    assert "no meaningful protection" not in _verdict(10.0)
+    v = _verdict(20.0)
+    assert "all but certain" in v and "above ε = 10 per person this is no meaningful protection" in v
+    assert "no meaningful protection" in _verdict(math.inf)
