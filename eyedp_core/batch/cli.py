@@ -11,6 +11,7 @@ import sys
 
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import write_release
+from eyedp_core.batch.plan_run import run_plan_command
 from eyedp_core.batch.run import release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import expand_inputs
@@ -52,7 +53,23 @@ def parser() -> argparse.ArgumentParser:
                    help="folder for the engines' temporary files (default: the system's; on a Spark cluster, one "
                         "its workers can read)")
     h.add_argument("--report", help="also write the run report (JSON, describes the private input) to this file")
+    _plan_parser(sub)
     return p
+
+
+def _plan_parser(sub) -> None:  # noqa: ANN001 - argparse's private subparsers type
+    """Add the `plan` subcommand: a whole study plan (eyedp_core.plan) released into one bundle."""
+    pl = sub.add_parser("plan", help="release every output of a study plan (plan.json) into one bundle")
+    pl.add_argument("--plan", required=True, help="the plan file (JSON; see README 'Study plans')")
+    pl.add_argument("--input", required=True, action="append",
+                    help="glob of Parquet / CSV / CSV.gz fixation shards (observer, x, y, stimulus); repeatable")
+    pl.add_argument("--engine", choices=[e.value for e in Engine], default=Engine.NUMPY.value)
+    pl.add_argument("--out", required=True, help="output folder (written only when every output is released)")
+    pl.add_argument("--master", default="local[*]", help="Spark master URL (engine spark)")
+    pl.add_argument("--partitions", type=int, default=DEFAULT_PARTITIONS, help="numpy engine: observer partitions")
+    pl.add_argument("--tmp-dir", "--tmpdir", dest="tmp_dir", help="folder for the engines' temporary files")
+    pl.add_argument("--report", help="also write the run report (JSON, describes the private input) to this file")
+    pl.set_defaults(settings=None)
 
 
 _OPTION_FIELDS = {"stimulus": "stimulus", "epsilon": "epsilon", "delta": "delta", "cell_px": "cell_px",
@@ -132,6 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         check_paths(args, files)
         if args.partitions < 1:
             raise ValueError(f"--partitions must be at least 1, got {args.partitions}")
+        if args.command == "plan":
+            if not os.path.isfile(args.plan):
+                raise ValueError(f"--plan '{args.plan}' is not a file")
+            report = run_plan_command(args.plan, files, Engine(args.engine), args.out, master=args.master,
+                                      partitions=args.partitions, tmp_dir=args.tmp_dir)
+            return _done(json.dumps(report, indent=2, default=str), args.report)
         settings = settings_from_args(args)
         rel = release_batch(files, settings, Engine(args.engine), master=args.master, partitions=args.partitions,
                             tmp_dir=args.tmp_dir)
@@ -151,5 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:  # a disk that fills up or a folder that vanishes while the job runs
         print(f"eyedp batch: {err.strerror or err}: {err.filename or ''}", file=sys.stderr)
         return 2
+    print(text)
+    return 0
+
+
+def _done(text: str, report_path: str | None) -> int:
+    """Run report in, written to --report (if given) and printed; exit status 0."""
+    if report_path is not None:
+        with open(report_path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
     print(text)
     return 0

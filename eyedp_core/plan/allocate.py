@@ -148,7 +148,7 @@ def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total
                 f"({total.accountant.value} accounting, total ε = {total.epsilon:.3g}).")
     met = [r for r in with_target if r.target_met]
     head = (f"No allocation under the cap ε = {cap.epsilon:g} per person meets every target: "
-            f"{len(met)} of {len(with_target)} are met. ")
+            f"{len(met)} of {len(with_target)} targets are met. ")
     parts = []
     for r in unmet:
         u = r.utility

@@ -1,0 +1,220 @@
+"""`python -m eyedp_core.batch plan --plan plan.json --input GLOB --engine numpy|pipelinedp|spark --out DIR`: a
+whole study plan released from sharded fixation files into one bundle (docs/PRIVACY_MODEL.md §17).
+
+Order, so that a plan over its cap or a setting an engine cannot certify writes nothing and charges nothing:
+1. the plan is read and its pins checked against the cap (before any data is read);
+2. the clean capped map of each heatmap output is streamed by the numpy engine: the basis of the finders'
+   models (read off the private data as the Heatmaps finder reads it: tuning, not itself private);
+3. `plan.allocate` splits the cap; a total over the cap, or an engine whose noise at an allotted ε falls below
+   the calibrated one, ends the run here;
+4. each heatmap is released by `release_batch` on the chosen engine (OpenDP or PipelineDP noise);
+5. every file is written into a temporary folder beside DIR and moved into place only when all are written.
+
+AOI metrics, series forms and gaze-sample exports need inputs the fixation shards do not hold (AOI shapes,
+series, streams): their allotted ε is listed in the manifest as reserved for the app, counted in the plan's
+total, and no file is written for them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, clean_aggregate
+from eyedp_core.batch.outputs import png_bytes
+from eyedp_core.batch.run import check_noise, release_batch
+from eyedp_core.batch.settings import Engine, HeatmapSettings
+from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
+from eyedp_core.heatmaps.release import release_table
+from eyedp_core.io.errors import DataError
+from eyedp_core.plan import ALL_STIMULI, Allocation, HeatmapBasis, HeatmapOutput, PlanInputs, StudyPlan, allocate
+
+__all__ = ["BUNDLE_VERSION", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
+           "write_bundle"]
+
+BUNDLE_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class PlanBundle:
+    """Everything a plan's release writes: file name -> bytes, and the manifest (also one of the files)."""
+
+    files: dict[str, bytes]
+    manifest: dict[str, Any]
+    allocation: Allocation
+    report: RowReport
+
+
+def eps_tag(epsilon: float) -> str:
+    """ε in, its tag in file names out: 3 -> 'eps3', 3.3333 -> 'eps3.33', 250.4 -> 'eps250'."""
+    e = float(epsilon)
+    text = f"{e:.0f}" if e >= 100 else f"{e:.3g}"
+    return "eps" + text.replace("+", "")
+
+
+def heatmap_settings(output: HeatmapOutput, epsilon: float) -> HeatmapSettings:
+    """A plan's heatmap output and its allotted ε in, the batch HeatmapSettings out."""
+    o = output
+    return HeatmapSettings(stimulus=o.stimulus, width=o.width, height=o.height, cell_px=o.cell_px,
+                           epsilon=float(epsilon), delta=o.delta, mechanism=o.mechanism, method=o.method,
+                           cap_m=o.cap_m, cap_total=o.cap_total, sigma_px=o.sigma_px)
+
+
+def scan_stimuli(files: list[str]) -> tuple[str, ...]:
+    """Shards in, the sorted stimuli of their 'stimulus' columns out (only that column is read); DataError when
+    no shard has one (a plan's stimulus '*' needs them)."""
+    seen: set[str] = set()
+    for path in files:
+        name = os.path.basename(path)
+        try:
+            if path.lower().endswith((".parquet", ".pq", ".parq")):
+                pf = pq.ParquetFile(path)
+                if "stimulus" not in pf.schema_arrow.names:
+                    continue
+                for batch in pf.iter_batches(columns=["stimulus"], batch_size=CHUNK_ROWS):
+                    seen.update(str(v) for v in pc.unique(batch.column(0)).to_pylist() if v is not None)
+            else:
+                sep = "\t" if ".tsv" in path.lower() else ","
+                parse = pacsv.ParseOptions(delimiter=sep, invalid_row_handler=lambda _: "skip")
+                with pacsv.open_csv(path, parse_options=parse) as r:
+                    if "stimulus" not in r.schema.names:
+                        continue
+                with pacsv.open_csv(path, parse_options=parse, convert_options=pacsv.ConvertOptions(
+                        include_columns=["stimulus"], column_types={"stimulus": pa.string()})) as r:
+                    for batch in r:
+                        seen.update(str(v) for v in pc.unique(batch.column(0)).to_pylist() if v)
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
+            raise DataError(f"cannot read its stimulus column ({err})", file=name) from None
+    if not seen:
+        raise DataError("the plan asks for every stimulus ('*') but no shard has a 'stimulus' column",
+                        file=files[0] if files else None, expected="a 'stimulus' column, or the stimuli named")
+    return tuple(sorted(seen))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=2, default=str, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _refuse_over_cap(a: Allocation) -> None:
+    if not a.within_cap:
+        raise ValueError(f"nothing released: {a.sentence}")
+
+
+def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMPY, *, master: str = "local[*]",
+                 partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
+                 R: int = 200) -> PlanBundle:
+    """Shards, plan and engine in, the PlanBundle out (nothing written). ValueError before any noise is drawn when
+    the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input."""
+    if any(isinstance(o, HeatmapOutput) and o.stimulus == ALL_STIMULI for o in plan.outputs):
+        plan = plan.expanded(scan_stimuli(files))
+    _refuse_over_cap(allocate(plan, plan.cap))  # pins alone over the cap: refused before any data is read
+    heat = [o for o in plan.outputs if isinstance(o, HeatmapOutput)]
+    labels = [o.label for o in plan.outputs]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise ValueError(f"two outputs share the label {dup[0]!r}; give them different stimuli or names")
+    for o in heat:  # a setting no engine can release is refused before reading
+        check_noise(heatmap_settings(o, o.epsilon if o.epsilon is not None else 1.0), engine)
+    report = RowReport()
+    maps: dict[str, tuple[np.ndarray, int]] = {}
+    for o in heat:
+        clean = clean_aggregate(files, heatmap_settings(o, 1.0), partitions=partitions, chunk_rows=chunk_rows,
+                                tmp_dir=tmp_dir, report=report if not maps else None)
+        maps[o.label] = (clean.aggregate, clean.n_observers)
+    inputs = PlanInputs(heatmaps={label: HeatmapBasis(agg, n) for label, (agg, n) in maps.items()},
+                        observers={o.stimulus: maps[o.label][1] for o in heat}, R=R)
+    alloc = allocate(plan, plan.cap, inputs)
+    _refuse_over_cap(alloc)
+    rows = {r.label: r for r in alloc.outputs}
+    for o in heat:
+        check_noise(heatmap_settings(o, rows[o.label].epsilon), engine)
+    files_out: dict[str, bytes] = {}
+    entries = []
+    for r in alloc.outputs:
+        entry = {**r.to_dict(), "stimulus": getattr(r.output, "stimulus", None)}
+        if isinstance(r.output, HeatmapOutput):
+            s = heatmap_settings(r.output, r.epsilon)
+            rel = release_batch(files, s, engine, master=master, partitions=partitions, chunk_rows=chunk_rows,
+                                tmp_dir=tmp_dir)
+            stem = f"{r.label}_{eps_tag(r.epsilon)}"
+            own = {f"{stem}.csv": release_table(rel.values, s.cell_px).to_csv(index=False, lineterminator="\n")
+                   .encode("utf-8"),
+                   f"{stem}.png": png_bytes(rel.values, s.cell_px, s.sigma_px, s.width, s.height),
+                   f"{stem}.json": _json_bytes(rel.manifest)}
+            files_out.update(own)
+            entry.update(released=True, guarantee=rel.manifest["guarantee"]["statement"],
+                         noise_std=rel.manifest["calibration"]["noise_std"],
+                         files=[{"name": k, "sha256": _sha(v)} for k, v in own.items()])
+        else:
+            entry.update(released=False, files=[],
+                         note="not on the batch path (the shards hold no AOI shapes, series or streams): its "
+                              "ε is reserved in the plan's total for its release from the app")
+        entries.append(entry)
+    files_out["plan.json"] = plan.to_json().encode("utf-8") + b"\n"
+    manifest = {"eyedp_bundle": BUNDLE_VERSION, "study": plan.study, "engine": engine.value,
+                "cap": plan.cap.to_dict(), "total_per_person": alloc.total.to_dict(), "sentence": alloc.sentence,
+                "unit": "person (observer): every output reads the same people, so their releases compose",
+                "outputs": entries,
+                "files": [{"name": "plan.json", "sha256": _sha(files_out["plan.json"])}],
+                "model_inputs": "the clean capped map of each stimulus, read off the private data to predict "
+                                "utility (tuning: not itself private, as on the Heatmaps page); n is public"}
+    files_out["manifest.json"] = _json_bytes(manifest)
+    return PlanBundle(files_out, manifest, alloc, report)
+
+
+def write_bundle(out_dir: str, bundle: PlanBundle) -> list[str]:
+    """Output folder and bundle in, the written paths out: all files or none (a temporary folder beside it)."""
+    out = os.path.abspath(out_dir)
+    parent = os.path.dirname(out.rstrip(os.sep)) or "."
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out.rstrip(os.sep))}.partial-", dir=parent)
+    try:
+        for name, data in bundle.files.items():
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
+        if not os.path.exists(out):
+            os.replace(tmp, out)
+            tmp = ""
+        else:
+            for name in bundle.files:
+                os.replace(os.path.join(tmp, name), os.path.join(out, name))
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [os.path.join(out, name) for name in bundle.files]
+
+
+def run_plan_command(plan_path: str, files: list[str], engine: Engine, out: str, *, master: str = "local[*]",
+                     partitions: int = DEFAULT_PARTITIONS, tmp_dir: str | None = None) -> dict[str, Any]:
+    """The `plan` subcommand's work: plan file, shards, engine and folder in, the run report out."""
+    try:
+        with open(plan_path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        raise ValueError(f"--plan '{plan_path}' cannot be read ({err.strerror or err})") from None
+    try:
+        plan = StudyPlan.from_json(text)
+    except DataError as err:
+        err.file = os.path.basename(plan_path)
+        raise DataError(err.message, file=err.file, row=err.row, expected=err.expected) from None
+    bundle = release_plan(files, plan, engine, master=master, partitions=partitions, tmp_dir=tmp_dir)
+    paths = write_bundle(out, bundle)
+    m = bundle.manifest
+    return {"released": paths, "total_per_person": m["total_per_person"], "sentence": m["sentence"],
+            "outputs": [{k: o[k] for k in ("output", "epsilon", "delta", "target_met", "released")}
+                        for o in m["outputs"]],
+            "input_rows": bundle.report.to_dict()}
