@@ -1,0 +1,129 @@
+"""The risk line's figures and ε calibrated to a risk target (eyedp_core.dp.risk_views, PRIVACY_MODEL §16)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from eyedp_core.dp import risk
+from eyedp_core.dp.calibration import calibrate_gaussian, calibrate_laplace
+from eyedp_core.dp.registry import GaussianMethod
+from eyedp_core.dp.risk import TradeOff
+from eyedp_core.dp.risk_views import (
+    LINE_FPR,
+    RiskTarget,
+    _approx_singling_out,
+    epsilon_for_risk,
+    line_risk,
+    repeated,
+    risk_line,
+    risk_value,
+)
+
+
+@pytest.mark.parametrize("t", [TradeOff.gaussian(1.0, 0.7), TradeOff.laplace(2.0, 1.5), TradeOff.approx(0.8, 1e-5)])
+@pytest.mark.parametrize("count", [1, 2, 7])
+def test_repeated_equals_compose_of_copies(t: TradeOff, count: int) -> None:
+    """count copies composed in O(1) give exactly what risk.compose gives on the list of copies."""
+    got, want = repeated(t, count), risk.compose([t] * count)
+    assert got.curve is want.curve
+    assert got.mu == pytest.approx(want.mu, rel=1e-12)
+    assert got.epsilon == pytest.approx(want.epsilon, rel=1e-12)
+    assert got.delta == pytest.approx(want.delta, rel=1e-12)
+
+
+def test_repeated_gaussian_is_sqrt_count() -> None:
+    """k Gaussian releases of μ each are one of μ√k: the TPR at 5 % FPR is 1 − Φ(Φ⁻¹(0.95) − μ√k)."""
+    t = repeated(TradeOff.gaussian(2.0, 4.0), 9)
+    assert line_risk(t, 10).tpr == pytest.approx(1 - norm.cdf(norm.ppf(0.95) - 0.5 * 3), abs=1e-12)
+
+
+@pytest.mark.parametrize(("eps", "delta"), [(0.3, 0.0), (1.0, 1e-5), (3.0, 6.3e-4), (8.0, 1e-3)])
+@pytest.mark.parametrize("n", [2, 40, 1000])
+def test_approx_singling_out_matches_the_profile_at_the_curves_kinks(eps: float, delta: float, n: int) -> None:
+    """The closed form equals the bound minimised over ε′ on a fine grid, with δ(ε′) = sup_α(1 − f(α) − e^ε′·α)
+    taken exactly: f is piecewise linear (risk.trade_off), so the sup sits at one of its kinks."""
+    t = TradeOff.approx(eps, delta)
+    kinks = np.array([0.0, (1 - delta) / (1 + math.exp(eps)), 1 - delta, 1.0])
+    grid = np.unique(np.concatenate([np.linspace(0.0, eps + 2.0, 2001), [eps]]))
+    prof = np.max(1 - risk.trade_off(t, kinks)[None, :] - np.exp(grid)[:, None] * kinks[None, :], axis=1)
+    e = np.exp(grid)
+    exact = float(np.min((e + (n - 1) * prof) / (e + n - 1)))
+    assert _approx_singling_out(t, n) == pytest.approx(exact, abs=1e-9)
+    # the generic route (numeric sup over an α grid) agrees to its grid's error
+    few = np.array([0.0, eps / 2, eps, eps + 1.0])
+    generic = float(np.min((np.exp(few) + (n - 1) * risk.privacy_profile(t, few)) / (np.exp(few) + n - 1)))
+    assert abs(_approx_singling_out(t, n) - generic) < 1e-4
+    if delta == 0:  # pure ε: the §16 closed form e^ε/(e^ε + n − 1)
+        assert _approx_singling_out(t, n) == pytest.approx(math.exp(eps) / (math.exp(eps) + n - 1), rel=1e-12)
+
+
+@pytest.mark.parametrize("t", [TradeOff.gaussian(1.0, 1.0), TradeOff.laplace(1.0, 0.5)])
+def test_line_risk_other_curves_are_risk_module_figures(t: TradeOff) -> None:
+    """For Gaussian and Laplace curves the line reads risk.tpr_at and risk.singling_out unchanged."""
+    r = line_risk(t, 40)
+    assert r.tpr == risk.tpr_at(t, LINE_FPR)
+    assert r.singling_out == risk.singling_out(t, 40)
+    assert r.singling_out_guess == 1 / 40
+
+
+def test_at_zero_epsilon_every_figure_is_its_guessing_baseline() -> None:
+    """ε = 0 allows nothing beyond guessing: TPR = FPR and singling out = 1/n."""
+    r = line_risk(TradeOff.approx(0.0, 0.0), 40)
+    assert r.tpr == pytest.approx(LINE_FPR, abs=1e-12)
+    assert r.singling_out == pytest.approx(1 / 40, abs=1e-12)
+
+
+def test_risk_line_words_carry_the_numbers() -> None:
+    """The sentence prints the figures, n and the guessing baseline."""
+    r = line_risk(TradeOff.approx(1.0), 40)
+    text = risk_line(r, "observer", "in the loaded data")
+    assert f"{100 * r.tpr:.3g} %" in text and f"{100 * r.singling_out:.3g} %" in text
+    assert "one out of 40 (40 observers in the loaded data" in text and "2.5 % by guessing" in text
+
+
+def _gaussian_forward(delta: float, count: int):
+    """ε -> the analytic Gaussian calibration's trade-off (Δ₂ = 3), composed count times."""
+    def f(eps: float) -> TradeOff:
+        cal = calibrate_gaussian(3.0, eps, delta, GaussianMethod.ANALYTIC)
+        return repeated(TradeOff.gaussian(3.0, cal.std), count)
+    return f
+
+
+def _laplace_forward(count: int):
+    """ε per person -> count Laplace releases of ε/count each (Δ₁ = 2), composed."""
+    def f(eps: float) -> TradeOff:
+        cal = calibrate_laplace(2.0, eps / count)
+        return repeated(TradeOff.laplace(2.0, cal.scale), count)
+    return f
+
+
+@pytest.mark.parametrize(("forward", "target", "level"), [
+    (_gaussian_forward(1e-5, 1), RiskTarget.TPR, 0.2),
+    (_gaussian_forward(1e-5, 4), RiskTarget.SINGLING_OUT, 0.1),
+    (_laplace_forward(1), RiskTarget.TPR, 0.3),
+    (_laplace_forward(12), RiskTarget.SINGLING_OUT, 0.05),
+])
+def test_epsilon_for_risk_meets_the_target_and_one_percent_more_does_not(forward, target, level) -> None:
+    """The ε found meets the target; ε·1.01 exceeds it (checked with the forward function, independently)."""
+    eps = epsilon_for_risk(forward, target, level, 40)
+    assert eps is not None
+    assert risk_value(forward(eps), target, 40) <= level
+    assert risk_value(forward(eps * 1.01), target, 40) > level
+
+
+def test_epsilon_for_risk_is_monotone_in_the_target() -> None:
+    """A looser target allows a larger ε."""
+    f = _gaussian_forward(1e-5, 1)
+    found = [epsilon_for_risk(f, RiskTarget.TPR, level, 40) for level in (0.1, 0.2, 0.5, 0.9)]
+    assert all(a < b for a, b in zip(found, found[1:]))
+
+
+def test_epsilon_for_risk_below_guessing_is_none() -> None:
+    """A target at or under the guessing baseline (5 % TPR at 5 % FPR; 1/n) is met by no ε > 0."""
+    assert epsilon_for_risk(_laplace_forward(1), RiskTarget.TPR, 0.04, 40) is None
+    assert epsilon_for_risk(_laplace_forward(1), RiskTarget.SINGLING_OUT, 1 / 50, 40) is None
+    with pytest.raises(ValueError):
+        epsilon_for_risk(_laplace_forward(1), RiskTarget.TPR, 0.0, 40)
