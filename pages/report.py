@@ -67,7 +67,9 @@ def cap_and_totals() -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("Worst-case ε per person", f"{eps:.4g}")
     c2.metric("Worst-case δ per person", f"{delta:.2g}")
-    c3.metric("Releases", len(ledger.releases))
+    made, entries = state.releases_made(), len(ledger.releases)
+    c3.metric("Releases", made, help=None if made == entries else f"{entries} ledger entries: a release with several "
+              "noisy parts (an AOI export's sums) is one release of several entries.")
     if not ledger.releases:
         return
     st.caption(epsilon_reading(eps, delta))

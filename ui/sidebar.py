@@ -47,7 +47,7 @@ def render(*, cap_on_page: bool = False) -> None:
         if not ledger.releases:
             st.caption(f"Nothing released yet in this study; {_CAP_HERE if cap_on_page else f'cap ε ≤ {cap:g} per person'}.")
         else:
-            st.caption(f"δ = {delta:.2g} · {len(ledger.releases)} release(s) · "
+            st.caption(f"δ = {delta:.2g} · {state.releases_made()} release(s) · "
                        + (_CAP_HERE if cap_on_page else f"cap ε ≤ {cap:g} per person · see the Report page"))
 
 

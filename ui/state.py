@@ -302,6 +302,13 @@ def ledger() -> Ledger:
     return held
 
 
+def releases_made() -> int:
+    """How many releases the ledger holds as the user made them: one per charge (an AOI export with three noisy
+    sums is one release of three ledger entries)."""
+    led = ledger()
+    return len(led.charges()) if isinstance(led, store.StoredLedger) else len(led.releases)
+
+
 def stored() -> store.StoredLedger | None:
     """The session's ledger when it is the stored one (None for a plain in-memory ledger)."""
     led = ledger()

@@ -104,6 +104,8 @@ class ReportInput:
     # Every change of the study's cap, oldest first: {"time": UTC text, "cap": float, "previous": float | None,
     # "reason": text}.
     cap_history: Sequence[Mapping[str, Any]] = ()
+    # Releases as the user made them (one AOI export with three noisy sums is one); None: one per ledger entry.
+    releases_made: int | None = None
 
 
 
@@ -171,6 +173,13 @@ def _who(unit: str, releases: Sequence[Release]) -> str:
     return "each observer's " + " and ".join(parts) if parts else _WHO[unit]
 
 
+def _made(inp: ReportInput) -> str:
+    """How many releases the ledger holds, as the user made them, with the entries when they differ."""
+    entries = len(inp.ledger.releases)
+    made = entries if inp.releases_made is None else int(inp.releases_made)
+    return f"{made} release(s)" + (f" ({entries} ledger entries)" if made != entries else "")
+
+
 def _raises(inp: ReportInput) -> list[Mapping[str, Any]]:
     """The cap changes that raised the cap (a study's first cap raises nothing)."""
     return [c for c in inp.cap_history if c.get("previous") is not None and float(c["cap"]) > float(c["previous"])]
@@ -211,7 +220,7 @@ def _verdict(inp: ReportInput) -> str:
                     + "; ".join(_cap_change(c) for c in raised) + "): releases made under a raised cap count in full, "
                     "whatever the cap is now.")
         items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
-                     f"after adding up all {len(rel)} release(s): whether a person took part changes the chance of "
+                     f"after adding up all {_made(inp)}: whether a person took part changes the chance of "
                      f"any conclusion by at most a factor {esc(factor)}. {esc(protection_words(eps))}{esc(cap)}")
     if inp.release_safe:
         items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
@@ -249,13 +258,13 @@ def _verdict(inp: ReportInput) -> str:
 def _summary(inp: ReportInput) -> str:
     eps, dlt = inp.ledger.total()
     n = len(inp.ledger.releases)
-    cap = (f" The session's cap is ε ≤ {fmt(inp.epsilon_cap)} per person; releases that would exceed it are refused."
+    cap = (f" The study's cap is ε ≤ {fmt(inp.epsilon_cap)} per person; releases that would exceed it are refused."
            if inp.epsilon_cap is not None else " No cap on ε per person was set.")
     if n == 0:
         head = ("Nothing has been released in this session yet: the ledger is empty. The sections below describe the "
                 "views at their current settings (previews, not releases).")
     else:
-        head = (f"Worst-case total privacy loss for any one person after composing all {n} release(s): "
+        head = (f"Worst-case total privacy loss for any one person after composing all {_made(inp)}: "
                 f"<b>ε = {esc(fmt(eps))}</b>, <b>δ = {esc(fmt(dlt))}</b>.")
     return f'<p class="headline">{head}{esc(cap)}</p><p>{esc(COMPOSITION_RULE)}</p>{_cap_history(inp)}'
 

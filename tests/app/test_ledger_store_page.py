@@ -160,3 +160,18 @@ def test_a_ledger_file_that_is_not_ours_is_named_and_left_unchanged(tmp_path, mo
     assert not at.exception, at.exception
     assert "is not an EyeDP ledger" in " ".join(str(e.value) for e in at.main.error)
     assert hashlib.sha256(junk.read_bytes()).hexdigest() == before
+
+
+def test_one_aoi_export_is_one_release_of_several_entries() -> None:
+    at = open_app(timeout=300, page="pages/areas_of_interest.py")
+    at.button(key="aoi_export").click().run()
+    assert not at.exception, at.exception
+    entries = len(_store().releases)
+    assert entries > 1 and _store().charges() == [list(range(entries))]  # one charge: every noisy sum at once
+    assert "1 release(s)" in " ".join(str(c.value) for c in at.sidebar.caption)
+    at.switch_page("pages/report.py").run()
+    assert {m.label: m.value for m in at.main.metric}["Releases"] == "1"
+    at.button(key="rp_build").click().run()
+    assert not at.exception, at.exception
+    doc = at.session_state["rp_report_html"].decode()
+    assert f"all 1 release(s) ({entries} ledger entries)" in doc

@@ -179,7 +179,8 @@ def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tup
     fig = ledger_figure()
     held = state.ledger()
     chain = stamp_of(held)  # the stored ledger's study, entries and head, which `verify` checks the report against
-    inp = ReportInput(ledger=Ledger(held.releases), chain=chain, cap_history=cap_history(), artefacts=artefacts(), data=data_counts(),
+    inp = ReportInput(ledger=Ledger(held.releases), chain=chain, cap_history=cap_history(),
+                      releases_made=state.releases_made(), artefacts=artefacts(), data=data_counts(),
                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
                       view_facts=facts, attacks=attack_rows(),
                       preview_pages=[PREVIEW_PAGES[p] for p in facts if p in PREVIEW_PAGES],
