@@ -6,6 +6,7 @@ Each section has a fixed id (SECTIONS) so a test can find it.
 """
 from __future__ import annotations
 
+import enum
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -314,10 +315,28 @@ def setting_name(key: str, labels: Mapping[str, str]) -> str:
     return words[:1].upper() + words[1:]
 
 
+def setting_words(value: Any) -> str:
+    """A setting's value -> words: yes/no, "not set", an option's value (not its enum name), lists and pairs as
+    text (never a Python repr)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "not set"
+    if isinstance(value, enum.Enum):
+        return setting_words(value.value)
+    if isinstance(value, (int, float)):
+        return fmt(value)
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {setting_words(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(setting_words(v) for v in value) or "none"
+    return str(value)
+
+
 def shown_settings(settings: Mapping[str, Any], labels: Mapping[str, str]) -> list[tuple[str, str]]:
-    """A page's settings -> (name in words, value) pairs, without any setting that names a person."""
-    return sorted((setting_name(k, labels), fmt(v) if isinstance(v, (int, float)) else str(v))
-                  for k, v in settings.items() if not PERSON_SETTING.search(k))
+    """A page's settings -> (name in words, value in words) pairs, without any setting that names a person."""
+    return sorted((setting_name(k, labels), setting_words(v)) for k, v in settings.items()
+                  if not PERSON_SETTING.search(k))
 
 
 # What each noise law's scale is called beside its number (a private selection's noise is not Laplace noise).
