@@ -11,11 +11,14 @@ tell two neighbouring datasets apart. Everything below is read off that curve, a
 
 Closed forms: the Gaussian mechanism is μ-GDP with μ = Δ₂/σ; the Laplace mechanism with scale b has the Laplace
 trade-off with ε = Δ₁/b; any other (ε, δ)-DP release has the (ε, δ) trade-off of Kairouz, Oh & Viswanath (2015).
-Compositions: Gaussians compose exactly (μ = √Σμᵢ²); anything else composes by the basic rule on (ε, δ), which
-is a valid but loose bound.
+Compositions: Gaussians compose exactly (μ = √Σμᵢ²); `count` equal Laplace releases compose through a numeric
+privacy-loss distribution (Google's dp-accounting, pessimistic discretisation); `count` pure ε-DP releases of any
+kind compose exactly (Kairouz, Oh & Viswanath's optimal composition: a binomial of ±ε losses); anything else
+composes by the basic rule on (ε, δ), which is a valid but loose bound.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,20 +26,26 @@ from enum import StrEnum
 
 import numpy as np
 from scipy.special import ndtr, ndtri
+from scipy.stats import binom
+
+from eyedp_core.dp.registry import Family
 
 __all__ = [
     "ATTACK_FPRS",
     "Curve",
+    "LossDistribution",
     "Risk",
     "TradeOff",
     "attribute_inference",
     "compose",
+    "loss_distribution",
     "max_advantage",
     "privacy_profile",
     "risk_of",
     "risk_sentence",
     "singling_out",
     "tpr_at",
+    "tpr_at_fpr",
     "trade_off",
 ]
 
@@ -59,12 +68,42 @@ class Curve(StrEnum):
 class TradeOff:
     """One release's (or one person's composed) trade-off curve: its family and the parameter(s) that fix it.
 
-    `epsilon`/`delta` are the (ε, δ) it is also known to satisfy (used when it composes with other families)."""
+    `epsilon`/`delta` are the (ε, δ) it is also known to satisfy (used when it composes with other families).
+    `count` > 1 is the composition of that many copies of the curve (LAPLACE, or APPROX with δ = 0); a Gaussian
+    folds its count into μ."""
 
     curve: Curve
     mu: float = 0.0
     epsilon: float = 0.0
     delta: float = 0.0
+    count: int = 1
+
+    @property
+    def total_epsilon(self) -> float:
+        """The ε of the whole composition by the basic rule (count · ε)."""
+        return self.epsilon * self.count
+
+    @staticmethod
+    def from_family(family: Family, sensitivity: float, scale: float, count: int = 1) -> TradeOff:
+        """A mechanism as a page shows it (noise family, sensitivity, scale) and how many such releases read one
+        person in, that person's trade-off out: Gaussian σ = scale (μ = √count·Δ₂/σ, exact), Laplace b = scale."""
+        if count < 1:
+            raise ValueError(f"count must be at least 1, got {count}")
+        if family is Family.GAUSSIAN:
+            one = TradeOff.gaussian(sensitivity, scale)
+            return TradeOff(Curve.GAUSSIAN, mu=one.mu * math.sqrt(count))
+        if family is Family.LAPLACE:
+            one = TradeOff.laplace(sensitivity, scale)
+            return one if count == 1 or one.epsilon == 0 else TradeOff(Curve.LAPLACE, epsilon=one.epsilon,
+                                                                        count=int(count))
+        raise ValueError(f"no trade-off curve for the {family.value} family: give its (ε, δ) to TradeOff.approx")
+
+    @staticmethod
+    def pure(epsilon: float, count: int = 1) -> TradeOff:
+        """`count` releases, each ε-DP (any mechanism), in, their exactly composed trade-off out (Kairouz et al.)."""
+        if count < 1 or epsilon < 0:
+            raise ValueError("count must be at least 1 and epsilon >= 0")
+        return TradeOff(Curve.APPROX, epsilon=float(epsilon), count=1 if epsilon == 0 else int(count))
 
     @staticmethod
     def gaussian(l2_sensitivity: float, sigma: float, epsilon: float = math.inf, delta: float = 0.0) -> TradeOff:
@@ -100,9 +139,85 @@ def _laplace_icdf(q: np.ndarray) -> np.ndarray:
         return np.where(q < 0.5, np.log(2.0 * q), -np.log(2.0 * (1.0 - q)))
 
 
+# Privacy-loss grid of a composed Laplace distribution: 1e-4 (a pessimistic error far below the digits shown),
+# coarser when count·ε is so large that the grid would pass 2·10⁵ points (every figure is then ≈ 100 % anyway).
+_PLD_STEP = 1e-4
+_PLD_POINTS = 1e5
+
+
+@dataclass(frozen=True)
+class LossDistribution:
+    """A dominating pair as its privacy-loss atoms: loss ℓ (ascending), mass under P (present) and under
+    Q (absent, p·e^−ℓ), and P's mass at ℓ = +∞. Q's missing mass sits at ℓ = −∞."""
+
+    loss: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    infinity: float
+
+
+def _laplace_pld(epsilon: float, count: int) -> LossDistribution:
+    """`count` Laplace releases of ε each, composed by dp-accounting (pessimistic: every loss rounded up)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    step = max(_PLD_STEP, count * epsilon / _PLD_POINTS)
+    one = pld_lib.from_laplace_mechanism(1.0 / epsilon, sensitivity=1.0, value_discretization_interval=step,
+                                         pessimistic_estimate=True, use_connect_dots=False)
+    pmf = one.self_compose(count)._pmf_remove.to_dense_pmf()  # the Laplace distribution is symmetric
+    loss = (pmf._lower_loss + np.arange(pmf.size)) * pmf._discretization
+    p = np.asarray(pmf._probs, dtype=float)
+    return LossDistribution(loss, p, p * np.exp(-loss), float(pmf._infinity_mass))
+
+
+def _pure_pld(epsilon: float, count: int) -> LossDistribution:
+    """`count` ε-DP releases composed exactly: the worst case is randomised response, whose loss is ±ε, so
+    the composed loss is ε·(2K − count) with K binomial (success e^ε/(1 + e^ε) under P, 1/(1 + e^ε) under Q)."""
+    k = np.arange(count + 1)
+    e = math.exp(-epsilon)
+    return LossDistribution(epsilon * (2.0 * k - count), binom.pmf(k, count, 1.0 / (1.0 + e)),
+                            binom.pmf(k, count, e / (1.0 + e)), 0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def loss_distribution(t: TradeOff) -> LossDistribution:
+    """A composed trade-off (count > 1: LAPLACE, or APPROX with δ = 0) in, its privacy-loss distribution out."""
+    if t.curve is Curve.LAPLACE:
+        return _laplace_pld(t.epsilon, t.count)
+    if t.curve is Curve.APPROX and t.delta == 0.0:
+        return _pure_pld(t.epsilon, t.count)
+    raise ValueError(f"no loss distribution for {t.count} compositions of {t.curve.value} with δ = {t.delta}")
+
+
+def _composed(t: TradeOff) -> bool:
+    """True when t is a composition handled through its loss distribution."""
+    return t.count > 1 and t.curve is not Curve.GAUSSIAN and math.isfinite(t.epsilon) and t.epsilon > 0
+
+
+def _pld_trade_off(d: LossDistribution, a: np.ndarray) -> np.ndarray:
+    """The Neyman–Pearson curve of a loss distribution: reject "absent" on the largest losses first (randomising
+    on the boundary atom), so TPR and FPR are the cumulative P and Q masses from the top; β = 1 − TPR."""
+    tpr = np.concatenate([[0.0], d.infinity + np.cumsum(d.p[::-1])])
+    fpr = np.concatenate([[0.0], np.cumsum(d.q[::-1])])
+    tpr, fpr = np.minimum(tpr, 1.0), np.minimum(fpr, 1.0)
+    out = np.interp(a, fpr, tpr, right=1.0)
+    return np.clip(1.0 - out, 0.0, 1.0)
+
+
+def _pld_profile(d: LossDistribution, eps: np.ndarray) -> np.ndarray:
+    """δ(ε′) = P(∞) + Σ_{ℓ > ε′} (p − e^ε′·q): the hockey-stick divergence of the pair."""
+    tail_p = np.concatenate([np.cumsum(d.p[::-1])[::-1], [0.0]])
+    tail_q = np.concatenate([np.cumsum(d.q[::-1])[::-1], [0.0]])
+    i = np.searchsorted(d.loss, eps, side="right")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = d.infinity + tail_p[i] - np.exp(np.minimum(eps, 700.0)) * tail_q[i]
+    return np.clip(np.nan_to_num(out, nan=0.0), 0.0, 1.0)
+
+
 def trade_off(t: TradeOff, alpha: np.ndarray | float) -> np.ndarray:
     """False-positive rate(s) α in, the smallest miss rate β any test can have at α out (the curve f(α))."""
     a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
+    if _composed(t):
+        return _pld_trade_off(loss_distribution(t), a)
     if t.curve is Curve.GAUSSIAN:
         if math.isinf(t.mu):
             return np.zeros_like(a)
@@ -124,8 +239,18 @@ def tpr_at(t: TradeOff, fpr: float) -> float:
     return float(1.0 - trade_off(t, fpr))
 
 
+def tpr_at_fpr(family: Family, sensitivity: float, scale: float, fpr: float, count: int = 1) -> float:
+    """The largest true-positive rate of any test telling a person's presence from absence at false-positive rate
+    `fpr`, for `count` compositions of the mechanism (Gaussian: σ = scale; Laplace: b = scale)."""
+    if not 0.0 <= fpr <= 1.0:
+        raise ValueError(f"fpr must lie in [0, 1], got {fpr}")
+    return tpr_at(TradeOff.from_family(family, sensitivity, scale, count), fpr)
+
+
 def max_advantage(t: TradeOff) -> float:
     """The largest TPR − FPR of any test telling two neighbours apart (their total-variation distance)."""
+    if _composed(t):
+        return float(_pld_profile(loss_distribution(t), np.array([0.0]))[0])
     if t.curve is Curve.GAUSSIAN:
         return float(2.0 * ndtr(t.mu / 2.0) - 1.0)
     if t.curve is Curve.LAPLACE:
@@ -139,6 +264,8 @@ def max_advantage(t: TradeOff) -> float:
 def privacy_profile(t: TradeOff, epsilon: np.ndarray | float) -> np.ndarray:
     """ε' in, the smallest δ' with which the release is (ε', δ')-DP out: δ(ε') = sup_α (1 − f(α) − e^ε'·α)."""
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    if _composed(t):
+        return _pld_profile(loss_distribution(t), eps)
     if t.curve is Curve.GAUSSIAN and not math.isinf(t.mu):
         mu = max(t.mu, 1e-300)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -161,10 +288,12 @@ def singling_out(t: TradeOff, n: int) -> float:
         raise ValueError("n must be at least 1")
     if n == 1:
         return 1.0
-    top = t.mu ** 2 + 12.0 * t.mu + 1.0 if t.curve is Curve.GAUSSIAN else t.epsilon
+    top = t.mu ** 2 + 12.0 * t.mu + 1.0 if t.curve is Curve.GAUSSIAN else t.total_epsilon
     if not math.isfinite(top):
         return 1.0
     grid = np.unique(np.concatenate([np.linspace(0.0, top, 4001), [top]]))
+    if _composed(t):  # the composed profile's best ε′ can sit far below count·ε
+        grid = np.unique(np.concatenate([grid, np.geomspace(max(top, 1e-9) * 1e-6, top, 2001)]))
     delta = privacy_profile(t, grid)
     e = np.exp(np.minimum(grid, 700.0))
     bound = (e + (n - 1) * delta) / (e + (n - 1))
@@ -179,6 +308,11 @@ def attribute_inference(t: TradeOff, prior: float = 0.5) -> float:
     Guessing the likelier value gives max(prior, 1 − prior)."""
     if not 0.0 < prior < 1.0:
         raise ValueError("prior must lie strictly between 0 and 1")
+    if _composed(t):
+        # The Bayes test with odds (1 − prior)/prior: success = max(π, 1 − π) + min(π, 1 − π)·δ(|log odds|).
+        lo = min(prior, 1.0 - prior)
+        d = float(_pld_profile(loss_distribution(t), np.array([abs(math.log((1.0 - prior) / prior))]))[0])
+        return float(min(1.0, 1.0 - lo + lo * d))
     beta = trade_off(t, _ALPHA)
     success = prior * (1.0 - beta) + (1.0 - prior) * (1.0 - _ALPHA)
     return float(min(1.0, max(np.max(success), prior, 1.0 - prior)))
@@ -190,13 +324,17 @@ def compose(parts: Sequence[TradeOff]) -> TradeOff:
     Gaussians compose exactly in μ; any other mix composes by the basic rule on each part's (ε, δ)."""
     if not parts:
         return TradeOff.approx(0.0, 0.0)
+    first = parts[0]
+    same = all(p.curve is first.curve and p.epsilon == first.epsilon and p.delta == 0.0 for p in parts)
+    if same and first.curve in (Curve.LAPLACE, Curve.APPROX) and len(parts) > 1:
+        return TradeOff(first.curve, epsilon=first.epsilon, count=sum(p.count for p in parts))
     if all(p.curve is Curve.GAUSSIAN for p in parts):
         eps = sum(p.epsilon for p in parts)
         return TradeOff(Curve.GAUSSIAN, mu=math.sqrt(sum(p.mu ** 2 for p in parts)), epsilon=eps,
                         delta=min(1.0, sum(p.delta for p in parts)))
     if len(parts) == 1:
         return parts[0]
-    return TradeOff.approx(sum(p.epsilon for p in parts), min(1.0, sum(p.delta for p in parts)))
+    return TradeOff.approx(sum(p.total_epsilon for p in parts), min(1.0, sum(p.delta * p.count for p in parts)))
 
 
 @dataclass(frozen=True)
