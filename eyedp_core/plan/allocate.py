@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.models import PlanInputs, Utility, epsilon_needed, people_needed, utility_at
-from eyedp_core.plan.schema import Cap, HeatmapOutput, PlanOutput, StudyPlan, TargetMeasure
+from eyedp_core.plan.schema import Accountant, Cap, HeatmapOutput, PlanOutput, StudyPlan, TargetMeasure
 
 __all__ = ["Allocation", "OutputAllocation", "allocate"]
 
@@ -129,13 +129,17 @@ def _largest_t(outputs: Sequence[PlanOutput], base: dict[int, float], cap: Cap, 
     for _ in range(_ITER):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-        if hi - lo <= 1e-9 * max(1.0, hi):
+        if hi - lo <= 1e-7 * max(1.0, hi):
             break
     return lo
 
 
 def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total: PlanTotal) -> str:
     pinned = sum(r.epsilon for r in rows if r.pinned)
+    deltas = sum(r.output.release_delta for r in rows)
+    if total.accountant is Accountant.BASIC and deltas > cap.delta * (1 + 1e-12):
+        return (f"The plan does not fit its cap δ = {cap.delta:g}: its outputs' δ add up to {deltas:.3g} under basic "
+                "composition. Lower the outputs' δ, raise the cap's δ, or use the zCDP accountant.")
     if not total.within(cap) or any(r.epsilon <= 0 for r in rows):
         return (f"The plan does not fit its cap ε = {cap.epsilon:g}: the pinned outputs alone spend ε = {pinned:.3g}"
                 f" per person ({total.accountant.value} accounting). Unpin or lower a pinned ε, or drop an output.")
