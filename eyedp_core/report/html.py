@@ -168,7 +168,9 @@ def _who(unit: str, releases: Sequence[Release]) -> str:
     """A unit of protection and the ledger's releases -> who is protected in words, naming the views whose
     releases use that unit (an AOI export protects observers as Heatmaps does, with other data)."""
     if unit != "observer":
-        return _WHO.get(unit, f"one {unit} at a time, not the whole person")
+        # The ledger charges a sub-person unit's ε once per unit of the person: the person is protected by the sum.
+        return _WHO.get(unit, f"each participant, by the sum of ε over all their {unit}s (ε per {unit} times their "
+                              f"number of {unit}s is what is charged per person)")
     views = list(dict.fromkeys(r.view for r in releases if r.unit == unit))
     parts = [f"{_OBSERVER_DATA.get(v, 'data')} ({v})" for v in views]
     return "each observer's " + " and ".join(parts) if parts else _WHO[unit]

@@ -44,6 +44,16 @@ def releases_table(ledger: Ledger) -> pd.DataFrame:
                                        "What ε means"])
 
 
+def protected_as(unit: str) -> str:
+    """A release's unit -> who it protects as the ledger charges it: a sub-person unit's ε is summed over all of
+    the person's units, so the person is protected, by that sum."""
+    if unit in PARTICIPANT_UNITS:
+        return unit
+    if unit == "w-event":
+        return "participant (person-level bound over windows)"
+    return f"participant (sum over their {unit}s)"
+
+
 def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: bool = True) -> pd.DataFrame:
     """Ledger (and the cap) in, the composed total per person, labelled observer or participant per row, out.
 
@@ -56,7 +66,7 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: b
             units = sorted({r.unit for r in ledger.releases if r.participants is None})
         else:
             units = sorted({r.unit for r in ledger.releases if who == EVERYONE or r.covers(who)})
-        kind = " / ".join(units) if units else "participant"
+        kind = " / ".join(dict.fromkeys(protected_as(u) for u in units)) if units else "participant"
         person = {EVERYONE: f"every {kind}",
                   EVERYONE_ELSE: "everyone else (named by no release)"}.get(who, str(who))
         eps = float(rec["epsilon"])

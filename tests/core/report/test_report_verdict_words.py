@@ -29,3 +29,16 @@ def test_a_total_above_the_documented_epsilon_is_no_meaningful_protection() -> N
     v = _verdict(20.0)
     assert "all but certain" in v and "above ε = 10 per person this is no meaningful protection" in v
     assert "no meaningful protection" in _verdict(math.inf)
+
+
+def test_a_per_person_time_series_release_in_chunks_protects_the_participant() -> None:
+    from eyedp_core.report import person_table
+
+    chunks = Release(view="Time series", label="CFPA-32 in chunks", unit="chunk", mechanism="laplace",
+                     sensitivity_type="public", epsilon=0.05, count=20)  # total ε = 1 per person, charged
+    doc = build_html(ReportInput(ledger=Ledger([chunks]), artefacts=[Artefact(chunks)], data={}, config_json="{}",
+                                 version={}))
+    who = re.search(r"<b>Who is protected:</b>(.*?)</li>", doc, re.S).group(1)
+    assert who.strip().startswith("each participant, by the sum of ε over all their chunks")
+    assert "not the whole person" not in who
+    assert person_table(Ledger([chunks]))["Protected as"].tolist() == ["participant (sum over their chunks)"]
