@@ -27,6 +27,7 @@ from eyedp_core.heatmaps.preview import TooFewObservers
 from ui import runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
+from ui.heatmaps import risk as hm_risk
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -105,9 +106,13 @@ def _study() -> None:
 
 
 def _context(study: view.Study) -> view.Context | None:
-    """The view's context at the current settings, or None after an error message."""
+    """The view's context at the current settings (at the ε a risk target sets, when one does), or None after an
+    error message."""
     try:
-        return view.context(study, settings.read_settings(study.n_observers, study.weight))
+        s = settings.read_settings(study.n_observers, study.weight)
+        ctx = view.context(study, s)
+        eps = hm_risk.target_epsilon(ctx, s)
+        return ctx if eps is None else view.context(study, hm_risk.settings_at(s, eps))
     except ValueError as err:
         st.error(f"These settings cannot be used: {md_text(err)}", icon=":material/error:")
         return None
@@ -148,12 +153,13 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     ctx = _context(study)
     if ctx is not None:
         # The guarantee and the level line in one element (re-sent on every ε move).
-        st.markdown(noise.guarantee_markdown(ctx) + "\n\n"
+        st.markdown(noise.guarantee_markdown(ctx) + "\n\n" + hm_risk.risk_markdown(ctx) + "\n\n"
                     + settings.level_markdown(settings.read_settings(ctx.n_observers, ctx.weight), ctx.n_observers),
                     unsafe_allow_html=True)
         for w in privacy_warnings(ctx.epsilon, ctx.delta_used, ctx.n_observers):
             st.warning(w, icon=":material/warning:")
-    settings.draw_privacy(study.n_observers)
+    by_hand = hm_risk.controls(study.n_observers, None if ctx is None else hm_risk.target_epsilon_of(ctx))
+    settings.draw_privacy(study.n_observers, eps_disabled=not by_hand)
     if ctx is None:
         return
     previews.overlays(ctx)

@@ -100,15 +100,17 @@ def level_line(eps: float, delta_used: float, n: int, pure: bool) -> str:
             f"δ = {fmt_num(delta_used)}{' (Laplace: pure ε-DP)' if pure else below}, n = {n}")
 
 
-def draw_privacy(n: int) -> None:
-    """Observers n -> the privacy controls: level preset, ε and δ (values: read_settings)."""
+def draw_privacy(n: int, eps_disabled: bool = False) -> None:
+    """Observers n -> the privacy controls: level preset, ε and δ (values: read_settings); the ε slider greyed
+    out while a risk target sets ε."""
     presets = apply_preset(n)
     st.segmented_control("Privacy level (after Liu et al. §3.2)", list(presets), key="hm_preset",
                          format_func=lambda k: k.capitalize(),
                          help=" · ".join(f"{v.label}" for v in presets.values()))
     e, d = EPS_SPEC, delta_spec(n)
     log_slider("ε — privacy loss (log scale)", e.lo, e.hi, e.default, "hm_eps", extra=e.extra,
-               per_decade=e.per_decade, on_change=_clear_preset, help="Smaller ε = stronger privacy = more noise.")
+               per_decade=e.per_decade, on_change=_clear_preset, disabled=eps_disabled,
+               help="Smaller ε = stronger privacy = more noise.")
     mech_now = st.session_state.get("hm_mech", Family.GAUSSIAN.value)  # its radio is drawn by the `rare` part
     log_slider("δ — failure probability (log scale)", d.lo, d.hi, d.default, "hm_delta", extra=d.extra,
                per_decade=d.per_decade, on_change=_clear_preset, disabled=Family(mech_now) is Family.LAPLACE,
