@@ -141,8 +141,11 @@ def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total
         return (f"The plan does not fit its cap δ = {cap.delta:g}: its outputs' δ add up to {deltas:.3g} under basic "
                 "composition. Lower the outputs' δ, raise the cap's δ, or use the zCDP accountant.")
     if not total.within(cap) or any(r.epsilon <= 0 for r in rows):
+        left = [r.label for r in rows if r.epsilon <= 0]
         return (f"The plan does not fit its cap ε = {cap.epsilon:g}: the pinned outputs alone spend ε = {pinned:.3g}"
-                f" per person ({total.accountant.value} accounting). Unpin or lower a pinned ε, or drop an output.")
+                f" per person ({total.accountant.value} accounting)"
+                + (f", leaving nothing for {', '.join(left)}" if left else "")
+                + ". Unpin or lower a pinned ε, or drop an output.")
     unmet = [r for r in rows if r.target_met is False]
     with_target = [r for r in rows if r.output.target is not None]
     if not unmet:
