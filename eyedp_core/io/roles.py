@@ -311,6 +311,11 @@ def _guess(df: pd.DataFrame, kind: str,
         if col:
             taken.add(col)
     said: list[str] = []
+    by_position = [f"{role} ← {guess[role]}" for role in ("t_s", "x", "y") if headerless and guess.get(role)]
+    if by_position:
+        # Column names made up from positions say nothing: the user must know the choice rests on order alone.
+        said.append("The file has no header row, so its columns were chosen by their position: "
+                    + ", ".join(by_position) + ". Check the choice below.")
     if guess.get("stimulus") and not headerless:
         others = taken - {guess["stimulus"]}
         # Which column names the stimulus depends on values anywhere in the file (an index reused for other images

@@ -46,3 +46,15 @@ def test_an_all_number_first_line_is_data_and_said_so() -> None:
 def test_header_like_data_compares_each_field_with_its_column(first: list[str], below: list[list[str]],
                                                             flag: bool) -> None:
     assert header_like_data(first, below, ".") is flag
+
+
+@pytest.mark.parametrize(("text", "chosen"), [
+    ("12,0.51,0.42\n13,0.52,0.43\n14,0.53,0.44\n", "t_s ← col1, x ← col2, y ← col3"),
+    ("0.51,0.42\n0.52,0.43\n0.53,0.44\n", "x ← col1, y ← col2"),
+])
+def test_a_headerless_gaze_files_columns_are_said_to_be_chosen_by_position(text: str, chosen: str) -> None:
+    raw = io.read_table(text.encode(), "bare.csv")
+    notes = io.guess_notes(raw, "gaze")
+    assert f"The file has no header row, so its columns were chosen by their position: {chosen}." in " ".join(notes)
+    named = io.read_table(b"t,x,y\n12,0.51,0.42\n13,0.52,0.43\n", "named.csv")
+    assert not any("by their position" in n for n in io.guess_notes(named, "gaze"))
