@@ -1,0 +1,167 @@
+"""`python -m eyedp_core.batch plan`: one plan released from sharded fixation files into one bundle whose manifest
+lists every output's ε, δ, target_met and files with their SHA-256; the released maps are the clean maps plus the
+manifests' noise; a plan over its cap, an ε no engine can certify or a bad plan file writes nothing."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from eyedp_core.batch.cli import main
+from eyedp_core.batch.numpy_engine import clean_aggregate
+from eyedp_core.batch.plan_run import eps_tag, heatmap_settings, release_plan
+from eyedp_core.batch.settings import Engine
+from eyedp_core.batch.sources import expand_inputs
+from eyedp_core.plan import StudyPlan
+from tests.core.batch.test_batch import CELL, H, W, clean_mean_map, light_fixations, write_shards
+
+N = 300
+
+
+@pytest.fixture(scope="module")
+def two_stimuli(tmp_path_factory):
+    """Two stimuli seen by the same 300 observers; m = 2, C = 40 keep every fixation (the clean map is raw)."""
+    a = light_fixations(np.random.default_rng(11), n=N)
+    b = light_fixations(np.random.default_rng(12), n=N)
+    b["stimulus"] = "2002.jpg"
+    a["stimulus"] = "1001.jpg"
+    df = pd.concat([a, b], ignore_index=True).sample(frac=1.0, random_state=3)  # both stimuli in every shard
+    folder = tmp_path_factory.mktemp("plan")
+    return df, write_shards(df, folder / "in")
+
+
+def _plan_file(folder, cap: float, **extra) -> str:
+    plan = {"study": "ux", "cap": {"epsilon": cap}, "outputs": [
+        {"kind": "heatmap", "stimulus": "*", "width": W, "height": H, "cell_px": CELL, "cap_m": 2, "cap_total": 40,
+         "target": {"hot_spots_kept": 0.5}, **extra},
+        {"kind": "aoi", "stimulus": "1001.jpg", "n_aois": 3, "metrics": ["dwell"], "target": {"dwell_s": 0.5}}]}
+    path = os.path.join(folder, "plan.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(plan, f)
+    return path
+
+
+def test_cli_writes_the_bundle_with_its_sha256s(two_stimuli, tmp_path, capsys):
+    df, glob = two_stimuli
+    out = tmp_path / "bundle"
+    assert main(["plan", "--plan", _plan_file(tmp_path, 6.0), "--input", glob, "--out", str(out)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    man = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert man["total_per_person"]["accountant"] == "basic"
+    eps = [o["epsilon"] for o in man["outputs"]]
+    assert sum(eps) == pytest.approx(man["total_per_person"]["epsilon"]) and sum(eps) <= 6.0
+    assert man["total_per_person"]["delta"] == pytest.approx(2e-6)  # two Gaussian heatmaps, δ = 1e-6 each
+    names = set()
+    for o in man["outputs"]:
+        assert {"epsilon", "delta", "target_met", "files"} <= set(o)
+        for f in o["files"]:
+            data = (out / f["name"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == f["sha256"]
+            names.add(f["name"])
+    heat = [o for o in man["outputs"] if o["kind"] == "heatmap"]
+    assert [o["stimulus"] for o in heat] == ["1001.jpg", "2002.jpg"]
+    for o in heat:
+        stem = f"heatmap_{o['stimulus'].replace('.', '-')}_{eps_tag(o['epsilon'])}"
+        assert {f["name"] for f in o["files"]} == {stem + ".csv", stem + ".png", stem + ".json"}
+    aoi = man["outputs"][2]
+    assert aoi["released"] is False and aoi["files"] == [] and aoi["epsilon"] > 0
+    assert hashlib.sha256((out / "plan.json").read_bytes()).hexdigest() == man["files"][0]["sha256"]
+    assert set(os.listdir(out)) == names | {"plan.json", "manifest.json"}
+    assert StudyPlan.from_json((out / "plan.json").read_text(encoding="utf-8")).cap.epsilon == 6.0
+    assert report["total_per_person"] == man["total_per_person"]
+
+
+def test_bundle_maps_are_clean_maps_plus_the_manifests_noise(two_stimuli):
+    df, glob = two_stimuli
+    files = expand_inputs(glob)
+    plan = StudyPlan.from_dict({"cap": {"epsilon": 4.0}, "outputs": [
+        {"kind": "heatmap", "stimulus": s, "width": W, "height": H, "cell_px": CELL, "cap_m": 2, "cap_total": 40}
+        for s in ("1001.jpg", "2002.jpg")]})
+    bundle = release_plan(files, plan, Engine.NUMPY)
+    for entry in bundle.manifest["outputs"]:
+        assert entry["epsilon"] == pytest.approx(2.0)
+        csv = next(f["name"] for f in entry["files"] if f["name"].endswith(".csv"))
+        table = pd.read_csv(io.BytesIO(bundle.files[csv])).sort_values(["row", "col"])
+        clean = clean_mean_map(df[df["stimulus"] == entry["stimulus"]]).ravel()
+        z = (table["value"].to_numpy(float) - clean) / entry["noise_std"]
+        ks = stats.kstest(z, "norm")
+        seen = f"{entry['stimulus']}: KS p = {ks.pvalue:.2g}, mean z = {z.mean():.3f}, sd z = {z.std():.3f}"
+        # Fresh OpenDP noise: KS at 10⁻⁶, sd within 6 standard errors, mean within 4 (< 1 failure in 10⁴ runs).
+        assert ks.pvalue > 1e-6, seen
+        assert abs(z.std() - 1) < 6 / math.sqrt(2 * z.size), seen
+        assert abs(z.mean()) < 4 / math.sqrt(z.size), seen
+
+
+def test_neighbours_move_each_map_by_at_most_its_stated_sensitivity(two_stimuli, tmp_path):
+    """Replace one observer's fixations on both stimuli: each clean map moves by at most the L2 sensitivity the
+    output's manifest states, so the plan's per-person total is the sum of the outputs' ε."""
+    df, glob = two_stimuli
+    files = expand_inputs(glob)
+    plan = StudyPlan.from_dict({"cap": {"epsilon": 2.0}, "outputs": [
+        {"kind": "heatmap", "stimulus": s, "width": W, "height": H, "cell_px": CELL, "cap_m": 2, "cap_total": 40}
+        for s in ("1001.jpg", "2002.jpg")]})
+    bundle = release_plan(files, plan, Engine.NUMPY)
+    other = df.copy()
+    who = other["observer"] == "v0"
+    other.loc[who, "x"] = 5.0  # v0 now looks at one corner cell, many times
+    other.loc[who, "y"] = 5.0
+    glob2 = write_shards(other, tmp_path / "neighbour")
+    for entry, o in zip(bundle.manifest["outputs"], plan.outputs):
+        s = heatmap_settings(o, entry["epsilon"])
+        a = clean_aggregate(files, s).aggregate
+        b = clean_aggregate(expand_inputs(glob2), s).aggregate
+        per = json.loads(bundle.files[next(f["name"] for f in entry["files"] if f["name"].endswith(".json"))])
+        stated = per["calibration"]["l2_sensitivity"]
+        moved = float(np.sqrt(((a - b) ** 2).sum()))
+        assert 0.5 * stated < moved <= stated * (1 + 1e-12)  # near the bound, never beyond
+    assert bundle.manifest["total_per_person"]["epsilon"] == pytest.approx(2.0)
+
+
+def test_a_plan_over_its_cap_writes_nothing(two_stimuli, tmp_path, capsys):
+    _, glob = two_stimuli
+    out = tmp_path / "never"
+    code = main(["plan", "--plan", _plan_file(tmp_path, 3.0, epsilon=2.0), "--input", glob, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "does not fit its cap ε = 3" in err and "ε = 4" in err  # two stimuli pinned at 2 each
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".never")]  # no partial folder left
+
+
+def test_an_epsilon_the_engine_cannot_certify_writes_nothing(two_stimuli, tmp_path, capsys):
+    _, glob = two_stimuli
+    out = tmp_path / "never"
+    code = main(["plan", "--plan", _plan_file(tmp_path, 1e6, epsilon=1e5), "--input", glob, "--out", str(out)])
+    assert code == 2 and not out.exists()
+    assert "cannot" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, named", [({"colour": 1}, "outputs[0].colour"), ({"width": -1}, "outputs[0].width")])
+def test_a_bad_plan_file_names_the_field_and_writes_nothing(two_stimuli, tmp_path, capsys, change, named):
+    _, glob = two_stimuli
+    out = tmp_path / "never"
+    code = main(["plan", "--plan", _plan_file(tmp_path, 5.0, **change), "--input", glob, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists() and named in err and "plan.json" in err
+
+
+def test_pipelinedp_engine_writes_the_same_layout(two_stimuli, tmp_path):
+    _, glob = two_stimuli
+    out = tmp_path / "pdp"
+    assert main(["plan", "--plan", _plan_file(tmp_path, 6.0), "--input", glob, "--engine", "pipelinedp",
+                 "--out", str(out)]) == 0
+    man = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert man["engine"] == "pipelinedp"
+    for o in man["outputs"]:
+        for f in o["files"]:
+            assert hashlib.sha256((out / f["name"]).read_bytes()).hexdigest() == f["sha256"]
+        if o["files"]:
+            per = json.loads((out / next(f["name"] for f in o["files"] if f["name"].endswith(".json"))).read_text())
+            assert per["engine"]["name"] == "pipelinedp"
+            assert per["calibration"]["noise_std"] >= per["calibration"]["eyedp_noise_std"] * (1 - 1e-9)
