@@ -138,3 +138,16 @@ def test_all_stimuli_expand_to_one_output_each():
     out = plan.expanded(("b.png", "a.png"))
     assert [o.label for o in out.outputs] == ["heatmap_b-png", "heatmap_a-png", "aoi_hit-ratio-dwell"]
     assert all(o.target == Target(TargetMeasure.CC, 0.5) for o in out.outputs[:2])
+
+
+def test_the_readme_plan_example_is_a_valid_plan():
+    """The README's 'Study plans' JSON is read as written, with the fields its table lists."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Study plans"):]
+    plan = StudyPlan.from_json(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    assert plan.cap == Cap(10, 1e-5, Accountant.BASIC)
+    assert [o.kind.value for o in plan.outputs] == ["heatmap", "aoi", "gaze_samples"]
+    assert plan.outputs[1].priority == 2 and plan.outputs[2].epsilon == 1
