@@ -3,11 +3,13 @@ whole study plan released from sharded fixation files into one bundle (docs/PRIV
 
 Order, so that a plan over its cap or a setting an engine cannot certify writes nothing and charges nothing:
 1. the plan is read and its pins checked against the cap (before any data is read);
-2. the clean capped map of each heatmap output is streamed by the numpy engine: the basis of the finders'
-   models (read off the private data as the Heatmaps finder reads it: tuning, not itself private);
+2. the clean capped map of every heatmap output is streamed in one pass over the shards (`plan_sources`): the
+   basis of the finders' models (read off the private data as the Heatmaps finder reads it: tuning, not itself
+   private), and on the numpy engine the map that is released;
 3. `plan.allocate` splits the cap; a total over the cap, or an engine whose noise at an allotted ε falls below
    the calibrated one, ends the run here;
-4. each heatmap is released by `release_batch` on the chosen engine (OpenDP or PipelineDP noise);
+4. each heatmap is released by `release_batch` on the chosen engine (OpenDP noise on the streamed map, or
+   PipelineDP's own pass and noise);
 5. every file is written into a temporary folder beside DIR and moved into place only when all are written.
 
 AOI metrics, series forms and gaze-sample exports need inputs the fixation shards do not hold (AOI shapes,
@@ -24,14 +26,14 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, clean_aggregate
+from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import png_bytes
+from eyedp_core.batch.plan_sources import clean_aggregates
 from eyedp_core.batch.run import check_noise, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
@@ -52,7 +54,7 @@ class PlanBundle:
     files: dict[str, bytes]
     manifest: dict[str, Any]
     allocation: Allocation
-    report: RowReport
+    reports: dict[str, RowReport]  # rows read, per stimulus (private: the operator's run report)
 
 
 def eps_tag(epsilon: float) -> str:
@@ -129,14 +131,12 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
         raise ValueError(f"two outputs share the label {dup[0]!r}; give them different stimuli or names")
     for o in heat:  # a setting no engine can release is refused before reading
         check_noise(heatmap_settings(o, o.epsilon if o.epsilon is not None else 1.0), engine)
-    report = RowReport()
-    maps: dict[str, tuple[np.ndarray, int]] = {}
-    for o in heat:
-        clean = clean_aggregate(files, heatmap_settings(o, 1.0), partitions=partitions, chunk_rows=chunk_rows,
-                                tmp_dir=tmp_dir, report=report if not maps else None)
-        maps[o.label] = (clean.aggregate, clean.n_observers)
-    inputs = PlanInputs(heatmaps={label: HeatmapBasis(agg, n) for label, (agg, n) in maps.items()},
-                        observers={o.stimulus: maps[o.label][1] for o in heat}, R=R)
+    reports: dict[str, RowReport] = {}
+    cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=partitions,
+                              chunk_rows=chunk_rows, tmp_dir=tmp_dir, reports=reports) if heat else []
+    clean_of = {o.label: c for o, c in zip(heat, cleans)}
+    inputs = PlanInputs(heatmaps={o.label: HeatmapBasis(c.aggregate, c.n_observers) for o, c in zip(heat, cleans)},
+                        observers={o.stimulus: c.n_observers for o, c in zip(heat, cleans)}, R=R)
     alloc = allocate(plan, plan.cap, inputs)
     _refuse_over_cap(alloc)
     rows = {r.label: r for r in alloc.outputs}
@@ -149,7 +149,7 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
         if isinstance(r.output, HeatmapOutput):
             s = heatmap_settings(r.output, r.epsilon)
             rel = release_batch(files, s, engine, master=master, partitions=partitions, chunk_rows=chunk_rows,
-                                tmp_dir=tmp_dir)
+                                tmp_dir=tmp_dir, clean=clean_of[r.label] if engine is Engine.NUMPY else None)
             stem = f"{r.label}_{eps_tag(r.epsilon)}"
             own = {f"{stem}.csv": release_table(rel.values, s.cell_px).to_csv(index=False, lineterminator="\n")
                    .encode("utf-8"),
@@ -173,7 +173,7 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
                 "model_inputs": "the clean capped map of each stimulus, read off the private data to predict "
                                 "utility (tuning: not itself private, as on the Heatmaps page); n is public"}
     files_out["manifest.json"] = _json_bytes(manifest)
-    return PlanBundle(files_out, manifest, alloc, report)
+    return PlanBundle(files_out, manifest, alloc, reports)
 
 
 def write_bundle(out_dir: str, bundle: PlanBundle) -> list[str]:
@@ -217,4 +217,4 @@ def run_plan_command(plan_path: str, files: list[str], engine: Engine, out: str,
     return {"released": paths, "total_per_person": m["total_per_person"], "sentence": m["sentence"],
             "outputs": [{k: o[k] for k in ("output", "epsilon", "delta", "target_met", "released")}
                         for o in m["outputs"]],
-            "input_rows": bundle.report.to_dict()}
+            "input_rows": {stim: rep.to_dict() for stim, rep in bundle.reports.items()}}

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, clean_aggregate
+from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate, clean_aggregate
 from eyedp_core.batch.pdp_engine import engine_noise_std, release_pipelinedp
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowFate, RowReport
@@ -123,8 +123,10 @@ def _guarantee(s: HeatmapSettings) -> dict[str, Any]:
 
 def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = Engine.NUMPY, *,
                   master: str = "local[*]", partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS,
-                  tmp_dir: str | None = None) -> BatchRelease:
+                  tmp_dir: str | None = None, clean: CleanAggregate | None = None) -> BatchRelease:
     """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise).
+    `clean`: the numpy engine's clean map of these shards and settings when already streamed (a plan streams
+    every stimulus in one pass), so the shards are not read again.
 
     ValueError before any data is read when the engine's noise for the settings would fall below the calibrated
     one; the run report counts every row read."""
@@ -138,8 +140,9 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
             "input_rows": {"rules": ROW_RULES, "counts": "in the run report (stdout of the command line), not here: "
                            "they describe the private input and are not differentially private"}}
     if engine is Engine.NUMPY:
-        clean = clean_aggregate(files, s, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir,
-                                report=report)
+        if clean is None:
+            clean = clean_aggregate(files, s, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir,
+                                    report=report)
         sens, cal = reference_calibration(s, clean.n_observers, engine)
         source = MapsSource(fixations=_token(files), stimulus=s.stimulus, stimulus_name=s.stimulus,
                             observers=clean.observers)

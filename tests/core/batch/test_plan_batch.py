@@ -165,3 +165,29 @@ def test_pipelinedp_engine_writes_the_same_layout(two_stimuli, tmp_path):
             per = json.loads((out / next(f["name"] for f in o["files"] if f["name"].endswith(".json"))).read_text())
             assert per["engine"]["name"] == "pipelinedp"
             assert per["calibration"]["noise_std"] >= per["calibration"]["eyedp_noise_std"] * (1 - 1e-9)
+
+
+def test_one_pass_over_every_stimulus_equals_the_engine_per_stimulus(two_stimuli, tmp_path):
+    """The plan's single pass gives each output the numpy engine's own clean map and roster, to the last digit,
+    with binding caps, a different grid per output and odd partition and chunk sizes."""
+    from eyedp_core.batch.plan_sources import clean_aggregates
+    from eyedp_core.batch.settings import HeatmapSettings
+    from eyedp_core.batch.sources import RowReport
+    from tests.core.batch.test_batch import heavy_fixations
+
+    light_df, _ = two_stimuli
+    heavy = heavy_fixations(np.random.default_rng(5), n=120)
+    heavy["stimulus"] = "3003.png"
+    df = pd.concat([light_df, heavy], ignore_index=True).sample(frac=1.0, random_state=9)
+    files = expand_inputs(write_shards(df, tmp_path / "mixed", parts=4))
+    outs = [HeatmapSettings(stimulus="1001.jpg", width=W, height=H, cell_px=CELL, cap_m=1, cap_total=5),
+            HeatmapSettings(stimulus="2002.jpg", width=W, height=H, cell_px=64),
+            HeatmapSettings(stimulus="3003.png", width=W, height=H, cell_px=CELL, cap_m=1, cap_total=30)]
+    reports: dict[str, RowReport] = {}
+    together = clean_aggregates(files, outs, partitions=7, chunk_rows=1013, reports=reports)
+    for s, got in zip(outs, together):
+        alone = clean_aggregate(files, s, partitions=5, chunk_rows=997)
+        np.testing.assert_allclose(got.aggregate, alone.aggregate, rtol=0, atol=1e-12)
+        assert sorted(got.observers) == sorted(alone.observers)
+    assert [c.n_observers for c in together] == [N, N, 120]
+    assert {k: r.rows for k, r in reports.items()} == {s.stimulus: len(df) for s in outs}
