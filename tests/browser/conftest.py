@@ -59,8 +59,9 @@ def browser(app_url):
 
 
 @pytest.fixture
-def page(browser):
-    """A fresh page (new context: own session state) at a desktop size."""
+def page(browser, app_server):
+    """A fresh page (new context: own session state) at a desktop size, on a study started afresh."""
+    harness.fresh_study(app_server[0])
     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
     pg = ctx.new_page()
     yield pg

@@ -69,6 +69,22 @@ def start_app(script: str = "app.py", port: int | None = None, timeout: float = 
     raise RuntimeError(f"streamlit did not answer on {url} within {timeout} s")
 
 
+def fresh_study(proc: subprocess.Popen) -> None:
+    """Before a test on a shared server: its default study starts afresh (an archive entry) with the default cap,
+    as a new session of the app had before the ledger was stored; a server on a caller's ledger is left alone."""
+    from eyedp_core.dp.store import DEFAULT_STUDY, open_ledger
+    from ui.state import DEFAULT_EPSILON_CAP
+
+    own = getattr(proc, "ledger_dir", None)
+    if own is None or not (own / "ledger.sqlite").exists():
+        return
+    ledger = open_ledger(own / "ledger.sqlite", DEFAULT_STUDY)
+    if ledger.releases:
+        ledger.archive("the next browser test starts afresh")
+    if ledger.cap() not in (None, DEFAULT_EPSILON_CAP):
+        ledger.set_cap(DEFAULT_EPSILON_CAP, "the next browser test starts from the default cap")
+
+
 def server_log(proc: subprocess.Popen, chars: int = 2000) -> str:
     """The last `chars` characters a server started by start_app wrote to its stderr."""
     log = proc.server_log  # type: ignore[attr-defined]
