@@ -10,7 +10,7 @@ the ε its target needs at today's n, and the people it needs at its allotted ε
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.models import PlanInputs, Utility, epsilon_needed, people_needed, utility_at
@@ -134,7 +134,27 @@ def _largest_t(outputs: Sequence[PlanOutput], base: dict[int, float], cap: Cap, 
     return lo
 
 
-def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total: PlanTotal) -> str:
+def _without_met(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], inputs: PlanInputs) -> str:
+    """-> advice when the met outputs are dropped: their ε goes to the others (empty when it does not help)."""
+    met = [r for r in rows if r.target_met]
+    rest = tuple(r.output for r in rows if not r.target_met)
+    if not met or not rest:
+        return ""
+    alt = allocate(replace(plan, outputs=rest), cap, inputs)
+    if not alt.within_cap:
+        return ""
+    dropped = ", ".join(r.label for r in met)
+    if alt.all_targets_met:
+        return f"drop {dropped} (the others then meet their targets)"
+    need = [r.people_needed for r in alt.outputs if r.target_met is False]
+    if need and all(n is not None for n in need):
+        who = " / ".join(sorted({r.output.unit_words() for r in alt.outputs if r.target_met is False}))
+        return f"drop {dropped} and recruit about {max(need)} {who}"
+    return ""
+
+
+def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total: PlanTotal,
+              inputs: PlanInputs) -> str:
     pinned = sum(r.epsilon for r in rows if r.pinned)
     deltas = sum(r.output.release_delta for r in rows)
     if total.accountant is Accountant.BASIC and deltas > cap.delta * (1 + 1e-12):
@@ -168,6 +188,9 @@ def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total
         who = {r.output.unit_words() for r in unmet}
         advice.append(f"recruit about {max(recruit)} {' / '.join(sorted(who))}")
     if met:
+        alt = _without_met(plan, cap, rows, inputs)
+        if alt:
+            advice.append(alt)
         advice.append(f"release only {', '.join(r.label for r in met)} (drop {', '.join(r.label for r in unmet)})")
     elif len(unmet) > 1:
         cheapest = min((r for r in unmet if r.epsilon_needed is not None), key=lambda r: r.epsilon_needed,
@@ -209,4 +232,4 @@ def allocate(plan: StudyPlan, cap: Cap | float | None = None, inputs: PlanInputs
         rows.append(OutputAllocation(o, e, o.release_delta if e > 0 else 0.0, o.epsilon is not None, u, met, need,
                                      people, inputs.n_for(o)))
     total = plan_total(outs, eps, cap)
-    return Allocation(plan, cap, tuple(rows), total, _sentence(plan, cap, rows, total))
+    return Allocation(plan, cap, tuple(rows), total, _sentence(plan, cap, rows, total, inputs))

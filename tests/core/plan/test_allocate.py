@@ -223,3 +223,18 @@ def test_aoi_and_series_needs_follow_their_closed_forms():
     if rs.epsilon_needed is not None:
         at = calibrate(FormSetting(Form.GROUP, rs.epsilon_needed), lo, hi, (20, 20))
         assert expected_db(at, spread) == pytest.approx(3.0, abs=1e-9)
+
+
+def test_dropping_a_met_output_is_offered_with_what_the_others_then_need(sample):
+    """Three unreachable heatmaps beside a cheap AOI target: the AOI's target is met first, and the sentence also
+    offers dropping it, with the observers the heatmaps then need at their larger even share of the cap."""
+    plan, inputs = inputs_from_fixations(sample, _plan(10.0, 0.5))
+    a = allocate(plan, None, inputs)
+    aoi = a.outputs[-1]
+    assert aoi.target_met and not any(r.target_met for r in a.outputs[:-1])
+    alone = allocate(StudyPlan(plan.study, plan.cap, plan.outputs[:-1]), None, inputs)
+    assert [r.epsilon for r in alone.outputs] == pytest.approx([10 / 3] * 3)
+    m = max(r.people_needed for r in alone.outputs)
+    assert m < min(r.people_needed for r in a.outputs[:-1])  # more ε each: fewer observers needed
+    assert f"drop {aoi.label} and recruit about {m} observers" in a.sentence
+    assert f"release only {aoi.label}" in a.sentence
