@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core.dp import explain
+from eyedp_core.dp.risk_words import pure_line_risk, risk_line
 from ui import runlog, state, theme
 from ui.fragment import fragment
 from ui.numbers import Number, numbers_html
@@ -30,10 +31,29 @@ def odds_panel() -> None:
     # message and a re-render.
     head = [Number("An attacker's odds grow by at most (e^ε)", odds_words(factor)),
             Number("A 50 % belief rises to at most", bounded_percent(post))]
-    st.markdown(f"{numbers_html(head)}\n\n{belief_table(priors, bounds)}", unsafe_allow_html=True)
+    st.markdown(f"{numbers_html(head)}\n\n{belief_table(priors, bounds)}\n\n{risk_words(eps)}",
+                unsafe_allow_html=True)
     # The chart is on request: Plotly's browser code is the largest part of a first visit to this page.
     if st.toggle("Show the curve for every belief", key="home_curve"):
         st.plotly_chart(posterior_figure(eps), theme=None)
+
+
+def roster() -> tuple[int, str]:
+    """The number of people in the loaded data (the fixation table's observers, else the first table that counts
+    people) and what they are -> (n, kind label)."""
+    for kind in ("fixations", "features", "gaze"):
+        if kind in state.KINDS:
+            people = state.selection(kind)[2].get("people")
+            if people:
+                return int(people), str(state.KINDS[kind]["label"]).lower()
+    return 2, "table"
+
+
+def risk_words(eps: float) -> str:
+    """ε -> the risk line of a pure ε-DP release about one person among the loaded data's (markdown)."""
+    n, label = roster()
+    text = risk_line(pure_line_risk(eps, n), "person", "in the loaded data").removesuffix(".")
+    return f"{text} (docs/PRIVACY_MODEL.md §16). Here n is the {label} table's number of people."
 
 
 def belief_table(priors: tuple[float, ...], bounds: np.ndarray) -> str:

@@ -14,12 +14,13 @@ from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from eyedp_core.timeseries.choices import DEFAULT_LENGTH, MAX_LENGTH, KSource, LengthSource, public_length
 from eyedp_core.timeseries.labels import STANDARD_CHUNKS, transform_length
 from eyedp_core.timeseries.preview import PreviewSetting
-from ui import runlog, settings, state
+from ui import risk_line, runlog, settings, state
 from ui.fragment import fragment
 from ui.numbers import numbers_html
 from ui.shell import ensure_shell
 from ui.text import html_text, md_text
 from ui.timeseries import context, data, figs, headline, panels, view
+from ui.timeseries import risk as ts_risk
 from ui.timeseries.steil import steil_panel
 from ui.widgets import WATERMARK_HTML, badge, calibration_box, fmt_num, log_slider
 
@@ -239,16 +240,25 @@ def structure(v: context.BudgetViewSpec, box: DeltaGenerator) -> context.BudgetV
 def budget_controls(v: context.BudgetViewSpec) -> tuple[context.BudgetViewSpec, view.Setting, EpsilonPlan, int]:
     """The free chunk size, ε, k and R sliders -> the resolved spec, the setting they make, its ε plan and the FFT
     length n."""
+    target_box = st.container()
     # One horizontal box for the sliders, no inner columns: every block is re-sent on each move.
     box = st.container(border=True, horizontal=True, gap="medium")
     v = structure(v, box)
     lo, hi, length = v.series.lo, v.series.hi, v.series.length
     f_idx, mech, chunk, mode = v.feature_index, v.mech, v.chunk, v.mode
     chunked = mech.info.chunked
+    with target_box:  # above the sliders: a risk target, when set, replaces the ε slider's value
+        target = risk_line.target_controls(ts_risk.PREFIX, len(v.info.participants))
+        eps_target = None if target is None else ts_risk.target_epsilon(
+            target, len(v.info.participants), mode, mech, chunk, length, len(v.names), v.info.n_recordings)
+        if target is not None:
+            st.markdown(risk_line.calibrated_words(eps_target, *target, "person" if mode == "participant"
+                                                   else "chunk / series"))
     with box:
         eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
-        eps = log_slider(eps_label, 0.001, 10000.0, 1.0, key="ts_eps",
+        eps = log_slider(eps_label, *ts_risk.EPS_RANGE, 1.0, key="ts_eps", disabled=eps_target is not None,
                          help="Log scale. Smaller ε = stronger privacy = more noise.")
+    eps = eps if eps_target is None else eps_target
     n = transform_length(mech, chunk, length)
     plan = epsilon_plan(mode, eps, mech, chunk, length, len(v.names), v.info.n_recordings)
     sens_f = None if v.sensitivities is None else v.sensitivities[f_idx]
@@ -277,7 +287,8 @@ def verdict_box(ctx: context.Ctx) -> None:
     """The verdict in words and the accounting sentence (and, for a setting already recorded, what recording it
     again charges), then the numbers and the preview's heading: two elements, re-sent on every move."""
     kind, sentence = headline.verdict(ctx)
-    sentence += "\n\n" + context.accounting_line(ctx) + context.already_note(ctx)
+    sentence += ("\n\n" + context.accounting_line(ctx) + context.already_note(ctx) + "\n\n"
+                 + ts_risk.risk_markdown(ctx))
     (st.warning if kind == "useless" else st.info)(sentence, icon=":material/warning:" if kind == "useless"
                                                    else ":material/info:")
     st.markdown(f"{numbers_html(headline.numbers(ctx))}\n\n### Preview: one participant's clean and noisy series\n\n"

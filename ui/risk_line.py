@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from eyedp_core.dp.risk import TradeOff, compose
-from eyedp_core.dp.risk_views import RiskTarget, epsilon_for_risk, line_risk, repeated, risk_line
+from eyedp_core.dp.risk import TradeOff
+from eyedp_core.dp.risk_views import RiskTarget, combined, epsilon_for_risk, line_risk, repeated
+from eyedp_core.dp.risk_words import risk_line
 from ui.widgets import fmt_num
 
 ROSTER = "in the loaded data"
@@ -22,8 +23,7 @@ TARGET_WORDS = {RiskTarget.TPR: "true positives at 5 % false positives, at most"
 
 def person_total(release: TradeOff, count: int, extra_epsilons: tuple[float, ...] = ()) -> TradeOff:
     """One release's trade-off, the releases per person and further pure-ε charges in, the person's total out."""
-    total = repeated(release, count)
-    return compose([total, *(TradeOff.approx(e) for e in extra_epsilons)]) if extra_epsilons else total
+    return combined([repeated(release, count), *(TradeOff.approx(e) for e in extra_epsilons)])
 
 
 def line(t: TradeOff, n: int, unit: str, scope: str = "") -> str:

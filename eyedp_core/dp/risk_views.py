@@ -11,25 +11,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
-from eyedp_core.dp.risk import Curve, TradeOff, singling_out, tpr_at
+from eyedp_core.dp.risk import Curve, TradeOff, compose, singling_out, tpr_at
+from eyedp_core.dp.risk_words import LINE_FPR, LineRisk
 
-__all__ = [
-    "LINE_FPR",
-    "LineRisk",
-    "RiskTarget",
-    "epsilon_for_risk",
-    "line_risk",
-    "repeated",
-    "risk_line",
-    "risk_value",
-]
+__all__ = ["RiskTarget", "combined", "epsilon_for_risk", "line_risk", "repeated", "risk_value"]
 
-# The false-positive rate the one-line summary quotes (the 1 % figure is in the report's table).
-LINE_FPR = 0.05
 # Where the bisection looks for ε (per person): below 1e-4 every risk is its guessing baseline to 4 digits, above
 # 1e5 every risk is 100 % to as many.
 _EPS_LO, _EPS_HI = 1e-4, 1e5
@@ -42,26 +31,14 @@ class RiskTarget(StrEnum):
     SINGLING_OUT = "singling one person out"
 
 
-@dataclass(frozen=True)
-class LineRisk:
-    """The two figures of a page's risk line: TPR at LINE_FPR and the success of singling one of n out."""
-
-    tpr: float
-    fpr: float
-    singling_out: float
-    n: int
-
-    @property
-    def singling_out_guess(self) -> float:
-        """Singling one out of n by guessing alone: 1/n."""
-        return 1.0 / self.n
-
-
 def repeated(t: TradeOff, count: int) -> TradeOff:
     """One release's trade-off and how many such releases read one person in, that person's total out.
 
-    The same rule as risk.compose on `count` copies, without building the list (a time series can be thousands
-    of calls): Gaussians compose exactly (μ·√count), anything else by the basic rule on (ε, δ)."""
+    Gaussians compose exactly (μ·√count). A pure ε-DP release (Laplace, or (ε, 0)) is composed by the optimal
+    composition theorem for ε-DP releases (Kairouz, Oh & Viswanath 2015: exact for the worst ε-DP mechanism, so a
+    valid ceiling for Laplace noise), which costs a binomial and stays cheap for thousands of calls and for every
+    step of a bisection; risk.compose's numeric Laplace composition is tighter but costs a privacy-loss
+    distribution per ε. Anything else composes by the basic rule on (ε, δ)."""
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
     if count == 1:
@@ -69,7 +46,20 @@ def repeated(t: TradeOff, count: int) -> TradeOff:
     if t.curve is Curve.GAUSSIAN:
         return TradeOff(Curve.GAUSSIAN, mu=t.mu * math.sqrt(count), epsilon=t.epsilon * count,
                         delta=min(1.0, t.delta * count))
-    return TradeOff.approx(t.epsilon * count, min(1.0, t.delta * count))
+    if t.delta == 0.0 and math.isfinite(t.epsilon):
+        return TradeOff.pure(t.epsilon, t.count * count)
+    return TradeOff.approx(t.total_epsilon * count, min(1.0, t.delta * t.count * count))
+
+
+def combined(parts: Sequence[TradeOff]) -> TradeOff:
+    """The trade-offs of the releases that read one person in, that person's total out: pure ε-DP releases of one
+    ε as in `repeated`, every other mix as risk.compose (Gaussians exactly, the rest by the basic rule)."""
+    if len(parts) == 1:
+        return parts[0]
+    if parts and all(p.curve is not Curve.GAUSSIAN and p.delta == 0.0 and p.epsilon == parts[0].epsilon
+                     and math.isfinite(p.epsilon) for p in parts):
+        return TradeOff.pure(parts[0].epsilon, sum(p.count for p in parts))
+    return compose(parts)
 
 
 def _approx_singling_out(t: TradeOff, n: int) -> float:
@@ -88,7 +78,7 @@ def _approx_singling_out(t: TradeOff, n: int) -> float:
 @functools.lru_cache(maxsize=512)
 def _singling_out(t: TradeOff, n: int) -> float:
     """Singling one out of n, memoised (the pages ask again on every re-run)."""
-    if n > 1 and t.curve is Curve.APPROX and math.isfinite(t.epsilon):
+    if n > 1 and t.curve is Curve.APPROX and t.count == 1 and math.isfinite(t.epsilon):
         return _approx_singling_out(t, n)
     return singling_out(t, n)
 
@@ -103,25 +93,6 @@ def line_risk(t: TradeOff, n: int) -> LineRisk:
 def risk_value(t: TradeOff, target: RiskTarget, n: int) -> float:
     """A trade-off, which risk and n in, that risk's ceiling out."""
     return tpr_at(t, LINE_FPR) if target is RiskTarget.TPR else _singling_out(t, int(n))
-
-
-def _pct(v: float) -> str:
-    """A probability as a percentage that never rounds to a false 100 % (a ceiling of 99.97 % is not 100 %)."""
-    p = 100.0 * v
-    if v >= 1.0:
-        return "100 %"
-    if p >= 99.95:
-        return "> 99.9 %"
-    return f"{p:.3g} %" if p >= 1 else f"{p:.2g} %"
-
-
-def risk_line(r: LineRisk, unit: str = "person", roster: str = "") -> str:
-    """The two figures in, one plain sentence out (`roster` says where n comes from, e.g. "in the loaded data")."""
-    where = f" ({r.n} {unit}s {roster}, a roster taken as public)" if roster else ""
-    return (f"At this ε, an attacker who knows everything else can tell whether a given {unit} was in the data with "
-            f"at most {_pct(r.tpr)} true positives at {_pct(r.fpr)} false positives; singling one out of "
-            f"{r.n}{where} succeeds at most {_pct(r.singling_out)} of the time, against "
-            f"{_pct(r.singling_out_guess)} by guessing.")
 
 
 def epsilon_for_risk(forward: Callable[[float], TradeOff], target: RiskTarget, level: float, n: int,

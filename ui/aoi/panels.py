@@ -23,6 +23,7 @@ from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
 from ui import state
 from ui.aoi import figs, tables, view
+from ui.aoi import risk as aoi_risk
 from ui.fragment import fragment
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, calibration_box, log_slider
@@ -256,6 +257,7 @@ def privacy_part(ctx: AoiContext) -> None:
     st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** ε = {eps:g} per observer, split equally "
                 f"over {len(eq)} noisy sums (ε = {eps / max(len(eq), 1):.3g} each; they add up to ε, sequential "
                 f"composition). Intervals: 95 %, in each metric's units. Computed in {ms:.0f} ms.\n\n"
+                f"{aoi_risk.risk_markdown(eq, ctx.table)}\n\n"
                 f"{WATERMARK_HTML}\n\n<div class=\"eyedp-pair\"><div>\n\n"
                 "**Clean** (clipped to the public limits; never shown outside this session)\n\n"
                 + tables.metric_table(res, private=False)

@@ -12,26 +12,47 @@ from eyedp_core.dp.calibration import calibrate_gaussian, calibrate_laplace
 from eyedp_core.dp.registry import GaussianMethod
 from eyedp_core.dp.risk import TradeOff
 from eyedp_core.dp.risk_views import (
-    LINE_FPR,
     RiskTarget,
     _approx_singling_out,
+    combined,
     epsilon_for_risk,
     line_risk,
     repeated,
-    risk_line,
     risk_value,
 )
+from eyedp_core.dp.risk_words import LINE_FPR, pure_line_risk, risk_line
 
 
-@pytest.mark.parametrize("t", [TradeOff.gaussian(1.0, 0.7), TradeOff.laplace(2.0, 1.5), TradeOff.approx(0.8, 1e-5)])
 @pytest.mark.parametrize("count", [1, 2, 7])
-def test_repeated_equals_compose_of_copies(t: TradeOff, count: int) -> None:
-    """count copies composed in O(1) give exactly what risk.compose gives on the list of copies."""
+def test_repeated_gaussian_equals_compose_of_copies(count: int) -> None:
+    """count Gaussian copies composed in O(1) give exactly what risk.compose gives on the list of copies."""
+    t = TradeOff.gaussian(1.0, 0.7, 0.5, 1e-6)
     got, want = repeated(t, count), risk.compose([t] * count)
-    assert got.curve is want.curve
-    assert got.mu == pytest.approx(want.mu, rel=1e-12)
-    assert got.epsilon == pytest.approx(want.epsilon, rel=1e-12)
-    assert got.delta == pytest.approx(want.delta, rel=1e-12)
+    assert (got.curve, got.mu, got.epsilon, got.delta) == pytest.approx((want.curve, want.mu, want.epsilon,
+                                                                          want.delta), rel=1e-12)
+
+
+@pytest.mark.parametrize("count", [2, 5, 12])
+def test_repeated_pure_is_the_optimal_composition_and_bounds_laplace(count: int) -> None:
+    """count Laplace releases of ε each: the optimal composition of ε-DP releases (risk.TradeOff.pure), whose
+    figures lie between the exact Laplace composition (risk.compose, a privacy-loss distribution) and the basic
+    rule's (count·ε, 0)."""
+    lap = TradeOff.laplace(2.0, 2.5)  # ε = 0.8
+    got = repeated(lap, count)
+    assert got == TradeOff.pure(0.8, count)
+    exact, basic = risk.compose([lap] * count), TradeOff.approx(0.8 * count)
+    for f in (lambda t: risk.tpr_at(t, LINE_FPR), lambda t: line_risk(t, 40).singling_out):
+        assert f(exact) - 1e-3 <= f(got) <= f(basic) + 1e-12
+    assert repeated(TradeOff.approx(0.8, 1e-6), count) == TradeOff.approx(0.8 * count, count * 1e-6)
+
+
+def test_combined_parts() -> None:
+    """Sums of one ε compose as pure copies; a mix composes as risk.compose (basic rule)."""
+    parts = [TradeOff.laplace(s, s / 0.3) for s in (1.0, 7.0, 20.0)]
+    assert combined(parts) == TradeOff.pure(0.3, 3)
+    mix = [TradeOff.laplace(1.0, 2.0), TradeOff.approx(0.1)]
+    assert combined(mix) == risk.compose(mix)
+    assert combined(parts[:1]) == parts[0]
 
 
 def test_repeated_gaussian_is_sqrt_count() -> None:
@@ -127,3 +148,13 @@ def test_epsilon_for_risk_below_guessing_is_none() -> None:
     assert epsilon_for_risk(_laplace_forward(1), RiskTarget.SINGLING_OUT, 1 / 50, 40) is None
     with pytest.raises(ValueError):
         epsilon_for_risk(_laplace_forward(1), RiskTarget.TPR, 0.0, 40)
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.05, 1.0, 3.0, 9.0, 800.0])
+@pytest.mark.parametrize("n", [1, 2, 40])
+def test_pure_line_risk_equals_the_generic_route(eps: float, n: int) -> None:
+    """The scipy-free closed forms (Home's slider) equal risk.tpr_at on the (ε, 0) curve and the singling-out
+    bound of an (ε, 0) trade-off."""
+    r, t = pure_line_risk(eps, n), TradeOff.approx(eps)
+    assert r.tpr == pytest.approx(risk.tpr_at(t, LINE_FPR), abs=1e-12)
+    assert r.singling_out == pytest.approx(line_risk(t, n).singling_out, abs=1e-12)
