@@ -7,9 +7,11 @@ or {"aois": [...]}. Nothing read is written anywhere.
 """
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
+import warnings
 from typing import Any
 
 import pandas as pd
@@ -174,8 +176,16 @@ def read_aois(data: bytes, filename: str) -> tuple[Aoi, ...]:
         # JSON "rows" are list positions counted from 1.
         return aois_from_records(obj, file=filename, first_row=1)
     try:
-        table = pd.read_csv(io.StringIO(text), sep=None, engine="python", dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError) as err:
+        with warnings.catch_warnings():
+            # index_col=False: a row longer than the header is not read as a many-level index (seconds of work
+            # for a line of commas) but warned about, and refused here.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            table = pd.read_csv(io.StringIO(text), sep=None, engine="python", dtype=str, keep_default_na=False,
+                                index_col=False)
+    except pd.errors.ParserWarning:
+        raise DataError("a row has more fields than the header", file=filename,
+                        expected="as many fields per row as columns " + ", ".join(TABLE_COLUMNS)) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, csv.Error) as err:
         raise DataError(f"not a readable CSV table ({str(err).splitlines()[0][:80]})", file=filename,
                         expected="a CSV table with columns " + ", ".join(TABLE_COLUMNS)) from None
     return aois_from_table(table, file=filename)
