@@ -203,6 +203,23 @@ def _cap_history(inp: ReportInput) -> str:
     return f'<p><b>Cap history</b> (every change of the study\'s cap, with the reason given):</p><ul id="cap-history">{items}</ul>'
 
 
+def _series_epsilon(ledger: Ledger) -> float | None:
+    """The worst-case ε per person of the ledger's time-series releases (what the attacks attack), None without."""
+    series = [r for r in ledger.releases if r.view == "Time series"]
+    return Ledger(series).total()[0] if series else None
+
+
+def _at_released(rows: Sequence[Mapping[str, Any]], released: float | None) -> Mapping[str, Any] | None:
+    """Attack rows on private releases and the released ε per person -> the row measured nearest that ε (on a log
+    scale, the attack grid's ε being per person too); None without a release or a finite row."""
+    if released is None or not math.isfinite(released) or released <= 0:
+        return None
+    usable = [a for a in rows if isinstance(a.get("epsilon"), (int, float)) and 0 < float(a["epsilon"]) < math.inf]
+    if not usable:
+        return None
+    return min(usable, key=lambda a: (abs(math.log(float(a["epsilon"]) / released)), -float(a["accuracy"])))
+
+
 def _verdict(inp: ReportInput) -> str:
     eps, dlt = inp.ledger.total()
     rel = inp.ledger.releases
@@ -229,6 +246,7 @@ def _verdict(inp: ReportInput) -> str:
         items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
                      "release-safe report leaves them out (the curator's full report has them).")
     elif inp.attacks:
+        released = _series_epsilon(inp.ledger)
         parts = []
         for task in dict.fromkeys(a["task"] for a in inp.attacks):
             rows = [a for a in inp.attacks if a["task"] == task]
@@ -238,8 +256,15 @@ def _verdict(inp: ReportInput) -> str:
             txt = f"{esc(task)}: chance {fmt(rows[0]['chance'])}"
             if clean:
                 txt += f", on clean data {fmt(max(a['accuracy'] for a in clean))}"
+            at = _at_released(private, released)
+            if at is not None:
+                txt += (f", at the released ε = {esc(fmt(released))} per person {fmt(at['accuracy'])} "
+                        f"({esc(at['mechanism'])}, measured at ε = {esc(fmt(at['epsilon']))})")
+            elif private:
+                txt += ", not measured at a released ε (no time-series release in this ledger)"
             if best is not None:
-                txt += f", at best {fmt(best['accuracy'])} on a private release (ε = {esc(fmt(best['epsilon']))})"
+                txt += (f"; the grid's best over every ε tried, not the released one: {fmt(best['accuracy'])} "
+                        f"(ε = {esc(fmt(best['epsilon']))})")
             parts.append(txt)
         items.append("<b>What the attacks showed</b> (accuracy; measured on the unprotected data, for the curator "
                      "only): " + "; ".join(parts) + ".")

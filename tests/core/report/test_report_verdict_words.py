@@ -42,3 +42,27 @@ def test_a_per_person_time_series_release_in_chunks_protects_the_participant() -
     assert who.strip().startswith("each participant, by the sum of ε over all their chunks")
     assert "not the whole person" not in who
     assert person_table(Ledger([chunks]))["Protected as"].tolist() == ["participant (sum over their chunks)"]
+
+
+def test_the_curators_verdict_quotes_the_attack_at_the_released_epsilon_beside_the_grids_best() -> None:
+    from eyedp_core.report.html import fmt
+
+    ts = Release(view="Time series", label="CFPA-32", unit="participant", mechanism="CFPA", sensitivity_type="public",
+                 epsilon=0.5, count=2)  # 1 per person
+    rows = [{"task": "identity", "mechanism": "clean", "epsilon": math.inf, "scenario": "clean", "accuracy": 0.95,
+             "chance": 0.05},
+            {"task": "identity", "mechanism": "CFPA-32", "epsilon": 1.0, "scenario": "private", "accuracy": 0.10,
+             "chance": 0.05},
+            {"task": "identity", "mechanism": "CFPA-32", "epsilon": 1e5, "scenario": "private", "accuracy": 0.9333,
+             "chance": 0.05}]
+
+    def verdict(safe: bool) -> str:
+        doc = build_html(ReportInput(ledger=Ledger([ts]), artefacts=[Artefact(ts)], data={}, config_json="{}",
+                                     version={}, attacks=rows, release_safe=safe))
+        return re.search(r'<section id="verdict">(.*?)</section>', doc, re.S).group(1)
+
+    curator = verdict(False)
+    assert "at the released ε = 1 per person 0.1 (CFPA-32, measured at ε = 1)" in curator
+    assert f"the grid's best over every ε tried, not the released one: 0.9333 (ε = {fmt(1e5)})" in curator
+    safe = verdict(True)
+    assert "0.9333" not in safe and "0.1 (" not in safe
