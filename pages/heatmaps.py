@@ -24,7 +24,7 @@ from streamlit.delta_generator import DeltaGenerator
 import ui.share
 from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.preview import TooFewObservers
-from ui import runlog, state
+from ui import risk_line, runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
 from ui.heatmaps import risk as hm_risk
@@ -171,6 +171,7 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     if slots.derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
         with slots.derivation:
             noise.derivation(ctx)
+            risk_line.draw_formulas(hm_risk.person(ctx), ctx.n_observers)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
         with slots.explore:

@@ -378,6 +378,9 @@ def formula(v: context.BudgetViewSpec, ctx: context.Ctx) -> None:
     calibration_box(view.stacked(ctx.preview.shown[0].calibration), context.calibration_title(ctx))
     if note := context.calibration_note(ctx):
         st.caption(note)  # built from numbers and mechanism names
+    if ctx.sensitivity_type == "public" and ctx.plan.has_guarantee:
+        risk_line.draw_formulas(risk_line.person_total(ts_risk.call_trade_off(ctx), ctx.plan.invocations),
+                                len(ctx.info.participants))
     if sens is not None:
         sens_f = sens[v.feature_index]
         lo_s, hi_s = fmt_num(float(np.min(sens_f))), fmt_num(float(np.max(sens_f)))

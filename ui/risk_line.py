@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from eyedp_core.dp.risk import TradeOff
+from eyedp_core.dp.risk import Curve, TradeOff
 from eyedp_core.dp.risk_views import RiskTarget, combined, epsilon_for_risk, line_risk, repeated
 from eyedp_core.dp.risk_words import risk_line
 from ui.widgets import fmt_num
@@ -80,3 +80,41 @@ def calibrated_words(eps: float | None, target: RiskTarget, level: float, unit: 
                 "guessing alone achieves. The ε slider's value stays in use.")
     return (f"**Calibrated to risk:** ε = {fmt_num(eps)} per {unit} is the largest that keeps {what} "
             "(the ε slider is not used while this is on; the ledger and exports use this ε).")
+
+
+def formulas(t: TradeOff, n: int) -> tuple[str, ...]:
+    """A person's composed trade-off and n -> the LaTeX behind the risk line's two figures, numbers plugged in."""
+    r = line_risk(t, n)
+    tpr = rf"\mathrm{{TPR}}(5\,\%) = {100 * r.tpr:.4g}\,\%"
+    single = (r"P(\text{single out}) \le \min_{\varepsilon'} \frac{e^{\varepsilon'} + (n-1)\,\delta(\varepsilon')}"
+              rf"{{e^{{\varepsilon'}} + n - 1}} = {100 * r.singling_out:.4g}\,\%\quad (n = {n},\ 1/n = "
+              rf"{100 / n:.3g}\,\%)")
+    if t.curve is Curve.GAUSSIAN:
+        head = (rf"\mu = \Delta_2/\sigma\ (\times\sqrt{{k}}\text{{ for }}k\text{{ releases}}) = {t.mu:.4g},\quad "
+                r"\mathrm{TPR}(\alpha) = 1 - \Phi\big(\Phi^{-1}(1-\alpha) - \mu\big)",
+                r"\delta(\varepsilon') = \Phi\big(-\tfrac{\varepsilon'}{\mu} + \tfrac{\mu}{2}\big) - "
+                r"e^{\varepsilon'}\,\Phi\big(-\tfrac{\varepsilon'}{\mu} - \tfrac{\mu}{2}\big)")
+    elif t.curve is Curve.LAPLACE and t.count == 1:
+        head = (rf"\varepsilon = \Delta_1/b = {t.epsilon:.4g},\quad \mathrm{{TPR}}(\alpha) = 1 - "
+                r"F\big(F^{-1}(1-\alpha) - \varepsilon\big)\ (F\text{: standard Laplace CDF})",
+                r"\delta(\varepsilon') = 1 - e^{(\varepsilon' - \varepsilon)/2}")
+    elif t.count > 1:
+        head = (rf"k = {t.count}\ \text{{releases of }}\varepsilon = {t.epsilon:.4g}:\ L = \varepsilon\,(2K - k),\ "
+                r"K \sim \mathrm{Bin}\big(k, \tfrac{e^{\varepsilon}}{1 + e^{\varepsilon}}\big)\text{ under } P,\ "
+                r"\mathrm{Bin}\big(k, \tfrac{1}{1 + e^{\varepsilon}}\big)\text{ under } Q",
+                r"\mathrm{TPR}(\alpha)\text{: Neyman–Pearson on } L;\quad \delta(\varepsilon') = "
+                r"\textstyle\sum_{\ell > \varepsilon'} \big(P(L = \ell) - e^{\varepsilon'} Q(L = \ell)\big)")
+    else:
+        head = (rf"(\varepsilon, \delta) = ({t.epsilon:.4g}, {t.delta:.3g}):\ \mathrm{{TPR}}(\alpha) = "
+                r"\min\big(1,\ \delta + e^{\varepsilon}\alpha,\ 1 - e^{-\varepsilon}(1 - \delta - \alpha)\big)",
+                r"\delta(\varepsilon') = \delta + (1 - \delta)\,\frac{(e^{\varepsilon} - e^{\varepsilon'})_+}"
+                r"{1 + e^{\varepsilon}}")
+    return (*head, tpr, single)
+
+
+def draw_formulas(t: TradeOff, n: int) -> None:
+    """The formulas behind the risk line, typeset, with their source."""
+    st.markdown("**What this allows an attacker** (the risk line's figures)")
+    for f in formulas(t, n):
+        st.latex(f)
+    st.caption(f"Trade-off curves (f-DP) and the singling-out bound: {SOURCE}.")

@@ -21,7 +21,7 @@ from eyedp_core.aoi.shapes import Aoi, grid
 from eyedp_core.data import derived
 from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
-from ui import state
+from ui import risk_line, state
 from ui.aoi import figs, tables, view
 from ui.aoi import risk as aoi_risk
 from ui.fragment import fragment
@@ -279,6 +279,7 @@ def privacy_part(ctx: AoiContext) -> None:
         st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §15.")
         for q, e in eq.items():
             calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")
+        risk_line.draw_formulas(aoi_risk.person(eq, ctx.table), ctx.table.n)
     # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
     ui.share.scripts.remember("areas_of_interest", ctx)
 

@@ -13,11 +13,16 @@ from eyedp_core.dp.risk_views import combined
 from ui import risk_line
 
 
-def risk_markdown(eq: dict[Query, float], table: ObserverTable) -> str:
-    """ε of each sum and the observer table (K, bounds, n) -> the risk line for one observer's total (markdown)."""
+def person(eq: dict[Query, float], table: ObserverTable) -> TradeOff:
+    """ε of each sum and the observer table (K, bounds) -> one observer's total over the sums."""
     parts = []
     for q, e in eq.items():
         sens = query_sensitivity(q, table)
         parts.append(TradeOff.laplace(sens, calibrate_laplace(sens, e).scale))
-    scope = f"These figures are for an observer's total over the {len(parts)} noisy sums." if len(parts) > 1 else ""
-    return risk_line.line(combined(parts), table.n, "observer", scope)
+    return combined(parts)
+
+
+def risk_markdown(eq: dict[Query, float], table: ObserverTable) -> str:
+    """ε of each sum and the observer table (K, bounds, n) -> the risk line for one observer's total (markdown)."""
+    scope = f"These figures are for an observer's total over the {len(eq)} noisy sums." if len(eq) > 1 else ""
+    return risk_line.line(person(eq, table), table.n, "observer", scope)
