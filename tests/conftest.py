@@ -5,6 +5,7 @@ import ast
 import functools
 import inspect
 import os
+import tempfile
 import types
 from pathlib import Path
 
@@ -16,6 +17,9 @@ TESTS = ROOT / "tests"
 # Bugs must reach AppTest and the browser tests as exceptions, not hide behind ui/errors.py's friendly
 # message (set before any app process starts, so the browser tests' servers inherit it).
 os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
+# Attack results the tests compute are kept in a folder of this test session, never in the user's cache (the
+# browser tests' servers inherit it too).
+os.environ.setdefault("EYEDP_ATTACK_CACHE", tempfile.mkdtemp(prefix="eyedp_attack_results_"))
 # ../shared sits beside the clone, both on developer machines and in CI.
 REALDATA = ROOT.parent / "shared" / "realdata"
 

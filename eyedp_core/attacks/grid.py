@@ -15,6 +15,7 @@ from typing import TypedDict, Unpack
 import numpy as np
 import pandas as pd
 
+from eyedp_core.attacks.ceiling import person_calls
 from eyedp_core.attacks.classifiers import PAPER_ORDER, Classifier
 from eyedp_core.attacks.engine import (
     DEFAULT_MAX_TRAIN,
@@ -36,9 +37,10 @@ __all__ = ["DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "PAPER
            "available_tasks", "paper_table", "plan_points",
            "rows_frame", "run_point", "summarise", "sweep"]
 
-# Bozkir et al.'s seven methods; ε per participant spanning "no protection" to "strong".
+# Bozkir et al.'s seven methods; ε per participant from strong protection (0.1) to none (10⁵), two points
+# per decade (1 and 3 × 10ᵈ), so a chart of the transition has no jumps.
 DEFAULT_MECHANISMS: tuple[str, ...] = ("FPA", "CFPA-32", "CFPA-64", "CFPA-128", "DCFPA-32", "DCFPA-64", "DCFPA-128")
-DEFAULT_EPSILONS: tuple[float, ...] = (1.0, 10.0, 100.0, 1000.0, 10000.0)
+DEFAULT_EPSILONS: tuple[float, ...] = tuple(float(f"{m}e{d}") for d in range(-1, 5) for m in (1, 3)) + (1e5,)
 # The paper's own grid (accounting="paper": Σ over 48 features per recording, chunks in parallel).
 PAPER_EPSILONS: tuple[float, ...] = (0.48, 2.4, 4.8, 24.0, 48.0)
 # The strongest attacker first (trained on its own private release), the clean-trained one as the labelled second.
@@ -67,6 +69,9 @@ class SweepRow:
     seconds: float
     plan: str = ""
     prediction_share: float = float("nan")  # largest share of test units predicted as one class
+    n_units: int = 0  # test units the accuracy is over (voted recordings, else windows)
+    n_classes: int = 0  # classes the attacker chooses among
+    calls: tuple[tuple[int, float], ...] = ()  # per person of the attacked release: (mechanism calls, ε per call)
 
 
 def available_tasks(at: AttackTable) -> tuple[str, ...]:
@@ -134,11 +139,11 @@ class Runner:
             for clf in classifiers:
                 res = run_task(self.at, spec, data, clf, majority_vote=majority_vote, seed=self.seed,
                                n_jobs=self.n_jobs, max_train=self.max_train)
-                yield _row(point, task, clf, res)
+                yield _row(point, task, clf, res, n_classes=len(spec.classes))
 
 
-def _row(point: Point, task: str, clf: str, res: EvalResult) -> SweepRow:
-    plan = res.plans[0] if res.plans else None
+def _row(point: Point, task: str, clf: str, res: EvalResult, n_classes: int = 0) -> SweepRow:
+    plan = res.plans[0] if res.plans else None  # the release under attack
     return SweepRow(mechanism=point.label, epsilon=point.epsilon, train_on=TrainOn(point.train_on).value,
                     accounting=point.accounting, repetition=point.repetition, task=task, classifier=clf,
                     accuracy=res.accuracy, chance=res.chance, window_accuracy=res.window_accuracy,
@@ -146,7 +151,9 @@ def _row(point: Point, task: str, clf: str, res: EvalResult) -> SweepRow:
                     participant_epsilon=plan.participant_total if plan else None,
                     per_call_epsilon=float(plan.per_call.min()) if plan else None,
                     k=int(plan.k.max()) if plan else None, seconds=res.seconds, plan=plan.words if plan else "",
-                    prediction_share=res.prediction_share)
+                    prediction_share=res.prediction_share,
+                    n_units=len(res.units) if res.majority_vote else int(res.n_test), n_classes=int(n_classes),
+                    calls=person_calls(plan) if plan else ())
 
 
 class RunnerOptions(TypedDict, total=False):
@@ -268,12 +275,17 @@ def summarise(rows: Sequence[SweepRow] | pd.DataFrame) -> pd.DataFrame:
         df = df.assign(prediction_share=np.nan)
     if "accounting" not in df:
         df = df.assign(accounting="participant")
+    for col, empty in (("n_units", 0), ("n_classes", 0), ("calls", ())):
+        if col not in df:
+            df = df.assign(**{col: [empty] * len(df)})
+    df = df.assign(calls=[tuple(tuple(c) for c in v) if isinstance(v, (list, tuple)) else () for v in df["calls"]])
     df = df.assign(train_on=df["train_on"].map(lambda v: TrainOn(v).value))
     g = df.groupby(["mechanism", "epsilon", "train_on", "task", "classifier"], sort=False, dropna=False)
     out = g.agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"), chance=("chance", "mean"),
                 window_accuracy=("window_accuracy", "mean"), runs=("accuracy", "size"), k=("k", "max"),
                 participant_epsilon=("participant_epsilon", "max"), plan=("plan", "first"),
-                prediction_share=("prediction_share", "max"), accounting=("accounting", "first")).reset_index()
+                prediction_share=("prediction_share", "max"), accounting=("accounting", "first"),
+                n_units=("n_units", "sum"), n_classes=("n_classes", "max"), calls=("calls", "first")).reset_index()
     out["accuracy_sd"] = out["accuracy_sd"].fillna(0.0)
     out["collapsed"] = [collapsed(p, c) for p, c in zip(out["prediction_share"], out["chance"], strict=True)]
     out["below_chance"] = [below_chance(a, c) for a, c in zip(out["accuracy"], out["chance"], strict=True)]

@@ -273,6 +273,12 @@ def privacy_profile(t: TradeOff, epsilon: np.ndarray | float) -> np.ndarray:
         return np.clip(np.nan_to_num(d, nan=0.0), 0.0, 1.0)
     if t.curve is Curve.LAPLACE:
         return np.clip(-np.expm1((eps - t.epsilon) / 2.0), 0.0, 1.0)
+    if t.curve is Curve.APPROX and math.isfinite(t.epsilon):
+        # The curve's vertex α = (1 − δ)/(1 + e^ε) is the best test for every ε′ ≤ ε; above ε only δ is left.
+        with np.errstate(over="ignore"):
+            d = t.delta + (1.0 - t.delta) * np.maximum(np.exp(min(t.epsilon, 700.0)) - np.exp(np.minimum(eps, 700.0)),
+                                                       0.0) / (1.0 + math.exp(min(t.epsilon, 700.0)))
+        return np.clip(d, 0.0, 1.0)
     beta = trade_off(t, _ALPHA)
     out = np.max(1.0 - beta[None, :] - np.exp(np.minimum(eps, 700.0))[:, None] * _ALPHA[None, :], axis=1)
     return np.clip(out, 0.0, 1.0)
@@ -308,10 +314,10 @@ def attribute_inference(t: TradeOff, prior: float = 0.5) -> float:
     Guessing the likelier value gives max(prior, 1 − prior)."""
     if not 0.0 < prior < 1.0:
         raise ValueError("prior must lie strictly between 0 and 1")
-    if _composed(t):
-        # The Bayes test with odds (1 − prior)/prior: success = max(π, 1 − π) + min(π, 1 − π)·δ(|log odds|).
+    if _composed(t) or (t.curve is Curve.APPROX and math.isfinite(t.epsilon)):
+        # Symmetric curves: the Bayes test at odds (1 − π)/π gives max(π, 1 − π) + min(π, 1 − π)·δ(|log odds|).
         lo = min(prior, 1.0 - prior)
-        d = float(_pld_profile(loss_distribution(t), np.array([abs(math.log((1.0 - prior) / prior))]))[0])
+        d = float(privacy_profile(t, abs(math.log((1.0 - prior) / prior)))[0])
         return float(min(1.0, 1.0 - lo + lo * d))
     beta = trade_off(t, _ALPHA)
     success = prior * (1.0 - beta) + (1.0 - prior) * (1.0 - _ALPHA)

@@ -1,5 +1,9 @@
-"""The Attacks page in headless Chromium: a run started, stopped, resumed, and re-run with new settings mid-run."""
+"""The Attacks page in headless Chromium: the default run at 1280 px (dense grid, accuracy axes in [0, 1], both
+scenarios visible), and a run started, stopped, resumed, and re-run with new settings mid-run."""
 from __future__ import annotations
+
+import math
+import time
 
 import pytest
 
@@ -17,6 +21,52 @@ def _legend(page) -> set[str]:
     return {t.strip() for t in page.locator(".js-plotly-plot .legendtext").all_text_contents()}
 
 
+_CHARTS_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
+    data: el.data.map(t => ({name: t.name || '', x: Array.from(t.x || []), y: Array.from(t.y || [])})),
+    layout: {xaxes: Object.keys(el._fullLayout).filter(k => /^xaxis\\d*$/.test(k)).map(k => ({
+                 title: (el._fullLayout[k].title || {}).text || '',
+                 ticks: Array.from(el.querySelectorAll('.' + k.replace('axis', '') + 'tick text')).map(t => t.textContent)})),
+             yranges: Object.keys(el._fullLayout).filter(k => /^yaxis\\d*$/.test(k)).map(k => el._fullLayout[k].range)}
+}))"""
+
+
+def test_default_run_at_1280_is_dense_bounded_and_shows_both_scenarios(page, app_url, shots):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    harness.goto(page, f"{app_url}/attacks", 180_000)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("protects a whole person", exact=False).first.wait_for(timeout=120_000)
+    scenario = main.locator('[data-testid="stMultiSelect"]').filter(has_text="Scenario")
+    box = scenario.bounding_box()
+    chips = scenario.locator('[data-baseweb="tag"]')
+    assert chips.count() == 2
+    for i, want in enumerate(["own private release (strongest)", "clean data"]):
+        chip = chips.nth(i)
+        assert chip.inner_text().strip() == want
+        b = chip.bounding_box()
+        assert b["x"] >= box["x"] and b["x"] + b["width"] <= box["x"] + box["width"] + 1, (want, b, box)
+        assert chip.evaluate("el => Array.from(el.querySelectorAll('span')).every(s => s.scrollWidth <= s.clientWidth + 1)")
+    t0 = time.perf_counter()
+    main.get_by_role("button", name="Run attacks").click()
+    main.get_by_text("measured accuracies lie under their analytic ceilings", exact=False).first.wait_for(timeout=120_000)
+    took = time.perf_counter() - t0
+    _no_exception(page)
+    harness.screenshot(page, str(shots / "attacks_default_run_1280.png"), 1280)
+    charts = page.evaluate(_CHARTS_JS)
+    acc = next(c for c in charts if any(t["name"].endswith(": ceiling") for t in c["data"]))
+    measured = [t for t in acc["data"] if "trained on" in t["name"]]
+    xs = sorted({float(x) for t in measured for x in t["x"]})
+    per_decade: dict[int, int] = {}
+    for x in xs:
+        if x < 1e5:
+            per_decade[math.floor(math.log10(x) + 1e-9)] = per_decade.get(math.floor(math.log10(x) + 1e-9), 0) + 1
+    assert all(per_decade.get(d, 0) >= 2 for d in range(-1, 5)), per_decade
+    assert all(r[0] >= 0 and r[1] <= 1 for r in acc["layout"]["yranges"]), acc["layout"]["yranges"]
+    assert all(0 <= float(y) <= 1 for t in acc["data"] for y in t["y"] if y is not None)
+    for ax in acc["layout"]["xaxes"]:
+        assert ax["title"] == "ε per person" and "10⁵" in ax["ticks"] and "0.1" in ax["ticks"], ax
+    print(f"default run in the browser: {took:.1f} s")
+
+
 def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
     harness.goto(page, f"{app_url}/attacks", 180_000)
     main = page.locator('[data-testid="stMain"]')
@@ -26,7 +76,10 @@ def test_run_stop_resume_and_change_settings_mid_run(page, app_url, shots):
     _no_exception(page)
     harness.screenshot(page, str(shots / "attacks_default.png"))
 
-    # 1. Run the default grid and stop it while it runs.
+    # 1. Run the default grid with two repetitions (the second is not shipped, so it computes) and stop it.
+    reps = main.get_by_label("Repetitions (new noise each)")
+    reps.fill("2")
+    reps.press("Enter")
     main.get_by_role("button", name="Run attacks").click()
     page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
     main.get_by_role("button", name="Stop the run").click()

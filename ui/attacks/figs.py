@@ -30,16 +30,42 @@ def baseline_bars(base: pd.DataFrame) -> go.Figure:
     return theme.style(fig, 340, "Clean data, honest protocol: how well each attack works before any noise")
 
 
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """An ε range -> one labelled tick per decade that covers it ('0.1', '1', …, '1000', '10⁴', '10⁵', …)."""
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    vals = [10.0 ** d for d in range(first, last + 1)]
+    return vals, [f"{v:g}" if 0.01 <= v <= 1000 else "10" + str(d).translate(sup)
+                  for v, d in zip(vals, range(first, last + 1), strict=True)]
+
+
+def _epsilon_axes(fig: go.Figure, eps: pd.Series, cols: int, unit: str) -> None:
+    """Every subplot's x axis: log ε with its unit in the title and every decade tick labelled."""
+    e = eps.dropna().astype(float)
+    lo, hi = (float(e.min()), float(e.max())) if not e.empty else (1.0, 10.0)
+    vals, text = log_ticks(lo, hi)
+    pad = 0.08 * max(np.log10(hi) - np.log10(lo), 1.0)
+    for col in range(1, cols + 1):
+        fig.update_xaxes(type="log", title_text=f"ε {unit}", tickvals=vals, ticktext=text,
+                         range=[np.log10(lo) - pad, np.log10(hi) + pad], row=1, col=col)
+
+
+CEILING_DASH = "dashdot"
+
+
 def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str,
                         scenarios: list[str], unit: str = "per person") -> go.Figure:
-    """Summary (mean, sd over repetitions) -> one panel per task: accuracy vs ε, a line per mechanism and
-    scenario, the clean accuracy (grey) and the chance level (red, dashed)."""
+    """Summary (mean, sd over repetitions; `ceiling` and `defect` if known) -> one panel per task: accuracy vs ε,
+    a line per mechanism and scenario, each mechanism's analytic ceiling (what the guarantee allows any attacker,
+    dash-dot), the clean accuracy (grey) and the chance level (red, dashed); a measured point flagged above its
+    ceiling is a red ✕."""
     s = summary[summary["classifier"] == classifier]
-    fig = make_subplots(rows=1, cols=len(tasks), shared_yaxes=True, horizontal_spacing=0.04,
+    fig = make_subplots(rows=1, cols=len(tasks), shared_yaxes=True, horizontal_spacing=0.05,
                         subplot_titles=[html_text(TASK_TITLES.get(t, t)) for t in tasks])
     mechs = [m for m in dict.fromkeys(s["mechanism"]) if m != "clean"]
     eps_all = s["epsilon"].dropna()
     x_range = (float(eps_all.min()), float(eps_all.max())) if not eps_all.empty else (1.0, 10.0)
+    flagged_shown = False
     for col, task in enumerate(tasks, start=1):
         t = s[s["task"] == task]
         if t.empty:
@@ -55,21 +81,39 @@ def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str
                             line=dict(color=theme.MUTED, width=1.5), showlegend=col == 1, row=1, col=col,
                             hovertemplate=f"clean {c:.2f}<extra></extra>")
         for i, mech in enumerate(mechs):
+            color = theme.color_for(mech, i)
+            m_all = t[t["mechanism"] == mech]
+            if "ceiling" in m_all and m_all["ceiling"].notna().any():
+                ceil = m_all.groupby("epsilon", sort=True)["ceiling"].max().dropna()
+                fig.add_scatter(x=ceil.index, y=ceil.to_numpy(float), mode="lines", name=f"{mech}: ceiling",
+                                legendgroup=f"ceil-{mech}", showlegend=col == 1,
+                                line=dict(color=color, dash=CEILING_DASH, width=1.2), opacity=0.7, row=1, col=col,
+                                hovertemplate=f"{html_text(mech)}: the most any attacker can reach<br>ε = %{{x:g}}"
+                                              "<br>ceiling %{y:.3f}<extra></extra>")
             for scen in scenarios:
-                m = t[(t["mechanism"] == mech) & (t["train_on"] == scen)].sort_values("epsilon")
+                m = m_all[m_all["train_on"] == scen].sort_values("epsilon")
                 if m.empty:
                     continue
                 name = mech if len(scenarios) == 1 else f"{mech}, {SCENARIO_NAMES.get(scen, scen)}"
                 fig.add_scatter(x=m["epsilon"], y=m["accuracy"], mode="lines+markers", name=name, legendgroup=name,
-                                showlegend=col == 1, line=dict(color=theme.color_for(mech, i),
-                                                                dash=SCENARIO_DASH.get(scen, "solid")),
+                                showlegend=col == 1, line=dict(color=color, dash=SCENARIO_DASH.get(scen, "solid")),
                                 error_y=dict(type="data", array=m["accuracy_sd"], visible=bool((m["runs"] > 1).any())),
                                 row=1, col=col,
                                 hovertemplate=f"{name}<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}}<extra></extra>")
-        fig.update_xaxes(type="log", title_text=f"ε {unit}" if col == 1 else "ε", row=1, col=col)
-    fig.update_yaxes(range=[0, 1.05], title_text="accuracy", row=1, col=1)
-    fig.update_layout(legend=dict(orientation="h", y=-0.25))
-    return theme.style(fig, 420, None)
+                bad = m[m["defect"].fillna(False).astype(bool)] if "defect" in m else m.iloc[0:0]
+                if not bad.empty:
+                    fig.add_scatter(x=bad["epsilon"], y=bad["accuracy"], mode="markers", name="above its ceiling",
+                                    legendgroup="defect", showlegend=not flagged_shown, row=1, col=col,
+                                    marker=dict(symbol="x", size=14, color=theme.DANGER, line=dict(width=2)),
+                                    customdata=bad["ceiling"].to_numpy(float),
+                                    hovertemplate=f"{name}: ABOVE ITS CEILING<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}} "
+                                                  "> ceiling %{customdata:.3f}<extra></extra>")
+                    flagged_shown = True
+    _epsilon_axes(fig, eps_all, len(tasks), unit)
+    fig.update_yaxes(range=[0, 1], row=1, col=1, title_text="accuracy")
+    fig.update_yaxes(range=[0, 1])
+    fig.update_layout(legend=dict(orientation="h", y=-0.3))
+    return theme.style(fig, 460, None)
 
 
 TRANSITION_COLORS = {"task": theme.CATEGORY[2], "identity": theme.DANGER, "gender": theme.CATEGORY[3]}
@@ -95,25 +139,30 @@ def transition_chart(summary: pd.DataFrame, tasks: list[str], classifier: str, t
                 continue
             chance = m["chance"].to_numpy(float)
             scale = max(float(clean["accuracy"].iloc[0]) - float(clean["chance"].iloc[0]), 0.05)
-            y = np.clip((m["accuracy"].to_numpy(float) - chance) / scale, -0.3, 1.2)
+            raw = (m["accuracy"].to_numpy(float) - chance) / scale
+            y = np.clip(raw, -0.3, 1.0)  # above 1 (better than on clean data) is drawn at 1 as a triangle
             flag = m["collapsed"].fillna(False).to_numpy(bool) if "collapsed" in m else np.zeros(len(m), bool)
+            over = raw > 1.0
             name = TRANSITION_NAMES.get(task, task)
             custom = np.c_[m["accuracy"].to_numpy(float), chance, m["train_on"].to_numpy(str)]
             fig.add_scatter(x=m["epsilon"], y=y, mode="lines+markers", name=name, legendgroup=task,
                             showlegend=col == 1, line=dict(color=TRANSITION_COLORS.get(task, theme.MUTED),
                                                            dash="solid" if task == "task" else "dot"),
-                            marker=dict(symbol=np.where(flag, "x", "circle").tolist(), size=np.where(flag, 11, 7).tolist()),
-                            customdata=custom, row=1, col=col,
+                            marker=dict(symbol=np.where(flag, "x", np.where(over, "triangle-up", "circle")).tolist(),
+                                        size=np.where(flag | over, 11, 7).tolist()),
+                            customdata=np.c_[custom, np.round(raw, 2)], row=1, col=col,
                             hovertemplate=f"{name}<br>ε = %{{x:g}}<br>accuracy %{{customdata[0]:.2f}} "
-                                          "(chance %{customdata[1]:.2f})<br>%{customdata[2]}<extra></extra>")
+                                          "(chance %{customdata[1]:.2f})<br>advantage kept %{customdata[3]}"
+                                          "<br>%{customdata[2]}<extra></extra>")
         t = by_mech.get(mech)
         if t is not None and t.utility_recovers is not None:
             right = t.attack_leaves if t.attack_leaves is not None else t.largest_epsilon
             if t.utility_recovers < right:
                 fig.add_vrect(x0=t.utility_recovers, x1=right, fillcolor=theme.CATEGORY[2], opacity=0.12,
                               line_width=0, row=1, col=col)
-        fig.update_xaxes(type="log", title_text=f"ε {unit}" if col == 1 else "ε", row=1, col=col)
+    _epsilon_axes(fig, best[best["mechanism"] != "clean"]["epsilon"], max(1, len(mechs)), unit)
     fig.add_hline(y=0, line=dict(color=theme.MUTED, dash="dash", width=1))
-    fig.update_yaxes(range=[-0.35, 1.25], title_text="advantage kept (0 chance, 1 clean)", row=1, col=1)
+    fig.update_yaxes(range=[-0.35, 1.05])
+    fig.update_yaxes(title_text="advantage kept: (acc − chance)/(clean − chance)", row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
     return theme.style(fig, 420, "Utility and risk against ε: where each leaves chance")

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import attacks
-from eyedp_core.attacks import AttackTable
+from eyedp_core.attacks import AttackTable, ceiling
 from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
@@ -22,13 +22,14 @@ from ui.attacks.view import RunSettings
 from ui.fragment import fragment
 from ui.text import md_text
 
-EPS_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0)
+EPS_CHOICES = tuple(sorted({0.03, *attacks.DEFAULT_EPSILONS, 300000.0, 1000000.0}))
 TASK_NAMES = {"task": "document type (utility)", "gender": "gender", "identity": "re-identification"}
 SCENARIO_LABELS = {"private": "trained on its own private release (knows the mechanism and ε: the strongest)",
                    "clean": "trained on clean data, tested on the release"}
-# ε = 1 anchors strong privacy; 10³-10⁵ resolve the transition on the sample (10 and 100 add nothing there:
-# every attack and the task are at chance, bench/attacks_epsilon_table.md); the run extends itself beyond 10⁵.
-DEFAULT_EPSILONS = [1.0, 1000.0, 10000.0, 100000.0]
+# Chip labels of the Scenario control: short enough that both fit side by side at 1280 px.
+SCENARIO_CHIPS = {"private": "own private release (strongest)", "clean": "clean data"}
+# Two points per decade from 0.1 to 10⁵ per person (the core's default grid): the curve has no jumps.
+DEFAULT_EPSILONS = list(attacks.DEFAULT_EPSILONS)
 LIVE_EVERY_S = 2.0
 GAP_LABELS = {"window": "honest: a gap of one window length (no shared samples)",
               "paper": "as in the papers: halves that share samples (inflates re-identification)"}
@@ -140,15 +141,16 @@ def settings_form(at: AttackTable) -> None:
                                "and the Laplace mechanism LPA.")
         eps = c2.multiselect("ε grid (per person, or as in the paper under its accounting)", EPS_CHOICES,
                              default=DEFAULT_EPSILONS, format_func=eps_text, key="at_eps")
-        scen = c1.multiselect("Scenario", list(SCENARIO_LABELS), default=list(SCENARIO_LABELS), key="at_scen",
-                              format_func=SCENARIO_LABELS.get,
-                              help="The headline risk is the higher of the scenarios run. An attacker who knows "
-                                   "the mechanism and ε trains on its own release: the threat model DP is "
-                                   "defined against.")
         clfs = c2.multiselect("Classifiers", [c.value for c in attacks.PAPER_ORDER], default=[Classifier.SVM.value],
                               key="at_clfs",
                               format_func=attacks.CLASSIFIERS.get)
-        # Full width: three task names side by side do not fit a half-width field at 1280 px.
+        # Full width: two scenarios, or three task names, side by side do not fit a half-width field at 1280 px.
+        scen = st.multiselect("Scenario (what the attacker trains on)", list(SCENARIO_LABELS),
+                              default=list(SCENARIO_LABELS), key="at_scen", format_func=SCENARIO_CHIPS.get,
+                              help="Own private release: the attacker knows the mechanism and ε and trains on its "
+                                   "own release, the threat model DP is defined against (the strongest). Clean "
+                                   "data: trained on clean data, tested on the release. The headline risk is the "
+                                   "higher of the scenarios run.")
         chosen = st.multiselect("Tasks", tasks, default=tasks, key="at_tasks",
                                 format_func=lambda t: TASK_NAMES.get(t, t))
         c3, c4 = st.columns(2)
@@ -189,7 +191,7 @@ def _cancel() -> None:
 
 
 def _summary(rows: list[dict]) -> pd.DataFrame:
-    return attacks.summarise(pd.DataFrame(rows)) if rows else pd.DataFrame()
+    return ceiling.add_ceilings(attacks.summarise(pd.DataFrame(rows))) if rows else pd.DataFrame()
 
 
 def run(token: str, at: AttackTable, settings: RunSettings) -> None:
@@ -204,8 +206,9 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
                 "come from the cache.", icon=":material/pause_circle:")
         return
     done_before = len(kept[2]) // max(1, len(settings.classifiers)) if kept and kept[:2] == (token, settings) else 0
+    on_disk, _ = view.stored_steps(token, settings, at)
     try:
-        guess = view.estimate_seconds(view.baseline(token, at), settings, cached=done_before)
+        guess = view.estimate_seconds(view.baseline(token, at), settings, cached=max(done_before, on_disk))
     except ValueError:
         guess = float("nan")
     note = st.empty()
@@ -276,15 +279,26 @@ def results(token: str, settings: RunSettings) -> None:
     if not kept or kept[:2] != (token, settings) or not kept[2]:
         return
     rows = kept[2]
+    shipped = sum(r.get("stored") == "shipped" for r in rows)
+    if shipped:
+        st.caption(f"{shipped:d} of these {len(rows)} results were computed in advance for the bundled sample at "
+                   "these settings, with this same code and seed (bench/attacks_precompute.py), and were read from "
+                   "the file shipped with EyeDP; any other setting is computed here and kept on disk for next time.")
     s = view.summary(token, settings, len(rows), rows)  # cached: the trade-off sliders re-run only this fragment
     tasks = _present(rows, list(settings.tasks))
     clf = st.selectbox("Classifier shown", settings.classifiers, format_func=attacks.CLASSIFIERS.get,
                        key="at_chart_clf") if len(settings.classifiers) > 1 else settings.classifiers[0]
     transition_panel(token, settings, len(rows), s, tasks, clf)
-    st.markdown("**Accuracy against ε, per task and scenario**")
+    st.markdown("**Accuracy against ε, per task and scenario, under what the guarantee allows**")
     st.plotly_chart(view.result_figure(token, settings, len(rows), clf, tuple(tasks), s), key="at_result_chart", theme=None)
+    ceiling_flag(s, clf)
     st.caption("One colour per mechanism; solid lines: the attacker trained on its own private release, dotted: "
-               "trained on clean data. Red dashed: chance (the "
+               "trained on clean data. Dash-dot, same colour: the mechanism's **ceiling**, the highest accuracy "
+               "*any* attacker can reach on that release at that ε (each person's mechanism calls composed "
+               "exactly; re-identification and document type: singling one class out of the n; gender: the "
+               "attribute bound at the test set's prior; docs/PRIVACY_MODEL.md §16). The gap between a ceiling "
+               "and the measured line is what the mathematics allows and these classifiers do not reach. "
+               "Red dashed: chance (the "
                "share of the most frequent class among the test units). Grey: the same classifier on clean data. "
                "Where mechanisms score alike their lines lie on top of each other (and on the chance line): "
                "hover a point, or read the table below, for every value."
@@ -318,7 +332,7 @@ def results(token: str, settings: RunSettings) -> None:
 
 
 def collapse_flag(s: pd.DataFrame, clf: str) -> None:
-    """Warn about every result whose classifier answered one class for (nearly) every test unit."""
+    """One line each for results far below chance and for collapsed classifiers, their lists behind expanders."""
     if "collapsed" not in s:
         return
     low = s[(s["classifier"] == clf) & s.get("below_chance", pd.Series(False, index=s.index)).fillna(False).astype(bool)
@@ -326,10 +340,10 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
     if not low.empty:
         items = [f"{md_text(TASK_NAMES.get(r.task, r.task))}, {md_text(str(r.mechanism))} at ε = {eps_text(r.epsilon)} "
                  f"({r.accuracy:.2f} vs chance {r.chance:.2f})" for r in low.itertuples()]
-        st.warning(f"**Far below chance in {len(items)} result(s)** — a classifier that learnt nothing answers the "
-                   "majority of its training people, which leaving one person out turns against the held-out "
-                   "person; this is **not** protection either: " + "; ".join(items[:6])
-                   + (" …" if len(items) > 6 else "") + ".", icon=":material/report:")
+        with st.expander(f"⚠ Far below chance in {len(items)} result(s): a classifier that learnt nothing, "
+                         "not protection — the list"):
+            st.markdown("A leave-one-person-out classifier that learnt nothing answers the majority of its training "
+                        "people, which excludes the held-out person's class.\n\n" + _bullet_lines(items, escaped=True))
     bad = s[(s["classifier"] == clf) & s["collapsed"].fillna(False).astype(bool)]
     if bad.empty:
         return
@@ -342,10 +356,31 @@ def collapse_flag(s: pd.DataFrame, clf: str) -> None:
         phrases = [f"{mech}, {' and '.join(tasks)} at ε = {', '.join(eps_text(e) for e in eps)}"
                    for (mech, eps), tasks in same.items()]
         groups.append(f"*{SCENARIO_LABELS.get(scen, scen).split(' (')[0]}*: " + "; ".join(phrases))
-    st.warning(f"**Collapsed classifier in {len(bad)} result(s)** — it answered one class for at least "
-               f"{attacks.COLLAPSE_SHARE:.0%} of the test units although the test set is not that unbalanced, so its "
-               "accuracy at chance is **not** protection (✕ on the chart where the stronger scenario collapsed "
-               "too). " + " — ".join(groups) + ".", icon=":material/report:")
+    with st.expander(f"⚠ Collapsed classifier in {len(bad)} result(s): one class for ≥ {attacks.COLLAPSE_SHARE:.0%} "
+                     "of the test units, not protection (✕ on the chart) — the list"):
+        st.markdown(f"It answered one class for at least {attacks.COLLAPSE_SHARE:.0%} of the test units although the "
+                    "test set is not that unbalanced, so its accuracy at chance is **not** protection (✕ on the chart "
+                    "where the stronger scenario collapsed too).\n\n" + _bullet_lines(groups, escaped=True))
+
+
+def ceiling_flag(s: pd.DataFrame, clf: str) -> None:
+    """Say in words whether every measured accuracy lies under the ceiling its guarantee allows; a point above it
+    beyond binomial noise is a defect, named in an error box."""
+    if "ceiling" not in s:
+        return
+    mine = s[(s["classifier"] == clf) & (s["mechanism"] != "clean") & s["ceiling"].notna()]
+    if mine.empty:
+        return
+    bad = ceiling.defect_sentences(mine, TASK_NAMES)
+    if bad:
+        st.error(f"**Defect: {len(bad)} measured accuracy(ies) above the ceiling the guarantee allows any attacker** "
+                 "— a mechanism draws less noise than its ε says, or the measurement is wrong; no finding here can "
+                 "be trusted until it is fixed.\n\n" + _bullet_lines(bad), icon=":material/dangerous:")
+        return
+    above = int(mine["above"].sum())
+    st.caption(f"All {len(mine)} measured accuracies lie under their analytic ceilings (dash-dot)"
+               + (f"; {above:d} sit above by less than binomial noise explains (one-sided exact binomial test, "
+                  f"p ≥ {ceiling.DEFECT_LEVEL:g})" if above else "") + ".")
 
 
 def transition_panel(token: str, settings: RunSettings, n_rows: int, s: pd.DataFrame, tasks: list[str],
@@ -353,7 +388,8 @@ def transition_panel(token: str, settings: RunSettings, n_rows: int, s: pd.DataF
     """Utility and the strongest attacks against ε on one chart per mechanism, the transition in sentences, and
     the collapse flag."""
     st.markdown("**Utility and risk against ε.** Each line is the share of its clean-data advantage over chance a "
-                "task keeps: 0 is chance, 1 is as good as on clean data. Risk is the **strongest attacker** at "
+                "task keeps, (accuracy − chance)/(clean accuracy − chance): 0 is chance, 1 is as good as on clean data; values "
+                "above 1 are drawn at 1 as a triangle (hover for the value). Risk is the **strongest attacker** at "
                 "each ε — the higher of the scenarios run"
                 + (f" ({' and '.join(SCENARIO_LABELS[x].split(' (')[0] for x in settings.scenarios)})"
                    if len(settings.scenarios) > 1 else "") + ". Green band: the ε where the task works while the "
@@ -392,9 +428,9 @@ TUNED_ON_PRIVATE = ("**Every ε this finder gives is chosen from accuracies meas
                     "choose ε on public or held-out data to publish it.")
 
 
-def _bullet_lines(sentences: list[str]) -> str:
-    """Sentences -> one markdown list, each sentence escaped ('' for none)."""
-    return "\n".join(f"- {md_text(sentence)}" for sentence in sentences)
+def _bullet_lines(sentences: list[str], escaped: bool = False) -> str:
+    """Sentences -> one markdown list, each sentence escaped unless it already is ('' for none)."""
+    return "\n".join(f"- {sentence if escaped else md_text(sentence)}" for sentence in sentences)
 
 
 def _sections(sections: list[tuple[str, list[str]]]) -> str:

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
-from eyedp_core.attacks import AttackTable, Point, Runner
+from eyedp_core.attacks import AttackTable, Point, Runner, ceiling, store
 from eyedp_core.attacks.classifiers import Classifier
 from eyedp_core.attacks.privatize import resolve_bounds
 from ui.attacks import figs
@@ -66,14 +66,40 @@ def runner(token: str, gap: str, subsample: int | None, _at: AttackTable) -> Run
                   max_train=MAX_TRAIN)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def fingerprint(token: str, _at: AttackTable) -> str:
+    """Data token -> the table's content fingerprint (what disk-kept results are keyed on)."""
+    return store.table_fingerprint(_at)
+
+
+def result_store() -> store.ResultStore:
+    """The disk store of attack results (EYEDP_ATTACK_CACHE, else the user's cache; plus the shipped file)."""
+    return store.ResultStore()
+
+
+def _protocol(gap: str, subsample: int | None) -> dict:
+    """Every protocol setting of the shared Runner a result depends on."""
+    return {"gap": gap, "subsample": subsample, "seed": SEED, "bounds": BOUNDS_RULE, "max_train": MAX_TRAIN}
+
+
 @st.cache_data(max_entries=4000, show_spinner=False)
 def point_rows(token: str, gap: str, subsample: int | None, point: tuple, task: str, classifiers: tuple[Classifier, ...],
                majority_vote: bool, _at: AttackTable) -> list[dict]:
-    """One grid point (Point fields as a tuple) and task -> one result row per classifier (cached)."""
+    """One grid point (Point fields as a tuple) and task -> one result row per classifier (cached in memory and
+    on disk, keyed on the table's content, so another session or a restart reads it back)."""
+    disk = result_store()
+    key = store.result_key(fingerprint(token, _at), _protocol(gap, subsample), point, task, classifiers,
+                           majority_vote)
+    kept = disk.get(key)
+    if kept is not None:
+        rows, shipped = kept
+        return [{**r, "stored": "shipped" if shipped else "disk"} for r in rows]
     run = runner(token, gap, subsample, _at)
     p = Point(*point)
-    return [dataclasses.asdict(r) for r in run.run_point(p, tasks=(task,), classifiers=classifiers,
+    rows = [dataclasses.asdict(r) for r in run.run_point(p, tasks=(task,), classifiers=classifiers,
                                                          majority_vote=majority_vote)]
+    disk.put(key, rows)
+    return [{**r, "stored": ""} for r in rows]
 
 
 def point_key(point: Point) -> tuple:
@@ -140,7 +166,21 @@ def data_derived_features(at: AttackTable) -> list[str]:
 @st.cache_data(max_entries=32, show_spinner=False)
 def summary(token: str, settings: RunSettings, n_rows: int, _rows: list[dict]) -> pd.DataFrame:
     """Finished result rows of a run (keyed by data token, settings and how many rows are done) -> the summary."""
-    return attacks.summarise(pd.DataFrame(_rows)) if _rows else pd.DataFrame()
+    return ceiling.add_ceilings(attacks.summarise(pd.DataFrame(_rows))) if _rows else pd.DataFrame()
+
+
+def stored_steps(token: str, settings: RunSettings, at: AttackTable) -> tuple[int, int]:
+    """A run -> (its grid steps already kept on disk, how many of them come from the shipped file)."""
+    disk, fp, proto = result_store(), fingerprint(token, at), _protocol(settings.gap, settings.subsample)
+    kept = shipped = 0
+    for p in settings.points():
+        for task in settings.tasks:
+            got = disk.get(store.result_key(fp, proto, point_key(p), task, settings.classifiers,
+                                            settings.majority_vote))
+            if got is not None:
+                kept += 1
+                shipped += int(got[1])
+    return kept, shipped
 
 
 
