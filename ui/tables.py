@@ -20,12 +20,14 @@ def preview_frame(df: pd.DataFrame, rows: int) -> pd.DataFrame:
     booleans or dates becomes text (a Python integer wider than 64 bits, or mixed objects, would stop Arrow),
     long texts are cut."""
     head = df.head(rows).copy()
-    for col in head.columns:
-        dtype = head[col].dtype
-        if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-                or pd.api.types.is_datetime64_any_dtype(dtype)):
-            continue
-        head[col] = head[col].map(_cell).astype(object)
-    head.columns = [str(c) for c in head.columns]
-    head.attrs = {}  # the reader's notes are shown as messages, not sent along with the preview
-    return head
+    # The reader's notes are shown as messages, not sent along with the preview; dropped first, because pandas
+    # copies attrs into every column it hands out and they grow with a wide table's columns.
+    head.attrs = {}
+    kept = (pd.api.types.is_numeric_dtype, pd.api.types.is_bool_dtype, pd.api.types.is_datetime64_any_dtype)
+    # Built column by column and joined once: setting columns of a wide frame one at a time costs its width each.
+    columns = [s if any(k(s.dtype) for k in kept) else s.map(_cell).astype(object)
+               for s in (head.iloc[:, i] for i in range(head.shape[1]))]
+    out = pd.concat(columns, axis=1) if columns else head
+    out.columns = [str(c) for c in head.columns]
+    out.attrs = {}
+    return out
