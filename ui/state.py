@@ -269,7 +269,11 @@ def study() -> str:
 
 
 def set_study(name: str) -> None:
-    """Charge another study from the next run on (created in the store on first use)."""
+    """Charge another study from the next run on (created in the store on first use). What the session keeps of
+    the old study's releases (a cap m chosen and paid for there, the last export) is forgotten, as a fresh record
+    forgets it: the new study's ledger did not pay for it."""
+    if name != study():
+        settings.forget(*LEDGER_DERIVED_KEYS, to_default=True)
     st.session_state[STUDY_KEY] = name
     st.session_state.pop(LEDGER_KEY, None)
 

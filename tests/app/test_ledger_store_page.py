@@ -88,6 +88,10 @@ def test_a_cap_lowered_in_another_session_holds_here_at_once() -> None:
 def test_a_new_study_has_its_own_ledger_and_the_old_one_is_kept() -> None:
     at = open_app(timeout=300, page="pages/heatmaps.py")
     _export_heatmap(at)
+    at.segmented_control(key="hm_panel").set_value("cap").run()
+    at.button(key="hm_select_private").click().run()  # a cap m paid for by the default study
+    assert not at.exception, at.exception
+    spent = _store().total()[0]
     at.sidebar.selectbox(key="sb_study").set_value("New study…").run()
     at.sidebar.text_input(key="sb_new_study").input("second cohort").run()
     at.sidebar.button(key="sb_create_study").click().run()
@@ -95,9 +99,11 @@ def test_a_new_study_has_its_own_ledger_and_the_old_one_is_kept() -> None:
     assert _side(at)["Worst-case ε per person, of the cap"] == "0 of 10"
     assert "**second cohort**" in " ".join(str(c.value) for c in at.sidebar.caption)
     assert open_ledger(os.environ["EYEDP_LEDGER"], "second cohort").releases == []
-    assert len(_store().releases) == 1  # the default study keeps its release
+    assert len(_store().releases) == 2  # the default study keeps its releases
+    # The m chosen on the default study's budget is not carried into the new study, which did not pay for it.
+    assert "chosen privately" not in page_text(at) and at.slider(key="hm_m_count").value == 1
     at.sidebar.selectbox(key="sb_study").set_value(DEFAULT_STUDY).run()
-    assert _side(at)["Worst-case ε per person, of the cap"] == "3 of 10"
+    assert _side(at)["Worst-case ε per person, of the cap"] == f"{spent:.3g} of 10"
 
 
 def test_a_fresh_record_needs_a_reason_and_keeps_the_old_entries() -> None:
