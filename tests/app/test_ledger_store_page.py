@@ -181,3 +181,25 @@ def test_one_aoi_export_is_one_release_of_several_entries() -> None:
     assert not at.exception, at.exception
     doc = at.session_state["rp_report_html"].decode()
     assert f"all 1 release(s) ({entries} ledger entries)" in doc
+
+
+def test_a_report_download_is_an_entry_of_the_record() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def script() -> None:
+        import hashlib
+
+        import streamlit as st
+
+        from ui.share import report
+
+        data = report.deferred_report(release_safe=True)()  # what pressing "Download the report (HTML)" calls
+        st.session_state["doc_sha"] = hashlib.sha256(data).hexdigest()
+        st.session_state["doc"] = data.decode()
+
+    at = AppTest.from_function(script, default_timeout=120).run()
+    assert not at.exception, at.exception
+    (event,) = [e for e in _store().events() if e.kind is EventKind.REPORT_DOWNLOAD]
+    assert event.payload == {"file": "html", "release_safe": True, "sha256": at.session_state["doc_sha"]}
+    # The report states the record as it was when it was built: every entry before its own download.
+    assert f'<meta name="eyedp-ledger-entries" content="{event.seq - 1}">' in at.session_state["doc"]
