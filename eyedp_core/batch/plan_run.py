@@ -12,9 +12,10 @@ Order, so that a plan over its cap or a setting an engine cannot certify writes 
    PipelineDP's own pass and noise);
 5. every file is written into a temporary folder beside DIR and moved into place only when all are written.
 
-AOI metrics, series forms and gaze-sample exports need inputs the fixation shards do not hold (AOI shapes,
-series, streams): their allotted ε is listed in the manifest as reserved for the app, counted in the plan's
-total, and no file is written for them.
+AOI outputs that give their `shapes` are released too (`plan_aoi`: the AOI page's table and OpenDP release, read
+before the allocation so that a metric the shards cannot give is refused first). AOI outputs without shapes,
+series forms and gaze-sample exports need inputs the fixation shards do not hold: their allotted ε is listed in the
+manifest as reserved for the app, counted in the plan's total, and no file is written for them.
 """
 from __future__ import annotations
 
@@ -33,13 +34,23 @@ import pyarrow.parquet as pq
 
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import png_bytes
+from eyedp_core.batch.plan_aoi import aoi_table, release_aoi_files
 from eyedp_core.batch.plan_sources import clean_aggregates
 from eyedp_core.batch.run import check_noise, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
 from eyedp_core.heatmaps.release import release_table
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import ALL_STIMULI, Allocation, HeatmapBasis, HeatmapOutput, PlanInputs, StudyPlan, allocate
+from eyedp_core.plan import (
+    ALL_STIMULI,
+    Allocation,
+    AoiOutput,
+    HeatmapBasis,
+    HeatmapOutput,
+    PlanInputs,
+    StudyPlan,
+    allocate,
+)
 
 __all__ = ["BUNDLE_VERSION", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]
@@ -135,8 +146,11 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
     cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=partitions,
                               chunk_rows=chunk_rows, tmp_dir=tmp_dir, reports=reports) if heat else []
     clean_of = {o.label: c for o, c in zip(heat, cleans)}
+    aoi_tables = {o.label: aoi_table(files, o) for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes}
+    observers = {o.stimulus: c.n_observers for o, c in zip(heat, cleans)}
+    observers.update({o.stimulus: aoi_tables[o.label].n for o in plan.outputs if o.label in aoi_tables})
     inputs = PlanInputs(heatmaps={o.label: HeatmapBasis(c.aggregate, c.n_observers) for o, c in zip(heat, cleans)},
-                        observers={o.stimulus: c.n_observers for o, c in zip(heat, cleans)}, R=R)
+                        observers=observers, R=R)
     alloc = allocate(plan, plan.cap, inputs)
     _refuse_over_cap(alloc)
     rows = {r.label: r for r in alloc.outputs}
@@ -159,10 +173,18 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
             entry.update(released=True, guarantee=rel.manifest["guarantee"]["statement"],
                          noise_std=rel.manifest["calibration"]["noise_std"],
                          files=[{"name": k, "sha256": _sha(v)} for k, v in own.items()])
+        elif r.label in aoi_tables:
+            own, aoi_manifest = release_aoi_files(r.output, aoi_tables[r.label], r.epsilon,
+                                                  f"{r.label}_{eps_tag(r.epsilon)}")
+            files_out.update(own)
+            entry.update(released=True, guarantee=f"pure ε = {r.epsilon:g}-DP for each observer, for these AOI "
+                                                  "metrics", queries=aoi_manifest["queries"],
+                         files=[{"name": k, "sha256": _sha(v)} for k, v in own.items()])
         else:
             entry.update(released=False, files=[],
-                         note="not on the batch path (the shards hold no AOI shapes, series or streams): its "
-                              "ε is reserved in the plan's total for its release from the app")
+                         note="not on the batch path (an AOI output without 'shapes', a series form or gaze "
+                              "samples: the shards hold no outlines, series or streams): its ε is reserved in the "
+                              "plan's total for its release from the app")
         entries.append(entry)
     files_out["plan.json"] = plan.to_json().encode("utf-8") + b"\n"
     manifest = {"eyedp_bundle": BUNDLE_VERSION, "study": plan.study, "engine": engine.value,

@@ -19,12 +19,15 @@ from typing import Any
 
 from eyedp_core.aoi.metrics import AoiMetric
 from eyedp_core.aoi.observers import AoiBounds
+from eyedp_core.aoi.parse import aois_from_records
+from eyedp_core.aoi.shapes import MAX_AOIS, Aoi, ShapeKind
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.io.errors import DataError
 from eyedp_core.timeseries.forms import Form
 
 __all__ = ["ALL_STIMULI", "AOI_METRIC_NAMES", "Accountant", "AoiOutput", "Cap", "GazeSamplesOutput", "HeatmapOutput",
-           "OutputKind", "PlanOutput", "SeriesFormOutput", "StudyPlan", "Target", "TargetMeasure", "slug"]
+           "OutputKind", "PlanOutput", "SeriesFormOutput", "StudyPlan", "Target", "TargetMeasure", "shape_record",
+           "slug"]
 
 PLAN_VERSION = 1
 ALL_STIMULI = "*"  # a heatmap output for every stimulus of the data (expanded with StudyPlan.expanded)
@@ -167,6 +170,8 @@ class PlanOutput:
                 v = [_AOI_METRIC_KEYS[m] for m in v]
             elif f.name == "bounds":
                 v = {b.name: getattr(v, b.name) for b in fields(v)}
+            elif f.name == "shapes":
+                v = [shape_record(a) for a in v]
             elif isinstance(v, tuple):
                 v = list(v)
             elif isinstance(v, StrEnum):
@@ -227,6 +232,7 @@ class AoiOutput(PlanOutput):
     stimulus: str | None = None
     aois: tuple[str, ...] = ()
     n_aois: int | None = None
+    shapes: tuple[Aoi, ...] = ()  # the AOIs' outlines (public); needed to release them, not to plan them
     metrics: tuple[AoiMetric, ...] = (AoiMetric.HIT_RATIO, AoiMetric.DWELL)
     bounds: AoiBounds = field(default_factory=AoiBounds)
 
@@ -235,7 +241,7 @@ class AoiOutput(PlanOutput):
     @property
     def k(self) -> int:
         """The number of AOIs (public)."""
-        return self.n_aois if self.n_aois is not None else len(self.aois)
+        return self.n_aois if self.n_aois is not None else len(self.shapes) or len(self.aois)
 
     @property
     def label(self) -> str:
@@ -279,6 +285,14 @@ class GazeSamplesOutput(PlanOutput):
 
 _CLASSES = {OutputKind.HEATMAP: HeatmapOutput, OutputKind.AOI: AoiOutput, OutputKind.SERIES_FORM: SeriesFormOutput,
             OutputKind.GAZE_SAMPLES: GazeSamplesOutput}
+
+
+def shape_record(a: Aoi) -> dict[str, Any]:
+    """An AOI in, its record in the plan file out (a rectangle by its corners, a polygon by its points)."""
+    if a.kind is ShapeKind.RECTANGLE:
+        x0, y0, x1, y1 = a.bounds
+        return {"name": a.name, "kind": a.kind.value, "x0": x0, "y0": y0, "x1": x1, "y1": y1}
+    return {"name": a.name, "kind": a.kind.value, "points": [list(p) for p in a.vertices]}
 
 
 def slug(text: str) -> str:
@@ -409,15 +423,21 @@ def _heatmap(d: dict[str, Any], where: str) -> HeatmapOutput:
 
 
 def _aoi(d: dict[str, Any], where: str) -> AoiOutput:
-    allowed = _COMMON | {"stimulus", "aois", "n_aois", "metrics", "bounds"}
+    allowed = _COMMON | {"stimulus", "aois", "n_aois", "metrics", "bounds", "shapes"}
     _check_keys(d, where, allowed)
     kw = _common(d, where, OutputKind.AOI)
+    if d.get("shapes"):
+        kw["shapes"] = _shapes(d["shapes"], f"{where}.shapes")
+        if d.get("aois") is None:
+            kw["aois"] = tuple(a.name for a in kw["shapes"])
     if d.get("stimulus") is not None:
         kw["stimulus"] = _text(d["stimulus"], f"{where}.stimulus")
     if "aois" in d:
         if not isinstance(d["aois"], list):
             raise _fail(f"{where}.aois", f"expected a list of AOI names, found {d['aois']!r}")
         kw["aois"] = tuple(_text(a, f"{where}.aois[{i}]") for i, a in enumerate(d["aois"]))
+    if kw.get("shapes") and tuple(a.name for a in kw["shapes"]) != kw.get("aois"):
+        raise _fail(f"{where}.aois", "names AOIs other than 'shapes' (give one of them, or the same names in order)")
     if d.get("n_aois") is not None:
         kw["n_aois"] = _number(d["n_aois"], f"{where}.n_aois", low=1, high=10_000, integer=True)
         if kw.get("aois") and kw["n_aois"] != len(kw["aois"]):
@@ -443,6 +463,26 @@ def _aoi(d: dict[str, Any], where: str) -> AoiOutput:
         raise _fail(f"{where}.target", f"targets {out.target.measure.value} but 'metrics' does not release "
                                        f"{_AOI_METRIC_KEYS[AOI_TARGET_METRIC[out.target.measure]]}")
     return out
+
+
+def _shapes(v: Any, where: str) -> tuple[Aoi, ...]:
+    """The 'shapes' list in (records as in an AOI file), the AOIs out; DataError naming the record."""
+    if not isinstance(v, list) or len(v) > MAX_AOIS:
+        raise _fail(where, f"expected a list of at most {MAX_AOIS} AOI records")
+    out: list[Aoi] = []
+    for j, rec in enumerate(v):
+        at = f"{where}[{j}]"
+        if not isinstance(rec, dict):
+            raise _fail(at, "expected an object {\"name\": ..., \"kind\": \"rect\", \"x0\": ...}")
+        _check_keys(rec, at, {"name", "kind", "x0", "y0", "x1", "y1", "points"})
+        try:
+            (a,) = aois_from_records([rec], file=FILE)
+        except DataError as err:
+            raise _fail(at + (f".{err.column}" if err.column else ""), err.message, err.expected) from None
+        if any(b.name == a.name for b in out):
+            raise _fail(f"{at}.name", f"the name {a.name!r} is used twice")
+        out.append(a)
+    return tuple(out)
 
 
 def _series(d: dict[str, Any], where: str) -> SeriesFormOutput:

@@ -191,3 +191,49 @@ def test_one_pass_over_every_stimulus_equals_the_engine_per_stimulus(two_stimuli
         assert sorted(got.observers) == sorted(alone.observers)
     assert [c.n_observers for c in together] == [N, N, 120]
     assert {k: r.rows for k, r in reports.items()} == {s.stimulus: len(df) for s in outs}
+
+
+SHAPES = [{"name": "left", "kind": "rect", "x0": 0, "y0": 0, "x1": 640, "y1": 800},
+          {"name": "middle", "kind": "polygon", "points": [[500, 100], [800, 100], [650, 700]]}]
+
+
+def test_aoi_metrics_with_shapes_are_released_with_the_half_width_the_plan_predicted(two_stimuli, tmp_path, capsys):
+    _, glob = two_stimuli
+    plan = {"study": "ux", "cap": {"epsilon": 4.0}, "outputs": [
+        {"kind": "heatmap", "stimulus": "1001.jpg", "width": W, "height": H, "cap_m": 2, "cap_total": 40},
+        {"kind": "aoi", "stimulus": "1001.jpg", "shapes": SHAPES, "metrics": ["hit_ratio", "fixations"],
+         "target": {"hit_ratio_points": 5}}]}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    out = tmp_path / "bundle"
+    assert main(["plan", "--plan", str(path), "--input", glob, "--out", str(out)]) == 0
+    capsys.readouterr()
+    man = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    aoi = man["outputs"][1]
+    assert aoi["released"] is True and aoi["n"] == N
+    for f in aoi["files"]:
+        assert hashlib.sha256((out / f["name"]).read_bytes()).hexdigest() == f["sha256"]
+    own = json.loads((out / next(f["name"] for f in aoi["files"] if f["name"].endswith(".json"))).read_text())
+    assert own["epsilon_per_observer"] == pytest.approx(aoi["epsilon"]) and own["observers"] == N
+    assert sum(q["epsilon"] for q in own["queries"]) == pytest.approx(aoi["epsilon"])
+    # Hit ratio sums: Δ1 = k = 2 observers' hits; the released 95 % half-width is the one the plan predicted.
+    hits = next(q for q in own["queries"] if q["query"] == "observers who looked")
+    assert hits["l1_sensitivity"] == 2.0
+    table = pd.read_csv(out / next(f["name"] for f in aoi["files"] if f["name"].endswith(".csv")), index_col=0)
+    assert list(table.index) == ["left", "middle"]
+    # The Laplace scale the release used gives the 95 % half-width b·ln 20/n the plan predicted (in points).
+    assert 100 * hits["scale_formula"] * math.log(20) / N == pytest.approx(aoi["expected"], rel=1e-9)
+    assert aoi["target_met"] == (aoi["expected"] <= 5)
+    assert man["total_per_person"]["epsilon"] == pytest.approx(sum(o["epsilon"] for o in man["outputs"]))
+
+
+def test_an_aoi_metric_the_shards_cannot_give_writes_nothing(two_stimuli, tmp_path, capsys):
+    _, glob = two_stimuli  # no durations in these shards: dwell time cannot be released
+    plan = {"cap": {"epsilon": 4.0}, "outputs": [
+        {"kind": "heatmap", "stimulus": "1001.jpg", "width": W, "height": H},
+        {"kind": "aoi", "stimulus": "1001.jpg", "shapes": SHAPES, "metrics": ["dwell"]}]}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    out = tmp_path / "never"
+    assert main(["plan", "--plan", str(path), "--input", glob, "--out", str(out)]) == 2
+    assert "dwell time cannot be released" in capsys.readouterr().err and not out.exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +18,9 @@ OSIE = Path(__file__).resolve().parents[3].parent / "shared" / "realdata" / "osi
 STIMULI = ("1001.jpg", "1002.jpg", "1003.jpg")
 PLAN = {"study": "osie three stimuli", "cap": {"epsilon": 10}, "outputs": [
     {"kind": "heatmap", "stimulus": "*", "width": 800, "height": 600, "target": {"hot_spots_kept": 0.5}},
-    {"kind": "aoi", "stimulus": "1001.jpg", "n_aois": 4, "metrics": ["dwell"], "target": {"dwell_s": 0.5}}]}
+    {"kind": "aoi", "stimulus": "1001.jpg", "metrics": ["dwell"], "target": {"dwell_s": 0.5},
+     "shapes": [{"name": f"q{i}{j}", "kind": "rect", "x0": 400 * i, "y0": 300 * j, "x1": 400 * (i + 1),
+                 "y1": 300 * (j + 1)} for i in (0, 1) for j in (0, 1)]}]}
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +67,10 @@ def test_the_same_plan_file_runs_through_the_batch_command(osie, tmp_path, engin
     man = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert man["total_per_person"]["epsilon"] <= 10.0 and man["engine"] == engine
     files = [f for o in man["outputs"] for f in o["files"]]
-    assert len(files) == 9 and all(f["name"].startswith("heatmap_100") for f in files)
+    assert len(files) == 11 and sum(f["name"].startswith("heatmap_100") for f in files) == 9
     for f in files:
         assert hashlib.sha256((out / f["name"]).read_bytes()).hexdigest() == f["sha256"]
+    aoi = man["outputs"][3]
+    dwell = next(q for q in aoi["queries"] if q["query"] == "dwell time sum")
+    assert dwell["scale_formula"] * math.log(20) / 15 == pytest.approx(aoi["expected"], rel=1e-9)
+    assert aoi["target_met"] is True and aoi["expected"] <= 0.5
