@@ -52,7 +52,10 @@ def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:
 
     h = hashlib.blake2b(digest_size=12)
     if isinstance(obj, pd.DataFrame):
-        h.update(pd.util.hash_pandas_object(obj, index=False).values.tobytes())
+        # Hashed without attrs: pandas copies them into each column it hashes, and an upload's grow with its columns.
+        bare = obj.copy(deep=False)
+        bare.attrs = {}
+        h.update(pd.util.hash_pandas_object(bare, index=False).values.tobytes())
         h.update("|".join(map(str, obj.columns)).encode())
     elif isinstance(obj, np.ndarray):
         h.update(np.ascontiguousarray(obj).tobytes())
