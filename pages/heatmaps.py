@@ -154,7 +154,8 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     if ctx is not None:
         # The guarantee and the level line in one element (re-sent on every ε move).
         st.markdown(noise.guarantee_markdown(ctx) + "\n\n" + hm_risk.risk_markdown(ctx) + "\n\n"
-                    + settings.level_markdown(settings.read_settings(ctx.n_observers, ctx.weight), ctx.n_observers),
+                    + settings.level_markdown(hm_risk.settings_at(settings.read_settings(ctx.n_observers, ctx.weight),
+                                                                  ctx.epsilon), ctx.n_observers),
                     unsafe_allow_html=True)
         for w in privacy_warnings(ctx.epsilon, ctx.delta_used, ctx.n_observers):
             st.warning(w, icon=":material/warning:")

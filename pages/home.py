@@ -31,7 +31,7 @@ def odds_panel() -> None:
     # message and a re-render.
     head = [Number("An attacker's odds grow by at most (e^ε)", odds_words(factor)),
             Number("A 50 % belief rises to at most", bounded_percent(post))]
-    st.markdown(f"{numbers_html(head)}\n\n{belief_table(priors, bounds)}\n\n{risk_words(eps)}",
+    st.markdown(f"{numbers_html(head)}\n\n{risk_words(eps)}\n\n{belief_table(priors, bounds)}",
                 unsafe_allow_html=True)
     # The chart is on request: Plotly's browser code is the largest part of a first visit to this page.
     if st.toggle("Show the curve for every belief", key="home_curve"):
