@@ -370,6 +370,29 @@ def shown_settings(settings: Mapping[str, Any], labels: Mapping[str, str]) -> li
 _SCALE_NAMES = {Family.GAUSSIAN: "σ (standard deviation)", Family.EXPONENTIAL: "β (selection noise scale)"}
 
 
+def release_risk(r: Release) -> str:
+    """A ledger entry -> what its guarantee allows any attacker, in words, from its ε, δ, count and the number of
+    people it covers (docs/PRIVACY_MODEL.md §16): data-independent, so fit for the release-safe report."""
+    if math.isinf(r.epsilon_total):
+        return "nothing is bounded: the release has no differential-privacy guarantee."
+    if r.sensitivity_type == "data-derived":
+        return "nothing is bounded: the noise scale was read off the data, so the stated ε is not a guarantee."
+    from eyedp_core.dp.risk import TradeOff, risk_of, risk_sentence  # here: scipy only when a report is built
+
+    # Pure ε: the exact composition of its `count` invocations; with δ the (ε, δ) of the basic rule, a valid bound.
+    t = (TradeOff.pure(r.epsilon, r.count) if r.delta == 0 else
+         TradeOff.approx(r.epsilon_total, min(1.0, r.delta_total)))
+    unit = r.unit if r.unit in PARTICIPANT_UNITS else "person"
+    people = len(r.participants) if r.participants else 0
+    if people < 2:  # the roster is not in the entry: the membership figures need no n
+        from eyedp_core.dp.risk import max_advantage, tpr_at
+
+        return (f"at this ε an attacker who knows everything else can tell whether a given {unit} was in the data "
+                f"with up to {100 * tpr_at(t, 0.05):.3g} % true positives at 5 % false positives (largest advantage "
+                f"TPR − FPR {100 * max_advantage(t):.3g} %).")
+    return risk_sentence(risk_of(t, people), unit)
+
+
 def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
     r = a.release
     rows = [{"k": "view", "v": r.view}, {"k": "mechanism", "v": r.mechanism},
@@ -382,7 +405,9 @@ def _artefact(i: int, a: Artefact, inp: ReportInput) -> str:
     if r.meaning:
         rows.append({"k": "what the ε means", "v": r.meaning})
     out = [f'<div class="artefact"><h3>{i}. {esc(r.label)}</h3>',
-           table(rows, [("k", "Item"), ("v", "Value")])]
+           table(rows, [("k", "Item"), ("v", "Value")]),
+           f"<p class='risk'><b>What it allows an attacker</b> (from ε, δ and the number of people only; no data): "
+           f"{esc(release_risk(r))}</p>"]
     f = a.facts or {}
     sens = f.get("sensitivity")
     if sens:

@@ -66,3 +66,22 @@ def test_the_curators_verdict_quotes_the_attack_at_the_released_epsilon_beside_t
     assert f"the grid's best over every ε tried, not the released one: 0.9333 (ε = {fmt(1e5)})" in curator
     safe = verdict(True)
     assert "0.9333" not in safe and "0.1 (" not in safe
+
+
+def test_the_release_safe_report_states_each_releases_data_independent_risk() -> None:
+    people = tuple(f"O{i:02d}" for i in range(40))
+    hm = Release(view="Heatmaps", label="heatmap of 'comic'", unit="observer", mechanism="laplace",
+                 sensitivity_type="public", epsilon=1.0, participants=people)
+    steil = Release(view="Time series", label="as published", unit="participant", mechanism="published",
+                    sensitivity_type="data-derived", epsilon=1.0)
+    doc = build_html(ReportInput(ledger=Ledger([hm, steil]), artefacts=[Artefact(hm), Artefact(steil)], data={},
+                                 config_json="{}", version={}, release_safe=True))
+    risks = re.findall(r"<p class='risk'>(.*?)</p>", doc, re.S)
+    assert len(risks) == 2
+    # Pure ε = 1 read at 5 % false positives: TPR ≤ min(1, e^ε·α, 1 − e^−ε(1 − α)); one of n = 40 singled out with
+    # probability ≤ e^ε/(e^ε + n − 1) (the (ε, 0) trade-off curve; docs/PRIVACY_MODEL.md §16).
+    tpr = min(1.0, math.e * 0.05, 1 - (1 - 0.05) / math.e)
+    single = math.e / (math.e + 39)
+    assert f"up to {100 * tpr:.3g} % true positives at 5 % false positives" in risks[0]
+    assert f"singling one observer out of 40 succeeds at most {100 * single:.3g} %" in risks[0]
+    assert "nothing is bounded" in risks[1] and "read off the data" in risks[1]
