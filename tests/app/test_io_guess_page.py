@@ -37,13 +37,13 @@ def test_fixations_without_durations_load_without_an_error_box():
     assert not [b for b in at.button if b.label == "Make feature windows"]
 
 
-def test_a_wide_48_kb_feature_table_is_mapped_and_loaded_on_the_page_in_seconds():
-    """The 1,000-column table of tests/core/io/test_wide_uploads.py (the parser renames 600+ repeated names) through
-    the page: preview, guesses, label choice and 'Use this data', each run far from the minutes a quadratic pass
-    over its columns took."""
+def test_a_wide_feature_table_is_mapped_and_loaded_on_the_page_in_seconds():
+    """The 2,000-column, 97 KB table of tests/core/io/test_wide_uploads.py (the parser renames 1,300 repeated names)
+    through the page: preview, guesses, label choice and 'Use this data' take about 16 s here; with a pass over
+    every column per column (the preview, the guesses, the hash of the loaded table) they took 105 s."""
     start = time.perf_counter()
-    at = upload_file("features", "wide.csv", wide_table(1000))
+    at = upload_file("features", "wide.csv", wide_table(2000))
     use_data(at)
     took = time.perf_counter() - start
     assert "wide.csv loaded (8 rows" in " ".join(s.value for s in at.success), page_text(at)
-    assert took < 30, f"{took:.0f} s"
+    assert took < 75, f"{took:.0f} s"
