@@ -16,6 +16,7 @@ from enum import Enum
 
 import numpy as np
 
+from eyedp_core.aoi.intervals import ratio_interval
 from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import LaplaceMechanism
@@ -173,13 +174,28 @@ class QueryNoise:
 
 @dataclass(frozen=True)
 class MetricResult:
-    """One metric per AOI: clean value, private value and the half-width of its 95 % interval (same units)."""
+    """One metric per AOI: clean value, private value and its 95 % interval (same units): private ± half_width, or
+    [low, high] where the value and interval were clipped to the metric's public range (hit ratio: [0, 1],
+    half_width the unclipped one) or are not symmetric (mean time to first fixation in [0, t]: half_width is half
+    the interval's length). NaN in low and high: no interval."""
 
     metric: AoiMetric
     names: tuple[str, ...]
     clean: np.ndarray
     private: np.ndarray
     half_width: np.ndarray
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+
+    @property
+    def lower(self) -> np.ndarray:
+        """The interval's lower ends."""
+        return np.asarray(self.private) - np.asarray(self.half_width) if self.low is None else self.low
+
+    @property
+    def upper(self) -> np.ndarray:
+        """The interval's upper ends."""
+        return np.asarray(self.private) + np.asarray(self.half_width) if self.high is None else self.high
 
 
 def clean_metrics(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric]) -> dict[AoiMetric, np.ndarray]:
@@ -212,14 +228,25 @@ def _noisy(query: Query, table: ObserverTable, epsilon: float, rng: np.random.Ge
     return QueryNoise(query, epsilon, sens, mech.calibration, mech.scale, None, mech.randomise(values, rng))
 
 
+def _ttff(table: ObserverTable, s: QueryNoise, h: QueryNoise, clean: np.ndarray) -> MetricResult:
+    """The noisy TTFF and looker sums in, the mean TTFF per AOI out: S̃/H̃ clipped to the public range [0, t]
+    (post-processing; none below one noisy looker) with the exact 95 % interval of `intervals.ratio_interval`."""
+    t = float(table.bounds.max_ttff_s)
+    looked = h.noisy >= 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(looked, np.clip(s.noisy / np.where(looked, h.noisy, 1.0), 0.0, t), np.nan)
+    low, high = ratio_interval(s.noisy, h.noisy, s.scale, h.scale, t, CONFIDENCE)
+    return MetricResult(AoiMetric.TTFF, table.aoi_names, clean, ratio, (high - low) / 2.0, low, high)
+
+
 def private_metrics(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[AoiMetric], epsilon: float,
                     rng: np.random.Generator | ReleaseSource) -> tuple[dict[AoiMetric, MetricResult], dict[Query, QueryNoise]]:
     """Observer table, chosen metrics, total ε per observer and a noise source (Generator: preview;
     ReleaseSource: release) in, each metric clean and private with 95 % half-widths, and the noisy queries out.
 
-    Intervals: a sum / n has the exact Laplace half-width b·ln 20 / n. The TTFF mean S/H is linearised,
-    S̃/H̃ − S/H ≈ (L_S − R·L_H)/H, and its half-width is the exact 95 % quantile of |b_S·L1 + R̃·b_H·L2|/H̃
-    with the released R̃, H̃ plugged in (a delta-method interval with the Laplace law of the linear term)."""
+    Intervals: a sum / n has the exact Laplace half-width b·ln 20 / n. The TTFF mean S/H has the exact 95 %
+    interval of the ratio of the two noisy sums (Fieller's construction with the Laplace law, inside the public
+    range [0, t]: `intervals.ratio_interval`)."""
     metrics = tuple(AoiMetric(m) for m in metrics)
     check_supported(table, metrics)
     eps = query_epsilons(metrics, epsilon)
@@ -230,18 +257,17 @@ def private_metrics(table: ObserverTable, metrics: tuple[AoiMetric, ...] | list[
     out: dict[AoiMetric, MetricResult] = {}
     for m in metrics:
         if m is AoiMetric.TTFF:
-            s, h = noise[Query.TTFF], noise[Query.HITS]
-            looked = h.noisy >= 1.0  # fewer than one noisy looker: no mean to report
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ratio = np.where(looked, s.noisy / np.where(looked, h.noisy, 1.0), np.nan)
-            hw = np.array([linearised_half_width(s.scale / hh, abs(r) * h.scale / hh) if ok else np.inf
-                           for r, hh, ok in zip(ratio, h.noisy, looked, strict=True)])
-            out[m] = MetricResult(m, names, clean[m], ratio, hw)
+            out[m] = _ttff(table, noise[Query.TTFF], noise[Query.HITS], clean[m])
             continue
         q = noise[_NEEDS[m][0]]
         private = q.noisy / n
         hw = np.full(private.shape, laplace_half_width(q.scale) / n)
-        if m is AoiMetric.TRANSITIONS:
+        if m is AoiMetric.HIT_RATIO:
+            # A share lies in [0, 1]: the value and its interval are clipped to it (post-processing; the clipped
+            # interval holds the true share exactly when the unclipped one does).
+            out[m] = MetricResult(m, names, clean[m], np.clip(private, 0.0, 1.0), hw,
+                                  np.clip(private - hw, 0.0, 1.0), np.clip(private + hw, 0.0, 1.0))
+        elif m is AoiMetric.TRANSITIONS:
             labels = names + ("elsewhere",)
             out[m] = MetricResult(m, labels, clean[m], private.reshape(table.k + 1, table.k + 1),
                                   hw.reshape(table.k + 1, table.k + 1))

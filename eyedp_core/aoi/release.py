@@ -32,9 +32,11 @@ __all__ = ["DRAWN_ON_DATA", "NEIGHBOURS", "VIEW", "AoiRelease", "AoiSource", "le
 VIEW = "Areas of interest"
 NEIGHBOURS = ("replace one observer's fixations on this stimulus (all of them) by any other observer's; "
               "the number of observers n and the AOIs are public")
-INTERVALS = ("95 % intervals: sums over n have the exact Laplace half-width b·ln 20 / n; the mean time to first "
-             "fixation (a ratio of noisy sums) has a delta-method interval: the exact 95 % quantile of the "
-             "linearised noise (b_S·L1 + R·b_H·L2)/H with the released R and H plugged in")
+INTERVALS = ("95 % intervals: sums over n have the exact Laplace half-width b·ln 20 / n (the hit ratio and its "
+             "interval then clipped to [0, 1], low and high columns); the mean time to first "
+             "fixation (a ratio of noisy sums S/H, clipped to [0, t]; none below one noisy looker) has the exact "
+             "interval of the ratio: the ratios r in [0, t] with |S − r·H| within the 95 % quantile of "
+             "|b_S·L1 + r·b_H·L2| (low and high columns; empty where no r fits)")
 
 
 # What the ledger and the manifest say when the AOIs were drawn after looking at these data (docs/PRIVACY_MODEL.md §0.7).
@@ -91,12 +93,16 @@ def result_table(results: dict[AoiMetric, MetricResult], *, private: bool = True
             continue
         names = r.names
         cols[f"{m.value} ({m.unit})"] = r.private if private else r.clean
-        if private:
+        if private and r.low is not None:  # an interval that is not symmetric: its two ends
+            cols[f"{m.value} 95 % low"] = r.low
+            cols[f"{m.value} 95 % high"] = r.high
+        elif private:
             cols[f"{m.value} ± 95 %"] = r.half_width
         if m is AoiMetric.HIT_RATIO:
             cols["never looked (share of observers)"] = 1.0 - (r.private if private else r.clean)
             if private:
-                cols["never looked ± 95 %"] = r.half_width
+                cols["never looked 95 % low"] = 1.0 - r.upper
+                cols["never looked 95 % high"] = 1.0 - r.lower
     return pd.DataFrame(cols, index=pd.Index(list(names or ()), name="AOI"))
 
 

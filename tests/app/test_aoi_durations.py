@@ -1,5 +1,5 @@
 """AppTest: on a fixation upload without durations (nor start times) the Areas of interest page offers neither dwell
-time nor time to first fixation, says why, and an export charges only the hit ratio's sum."""
+time nor time to first fixation, says why, and an export charges only the hit ratio's sum (in the singular)."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.aoi.metrics import NO_DURATIONS, NO_TIMES, AoiMetric
-from tests.apptest import upload_file, use_data
+from tests.apptest import page_text, upload_file, use_data
 
 os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
 
@@ -31,6 +31,8 @@ def test_metrics_without_durations_are_not_offered_nor_charged() -> None:
     assert box.value == [AoiMetric.HIT_RATIO.value]
     said = " ".join(c.value for c in at.caption)
     assert NO_DURATIONS in said and NO_TIMES in said
+    # One metric, one sum: the words count it in the singular.
+    assert "all on 1 noisy sum." in page_text(at) and "(1 ledger entry, one per noisy sum)" in said
     from ui.state import LEDGER_KEY  # noqa: PLC0415 - the session's ledger object
 
     before = len(at.session_state[LEDGER_KEY].releases)  # a stored ledger may hold earlier sessions' entries

@@ -107,8 +107,9 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
         height += max(0, math.ceil(extra) + 14 - bottom)
         bottom = max(bottom, math.ceil(extra) + 14)
     clean, private = np.asarray(result.clean, float), np.asarray(result.private, float)
-    hw = np.where(np.isfinite(result.half_width), np.asarray(result.half_width, float), 0.0)
-    vals = np.concatenate([clean, private - hw, private + hw, [0.0]])
+    lower, upper = np.asarray(result.lower, float), np.asarray(result.upper, float)
+    has_bar = np.isfinite(lower) & np.isfinite(upper) & (upper > lower)
+    vals = np.concatenate([clean, private, lower, upper, [0.0]])
     vals = vals[np.isfinite(vals)]
     lo, hi = float(vals.min()), float(vals.max())
     if hi <= lo:
@@ -141,9 +142,9 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
             x0 = x + j * bar
             y0, y1 = sorted((py(float(v)), py(max(lo, 0.0))))
             d.rectangle((x0, y0, x0 + bar - 2, max(y1, y0 + 1)), fill=colour)
-        if np.isfinite(private[i]) and hw[i] > 0:
+        if has_bar[i]:  # the interval is drawn even where no value is (TTFF below one noisy looker)
             xc = x + 1.5 * bar - 1
-            ya, yb = py(float(private[i] + hw[i])), py(float(private[i] - hw[i]))
+            ya, yb = py(float(upper[i])), py(float(lower[i]))
             d.line((xc, ya, xc, yb), fill=ink, width=2)
             d.line((xc - 5, ya, xc + 5, ya), fill=ink, width=2)
             d.line((xc - 5, yb, xc + 5, yb), fill=ink, width=2)
@@ -162,10 +163,11 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _bar_png(names: tuple[str, ...], clean: np.ndarray, private: np.ndarray, half_width: np.ndarray,
+def _bar_png(names: tuple[str, ...], clean: np.ndarray, private: np.ndarray, low: np.ndarray, high: np.ndarray,
              metric: AoiMetric, unit: str) -> bytes:
     """The bar chart's values in, its PNG out (cached on the values: moving ε back and forth redraws nothing)."""
-    res = MetricResult(metric=metric, names=names, clean=clean, private=private, half_width=half_width)
+    res = MetricResult(metric=metric, names=names, clean=clean, private=private, half_width=(high - low) / 2,
+                       low=low, high=high)
     buf = io.BytesIO()
     bar_picture(res, unit).save(buf, "PNG", compress_level=1)  # fast: the default level costs ~30 ms per move
     return buf.getvalue()
@@ -176,4 +178,5 @@ def bar_png(result: MetricResult, unit: str) -> bytes:
     percent, as the tables beside it write it."""
     scale, unit = (100.0, "% of observers") if result.metric is AoiMetric.HIT_RATIO else (1.0, unit)
     return _bar_png(tuple(result.names), scale * np.asarray(result.clean), scale * np.asarray(result.private),
-                    scale * np.asarray(result.half_width), result.metric, unit)
+                    scale * np.asarray(result.lower, float), scale * np.asarray(result.upper, float), result.metric,
+                    unit)

@@ -254,14 +254,13 @@ def privacy_part(ctx: AoiContext) -> None:
                 "cannot tell who looked where. The target finder below gives the ε or the number of observers a "
                 "target needs; fewer AOIs and fewer metrics help too.", icon=":material/info:")
     # The two tables side by side in one element: an HTML grid whose cells hold markdown (blank lines around it).
-    st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** ε = {eps:g} per observer, split equally "
-                f"over {len(eq)} noisy sums (ε = {eps / max(len(eq), 1):.3g} each; they add up to ε, sequential "
-                f"composition). Intervals: 95 %, in each metric's units. Computed in {ms:.0f} ms.\n\n"
+    st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** {_split_words(eps, len(eq))} Intervals: 95 %, "
+                f"in each metric's units{_interval_words(ctx.metrics)}. Computed in {ms:.0f} ms.\n\n"
                 f"{aoi_risk.risk_markdown(eq, ctx.table)}\n\n"
                 f"{WATERMARK_HTML}\n\n<div class=\"eyedp-pair\"><div>\n\n"
                 "**Clean** (clipped to the public limits; never shown outside this session)\n\n"
                 + tables.metric_table(res, private=False)
-                + "\n\n</div><div>\n\n**Private** (seeded preview) ± 95 % interval\n\n"
+                + "\n\n</div><div>\n\n**Private** (seeded preview) with its 95 % interval\n\n"
                 + tables.metric_table(res, private=True) + "\n\n</div></div>", unsafe_allow_html=True)
     per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
     if per_aoi:
@@ -282,6 +281,33 @@ def privacy_part(ctx: AoiContext) -> None:
         risk_line.draw_formulas(aoi_risk.person(eq, ctx.table), ctx.table.n)
     # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
     ui.share.scripts.remember("areas_of_interest", ctx)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """A count and the noun's two forms in, '1 noisy sum' or '3 noisy sums' out."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def _split_words(eps: float, sums: int) -> str:
+    """ε and the number of noisy sums in, how ε is spent in words out (no 'split' over a single sum)."""
+    if sums == 1:
+        return f"ε = {eps:g} per observer, all on 1 noisy sum."
+    return (f"ε = {eps:g} per observer, split equally over {sums} noisy sums (ε = {eps / sums:.3g} each; they add up "
+            "to ε, sequential composition).")
+
+
+def _interval_words(metrics: tuple[AoiMetric, ...]) -> str:
+    """The chosen metrics in, what the intervals of the clipped metrics say out (empty when none is chosen)."""
+    out = ""
+    if AoiMetric.HIT_RATIO in metrics:
+        out += ("; hit ratios and their intervals are clipped to 0–100 % (a share cannot lie outside it; the clipped "
+                "interval covers as often)")
+    if AoiMetric.TTFF in metrics:
+        out += ("; time to first fixation is the noisy TTFF sum over the noisy looker count, clipped to 0 – the "
+                "limit, with the exact interval of that ratio [low–high]: no value below one noisy looker (the "
+                "interval is still given), no interval where no time in the range fits both sums, and the whole "
+                "range where the sums say nothing")
+    return out
 
 
 def target_finder(ctx: AoiContext) -> None:
@@ -331,7 +357,8 @@ def export_panel(ctx: AoiContext) -> None:
     # No ε in this text: an ε move re-runs only the privacy part's fragment, which states it, and would leave a
     # number here behind. The click re-runs the page and charges the slider's value.
     st.caption(f"Charges each of the {ctx.table.n} observers of '{md_text(ctx.stimulus)}' the ε per observer "
-               f"set above ({len(entries)} ledger entries, one per noisy sum) and draws the noise with OpenDP (no "
+               f"set above ({_count(len(entries), 'ledger entry', 'ledger entries')}, one per noisy sum) and draws "
+               "the noise with OpenDP (no "
                "seed). Each export is a new release: it adds to the ledger.")
     if st.button("Charge ledger and export", key="aoi_export", disabled=not entries, icon=":material/lock:"):
         if state.charge(entries, page="areas_of_interest", place="aoi_export", shown=(RELEASE_KEY,)):

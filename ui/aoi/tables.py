@@ -33,6 +33,19 @@ def pm(metric: AoiMetric, v: float, hw: float) -> str:
     return f"{number(metric, v)}{unit} ± {number(metric, hw)}{unit}"
 
 
+def interval(metric: AoiMetric, v: float, low: float, high: float) -> str:
+    """Value and interval ends in, 'v [low–high]' in the metric's units out: for an interval that is not
+    symmetric (the mean time to first fixation). No value below one noisy looker, no interval where no value in
+    the public range fits the noisy sums (either happens; the interval still covers 95 % of releases)."""
+    unit = " s" if metric in (AoiMetric.DWELL, AoiMetric.TTFF) else ""
+    value = "–" if math.isnan(v) else f"{number(metric, v)}{unit}"
+    if math.isnan(low) or math.isnan(high):
+        return f"{value} (no value in range fits)"
+    if metric is AoiMetric.HIT_RATIO:  # "35 % [0–100 %]"
+        return f"{value} [{100 * low:.0f}–{100 * high:.0f} %]"
+    return f"{value} [{number(metric, low)}–{number(metric, high)}{unit}]"
+
+
 def metric_table(results: dict[AoiMetric, MetricResult], *, private: bool) -> str:
     """Results in, one markdown table (AOI rows, metric columns; 'never looked' after the hit ratio) out."""
     ms = [m for m in results if m is not AoiMetric.TRANSITIONS]
@@ -50,8 +63,13 @@ def metric_table(results: dict[AoiMetric, MetricResult], *, private: bool) -> st
         for m in ms:
             r = results[m]
             v, hw = float(r.private[i] if private else r.clean[i]), float(r.half_width[i])
-            row.append(pm(m, v, hw) if private else number(m, v))
-            if m is AoiMetric.HIT_RATIO:
+            if private and r.low is not None and r.high is not None:
+                row.append(interval(m, v, float(r.low[i]), float(r.high[i])))
+            else:
+                row.append(pm(m, v, hw) if private else number(m, v))
+            if m is AoiMetric.HIT_RATIO and private and r.low is not None and r.high is not None:
+                row.append(interval(m, 1.0 - v, 1.0 - float(r.high[i]), 1.0 - float(r.low[i])))
+            elif m is AoiMetric.HIT_RATIO:
                 row.append(pm(m, 1.0 - v, hw) if private else number(m, 1.0 - v))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
