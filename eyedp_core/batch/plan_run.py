@@ -33,8 +33,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
-from eyedp_core.batch.outputs import png_bytes
 from eyedp_core.batch.plan_aoi import aoi_table, release_aoi_files
+from eyedp_core.batch.plan_png import legend_png
 from eyedp_core.batch.plan_sources import clean_aggregates
 from eyedp_core.batch.run import check_noise, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
@@ -114,6 +114,13 @@ def scan_stimuli(files: list[str]) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
+def _caption(study: str, s: HeatmapSettings) -> str:
+    """-> the picture's caption: study, stimulus, the guarantee's ε and δ and its unit."""
+    # Spelled out: the picture's bundled font has no Greek letters.
+    law = f"epsilon = {s.epsilon:.3g}, delta = {s.delta:g}" if s.gaussian else f"epsilon = {s.epsilon:.3g} (pure)"
+    return f"{study} - {s.stimulus} - {law} per observer - mean capped fixation map"
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -167,7 +174,8 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
             stem = f"{r.label}_{eps_tag(r.epsilon)}"
             own = {f"{stem}.csv": release_table(rel.values, s.cell_px).to_csv(index=False, lineterminator="\n")
                    .encode("utf-8"),
-                   f"{stem}.png": png_bytes(rel.values, s.cell_px, s.sigma_px, s.width, s.height),
+                   f"{stem}.png": legend_png(rel.values, s.cell_px, s.sigma_px, s.width, s.height,
+                                             _caption(plan.study, s)),
                    f"{stem}.json": _json_bytes(rel.manifest)}
             files_out.update(own)
             entry.update(released=True, guarantee=rel.manifest["guarantee"]["statement"],

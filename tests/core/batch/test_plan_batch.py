@@ -237,3 +237,32 @@ def test_an_aoi_metric_the_shards_cannot_give_writes_nothing(two_stimuli, tmp_pa
     out = tmp_path / "never"
     assert main(["plan", "--plan", str(path), "--input", glob, "--out", str(out)]) == 2
     assert "dwell time cannot be released" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_png_carries_its_legend_and_caption(two_stimuli, tmp_path):
+    """Pixel check: the map's pixels are the plain release picture's, the band under it holds the colour bar from
+    black to white in the map's own ramp, and the caption's text is drawn (dark pixels under the bar)."""
+    from PIL import Image
+
+    from eyedp_core.batch.outputs import png_bytes
+    from eyedp_core.batch.plan_png import BAND_PX, LEGEND_PX, ramp
+
+    _, glob = two_stimuli
+    plan = StudyPlan.from_dict({"study": "ux", "cap": {"epsilon": 3.0}, "outputs": [
+        {"kind": "heatmap", "stimulus": "1001.jpg", "width": W, "height": H, "cap_m": 2, "cap_total": 40}]})
+    bundle = release_plan(expand_inputs(glob), plan, Engine.NUMPY)
+    name = next(n for n in bundle.files if n.endswith(".png"))
+    assert name == "heatmap_1001-jpg_eps3.png"
+    img = np.asarray(Image.open(io.BytesIO(bundle.files[name])).convert("RGB"))
+    assert img.shape == (H + BAND_PX, W, 3)
+    csv = pd.read_csv(io.BytesIO(bundle.files[name.replace(".png", ".csv")])).sort_values(["row", "col"])
+    values = csv["value"].to_numpy(float).reshape(-(-H // CELL), -(-W // CELL))
+    plain = np.asarray(Image.open(io.BytesIO(png_bytes(values, CELL, 0.0, W, H))).convert("RGB"))
+    np.testing.assert_array_equal(img[:H], plain)
+    bar = img[H + 4 + LEGEND_PX // 2]
+    inside = bar[8:W - 8]
+    np.testing.assert_array_equal(inside[0], ramp(0.0))
+    np.testing.assert_array_equal(inside[-1], ramp(1.0))
+    assert (np.diff(inside.astype(int).sum(axis=1)) >= 0).all()  # brighter from left to right
+    text = img[H + 4 + LEGEND_PX + 2:]
+    assert (text.sum(axis=2) < 200).sum() > 200  # labels and caption drawn in black on white
