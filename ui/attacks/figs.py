@@ -163,6 +163,7 @@ def transition_chart(summary: pd.DataFrame, tasks: list[str], classifier: str, t
     _epsilon_axes(fig, best[best["mechanism"] != "clean"]["epsilon"], max(1, len(mechs)), unit)
     fig.add_hline(y=0, line=dict(color=theme.MUTED, dash="dash", width=1))
     fig.update_yaxes(range=[-0.35, 1.05])
-    fig.update_yaxes(title_text="advantage kept: (acc − chance)/(clean − chance)", row=1, col=1)
+    fig.update_yaxes(title_text="advantage kept<br>(acc − chance)/(clean − chance)", row=1, col=1)
+    fig.update_layout(margin=dict(t=70))
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
     return theme.style(fig, 420, "Utility and risk against ε: where each leaves chance")

@@ -139,12 +139,13 @@ def settings_form(at: AttackTable) -> None:
         mechs = c1.multiselect("Mechanisms", attacks.ATTACK_MECHANISMS, default=["FPA", "CFPA-32", "DCFPA-32"],
                                key="at_mechs", help="Bozkir et al.'s Fourier mechanisms (chunk size after the dash) "
                                "and the Laplace mechanism LPA.")
-        eps = c2.multiselect("ε grid (per person, or as in the paper under its accounting)", EPS_CHOICES,
-                             default=DEFAULT_EPSILONS, format_func=eps_text, key="at_eps")
         clfs = c2.multiselect("Classifiers", [c.value for c in attacks.PAPER_ORDER], default=[Classifier.SVM.value],
                               key="at_clfs",
                               format_func=attacks.CLASSIFIERS.get)
-        # Full width: two scenarios, or three task names, side by side do not fit a half-width field at 1280 px.
+        # Full width: thirteen ε, two scenarios or three task names side by side do not fit a half-width field at
+        # 1280 px.
+        eps = st.multiselect("ε grid (per person, or as in the paper under its accounting)", EPS_CHOICES,
+                             default=DEFAULT_EPSILONS, format_func=eps_text, key="at_eps")
         scen = st.multiselect("Scenario (what the attacker trains on)", list(SCENARIO_LABELS),
                               default=list(SCENARIO_LABELS), key="at_scen", format_func=SCENARIO_CHIPS.get,
                               help="Own private release: the attacker knows the mechanism and ε and trains on its "
