@@ -30,6 +30,7 @@ from ui.widgets import WATERMARK_HTML, calibration_box, log_slider
 
 SOURCES = {AoiSource.BUNDLED.value: "Bundled AOIs", AoiSource.GRID.value: "Regular grid",
            AoiSource.UPLOAD.value: "Upload CSV / JSON", AoiSource.TABLE.value: "Edit a table"}
+UPLOAD_KEY = "aoi_upload_kept"  # the last AOI file uploaded on the page: (name, bytes), this session only
 RELEASE_KEY = "aoi_release_result"  # the last export's files (kept so the download buttons survive reruns)
 
 
@@ -130,11 +131,20 @@ def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | Non
         st.caption("One row per AOI: `name, kind, x0, y0, x1, y1, points` (kind `rect` with two corners, or "
                    "`polygon` with points `x y; x y; …`), or JSON `[{\"name\", \"kind\", …}]`. Pixels of the "
                    "stimulus, origin top-left. Read in memory only.")
-        up = st.file_uploader("AOI file", type=["csv", "json"], key="aoi_upload")
-        if up is None:
+        up = st.file_uploader("AOI file", type=["csv", "json"], key="aoi_upload", on_change=_keep_upload)
+        kept = st.session_state.get(UPLOAD_KEY)
+        if up is not None:
+            name, data = up.name, up.getvalue()
+        elif kept is not None:  # the uploader starts empty on every page visit: the file read earlier is kept
+            name, data = kept
+            st.caption(f"Using **{md_text(name)}**, uploaded earlier in this session (upload another file to "
+                       "replace it).")
+            st.button("Forget this file", key="aoi_forget_upload", on_click=st.session_state.pop,
+                      args=(UPLOAD_KEY, None))
+        else:
             return None
         try:
-            aois = read_aois(up.getvalue(), up.name)
+            aois = read_aois(data, name)
         except DataError as err:
             st.error(md_text(err), icon=":material/error:")
             return None
@@ -142,6 +152,16 @@ def aoi_source(stim_name: str, width: int, height: int) -> tuple[Aoi, ...] | Non
                   on_click=_to_table, args=(aois_to_table(aois).to_csv(index=False),))
         return aois
     return _table_source(bundled or grid(width, height, 3, 3))
+
+
+def _keep_upload() -> None:
+    """Uploader callback: remember the AOI file (name and bytes, memory only) so it outlives a page switch, and
+    forget it when the user removes it."""
+    up = st.session_state.get("aoi_upload")
+    if up is None:
+        st.session_state.pop(UPLOAD_KEY, None)
+    else:
+        st.session_state[UPLOAD_KEY] = (up.name, up.getvalue())
 
 
 def _to_table(csv_text: str) -> None:
