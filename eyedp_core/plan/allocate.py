@@ -86,8 +86,8 @@ class Allocation:
 
     @property
     def all_targets_met(self) -> bool:
-        """Whether every output with a target meets it at expectation."""
-        return all(o.target_met is not False for o in self.outputs)
+        """Whether every output with a target meets it at expectation (a target without data to judge it is not)."""
+        return all(o.target_met for o in self.outputs if o.output.target is not None)
 
     @property
     def remaining_epsilon(self) -> float:
@@ -167,12 +167,15 @@ def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total
                 + (f", leaving nothing for {', '.join(left)}" if left else "")
                 + ". Unpin or lower a pinned ε, or drop an output.")
     unmet = [r for r in rows if r.target_met is False]
-    with_target = [r for r in rows if r.output.target is not None]
+    unjudged = [r.label for r in rows if r.output.target is not None and r.target_met is None]
+    with_target = [r for r in rows if r.target_met is not None]
+    blind = (f" The targets of {', '.join(unjudged)} are not judged: their model has no data here."
+             if unjudged else "")
     if not unmet:
         if not with_target:
-            return f"The cap ε = {cap.epsilon:g} per person is split over {len(rows)} outputs by priority."
+            return f"The cap ε = {cap.epsilon:g} per person is split over {len(rows)} outputs by priority." + blind
         return (f"Every target is met at expectation under the cap ε = {cap.epsilon:g} per person "
-                f"({total.accountant.value} accounting, total ε = {total.epsilon:.3g}).")
+                f"({total.accountant.value} accounting, total ε = {total.epsilon:.3g})." + blind)
     met = [r for r in with_target if r.target_met]
     head = (f"No allocation under the cap ε = {cap.epsilon:g} per person meets every target: "
             f"{len(met)} of {len(with_target)} targets are met. ")
@@ -198,7 +201,7 @@ def _sentence(plan: StudyPlan, cap: Cap, rows: Sequence[OutputAllocation], total
         if cheapest is not None and cheapest.epsilon_needed <= cap.epsilon:
             advice.append(f"release only {cheapest.label}")
     tail = ("To meet them: " + ", or ".join(advice) + ".") if advice else ""
-    return head + "; ".join(parts) + ". " + tail
+    return (head + "; ".join(parts) + ". " + tail + blind).strip()
 
 
 def allocate(plan: StudyPlan, cap: Cap | float | None = None, inputs: PlanInputs | None = None) -> Allocation:

@@ -238,3 +238,18 @@ def test_dropping_a_met_output_is_offered_with_what_the_others_then_need(sample)
     assert m < min(r.people_needed for r in a.outputs[:-1])  # more ε each: fewer observers needed
     assert f"drop {aoi.label} and recruit about {m} observers" in a.sentence
     assert f"release only {aoi.label}" in a.sentence
+
+
+def test_a_target_without_data_is_not_called_met():
+    """A heatmap target whose basis map is not among the inputs gets its share of ε but no verdict."""
+    plan = StudyPlan("s", Cap(5.0), (HeatmapOutput(stimulus="a", width=64, height=64,
+                                                   target=Target(TargetMeasure.CC, 0.9)),
+                                     AoiOutput(n_aois=2, target=Target(TargetMeasure.HIT_RATIO_POINTS, 50.0))))
+    from eyedp_core.plan.models import PlanInputs
+
+    a = allocate(plan, None, PlanInputs(observers={None: 100}))
+    heat, aoi = a.outputs
+    assert heat.target_met is None and heat.utility is None and heat.epsilon > 0
+    assert aoi.target_met is True
+    assert not a.all_targets_met
+    assert "heatmap_a are not judged" in a.sentence
