@@ -266,3 +266,25 @@ def test_the_png_carries_its_legend_and_caption(two_stimuli, tmp_path):
     assert (np.diff(inside.astype(int).sum(axis=1)) >= 0).all()  # brighter from left to right
     text = img[H + 4 + LEGEND_PX + 2:]
     assert (text.sum(axis=2) < 200).sum() > 200  # labels and caption drawn in black on white
+
+
+def test_batch_allocation_equals_the_in_app_allocation(tmp_path):
+    """The same plan on the bundled sample: the batch command's streamed clean maps give the app's allocation to
+    the last digit (ε, expected utility, band, needs), so the bundle's manifest is what the plan page shows."""
+    from eyedp_core.plan import allocate, inputs_from_fixations
+
+    df = pd.read_parquet("sample_data/fixations.parquet")
+    glob = write_shards(df, tmp_path / "sample", parts=3)
+    plan = StudyPlan.from_dict({"study": "sample", "cap": {"epsilon": 10}, "outputs": [
+        {"kind": "heatmap", "stimulus": "*", "width": W, "height": H, "target": {"hot_spots_kept": 0.3}},
+        {"kind": "aoi", "stimulus": "webpage", "n_aois": 4, "target": {"dwell_s": 0.5}}]})
+    bundle = release_plan(expand_inputs(glob), plan, Engine.NUMPY)
+    app_plan, inputs = inputs_from_fixations(df, plan)
+    app = allocate(app_plan, None, inputs)
+    batch = bundle.manifest["outputs"]
+    assert [o["output"] for o in batch] == [r.label for r in app.outputs]
+    for o, r in zip(batch, app.outputs):
+        d = r.to_dict()
+        for key in ("epsilon", "delta", "expected", "band_10_90", "target_met", "epsilon_needed", "people_needed", "n"):
+            assert o[key] == d[key], (o["output"], key)
+    assert bundle.manifest["sentence"] == app.sentence
