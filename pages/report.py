@@ -1,4 +1,4 @@
-"""Report: the session's ledger composed per person, the cap on ε per person, and the review-board report."""
+"""Report: the study's stored ledger composed per person, the cap on ε per person, and the review-board report."""
 from __future__ import annotations
 
 import pandas as pd

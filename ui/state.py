@@ -338,8 +338,8 @@ def clear_ledger(reason: str = "") -> None:
 # --------------------------------------------------------------------------------------------
 # the cap on ε per person, and what each release was made with (Report page)
 
-DEFAULT_EPSILON_CAP = 10.0  # the cap every session starts with (the Report slider's default, rp_cap)
-CAP_KEY = "eyedp_eps_cap"  # the session's cap; set by the Report page's slider, kept when the page is left
+DEFAULT_EPSILON_CAP = 10.0  # the cap every new study starts with (the Report slider's default, rp_cap)
+CAP_KEY = "eyedp_eps_cap"  # the cap this run uses (the study's, or a plain ledger's own)
 CAP_WIDGET_KEY = "rp_cap"  # the Report page's cap slider: while its value is in the session it is the cap
 REFUSED_KEY = "eyedp_refused"  # the last refusal, shown once in the sidebar
 CONTEXT_KEY = "eyedp_release_context"  # per ledger entry: the page, its settings, the facts it showed, the cap
@@ -403,7 +403,7 @@ def set_epsilon_cap(cap: float) -> None:
 
 
 def refusal(releases: list | tuple) -> str | None:
-    """Why these releases would be refused under the session's cap (None: they fit); nothing is charged."""
+    """Why these releases would be refused under the study's cap (None: they fit); nothing is charged."""
     return budget.refusal(ledger(), list(releases), epsilon_cap())
 
 
@@ -444,7 +444,7 @@ OUTCOME_KEY = "eyedp_charge_outcome"  # the last refused charge: where its butto
 def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str, ...] = (),
            place: str | None = None, facts: Mapping[str, Any] | None = None,
            settings_used: Mapping[str, Any] | None = None) -> bool:
-    """The one way a release enters the ledger: added unless it pushes anyone over the session's cap.
+    """The one way a release enters the ledger: added unless it pushes anyone over the study's cap.
 
     Each entry keeps ITS OWN facts and settings: `facts`/`settings_used` when the release says what it was made
     with (a private choice of m is not the page's preview), else the page's current ones. Refused: nothing is

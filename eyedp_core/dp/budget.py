@@ -28,7 +28,7 @@ def refusal(ledger: Ledger, releases: Sequence[Release], epsilon_cap: float | No
     if epsilon_cap is not None and eps > float(epsilon_cap):
         what = "∞ (a release without a DP guarantee)" if math.isinf(eps) else f"{eps:.4g}"
         return (f"Refused: this release would raise the worst-case ε per person from {now_eps:.4g} to {what}, "
-                f"above the session's cap ε ≤ {float(epsilon_cap):.4g} per person (the Report page changes it). "
+                f"above the study's cap ε ≤ {float(epsilon_cap):.4g} per person (the Report page changes it). "
                 "Nothing was released or charged.")
     if delta_cap is not None and dlt > float(delta_cap):
         return (f"Refused: this release would raise the worst-case δ per person from {now_dlt:.2g} to {dlt:.2g}, "

@@ -1,4 +1,4 @@
-"""The cap on ε per person belongs to the session's ledger from its first run (AppTest): every charge path checks it
+"""The cap on ε per person belongs to the study's ledger from its first run (AppTest): every charge path checks it
 without the Report page ever being opened, the texts say what happened, and the smaller ledger promises hold
 (every private choice of m counted, charging twice said before the click)."""
 from __future__ import annotations

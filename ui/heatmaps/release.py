@@ -64,7 +64,7 @@ def accounting_markdown(ctx: view.Context) -> str:
     k = int(st.session_state.get(STIMULI_KEY, 1))
     eps_total, delta_total = release.stimuli_total(ctx.epsilon, ctx.delta_used, k, eps_sel)
     led_eps, led_delta = state.ledger().total()
-    ledger = (f"Recorded in this session's ledger so far (every view, worst-case person): ε = {fmt_num(led_eps)}, "
+    ledger = (f"Recorded in the study's ledger so far (every session and view, worst-case person): ε = {fmt_num(led_eps)}, "
               f"δ = {fmt_num(led_delta)}. Previews are not recorded; exports and private choices of m are, each "
               "as a new entry.")
     totals = [
@@ -211,7 +211,7 @@ def export_section(ctx: view.Context) -> None:
         f"Releases the noisy aggregate of '{md_text(ctx.stimulus.name)}' at cell resolution ({r:,} cells of {ctx.cell_px} px, "
         f"about {max(r * release.SECONDS_PER_VALUE, 0.1):.1f} s) with **fresh OpenDP noise** (discrete lattice "
         f"sampler, cryptographic RNG, no seed — not the preview above): {noise}. Each export is recorded in the "
-        "session's ledger (Report page) as a new entry for every observer of this stimulus.")
+        "study's ledger (Report page) as a new entry for every observer of this stimulus.")
     for what in state.data_derived_canvas(ctx.stimulus):
         st.warning(f"The {what} was read off the private data: it sets the grid and so the sensitivity, and the "
                    "ledger and the report flag every release drawn on it. Declare the stimulus size on *Your data* "
@@ -231,7 +231,7 @@ def export_section(ctx: view.Context) -> None:
                 return
         if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,),
                             place="hm_export"):
-            st.rerun()  # OpenDP's own accounting pushed it over the session's cap: the draw is discarded
+            st.rerun()  # OpenDP's own accounting pushed it over the study's cap: the draw is discarded
         st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
                                            "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
                                            "scale": scale, "preview_scale": cal.scale, "gaussian": gaussian}

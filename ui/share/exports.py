@@ -131,7 +131,7 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
     entry = kaleido_entry(bound, people)
     st.markdown(f"Charged per person: {bound.words()} (treated as public: the stream lengths and the screen size).")
     if state.refusal([entry]) is not None:  # said before the click: at usual settings this bound exceeds any cap
-        st.info(f"Under the session's cap (ε ≤ {state.epsilon_cap():g} per person) this export would be refused: "
+        st.info(f"Under the study's cap (ε ≤ {state.epsilon_cap():g} per person) this export would be refused: "
                 "Kaleido's person-level bound is far above it. The preview above shows what it would do.",
                 icon=":material/block:")
     if st.button("Export protected samples (private release)", key="gs_release_export", type="primary",

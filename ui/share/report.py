@@ -1,4 +1,4 @@
-"""Gather the session's ledger, the views' facts and settings, and build the review-board report (HTML)."""
+"""Gather the study's stored ledger, the views' facts and settings, and build the review-board report (HTML)."""
 from __future__ import annotations
 
 import base64
