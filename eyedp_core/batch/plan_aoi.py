@@ -26,8 +26,10 @@ _COLUMNS = ("observer", "stimulus", "x", "y", "duration_ms", *START_COLUMNS)
 
 def aoi_fixations(files: list[str], stimulus: str | None, chunk_rows: int = CHUNK_ROWS) -> pd.DataFrame:
     """Shards and a stimulus in, that stimulus' fixation rows (observer, x, y[, duration_ms, start]) out; every
-    row when the stimulus is None or a shard has no stimulus column. DataError naming an unreadable shard."""
+    row when the stimulus is None (the shards then may hold one stimulus only) or a shard has no stimulus column.
+    DataError naming an unreadable shard."""
     parts: list[pd.DataFrame] = []
+    seen: set[str] = set()
     for path in files:
         name = os.path.basename(path)
         try:
@@ -40,12 +42,19 @@ def aoi_fixations(files: list[str], stimulus: str | None, chunk_rows: int = CHUN
                                      usecols=lambda c: c in _COLUMNS, dtype={"observer": str, "stimulus": str},
                                      chunksize=chunk_rows, skip_blank_lines=True, on_bad_lines="skip")
             for df in frames:
-                if stimulus is not None and "stimulus" in df.columns:
-                    df = df[df["stimulus"].astype(str) == stimulus]
+                if "stimulus" in df.columns:
+                    if stimulus is None:
+                        seen.update(df["stimulus"].dropna().astype(str).unique())
+                    else:
+                        df = df[df["stimulus"].astype(str) == stimulus]
                 if len(df):
                     parts.append(df.drop(columns=["stimulus"], errors="ignore"))
         except (OSError, ValueError, UnicodeDecodeError) as err:
             raise DataError(f"cannot read its fixations for the AOI metrics ({err})", file=name) from None
+    if len(seen) > 1:  # AOIs are drawn on one image: pooling stimuli would mix their outlines
+        raise DataError(f"the AOI output names no stimulus but the shards hold {len(seen)} ("
+                        f"{', '.join(sorted(seen)[:5])}{', …' if len(seen) > 5 else ''})",
+                        file=files[0], expected="the AOI output's 'stimulus'")
     if not parts:
         raise DataError(f"no fixation on stimulus '{stimulus}' for the AOI metrics", file=files[0] if files else None,
                         expected=f"rows with stimulus = '{stimulus}'")

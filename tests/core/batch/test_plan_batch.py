@@ -288,3 +288,14 @@ def test_batch_allocation_equals_the_in_app_allocation(tmp_path):
         for key in ("epsilon", "delta", "expected", "band_10_90", "target_met", "epsilon_needed", "people_needed", "n"):
             assert o[key] == d[key], (o["output"], key)
     assert bundle.manifest["sentence"] == app.sentence
+
+
+def test_an_aoi_output_without_its_stimulus_on_several_stimuli_writes_nothing(two_stimuli, tmp_path, capsys):
+    _, glob = two_stimuli
+    plan = {"cap": {"epsilon": 4.0}, "outputs": [{"kind": "aoi", "shapes": SHAPES, "metrics": ["hit_ratio"]}]}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    out = tmp_path / "never"
+    assert main(["plan", "--plan", str(path), "--input", glob, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "names no stimulus but the shards hold 2 (1001.jpg, 2002.jpg)" in err and not out.exists()
