@@ -20,6 +20,7 @@ panels.lead()
 fix_ds = state.current("fixations")
 stims = state.stimuli()
 top = st.columns([1, 2])
+panels.follow_fixations(fix_ds, list(stims))
 stim_name = top[0].selectbox("Stimulus", list(stims), key="aoi_stimulus",
                              help="The stimuli of the selected fixation table (sidebar), then uploaded images.")
 stim = stims[stim_name]

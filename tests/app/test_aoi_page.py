@@ -137,3 +137,13 @@ def test_table_source_travels_as_text_in_the_settings(at) -> None:
     assert "aoi_text" in encode_query(values, settings.schema())
     at.text_area(key="aoi_text").set_value("name,kind,x0,y0,x1,y1\nbad,rect,1,2,x,4\n").run()
     assert "AOI text, row 2, column 'x1'" in page_text(at)
+
+
+def test_a_large_epsilon_is_warned_about(at) -> None:
+    """Above ε = 10 the page says the bound says little (e^50 ≈ 5·10^21); at 10 it does not."""
+    at.select_slider(key="aoi_epsilon").set_value(50.0).run()
+    assert not at.exception, at.exception
+    warned = " ".join(w.value for w in at.warning)
+    assert "e^ε ≈ 5.2 × 10^21 times" in warned and "says little" in warned
+    at.select_slider(key="aoi_epsilon").set_value(10.0).run()
+    assert not any("says little" in w.value for w in at.warning)

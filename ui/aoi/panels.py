@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import time
 from dataclasses import astuple, dataclass
 
@@ -31,7 +32,8 @@ from ui.widgets import WATERMARK_HTML, calibration_box, log_slider
 SOURCES = {AoiSource.BUNDLED.value: "Bundled AOIs", AoiSource.GRID.value: "Regular grid",
            AoiSource.UPLOAD.value: "Upload CSV / JSON", AoiSource.TABLE.value: "Edit a table"}
 UPLOAD_KEY = "aoi_upload_kept"  # the last AOI file uploaded on the page: (name, bytes), this session only
-RELEASE_KEY = "aoi_release_result"  # the last export's files (kept so the download buttons survive reruns)
+RELEASE_KEY = "aoi_release_result"
+HIGH_EPSILON = 10.0  # above it e^ε (> 22,000) bounds little, as the report and Heatmaps say  # the last export's files (kept so the download buttons survive reruns)
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,24 @@ def canvas(fixations: state.Dataset, stimulus: state.Dataset) -> Canvas:
                "screen, declare the stimulus size on *Your data*, or upload the image to make it public.",
                icon=":material/warning:")
     return Canvas(stimulus.image, w, h, caveats)
+
+
+FIX_SEEN_KEY = "aoi_fixations_seen"  # the token of the fixation table the stimulus was chosen for
+
+
+def follow_fixations(fixations: state.Dataset, options: list[str]) -> None:
+    """Before the stimulus box is drawn: when the sidebar's fixation table changed and the chosen stimulus has no
+    fixations in it, choose the first stimulus that has (the upload's own come first), as Heatmaps does, rather
+    than keep a choice that can only show an error."""
+    if st.session_state.get(FIX_SEEN_KEY) == fixations.token:
+        return
+    st.session_state[FIX_SEEN_KEY] = fixations.token
+    chosen = st.session_state.get("aoi_stimulus")
+    if chosen is None or view.has_fixations(fixations.token, fixations.frame, chosen):
+        return
+    usable = [n for n in options if view.has_fixations(fixations.token, fixations.frame, n)]
+    if usable:
+        st.session_state["aoi_stimulus"] = usable[0]
 
 
 def lead() -> None:
@@ -259,6 +279,11 @@ def privacy_part(ctx: AoiContext) -> None:
     markdown element."""
     eps = log_slider("ε per observer (total over the chosen metrics)", 0.05, 50.0, 1.0, key="aoi_epsilon")
     seed = int(st.session_state.get("aoi_seed", 0))
+    if eps > HIGH_EPSILON:
+        exponent = math.floor(eps / math.log(10))
+        st.warning(f"ε = {eps:g} lets a release move anyone's odds about one observer by up to e^ε ≈ "
+                   f"{math.exp(eps) / 10 ** exponent:.1f} × 10^{exponent} times: above ε ≈ {HIGH_EPSILON:g} the "
+                   "bound says little about any one observer.", icon=":material/warning:")
     if not ctx.metrics:
         st.info("Choose at least one metric.")
         return

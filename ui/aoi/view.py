@@ -10,6 +10,7 @@ from eyedp_core.aoi.metrics import AoiMetric, MetricResult, private_metrics
 from eyedp_core.aoi.observers import AoiBounds, ObserverTable, observer_table
 from eyedp_core.aoi.shapes import Aoi
 from eyedp_core.heatmaps import preview
+from eyedp_core.heatmaps.preview import stimulus_names
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -17,6 +18,21 @@ def fixations(fix_token: str, table_name: str, stim_name: str, width: int, heigh
               _frame: pd.DataFrame | None) -> tuple[pd.DataFrame, str]:
     """The fixations of one stimulus (the Heatmaps view's selection rule), cached on the dataset token."""
     return preview.fixations_for_stimulus(_frame, table_name, stim_name, width, height)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def stimuli_with_fixations(fix_token: str, _frame: pd.DataFrame | None) -> frozenset[str] | None:
+    """The names a fixation table's stimulus column holds (with and without extension), cached on its token; None
+    for a table without one (it applies to any stimulus)."""
+    if _frame is None or "stimulus" not in _frame.columns:
+        return None
+    return frozenset(n for s in pd.unique(_frame["stimulus"].dropna().astype(str)) for n in stimulus_names(s))
+
+
+def has_fixations(fix_token: str, frame: pd.DataFrame | None, stim_name: str) -> bool:
+    """Whether a fixation table has rows for the stimulus (the Heatmaps view's matching of names)."""
+    names = stimuli_with_fixations(fix_token, frame)
+    return names is None or bool(stimulus_names(stim_name) & names)
 
 
 @st.cache_resource(show_spinner="Drawing the bundled stimuli's AOIs…")
