@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.models import PlanInputs, Utility, epsilon_needed, people_needed, utility_at
-from eyedp_core.plan.schema import Accountant, Cap, HeatmapOutput, PlanOutput, StudyPlan, TargetMeasure
+from eyedp_core.plan.schema import Accountant, Cap, HeatmapOutput, OutputKind, PlanOutput, StudyPlan, TargetMeasure
 
 __all__ = ["Allocation", "OutputAllocation", "allocate"]
 
@@ -94,6 +94,37 @@ class Allocation:
         """The cap left unspent (basic: cap − Σ ε; 0 when all of it is allotted)."""
         return max(0.0, self.cap.epsilon - self.total.epsilon)
 
+    def row(self, label: str) -> OutputAllocation:
+        """-> the allocation of the output with this label (KeyError naming the labels when there is none)."""
+        for o in self.outputs:
+            if o.label == label:
+                return o
+        raise KeyError(f"no output {label!r} in the plan; its outputs are {', '.join(o.label for o in self.outputs)}")
+
+    def of_kind(self, kind: OutputKind) -> tuple[OutputAllocation, ...]:
+        """-> the allocations of every output of one kind."""
+        return tuple(o for o in self.outputs if o.output.kind is kind)
+
+    def affordable(self, label: str) -> str:
+        """-> what a finder says about one output: its ε, how many outputs of its kind share the cap, the total per
+        person against the cap, and the expected utility it affords."""
+        r = self.row(label)
+        same = self.of_kind(r.output.kind)
+        unit = "observer" if r.output.unit_words() == "observers" else "participant"
+        head = (f"With {len(same)} {r.output.kind.value.replace('_', ' ')} output{'s' if len(same) > 1 else ''} "
+                f"and {len(self.outputs)} output{'s' if len(self.outputs) > 1 else ''} in all under the cap "
+                f"ε = {self.cap.epsilon:g} per {unit} (total {self.total.epsilon:.3g}, "
+                f"{self.total.accountant.value} accounting), {r.label} can afford ε = {r.epsilon:.3g}")
+        u = r.utility
+        if u is None:
+            return head + "."
+        if not u.measure.higher_is_better:  # a half-width: its band is that of the absolute error
+            what = _HALF_WIDTH_UNITS[u.measure]
+            return (head + f", which gives a 95 % half-width of ± {u.value:.3g} {what} (absolute error 10–90 %: "
+                    f"{u.band[0]:.3g}–{u.band[1]:.3g}).")
+        band = "" if u.band is None else f" (10–90 %: {_fmt(u.measure, u.band[0])}–{_fmt(u.measure, u.band[1])})"
+        return head + f", which gives {u.measure.words} {_fmt(u.measure, u.value)} at expectation{band}."
+
     def table(self) -> list[dict[str, object]]:
         """-> one row per output: output · ε · expected utility with band · target met? · what would meet it."""
         rows = []
@@ -102,6 +133,10 @@ class Allocation:
             d["what_would_meet"] = o.what_would_meet()
             rows.append(d)
         return rows
+
+
+_HALF_WIDTH_UNITS = {TargetMeasure.DWELL_S: "s of dwell", TargetMeasure.HIT_RATIO_POINTS: "points of hit ratio",
+                     TargetMeasure.FIXATIONS: "fixations", TargetMeasure.REVISITS: "revisits"}
 
 
 def _fmt(m: TargetMeasure, v: float) -> str:

@@ -253,3 +253,25 @@ def test_a_target_without_data_is_not_called_met():
     assert aoi.target_met is True
     assert not a.all_targets_met
     assert "heatmap_a are not judged" in a.sentence
+
+
+def test_a_finder_can_say_what_the_plan_affords(sample):
+    """Three heatmaps and an AOI table, no targets: an even split of the cap, and each finder's sentence states
+    ε per output, the outputs of its kind, the total against the cap and the expectation it affords."""
+    plan = StudyPlan.from_dict({"study": "s", "cap": {"epsilon": 10}, "outputs": [
+        {"kind": "heatmap", "stimulus": "*", "width": W, "height": H},
+        {"kind": "aoi", "stimulus": "webpage", "n_aois": 4, "metrics": ["dwell"]}]})
+    plan, inputs = inputs_from_fixations(sample, plan)
+    a = allocate(plan, None, inputs)
+    assert [r.epsilon for r in a.outputs] == pytest.approx([2.5] * 4)
+    heat = a.row("heatmap_webpage")
+    words = a.affordable("heatmap_webpage")
+    assert words.startswith("With 3 heatmap outputs and 4 outputs in all under the cap ε = 10 per observer")
+    assert f"can afford ε = 2.5, which gives hot spots kept {100 * heat.utility.value:.0f} % at expectation" in words
+    aoi = a.row("aoi_dwell_webpage")
+    # Dwell: Δ1 = min(4·5, 2·10) = 20 s, one query, n = 40: ± 20·ln 20/(40·2.5) s.
+    assert aoi.utility.value == pytest.approx(20 * math.log(20) / (40 * 2.5))
+    assert f"95 % half-width of ± {aoi.utility.value:.3g} s of dwell" in a.affordable("aoi_dwell_webpage")
+    assert len(a.of_kind(HeatmapOutput.kind)) == 3
+    with pytest.raises(KeyError, match="heatmap_comic"):
+        a.row("heatmap_missing")
