@@ -4,7 +4,7 @@
     plan = StudyPlan.from_json(text)                     # or StudyPlan(study, Cap(10), (HeatmapOutput(...), ...))
     plan, inputs = inputs_from_fixations(table, plan)    # the finders' inputs (basis maps: private, tuning)
     a = allocate(plan, 10, inputs)                       # per output ε, δ, expected utility, target met, needs
-    a.table(); a.sentence; a.total.to_dict()
+    a.table(); a.sentence; a.total.to_dict(); a.affordable("heatmap_1001-jpg")
 """
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.allocate import Allocation, OutputAllocation, allocate
