@@ -46,8 +46,9 @@ def target_controls(prefix: str, n: int) -> tuple[RiskTarget, float] | None:
                           f"to it (computed from the page's own noise calibration, {SOURCE})."):
         return None
     row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
-    kind = RiskTarget(row.segmented_control("Risk", list(RiskTarget), default=RiskTarget.TPR, required=True,
-                                            key=f"{prefix}_risk_kind", format_func=_kind_label))
+    # Plain strings as options (settings files and links carry the stored value as text).
+    kind = RiskTarget(row.segmented_control("Risk", [t.value for t in RiskTarget], default=RiskTarget.TPR.value,
+                                            required=True, key=f"{prefix}_risk_kind", format_func=_kind_label))
     lo, hi, start = TARGET_RANGE[kind]
     lo = max(lo, int(100 / n) + 1) if kind is RiskTarget.SINGLING_OUT else lo
     key = f"{prefix}_risk_{kind.name.lower()}"
@@ -59,9 +60,9 @@ def target_controls(prefix: str, n: int) -> tuple[RiskTarget, float] | None:
     return kind, pct / 100.0
 
 
-def _kind_label(kind: RiskTarget) -> str:
-    """Risk -> its control label."""
-    return "True positives at 5 % FPR" if kind is RiskTarget.TPR else "Singling out"
+def _kind_label(kind: str) -> str:
+    """Risk (its stored value) -> its control label."""
+    return "True positives at 5 % FPR" if RiskTarget(kind) is RiskTarget.TPR else "Singling out"
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -59,6 +59,20 @@ def _pure_singling(t: TradeOff, n: int) -> float:
     return e / (e + n - 1)
 
 
+def _set_target(at, prefix: str, kind: str, key: str, pct: int) -> None:
+    """Switch the risk target on through its widgets, choose the risk and its ceiling (in %)."""
+    at.toggle(key=f"{prefix}_risk_on").set_value(True).run()
+    at.segmented_control(key=f"{prefix}_risk_kind").set_value(kind).run()
+    at.slider(key=key).set_value(pct).run()
+    assert not at.exception, at.exception
+
+
+def _target_off(at, prefix: str) -> None:
+    """Switch the risk target off again."""
+    at.toggle(key=f"{prefix}_risk_on").set_value(False).run()
+    assert not at.exception, at.exception
+
+
 # --------------------------------------------------------------------------------------------------- Heatmaps
 
 HM = "pages/heatmaps.py"
@@ -113,10 +127,7 @@ def test_heatmaps_calibrate_to_risk(hm, kind, key, pct):
     """A risk target sets ε: the page's own σ at that ε meets the target, and ε·1.01 (recalibrated) does not."""
     from eyedp_core.dp.calibration import calibrate_gaussian
 
-    hm.session_state["hm_risk_on"] = True
-    hm.session_state["hm_risk_kind"] = kind
-    hm.session_state[key] = pct
-    hm.run()
+    _set_target(hm, "hm", kind, key, pct)
     assert not hm.exception, hm.exception
     assert hm.select_slider(key="hm_eps").disabled
     said = next(str(m.value) for m in hm.markdown if str(m.value).startswith("**Calibrated to risk:**"))
@@ -136,8 +147,7 @@ def test_heatmaps_calibrate_to_risk(hm, kind, key, pct):
     assert value(sigma) <= pct / 100 + 1e-9
     assert value(calibrate_gaussian(l2, exact, delta).std) <= pct / 100 + 1e-6
     assert value(calibrate_gaussian(l2, exact * 1.01, delta).std) > pct / 100
-    hm.session_state["hm_risk_on"] = False
-    hm.run()
+    _target_off(hm, "hm")
     assert not hm.select_slider(key="hm_eps").disabled
 
 
@@ -173,10 +183,7 @@ def test_time_series_line_composes_every_call(ts):
                                                  ("singling one person out", "ts_risk_singling_out", 15)])
 def test_time_series_calibrate_to_risk(ts, kind, key, pct):
     """A risk target sets ε per person: the composed calls at that ε meet it, at ε·1.01 they do not."""
-    ts.session_state["ts_risk_on"] = True
-    ts.session_state["ts_risk_kind"] = kind
-    ts.session_state[key] = pct
-    ts.run()
+    _set_target(ts, "ts", kind, key, pct)
     assert not ts.exception, ts.exception
     assert ts.select_slider(key="ts_eps").disabled
     calls, per = _ts_calls(ts)
@@ -190,8 +197,7 @@ def test_time_series_calibrate_to_risk(ts, kind, key, pct):
     assert value(eps * 1.01) > pct / 100
     said = next(str(m.value) for m in ts.markdown if str(m.value).startswith("**Calibrated to risk:**"))
     assert float(re.search(r"ε = ([\d.]+)", said).group(1)) == pytest.approx(eps, rel=5e-3)
-    ts.session_state["ts_risk_on"] = False
-    ts.run()
+    _target_off(ts, "ts")
 
 
 # ------------------------------------------------------------------------------------------- Areas of interest
@@ -231,3 +237,37 @@ def test_home_line_follows_the_teaching_slider():
     for eps in (1.0, 3.0):
         at.select_slider(key="home_eps").set_value(eps).run()
         _check(at, TradeOff.approx(eps), "person", 40)
+
+
+def test_heatmaps_export_charges_the_calibrated_epsilon(hm):
+    """With a risk target on, an export is charged the ε the target set (not the slider's): that ε keeps the
+    target with the page's analytic σ and ε·1.01 does not."""
+    from eyedp_core.dp.calibration import calibrate_gaussian
+
+    _set_target(hm, "hm", "true positives at 5 % false positives", "hm_risk_tpr", 25)
+    slider_eps = float(hm.select_slider(key="hm_eps").value)
+    before = len(hm.session_state["eyedp_ledger"].releases)
+    hm.button(key="hm_export").click().run()
+    assert not hm.exception, hm.exception
+    rels = hm.session_state["eyedp_ledger"].releases
+    assert len(rels) == before + 1
+    eps, delta = rels[-1].epsilon, rels[-1].delta
+    assert eps != pytest.approx(slider_eps, rel=1e-3)
+    l2 = float(_hm_ctx(hm)["Δ₂ (L2 sensitivity)"])
+    tpr = lambda e: risk.tpr_at(TradeOff.gaussian(l2, calibrate_gaussian(l2, e, delta).std), LINE_FPR)  # noqa: E731
+    assert tpr(eps) <= 0.25 + 1e-9 < tpr(eps * 1.01)
+    _target_off(hm, "hm")
+
+
+def test_time_series_records_the_calibrated_epsilon(ts):
+    """With a risk target on, 'Record in the privacy ledger' charges the ε per person the target set."""
+    _set_target(ts, "ts", "singling one person out", "ts_risk_singling_out", 6)
+    calls, _ = _ts_calls(ts)
+    ts.button(key="ts_record").click().run()
+    assert not ts.exception, ts.exception
+    rel = ts.session_state["eyedp_ledger"].releases[-1]
+    total = rel.epsilon * rel.count
+    assert total != pytest.approx(float(ts.select_slider(key="ts_eps").value), rel=1e-3)
+    single = lambda e: risk.singling_out(TradeOff.pure(e / calls, calls), 20)  # noqa: E731
+    assert single(total) <= 0.06 + 1e-9 < single(total * 1.01)
+    _target_off(ts, "ts")

@@ -44,7 +44,12 @@ STATES: dict[str, tuple[tuple[tuple[str, Any], ...], ...]] = {
                               (("gs_view", "protect"), ("gs_kal_all", True)),
                               (("gs_view", "protect"), ("gs_show", "k-same-synth")),
                               (("gs_view", "protect"), ("gs_show", "PD (as published)"))),
-    "pages/time_series.py": ((("ts_chunk", "free"),), (("ts_panel", "acct"), ("ts_markov_src", "sticky"))),
+    "pages/time_series.py": ((("ts_chunk", "free"),), (("ts_panel", "acct"), ("ts_markov_src", "sticky")),
+                             # the risk target's controls, each risk's ceiling slider
+                             (("ts_risk_on", True),),
+                             (("ts_risk_on", True), ("ts_risk_kind", "singling one person out"))),
+    "pages/heatmaps.py": ((("hm_risk_on", True),),
+                          (("hm_risk_on", True), ("hm_risk_kind", "singling one person out"))),
 }
 
 
