@@ -28,7 +28,7 @@ def _inside(locator) -> None:
 
 def test_heatmaps_risk_line_fits_at_1280(page, app_url, shots):
     """The line under the guarantee fits at 1280 px; turning on the risk target greys the ε slider out and
-    states the calibrated ε, inside the column too."""
+    states the calibrated ε, inside the column too; choosing the other risk recalibrates."""
     page.set_viewport_size({"width": 1280, "height": 900})
     harness.goto(page, f"{app_url}/heatmaps", 120_000)
     line = page.locator('[data-testid="stMarkdownContainer"] p', has_text=LINE).first
@@ -45,5 +45,9 @@ def test_heatmaps_risk_line_fits_at_1280(page, app_url, shots):
     eps = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="privacy loss").first
     assert eps.locator('input[type="range"]').first.is_disabled() or \
         eps.locator('[role="slider"]').first.get_attribute("aria-disabled") == "true"
+    page.locator('[data-testid="stMain"] button', has_text="Singling out").first.click()
+    harness.wait_idle(page)
+    page.locator('[data-testid="stMarkdownContainer"] p', has_text="keeps singling one person out").first.wait_for(
+        timeout=60_000)
     harness.no_crash(page, "/heatmaps with a risk target")
     harness.screenshot(page, str(shots / "heatmaps_risk_1280.png"), width=1280)
