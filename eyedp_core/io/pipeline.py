@@ -396,7 +396,8 @@ class Upload:
         if format == ASC or (format is None and self.format() == ASC):
             return self._asc(options, progress)
         fmt = format or detect_reader(self.preview(), options.kind)
-        kind = options.kind or (READERS[fmt].kind if fmt != "generic" else guess_kind(self.preview()))
+        kind = options.kind or (READERS[fmt].kind if fmt != "generic"
+                                else guess_kind(self.preview(), options.sampling_rate_hz is not None))
         part = (lambda f: progress(0.7 * f)) if progress else None
         header = [str(c) for c in self.preview().columns]
         if mapping is not None or fmt == "generic":
