@@ -86,7 +86,7 @@ def test_epsilon_reading_states_the_e_to_the_epsilon_bound() -> None:
 
 def test_a_release_over_the_cap_is_refused_and_adds_nothing() -> None:
     ledger = Ledger([HM])
-    with pytest.raises(BudgetExceeded, match="above the session.s cap"):
+    with pytest.raises(BudgetExceeded, match="above the study.s cap"):
         charge(ledger, [TS, HM], epsilon_cap=10.0)  # 17.28 + 1 > 10: the whole batch is refused
     assert ledger.releases == [HM]
     charge(ledger, [HM], epsilon_cap=10.0)  # 2 ≤ 10

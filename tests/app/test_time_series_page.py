@@ -183,7 +183,7 @@ def test_recording_puts_the_participant_total_in_the_ledger():
     at.toggle(key="ts_steil_published").set_value(True).run()
     at.button(key="ts_steil_record").click().run()
     assert not at.exception, at.exception
-    # The published sampler has no guarantee (ε = ∞): the session's cap (ε ≤ 10 from the first run) refuses it.
+    # The published sampler has no guarantee (ε = ∞): the study's cap (ε ≤ 10 from the first run) refuses it.
     releases = at.session_state["eyedp_ledger"].releases
     assert len(releases) == 1 and not any(math.isinf(r.epsilon) for r in releases)
     assert any("without a DP guarantee" in str(e.value) for e in at.sidebar.error)

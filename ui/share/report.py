@@ -19,10 +19,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
-from eyedp_core.dp.accounting import Ledger
 from eyedp_core.dp.store import EventKind
 from eyedp_core.report import Artefact, ReleasedAois, ReportInput, build_html
-from eyedp_core.report.chain import stamp_of
+from eyedp_core.report.chain import report_ledger
 from eyedp_core.report.html import PERSON_SETTING
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
@@ -177,9 +176,10 @@ def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tup
     release_safe leaves out every figure computed on the unprotected data."""
     facts = share_facts.finished()
     fig = ledger_figure()
-    held = state.ledger()
-    chain = stamp_of(held)  # the stored ledger's study, entries and head, which `verify` checks the report against
-    inp = ReportInput(ledger=Ledger(held.releases), chain=chain, cap_history=cap_history(),
+    # The releases and the stamp (study, entries, head: what `verify` checks) read at one moment, so a charge by
+    # another session in between cannot put a release in the report beyond the head it states.
+    ledger, chain = report_ledger(state.ledger())
+    inp = ReportInput(ledger=ledger, chain=chain, cap_history=cap_history(),
                       releases_made=state.releases_made(), artefacts=artefacts(), data=data_counts(),
                       config_json=config_document(), version=versions(), epsilon_cap=state.epsilon_cap(),
                       view_facts=facts, attacks=attack_rows(),
