@@ -171,6 +171,10 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
             s = heatmap_settings(r.output, r.epsilon)
             rel = release_batch(files, s, engine, master=master, partitions=partitions, chunk_rows=chunk_rows,
                                 tmp_dir=tmp_dir, clean=clean_of[r.label] if engine is Engine.NUMPY else None)
+            charged = float(rel.manifest["calibration"]["epsilon_charged"])
+            if charged > r.epsilon * (1 + 1e-9):  # the library's own accounting is above the allotted ε
+                raise ValueError(f"nothing released: {r.label} would be charged ε = {charged:.6g}, above its allotted "
+                                 f"{r.epsilon:.6g}")
             stem = f"{r.label}_{eps_tag(r.epsilon)}"
             own = {f"{stem}.csv": release_table(rel.values, s.cell_px).to_csv(index=False, lineterminator="\n")
                    .encode("utf-8"),

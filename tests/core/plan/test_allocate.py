@@ -275,3 +275,21 @@ def test_a_finder_can_say_what_the_plan_affords(sample):
     assert len(a.of_kind(HeatmapOutput.kind)) == 3
     with pytest.raises(KeyError, match="heatmap_comic"):
         a.row("heatmap_missing")
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0, 10.0, 50.0])
+@pytest.mark.parametrize("delta", [1e-6, 1e-8])
+def test_the_rho_a_plan_counts_covers_the_noise_opendp_draws(eps, delta):
+    """The zCDP accountant counts ρ = Δ2²/(2σ²) at the continuous analytic σ of (ε, δ): OpenDP's export draws at
+    least that σ, and converting that ρ back never gives less than ε (the conversion only loosens), so the ρ
+    counted is at least the ρ of what is drawn."""
+    from eyedp_core.dp.release import opendp_gaussian_sigma
+    from eyedp_core.plan.accounting import release_rho
+
+    o = HeatmapOutput(stimulus="a", width=64, height=64, delta=delta)
+    l2 = 0.037
+    sigma = gaussian_sigma(l2, eps, delta)
+    rho = release_rho(o, eps)
+    assert rho == pytest.approx(l2 * l2 / (2 * sigma * sigma), rel=1e-9)
+    assert opendp_gaussian_sigma(l2, eps, delta, sigma) >= sigma
+    assert zcdp_to_dp(rho, delta) >= eps * (1 - 1e-9)
