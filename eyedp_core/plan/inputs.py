@@ -9,10 +9,11 @@ import pandas as pd
 from eyedp_core.heatmaps.maps import aggregate, gaze_maps
 from eyedp_core.heatmaps.preview import fixations_for_stimulus
 from eyedp_core.heatmaps.targets import Basis
-from eyedp_core.plan.models import HeatmapBasis, PlanInputs
-from eyedp_core.plan.schema import HeatmapOutput, StudyPlan
+from eyedp_core.plan.models import HeatmapBasis, PlanInputs, SeriesBasis
+from eyedp_core.plan.schema import HeatmapOutput, SeriesFormOutput, StudyPlan
+from eyedp_core.timeseries.forms import Form, group_sizes, max_recordings, person_spread
 
-__all__ = ["inputs_from_aggregates", "inputs_from_fixations", "table_stimuli"]
+__all__ = ["inputs_from_aggregates", "inputs_from_fixations", "series_basis", "table_stimuli"]
 
 
 def table_stimuli(fixations: pd.DataFrame) -> tuple[str, ...]:
@@ -49,3 +50,17 @@ def inputs_from_aggregates(plan: StudyPlan, maps: dict[str, tuple[np.ndarray, in
             for o in plan.outputs if isinstance(o, HeatmapOutput) and o.stimulus in maps}
     return PlanInputs(heatmaps=heat, observers={s: int(v[1]) for s, v in maps.items()},
                       stimuli=tuple(maps), R=R)
+
+
+def series_basis(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFrame,
+                 output: SeriesFormOutput) -> SeriesBasis:
+    """Series (recordings, F, T), public bounds, the recordings table and a series-form output in, its model's
+    inputs out, as the Time series form comparison computes them: V_f over the output's coarse windows (read off
+    the private data) and the participants per group (public). ValueError when the output counts fewer recordings
+    per person than the table holds."""
+    counted = max_recordings(recs)
+    if output.recordings_per_person < counted:
+        raise ValueError(f"{output.label}: a participant has {counted} recordings here, but the plan counts "
+                         f"{output.recordings_per_person}: Δ1 would understate what one person moves")
+    sizes = group_sizes(recs) if output.form is Form.GROUP else ()
+    return SeriesBasis(person_spread(x, lo, hi, output.blocks), np.asarray(lo, float), np.asarray(hi, float), sizes)

@@ -293,3 +293,32 @@ def test_the_rho_a_plan_counts_covers_the_noise_opendp_draws(eps, delta):
     assert rho == pytest.approx(l2 * l2 / (2 * sigma * sigma), rel=1e-9)
     assert opendp_gaussian_sigma(l2, eps, delta, sigma) >= sigma
     assert zcdp_to_dp(rho, delta) >= eps * (1 - 1e-9)
+
+
+def test_a_series_form_gets_the_time_series_pages_numbers():
+    """A group-means output built from series by series_basis: its expected dB and the ε crossing its target are
+    the Time series form comparison's own numbers (compare_forms) at the allotted ε."""
+    from eyedp_core.plan import series_basis
+    from eyedp_core.plan.models import PlanInputs
+    from eyedp_core.timeseries.forms import Form as F
+    from eyedp_core.timeseries.forms import compare_forms
+
+    rng = np.random.default_rng(4)
+    recs = pd.DataFrame({"participant": [f"P{i:02d}" for i in range(12) for _ in range(2)],
+                         "task": ["read", "watch"] * 12})
+    x = rng.normal(0.5, 0.2, (24, 3, 40)) + rng.normal(0, 0.3, (24, 3, 1))
+    lo, hi = np.zeros(3), np.ones(3)
+    with pytest.raises(ValueError, match="2 recordings here"):
+        series_basis(x, lo, hi, recs, SeriesFormOutput(form=F.GROUP))
+    out = SeriesFormOutput(form=F.GROUP, recordings_per_person=2, target=Target(TargetMeasure.DB, 1.0))
+    inputs = PlanInputs(series={out.label: series_basis(x, lo, hi, recs, out)})
+    a = allocate(StudyPlan("s", Cap(2.0), (out,)), None, inputs)
+    (r,) = a.outputs
+    assert r.epsilon == pytest.approx(2.0)
+    row = next(w for w in compare_forms(x, lo, hi, recs, epsilon=2.0, blocks=1, recordings_per_person=2,
+                                        feature_index=0, target_db=1.0)
+               if w.setting.form is F.GROUP and w.features == 3)
+    assert r.utility.value == pytest.approx(row.utility_db, rel=1e-12)
+    assert r.target_met is False and row.utility_db < 1.0  # −3.0 dB at ε = 2
+    assert r.epsilon_needed == pytest.approx(row.crossing_epsilon, rel=1e-12)
+    assert r.people_needed == math.ceil(row.crossing_people)
