@@ -8,7 +8,7 @@
 """
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.allocate import Allocation, OutputAllocation, allocate
-from eyedp_core.plan.inputs import inputs_from_aggregates, inputs_from_fixations, series_basis
+from eyedp_core.plan.inputs import inputs_from_fixations, series_basis
 from eyedp_core.plan.models import HeatmapBasis, PlanInputs, SeriesBasis, Utility
 from eyedp_core.plan.schema import (
     ALL_STIMULI,
@@ -28,4 +28,4 @@ from eyedp_core.plan.schema import (
 __all__ = ["ALL_STIMULI", "Accountant", "Allocation", "AoiOutput", "Cap", "GazeSamplesOutput", "HeatmapBasis",
            "HeatmapOutput", "OutputAllocation", "OutputKind", "PlanInputs", "PlanOutput", "PlanTotal",
            "SeriesBasis", "SeriesFormOutput", "StudyPlan", "Target", "TargetMeasure", "Utility", "allocate",
-           "inputs_from_aggregates", "inputs_from_fixations", "plan_total", "series_basis"]
+           "inputs_from_fixations", "plan_total", "series_basis"]

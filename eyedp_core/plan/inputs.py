@@ -13,7 +13,7 @@ from eyedp_core.plan.models import HeatmapBasis, PlanInputs, SeriesBasis
 from eyedp_core.plan.schema import HeatmapOutput, SeriesFormOutput, StudyPlan
 from eyedp_core.timeseries.forms import Form, group_sizes, max_recordings, person_spread
 
-__all__ = ["inputs_from_aggregates", "inputs_from_fixations", "series_basis", "table_stimuli"]
+__all__ = ["inputs_from_fixations", "series_basis", "table_stimuli"]
 
 
 def table_stimuli(fixations: pd.DataFrame) -> tuple[str, ...]:
@@ -40,16 +40,6 @@ def inputs_from_fixations(fixations: pd.DataFrame, plan: StudyPlan, *, table_nam
             gm = gaze_maps(sub, o.width, o.height, o.cell_px, "count", observer_col="observer")
             heat[o.label] = HeatmapBasis(aggregate(gm, o.cap_m, o.cap_total), gm.n_observers, basis)
     return plan, PlanInputs(heatmaps=heat, observers=observers, stimuli=stimuli, R=R)
-
-
-def inputs_from_aggregates(plan: StudyPlan, maps: dict[str, tuple[np.ndarray, int]], *,
-                           basis: Basis = Basis.PRIVATE, R: int = 200) -> PlanInputs:
-    """Plan (expanded) and {stimulus: (clean capped mean map, n)} in (the batch engines' clean aggregates), the
-    PlanInputs of its heatmap outputs out."""
-    heat = {o.label: HeatmapBasis(np.asarray(maps[o.stimulus][0], float), int(maps[o.stimulus][1]), basis)
-            for o in plan.outputs if isinstance(o, HeatmapOutput) and o.stimulus in maps}
-    return PlanInputs(heatmaps=heat, observers={s: int(v[1]) for s, v in maps.items()},
-                      stimuli=tuple(maps), R=R)
 
 
 def series_basis(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFrame,
