@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from eyedp_core.aoi.metrics import AoiMetric
 from eyedp_core.aoi.observers import AoiBounds
+from eyedp_core.aoi.shapes import polygon, rectangle
 from eyedp_core.batch.settings import HeatmapSettings
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan import (
@@ -48,9 +49,12 @@ def test_every_kind_round_trips():
         AoiOutput(stimulus="a", aois=("logo", "menu"), metrics=(AoiMetric.DWELL, AoiMetric.TTFF),
                   bounds=AoiBounds(max_dwell_s=3.0), target=Target(TargetMeasure.DWELL_S, 0.4)),
         SeriesFormOutput(form=Form.RECORDING, blocks=4, recordings_per_person=3, target=Target(TargetMeasure.DB, 2)),
-        GazeSamplesOutput(epsilon=1.0)))
+        GazeSamplesOutput(epsilon=1.0),
+        AoiOutput(stimulus="b", shapes=(rectangle("logo", 0, 0, 200, 80), polygon("menu", [(0, 100), (200, 100),
+                                                                                         (100, 300)])),
+                  aois=("logo", "menu"), metrics=(AoiMetric.HIT_RATIO,))))
     again = StudyPlan.from_json(plan.to_json())
-    assert again == plan
+    assert again == plan and again.outputs[-1].k == 2
     assert json.loads(again.to_json()) == json.loads(plan.to_json())
 
 
@@ -151,3 +155,16 @@ def test_the_readme_plan_example_is_a_valid_plan():
     assert plan.cap == Cap(10, 1e-5, Accountant.BASIC)
     assert [o.kind.value for o in plan.outputs] == ["heatmap", "aoi", "gaze_samples"]
     assert plan.outputs[1].priority == 2 and plan.outputs[2].epsilon == 1
+
+
+@pytest.mark.parametrize("shapes, named", [
+    ([{"name": "a", "kind": "rect", "x0": 0, "y0": 0, "x1": "z", "y1": 1}], "outputs[0].shapes[0].x1"),
+    ([{"name": "a", "kind": "hexagon"}], "outputs[0].shapes[0].kind"),
+    ([{"name": "a", "kind": "rect", "x0": 0, "y0": 0, "x1": 1, "y1": 1, "colour": 2}], "outputs[0].shapes[0].colour"),
+    ([{"name": "a", "kind": "rect", "x0": 0, "y0": 0, "x1": 1, "y1": 1}] * 2, "outputs[0].shapes[1].name"),
+    ([{"name": "a", "points": [[0, 0], [1, 1]]}], "outputs[0].shapes[0].points"),
+])
+def test_bad_aoi_shapes_are_named(shapes, named):
+    with pytest.raises(DataError) as err:
+        StudyPlan.from_dict({"cap": {"epsilon": 1}, "outputs": [{"kind": "aoi", "shapes": shapes}]})
+    assert named in str(err.value)
