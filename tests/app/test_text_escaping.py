@@ -204,6 +204,15 @@ ALLOWED: dict[str, dict[str, str]] = {
         "headline.mech_name": "mechanism names (registry)",
         "context.twice_note": "the setting's ε per person (numbers) and constant words",
         "controls.finer_kaleido_words": "Kaleido's slider values (numbers) and constant words",
+        "risk_line.calibrated_words": "ui.risk_line: the calibrated ε (a number), the target's constant words",
+        "hm_risk.risk_markdown": "ui.heatmaps.risk: risk figures (numbers) and constant words",
+        "aoi_risk.risk_markdown": "ui.aoi.risk: risk figures (numbers) and constant words",
+        "risk_words": "eyedp_core.dp.risk_words: risk figures (numbers) and constant words",
+        "state.releases_made()": "a count",
+    },
+    "ui/risk_line.py": {
+        "t.value": "a risk target's enum value (constant)",
+        "_kind_label()": "a constant control label",
     },
     "ui/share/report.py": {
         'json.dumps(msg).encode()': "a pipe's write() to Chromium, not Streamlit",
@@ -243,6 +252,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         'text': 'page descriptions (constants)',
     },
     "pages/report.py": {
+        "made": "a count of releases",
+        "entries": "a count of ledger entries",
         'text': 'report.cap_status(): the cap and the totals (numbers)',
         'people': 'people = md_cells(people) just above',
         'shown': 'shown = md_cells(shown) just above',
@@ -264,6 +275,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'lo_s': 'fmt_num()',
     },
     "pages/your_data.py": {
+        "'s' * (len(pairs) != 1)": "a plural ending (constant)",
         '_cap_text(kind)': 'the upload limits (numbers)',
         'msg': 'upload_done: built with md_text for every name (_image, _done, _derive)',
         'label': 'constant words and the units name (io.UNITS)',
@@ -279,6 +291,15 @@ ALLOWED: dict[str, dict[str, str]] = {
         '_limits_text()': 'the upload limits (numbers)',
     },
     "ui/aoi/panels.py": {
+        "list(labels)": "the canvas choices (constants); their labels hold numbers only",
+        "labels[0]": "a canvas label: constant words and pixel sizes",
+        "caveats[0]": "state.DATA_CANVAS: constant words and pixel sizes",
+        "_split_words(eps, len(eq))": "ε and a count",
+        "_interval_words(ctx.metrics)": "the metrics' enum values (constants)",
+        "_count(len(entries), 'ledger entry', 'ledger entries')": "a count and constant words",
+        "m.value.capitalize()": "a metric's enum value (constant)",
+        "why": "the core's constant reason a metric is not offered",
+        "exponent": "a whole number",
         'ctx.table.n': 'the number of observers (an int)',
         'ctx.table.k': 'the number of AOIs (an int)',
         'n': 'observers needed (planning.observers_for_half_width, an int)',
@@ -411,6 +432,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         'sym': "'b' or 'λ'",
     },
     "ui/timeseries/panels.py": {
+        "private": "ui.widgets.badge of a constant note",
+        "blocks": "a whole number (slider value)",
         'words[c.setting.mode]': 'constant words',
         'line': 'crossing sentences: mechanism labels and numbers',
         'per_person': 'a count of recordings',
