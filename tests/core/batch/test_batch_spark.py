@@ -31,7 +31,9 @@ def test_spark_engine_matches_the_local_engines(tmp_path):
     assert ref.scale <= std <= ref.scale * 1.001
     assert man["calibration"]["l2_sensitivity"] == pytest.approx(2 * math.sqrt(40) / N_OBS)
     z = ((rel.values - clean_mean_map(df)) / std).ravel()
-    assert stats.kstest(z, "norm").pvalue > 1e-3
+    # Fresh noise (no seed): bounds that fail a correct release at most about once in 16,000 runs.
+    assert stats.kstest(z, "norm").pvalue > 1e-6
+    assert abs(z.std() - 1) < 6 / math.sqrt(2 * z.size)
     assert abs(z.mean()) < 4 / math.sqrt(z.size)
 
 

@@ -118,7 +118,8 @@ def test_private_selection_samples_the_exponential_mechanism(rng):
                                      hcap.cap_score_sensitivity(cands, B, n, r))
     picks = [hcap.select_cap_private(maps, cands, B, std, eps).m for _ in range(3000)]
     counts = np.array([picks.count(c) for c in cands])
-    assert stats.chisquare(counts, p * counts.sum()).pvalue > 1e-3
+    # OpenDP draws the choices (no seed): χ² at 10⁻⁶ fails a correct sampler about once in a million runs.
+    assert stats.chisquare(counts, p * counts.sum()).pvalue > 1e-6
     sel = hcap.select_cap_private(maps, cands, B, std, eps, method="report-noisy-min")
     assert sel.m in cands and sel.epsilon == eps and sel.method == "report-noisy-min"
     assert f"ε = {eps:g}" in sel.note
