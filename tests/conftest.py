@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
+BROWSER_TESTS = TESTS / "browser"
 # Bugs must reach AppTest and the browser tests as exceptions, not hide behind ui/errors.py's friendly
 # message (set before any app process starts, so the browser tests' servers inherit it).
 os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
@@ -138,7 +139,13 @@ def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         if item.get_closest_marker("slow") or not isinstance(item, pytest.Function):
             continue
-        if item.get_closest_marker("browser"):
+        # Everything under tests/browser drives Chromium, whether or not its module remembered the marker.
+        if item.get_closest_marker("browser") or BROWSER_TESTS in Path(item.path).parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+            continue
+        # Scripts run in a Python that may first need a virtual environment and the README's install command.
+        if "installed_python" in item.fixturenames:
             item.add_marker(pytest.mark.slow)
             continue
         if not uses_streamlit(Path(item.path)):

@@ -43,3 +43,15 @@ def test_page_runs_are_marked_slow_and_core_tests_are_not():
     assert every.returncode == 0 and slow.returncode == 0, every.stderr[-2000:] + slow.stderr[-2000:]
     page_ids = {i for i in ids(every) if i.split("::")[0].endswith(page.name)}
     assert page_ids and ids(slow) == page_ids, sorted(ids(slow) ^ page_ids)[:10]
+
+
+def test_the_quick_selection_runs_no_browser_and_no_install():
+    """`-m "not slow"` collects no test under tests/browser (marked or not) and none that may build a virtual
+    environment to run the README's install command (the downloadable scripts' tests)."""
+    quick = _pytest(str(TESTS / "browser"), str(TESTS / "app" / "test_scripts.py"), "--collect-only", "-q",
+                    "-p", "no:cacheprovider", "-m", "not slow")
+    every = _pytest(str(TESTS / "browser" / "test_settings_travel_browser.py"), "--collect-only", "-q",
+                    "-p", "no:cacheprovider", "-m", "browser")
+    ids = [line for line in quick.stdout.splitlines() if "::" in line]
+    assert not ids, ids[:10]
+    assert any("::" in line for line in every.stdout.splitlines()), every.stdout[-2000:]

@@ -2,7 +2,7 @@
 
 Everything here is for calibration and *previews*: numpy generators are predictable and their
 floating-point samplers are not safe for data releases (docs/PRIVACY_MODEL.md §11). Releases go through
-`eyedp_core.release`.
+`eyedp_core.dp.release` (OpenDP).
 """
 from __future__ import annotations
 
