@@ -261,3 +261,22 @@ def test_hundred_megapixel_image_is_refused():
     assert not at.exception
     err = " ".join(e.value for e in at.error)
     assert "huge.png" in err and "100.0 megapixels" in err and "limit" in err
+
+
+def test_difference_attack_caption_quotes_the_tables_draw_and_the_expectation():
+    """The caption's MSE is the table's row for the page's mechanism (one draw, one number), and the expectation
+    it states is n²·σ² with σ the calibration the page shows."""
+    import re
+
+    at = _heatmaps()
+    at.segmented_control(key="hm_panel").set_value("attack").run()
+    assert not at.exception, at.exception
+    caption = next(c.value for c in at.caption if "in the table's draw" in c.value)
+    table = at.dataframe[0].value
+    mse = float(table.loc[table["mechanism"] == "Gaussian noise", "MSE per cell"].iloc[0])
+    drawn = float(re.search(r"MSE ([0-9.e+-]+) per cell in the table's draw", caption).group(1))
+    assert drawn == pytest.approx(mse, rel=5e-3)
+    n, sigma, expected = re.search(r"expected n²·σ² = (\d+)² × ([0-9.e+-]+)² = ([0-9.e+-]+)\)", caption).groups()
+    assert float(expected) == pytest.approx(int(n) ** 2 * float(sigma) ** 2, rel=1e-2)
+    # A draw of ~n_cells squared Gaussians lies near its expectation (the map has hundreds of cells).
+    assert 0.5 < drawn / float(expected) < 2.0

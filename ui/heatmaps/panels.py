@@ -281,10 +281,16 @@ def attack_panel(ctx: view.Context) -> None:
     for j, (col, (mp, title)) in enumerate(zip(cols, shown)):
         col.plotly_chart(images.overlay_figure(ctx, mp, vmax, title, 230, unit=f"{ctx.short_unit} / cell (one observer)"),
                          key=f"hm_attack_map_{j}", theme=None)
+    # The table and the bar draw their own noise (every mechanism from one generator): the caption quotes the
+    # table's row, so one number stands for one draw, and the expectation n²·σ² beside it.
+    row = table.loc[table["mechanism"] == ctx.mechanism.value]
+    drawn = float(row["mse"].iloc[0]) if len(row) else noisy.mse
+    expected = (ctx.n_observers * ctx.preview.calibration.std) ** 2
     st.caption(f"Same colour scale (from the target's true map), smoothed with the page's kernel. Noise-free: "
                f"{'exact recovery' if nf.exact else f'MSE {nf.mse:.3g}'}; {mech} (ε = {fmt_num(ctx.epsilon)}): MSE "
-               f"{noisy.mse:.3g} per cell, i.e. the recovered map is the target's map plus {ctx.n_observers} × the "
-               "noise.")
+               f"{drawn:.3g} per cell in the table's draw (expected n²·σ² = {ctx.n_observers}² × "
+               f"{ctx.preview.calibration.std:.3g}² = {expected:.3g}), i.e. the recovered map is the target's map "
+               f"plus {ctx.n_observers} × the noise. The third picture shows the page's preview draw.")
     st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar", theme=None)
     show = table[["label", "privacy", "exact_recovery", "mse", "max_abs_error", "target_drawn"]].rename(
         columns={"label": "mechanism", "exact_recovery": "exact recovery", "mse": "MSE per cell",
