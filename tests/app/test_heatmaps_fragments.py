@@ -54,3 +54,17 @@ def test_eps_curves_figure_is_kept_and_only_its_marker_moves(at):
     # A parameter the curves depend on (the cap m) rebuilds the figure.
     at.slider(key="hm_m_count").set_value(2).run()
     assert at.session_state[panels.CURVES_FIG][2] is not held[2]
+
+
+def test_eps_curves_span_the_eps_sliders_range(at):
+    """The curves are drawn from the ε slider's lowest to its highest value, so the current-ε marker is on them
+    wherever the slider stands (they stopped at ε = 10 while the slider reaches 100)."""
+    from ui.heatmaps.settings import EPS_SPEC
+
+    at.segmented_control(key="hm_panel").set_value("curves").run()
+    at.select_slider(key="hm_eps").set_value(EPS_SPEC.hi).run()
+    assert not at.exception, at.exception
+    fig = at.session_state[panels.CURVES_FIG][2]
+    xs = [float(x) for trace in fig.data if trace.x is not None for x in trace.x]
+    assert xs and min(xs) == pytest.approx(EPS_SPEC.lo) and max(xs) == pytest.approx(EPS_SPEC.hi)
+    assert [s["x0"] for s in _charts(at)[0]["layout"]["shapes"]] == [EPS_SPEC.hi, EPS_SPEC.hi]

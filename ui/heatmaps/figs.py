@@ -184,7 +184,7 @@ def plan_figure(plan: pd.DataFrame, n_now: int) -> go.Figure:
     for c in (1, 2):
         fig.add_vline(x=n_now, line=dict(color=theme.MUTED, dash="dot"), row=1, col=c)
     fig.update_xaxes(type="log", title_text="hypothetical observers N (log scale)", dtick=1)
-    fig.update_yaxes(title_text="CC / share of hot spots kept", range=[-0.1, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="CC with the clean heatmap", range=[-0.1, 1.05], row=1, col=1)
     fig.update_yaxes(type="log", title_text="σ per cell (log)", dtick=1, row=1, col=2)
     fig.update_layout(margin=dict(t=80))
     return theme.style(fig, 400, "PLANNING ONLY — not a privacy guarantee for the observers at hand")

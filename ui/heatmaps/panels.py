@@ -15,7 +15,7 @@ from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
 from ui.heatmaps import figs, images, targets, view
 from ui.heatmaps import release as heatmap_release
-from ui.heatmaps.settings import M_KEYS
+from ui.heatmaps.settings import EPS_SPEC, M_KEYS
 from ui.text import md_text
 from ui.widgets import badge, fmt_num, index_in_force, log_slider, log_values, value_in_force
 
@@ -66,7 +66,8 @@ def curves_panel(ctx: view.Context) -> None:
     R = st.columns([1, 2])[0].slider("Repeated draws R per ε", 10, 300, value_in_force("hm_R", 100), 10, key="hm_R",
                                      help="More draws give smoother bands and take longer (computed once, then "
                                           "cached).")
-    eps_list = tuple(log_values(0.1, 10.0, 5))
+    # The curves span the ε slider's whole range, so the dotted marker of the current ε is always on them.
+    eps_list = tuple(log_values(EPS_SPEC.lo, EPS_SPEC.hi, 3))
     bar = st.progress(0.0, text=f"Drawing {R} noisy heatmaps at each of {len(eps_list)} ε values…")
     q = targets.q_value()
     df, notes = view.curve_table(ctx, eps_list, R, q,
