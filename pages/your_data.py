@@ -501,10 +501,13 @@ def _canvas_form(ds: Any) -> None:
     w0, h0 = state.canvas_size(ds)
     what = (f"{len(missing):,} of its stimuli have no uploaded image" if "stimulus" in frame.columns
             else "it has no stimulus column")
-    st.caption(f"{what.capitalize()}: the Heatmaps page draws them on a blank canvas of this size (the data "
-               f"reach {ext_w} × {ext_h} px). The size is a public parameter (it sets the grid and the sensitivity): "
-               "until you enter the stimulus size here it is read off the data, and the ledger and the report "
-               "flag every release drawn on it. Upload the images above to see the heatmap on them instead.")
+    source = ("until you enter the stimulus size here it is read off the data, and the ledger and the report flag "
+              "every release drawn on it" if state.canvas_from_data(ds) else
+              "it starts as the screen declared with this upload; enter the stimulus size here if the positions are "
+              "in stimulus pixels of another size")
+    st.caption(f"{what.capitalize()}: the Heatmaps and Areas-of-interest pages draw them on a blank canvas of this "
+               f"size (the data reach {ext_w} × {ext_h} px). The size is a public parameter (it sets the grid and "
+               f"the sensitivity): {source}. Upload the images above to see the heatmap on them instead.")
     key = state.content_token(ds.name.encode())[:8]
     c = st.columns([1, 1, 2])
     w = c[0].number_input("Stimulus width (px)", 1, derived.MAX_CANVAS_SIDE, int(w0), key=f"yd_canvas_w_{key}")

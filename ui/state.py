@@ -202,16 +202,25 @@ BLANK_SUFFIX = " (blank canvas)"
 DATA_CANVAS = "blank canvas size {w} × {h} px (the extent of the uploaded fixations)"
 
 
-def canvas_size(ds: Dataset) -> tuple[int, int]:
-    """Fixation dataset -> (width, height) of the blank canvas its image-less stimuli are drawn on: the size
-    the user gave on the Your data page, else the data's extent (flagged: see canvas_from_data)."""
+def _declared_canvas(ds: Dataset) -> tuple[int, int] | None:
+    """The canvas size stated for an upload, never read off its rows: the stimulus size the user gave on the Your
+    data page, else the screen declared with the upload (its positions are on that screen); None if neither."""
     given = st.session_state.get(CANVAS_KEY, {}).get(ds.name)
-    return tuple(given) if given else _extent(ds.token, ds.frame)
+    if given:
+        return int(given[0]), int(given[1])
+    geo = upload_geometry(ds.name)
+    return None if geo is None else (int(geo.width_px), int(geo.height_px))
+
+
+def canvas_size(ds: Dataset) -> tuple[int, int]:
+    """Fixation dataset -> (width, height) of the blank canvas its image-less stimuli are drawn on: the declared
+    size (the stimulus size given, else the upload's screen), else the data's extent (flagged: canvas_from_data)."""
+    return _declared_canvas(ds) or _extent(ds.token, ds.frame)
 
 
 def canvas_from_data(ds: Dataset) -> bool:
-    """Whether the blank canvas of this fixation upload is sized from its own data (no size declared)."""
-    return not st.session_state.get(CANVAS_KEY, {}).get(ds.name)
+    """Whether the blank canvas of this fixation upload is sized from its own data (no size or screen declared)."""
+    return _declared_canvas(ds) is None
 
 
 def data_derived_canvas(stimulus: Dataset) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Areas of interest on a fixation upload without an image: the grid is cut from the upload's declared screen (a
 public canvas), so two neighbouring uploads (one observer's extreme fixation at x = 900.3 or 1,900.7) export the
-same AOI definitions and manifest; when the user keeps the canvas the fixations' extent gives, every ledger entry,
-the manifest's caveats and the report flag it as read off the data."""
+same AOI definitions and manifest; where no screen was declared the canvas is the fixations' extent, and every
+ledger entry, the manifest's caveats and the report flag it as read off the data."""
 from __future__ import annotations
 
 import json
@@ -27,10 +27,15 @@ def _fixations(extreme_x: float) -> bytes:
     return pd.DataFrame(rows, columns=["subject", "x", "y", "duration"]).to_csv(index=False).encode()
 
 
-def _aoi_page(extreme_x: float) -> AppTest:
-    """A session with the neighbour uploaded (no image, no stimulus column), on the Areas of interest page."""
+def _aoi_page(extreme_x: float, declared: bool = True) -> AppTest:
+    """A session with the neighbour uploaded (no image, no stimulus column), on the Areas of interest page;
+    declared=False forgets the screen declared with the upload (a table that reached the app without one)."""
     at = upload_file("fixations", "fix.csv", _fixations(extreme_x))
     use_data(at)
+    if not declared:
+        from ui.state import GEOMETRY_KEY  # noqa: PLC0415 - the session's declared screens
+
+        at.session_state[GEOMETRY_KEY] = {}
     at.switch_page(PAGE).run()
     assert not at.exception, at.exception
     assert at.selectbox(key="aoi_stimulus").value == "fix.csv (blank canvas)"
@@ -55,14 +60,14 @@ def _export(at: AppTest) -> tuple[dict, list]:
 
 
 def test_declared_screen_makes_neighbouring_exports_identical() -> None:
-    """Default canvas: the upload's screen (1920 × 1080, the preset declared on Your data). The grid, the AOI
-    definitions and the whole manifest are equal between the neighbours (the noise is not in the manifest), and
-    nothing is flagged."""
+    """The canvas is the upload's screen (1920 × 1080, the preset declared on Your data), as on Heatmaps: no
+    choice of a data-sized canvas is offered. The grid, the AOI definitions and the whole manifest are equal
+    between the neighbours (the noise is not in the manifest), and nothing is flagged."""
     manifests = []
     for x in EXTREME:
         at = _aoi_page(x)
-        assert at.radio(key="aoi_canvas").value == "screen"
-        assert "1920 × 1080 px (public)" in at.radio(key="aoi_canvas").options[0]
+        assert not [r for r in at.radio if r.key == "aoi_canvas"]
+        assert not [w for w in at.warning if "read off the private data" in w.value]
         man, entries = _export(at)
         assert not man["caveats"] and not man["data_derived_parameters"]
         assert all(not r.data_derived_parameters for r in entries)
@@ -77,9 +82,8 @@ def test_canvas_from_the_extent_is_flagged_in_ledger_manifest_and_report() -> No
     wide): each export says so in every ledger entry, its manifest's caveats and the report's AOI section."""
     corners = []
     for x in EXTREME:
-        at = _aoi_page(x)
-        at.radio(key="aoi_canvas").set_value("extent").run()
-        assert not at.exception, at.exception
+        at = _aoi_page(x, declared=False)
+        assert at.radio(key="aoi_canvas").value == "extent"  # the only canvas there is
         assert "read off the private data" in " ".join(w.value for w in at.warning)
         man, entries = _export(at)
         corners.append(max(a["x1"] for a in man["aois"]))
@@ -96,3 +100,18 @@ def test_canvas_from_the_extent_is_flagged_in_ledger_manifest_and_report() -> No
     assert not at.exception, at.exception
     doc = at.session_state["rp_report_html"].decode()
     assert f"Flagged: the {what} was read off the private data" in doc
+
+
+def test_heatmaps_draws_an_imageless_upload_on_its_declared_screen() -> None:
+    """Heatmaps takes the same public canvas: the upload's declared 1920 × 1080 screen, not the fixations'
+    extent (901 or 1901 px wide in the neighbours), and no canvas warning or flag."""
+    for x in EXTREME:
+        at = upload_file("fixations", "fix.csv", _fixations(x))
+        use_data(at)
+        at.switch_page("pages/heatmaps.py").run()
+        at.sidebar.selectbox(key="sel_fixations").set_value("Upload: fix.csv").run()
+        assert not at.exception, at.exception
+        assert at.selectbox(key="hm_stimulus").value == "fix.csv (blank canvas)"
+        text = " ".join(str(e.value) for e in [*at.warning, *at.markdown, *at.caption])
+        assert "'fix.csv (blank canvas)' (1920 × 1080 px)" in text
+        assert "read off the private data" not in " ".join(w.value for w in at.warning)

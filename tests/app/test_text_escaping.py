@@ -275,6 +275,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'lo_s': 'fmt_num()',
     },
     "pages/your_data.py": {
+        "source": "one of two constant sentences on where the canvas size comes from",
         "'s' * (len(pairs) != 1)": "a plural ending (constant)",
         '_cap_text(kind)': 'the upload limits (numbers)',
         'msg': 'upload_done: built with md_text for every name (_image, _done, _derive)',
