@@ -24,6 +24,7 @@ PAGES = [
     st.Page("pages/time_series.py", title="Time series", icon=":material/show_chart:"),
     st.Page("pages/attacks.py", title="Attacks", icon=":material/policy:"),
     st.Page("pages/gaze_samples.py", title="Gaze samples", icon=":material/scatter_plot:"),
+    st.Page("pages/plan.py", title="Plan and release", icon=":material/checklist:"),
     st.Page("pages/report.py", title="Report", icon=":material/summarize:"),
     st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
 ]

@@ -28,6 +28,7 @@ from ui import risk_line, runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, settings, view
 from ui.heatmaps import risk as hm_risk
+from ui.plan import add as plan_add
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -143,6 +144,7 @@ def _grid(study: view.Study, slots: Slots) -> None:
     if ctx is not None:
         with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
             release.export_section(ctx)
+            plan_add.heatmap_button(ctx)  # this stimulus' heatmap into the study plan (Plan and release page)
 
 
 @fragment(name="privacy")

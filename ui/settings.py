@@ -30,6 +30,7 @@ SCHEMA_PATH = Path(__file__).with_name("share") / "schema.json"
 PAGE_PREFIXES: dict[str, tuple[str, ...]] = {
     "home": ("home_",), "heatmaps": ("hm_",), "time_series": ("ts_",), "attacks": ("at_", "atk_"),
     "gaze_samples": ("gs_",), "report": ("rp_",), "your_data": ("yd_",), "areas_of_interest": ("aoi_",),
+    "plan": ("plan_",),
 }
 SOURCE_PREFIX = "sel_"
 ALL_PREFIXES = tuple(p for ps in PAGE_PREFIXES.values() for p in ps) + (SOURCE_PREFIX,)
@@ -202,7 +203,7 @@ def defaults(page: str) -> dict[str, Any]:
 # st.navigation's url_path of each page ("" is the default page, Home) -> the page name used here.
 URL_PAGES = {"": "home", "home": "home", "heatmaps": "heatmaps", "time_series": "time_series",
              "attacks": "attacks", "gaze_samples": "gaze_samples", "report": "report", "your_data": "your_data",
-             "areas_of_interest": "areas_of_interest"}
+             "areas_of_interest": "areas_of_interest", "plan": "plan"}
 
 
 def apply_before_run(url_path: str | None = None) -> None:

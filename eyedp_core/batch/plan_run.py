@@ -32,7 +32,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
+from eyedp_core.aoi.observers import ObserverTable
+from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate
 from eyedp_core.batch.plan_aoi import aoi_table, release_aoi_files
 from eyedp_core.batch.plan_png import legend_png
 from eyedp_core.batch.plan_sources import clean_aggregates
@@ -52,7 +53,7 @@ from eyedp_core.plan import (
     allocate,
 )
 
-__all__ = ["BUNDLE_VERSION", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
+__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]
 
 BUNDLE_VERSION = 1
@@ -66,6 +67,15 @@ class PlanBundle:
     manifest: dict[str, Any]
     allocation: Allocation
     reports: dict[str, RowReport]  # rows read, per stimulus (private: the operator's run report)
+
+
+@dataclass(frozen=True, eq=False)
+class InMemorySources:
+    """A plan's inputs already in memory (the app's table): per heatmap label its clean capped map and roster,
+    per AOI label its per-observer table."""
+
+    cleans: dict[str, CleanAggregate]
+    aoi_tables: dict[str, ObserverTable]
 
 
 def eps_tag(epsilon: float) -> str:
@@ -136,9 +146,11 @@ def _refuse_over_cap(a: Allocation) -> None:
 
 def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMPY, *, master: str = "local[*]",
                  partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
-                 R: int = 200) -> PlanBundle:
+                 R: int = 200, in_memory: InMemorySources | None = None) -> PlanBundle:
     """Shards, plan and engine in, the PlanBundle out (nothing written). ValueError before any noise is drawn when
-    the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input."""
+    the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input.
+    `in_memory`: the app's clean maps and AOI tables of an expanded plan, built from its table in memory (numpy
+    engine, no shard read), so the app's bundle is this one."""
     if any(isinstance(o, HeatmapOutput) and o.stimulus == ALL_STIMULI for o in plan.outputs):
         plan = plan.expanded(scan_stimuli(files))
     _refuse_over_cap(allocate(plan, plan.cap))  # pins alone over the cap: refused before any data is read
@@ -150,10 +162,14 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
     for o in heat:  # a setting no engine can release is refused before reading
         check_noise(heatmap_settings(o, o.epsilon if o.epsilon is not None else 1.0), engine)
     reports: dict[str, RowReport] = {}
-    cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=partitions,
-                              chunk_rows=chunk_rows, tmp_dir=tmp_dir, reports=reports) if heat else []
+    if in_memory is not None:
+        cleans = [in_memory.cleans[o.label] for o in heat]
+        aoi_tables = dict(in_memory.aoi_tables)
+    else:
+        cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=partitions,
+                                  chunk_rows=chunk_rows, tmp_dir=tmp_dir, reports=reports) if heat else []
+        aoi_tables = {o.label: aoi_table(files, o) for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes}
     clean_of = {o.label: c for o, c in zip(heat, cleans)}
-    aoi_tables = {o.label: aoi_table(files, o) for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes}
     observers = {o.stimulus: c.n_observers for o, c in zip(heat, cleans)}
     observers.update({o.stimulus: aoi_tables[o.label].n for o in plan.outputs if o.label in aoi_tables})
     inputs = PlanInputs(heatmaps={o.label: HeatmapBasis(c.aggregate, c.n_observers) for o, c in zip(heat, cleans)},

@@ -20,7 +20,8 @@ DATA_SOURCE_KEYS = ("sel_",)
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 PAGES = ("pages/home.py", "pages/heatmaps.py", "pages/time_series.py", "pages/attacks.py",
-         "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py", "pages/areas_of_interest.py")
+         "pages/gaze_samples.py", "pages/report.py", "pages/your_data.py", "pages/areas_of_interest.py",
+         "pages/plan.py")
 # Widget kinds that hold a setting (buttons, uploads and charts do not).
 SETTABLE = ("slider", "select_slider", "selectbox", "radio", "checkbox", "toggle", "number_input", "text_input",
             "multiselect", "button_group", "text_area")

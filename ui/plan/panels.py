@@ -1,0 +1,345 @@
+"""Panels of the Plan and release page: the guarantee, the plan's editor, the allocation table, the remaining budget,
+one preview picture per heatmap and the one-click release of the whole plan."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from eyedp_core.data import derived
+from eyedp_core.io.errors import DataError
+from eyedp_core.plan import (
+    Accountant,
+    Allocation,
+    Cap,
+    HeatmapOutput,
+    OutputKind,
+    PlanOutput,
+    SeriesFormOutput,
+    StudyPlan,
+    Target,
+    TargetMeasure,
+)
+from eyedp_core.plan.inputs import table_stimuli
+from eyedp_core.plan.schema import slug
+from eyedp_core.timeseries.forms import Form
+from ui import settings, state
+from ui.heatmaps import images
+from ui.plan import release, session, view
+from ui.share import report as share_report
+from ui.text import md_text
+from ui.widgets import WATERMARK_HTML, badge, fmt_num
+
+__all__ = ["allocation_table", "budget", "editor", "lead", "pictures", "release_section", "table_rows"]
+
+RESULT_KEY = "planrel_result"  # the last release: its key (data token, plan text), zip and summary
+REFUSED_KEY = "planrel_refused"  # the last refusal: its key, the text naming the output and the cap, the ledger mark
+KIND_MEASURES = {OutputKind.HEATMAP: (TargetMeasure.HOT_SPOTS_KEPT, TargetMeasure.CC),
+                 OutputKind.AOI: (TargetMeasure.DWELL_S, TargetMeasure.HIT_RATIO_POINTS, TargetMeasure.FIXATIONS,
+                                  TargetMeasure.REVISITS),
+                 OutputKind.SERIES_FORM: (TargetMeasure.DB,), OutputKind.GAZE_SAMPLES: ()}
+
+
+def _unit(plan: StudyPlan) -> str:
+    kinds = {o.unit_words() for o in plan.outputs}
+    return "observer" if kinds == {"observers"} else "participant" if kinds == {"participants"} \
+        else "person (observer or participant)"
+
+
+def lead(plan: StudyPlan | None, alloc: Allocation | None) -> None:
+    """The per-person guarantee in plain words, first: the plan's total ε per person under its accountant, the cap
+    and the unit."""
+    if plan is None or alloc is None:
+        st.markdown("**No plan yet.** Add outputs below (or with *Add to plan* on the Heatmaps and Areas of interest "
+                    "pages): the plan splits one cap per person over every output released from the same people.")
+        return
+    t = alloc.total
+    unit = _unit(alloc.plan)
+    basic = "" if t.accountant is Accountant.BASIC else (
+        f" (basic composition would count ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)})")
+    st.markdown(
+        f"**Each {unit} is protected with ε = {fmt_num(t.epsilon)}, δ = {fmt_num(t.delta)} in total over the "
+        f"{len(alloc.outputs)} outputs of this plan**, counted by {md_text(t.accountant.words)}{basic}, against the "
+        f"plan's cap **ε ≤ {fmt_num(alloc.cap.epsilon)}, δ ≤ {fmt_num(alloc.cap.delta)} per {unit}**. "
+        f"**Unit of privacy: one {unit}** — every output reads the same people, so their releases compose.")
+
+
+def _set_cap() -> None:
+    plan, _ = session.current()
+    if plan is None:
+        return
+    cap = Cap(float(st.session_state["planedit_cap"]), plan.cap.delta, Accountant(st.session_state["planedit_acct"]))
+    session.set_plan(replace(plan, cap=cap, study=str(st.session_state.get("planedit_study") or plan.study)))
+
+
+def _add_heatmaps(canvases: dict[str, tuple[int, int]], cap: float, study: str) -> None:
+    for s in st.session_state.get("planedit_stimuli") or []:
+        w, h = canvases[s]
+        session.add_output(HeatmapOutput(stimulus=s, width=w, height=h), cap, study)
+
+
+def _add_series(cap: float, study: str) -> None:
+    for f in st.session_state.get("planedit_forms") or []:
+        session.add_output(SeriesFormOutput(form=Form(f)), cap, study)
+
+
+def _edit_output() -> None:
+    plan, _ = session.current()
+    label = st.session_state.get("planedit_out")
+    if plan is None or label is None:
+        return
+    outs = list(plan.outputs)
+    i = next((j for j, o in enumerate(outs) if o.label == label), None)
+    if i is None:
+        return
+    measure = st.session_state.get("planedit_measure")
+    value = float(st.session_state.get("planedit_value") or 0.0)
+    target = None if measure in (None, "none") or value <= 0 else Target(TargetMeasure(measure), value)
+    pin = float(st.session_state.get("planedit_pin") or 0.0)
+    try:
+        new = replace(outs[i], target=target, epsilon=pin if pin > 0 else None,
+                      priority=max(float(st.session_state.get("planedit_priority") or 1.0), 1e-3))
+        StudyPlan.from_json(replace(plan, outputs=tuple(new if j == i else o for j, o in enumerate(outs))).to_json())
+    except DataError as err:
+        st.session_state["planedit_error"] = str(err)
+        return
+    outs[i] = new
+    session.set_plan(replace(plan, outputs=tuple(outs)))
+
+
+def _drop_output() -> None:
+    plan, _ = session.current()
+    label = st.session_state.get("planedit_out")
+    if plan is None:
+        return
+    kept = tuple(o for o in plan.outputs if o.label != label)
+    session.set_plan(replace(plan, outputs=kept) if kept else None)
+
+
+def _sync_editor(plan: StudyPlan | None, out: PlanOutput | None) -> None:
+    """Before the editor's widgets are drawn: they show the plan's values (a link, a file or another page may have
+    changed the plan since)."""
+    if plan is not None:
+        st.session_state["planedit_cap"] = float(plan.cap.epsilon)
+        st.session_state["planedit_acct"] = plan.cap.accountant.value
+        st.session_state["planedit_study"] = plan.study
+    if out is not None and st.session_state.get("planedit_shown") != (out.label, out.to_dict()):
+        st.session_state["planedit_shown"] = (out.label, out.to_dict())
+        st.session_state["planedit_measure"] = "none" if out.target is None else out.target.measure.value
+        st.session_state["planedit_value"] = 0.0 if out.target is None else float(out.target.value)
+        st.session_state["planedit_pin"] = 0.0 if out.epsilon is None else float(out.epsilon)
+        st.session_state["planedit_priority"] = float(out.priority)
+
+
+def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, tuple[int, int]]) -> None:
+    """Pick the outputs (heatmaps of the table's stimuli, series forms; AOI metrics come from their page), the cap
+    and accountant, and per output its target, a pinned ε or its priority."""
+    cap, study = state.epsilon_cap(), state.study()
+    stims = [s for s in table_stimuli(fixations) if s]
+    a, b = st.columns(2)
+    with a:
+        st.multiselect("Heatmaps of stimuli", stims, key="planedit_stimuli",
+                       help="The stimuli of the fixation table in use (sidebar); one heatmap output per stimulus.")
+        st.button("Add heatmaps", key="planedit_add_hm", on_click=_add_heatmaps, args=(canvases, cap, study),
+                  icon=":material/playlist_add:")
+    with b:
+        st.multiselect("Time-series release forms", [f.value for f in Form], key="planedit_forms",
+                       help="Planned here (their ε is reserved in the total); released from the Time series page.")
+        st.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
+                  icon=":material/playlist_add:")
+    st.caption("AOI metrics: define the AOIs on the *Areas of interest* page and press *Add to plan* there (their "
+               "outlines travel with the plan). The Heatmaps page's *Add to plan* adds a heatmap with its grid, caps "
+               "and noise settings.")
+    if plan is None:
+        return
+    labels = [o.label for o in plan.outputs]
+    if st.session_state.get("planedit_out") not in labels:
+        st.session_state["planedit_out"] = labels[0]
+    chosen = next(o for o in plan.outputs if o.label == st.session_state["planedit_out"])
+    _sync_editor(plan, chosen)
+    c1, c2, c3 = st.columns(3)
+    c1.text_input("Study", key="planedit_study", on_change=_set_cap)
+    c2.number_input("Plan cap: ε per person", 0.01, 1e4, key="planedit_cap", on_change=_set_cap)
+    c3.radio("Accountant", [x.value for x in Accountant], key="planedit_acct", on_change=_set_cap, horizontal=True,
+             format_func=lambda v: {"basic": "basic composition", "zcdp": "zCDP (tighter for Gaussian)"}[v])
+    with st.container(border=True):
+        st.markdown("**Edit an output**")
+        e1, e2, e3 = st.columns(3)
+        e1.selectbox("Output", labels, key="planedit_out")
+        measures = ["none", *(m.value for m in KIND_MEASURES[chosen.kind])]
+        if st.session_state.get("planedit_measure") not in measures:
+            st.session_state["planedit_measure"] = "none"
+        e2.selectbox("Target measure", measures, key="planedit_measure",
+                     format_func=lambda v: "no target" if v == "none" else TargetMeasure(v).words)
+        e3.number_input("Target value (hot spots kept and CC as a share, 0–1)", 0.0, 1e4, key="planedit_value",
+                        step=0.05)
+        f1, f2 = st.columns(2)
+        f1.number_input("Pin ε (0: allotted by the plan)", 0.0, 1e4, key="planedit_pin", step=0.5)
+        f2.number_input("Priority (its share of what is left)", 0.001, 1e3, key="planedit_priority", step=0.5)
+        g1, g2 = st.columns(2)
+        g1.button("Apply to output", key="planedit_apply", on_click=_edit_output, icon=":material/check:")
+        g2.button("Remove output", key="planedit_drop", on_click=_drop_output, icon=":material/delete:")
+        err = st.session_state.pop("planedit_error", None)
+        if err:
+            st.error(md_text(err), icon=":material/error:")
+
+
+def _fmt(measure: str | None, v: float | None) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "—"
+    return f"{100 * v:.0f} %" if measure == TargetMeasure.HOT_SPOTS_KEPT.value else f"{v:.3g}"
+
+
+def table_rows(alloc: Allocation) -> pd.DataFrame:
+    """The allocation as ONE table: output · ε · expected utility with its 10–90 % band · target · met? · what
+    would meet it (ε needed at today's n, people needed at the allotted ε)."""
+    rows = []
+    for d in alloc.table():
+        m = d["measure"]
+        band = d["band_10_90"]
+        tgt = d["target"]
+        rows.append({
+            "Output": d["output"], "ε": round(float(d["epsilon"]), 4), "δ": d["delta"],
+            "Measure": "—" if m is None else TargetMeasure(m).words,
+            "Expected": _fmt(m, d["expected"]),
+            "10–90 %": "—" if not band else f"{_fmt(m, band[0])} – {_fmt(m, band[1])}",
+            "Target": "—" if not tgt else ", ".join(f"{TargetMeasure(k).words} {_fmt(k, v)}" for k, v in tgt.items()),
+            "Target met?": {True: "yes", False: "no", None: "—"}[d["target_met"]],
+            "ε needed": "—" if d["epsilon_needed"] is None else f"{d['epsilon_needed']:.3g}",
+            "People needed": "—" if d["people_needed"] is None else str(d["people_needed"]),
+            "What would meet it": d["what_would_meet"] or "—",
+        })
+    return pd.DataFrame(rows)
+
+
+def allocation_table(alloc: Allocation) -> None:
+    """The table and the honest sentence."""
+    st.dataframe(table_rows(alloc), hide_index=True, key="planedit_table_view")
+    (st.success if alloc.all_targets_met and alloc.within_cap else st.warning)(md_text(alloc.sentence))
+
+
+def budget(alloc: Allocation) -> None:
+    """The study's stored ledger: spent, its cap, what is left, and whether this plan fits in it."""
+    spent, _ = state.ledger().total()
+    cap = state.epsilon_cap()
+    left = max(0.0, cap - spent)
+    fits = alloc.total.basic_epsilon <= left * (1 + 1e-12)
+    st.markdown(
+        f"**Remaining budget of the study '{md_text(state.study())}': ε = {fmt_num(left)}** per person (cap ε ≤ "
+        f"{fmt_num(cap)}, recorded so far ε = {fmt_num(spent)}; the ledger adds up every release). Releasing this "
+        f"plan charges ε = {fmt_num(alloc.total.basic_epsilon)} "
+        + ("— it fits." if fits else "— **more than is left: the release will be refused.** Lower the plan's cap to "
+           f"{fmt_num(left)} or drop an output."))
+
+
+def pictures(alloc: Allocation, fix: state.Dataset, stimuli: dict[str, state.Dataset]) -> None:
+    """One seeded preview per heatmap output at its allotted ε (watermarked: not a release)."""
+    heat = [r for r in alloc.outputs if isinstance(r.output, HeatmapOutput) and r.epsilon > 0]
+    if not heat:
+        return
+    st.markdown(WATERMARK_HTML, unsafe_allow_html=True)
+    cols = st.columns(min(3, len(heat)))
+    for i, r in enumerate(heat):
+        o = r.output
+        try:
+            clean, noisy, cc = view.heatmap_preview(fix.token, fix.name, json.dumps(o.to_dict(), sort_keys=True),
+                                                    float(r.epsilon), view.PREVIEW_SEED, o, fix.frame)
+        except DataError as err:
+            cols[i % len(cols)].error(md_text(err))
+            continue
+        ds = stimuli.get(o.stimulus)
+        image = ds.image if ds is not None and ds.image is not None else derived.blank_canvas(o.width, o.height)
+        token = ds.token if ds is not None else f"blank:{o.width}x{o.height}"
+        vmax = float(clean.max()) if clean.size and clean.max() > 0 else 1.0
+        jpeg = images.overlay_jpeg(token, np.asarray(image), noisy, o.cell_px, vmax)
+        cols[i % len(cols)].image(jpeg, caption=f"PREVIEW {o.label} at ε = {r.epsilon:.3g} (seeded; CC of this "
+                                                f"draw {cc:.2f}: the table gives the expectation)")
+
+
+def _key(fix: state.Dataset, plan_json: str) -> tuple[str, str]:
+    return fix.token, plan_json
+
+
+def _mark() -> tuple[int, float]:
+    return len(state.ledger().releases), state.epsilon_cap()
+
+
+def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
+                    data_derived: tuple[str, ...] = ()) -> None:
+    """One click: every output through the release path, one atomic charge, one zip."""
+    key = _key(fix, plan_json)
+    res = st.session_state.get(RESULT_KEY)
+    if res is not None and res["key"] != key:  # the plan or the data changed: its release box goes
+        st.session_state.pop(RESULT_KEY, None)
+    charges = release.planned_charges(alloc, fix.frame, fix.name, data_derived)
+    skipped = [r.label for r in alloc.outputs if not release.released_in_app(r.output)]
+    st.markdown(f"One click draws the {len(charges)} output{'s' if len(charges) != 1 else ''} with fresh OpenDP noise "
+                "(no seed, not the previews above), charges the study's ledger for all of them in one step (all or "
+                "nothing) and offers one zip: per output its files named for what they hold (heatmap PNGs with a "
+                "colour legend and an ε/δ caption, CSVs, JSON manifests), plan.json, the settings file, the "
+                "review-board report and manifest.json with every file's SHA-256.")
+    if skipped:
+        st.caption("Not released here (their ε stays reserved in the plan's total): "
+                   + ", ".join(md_text(s) for s in skipped) + ". Release them from their page at their allotted ε.")
+    if st.button("Release the whole plan", type="primary", key="plan_release", icon=":material/ios_share:",
+                 disabled=not charges or not alloc.within_cap):
+        _release(alloc, fix, key, charges)
+        st.rerun()
+    ref = st.session_state.get(REFUSED_KEY)
+    if ref is not None:
+        if ref[0] == key and ref[2] == _mark():
+            st.error(md_text(ref[1]), icon=":material/block:")
+        else:
+            st.session_state.pop(REFUSED_KEY, None)
+    res = st.session_state.get(RESULT_KEY)
+    if res is not None:
+        st.success(md_text(res["summary"]), icon=":material/check_circle:")
+        st.markdown(badge("PRIVATE RELEASE (OpenDP)", "dp"), unsafe_allow_html=True)
+        st.download_button("Download the bundle (zip)", res["zip"], res["name"], "application/zip",
+                           key="planrel_download", icon=":material/download:")
+
+
+def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str],
+             charges: list[release.PlannedCharge]) -> None:
+    st.session_state.pop(RESULT_KEY, None)
+    st.session_state.pop(REFUSED_KEY, None)
+    cap = state.epsilon_cap()
+    over = release.first_over_cap(charges, state.refusal)
+    if over is not None:
+        spent, _ = state.ledger().total()
+        st.session_state[REFUSED_KEY] = (key, _refusal_text(over, cap, spent, charges), _mark())
+        return
+    with st.spinner("Drawing OpenDP noise for every output of the plan…"):
+        try:
+            bundle = release.draw_bundle(fix.frame, fix.name, alloc.plan)
+        except (ValueError, DataError) as err:
+            st.session_state[REFUSED_KEY] = (key, f"Nothing was released or charged: {err}", _mark())
+            return
+    drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name,
+                                    tuple(e for c in charges for e in c.entries[0].data_derived_parameters))
+    entries = [e for c in drawn for e in c.entries]
+    if not state.charge(entries, page=session.PAGE, place="plan_release"):
+        spent, _ = state.ledger().total()
+        st.session_state[REFUSED_KEY] = (key, _refusal_text(release.first_over_cap(drawn, state.refusal) or
+                                                            drawn[-1].label, cap, spent, drawn), _mark())
+        return  # another session charged in between: the draw is discarded, nothing was handed out
+    extra = {"settings.json": settings.config_json(session.PAGE).encode("utf-8"),
+             "review_board_report.html": share_report.build_html(
+                 share_report.report_input(with_figures=False)[0]).encode("utf-8")}
+    data, manifest = release.bundle_zip(bundle, extra)
+    names = [f["name"] for o in manifest["outputs"] for f in o.get("files", [])]
+    st.session_state[RESULT_KEY] = {
+        "key": key, "zip": data, "name": f"{slug(alloc.plan.study)}_plan_bundle.zip",
+        "summary": (f"Released {len(drawn)} outputs ({len(names)} files) and charged the ledger ε = "
+                    f"{fmt_num(sum(e.epsilon for e in entries))} per person in one step.")}
+
+
+def _refusal_text(label: str, cap: float, spent: float, charges: list[release.PlannedCharge]) -> str:
+    total = sum(e.epsilon for c in charges for e in c.entries)
+    return (f"Refused: releasing the plan would pass the study's cap ε ≤ {fmt_num(cap)} per person at "
+            f"'{label}' (recorded so far ε = {fmt_num(spent)}; the plan adds ε = {fmt_num(total)}). Nothing was "
+            "released or charged. Lower the plan's cap to what is left, or drop an output.")

@@ -1,0 +1,127 @@
+"""One release of the whole plan: every output drawn through the batch bundle writer (OpenDP noise on the app's
+table, held in memory), the study's ledger charged in ONE call (all outputs or none), one zip to download.
+
+The bundle is `eyedp_core.batch.plan_run.release_plan`'s, so the app's files, names and manifest are the batch
+command's; the app adds the settings file and the review-board report, and lists them in the manifest too."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+
+import pandas as pd
+
+from eyedp_core.aoi.observers import ObserverTable, observer_table
+from eyedp_core.aoi.release import ledger_releases
+from eyedp_core.batch.numpy_engine import CleanAggregate
+from eyedp_core.batch.plan_run import InMemorySources, PlanBundle, release_plan
+from eyedp_core.dp.accounting import Release
+from eyedp_core.heatmaps import maps, preview
+from eyedp_core.heatmaps.release import VIEW as HEATMAP_VIEW
+from eyedp_core.plan import Allocation, AoiOutput, HeatmapOutput, StudyPlan
+
+__all__ = ["PlannedCharge", "bundle_zip", "draw_bundle", "first_over_cap", "planned_charges", "released_in_app"]
+
+
+@dataclass(frozen=True)
+class PlannedCharge:
+    """One output's ledger entries (an AOI output has one per noisy sum)."""
+
+    label: str
+    entries: tuple[Release, ...]
+
+
+def released_in_app(output: object) -> bool:
+    """Whether the in-app release draws this output (heatmaps, and AOI outputs that carry their outlines)."""
+    return isinstance(output, HeatmapOutput) or (isinstance(output, AoiOutput) and bool(output.shapes))
+
+
+def _stimulus_rows(frame: pd.DataFrame, table_name: str, o: HeatmapOutput | AoiOutput) -> pd.DataFrame:
+    width = getattr(o, "width", None) or 10 ** 6
+    height = getattr(o, "height", None) or 10 ** 6
+    if o.stimulus is None:
+        return frame
+    sub, _ = preview.fixations_for_stimulus(frame, table_name, o.stimulus, width, height)
+    return sub
+
+
+def _clean(frame: pd.DataFrame, table_name: str, o: HeatmapOutput) -> CleanAggregate:
+    """The capped mean map of one heatmap output and its roster, as the batch numpy engine streams them."""
+    sub = _stimulus_rows(frame, table_name, o)
+    gm = maps.gaze_maps(sub, o.width, o.height, o.cell_px, "count", observer_col="observer")
+    return CleanAggregate(maps.aggregate(gm, o.cap_m, o.cap_total), tuple(str(x) for x in gm.observers))
+
+
+def _aoi_table(frame: pd.DataFrame, table_name: str, o: AoiOutput) -> ObserverTable:
+    sub = _stimulus_rows(frame, table_name, o).copy()
+    sub["observer"] = sub["observer"].astype(str)
+    return observer_table(sub, o.shapes, o.bounds, file=table_name)
+
+
+def sources(frame: pd.DataFrame, table_name: str, plan: StudyPlan) -> InMemorySources:
+    """An expanded plan and the app's fixation table in, the writer's inputs out (in memory, never on disk)."""
+    heat = {o.label: _clean(frame, table_name, o) for o in plan.outputs if isinstance(o, HeatmapOutput)}
+    aoi = {o.label: _aoi_table(frame, table_name, o) for o in plan.outputs
+           if isinstance(o, AoiOutput) and o.shapes}
+    return InMemorySources(heat, aoi)
+
+
+def planned_charges(alloc: Allocation, frame: pd.DataFrame, table_name: str,
+                    data_derived: tuple[str, ...] = ()) -> list[PlannedCharge]:
+    """The allocation in, per output released in the app its ledger entries at its allotted ε (unit: observer;
+    the observers of its stimulus covered)."""
+    out = []
+    study = alloc.plan.study
+    for r in alloc.outputs:
+        o = r.output
+        if isinstance(o, HeatmapOutput):
+            obs = tuple(str(x) for x in pd.unique(_stimulus_rows(frame, table_name, o)["observer"]))
+            gaussian = o.gaussian
+            entry = Release(view=HEATMAP_VIEW, label=f"heatmap of '{o.stimulus}' (plan '{study}')", unit="observer",
+                            mechanism=f"{o.mechanism} ({preview.gaussian_method(o.method, r.epsilon)})" if gaussian
+                            else f"{o.mechanism}", sensitivity_type="public", epsilon=r.epsilon,
+                            delta=o.delta if gaussian else 0.0, participants=obs,
+                            data_derived_parameters=data_derived)
+            out.append(PlannedCharge(r.label, (entry,)))
+        elif isinstance(o, AoiOutput) and o.shapes:
+            table = _aoi_table(frame, table_name, o)
+            out.append(PlannedCharge(r.label, tuple(ledger_releases(table, o.metrics, r.epsilon, o.stimulus or "",
+                                                                    data_derived=data_derived))))
+    return out
+
+
+def first_over_cap(charges: list[PlannedCharge], fits: object) -> str | None:
+    """Planned charges and a test `fits(entries) -> refusal text or None` in, the label of the first output whose
+    entries, added after those before it, do not fit (None: all fit)."""
+    so_far: list[Release] = []
+    for c in charges:
+        so_far.extend(c.entries)
+        if fits(so_far) is not None:
+            return c.label
+    return None
+
+
+def draw_bundle(frame: pd.DataFrame, table_name: str, plan: StudyPlan) -> PlanBundle:
+    """An expanded plan and the app's fixation table in, the batch writer's bundle out (fresh OpenDP noise, no
+    seed). ValueError when the plan does not fit its cap; nothing is charged here."""
+    return release_plan([], plan, in_memory=sources(frame, table_name, plan))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def bundle_zip(bundle: PlanBundle, extra: dict[str, bytes]) -> tuple[bytes, dict[str, object]]:
+    """The writer's bundle and the app's extra files (settings, report) in, (zip bytes, manifest) out: the
+    manifest lists the extra files with their SHA-256 beside plan.json, and every file of the zip is listed."""
+    manifest = json.loads(bundle.files["manifest.json"])
+    manifest["files"] = [*manifest.get("files", []), *({"name": k, "sha256": _sha(v)} for k, v in extra.items())]
+    files = {**{k: v for k, v in bundle.files.items() if k != "manifest.json"}, **extra}
+    files["manifest.json"] = (json.dumps(manifest, indent=2, default=str, ensure_ascii=False) + "\n").encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return buf.getvalue(), manifest

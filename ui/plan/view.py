@@ -1,0 +1,37 @@
+"""Cached compute of the Plan and release page, keyed on the fixation table's token and the plan's JSON."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from eyedp_core.heatmaps import maps, preview
+from eyedp_core.plan import Allocation, HeatmapOutput, StudyPlan, allocate, inputs_from_fixations
+
+__all__ = ["PREVIEW_SEED", "allocation", "heatmap_preview"]
+
+PREVIEW_SEED = 1  # the pictures are seeded previews: the same plan shows the same noise field
+
+
+@st.cache_data(show_spinner="Splitting the cap over the plan's outputs…", max_entries=16)
+def allocation(fix_token: str, table_name: str, plan_json: str, _frame: pd.DataFrame) -> Allocation:
+    """Fixation table (by token), the plan's text in, `allocate(plan, plan.cap, inputs)` on that table out
+    (DataError when a stimulus of the plan has no fixations)."""
+    plan, inputs = inputs_from_fixations(_frame, StudyPlan.from_json(plan_json), table_name=table_name)
+    return allocate(plan, plan.cap, inputs)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def heatmap_preview(fix_token: str, table_name: str, output_json: str, epsilon: float, seed: int,
+                    _output: HeatmapOutput, _frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, float]:
+    """One heatmap output at its allotted ε in, (clean smoothed map, seeded noisy smoothed map, CC) out: numpy
+    noise from a seeded Generator (a PREVIEW, never released), as on the Heatmaps page."""
+    o = _output
+    sub, _ = preview.fixations_for_stimulus(_frame, table_name, o.stimulus, o.width, o.height)
+    gm = maps.gaze_maps(sub, o.width, o.height, o.cell_px, "count", observer_col="observer")
+    clean = preview.clean_maps(gm, o.cap_m, o.cap_total, o.sigma_px)
+    sens = preview.maps_sensitivity(gm, o.cap_m, o.cap_total)
+    noisy = preview.noisy_preview(clean, sens, epsilon=epsilon, delta=o.delta, mechanism=o.mechanism,
+                                  method=preview.gaussian_method(o.method, epsilon), seed=seed, sigma_px=o.sigma_px,
+                                  cell_px=o.cell_px, emd_bins=None)
+    return clean.smooth, noisy.smooth, float(noisy.metrics.get("cc", float("nan")))
