@@ -23,6 +23,7 @@ PAGES = [
     st.Page("pages/areas_of_interest.py", title="Areas of interest", icon=":material/select_all:"),
     st.Page("pages/time_series.py", title="Time series", icon=":material/show_chart:"),
     st.Page("pages/attacks.py", title="Attacks", icon=":material/policy:"),
+    st.Page("pages/audit.py", title="Audit", icon=":material/fact_check:"),
     st.Page("pages/gaze_samples.py", title="Gaze samples", icon=":material/scatter_plot:"),
     st.Page("pages/plan.py", title="Plan and release", icon=":material/checklist:"),
     st.Page("pages/report.py", title="Report", icon=":material/summarize:"),
