@@ -1,7 +1,7 @@
 """The steps of the upload pipeline and what each reports: rows in, rows out, what it dropped and why.
 
 A `StepReport` names the file and the step, so any message about a table the app made itself (fixations
-detected in gaze, feature windows) says where it came from: "fixations derived from `rec.csv` (I-VT step): …".
+detected in gaze, feature windows) says where it came from: "fixations derived from 'rec.csv' (I-VT step): …".
 """
 from __future__ import annotations
 
@@ -49,10 +49,13 @@ class StepReport:
     what: str = ""  # the table the step made, for derived tables ("fixations", "feature windows")
 
     def prefix(self) -> str:
-        """-> how a message about this step's table starts: "fixations derived from `rec.csv` (I-VT step)"."""
+        """-> how a message about this step's table starts: "fixations derived from 'rec.csv' (I-VT step)".
+
+        The file name is quoted, not in backticks: messages are shown as markdown with the name escaped, and an
+        escaped backtick prints as a literal one."""
         if self.step.derives:
-            return f"{self.what or 'table'} derived from `{self.source}` ({self.step.value})"
-        return f"`{self.source}` ({self.step.value})"
+            return f"{self.what or 'table'} derived from '{self.source}' ({self.step.value})"
+        return f"'{self.source}' ({self.step.value})"
 
     def message(self, text: str) -> str:
         """A sentence about this step's table -> the sentence prefixed with the source file and the step."""

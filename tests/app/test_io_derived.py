@@ -117,7 +117,8 @@ def test_uploaded_gaze_becomes_fixations_for_the_heatmaps_page():
     use_data(at)
     ok = " ".join(s.value for s in at.success)
     # The message names the source file and the step that made the table.
-    assert "Fixations derived from \\`gaze.csv\\` (I-VT step): " in ok, ok
+    assert "Fixations derived from 'gaze.csv' (I-VT step): " in ok, ok
+    assert "\\`" not in ok and "`" not in ok, ok  # no escaped backtick printed as a literal one
     assert "Added as 'Upload: gaze.csv (fixations, IVT)'" in ok, page_text(at)
     assert at.sidebar.selectbox(key="sel_fixations").value == "Upload: gaze.csv (fixations, IVT)"
     side = " ".join(c.value for c in at.sidebar.caption)

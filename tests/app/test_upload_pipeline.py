@@ -105,7 +105,7 @@ def test_each_step_reports_rows_and_what_it_dropped():
     validate = rec.reports[-1]
     assert (validate.rows_in, validate.rows_out) == (50, 48) and len(rec.samples) == 48
     assert sum(validate.dropped.values()) == 2
-    assert validate.sentence().startswith("`rec.csv` (validation): 50 rows in, 48 out")
+    assert validate.sentence().startswith("'rec.csv' (validation): 50 rows in, 48 out")
 
 
 def test_the_convert_step_is_reported_and_runs_once_per_choice(monkeypatch):
@@ -210,13 +210,13 @@ def test_derived_tables_carry_the_recordings_geometry_and_name_file_and_step():
     rec = io.read_recording(df.to_csv(index=False).encode(), filename="rec.csv", geometry="laptop_14")
     fix, how = rec.detect_fixations("ivt")
     assert how.geometry is rec.geometry is PRESETS["laptop_14"]
-    assert how.describe().startswith("Fixations derived from `rec.csv` (I-VT step): ")
+    assert how.describe().startswith("Fixations derived from 'rec.csv' (I-VT step): ")
     assert how.report() == StepReport(Step.IVT, "rec.csv", len(df), len(fix), how.report().dropped,
                                       how.report().notes, "fixations")
-    with pytest.raises(io.DataError, match=r"Feature windows derived from `rec.csv` \(feature-window step\): no "):
+    with pytest.raises(io.DataError, match=r"Feature windows derived from 'rec.csv' \(feature-window step\): no "):
         rec.features(window_s=60)
     feats = rec.features(window_s=4, step_s=2)
-    assert feats.attrs["made_by"].startswith("feature windows derived from `rec.csv` (feature-window step)")
+    assert feats.attrs["made_by"].startswith("feature windows derived from 'rec.csv' (feature-window step)")
 
 
 def test_the_screen_given_on_your_data_reaches_heatmaps_and_gaze_samples():

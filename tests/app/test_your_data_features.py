@@ -33,7 +33,7 @@ def test_gaze_upload_to_feature_windows_with_participant_labels_reaches_attacks_
     ok = " ".join(s.value for s in at.success)
     label = "Upload: gaze.csv (feature windows, 10 s)"
     # 40 s per participant (t_s 0 … 39.99), windows of 10 s every 5 s: starts 0, 5, …, 30 -> 7 windows each.
-    assert ("Feature windows derived from \\`gaze.csv\\` (feature-window step): 42 windows of 10 s every 5 s "
+    assert ("Feature windows derived from 'gaze.csv' (feature-window step): 42 windows of 10 s every 5 s "
             "(6 recordings of 6 participants).") in ok, ok
     assert at.sidebar.selectbox(key="sel_features").value == label
     table = at.session_state["eyedp_uploads"]["features"][label].frame

@@ -81,8 +81,8 @@ def test_derived_fixations_just_off_the_screen_reach_the_heatmap() -> None:
     assert len(fix) == 6 and fix["y"].min() == 0.0  # the fixation at y = -74 px is on the edge, not refused
     assert how.counts["fixations_off_screen_left_out"] == 0
     assert "2 of 6 rows lay just outside the 1920 × 1080 px canvas" in how.describe()
-    assert fix.attrs["made_by"] == "fixations derived from `rec.csv` (I-VT step)"
-    assert "Fixations derived from `rec.csv` (I-VT step): 2 of 6 rows lay just outside" in how.fitted
+    assert fix.attrs["made_by"] == "fixations derived from 'rec.csv' (I-VT step)"
+    assert "Fixations derived from 'rec.csv' (I-VT step): 2 of 6 rows lay just outside" in how.fitted
     w, h = derived.data_extent(fix)
     sub, said = preview.fixations_for_stimulus(fix, "Upload: rec.csv (fixations, IVT)", "blank", w, h)
     assert len(sub) == 6 and sub["observer"].nunique() == 2 and "every row" in said
@@ -95,7 +95,7 @@ def test_messages_about_a_derived_table_name_its_source_and_step() -> None:
     with pytest.raises(DataError) as err:
         preview.fixations_for_stimulus(fix, "Upload: rec.csv (fixations, IVT)", "page2", 1920, 1080)
     assert "no fixations for the stimulus 'page2'" in str(err.value)
-    assert "made by the app: fixations derived from `rec.csv` (I-VT step)" in str(err.value)
+    assert "made by the app: fixations derived from 'rec.csv' (I-VT step)" in str(err.value)
 
 
 def test_heatmaps_clip_the_users_table_within_the_tolerance() -> None:
