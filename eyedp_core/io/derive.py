@@ -62,11 +62,11 @@ class Derivation:
         screen."""
         th = ", ".join(f"{THRESHOLD_LABELS.get(k, k)} {v:g}" for k, v in self.thresholds.items())
         g = self.geometry
-        dx, _ = g.deg_per_px()
+        # The same pixels-per-degree figure as the screen's own description (Geometry.describe), one formula.
         text = (f"{self.fixations:,} fixations of {self.people} people detected by {METHODS[self.method]} in "
                 f"{self.samples:,} gaze samples ({self.recordings:,} recordings); {th}; screen "
                 f"{g.width_px} × {g.height_px} px, {g.width_cm:.1f} × {g.height_cm:.1f} cm at {g.distance_cm:.0f} cm "
-                f"({1 / dx:.1f} px per degree).")
+                f"({g.px_per_deg:.1f} px/deg).")
         return self.report().message(text + (f" {self.fitted}" if self.fitted else ""))
 
 

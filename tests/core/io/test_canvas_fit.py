@@ -125,3 +125,14 @@ def test_an_image_matches_its_stimulus_whatever_the_extension() -> None:
     exact, _ = preview.fixations_for_stimulus(df.assign(stimulus=["face.png", "face.png", "face.jpg", "face.jpg"]),
                                               "fix.csv", "face.png", 10, 10)
     assert list(exact["x"]) == [1.0, 2.0]  # an exact name wins over a same-stem one
+
+
+def test_a_derivation_states_the_screens_own_pixels_per_degree() -> None:
+    """The derivation sentence and the screen line say the same px/deg (one formula): the Lund screen read 31.5
+    in one and 30.7 in the other."""
+    import re
+
+    geo = Geometry.from_cm(1024, 768, 37.5, 30.2, 67.0)
+    _, how = derive.fixations_from_gaze(_gaze_with_a_low_fixation(), geo, "ivt", source="rec.csv")
+    said = re.search(r"\(([0-9.]+) px/deg\)", how.describe()).group(1)
+    assert said == f"{geo.px_per_deg:.1f}" and f"({said} px/deg)" in geo.describe()
