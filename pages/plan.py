@@ -9,6 +9,7 @@ import ui.share
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan import HeatmapOutput
 from eyedp_core.plan.inputs import table_stimuli
+from eyedp_core.settings.schema import MAX_TEXT_CHARS
 from ui import runlog, state
 from ui.plan import panels, session, view
 from ui.shell import ensure_shell
@@ -46,6 +47,11 @@ with st.expander("Plan file (JSON)"):
     st.text_area("The plan", key=session.PLAN_KEY, height=260,
                  help="The plan file's text (README 'Study plans'): it travels in the share link and the settings "
                       "file; an edit here is the plan.")
+    size = len(str(st.session_state.get(session.PLAN_KEY) or ""))
+    if size > MAX_TEXT_CHARS:
+        st.warning(f"This plan's text has {size:,} characters: a share link or settings file carries at most "
+                   f"{MAX_TEXT_CHARS:,}, so it will not travel in one. Keep the plan file (plan.json, also in the "
+                   "release bundle); fewer AOIs or outputs shorten it.", icon=":material/link_off:")
 
 if alloc is not None:
     st.subheader("Allocation")

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core.data.bundled import load_sample
-from eyedp_core.plan import HeatmapOutput, StudyPlan, allocate, inputs_from_fixations
+from eyedp_core.plan import Accountant, HeatmapOutput, StudyPlan, allocate, inputs_from_fixations
 from tests.apptest import link_params, open_app, open_link, page_text
 from ui.plan import panels, release
 
@@ -42,6 +42,10 @@ def _expected_table(plan: StudyPlan) -> pd.DataFrame:
     """The allocation computed here, independently of the page's cache: the sample table, the same plan."""
     expanded, inputs = inputs_from_fixations(load_sample("fixations"), plan, table_name="Sample: fixations")
     return panels.table_rows(allocate(expanded, expanded.cap, inputs))
+
+
+def test_the_accountant_choices_are_the_accountants() -> None:
+    assert set(panels.ACCOUNTANTS) == {a.value for a in Accountant}
 
 
 def test_page_opens_on_the_sample_and_leads_with_the_guarantee() -> None:

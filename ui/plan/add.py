@@ -35,13 +35,13 @@ def aoi_output(stimulus: str, aois: tuple[Any, ...], metrics: tuple[Any, ...], b
 def _button(output: PlanOutput, key: str, what: str) -> None:
     st.button("Add to plan", key=key, icon=":material/playlist_add:", on_click=session.add_output,
               args=(output, state.epsilon_cap(), state.study()),
-              help=f"Adds {what} with the settings above to the study plan (Plan and release page), which splits "
+              help=f"Adds {md_text(what)} with the settings above to the study plan (Plan and release page), which splits "
                    "the cap per person over every output and releases them all in one click. An output already "
                    "in the plan is updated.")
     if st.session_state.get(session.ADDED_KEY) == output.label:
         plan, _ = session.current()
         n = 0 if plan is None else len(plan.outputs)
-        st.caption(f"'{md_text(output.label)}' is in the plan ({n} output{'s' if n != 1 else ''}).")
+        st.caption(f"'{md_text(output.label)}' is in the plan ({n:d} output{'s' if n != 1 else ''}).")
         st.page_link("pages/plan.py", label="Open Plan and release", icon=":material/checklist:")
 
 

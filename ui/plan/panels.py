@@ -38,6 +38,7 @@ __all__ = ["allocation_table", "budget", "editor", "lead", "pictures", "release_
 
 RESULT_KEY = "planrel_result"  # the last release: its key (data token, plan text), zip and summary
 REFUSED_KEY = "planrel_refused"  # the last refusal: its key, the text naming the output and the cap, the ledger mark
+ACCOUNTANTS = {"basic": "basic composition", "zcdp": "zCDP (tighter for Gaussian)"}  # Accountant values
 KIND_MEASURES = {OutputKind.HEATMAP: (TargetMeasure.HOT_SPOTS_KEPT, TargetMeasure.CC),
                  OutputKind.AOI: (TargetMeasure.DWELL_S, TargetMeasure.HIT_RATIO_POINTS, TargetMeasure.FIXATIONS,
                                   TargetMeasure.REVISITS),
@@ -62,10 +63,10 @@ def lead(plan: StudyPlan | None, alloc: Allocation | None) -> None:
     basic = "" if t.accountant is Accountant.BASIC else (
         f" (basic composition would count ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)})")
     st.markdown(
-        f"**Each {unit} is protected with ε = {fmt_num(t.epsilon)}, δ = {fmt_num(t.delta)} in total over the "
-        f"{len(alloc.outputs)} outputs of this plan**, counted by {md_text(t.accountant.words)}{basic}, against the "
-        f"plan's cap **ε ≤ {fmt_num(alloc.cap.epsilon)}, δ ≤ {fmt_num(alloc.cap.delta)} per {unit}**. "
-        f"**Unit of privacy: one {unit}** — every output reads the same people, so their releases compose.")
+        f"**Each {md_text(unit)} is protected with ε = {fmt_num(t.epsilon)}, δ = {fmt_num(t.delta)} in total over the "
+        f"{len(alloc.outputs)} outputs of this plan**, counted by {md_text(t.accountant.words)}{md_text(basic)}, against the "
+        f"plan's cap **ε ≤ {fmt_num(alloc.cap.epsilon)}, δ ≤ {fmt_num(alloc.cap.delta)} per {md_text(unit)}**. "
+        f"**Unit of privacy: one {md_text(unit)}** — every output reads the same people, so their releases compose.")
 
 
 def _set_cap() -> None:
@@ -164,8 +165,8 @@ def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, 
     c1, c2, c3 = st.columns(3)
     c1.text_input("Study", key="planedit_study", on_change=_set_cap)
     c2.number_input("Plan cap: ε per person", 0.01, 1e4, key="planedit_cap", on_change=_set_cap)
-    c3.radio("Accountant", [x.value for x in Accountant], key="planedit_acct", on_change=_set_cap, horizontal=True,
-             format_func=lambda v: {"basic": "basic composition", "zcdp": "zCDP (tighter for Gaussian)"}[v])
+    c3.radio("Accountant", list(ACCOUNTANTS), key="planedit_acct", on_change=_set_cap, horizontal=True,
+             format_func=ACCOUNTANTS.get)
     with st.container(border=True):
         st.markdown("**Edit an output**")
         e1, e2, e3 = st.columns(3)
@@ -256,7 +257,7 @@ def pictures(alloc: Allocation, fix: state.Dataset, stimuli: dict[str, state.Dat
         token = ds.token if ds is not None else f"blank:{o.width}x{o.height}"
         vmax = float(clean.max()) if clean.size and clean.max() > 0 else 1.0
         jpeg = images.overlay_jpeg(token, np.asarray(image), noisy, o.cell_px, vmax)
-        cols[i % len(cols)].image(jpeg, caption=f"PREVIEW {o.label} at ε = {r.epsilon:.3g} (seeded; CC of this "
+        cols[i % len(cols)].image(jpeg, caption=f"PREVIEW {md_text(o.label)} at ε = {r.epsilon:.3g} (seeded; CC of this "
                                                 f"draw {cc:.2f}: the table gives the expectation)")
 
 
