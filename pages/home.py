@@ -115,16 +115,25 @@ units (one chunk, one window) are shown only as secondary figures, because a per
 with right:
     odds_panel()
 
+COLUMNS_SHOWN = 8  # column names one table cell lists; the rest are behind an expander
 st.subheader("Data loaded")
 # A markdown table: it wraps every column name (st.dataframe would cut them off), and the bundled samples are
 # described from their summary file, so a first visit loads no table.
 lines = ["| kind | dataset | source | rows | people | columns |", "|---|---|---|--:|--:|---|"]
+long_lists: list[tuple[str, list[str]]] = []  # tables with more columns than one cell shows
 for kind, spec in state.KINDS.items():
     name, source, info, _ = state.selection(kind)
     people = "–" if info["people"] is None else f"{info['people']:,}"
-    cols = f"{len(info['columns'])}: " + ", ".join(map(md_text, info["columns"]))
+    shown, rest = info["columns"][:COLUMNS_SHOWN], len(info["columns"]) - COLUMNS_SHOWN
+    cols = (f"{len(info['columns'])}: " + ", ".join(map(md_text, shown))
+            + (f", … ({rest} more, listed below)" if rest > 0 else ""))
     lines.append(f"| **{spec['label']}** | {md_text(name)} | {source} | {info['rows']:,} | {people} | {cols} |")
+    if rest > 0:
+        long_lists.append((spec["label"], info["columns"]))
 st.markdown("\n".join(lines))
+for label, columns in long_lists:
+    with st.expander(f"All {len(columns)} columns of the {label.lower()}"):
+        st.markdown(", ".join(map(md_text, columns)))
 st.caption(f"Stimulus images available: {', '.join(map(md_text, state.stimulus_names()))}. Change the data in the sidebar, "
            "or upload your own on the *Your data* page. Uploads stay in memory for this session only.")
 

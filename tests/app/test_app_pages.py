@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest import metric_value, open_app, page_text, shown_numbers
+from ui.text import md_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +38,11 @@ def test_home_explains_epsilon_and_lists_data():
     name, source, n_rows, people, cols = rows["Feature windows"]
     assert (name, source) == ("Sample: reading features", "sample")
     assert int(n_rows.replace(",", "")) == len(feats) and int(people) == feats["participant"].nunique()
-    assert cols.startswith(f"{feats.shape[1]}: ") and cols.endswith(str(feats.columns[-1]))  # not cut off
+    # The cell names the count and the first few columns; every column is listed once, in an expander below.
+    assert cols.startswith(f"{feats.shape[1]}: ") and f"({feats.shape[1] - 8} more, listed below)" in cols
+    assert str(feats.columns[-1]) not in cols
+    listed = next(e for e in at.expander if e.label == f"All {feats.shape[1]} columns of the feature windows")
+    assert listed.markdown[0].value.split(", ")[-1] == md_text(str(feats.columns[-1]))
     fix = state_frame("fixations")
     assert int(rows["Fixations"][2].replace(",", "")) == len(fix) and int(rows["Fixations"][3]) == fix["observer"].nunique()
     # Moving ε changes the odds to e^ε of the new value, in words.

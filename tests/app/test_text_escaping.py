@@ -245,6 +245,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'release.accounting_markdown(ctx)': 'numbers; md_text on the stimulus name, html_text on the ledger note',
     },
     "pages/home.py": {
+        "label.lower()": "a data kind's constant label (state.KINDS)",
         "f'| {p * 100:.0f} % | {bounded_percent(float(b))} |'.replace(' %', '\\xa0%')": 'numbers',
         'lines': 'the Data loaded table: md_text on every dataset and column name',
         'path': 'page paths (constants)',
