@@ -5,7 +5,8 @@ A case draws the mechanism's PREVIEW path (numpy Generator): the audit tests the
 release, so nothing is charged. The neighbours differ in one observer or participant, changed completely and
 at the public bounds; the statistic is the log-likelihood ratio of the noise family (Laplace: Σ(|y−a|−|y−b|)/b;
 Gaussian: the projection on the difference), or a sufficient one-dimensional summary where the noise is
-rank-one (the Fourier mechanisms with k = 1 keep only the DC coefficient).
+rank-one (the Fourier mechanisms with k = 1 keep only the DC coefficient). Every statistic is in units of the
+noise scale (a log-likelihood ratio is), so `run_case` can round it to a fixed grid.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from eyedp_core.aoi.metrics import AoiMetric, Query, metric_queries, query_epsilons, query_sensitivity
@@ -25,14 +27,16 @@ from eyedp_core.dp.registry import Family, GaussianMethod, Mech
 from eyedp_core.gazestream.kaleido import KaleidoPlan
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize
+from eyedp_core.timeseries.forms import Form, FormSetting
+from eyedp_core.timeseries.forms import release as release_form
 from eyedp_core.timeseries.mechanisms import run as run_series
 
-__all__ = ["AoiAudit", "AuditCase", "AuditKind", "HeatmapAudit", "KaleidoAudit", "SeriesAudit", "aoi_case",
-           "heatmap_case", "kaleido_case", "series_case"]
+__all__ = ["AoiAudit", "AuditCase", "AuditKind", "FormAudit", "HeatmapAudit", "KaleidoAudit", "SeriesAudit", "aoi_case",
+           "form_case", "heatmap_case", "kaleido_case", "series_case"]
 
 Draw = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 # Noise values a default run draws per case (both neighbours): about 10 s on this 2-core machine in all.
-_VALUE_BUDGET = 1.2e8
+_VALUE_BUDGET = 8e7
 _MAX_DRAWS = 100_000
 _MIN_DRAWS = 2_000
 
@@ -42,6 +46,7 @@ class AuditKind(StrEnum):
 
     HEATMAP = "heatmap"
     SERIES = "time series"
+    FORM = "release form"
     AOI = "AOI sums"
     KALEIDO = "Kaleido"
 
@@ -130,7 +135,7 @@ def heatmap_case(s: HeatmapAudit) -> AuditCase:
     def stat(y: np.ndarray) -> np.ndarray:
         ym = y[:, moved]
         if gaussian:
-            return -((ym - a0[moved]) @ d)  # large on D: the likelihood ratio of D over D' is monotone in it
+            return -((ym - a0[moved]) @ d) / cal.scale ** 2  # the log-likelihood ratio of D over D', up to a constant
         return _laplace_lr(ym, a0[moved], a1[moved], cal.scale)
 
     def draw(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -172,26 +177,67 @@ def series_case(s: SeriesAudit) -> AuditCase:
     lo, hi = s.bounds
     x0, x1 = np.full(n, float(lo)), np.full(n, float(hi))
     chunk = None if s.mech in (Mech.LPA, Mech.FPA) else n
-    laplace_scale = [0.0]
+    scale = [0.0]
 
     def once(x: np.ndarray, rng: np.random.Generator, count: int) -> np.ndarray:
         out = run_series(np.broadcast_to(x, (count, n)).copy(), s.mech, epsilon=s.epsilon, rng=rng, bounds=s.bounds,
                          k=s.k, chunk=chunk)
-        if s.mech is Mech.LPA:
-            laplace_scale[0] = float(out.calibrations[0].scale)
+        scale[0] = float(out.calibrations[0].scale)
         return out.values
 
     def draw(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
         y0, y1 = once(x0, rng, count), once(x1, rng, count)
         if s.mech is Mech.LPA:
-            b = laplace_scale[0]
-            return _laplace_lr(y0, x0, x1, b), _laplace_lr(y1, x0, x1, b)
-        return y0.sum(axis=-1), y1.sum(axis=-1)  # the DC coefficient, where a shift by a constant lives
+            return _laplace_lr(y0, x0, x1, scale[0]), _laplace_lr(y1, x0, x1, scale[0])
+        # The DC coefficient (the sum, under numpy's backward norm), where a shift by a constant lives, in units
+        # of its Laplace scale λ.
+        return y0.sum(axis=-1) / scale[0], y1.sum(axis=-1) / scale[0]
 
     what = s.mech.value + (f", chunk {n}" if chunk else "") + ("" if s.mech is Mech.LPA else f", k = {s.k}")
     return AuditCase(AuditKind.SERIES, f"Time series, {what}, one invocation",
                      f"one participant's series of {n} samples at the lower bound {lo:g} against the upper {hi:g}",
                      s.epsilon, 0.0, draw, _draws_for(2 * n))
+
+
+@dataclass(frozen=True)
+class FormAudit:
+    """The Time series page's per-recording release form: ε per person, coarse windows, recordings per person."""
+
+    epsilon: float
+    blocks: int
+    recordings: int
+    features: int = 1
+    bounds: tuple[float, float] = (0.0, 1.0)
+
+
+def form_case(s: FormAudit) -> AuditCase:
+    """Form setting in, the audit case of one person's per-recording summaries out: every recording of the person
+    at the lower bound against the upper one (each summary moves by the range R_f)."""
+    lo, hi = (np.full(s.features, float(v)) for v in s.bounds)
+    setting = FormSetting(Form.RECORDING, s.epsilon, s.blocks, s.recordings)
+    per_person = s.recordings * s.features * s.blocks
+    scale = [0.0]
+
+    def side(value: float, rng: np.random.Generator, count: int) -> np.ndarray:
+        # `count` people with the same series: the form noises every unit independently, so each person's
+        # summaries are one draw of the target's (and the release's own calibration covers `recordings` each).
+        recs = pd.DataFrame({"participant": np.repeat(np.arange(count), s.recordings)})
+        x = np.full((count * s.recordings, s.features, s.blocks), value)
+        out = release_form(setting, x, lo, hi, recs, rng)
+        scale[0] = float(out.calibration.scale)
+        return out.noisy.reshape(count, per_person)
+
+    def draw(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
+        y0, y1 = side(s.bounds[0], rng, count), side(s.bounds[1], rng, count)
+        r = s.bounds[1] - s.bounds[0]
+        b = scale[0] * r
+        return (_laplace_lr(y0, np.full(per_person, s.bounds[0]), np.full(per_person, s.bounds[1]), b),
+                _laplace_lr(y1, np.full(per_person, s.bounds[0]), np.full(per_person, s.bounds[1]), b))
+
+    return AuditCase(AuditKind.FORM, f"Time series release form: per-recording summaries, {s.blocks} coarse "
+                     f"window(s), {s.features} feature(s), {s.recordings} recording(s) per person",
+                     "one participant's recordings at the lower bound against the upper", s.epsilon, 0.0, draw,
+                     _draws_for(4 * per_person))
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,7 +319,8 @@ def kaleido_case(s: KaleidoAudit) -> AuditCase:
         out = []
         for g in (g0, g1):
             z = planar_laplace(np.broadcast_to(g, (count, 2)).copy(), eps_pub / p.r, rng)
-            out.append(np.linalg.norm(z - g1, axis=1) - np.linalg.norm(z - g0, axis=1))
+            # The log-likelihood ratio of g0 over g1: ε'·(‖z − g1‖ − ‖z − g0‖).
+            out.append((np.linalg.norm(z - g1, axis=1) - np.linalg.norm(z - g0, axis=1)) * eps_pub / p.r)
         return out[0], out[1]
 
     return AuditCase(AuditKind.KALEIDO, f"Kaleido, one publication (planar Laplace, r = {p.r:g} px)",

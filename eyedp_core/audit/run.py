@@ -14,6 +14,7 @@ from eyedp_core.audit.estimator import Bound, epsilon_lower_bound
 __all__ = ["AuditResult", "run_case"]
 
 CONFIDENCE = 0.95
+STAT_DIGITS = 9
 _BATCHES = 20
 
 
@@ -51,7 +52,10 @@ def run_case(case: AuditCase, *, draws: int | None = None, confidence: float = C
         if progress is not None and not progress(done / total) and done < total:
             stopped = True
             break
-    a, b = np.concatenate(first), np.concatenate(second)
+    # Rounded to 1e-9 noise scales: preview noise added to an unrounded float keeps the float's residue (§11.2),
+    # which a threshold on tied values could read; the audit tests the mechanism's law, and the release path's
+    # lattice is checked by eyedp_core.audit.residue.
+    a, b = (np.round(np.concatenate(x), STAT_DIGITS) for x in (first, second))
     # The draws are i.i.d., so the halves the estimator splits are independent whichever batch they came from.
     bound = epsilon_lower_bound(a, b, delta=case.delta, confidence=confidence)
     return AuditResult(case, bound, done, time.perf_counter() - t0, stopped)

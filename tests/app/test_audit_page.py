@@ -8,7 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.apptest import open_app, page_text
 
-MECHANISM_PAGES = {"Heatmaps", "Time series", "Areas of interest", "Gaze samples (Kaleido)"}
+MECHANISM_PAGES = {"Heatmaps", "Time series", "Time series (release form)", "Areas of interest",
+                   "Gaze samples (Kaleido)"}
 
 
 def _audit() -> AppTest:

@@ -129,7 +129,10 @@ def results(rows: list[dict]) -> None:
                "of each neighbour's draws, and the rates are counted on the second half, each with a one-sided "
                "Clopper–Pearson bound at half the error level. The Time series row audits one invocation (one "
                "chunk or series of one feature) at its share of the per-person ε; the per-person total composes "
-               "such invocations (docs/PRIVACY_MODEL.md §18).")
+               "such invocations; the release-form row audits the shown feature's per-recording summaries at the "
+               "page's ε per person, with the sample's 3 recordings per person. Statistics are rounded to 10⁻⁹ "
+               "noise scales, so the float residue of preview noise (not a release) does not count; the check "
+               "below covers the release path (docs/PRIVACY_MODEL.md §18).")
 
 
 def residue() -> None:

@@ -13,10 +13,12 @@ from eyedp_core.aoi.observers import AoiBounds
 from eyedp_core.audit.cases import (
     AoiAudit,
     AuditCase,
+    FormAudit,
     HeatmapAudit,
     KaleidoAudit,
     SeriesAudit,
     aoi_case,
+    form_case,
     heatmap_case,
     kaleido_case,
     series_case,
@@ -25,7 +27,7 @@ from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family, GaussianMethod, Mech
 from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.heatmaps.preview import gaussian_method
-from eyedp_core.timeseries.accounting import epsilon_plan
+from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from ui import settings
 
 # The bundled sample's public sizes: observers per stimulus (Heatmaps), recordings per participant (Time series)
@@ -63,17 +65,28 @@ def heatmap() -> AuditCase:
                                      math.ceil(h / cell), math.ceil(w / cell), cap_m, cap_total))
 
 
-def series() -> AuditCase:
-    """One invocation of the Time series page's mechanism at its per-invocation ε."""
+def _series_plan() -> tuple[Mech, int | None, int, EpsilonPlan]:
+    """The Time series page's mechanism, chunk (None for whole-series mechanisms), T and ε plan."""
     mech = Mech(setting("ts_mech"))
     chunk_key = str(setting("ts_chunk"))
-    chunk = int(setting("ts_chunk_free")) if chunk_key == "free" else int(chunk_key)
+    chunk = (int(setting("ts_chunk_free")) if chunk_key == "free" else int(chunk_key)) if mech.info.chunked else None
     length = int(setting("ts_length"))
-    plan = epsilon_plan(str(setting("ts_mode")), float(setting("ts_eps")), mech,
-                        chunk if mech.info.chunked else None, length, max(1, len(setting("ts_features"))),
-                        SAMPLE_RECORDINGS)
-    return series_case(SeriesAudit(mech, plan.per_invocation, int(setting("ts_k")),
-                                   chunk if mech.info.chunked else None, length))
+    plan = epsilon_plan(str(setting("ts_mode")), float(setting("ts_eps")), mech, chunk, length,
+                        max(1, len(setting("ts_features"))), SAMPLE_RECORDINGS)
+    return mech, chunk, length, plan
+
+
+def series() -> AuditCase:
+    """One invocation of the Time series page's mechanism at its per-invocation ε."""
+    mech, chunk, length, plan = _series_plan()
+    return series_case(SeriesAudit(mech, plan.per_invocation, int(setting("ts_k")), chunk, length))
+
+
+def form() -> AuditCase:
+    """The Time series page's per-recording release form of the shown feature, at the page's ε per person."""
+    *_, plan = _series_plan()
+    blocks = max(1, min(int(setting("ts_form_blocks")), int(setting("ts_length"))))
+    return form_case(FormAudit(plan.participant_total, blocks, SAMPLE_RECORDINGS))
 
 
 def _total(key: str) -> float | None:
@@ -103,7 +116,8 @@ def kaleido() -> AuditCase:
 
 
 BUILDERS: dict[str, Callable[[], AuditCase]] = {"Heatmaps": heatmap, "Time series": series,
-                                                "Areas of interest": aoi, "Gaze samples (Kaleido)": kaleido}
+                                                "Time series (release form)": form, "Areas of interest": aoi,
+                                                "Gaze samples (Kaleido)": kaleido}
 
 
 def cases() -> tuple[list[tuple[str, AuditCase]], list[str]]:

@@ -16,10 +16,12 @@ from eyedp_core.aoi.observers import AoiBounds
 from eyedp_core.audit import cases
 from eyedp_core.audit.cases import (
     AoiAudit,
+    FormAudit,
     HeatmapAudit,
     KaleidoAudit,
     SeriesAudit,
     aoi_case,
+    form_case,
     heatmap_case,
     kaleido_case,
     series_case,
@@ -32,6 +34,7 @@ from eyedp_core.gazestream.kaleido import kaleido_plan
 HEATMAP = HeatmapAudit(Family.GAUSSIAN, GaussianMethod.ANALYTIC, 3.0, 40 ** -1.5 / 6.4, 40, 25, 40, 1.0, 30.0)
 SERIES = SeriesAudit(Mech.CFPA, 1.0, 1, 32, 600)
 AOI = AoiAudit(1.0, (AoiMetric.HIT_RATIO, AoiMetric.DWELL, AoiMetric.TTFF), 20, AoiBounds())
+FORM = FormAudit(1.0, 1, 3)
 KALEIDO = KaleidoAudit(kaleido_plan(epsilon=5.0, w=60, t_skip=12, h=2.0, r=50.0, l_thresh=60.0))
 RUNS = 8
 # Each run exceeds a valid claim with probability ≤ 1 − confidence = 5 %; 4 or more of 8 runs above ε has
@@ -51,9 +54,12 @@ def _smaller(case: cases.AuditCase, draws: int) -> cases.AuditCase:
     lambda: series_case(dataclasses.replace(SERIES, mech=Mech.LPA, chunk=None, length=50)),
     lambda: series_case(dataclasses.replace(SERIES, mech=Mech.DCFPA)),
     lambda: series_case(dataclasses.replace(SERIES, mech=Mech.FPA, chunk=None, length=64, epsilon=3.0)),
+    lambda: form_case(FORM),
+    lambda: form_case(dataclasses.replace(FORM, blocks=4, features=2)),
     lambda: aoi_case(AOI),
     lambda: kaleido_case(KALEIDO),
-], ids=["heatmap-gauss", "heatmap-laplace", "heatmap-no-C", "cfpa", "lpa", "dcfpa", "fpa", "aoi", "kaleido"])
+], ids=["heatmap-gauss", "heatmap-laplace", "heatmap-no-C", "cfpa", "lpa", "dcfpa", "fpa", "form", "form-4x2", "aoi",
+        "kaleido"])
 def test_a_correct_mechanism_stays_under_its_claim(build) -> None:
     case = build()
     found = [run_case(_smaller(case, min(case.draws, 8_000)), seed=s).bound.epsilon for s in range(RUNS)]
@@ -91,9 +97,29 @@ def test_a_sensitivity_missing_its_k_in_the_aoi_sums_is_caught(monkeypatch: pyte
     assert res.bound.epsilon > case.epsilon, res.bound
 
 
+def test_a_form_calibrated_for_one_recording_of_three_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = cases.release_form
+
+    def one_recording(setting, *a, **kw):
+        # Δ1 counted for 1 recording per person while each person has 3: the right scale at 3ε.
+        return real(dataclasses.replace(setting, epsilon=setting.epsilon * 3), *a, **kw)
+
+    monkeypatch.setattr(cases, "release_form", one_recording)
+    case = form_case(FORM)
+    res = run_case(_smaller(case, 20_000))
+    assert res.bound.epsilon > case.epsilon, res.bound
+
+
+def test_preview_float_residues_do_not_count_as_privacy_loss() -> None:
+    # Saturated Laplace ratios tie at ±ε; without the rounding, their float residues (0 + z against 1 + z) split
+    # the ties differently on the two neighbours and a threshold reads that as ε̂ ≈ 3 for a claim of 1.
+    found = [run_case(_smaller(form_case(FORM), 50_000), seed=s).bound.epsilon for s in range(3)]
+    assert max(found) <= FORM.epsilon and min(found) > 0.8 * FORM.epsilon, found
+
+
 def test_a_default_run_of_every_case_ends_within_the_stated_time() -> None:
     t0 = time.perf_counter()
-    results = [run_case(c) for c in (heatmap_case(HEATMAP), series_case(SERIES), aoi_case(AOI),
+    results = [run_case(c) for c in (heatmap_case(HEATMAP), series_case(SERIES), form_case(FORM), aoi_case(AOI),
                                      kaleido_case(KALEIDO))]
     spent = time.perf_counter() - t0
     assert spent < 30.0, spent
