@@ -97,7 +97,7 @@ def run(request: AuditRequest) -> None:
 
             def tick(frac: float, i: int = i, page: str = page) -> bool:
                 bar.progress(min(1.0, (i + frac) / len(cases)),
-                             text=f"{i + 1} of {len(cases)}: {page}, {int(frac * 100)} % of the draws")
+                             text=f"{i + 1:d} of {len(cases)}: {md_text(page)}, {int(frac * 100)} % of the draws")
                 return not st.session_state.get("aud_cancel")
 
             draws = max(100, int(case.draws * request.factor))
@@ -141,13 +141,14 @@ def residue() -> None:
     t0 = time.perf_counter()
     chk = export_residue_check()
     secs = time.perf_counter() - t0
-    verdict = ("every released value lies on the lattice: the export publishes no low-order bits of the data"
-               if chk.passed else f"{chk.off_lattice} released values lie off the lattice: the export leaks "
-               "low-order bits of the data")
     (st.success if chk.passed else st.error)(
-        f"{chk.values} values released through the exports' path (OpenDP, rounded to the lattice 2^{chk.lattice_k} "
-        f"first): {verdict} ({secs:.2f} s).", icon=":material/check:" if chk.passed else ":material/error:")
-    st.caption(f"For contrast, the same lattice noise added to the unrounded values leaves {chk.naive_off_lattice} "
-               f"of {chk.values} values off the lattice, and their residues "
+        f"{chk.values:d} values released through the exports' path (OpenDP, rounded to the lattice "
+        f"2^{chk.lattice_k:d} first): "
+        + ("every released value lies on the lattice: the export publishes no low-order bits of the data"
+           if chk.passed else f"{chk.off_lattice:d} released values lie off the lattice: the export leaks "
+           "low-order bits of the data")
+        + f" ({secs:.2f} s).", icon=":material/check:" if chk.passed else ":material/error:")
+    st.caption(f"For contrast, the same lattice noise added to the unrounded values leaves {chk.naive_off_lattice:d} "
+               f"of {chk.values:d} values off the lattice, and their residues "
                + ("tell two neighbours apart with certainty" if chk.naive_separates else "do not differ here")
                + " (docs/PRIVACY_MODEL.md §11.2). Synthetic values: nothing is charged.")
