@@ -157,3 +157,21 @@ def test_a_share_link_restores_the_plan() -> None:
     again = open_link(PAGE, params)
     assert _plan(again) == _plan(at)
     assert list(again.dataframe[0].value["Output"]) == ["heatmap_portrait"]
+
+
+def test_aoi_metrics_on_a_grid_are_planned_and_released_per_observer() -> None:
+    at = open_app(PAGE)
+    at.selectbox(key="planedit_aoi_stim").set_value("portrait").run()
+    at.number_input(key="planedit_aoi_cols").set_value(2).run()
+    at.number_input(key="planedit_aoi_rows").set_value(2).run()
+    at.button(key="planedit_add_aoi").click().run()
+    assert not at.exception, at.exception
+    (aoi,) = _plan(at).outputs
+    assert [a.name for a in aoi.shapes] == ["r1c1", "r1c2", "r2c1", "r2c2"] and aoi.stimulus == "portrait"
+    assert aoi.shapes[-1].bounds == (640, 400, 1280, 800)  # the stimulus' canvas, halved
+    at.button(key="plan_release").click().run()
+    assert not at.exception, at.exception
+    got = _ledger(at)
+    # One entry per noisy sum of the AOI release (hit ratio, dwell), summing to the whole cap, on all 40 observers.
+    assert len(got) >= 2 and sum(r.epsilon for r in got) == pytest.approx(10.0)
+    assert all(len(r.participants) == 40 and r.unit == "observer" for r in got)

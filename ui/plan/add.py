@@ -51,6 +51,9 @@ def heatmap_button(ctx: Any) -> None:
                          mechanism=ctx.mechanism, method=ctx.method, cap_m=ctx.cap_m, cap_total=ctx.cap_total,
                          sigma_px=ctx.sigma_px)
     _button(out, "hm_add_plan", f"the heatmap of '{ctx.stimulus.name}'")
+    if ctx.weight != "count":  # the plan's models and its bundle are fixation-count maps (as the batch command's)
+        st.caption("A plan's heatmaps weigh each fixation once (counts); this page's duration weighting is not "
+                   "carried into the plan.")
 
 
 def aoi_button(ctx: Any) -> None:

@@ -10,11 +10,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.aoi.shapes import grid
 from eyedp_core.data import derived
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan import (
     Accountant,
     Allocation,
+    AoiOutput,
     Cap,
     HeatmapOutput,
     OutputKind,
@@ -25,7 +27,7 @@ from eyedp_core.plan import (
     TargetMeasure,
 )
 from eyedp_core.plan.inputs import table_stimuli
-from eyedp_core.plan.schema import slug
+from eyedp_core.plan.schema import AOI_METRIC_NAMES, slug
 from eyedp_core.timeseries.forms import Form
 from ui import settings, state
 from ui.heatmaps import images
@@ -81,6 +83,17 @@ def _add_heatmaps(canvases: dict[str, tuple[int, int]], cap: float, study: str) 
     for s in st.session_state.get("planedit_stimuli") or []:
         w, h = canvases[s]
         session.add_output(HeatmapOutput(stimulus=s, width=w, height=h), cap, study)
+
+
+def _add_aoi(canvases: dict[str, tuple[int, int]], cap: float, study: str) -> None:
+    stim = st.session_state.get("planedit_aoi_stim")
+    metrics = st.session_state.get("planedit_aoi_metrics") or []
+    if stim is None or not metrics:
+        return
+    w, h = canvases[stim]
+    shapes = grid(w, h, int(st.session_state["planedit_aoi_cols"]), int(st.session_state["planedit_aoi_rows"]))
+    session.add_output(AoiOutput(stimulus=stim, shapes=shapes, aois=tuple(a.name for a in shapes),
+                                 metrics=tuple(AOI_METRIC_NAMES[m] for m in metrics)), cap, study)
 
 
 def _add_series(cap: float, study: str) -> None:
@@ -152,9 +165,18 @@ def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, 
                        help="Planned here (their ε is reserved in the total); released from the Time series page.")
         st.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
                   icon=":material/playlist_add:")
-    st.caption("AOI metrics: define the AOIs on the *Areas of interest* page and press *Add to plan* there (their "
-               "outlines travel with the plan). The Heatmaps page's *Add to plan* adds a heatmap with its grid, caps "
-               "and noise settings.")
+    with st.container(border=True):
+        st.markdown("**AOI metrics on a grid of AOIs**")
+        g1, g2, g3, g4 = st.columns([2, 3, 1, 1])
+        g1.selectbox("AOI stimulus", stims, key="planedit_aoi_stim")
+        g2.multiselect("Metrics", list(AOI_METRIC_NAMES), default=["hit_ratio", "dwell"], key="planedit_aoi_metrics")
+        g3.number_input("Columns", 1, 8, 3, key="planedit_aoi_cols")
+        g4.number_input("Rows", 1, 8, 3, key="planedit_aoi_rows")
+        st.button("Add AOI metrics", key="planedit_add_aoi", on_click=_add_aoi, args=(canvases, cap, study),
+                  icon=":material/playlist_add:", disabled=not stims)
+        st.caption("Other AOIs: draw or upload them on the *Areas of interest* page and press *Add to plan* there "
+                   "(their outlines travel with the plan). The Heatmaps page's *Add to plan* adds a heatmap with "
+                   "its grid, caps and noise settings.")
     if plan is None:
         return
     labels = [o.label for o in plan.outputs]
@@ -276,7 +298,11 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
     res = st.session_state.get(RESULT_KEY)
     if res is not None and res["key"] != key:  # the plan or the data changed: its release box goes
         st.session_state.pop(RESULT_KEY, None)
-    charges = release.planned_charges(alloc, fix.frame, fix.name, data_derived)
+    try:
+        charges = release.planned_charges(alloc, fix.frame, fix.name, data_derived)
+    except (ValueError, DataError) as err:  # e.g. dwell asked of a table without durations: nothing can be charged
+        st.error(f"The plan cannot be released from this table: {md_text(err)}", icon=":material/error:")
+        return
     skipped = [r.label for r in alloc.outputs if not release.released_in_app(r.output)]
     st.markdown(f"One click draws the {len(charges)} output{'s' if len(charges) != 1 else ''} with fresh OpenDP noise "
                 "(no seed, not the previews above), charges the study's ledger for all of them in one step (all or "
