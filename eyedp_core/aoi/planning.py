@@ -10,7 +10,10 @@ import math
 from eyedp_core.aoi.metrics import CONFIDENCE, AoiMetric, Query, metric_queries
 from eyedp_core.aoi.observers import AoiBounds
 
-__all__ = ["epsilon_for_half_width", "observers_for_half_width", "sensitivity_for"]
+__all__ = ["ERROR_BAND", "epsilon_for_half_width", "expected_absolute_error", "observers_for_half_width",
+           "sensitivity_for"]
+
+ERROR_BAND = (0.1, 0.9)  # the quantiles of a single draw's absolute error the page states
 
 _QUERY = {AoiMetric.HIT_RATIO: Query.HITS, AoiMetric.FIXATIONS: Query.FIXATIONS, AoiMetric.DWELL: Query.DWELL,
           AoiMetric.REVISITS: Query.REVISITS}
@@ -51,3 +54,17 @@ def observers_for_half_width(metric: AoiMetric, half_width: float, *, epsilon: f
         raise ValueError("a target needs a half-width > 0 and ε > 0")
     z = math.log(1.0 / (1.0 - CONFIDENCE))
     return math.ceil(sensitivity_for(metric, k, bounds) * z / (epsilon * _share(metric, metrics) * half_width))
+
+
+def expected_absolute_error(metric: AoiMetric, *, epsilon: float, n: int, k: int, bounds: AoiBounds,
+                            metrics: tuple[AoiMetric, ...] | list[AoiMetric]) -> tuple[float, float, float]:
+    """Metric with a per-observer mean, total ε, observers, AOIs, bounds and the metrics released together in,
+    (expected, 10 %, 90 %) of one AOI value's absolute error out, in the metric's units, before any clipping.
+
+    The mean's noise is Lap(b)/n with b = Δ1/ε_q, and |Lap(b)| is exponential with mean b: E|error| = b/n, its
+    quantile p is −ln(1 − p)·b/n (the 95 % half-width is ln 20·b/n, the same model)."""
+    if not (epsilon > 0 and n >= 1):
+        raise ValueError("an expected error needs ε > 0 and at least one observer")
+    scale = sensitivity_for(metric, k, bounds) / (epsilon * _share(metric, metrics) * n)
+    lo, hi = (-math.log(1.0 - p) * scale for p in ERROR_BAND)
+    return scale, lo, hi

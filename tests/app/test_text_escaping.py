@@ -298,6 +298,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "caveats[0]": "state.DATA_CANVAS: constant words and pixel sizes",
         "_split_words(eps, len(eq))": "ε and a count",
         "_interval_words(ctx.metrics)": "the metrics' enum values (constants)",
+        "expected_error_words(ctx, eps)": "numbers and the metrics' short names (constants)",
         "_count(len(entries), 'ledger entry', 'ledger entries')": "a count and constant words",
         "m.value.capitalize()": "a metric's enum value (constant)",
         "why": "the core's constant reason a metric is not offered",

@@ -306,7 +306,8 @@ def privacy_part(ctx: AoiContext) -> None:
                 "**Clean** (clipped to the public limits; never shown outside this session)\n\n"
                 + tables.metric_table(res, private=False)
                 + "\n\n</div><div>\n\n**Private** (seeded preview) with its 95 % interval\n\n"
-                + tables.metric_table(res, private=True) + "\n\n</div></div>", unsafe_allow_html=True)
+                + tables.metric_table(res, private=True) + "\n\n" + expected_error_words(ctx, eps)
+                + "\n\n</div></div>", unsafe_allow_html=True)
     per_aoi = [m for m in ctx.metrics if m is not AoiMetric.TRANSITIONS]
     if per_aoi:
         chosen = st.session_state.get("aoi_chart")
@@ -326,6 +327,26 @@ def privacy_part(ctx: AoiContext) -> None:
         risk_line.draw_formulas(aoi_risk.person(eq, ctx.table), ctx.table.n)
     # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
     ui.share.scripts.remember("areas_of_interest", ctx)
+
+
+def expected_error_words(ctx: AoiContext, eps: float) -> str:
+    """Context and ε in, the expected absolute error of one private value per metric with its 10–90 % band
+    (planning.expected_absolute_error: any release, not this preview's luck) as one markdown line out."""
+    parts = []
+    for m in ctx.metrics:
+        if m in (AoiMetric.TTFF, AoiMetric.TRANSITIONS):  # a ratio of two noisy sums / a matrix: intervals only
+            continue
+        e, lo, hi = planning.expected_absolute_error(m, epsilon=eps, n=ctx.table.n, k=ctx.table.k, bounds=ctx.bounds,
+                                                     metrics=ctx.metrics)
+        if m is AoiMetric.HIT_RATIO:
+            parts.append(f"{tables.SHORT[m]} ± {100 * e:.1f} pts (10–90 %: {100 * lo:.1f}–{100 * hi:.1f})")
+        else:
+            unit = " s" if m is AoiMetric.DWELL else ""
+            parts.append(f"{tables.SHORT[m]} ± {e:.3g}{unit} (10–90 %: {lo:.3g}–{hi:.3g}{unit})")
+    if not parts:
+        return ""
+    return ("Expected absolute error of one private value, in any release (not this preview's luck): "
+            + "; ".join(parts) + ". Before clipping to the public range.")
 
 
 def _count(n: int, one: str, many: str) -> str:
