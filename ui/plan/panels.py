@@ -229,7 +229,9 @@ def table_rows(alloc: Allocation) -> pd.DataFrame:
             "Output": d["output"], "ε": round(float(d["epsilon"]), 4), "δ": d["delta"],
             "Measure": "—" if m is None else TargetMeasure(m).words,
             "Expected": _fmt(m, d["expected"]),
-            "10–90 %": "—" if not band else f"{_fmt(m, band[0])} – {_fmt(m, band[1])}",
+            # A ± half-width's band is that of the absolute error of one draw (what the half-width bounds at 95 %).
+            "10–90 %": "—" if not band else ("" if TargetMeasure(m).higher_is_better else "|error| ")
+            + f"{_fmt(m, band[0])} – {_fmt(m, band[1])}",
             "Target": "—" if not tgt else ", ".join(f"{TargetMeasure(k).words} {_fmt(k, v)}" for k, v in tgt.items()),
             "Target met?": {True: "yes", False: "no", None: "—"}[d["target_met"]],
             "ε needed": "—" if d["epsilon_needed"] is None else f"{d['epsilon_needed']:.3g}",
