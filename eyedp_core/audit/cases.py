@@ -35,8 +35,9 @@ __all__ = ["AoiAudit", "AuditCase", "AuditKind", "FormAudit", "HeatmapAudit", "K
            "form_case", "heatmap_case", "kaleido_case", "series_case"]
 
 Draw = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
-# Noise values a default run draws per case (both neighbours): about 10 s on this 2-core machine in all.
-_VALUE_BUDGET = 8e7
+# Noise values a default run draws per case (both neighbours): the five cases at the sample's defaults take about
+# 8 s in all on this 2-core machine (the Heatmaps case, 1,000 cells, about 5 s of it).
+_VALUE_BUDGET = 2e8
 _MAX_DRAWS = 100_000
 _MIN_DRAWS = 2_000
 
