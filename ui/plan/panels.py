@@ -316,7 +316,7 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
                    + ", ".join(md_text(s) for s in skipped) + ". Release them from their page at their allotted ε.")
     if st.button("Release the whole plan", type="primary", key="plan_release", icon=":material/ios_share:",
                  disabled=not charges or not alloc.within_cap):
-        _release(alloc, fix, key, charges)
+        _release(alloc, fix, key, charges, data_derived)
         st.rerun()
     ref = st.session_state.get(REFUSED_KEY)
     if ref is not None:
@@ -332,8 +332,8 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
                            key="planrel_download", icon=":material/download:")
 
 
-def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str],
-             charges: list[release.PlannedCharge]) -> None:
+def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charges: list[release.PlannedCharge],
+             data_derived: tuple[str, ...]) -> None:
     st.session_state.pop(RESULT_KEY, None)
     st.session_state.pop(REFUSED_KEY, None)
     cap = state.epsilon_cap()
@@ -348,8 +348,7 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str],
         except (ValueError, DataError) as err:
             st.session_state[REFUSED_KEY] = (key, f"Nothing was released or charged: {err}", _mark())
             return
-    drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name,
-                                    tuple(e for c in charges for e in c.entries[0].data_derived_parameters))
+    drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name, data_derived)
     entries = [e for c in drawn for e in c.entries]
     if not state.charge(entries, page=session.PAGE, place="plan_release"):
         spent, _ = state.ledger().total()
