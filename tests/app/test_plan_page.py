@@ -175,3 +175,22 @@ def test_aoi_metrics_on_a_grid_are_planned_and_released_per_observer() -> None:
     # One entry per noisy sum of the AOI release (hit ratio, dwell), summing to the whole cap, on all 40 observers.
     assert len(got) >= 2 and sum(r.epsilon for r in got) == pytest.approx(10.0)
     assert all(len(r.participants) == 40 and r.unit == "observer" for r in got)
+
+
+def test_a_charge_refused_after_the_draw_hands_out_nothing(monkeypatch) -> None:
+    """Another session spends the budget between the check and the charge: the drawn bundle is discarded unseen."""
+    import ui.state
+
+    at = _with_heatmaps(open_app(PAGE), ["comic"])
+    calls = []
+
+    def refused(releases, **kwargs) -> bool:
+        calls.append(len(releases))
+        return False  # what ui.state.charge returns when the stored ledger refuses
+
+    monkeypatch.setattr(ui.state, "charge", refused)
+    at.button(key="plan_release").click().run()
+    assert not at.exception, at.exception
+    assert calls == [1] and _ledger(at) == []  # one call with every entry of the plan
+    assert "planrel_result" not in at.session_state and not at.get("download_button")
+    assert "Nothing was released or charged" in " ".join(str(e.value) for e in at.error)
