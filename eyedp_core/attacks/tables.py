@@ -19,13 +19,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from eyedp_core.gaze.contributions import RECORDING_SPLITS
 from eyedp_core.gaze.feature_specs import DEFAULT_WINDOW_S, FEATURE_NAMES
 
 __all__ = ["AttackTable", "RECORDING_KEYS", "ROLE_COLUMNS", "WINDOW_COLUMN", "label_columns", "numeric_features",
            "prepare", "window_length"]
 
-# Columns that identify a recording (besides `participant`), in this order when present.
-RECORDING_KEYS: tuple[str, ...] = ("task", "session", "recording")
+# Columns that identify a recording (besides `participant`), in this order when present: the recording splits
+# without stimulus and trial, because a feature table's `recording` column already names them (io.windows folds
+# them into it) and `stimulus` stays a label column an attack may predict, not a split.
+RECORDING_KEYS: tuple[str, ...] = tuple(c for c in RECORDING_SPLITS if c not in {"stimulus", "trial"})
 # Columns that are never features.
 ROLE_COLUMNS: tuple[str, ...] = ("participant", "window", "t_start_s", "window_s", "step_s", "gender", *RECORDING_KEYS)
 # The column that carries the window length (io.windows writes it; frame metadata is lost by pd.concat).

@@ -13,13 +13,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eyedp_core.gaze.contributions import RECORDING_SPLITS
 from eyedp_core.gaze.geometry import Geometry
 
 NONE, FIXATION, SACCADE, BLINK = 0, 1, 2, 3
 LABEL_NAMES = {FIXATION: "fixation", SACCADE: "saccade", BLINK: "blink"}
 # Label -> name as an array (labels are 0..3; anything else is dropped with label 0's runs).
 _LABEL_LOOKUP = np.array([LABEL_NAMES.get(i) for i in range(max(LABEL_NAMES) + 1)], dtype=object)
-GROUP_COLUMNS = ("participant", "task", "recording", "stimulus", "trial")
+# Each recording is its own stream of samples: velocities and dispersions never bridge two recordings (two
+# sessions of one task included), so events are detected within the recording groups contributions counts.
+GROUP_COLUMNS: tuple[str, ...] = ("participant", *RECORDING_SPLITS)
 EVENT_COLUMNS = ["type", "start_s", "end_s", "duration_ms", "x", "y", "x_end", "y_end", "dx", "dy",
                  "amplitude_deg", "peak_velocity_deg_s", "mean_pupil"]
 # A step longer than this many typical sample intervals is a gap (dropped samples), not signal.

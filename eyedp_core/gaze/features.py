@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from eyedp_core.gaze.contributions import RECORDING_SPLITS
 from eyedp_core.gaze.events import SAMPLE_SCREEN, angular_distance_deg, detect_events, pix_to_deg
 from eyedp_core.gaze.feature_specs import (
     FEATURE_NAMES,
@@ -39,7 +40,9 @@ __all__ = [
     "window_features",
 ]
 
-DEFAULT_GROUPS = ("participant", "observer", "task", "stimulus", "recording", "trial")
+# A window never spans two recordings. "observer" is the participant column's name in canonical fixation
+# tables, so it groups like "participant" does.
+DEFAULT_GROUPS: tuple[str, ...] = ("participant", "observer", *RECORDING_SPLITS)
 _WORDBOOK_BLOCK = 512  # windows per block: bounds the (windows x distinct n-grams) count matrix
 _WORDBOOK_SPAN = 4096  # n-grams per block (unless one window holds more): the same bound across recordings
 _KINDS = ("fixation", "saccade", "blink")

@@ -21,13 +21,19 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from eyedp_core.gaze.contributions import RECORDING_SPLITS
+
 __all__ = ["GROUP_COLUMNS", "Note", "PreparedStreams", "StreamError", "prepare_streams", "stream_columns",
            "selection_column"]
 
-# Columns that split one participant's samples into separate streams, in the order they nest.
-GROUP_COLUMNS = ("participant", "stimulus", "task", "recording", "trial")
-# The column that names what was looked at (the "selection class" of k-same-select), in order of preference.
-SELECTION_COLUMNS = ("stimulus", "task", "recording", "trial")
+# Columns that split one participant's samples into separate streams: one stream per recording, the groups
+# every per-person count composes over (a session never continues another session's stream).
+GROUP_COLUMNS: tuple[str, ...] = ("participant", *RECORDING_SPLITS)
+# The column that names what was looked at (the "selection class" of k-same-select), in order of preference:
+# the stimulus first (it names the image itself), then the other splits in key order; a session names when,
+# not what, so it never is a selection class.
+SELECTION_COLUMNS: tuple[str, ...] = tuple(sorted((c for c in RECORDING_SPLITS if c != "session"),
+                                                  key=lambda c: c != "stimulus"))
 MIN_SAMPLES = 3
 
 

@@ -94,7 +94,7 @@ def features_from_table(table: pd.DataFrame, geometry: Geometry | None, window_s
     # Stimulus and trial are in the recording key; a numeric trial would otherwise count as a feature.
     out = out.drop(columns=[c for c in ("trial",) if c in out.columns and c != "recording"])
     out["window_s"] = settings.window_s
-    lead = ["participant", *[c for c in ("task", "session", "recording", "stimulus") if c in out.columns]]
+    lead = ["participant", *[c for c in _SPLIT_COLUMNS if c != "trial" and c in out.columns]]
     tail = [c for c in out.columns if c not in lead and c != "window_s"]
     at = tail.index("t_start_s") + 1 if "t_start_s" in tail else 0
     out = out[[*lead, *tail[:at], "window_s", *tail[at:]]]
