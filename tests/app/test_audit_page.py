@@ -1,6 +1,6 @@
 """The Audit page headless (Streamlit AppTest): it opens with its words (a lower bound, never a certificate; a
 numpy Generator, nothing charged), a run on the sample's defaults reports ε̂ ≤ ε for every mechanism with its N,
-confidence and time, a changed page setting reaches the audit, and a stopped run says so."""
+confidence and time, a changed page setting reaches the audit, and a stopped run says so, keeps what finished and resumes."""
 from __future__ import annotations
 
 import pandas as pd
@@ -55,10 +55,17 @@ def test_a_page_setting_reaches_the_audit() -> None:
     assert row["claimed ε"] == 0.5 and row["δ"] == 0.0 and "laplace" in row["mechanism"]
 
 
-def test_a_stopped_run_says_so() -> None:
+def test_a_stopped_run_says_so_keeps_what_finished_and_resumes() -> None:
     at = _audit()
-    at.session_state["aud_request"] = None
     _run(at)
+    request, rows = at.session_state["aud_results"]
+    at.session_state["aud_results"] = (request, rows[:2])  # as if Stop was pressed during the third mechanism
     at.session_state["aud_cancel"] = True
     at.run()
-    assert "Audit stopped after" in page_text(at)
+    assert "Audit stopped after 2 of 5 mechanisms" in page_text(at)
+    shown = [d.value for d in at.dataframe if "ε̂ (lower bound)" in getattr(d.value, "columns", [])]
+    assert len(shown) == 1 and len(shown[0]) == 2
+    at.session_state["aud_cancel"] = False
+    at.run()
+    shown = [d.value for d in at.dataframe if "ε̂ (lower bound)" in getattr(d.value, "columns", [])]
+    assert list(shown[0]["page"]) == [r["page"] for r in rows]  # the first two kept, the rest run again

@@ -88,6 +88,7 @@ def run(request: AuditRequest) -> None:
     if st.session_state.get("aud_cancel"):
         st.info(f"Audit stopped after {len(rows)} of {len(cases)} mechanisms. Press **Run the audit** to start "
                 "again.", icon=":material/pause_circle:")
+        results(rows)  # what finished before the stop
         return
     if len(rows) < len(cases):
         stop = st.empty()
