@@ -117,3 +117,55 @@ def test_aoi_expected_absolute_error_follows_the_laplace_noise_of_the_release_pa
     assert not at.exception, at.exception
     assert _aoi_expected(at) == shown
     assert private_before not in "\n".join(str(md.value) for md in at.markdown)
+
+
+TIME_SERIES = "pages/time_series.py"
+_TS_WORDS = re.compile(r"expected median utility (-?\d+) dB over the features \(10–90 % of single runs: (-?\d+) to "
+                       r"(-?\d+) dB, over (\d+) seeded runs; this preview draw: median utility (-?\d+) dB\)")
+
+
+def _ts_expected(at: AppTest) -> tuple[int, ...]:
+    """(expected, 10 %, 90 %, runs, this draw) of the Time series verdict."""
+    text = "\n".join(str(e.value) for kind in ("info", "warning") for e in getattr(at, kind))
+    m = _TS_WORDS.search(text)
+    assert m, text[:600]
+    return tuple(int(g) for g in m.groups())
+
+
+def test_time_series_verdict_states_the_expected_median_utility_of_seeded_runs():
+    from eyedp_core.dp.registry import Mech
+    from eyedp_core.gaze.feature_specs import feature_bounds
+    from eyedp_core.timeseries import experiments
+    from eyedp_core.timeseries.accounting import epsilon_plan
+    from eyedp_core.timeseries.expectation import EXPECTATION_RUNS, EXPECTATION_SEED
+    from eyedp_core.timeseries.preview import PreviewSetting, run_preview
+    from eyedp_core.timeseries.signals import feature_columns, feature_tensor
+
+    at = open_app(TIME_SERIES, timeout=240)
+    at.radio(key="ts_mode").set_value("paper").run()
+    at.select_slider(key="ts_eps").set_value(10000.0).run()
+    assert not at.exception, at.exception
+    mean, lo, hi, runs, draw = _ts_expected(at)
+    assert runs == EXPECTATION_RUNS
+    # Independently: the sweep's exact error sums at this ε per invocation (no quadratic in 1/ε), same seed.
+    table = bundled.load_sample("reading_features")
+    names = feature_columns(table)
+    length = int(at.number_input(key="ts_length").value)
+    x, _ = feature_tensor(table, names, length=length, fill="edge", order_col="window")
+    k = int(at.slider(key="ts_k").value)
+    plan = epsilon_plan("paper", 10000.0, Mech.CFPA, 32, length, len(names), 3)
+    spec = experiments.SweepSpec(epsilons=(1.0,), modes=("paper",), runs=runs, k_rule="fixed", k=k, nmse_kind="var")
+    data = experiments.prepare(x, feature_bounds(names), "var")
+    err, _ = experiments.mechanism_errors(data, Mech.CFPA, 32, np.array([plan.per_invocation]), spec,
+                                          np.random.default_rng(EXPECTATION_SEED))
+    nmse = np.nanmean(err[0] * data.inv_norm[None] / data.length, axis=1)
+    med = np.nanmedian(-10 * np.log10(nmse), axis=1)
+    assert (mean, lo, hi) == (round(med.mean()), round(np.quantile(med, 0.1)), round(np.quantile(med, 0.9)))
+    prev = run_preview(x, PreviewSetting(mech=Mech.CFPA, chunk=32, epsilon=plan.per_invocation, k=k, nmse_kind="var"),
+                       bounds=feature_bounds(names), rng=np.random.default_rng(20190625),
+                       feature=names.index(at.selectbox(key="ts_feature").value))
+    assert draw == round(float(np.nanmedian(-10 * np.log10(prev.nmse_feature))))
+    # A new preview seed is a new draw of the preview, not a new expectation.
+    at.number_input(key="ts_seed").set_value(3).run()
+    assert not at.exception, at.exception
+    assert _ts_expected(at)[:4] == (mean, lo, hi, runs)

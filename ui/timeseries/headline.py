@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from eyedp_core.dp.registry import Mech
+from eyedp_core.timeseries import expectation
 from ui.numbers import Number
 from ui.timeseries import figs, preview_image, view
 from ui.timeseries.context import PRIVATE_EPS_NOTE, Ctx, fe
@@ -107,17 +108,46 @@ def _best_form(data_key: str, per_person: int, feature: int, _keys: tuple, _d: S
     return best.label, float(best.crossing_epsilon)
 
 
+# A shared read-only object (st.cache_resource): the R runs of a setting are drawn once, every ε reads them.
+@st.cache_resource(max_entries=8, show_spinner=False)
+def nmse_model(data_key: str, mech: Mech, chunk: int | None, k: int, nmse_kind: str, sensitivity: str,
+               _x: np.ndarray, _lo: np.ndarray, _hi: np.ndarray) -> expectation.NmseModel:
+    """Data key (view.data_key of `_x` and the bounds), mechanism, chunk, k, NMSE kind and sensitivity -> the
+    expectation's R seeded runs as an NMSE model in 1/ε (eyedp_core.timeseries.expectation)."""
+    return expectation.nmse_model(_x, (_lo, _hi), mech, chunk, k, nmse_kind, sensitivity=sensitivity)
+
+
+def expected_db(c: Ctx) -> expectation.ExpectedDb:
+    """Context in, the expected median utility over the features (dB) with its 10–90 % band at the page's setting
+    (seeded runs independent of the preview seed; cached per setting, an ε move only rescales)."""
+    d, s = c.series, c.setting
+    sens = "data-derived" if c.sensitivity_type == "data-derived" else "public"
+    model = nmse_model(view.data_key(c.token, d.names, d.lo, d.hi, d.length), s.mech, s.chunk, int(s.k), s.nmse_kind,
+                       sens, d.x, d.lo, d.hi)
+    return expectation.expected_median_db(model, float(c.plan.per_invocation))
+
+
+def _db_words(e: expectation.ExpectedDb, draw: float) -> str:
+    """Expected median dB, its band and the preview draw's in words ('expected median utility -54 dB …')."""
+    return (f"expected median utility {e.mean:.0f} dB over the features (10–90 % of single runs: {e.low:.0f} to "
+            f"{e.high:.0f} dB, over {e.runs} seeded runs; this preview draw: median utility {draw:.0f} dB)")
+
+
 def verdict(c: Ctx) -> tuple[str, str]:
-    """Context in, (kind 'useless' | 'rough' | 'usable', one plain sentence computed from the preview) out."""
+    """Context in, (kind 'useless' | 'rough' | 'usable', one plain sentence) out: the kind and the words follow the
+    expected median utility over seeded runs, so a lucky preview draw cannot set them; the draw is named beside."""
     p, prev = c.plan, c.preview
     with np.errstate(divide="ignore", invalid="ignore"):
         db = -10.0 * np.log10(prev.nmse_feature)
-    med = float(np.nanmedian(db)) if np.isfinite(db).any() else float("nan")
+    draw = float(np.nanmedian(db)) if np.isfinite(db).any() else float("nan")
+    exp = expected_db(c)
+    med = exp.mean if math.isfinite(exp.mean) else draw
     lo, hi = c.bounds_f
     scale = prev.shown[0].calibration.scale
     name = mech_name(c.setting.mech)
     who = f"a total of **ε = {fe(p.participant_total)} per person**"
     split = f"split over {p.invocations:,} mechanism calls (ε = {p.per_invocation:.3g} each)"
+    words = _db_words(exp, draw) if math.isfinite(exp.mean) else f"median utility {draw:.0f} dB over the features"
     if not math.isfinite(med) or med < 0:
         ratio = 10 ** (-med / 10) if math.isfinite(med) else math.inf
         # A series made constant by its bounds has zero variance: its NMSE, and the median, can be infinite.
@@ -126,16 +156,16 @@ def verdict(c: Ctx) -> tuple[str, str]:
         why = (f"its noise scale {sci(scale)} dwarfs the feature's whole range ({lo:g} to {hi:g})"
                if scale > 10 * (hi - lo) else "its noise is larger than the features' own variation")
         return "useless", (
-            f"At {who}, {split}, {name} is useless on this data: {why}, so the released series is noise (median "
-            f"utility {med:.0f} dB over the features, an error {times} times the signal's variance). Raise ε, "
-            "release fewer features or a shorter T before publishing anything." + _form_hint(c))
+            f"At {who}, {split}, {name} is useless on this data: {why}, so the released series is noise ({words}, "
+            f"an error {times} times the signal's variance). Raise ε, release fewer features or a shorter T before "
+            "publishing anything." + _form_hint(c))
     if med < 10:
         return "rough", (
-            f"At {who}, {split}, {name} keeps only a rough trace of the signal: median utility {med:.0f} dB, the "
-            f"error is {10 ** (-med / 10):.0%} of the signal's variance.")
+            f"At {who}, {split}, {name} keeps only a rough trace of the signal: {words}, the error is "
+            f"{10 ** (-med / 10):.0%} of the signal's variance.")
     return "usable", (
-        f"At {who}, {split}, {name} keeps the signal: median utility {med:.0f} dB, an error of "
-        f"{10 ** (-med / 10):.1%} of the signal's variance.")
+        f"At {who}, {split}, {name} keeps the signal: {words}, an error of {10 ** (-med / 10):.1%} of the signal's "
+        "variance.")
 
 
 # cache_resource: the same Figure object is handed back (Streamlit only serialises it), which saves unpickling and
