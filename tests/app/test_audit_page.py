@@ -58,14 +58,18 @@ def test_a_page_setting_reaches_the_audit() -> None:
 def test_a_stopped_run_says_so_keeps_what_finished_and_resumes() -> None:
     at = _audit()
     _run(at)
-    request, rows = at.session_state["aud_results"]
-    at.session_state["aud_results"] = (request, rows[:2])  # as if Stop was pressed during the third mechanism
+    key, rows = at.session_state["aud_results"]
+    at.session_state["aud_results"] = (key, rows[:2])  # as if Stop was pressed during the third mechanism
     at.session_state["aud_cancel"] = True
     at.run()
     assert "Audit stopped after 2 of 5 mechanisms" in page_text(at)
     shown = [d.value for d in at.dataframe if "ε̂ (lower bound)" in getattr(d.value, "columns", [])]
     assert len(shown) == 1 and len(shown[0]) == 2
-    at.session_state["aud_cancel"] = False
-    at.run()
+    at.button(key="FormSubmitter:aud_form-Run the audit").click().run()
     shown = [d.value for d in at.dataframe if "ε̂ (lower bound)" in getattr(d.value, "columns", [])]
-    assert list(shown[0]["page"]) == [r["page"] for r in rows]  # the first two kept, the rest run again
+    assert list(shown[0]["page"]) == [r["page"] for r in rows]  # Run goes on: the first two kept, three run
+    assert list(shown[0]["seconds"])[:2] == [r["seconds"] for r in rows[:2]]
+    at.session_state["hm_eps"] = 1.5  # a setting moved elsewhere: the next run starts afresh
+    at.button(key="FormSubmitter:aud_form-Run the audit").click().run()
+    shown = [d.value for d in at.dataframe if "ε̂ (lower bound)" in getattr(d.value, "columns", [])]
+    assert shown[0]["claimed ε"].iloc[0] == 1.5 and len(shown[0]) == 5

@@ -2,7 +2,8 @@
 bar and a Stop button, and the results beside the claimed ε.
 
 Session state: "aud_request" holds the settings of the last press of Run, "aud_cancel" is set by the Stop button,
-"aud_results" keeps (settings, rows finished so far), so a stopped run still shows what it finished.
+"aud_results" keeps (settings and the cases' claims, rows finished so far), so a stopped run still shows what it
+finished and Run resumes it, while a setting moved on another page starts afresh.
 """
 from __future__ import annotations
 
@@ -66,7 +67,6 @@ def settings_form() -> None:
     if pressed:
         st.session_state["aud_request"] = AuditRequest(float(conf), float(factor), int(seed))
         st.session_state["aud_cancel"] = False
-        st.session_state.pop("aud_results", None)
 
 
 def _row(page: str, res: AuditResult) -> dict:
@@ -84,10 +84,11 @@ def run(request: AuditRequest) -> None:
     for p in problems:
         st.warning(f"Not audited — {md_text(p)}", icon=":material/warning:")
     kept = st.session_state.get("aud_results")
-    rows = list(kept[1]) if kept and kept[0] == request else []
+    key = (request, tuple((page, c.title, c.epsilon, c.delta, c.draws) for page, c in cases))
+    rows = list(kept[1]) if kept and kept[0] == key else []
     if st.session_state.get("aud_cancel"):
-        st.info(f"Audit stopped after {len(rows)} of {len(cases)} mechanisms. Press **Run the audit** to start "
-                "again.", icon=":material/pause_circle:")
+        st.info(f"Audit stopped after {len(rows)} of {len(cases)} mechanisms. Press **Run the audit** to go on "
+                "from there.", icon=":material/pause_circle:")
         results(rows)  # what finished before the stop
         return
     if len(rows) < len(cases):
@@ -105,7 +106,7 @@ def run(request: AuditRequest) -> None:
             draws = max(100, int(case.draws * request.factor))
             res = run_case(case, draws=draws, confidence=request.confidence, seed=request.seed + i, progress=tick)
             rows.append(_row(page, res))
-            st.session_state["aud_results"] = (request, list(rows))
+            st.session_state["aud_results"] = (key, list(rows))
         bar.progress(1.0, text=f"Done: {len(cases)} mechanisms.")
         stop.empty()
     results(rows)
