@@ -8,7 +8,7 @@ import ui.share
 from eyedp_core.io.errors import DataError
 from ui import runlog, state
 from ui.aoi import figs, panels, view
-from ui.plan import add as plan_add
+from ui.plan.add import aoi_button
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -56,6 +56,6 @@ st.caption(f"Using {md_text(how)}. Fixations outside every AOI count as *elsewhe
 panels.privacy_part(ctx)
 panels.target_finder(ctx)
 panels.export_panel(ctx)
-plan_add.aoi_button(ctx)  # these AOI metrics into the study plan (Plan and release page)
+aoi_button(ctx)  # these AOI metrics into the study plan (Plan and release page)
 
 ui.share.page_tools("areas_of_interest", ctx)

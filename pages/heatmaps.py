@@ -26,9 +26,8 @@ from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.preview import TooFewObservers
 from ui import risk_line, runlog, state
 from ui.fragment import fragment
-from ui.heatmaps import noise, panels, previews, release, settings, view
-from ui.heatmaps import risk as hm_risk
-from ui.plan import add as plan_add
+from ui.heatmaps import noise, panels, previews, release, risk, settings, view
+from ui.plan.add import heatmap_button
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -112,8 +111,8 @@ def _context(study: view.Study) -> view.Context | None:
     try:
         s = settings.read_settings(study.n_observers, study.weight)
         ctx = view.context(study, s)
-        eps = hm_risk.target_epsilon(ctx, s)
-        return ctx if eps is None else view.context(study, hm_risk.settings_at(s, eps))
+        eps = risk.target_epsilon(ctx, s)
+        return ctx if eps is None else view.context(study, risk.settings_at(s, eps))
     except ValueError as err:
         st.error(f"These settings cannot be used: {md_text(err)}", icon=":material/error:")
         return None
@@ -144,7 +143,7 @@ def _grid(study: view.Study, slots: Slots) -> None:
     if ctx is not None:
         with slots.export:  # its text follows the grid, not ε; its button re-runs this part with the settings now
             release.export_section(ctx)
-            plan_add.heatmap_button(ctx)  # this stimulus' heatmap into the study plan (Plan and release page)
+            heatmap_button(ctx)  # this stimulus' heatmap into the study plan (Plan and release page)
 
 
 @fragment(name="privacy")
@@ -155,13 +154,13 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     ctx = _context(study)
     if ctx is not None:
         # The guarantee and the level line in one element (re-sent on every ε move).
-        st.markdown(noise.guarantee_markdown(ctx) + "\n\n" + hm_risk.risk_markdown(ctx) + "\n\n"
-                    + settings.level_markdown(hm_risk.settings_at(settings.read_settings(ctx.n_observers, ctx.weight),
+        st.markdown(noise.guarantee_markdown(ctx) + "\n\n" + risk.risk_markdown(ctx) + "\n\n"
+                    + settings.level_markdown(risk.settings_at(settings.read_settings(ctx.n_observers, ctx.weight),
                                                                   ctx.epsilon), ctx.n_observers),
                     unsafe_allow_html=True)
         for w in privacy_warnings(ctx.epsilon, ctx.delta_used, ctx.n_observers):
             st.warning(w, icon=":material/warning:")
-    by_hand = hm_risk.controls(study.n_observers, None if ctx is None else hm_risk.target_epsilon_of(ctx))
+    by_hand = risk.controls(study.n_observers, None if ctx is None else risk.target_epsilon_of(ctx))
     settings.draw_privacy(study.n_observers, eps_disabled=not by_hand)
     if ctx is None:
         return
@@ -174,7 +173,7 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     if slots.derivation.open:  # drawn only when opened: its formulas and table stay off a slider move's path
         with slots.derivation:
             noise.derivation(ctx)
-            risk_line.draw_formulas(hm_risk.person(ctx), ctx.n_observers)
+            risk_line.draw_formulas(risk.person(ctx), ctx.n_observers)
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
         with slots.explore:

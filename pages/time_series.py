@@ -19,8 +19,7 @@ from ui.fragment import fragment
 from ui.numbers import numbers_html
 from ui.shell import ensure_shell
 from ui.text import html_text, md_text
-from ui.timeseries import context, data, figs, headline, panels, view
-from ui.timeseries import risk as ts_risk
+from ui.timeseries import context, data, figs, headline, panels, risk, view
 from ui.timeseries.steil import steil_panel
 from ui.widgets import WATERMARK_HTML, badge, calibration_box, fmt_num, log_slider
 
@@ -248,15 +247,15 @@ def budget_controls(v: context.BudgetViewSpec) -> tuple[context.BudgetViewSpec, 
     f_idx, mech, chunk, mode = v.feature_index, v.mech, v.chunk, v.mode
     chunked = mech.info.chunked
     with target_box:  # above the sliders: a risk target, when set, replaces the ε slider's value
-        target = risk_line.target_controls(ts_risk.PREFIX, len(v.info.participants))
-        eps_target = None if target is None else ts_risk.target_epsilon(
+        target = risk_line.target_controls(risk.PREFIX, len(v.info.participants))
+        eps_target = None if target is None else risk.target_epsilon(
             target, len(v.info.participants), mode, mech, chunk, length, len(v.names), v.info.n_recordings)
         if target is not None:
             st.markdown(risk_line.calibrated_words(eps_target, *target, "person" if mode == "participant"
                                                    else "chunk / series"))
     with box:
         eps_label = "ε total per person" if mode == "participant" else "ε per chunk / series (as in the paper)"
-        eps = log_slider(eps_label, *ts_risk.EPS_RANGE, 1.0, key="ts_eps", disabled=eps_target is not None,
+        eps = log_slider(eps_label, *risk.EPS_RANGE, 1.0, key="ts_eps", disabled=eps_target is not None,
                          help="Log scale. Smaller ε = stronger privacy = more noise.")
     eps = eps if eps_target is None else eps_target
     n = transform_length(mech, chunk, length)
@@ -288,7 +287,7 @@ def verdict_box(ctx: context.Ctx) -> None:
     again charges), then the numbers and the preview's heading: two elements, re-sent on every move."""
     kind, sentence = headline.verdict(ctx)
     sentence += ("\n\n" + context.accounting_line(ctx) + context.already_note(ctx) + "\n\n"
-                 + ts_risk.risk_markdown(ctx))
+                 + risk.risk_markdown(ctx))
     (st.warning if kind == "useless" else st.info)(sentence, icon=":material/warning:" if kind == "useless"
                                                    else ":material/info:")
     st.markdown(f"{numbers_html(headline.numbers(ctx))}\n\n### Preview: one participant's clean and noisy series\n\n"
@@ -379,7 +378,7 @@ def formula(v: context.BudgetViewSpec, ctx: context.Ctx) -> None:
     if note := context.calibration_note(ctx):
         st.caption(note)  # built from numbers and mechanism names
     if ctx.sensitivity_type == "public" and ctx.plan.has_guarantee:
-        risk_line.draw_formulas(risk_line.person_total(ts_risk.call_trade_off(ctx), ctx.plan.invocations),
+        risk_line.draw_formulas(risk_line.person_total(risk.call_trade_off(ctx), ctx.plan.invocations),
                                 len(ctx.info.participants))
     if sens is not None:
         sens_f = sens[v.feature_index]

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import eyedp_core.timeseries.k
 from eyedp_core.attacks.tables import AttackTable
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
-from eyedp_core.timeseries import k as ts_k
 from eyedp_core.timeseries.mechanisms import cfpa, dcfpa, fpa, lpa
 
 __all__ = ["ACCOUNTING", "ATTACK_MECHANISMS", "Bounds", "ReleasePlan", "plan_release", "public_k", "release",
@@ -112,7 +112,7 @@ def resolve_bounds(at: AttackTable, bounds: str | Mapping[str, tuple[float, floa
 def _noise_unit(n: int, difference: bool) -> np.ndarray:
     """n -> h(k) for k = 1 … ⌊n/2⌋+1, the expected Σ_t noise² = h(k)·(Δ2/ε)² (§2.5; DCFPA integrated, §4)."""
     k = np.arange(1, n // 2 + 2, dtype=float)
-    w2 = ts_k.parseval_weights(n) ** 2
+    w2 = eyedp_core.timeseries.k.parseval_weights(n) ** 2
     if not difference:
         return 2.0 * k * np.cumsum(w2)
     j = np.arange(n // 2 + 1)[:, None]
@@ -136,7 +136,7 @@ def public_k(n: int, epsilon: np.ndarray | float, *, difference: bool = False,
     """Transform length n, per-call ε (array) -> data-free k minimising a public prior error (§2.6 option 1):
     `eyedp_core.timeseries.k.public_k` with the range as the unit (k does not depend on R)."""
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    k = ts_k.public_k(n, epsilon=eps, value_range=1.0, difference=difference, increment_bound=increment_over_range)
+    k = eyedp_core.timeseries.k.public_k(n, epsilon=eps, value_range=1.0, difference=difference, increment_bound=increment_over_range)
     return np.asarray(k, dtype=int).reshape(eps.shape)
 
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+from pyarrow import csv
 
 from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate
@@ -108,11 +108,11 @@ def scan_stimuli(files: list[str]) -> tuple[str, ...]:
                     seen.update(str(v) for v in pc.unique(batch.column(0)).to_pylist() if v is not None)
             else:
                 sep = "\t" if ".tsv" in path.lower() else ","
-                parse = pacsv.ParseOptions(delimiter=sep, invalid_row_handler=lambda _: "skip")
-                with pacsv.open_csv(path, parse_options=parse) as r:
+                parse = csv.ParseOptions(delimiter=sep, invalid_row_handler=lambda _: "skip")
+                with csv.open_csv(path, parse_options=parse) as r:
                     if "stimulus" not in r.schema.names:
                         continue
-                with pacsv.open_csv(path, parse_options=parse, convert_options=pacsv.ConvertOptions(
+                with csv.open_csv(path, parse_options=parse, convert_options=csv.ConvertOptions(
                         include_columns=["stimulus"], column_types={"stimulus": pa.string()})) as r:
                     for batch in r:
                         seen.update(str(v) for v in pc.unique(batch.column(0)).to_pylist() if v)

@@ -15,8 +15,8 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+from pyarrow import csv
 
 from eyedp_core.io.checks import fit_to_canvas
 from eyedp_core.io.errors import ROW_INDEX_NAME, DataError
@@ -138,7 +138,7 @@ class _LineMap:
         self.slots: list[int] = []  # for each skipped line: the number of well-formed rows before it
         self.skipped = 0
 
-    def on_invalid(self, row: pacsv.InvalidRow) -> str:
+    def on_invalid(self, row: csv.InvalidRow) -> str:
         """PyArrow's handler of a line with a wrong number of fields: count, name and skip it."""
         line = int(row.number) if row.number is not None and row.number > 0 else -1
         self.slots.append(line - 2 - self.skipped)
@@ -159,21 +159,21 @@ def _csv_frames(path: str, name: str, chunk_rows: int, report: RowReport) -> Ite
     """CSV shard in, (frame of one chunk, the physical line of each row) out; lines with a wrong number of fields
     are counted and named in `report` and skipped."""
     sep = "\t" if ".tsv" in path.lower() else ","
-    parse = pacsv.ParseOptions(delimiter=sep, invalid_row_handler=lambda _: "skip")  # the header only
+    parse = csv.ParseOptions(delimiter=sep, invalid_row_handler=lambda _: "skip")  # the header only
     try:
-        with pacsv.open_csv(path, read_options=pacsv.ReadOptions(use_threads=False), parse_options=parse) as r:
+        with csv.open_csv(path, read_options=csv.ReadOptions(use_threads=False), parse_options=parse) as r:
             header = list(r.schema.names)
     except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
         raise DataError(f"not a readable CSV file ({err})", file=name) from None
     _check_columns(header, name)
     want = [c for c in (*REQUIRED, "stimulus") if c in header]
     lines = _LineMap(name, report)
-    opts = pacsv.ConvertOptions(include_columns=want, column_types={c: pa.string() for c in want},
+    opts = csv.ConvertOptions(include_columns=want, column_types={c: pa.string() for c in want},
                                 strings_can_be_null=True, null_values=_NA_TEXT)
-    parse = pacsv.ParseOptions(delimiter=sep, invalid_row_handler=lines.on_invalid, ignore_empty_lines=False)
+    parse = csv.ParseOptions(delimiter=sep, invalid_row_handler=lines.on_invalid, ignore_empty_lines=False)
     done = 0
     try:
-        reader = pacsv.open_csv(path, read_options=pacsv.ReadOptions(use_threads=False), parse_options=parse,
+        reader = csv.open_csv(path, read_options=csv.ReadOptions(use_threads=False), parse_options=parse,
                                 convert_options=opts)
         batches: list[pa.RecordBatch] = []
         held = 0

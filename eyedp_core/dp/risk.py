@@ -158,10 +158,10 @@ class LossDistribution:
 
 def _laplace_pld(epsilon: float, count: int) -> LossDistribution:
     """`count` Laplace releases of ε each, composed by dp-accounting (pessimistic: every loss rounded up)."""
-    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+    from dp_accounting.pld import privacy_loss_distribution
 
     step = max(_PLD_STEP, count * epsilon / _PLD_POINTS)
-    one = pld_lib.from_laplace_mechanism(1.0 / epsilon, sensitivity=1.0, value_discretization_interval=step,
+    one = privacy_loss_distribution.from_laplace_mechanism(1.0 / epsilon, sensitivity=1.0, value_discretization_interval=step,
                                          pessimistic_estimate=True, use_connect_dots=False)
     pmf = one.self_compose(count)._pmf_remove.to_dense_pmf()  # the Laplace distribution is symmetric
     loss = (pmf._lower_loss + np.arange(pmf.size)) * pmf._discretization

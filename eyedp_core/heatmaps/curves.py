@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-import scipy.fft as sfft
+from scipy import fft
 
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import (
@@ -66,7 +66,7 @@ class _Engine:
         a, b0, d = rs - rs.mean(), cs - cs.mean(), cs - rs
         vecs = np.stack([np.ones(self.shape), a, b0, d])
         # Linear statistics <v, K Z> = <Λ·Dv, DZ> restricted to the retained block.
-        dv = sfft.dctn(vecs, type=2, norm="ortho", axes=(-2, -1))[:, :self.kr, :self.kc]
+        dv = fft.dctn(vecs, type=2, norm="ortho", axes=(-2, -1))[:, :self.kr, :self.kc]
         self.w = (dv * self.lam).reshape(4, -1).T  # (block, 4)
         self.clean = {"mean": cs.mean(), "var_clean": b0.var(), "var_ref": a.var(),
                       "cov": float((a * b0).mean()),
@@ -97,8 +97,8 @@ class _Engine:
             for s in range(R):
                 zp = draw_noise(rng, fam, b, self.shape)
                 # Only the retained block is needed: transform columns, cut, then rows.
-                z = sfft.dct(zp, type=2, norm="ortho", axis=1, overwrite_x=True)[:, :self.kc]
-                z = sfft.dct(z, type=2, norm="ortho", axis=0, overwrite_x=True)[:self.kr]
+                z = fft.dct(zp, type=2, norm="ortho", axis=1, overwrite_x=True)[:, :self.kc]
+                z = fft.dct(z, type=2, norm="ortho", axis=0, overwrite_x=True)[:self.kr]
                 out[s] = self.stats(z[None])[0]
                 if progress and (s % 5 == 4 or s == R - 1):
                     progress(offset + weight * (s + 1) / R)

@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-import scipy.fft as sfft
 import scipy.sparse as sp
+from scipy import fft
 
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import sample_noise
@@ -204,9 +204,9 @@ def smooth(map_: np.ndarray, sigma_px: float, cell: int = 1, truncate: float = 4
         return a.copy()
     rows, cols = a.shape[-2:]
     lam = np.multiply.outer(kernel_spectrum(rows, s, truncate), kernel_spectrum(cols, s, truncate))
-    spec = sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1))
+    spec = fft.dctn(a, type=2, norm="ortho", axes=(-2, -1))
     spec *= lam.astype(a.dtype, copy=False)
-    return sfft.idctn(spec, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True)
+    return fft.idctn(spec, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True)
 
 
 def sigma_px_from_degrees(deg: float, width_px: int, width_cm: float, distance_cm: float) -> float:

@@ -15,8 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from eyedp_core.dp import calibration as dp_calibration
-from eyedp_core.dp.calibration import Calibration, tex_number
+from eyedp_core.dp.calibration import Calibration, calibrate_laplace, tex_number
 from eyedp_core.dp.registry import Family
 from eyedp_core.timeseries.k import fpa_noise_variance
 from eyedp_core.timeseries.sensitivity import chunk_lengths, dcfpa_kept_l1, diff_l2_public, l2_public
@@ -149,7 +148,7 @@ def lpa_calibration(
         )
     else:
         derived = ""
-    cal = dp_calibration.calibrate_laplace(sensitivity, epsilon)
+    cal = calibrate_laplace(sensitivity, epsilon)
     cal = dataclasses.replace(
         cal,
         method="lpa",
@@ -325,13 +324,13 @@ def steil_calibration(
     if sensitivity is None:
         if value_range is None:
             raise ValueError("give the public range R or the L1 sensitivity of the released series")
-        cal = dp_calibration.calibrate_laplace(tp * float(value_range), epsilon)
+        cal = calibrate_laplace(tp * float(value_range), epsilon)
         plugged = (
             rf"b = T' R/\varepsilon = {tp}\cdot {tex_number(value_range)}"
             rf" / {tex_number(epsilon)} = {tex_number(cal.scale)}"
         )
     else:
-        cal = dp_calibration.calibrate_laplace(float(sensitivity), epsilon)
+        cal = calibrate_laplace(float(sensitivity), epsilon)
         plugged = cal.plugged_tex
     cal = dataclasses.replace(
         cal,

@@ -23,8 +23,7 @@ from eyedp_core.data import derived
 from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
 from ui import risk_line, state
-from ui.aoi import figs, tables, view
-from ui.aoi import risk as aoi_risk
+from ui.aoi import figs, risk, tables, view
 from ui.fragment import fragment
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, calibration_box, log_slider
@@ -301,7 +300,7 @@ def privacy_part(ctx: AoiContext) -> None:
     # The two tables side by side in one element: an HTML grid whose cells hold markdown (blank lines around it).
     st.markdown(f"**{ctx.table.n} observers, {ctx.table.k} AOIs.** {_split_words(eps, len(eq))} Intervals: 95 %, "
                 f"in each metric's units{_interval_words(ctx.metrics)}. Computed in {ms:.0f} ms.\n\n"
-                f"{aoi_risk.risk_markdown(eq, ctx.table)}\n\n"
+                f"{risk.risk_markdown(eq, ctx.table)}\n\n"
                 f"{WATERMARK_HTML}\n\n<div class=\"eyedp-pair\"><div>\n\n"
                 "**Clean** (clipped to the public limits; never shown outside this session)\n\n"
                 + tables.metric_table(res, private=False)
@@ -324,7 +323,7 @@ def privacy_part(ctx: AoiContext) -> None:
         st.caption(NEIGHBOURS.capitalize() + ". docs/PRIVACY_MODEL.md §15.")
         for q, e in eq.items():
             calibration_box(calibrate_laplace(query_sensitivity(q, ctx.table), e), title=f"{q.value}")
-        risk_line.draw_formulas(aoi_risk.person(eq, ctx.table), ctx.table.n)
+        risk_line.draw_formulas(risk.person(eq, ctx.table), ctx.table.n)
     # The script export reads the ε and seed of this run (an ε move re-runs only this fragment).
     ui.share.scripts.remember("areas_of_interest", ctx)
 

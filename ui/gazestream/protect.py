@@ -25,8 +25,7 @@ from eyedp_core.gazestream.kaleido import stream_windows
 from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
-from ui.gazestream import controls, figs, panels, view
-from ui.gazestream import risk as gs_risk
+from ui.gazestream import controls, figs, panels, risk, view
 from ui.gazestream.table import utility_table
 from ui.share.tools import remember, share_box, share_toggle
 from ui.text import md_text
@@ -170,7 +169,7 @@ def kaleido_part(scope: Scope) -> None:
         panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry,
                                                         streams),
                               "Kaleido", scope.formulas,
-                              gs_risk.kaleido_line(plan.epsilon, plan.w, plan.r, len(scope.one), scope.geometry,
+                              risk.kaleido_line(plan.epsilon, plan.w, plan.r, len(scope.one), scope.geometry,
                                                    streams, len(scope.prep.participants)))
     kal = _kaleido(scope, s_kal)
     prot = view.one_of(scope.token, "Kaleido", s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel, kal)

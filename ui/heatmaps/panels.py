@@ -14,7 +14,7 @@ from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_sur
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
 from ui import state, theme
 from ui.heatmaps import figs, images, targets, view
-from ui.heatmaps import release as heatmap_release
+from ui.heatmaps.release import selection_facts, selection_settings, with_canvas_caveat
 from ui.heatmaps.settings import EPS_SPEC, M_KEYS
 from ui.text import md_text
 from ui.widgets import badge, fmt_num, index_in_force, log_slider, log_values, value_in_force
@@ -128,10 +128,10 @@ def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: Sel
                                           selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
                                           delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
                                           cap_total=ctx.cap_total)
-    entry = heatmap_release.with_canvas_caveat(release.selection_release(choice), ctx)
+    entry = with_canvas_caveat(release.selection_release(choice), ctx)
     if state.charge([entry], page="heatmaps", place="hm_select_private",  # refused over the cap: m unchanged
-                    facts=heatmap_release.selection_facts(choice, ctx, bound),
-                    settings_used=heatmap_release.selection_settings(ctx, bound, eps_sel, method)):
+                    facts=selection_facts(choice, ctx, bound),
+                    settings_used=selection_settings(ctx, bound, eps_sel, method)):
         _set_cap(ctx.weight, choice)
     st.session_state[LEDGER_CHANGED] = True  # the sidebar (ledger summary or refusal) is outside the page's fragment
 

@@ -25,7 +25,7 @@ from eyedp_core.report.chain import report_ledger
 from eyedp_core.report.html import PERSON_SETTING
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
-from ui.share import facts as share_facts
+from ui.share.facts import finished
 from ui.share.labels import setting_labels
 
 PREVIEW_PAGES = {"heatmaps": "Heatmaps", "time_series": "Time series"}  # pages whose figures are seeded previews
@@ -174,7 +174,7 @@ def versions() -> dict[str, str]:
 def report_input(*, with_figures: bool = True, release_safe: bool = True) -> tuple[ReportInput, go.Figure | None]:
     """The session gathered into a ReportInput (a copy: safe to build from another thread) and its figure;
     release_safe leaves out every figure computed on the unprotected data."""
-    facts = share_facts.finished()
+    facts = finished()
     fig = ledger_figure()
     # The releases and the stamp (study, entries, head: what `verify` checks) read at one moment, so a charge by
     # another session in between cannot put a release in the report beyond the head it states.

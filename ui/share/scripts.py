@@ -82,7 +82,8 @@ NO_SCRIPT = {
 }
 def attacks_params(_: Any) -> dict[str, Any] | None:
     """Attacks -> the last requested run's grid and protocol (None before the first run)."""
-    from ui.attacks import view as attack_view  # imported here: the attack engine (scikit-learn) is not app start
+    # Imported here: the attack engine (scikit-learn) is not app start.
+    from ui.attacks.view import BOUNDS_RULE, MAX_TRAIN, SEED
 
     request = st.session_state.get("atk_request")
     if request is None:
@@ -92,7 +93,7 @@ def attacks_params(_: Any) -> dict[str, Any] | None:
             "classifiers": [str(c) for c in request.classifiers], "tasks": list(request.tasks),
             "majority_vote": bool(request.majority_vote), "repetitions": int(request.repetitions),
             "accounting": request.accounting, "gap": request.gap, "k": request.k, "subsample": request.subsample,
-            "seed": attack_view.SEED, "bounds": attack_view.BOUNDS_RULE, "max_train": attack_view.MAX_TRAIN,
+            "seed": SEED, "bounds": BOUNDS_RULE, "max_train": MAX_TRAIN,
             "extend": bool(request.extend)}
 
 
