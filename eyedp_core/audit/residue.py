@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from eyedp_core.dp.lattice import round_to_lattice
-from eyedp_core.dp.release import release_laplace
+from eyedp_core.dp.registry import Family
+from eyedp_core.dp.release import release_gaussian, release_laplace
 
 __all__ = ["ResidueCheck", "export_residue_check", "off_lattice"]
 
@@ -23,6 +24,7 @@ def off_lattice(values: np.ndarray, k: int) -> int:
 class ResidueCheck:
     """A release's values checked against their lattice, and what a naive float path would have published."""
 
+    family: Family
     values: int
     lattice_k: int
     off_lattice: int  # released values not on the lattice: must be 0
@@ -35,15 +37,18 @@ class ResidueCheck:
         return self.off_lattice == 0
 
 
-def export_residue_check(values: int = 64, scale: float = 0.05, sensitivity: float = 1.0,
-                         seed: int = 0) -> ResidueCheck:
-    """Count, Laplace scale and Δ1 in, the check of the exports' release path (OpenDP, values rounded to the
-    lattice first) on float64 data whose low-order bits differ between two neighbours. Synthetic data, so
-    nothing of anyone's data is drawn or charged."""
+def export_residue_check(family: Family = Family.LAPLACE, values: int = 64, scale: float = 0.05,
+                         sensitivity: float = 1.0, seed: int = 0) -> ResidueCheck:
+    """Noise family, count, scale (Laplace b or Gaussian σ) and sensitivity (Δ1 or Δ2) in, the check of the
+    exports' release path (OpenDP, values rounded to the lattice first) on float64 data whose low-order bits
+    differ between two neighbours. Synthetic data, so nothing of anyone's data is drawn or charged."""
     rng = np.random.default_rng(seed)
     # Small values carry bits below any lattice step the release picks (their float spacing is far finer).
     data = rng.uniform(0.0, 2.0**-20, values)
-    released, meta = release_laplace(data, scale, sensitivity=sensitivity)
+    if family is Family.GAUSSIAN:
+        released, meta = release_gaussian(data, scale, sensitivity=sensitivity)
+    else:
+        released, meta = release_laplace(data, scale, sensitivity=sensitivity)
     k = int(meta["lattice_k"])
     neighbour = data.copy()
     neighbour[0] += 0.375 * 2.0**k  # one value moved by less than a lattice step: only its residue changes
@@ -52,4 +57,4 @@ def export_residue_check(values: int = 64, scale: float = 0.05, sensitivity: flo
     naive_a, naive_b = data + z, neighbour + z
     residue = lambda v: v - round_to_lattice(v, k)  # noqa: E731 - a one-line helper used twice below
     separates = bool(residue(naive_a)[0] != residue(naive_b)[0])
-    return ResidueCheck(values, k, off_lattice(released, k), off_lattice(naive_a, k), separates)
+    return ResidueCheck(family, values, k, off_lattice(released, k), off_lattice(naive_a, k), separates)

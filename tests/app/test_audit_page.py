@@ -53,6 +53,7 @@ def test_a_page_setting_reaches_the_audit() -> None:
     df = _run(at)
     row = df[df["page"] == "Heatmaps"].iloc[0]
     assert row["claimed ε"] == 0.5 and row["δ"] == 0.0 and "laplace" in row["mechanism"]
+    assert "with laplace noise, the Heatmaps page's family" in page_text(at)  # the residue check follows it
 
 
 def test_a_stopped_run_says_so_keeps_what_finished_and_resumes() -> None:

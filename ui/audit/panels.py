@@ -143,10 +143,12 @@ def residue() -> None:
     """The exports' float path: every released value on its lattice, and what a naive path would keep."""
     st.subheader("Float residue of an exported release")
     t0 = time.perf_counter()
-    chk = export_residue_check()
+    family = view.heatmap_family()
+    chk = export_residue_check(family)
     secs = time.perf_counter() - t0
     (st.success if chk.passed else st.error)(
-        f"{chk.values:d} values released through the exports' path (OpenDP, rounded to the lattice "
+        f"{chk.values:d} values released through the exports' path with {md_text(family)} noise, the Heatmaps "
+        "page's family (OpenDP, rounded to the lattice "
         f"2^{chk.lattice_k:d} first): "
         + ("every released value lies on the lattice: the export publishes no low-order bits of the data"
            if chk.passed else f"{chk.off_lattice:d} released values lie off the lattice: the export leaks "

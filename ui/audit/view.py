@@ -50,6 +50,11 @@ def setting(key: str) -> Any:
     return settings.schema()[key].default
 
 
+def heatmap_family() -> Family:
+    """The Heatmaps page's noise family (its export's release path)."""
+    return Family(setting("hm_mech"))
+
+
 def heatmap() -> AuditCase:
     """The Heatmaps page's mechanism on the bundled stimulus' grid."""
     weight = str(setting("hm_weight"))

@@ -3,13 +3,16 @@ floats keeps residues that tell neighbours apart."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from eyedp_core.audit.residue import export_residue_check, off_lattice
+from eyedp_core.dp.registry import Family
 
 
-def test_the_release_path_puts_every_value_on_its_lattice_and_the_naive_one_does_not() -> None:
+@pytest.mark.parametrize("family", [Family.LAPLACE, Family.GAUSSIAN])
+def test_the_release_path_puts_every_value_on_its_lattice_and_the_naive_one_does_not(family: Family) -> None:
     for seed in range(3):
-        chk = export_residue_check(seed=seed)
+        chk = export_residue_check(family, seed=seed)
         assert chk.passed and chk.off_lattice == 0
         assert chk.naive_off_lattice > chk.values // 2 and chk.naive_separates
 
