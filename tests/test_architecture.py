@@ -64,3 +64,130 @@ def test_no_alias_modules_and_no_star_reexports() -> None:
             if star or alias:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+# A recording is split by these columns (eyedp_core.gaze.contributions.RECORDING_SPLITS); the participant column
+# goes by two names. A literal of three or more of them, and nothing else, is a definition of a recording key.
+_SPLIT_NAMES = frozenset({"task", "session", "recording", "stimulus", "trial"})
+_KEY_NAMES = _SPLIT_NAMES | {"participant", "observer"}
+
+
+def _recording_key_literals(source: str) -> list[int]:
+    """Python source -> line numbers of tuple/list/set literals made only of recording-key column names (>= 3 splits)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
+            if not all(isinstance(e, ast.Constant) and e.value in _KEY_NAMES for e in node.elts):
+                continue
+            if len({e.value for e in node.elts} & _SPLIT_NAMES) >= 3:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_one_definition_of_what_splits_a_table_into_recordings() -> None:
+    """Every module that groups by recording derives its columns from gaze.contributions.RECORDING_SPLITS."""
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in sorted((ROOT / "eyedp_core").rglob("*.py"))
+             for line in _recording_key_literals(path.read_text())]
+    assert len(found) == 1 and found[0].startswith("eyedp_core/gaze/contributions.py:"), found
+
+
+def test_the_recording_key_scan_sees_a_second_definition() -> None:
+    """The scan above is not blind: the six definitions the tree once had are each found."""
+    old = ['DEFAULT_GROUPS = ("participant", "observer", "task", "stimulus", "recording", "trial")',
+           'GROUP_COLUMNS = ("participant", "task", "recording", "stimulus", "trial")',
+           'GROUP_COLUMNS = ("participant", "stimulus", "task", "recording", "trial")',
+           'SELECTION_COLUMNS = ("stimulus", "task", "recording", "trial")',
+           'RECORDING_KEYS: tuple[str, ...] = ("task", "session", "recording")',
+           'lead = [c for c in ("task", "session", "recording", "stimulus") if c in out.columns]']
+    assert [_recording_key_literals(src) for src in old] == [[1]] * len(old)
+    assert _recording_key_literals('keys = [c for c in splits if c not in ("task", "session")]') == []
+
+
+# Third-party modules go by the short names their own documentation uses; no other module is renamed on import.
+_CONVENTIONAL_ALIASES = {"numpy": "np", "pandas": "pd", "streamlit": "st", "plotly.graph_objects": "go",
+                         "plotly.io": "pio", "scipy.sparse": "sp", "pyarrow": "pa", "pyarrow.parquet": "pq",
+                         "pyarrow.compute": "pc", "opendp.prelude": "dp", "pyspark.sql.functions": "F",
+                         "datetime": "dt"}
+_FIRST_PARTY = ("eyedp_core", "ui", "pages")
+
+
+def _is_module(name: str) -> bool:
+    """Dotted name -> whether it names an importable module (not a function or class inside one)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _module_aliases(source: str) -> list[str]:
+    """Python source -> 'module as alias' for every module imported under another name (outside the convention)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        pairs: list[tuple[str, str]] = []
+        if isinstance(node, ast.Import):
+            pairs = [(a.name, a.asname) for a in node.names if a.asname and a.asname != a.name]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            pairs = [(f"{node.module}.{a.name}", a.asname) for a in node.names if a.asname and a.asname != a.name]
+        for name, alias in pairs:
+            if _CONVENTIONAL_ALIASES.get(name) == alias:
+                continue
+            if isinstance(node, ast.Import) or _is_module(name):
+                found.append(f"{name} as {alias}")
+    return found
+
+
+def test_no_module_is_imported_under_another_name() -> None:
+    """docs/ARCHITECTURE.md: no module aliases, so a module reads the same in every file that uses it."""
+    offenders = [f"{path.relative_to(ROOT)}: {a}"
+                 for root in _FIRST_PARTY for path in sorted((ROOT / root).rglob("*.py"))
+                 for a in _module_aliases(path.read_text())]
+    assert [o for o in offenders if o not in _ALIAS_LEFT_TO_ITS_OWNERS] == []
+
+
+# The Plan view is being rebuilt by its own change; its one alias is left to it (the scan still lists it).
+_ALIAS_LEFT_TO_ITS_OWNERS = frozenset({"ui/plan/panels.py: ui.share.report as share_report"})
+
+
+def test_the_module_alias_scan_sees_the_old_aliases() -> None:
+    """The scan above is not blind: each alias the tree once had is found; a renamed function is not a module."""
+    old = ["from eyedp_core.timeseries import k as ts_k", "from eyedp_core.dp import calibration as dp_calibration",
+           "from dp_accounting.pld import privacy_loss_distribution as pld_lib", "import scipy.fft as sfft",
+           "import pyarrow.csv as pacsv"]
+    assert [_module_aliases(src) for src in old] == [
+        ["eyedp_core.timeseries.k as ts_k"], ["eyedp_core.dp.calibration as dp_calibration"],
+        ["dp_accounting.pld.privacy_loss_distribution as pld_lib"], ["scipy.fft as sfft"], ["pyarrow.csv as pacsv"]]
+    assert _module_aliases("import numpy as np\nfrom eyedp_core.dp.calibration import Calibration as C") == []
+
+
+# A page draws: it calls its view's ui package and holds no function longer than this many lines.
+_PAGE_FUNCTION_LINES = 30
+
+
+def _page_computes(source: str) -> list[str]:
+    """A page's source -> what in it computes: imports of eyedp_core (the upload pipeline included) and functions
+    over _PAGE_FUNCTION_LINES lines."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names if a.name.startswith("eyedp_core")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("eyedp_core"):
+            found.append(f"from {node.module} import …")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            if length > _PAGE_FUNCTION_LINES:
+                found.append(f"{node.name}: {length} lines")
+    return found
+
+
+def test_your_data_page_only_draws() -> None:
+    """The Your data page reads, maps, derives and memoises through ui.yourdata, as every other page does."""
+    assert _page_computes((ROOT / "pages" / "your_data.py").read_text()) == []
+
+
+def test_the_page_scan_sees_computation() -> None:
+    """The scan above is not blind: an io import and a long function are each found."""
+    long_body = "def _table():\n" + "    x = 1\n" * _PAGE_FUNCTION_LINES
+    assert _page_computes("from eyedp_core import io\nimport eyedp_core.io.windows\n" + long_body) == [
+        "from eyedp_core import …", "import eyedp_core.io.windows", f"_table: {_PAGE_FUNCTION_LINES + 1} lines"]
