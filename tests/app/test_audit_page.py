@@ -74,3 +74,14 @@ def test_a_stopped_run_says_so_keeps_what_finished_and_resumes() -> None:
     at.button(key="FormSubmitter:aud_form-Run the audit").click().run()
     shown = [d.value for d in at.dataframe if "ε̂ (lower bound)" in getattr(d.value, "columns", [])]
     assert shown[0]["claimed ε"].iloc[0] == 1.5 and len(shown[0]) == 5
+
+
+def test_the_heatmap_case_takes_the_data_the_heatmaps_page_drew() -> None:
+    at = open_app("pages/heatmaps.py", timeout=300)
+    at.session_state["hm_cell"] = 64
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/audit.py").run()
+    row = _run(at).set_index("page").loc["Heatmaps"]
+    # The sample's stimulus is 1280 × 800 px with 40 observers: 64 px cells make a 13 × 20 grid.
+    assert "13×20 cells" in row["mechanism"] and row["neighbours"].startswith("40 observers")

@@ -29,6 +29,7 @@ from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.heatmaps.preview import gaussian_method
 from eyedp_core.timeseries.accounting import EpsilonPlan, epsilon_plan
 from ui import settings
+from ui.heatmaps.view import CONTEXTS_KEY
 
 # The bundled sample's public sizes: observers per stimulus (Heatmaps), recordings per participant (Time series)
 # and AOIs per stimulus (Areas of interest, bundled AOIs).
@@ -63,11 +64,24 @@ def heatmap() -> AuditCase:
     method = gaussian_method(GaussianMethod(setting("hm_method")), eps) if fam is Family.GAUSSIAN \
         else GaussianMethod.ANALYTIC
     cell = int(setting("hm_cell"))
-    h, w = bundled.stimulus_image(str(setting("hm_stimulus"))).shape[:2]
+    n, h, w = _heatmap_data()
     cap_m = float(setting("hm_m_count" if weight == "count" else "hm_m_duration"))
     cap_total = float(setting(f"hm_c_{weight}")) if setting("hm_use_c") else None
-    return heatmap_case(HeatmapAudit(fam, method, eps, float(setting("hm_delta")), SAMPLE_OBSERVERS,
+    return heatmap_case(HeatmapAudit(fam, method, eps, float(setting("hm_delta")), n,
                                      math.ceil(h / cell), math.ceil(w / cell), cap_m, cap_total))
+
+
+def _heatmap_data() -> tuple[int, int, int]:
+    """Observers n and the stimulus' height and width in px: those of the data the Heatmaps page last drew in this
+    session, else the bundled sample's (n and the size are public under the replace-one relation)."""
+    memo = st.session_state.get(CONTEXTS_KEY)
+    if memo:
+        ctx = next(reversed(memo.values()))[1]
+        return ctx.n_observers, ctx.height, ctx.width
+    name = str(setting("hm_stimulus"))
+    name = name if name in bundled.stimulus_names() else bundled.stimulus_names()[0]
+    h, w = bundled.stimulus_image(name).shape[:2]
+    return SAMPLE_OBSERVERS, h, w
 
 
 def _series_plan() -> tuple[Mech, int | None, int, EpsilonPlan]:
