@@ -19,11 +19,12 @@ from eyedp_core.heatmaps.maps import smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
 from eyedp_core.heatmaps.targets import BAND, DEFAULT_Q, hot_spots_kept
 
-__all__ = ["EXPECTATION_DRAWS", "EXPECTATION_SEED", "Expected", "HeadlineMetric", "expected_metrics",
-           "smoothed_unit_fields"]
+__all__ = ["EXPECTATION_DRAWS", "EXPECTATION_SEED", "Expected", "HeadlineMetric", "draws_for_cells",
+           "expected_metrics", "smoothed_unit_fields"]
 
 EXPECTATION_DRAWS = 30  # small enough to recompute on a slider move, large enough for a stable 10–90 % band
 EXPECTATION_SEED = 1_000_003  # far from the seeds a user types (0, 1, 42 …), so no draw is the shown preview
+_CELL_DRAWS = 6_000_000  # cells × draws held and scored per setting: fine grids get fewer draws (at least 8)
 
 
 class HeadlineMetric(enum.Enum):
@@ -45,6 +46,12 @@ class Expected:
     low: float
     high: float
     draws: int
+
+
+def draws_for_cells(cells: int) -> int:
+    """Cells r in, the draws R the expectation uses: EXPECTATION_DRAWS, fewer on grids so fine that R·r fields
+    would slow a slider move (8 at least; the band is then coarser, and the page states R)."""
+    return int(min(EXPECTATION_DRAWS, max(8, _CELL_DRAWS // max(1, int(cells)))))
 
 
 def smoothed_unit_fields(shape: tuple[int, int], sigma_px: float, cell: int, mechanism: Family, *,

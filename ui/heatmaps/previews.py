@@ -72,7 +72,8 @@ def emd_toggle() -> None:
 def unit_fields(maps_key: tuple, shape: tuple[int, int], sigma_px: float, cell: int, mechanism: Family) -> np.ndarray:
     """Gaze-map key, grid shape, kernel, cell and noise family -> the R smoothed unit-noise fields of the expectation
     (drawn once: an ε, δ or cap move only rescales them)."""
-    fields = expectation.smoothed_unit_fields(shape, sigma_px, cell, mechanism)
+    fields = expectation.smoothed_unit_fields(shape, sigma_px, cell, mechanism,
+                                              R=expectation.draws_for_cells(shape[0] * shape[1]))
     fields.setflags(write=False)
     return fields
 
@@ -100,7 +101,7 @@ def _pct(v: float) -> str:
 def expected_numbers(ctx: view.Context, q: float) -> list[Number]:
     """The expected CC, hot spots kept, NMSE and MSE with their 10–90 % bands, as numbers labelled 'Expected …'."""
     exp = expected(ctx, q)
-    R = expectation.EXPECTATION_DRAWS
+    R = exp[HeadlineMetric.CC].draws
     why = (f"Mean over {R} seeded draws of this setting's noise (seeds fixed: changing the preview seed does not "
            "move it); in brackets the 10–90 % band of single draws, what one release may give.")
     fmts = {HeadlineMetric.CC: lambda v: f"{v:.2f}", HeadlineMetric.HOT_SPOTS: _pct,
@@ -122,8 +123,8 @@ def metrics_html(ctx: view.Context) -> str:
     met = ctx.preview.metrics
     q = targets.q_value()
     kept = met["hot_spots"] if q == DEFAULT_Q else hot_spots_kept(ctx.clean.smooth, ctx.preview.smooth, q)
-    head = (f'<div class="eyedp-note">Expected over {expectation.EXPECTATION_DRAWS} seeded draws of this setting '
-            "(10–90 % band of single draws):</div>\n\n")
+    head = (f'<div class="eyedp-note">Expected over {expectation.draws_for_cells(ctx.gaze_maps.n_cells)} seeded draws '
+            "of this setting (10–90 % band of single draws):</div>\n\n")
     draw_head = (f'\n\n<div class="eyedp-note">This preview draw (seed {ctx.preview_seed}, the map above): one draw, '
                  "luck included.</div>\n\n")
     shown = [
