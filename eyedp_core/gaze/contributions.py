@@ -15,7 +15,8 @@ import pandas as pd
 
 __all__ = ["RECORDING_SPLITS", "Contributions", "contributions"]
 
-# Columns that split one participant's rows into recordings, in key order.
+# Columns that split one participant's rows into recordings, in key order: the one definition (events, features,
+# gaze streams, feature windows, time-series tensors and attack tables derive their groupings from it).
 RECORDING_SPLITS: tuple[str, ...] = ("task", "session", "recording", "stimulus", "trial")
 
 
