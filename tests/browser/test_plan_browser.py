@@ -27,7 +27,7 @@ def test_plan_page_releases_a_bundle_at_1280(page, app_server, shots, tmp_path):
     harness.goto(page, f"{app_url}/plan?{urlencode({'plan_json': text})}")
     page.get_by_text("Each observer is protected with ε = 4").wait_for(timeout=120_000)
     harness.wait_idle(page)
-    page.get_by_text("heatmap_webpage").first.wait_for(timeout=60_000)
+    page.get_by_text(re.compile("PREVIEW heatmap_webpage at")).wait_for(timeout=60_000)  # a preview's caption
     harness.at_least(page.locator('[data-testid="stImage"]'), 2, "a preview per heatmap")
     wide = page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
                          " return m.scrollWidth - m.clientWidth; }")
