@@ -208,8 +208,13 @@ def build(timeout: float = 240) -> tuple[Schema, dict[str, str]]:
 
 
 def main() -> None:
-    """Write the schema file."""
-    schema, enums = build()
+    """Write the schema file: the settings that travel (a page's or a data source's prefix), none of the app's
+    own controls (the study picker, the ledger's reasons and confirmations), which never travel in a link."""
+    from ui.settings import ALL_PREFIXES
+
+    built, enums = build()
+    schema = Schema(s for s in built if s.key.startswith(ALL_PREFIXES))
+    enums = {k: v for k, v in enums.items() if k.startswith(ALL_PREFIXES)}
     doc = schema.to_dict()
     for key, path in enums.items():
         doc[key]["enum"] = path
