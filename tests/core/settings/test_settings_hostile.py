@@ -118,9 +118,9 @@ def test_every_text_setting_has_its_allowed_values_or_is_capped_free_text() -> N
     texts = [s for s in APP if s.kind == "str" or (s.kind == "list" and s.item == "str")]
     assert len(texts) > 35
     free = sorted(s.key for s in texts if s.choices is None)
-    # The AOI table as CSV text (AOIs are public parameters that travel), data source names (uploads add names)
-    # and the declared tighter time-series bounds (lines of text).
-    assert free == ["aoi_text", "sel_features", "sel_fixations", "sel_gaze", "ts_tighter"]
+    # The AOI table as CSV text (AOIs are public parameters that travel), the study plan as JSON, data source
+    # names (uploads add names) and the declared tighter time-series bounds (lines of text).
+    assert free == ["aoi_text", "plan_json", "sel_features", "sel_fixations", "sel_gaze", "ts_tighter"]
     assert all(APP[k].free_text for k in free)
     for s in texts:
         if s.choices is not None:
