@@ -127,6 +127,13 @@ def test_a_default_run_of_every_case_ends_within_the_stated_time() -> None:
     assert all(r.draws == r.case.draws for r in results)
 
 
+def test_a_grid_of_a_million_cells_draws_fewer_maps_and_still_ends_in_time() -> None:
+    case = heatmap_case(dataclasses.replace(HEATMAP, rows=800, cols=1280))  # 1 px cells
+    assert case.draws == 200
+    res = run_case(case)
+    assert res.seconds < 30.0 and not res.exceeds
+
+
 def test_a_stop_ends_the_run_after_the_current_batch_and_still_bounds() -> None:
     case = kaleido_case(KALEIDO)
     seen: list[float] = []
