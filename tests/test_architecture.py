@@ -143,11 +143,7 @@ def test_no_module_is_imported_under_another_name() -> None:
     offenders = [f"{path.relative_to(ROOT)}: {a}"
                  for root in _FIRST_PARTY for path in sorted((ROOT / root).rglob("*.py"))
                  for a in _module_aliases(path.read_text())]
-    assert [o for o in offenders if o not in _ALIAS_LEFT_TO_ITS_OWNERS] == []
-
-
-# The Plan view is being rebuilt by its own change; its one alias is left to it (the scan still lists it).
-_ALIAS_LEFT_TO_ITS_OWNERS = frozenset({"ui/plan/panels.py: ui.share.report as share_report"})
+    assert offenders == []
 
 
 def test_the_module_alias_scan_sees_the_old_aliases() -> None:

@@ -32,7 +32,7 @@ from eyedp_core.timeseries.forms import Form
 from ui import settings, state
 from ui.heatmaps import images
 from ui.plan import release, session, view
-from ui.share import report as share_report
+from ui.share import report
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, badge, fmt_num
 
@@ -356,8 +356,8 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
                                                             drawn[-1].label, cap, spent, drawn), _mark())
         return  # another session charged in between: the draw is discarded, nothing was handed out
     extra = {"settings.json": settings.config_json(session.PAGE).encode("utf-8"),
-             "review_board_report.html": share_report.build_html(
-                 share_report.report_input(with_figures=False)[0]).encode("utf-8")}
+             "review_board_report.html": report.build_html(
+                 report.report_input(with_figures=False)[0]).encode("utf-8")}
     data, manifest = release.bundle_zip(bundle, extra)
     names = [f["name"] for o in manifest["outputs"] for f in o.get("files", [])]
     st.session_state[RESULT_KEY] = {
