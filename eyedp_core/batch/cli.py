@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+from eyedp_core.batch.canary import canary_audit
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import write_release
 from eyedp_core.batch.plan_run import run_plan_command
@@ -54,7 +55,46 @@ def parser() -> argparse.ArgumentParser:
                         "its workers can read)")
     h.add_argument("--report", help="also write the run report (JSON, describes the private input) to this file")
     _plan_parser(sub)
+    _audit_parser(sub)
     return p
+
+
+def _audit_parser(sub) -> None:  # noqa: ANN001 - argparse's private subparsers type
+    """Add the `audit-canaries` subcommand: the heatmap release's one-run canary audit (writes no release)."""
+    a = sub.add_parser("audit-canaries", help="one heatmap release with canary observers: a lower bound ε̂ on its ε")
+    a.add_argument("--input", required=True, action="append", help="glob of fixation shards (as for heatmap)")
+    a.add_argument("--engine", choices=[e.value for e in Engine], default=Engine.NUMPY.value)
+    a.add_argument("--settings", help="settings file downloaded from the Heatmaps page (options below override it)")
+    for opt, kind in (("--stimulus", str), ("--epsilon", float), ("--delta", float), ("--cell-px", int),
+                      ("--cap-m", float), ("--width", int), ("--height", int), ("--sigma-px", float)):
+        a.add_argument(opt, type=kind)
+    a.add_argument("--cap-total", type=_cap_total, default=argparse.SUPPRESS, help="total cap C per observer, or 'none'")
+    a.add_argument("--mechanism", choices=[f.value for f in (Family.GAUSSIAN, Family.LAPLACE)])
+    a.add_argument("--method", choices=[m.value for m in GaussianMethod])
+    a.add_argument("--canaries", type=int, default=1000, help="canary observers m (each included with probability 1/2)")
+    a.add_argument("--guesses", type=int, help="canaries guessed in (top scores) and out (bottom scores); default m/20")
+    a.add_argument("--seed", type=int, default=0, help="seed of the audit's own randomness (which canaries are in)")
+    a.add_argument("--confidence", type=float, default=0.95)
+    a.add_argument("--tmp-dir", "--tmpdir", dest="tmp_dir", help="folder for the temporary files")
+
+
+def _audit_command(args: argparse.Namespace, files: list[str]) -> int:
+    """Parsed `audit-canaries` arguments and the input files in, ε̂ beside ε printed (JSON); exit status 0."""
+    if args.settings is not None and not os.path.isfile(args.settings):
+        raise ValueError(f"--settings '{args.settings}' is not a file")
+    if args.tmp_dir is not None and not os.path.isdir(args.tmp_dir):
+        raise ValueError(f"--tmp-dir '{args.tmp_dir}' is not a folder")
+    audit = canary_audit(files, settings_from_args(args), Engine(args.engine), canaries=args.canaries,
+                         seed=args.seed, confidence=args.confidence, guesses=args.guesses, tmp_dir=args.tmp_dir)
+    b = audit.bound
+    print(json.dumps({"epsilon_hat": b.epsilon, "epsilon": audit.epsilon_claimed, "delta": audit.delta_claimed,
+                      "confidence": b.confidence, "canaries": b.canaries, "guesses": b.guesses,
+                      "correct": b.correct, "cells_per_canary": audit.cells_per_canary,
+                      "shift_over_sensitivity": audit.shift_fraction, "n_observers": audit.n_observers,
+                      "engine": audit.engine.value, "seconds": round(audit.seconds, 3),
+                      "reading": "ε̂ is a lower confidence bound: ε̂ > ε reveals a bug; ε̂ ≤ ε certifies nothing"},
+                     indent=2))
+    return 0
 
 
 def _plan_parser(sub) -> None:  # noqa: ANN001 - argparse's private subparsers type
@@ -146,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         files = expand_inputs(args.input)
+        if args.command == "audit-canaries":  # writes no release: none of the output checks apply
+            return _audit_command(args, files)
         check_paths(args, files)
         if args.partitions < 1:
             raise ValueError(f"--partitions must be at least 1, got {args.partitions}")
