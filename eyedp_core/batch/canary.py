@@ -58,15 +58,17 @@ class CanaryLayout:
 
 
 def canary_layout(settings: HeatmapSettings, canaries: int) -> CanaryLayout:
-    """Settings and m in, the canvas grown by a band of whole cell rows (one empty row, then 2k cells per canary)
+    """Settings and m in, the canvas grown by a band of whole cell rows (empty rows, then 2k cells per canary)
     and each canary's cells out. The real data's cells keep their indices' rows and columns."""
     s = settings
     k = max(1, min(s.cells_per_observer, MAX_CELLS_PER_CANARY))
     rows, cols = s.grid_shape
     need = canaries * 2 * k
-    band = 1 + -(-need // cols)
-    grown = dataclasses.replace(s, height=(rows + band) * s.cell_px)
-    first = (rows + 1) * cols
+    # The reader keeps positions up to 10 % of the canvas beyond its edge; on the grown canvas they stay where
+    # they are, so the empty rows keep them out of every canary's cells.
+    gap = 1 + math.ceil(0.1 * s.height / s.cell_px)
+    grown = dataclasses.replace(s, height=(rows + gap + -(-need // cols)) * s.cell_px)
+    first = (rows + gap) * cols
     cells = first + np.arange(need).reshape(canaries, 2, k)
     return CanaryLayout(grown, cells[:, 0, :], cells[:, 1, :])
 
