@@ -93,7 +93,7 @@ def _audit_command(args: argparse.Namespace, files: list[str]) -> int:
                       "shift_over_sensitivity": audit.shift_fraction, "n_observers": audit.n_observers,
                       "engine": audit.engine.value, "seconds": round(audit.seconds, 3),
                       "reading": "ε̂ is a lower confidence bound: ε̂ > ε reveals a bug; ε̂ ≤ ε certifies nothing"},
-                     indent=2))
+                     indent=2, ensure_ascii=False))
     return 0
 
 
