@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,18 @@ def _partition_of(observer: np.ndarray, partitions: int) -> np.ndarray:
     return (pd.util.hash_array(np.asarray(observer, dtype=object)) % np.uint64(partitions)).astype(np.int64)
 
 
+def partition_rows(observer: np.ndarray, partitions: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Observer ids of a chunk -> (partition, the chunk's row indices in it) for each non-empty partition: every
+    row of one observer lands in the same partition, so a partition's maps are whole observers' maps."""
+    part = _partition_of(observer, partitions)
+    order = np.argsort(part, kind="stable")
+    bounds = np.searchsorted(part[order], np.arange(partitions + 1))
+    for p in range(partitions):
+        idx = order[bounds[p]:bounds[p + 1]]
+        if idx.size:
+            yield p, idx
+
+
 def clean_aggregate(files: list[str], settings: HeatmapSettings, *, partitions: int = DEFAULT_PARTITIONS,
                     chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
                     report: RowReport | None = None) -> CleanAggregate:
@@ -57,13 +70,7 @@ def clean_aggregate(files: list[str], settings: HeatmapSettings, *, partitions: 
         writers: dict[int, pq.ParquetWriter] = {}
         try:
             for chunk in read_chunks(files, s.stimulus, s.width, s.height, chunk_rows, report):
-                part = _partition_of(chunk.observer, partitions)
-                order = np.argsort(part, kind="stable")
-                bounds = np.searchsorted(part[order], np.arange(partitions + 1))
-                for p in range(partitions):
-                    idx = order[bounds[p]:bounds[p + 1]]
-                    if idx.size == 0:
-                        continue
+                for p, idx in partition_rows(chunk.observer, partitions):
                     table = pa.table({"observer": chunk.observer[idx], "x": chunk.x[idx], "y": chunk.y[idx]},
                                      schema=_SCHEMA)
                     if p not in writers:

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate
+from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate, partition_rows
 from eyedp_core.batch.settings import HeatmapSettings
 
 # The reader's per-shard frames and its per-stimulus checks: one reading of each chunk serves every stimulus.
@@ -24,12 +24,6 @@ __all__ = ["clean_aggregates"]
 
 _SCHEMA = pa.schema([("stimulus", pa.string()), ("observer", pa.string()), ("x", pa.float64()),
                      ("y", pa.float64())])
-
-
-def _partition_of(observer: np.ndarray, partitions: int) -> np.ndarray:
-    import pandas as pd
-
-    return (pd.util.hash_array(np.asarray(observer, dtype=object)) % np.uint64(partitions)).astype(np.int64)
 
 
 def _canvases(settings: Sequence[HeatmapSettings]) -> dict[str, tuple[int, int]]:
@@ -100,13 +94,7 @@ def clean_aggregates(files: list[str], settings: Sequence[HeatmapSettings], *,
 
 def _write(chunk, stimulus: str, partitions: int, paths: list[str], writers: dict[int, pq.ParquetWriter]) -> None:  # noqa: ANN001
     """Append one checked chunk's rows to the observer-hashed partition files, tagged with their stimulus."""
-    part = _partition_of(chunk.observer, partitions)
-    order = np.argsort(part, kind="stable")
-    bounds = np.searchsorted(part[order], np.arange(partitions + 1))
-    for p in range(partitions):
-        idx = order[bounds[p]:bounds[p + 1]]
-        if idx.size == 0:
-            continue
+    for p, idx in partition_rows(chunk.observer, partitions):
         table = pa.table({"stimulus": np.full(idx.size, stimulus, dtype=object), "observer": chunk.observer[idx],
                           "x": chunk.x[idx], "y": chunk.y[idx]}, schema=_SCHEMA)
         if p not in writers:
