@@ -214,7 +214,7 @@ def derive_fixations(rec: io.Recording, label_of: str, detect: tuple[str, dict[s
     fix, how = rec.detect_fixations(method, **thresholds)
     step = how.report()
     if fix.empty:
-        return " " + step.message("no fixations were detected.")
+        return " " + md_text(step.message("no fixations were detected."))
     label = f"Upload: {label_of} (fixations, {method.upper()})"
     short = step.message(f"{how.fixations:,} fixations from {how.samples:,} samples.") + (
         f" {how.fitted}" if how.fitted else "")
