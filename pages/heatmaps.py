@@ -24,9 +24,11 @@ from streamlit.delta_generator import DeltaGenerator
 import ui.share
 from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.preview import TooFewObservers
+from eyedp_core.plan import OutputKind
 from ui import risk_line, runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, risk, settings, view
+from ui.plan import finder
 from ui.plan.add import heatmap_button
 from ui.shell import ensure_shell
 from ui.text import md_text
@@ -177,7 +179,11 @@ def _privacy(study: view.Study, slots: Slots) -> None:
     panel = st.session_state.get("hm_panel")
     if panel is not None:  # uses every setting: drawn (from its cache) here, where an ε move re-runs it
         with slots.explore:
-            panels.RUNNERS[panel](ctx)
+            if panel == "target":  # the finder states what the session's study plan affords this stimulus
+                panels.RUNNERS[panel](ctx, plan_note=finder.note(ctx.fixations, OutputKind.HEATMAP,
+                                                                 finder.heatmap_label(ctx.stimulus.name)))
+            else:
+                panels.RUNNERS[panel](ctx)
     if slots.scale.open:  # uses ε: filled here, where an ε move re-runs it
         with slots.scale:
             release.scale_out_body(ctx)

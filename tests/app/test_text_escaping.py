@@ -299,6 +299,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         'reader.label': 'reader names (constants)',
         'text': 'a progress text: constant words and md_text on the file name',
     },
+    "ui/plan/finder.py": {
+        "plan_text(fix, kind, label, finder_epsilon, target)": "numbers, constant kind words and the accountant's "
+                                                                "words; the target, the plan's reading error and "
+                                                                "a DataError go through md_text inside",
+    },
     "ui/aoi/panels.py": {
         "list(labels)": "the canvas choices (constants); their labels hold numbers only",
         "labels[0]": "a canvas label: constant words and pixel sizes",

@@ -22,9 +22,11 @@ from eyedp_core.aoi.shapes import Aoi, grid
 from eyedp_core.data import derived
 from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
+from eyedp_core.plan import OutputKind
 from ui import risk_line, state
 from ui.aoi import figs, risk, tables, view
 from ui.fragment import fragment
+from ui.plan import add, finder
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, calibration_box, log_slider
 
@@ -390,6 +392,8 @@ def target_finder(ctx: AoiContext) -> None:
         n = planning.observers_for_half_width(AoiMetric.HIT_RATIO, pts / 100, epsilon=e2, k=ctx.table.k,
                                               bounds=ctx.bounds, metrics=metrics)
         c[1].markdown(f"Observers needed for **hit ratio ± {pts:g} points** at ε = {e2:g}: **{n:,}**.")
+        label = add.aoi_output(ctx.stimulus, ctx.aois, metrics, ctx.bounds).label  # this output's name in a plan
+        finder.show(ctx.fixations, OutputKind.AOI, label, eps if math.isfinite(eps) else None, f"dwell ± {h:g} s")
         st.caption("Both come from the half-width b·ln 20 / n with b = Δ1 / (ε / number of sums): public "
                    "arithmetic, not a release.")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
@@ -30,6 +31,8 @@ BASES = {Basis.PRIVATE.value: "these data (tuning, not itself private)",
          Basis.PILOT.value: "public pilot: the bundled sample on a stimulus"}
 MEASURES = {Measure.CC.value: "CC", Measure.HOT_SPOTS.value: "hot spots kept"}
 SLOW_SECONDS = 2.0  # above this the estimate is shown before the computation starts
+
+PlanNote = Callable[[float | None, str], None]  # (the finder's smallest ε or None, its target in words)
 
 
 def _pct(v: float) -> str:
@@ -159,13 +162,15 @@ def finder_png(answer: targets.TargetAnswer, current_eps: float) -> bytes:
 # target finder
 
 
-def target_panel(ctx: view.Context) -> None:
+def target_panel(ctx: view.Context, plan_note: PlanNote | None = None) -> None:
     """Smallest ε and observers needed for a target on CC or hot spots kept, with their spread (the lead is drawn
-    outside the finder's fragment: a move of its controls does not re-send it)."""
+    outside the finder's fragment: a move of its controls does not re-send it); `plan_note(ε found, target in
+    words)` states under the answer what the session's study plan affords (the page passes it: ui.plan sits above
+    this package)."""
     st.markdown("**Hot spots kept** is the share of the clean heatmap's top q cells (its hot spots) that are "
                 "also among the noisy heatmap's top cells. Set a target on it or on CC and read the smallest ε "
                 "that reaches it, and how many observers would reach it at the current ε.")
-    _target_part(ctx)
+    _target_part(ctx, plan_note)
 
 
 def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...], words: str, target: float,
@@ -205,7 +210,7 @@ def _answer_lines(ctx: view.Context, answers_: tuple[targets.TargetAnswer, ...],
 
 
 @fragment(name="targets")
-def _target_part(ctx: view.Context) -> None:
+def _target_part(ctx: view.Context, plan_note: PlanNote | None = None) -> None:
     """The finder's controls and answers (its own fragment: its controls re-run only this panel)."""
     row = st.container(horizontal=True, gap="medium")  # blocks, not columns: re-sent on every move of the finder
     measure = row.radio("Target on", list(MEASURES), format_func=MEASURES.get, key="hm_tg_measure",
@@ -251,6 +256,8 @@ def _target_part(ctx: view.Context) -> None:
     lines = _answer_lines(ctx, (eps_ans, obs_ans, *sub), words, float(target), basis, gm.n_observers)
     # The two answers as one numbers row and their explanations in one element (re-sent on every move here).
     st.markdown(numbers_html(shown) + "\n\n" + "\n".join(lines), unsafe_allow_html=True)
+    if plan_note is not None:
+        plan_note(eps_ans.value, f"{words} ≥ {target:g}")
     st.image(_cached_finder_png(answers_key, ctx.epsilon, eps_ans), width="stretch")
     st.caption(f"R = {R} seeded preview draws per point (seed {ctx.preview_seed}; one noise field per draw "
                f"rescaled to every ε: common random numbers); {figs.MECH_LABEL[ctx.mechanism]} noise, δ = "
