@@ -133,3 +133,20 @@ def test_aoi_finder_without_plan_states_how_many_fit_under_the_cap() -> None:
     fit = math.floor(CAP / need + 1e-9)
     assert f"holds **{fit} AOI table{'' if fit == 1 else 's'}**" in line
     assert f"finder's ε = {fmt_num(need)}" in line
+
+
+def test_heatmaps_finder_names_a_plan_without_this_stimulus() -> None:
+    others = tuple(_heatmap(s) for s in bundled.stimulus_names()[1:])
+    plan = StudyPlan("finder test", Cap(CAP), others)
+    line = _plan_line(_heatmap_finder(plan))
+    eps = [_allotted(plan, o.label) for o in others]
+    assert eps == pytest.approx([CAP / 2, CAP / 2], rel=1e-6)
+    assert "**2 heatmaps** (this stimulus not included)" in line and f"each gets ε = {fmt_num(eps[0])}" in line
+
+
+def test_aoi_finder_with_a_plan_of_heatmaps_only_says_the_cap_is_shared() -> None:
+    plan = StudyPlan("finder test", Cap(CAP), tuple(_heatmap(s) for s in bundled.stimulus_names()))
+    line = _plan_line(_aoi_finder(plan))
+    fit = math.floor(CAP / _dwell_epsilon() + 1e-9)
+    assert f"holds **{fit} AOI table{'' if fit == 1 else 's'}**" in line
+    assert "Your plan holds no AOI tables yet; its 3 other outputs already share that cap" in line
