@@ -129,23 +129,25 @@ def opendp_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float, s
     by OpenDP's own accounting out.
 
     OpenDP accounts its discrete Gaussian through zCDP, looser than the exact analytic calibration
-    (docs/PRIVACY_MODEL.md §11), so an export may need a little more noise than the preview; bisection
-    on OpenDP's reported ε over a one-value domain (the map does not depend on the size)."""
+    (docs/PRIVACY_MODEL.md §11), so an export may need a little more noise than the preview. OpenDP's
+    `binary_search_param` finds the boundary σ of the release's own chain (the discrete Gaussian on its lattice,
+    zCDP converted to (ε, δ) at the fixed δ) over a one-value domain."""
     if not (math.isfinite(sigma0) and sigma0 > 0):
         raise ValueError(f"sigma0 must be a finite number > 0, got {sigma0!r}")
+    sens, delta = float(l2_sensitivity), float(delta)
 
-    def eps_of(sigma: float) -> float:
-        return float(release_gaussian(np.zeros(1), sigma, sensitivity=l2_sensitivity, delta=delta)[1]["epsilon"])
+    def chain(sigma: float) -> Any:
+        """σ in, the release's measurement at σ with (ε, δ) out for a fixed δ."""
+        meas = dp.m.make_gaussian(_vector_domain(1), dp.l2_distance(T=float), scale=sigma,
+                                  k=lattice_k(sigma, 1, sens, Metric.L2))
+        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), delta)
 
-    if eps_of(sigma0) <= epsilon:
+    if chain(float(sigma0)).check(sens, (float(epsilon), delta)):
         return float(sigma0)
-    lo, hi = sigma0, sigma0 * 1.05
-    while eps_of(hi) > epsilon:
-        lo, hi = hi, hi * 1.25
-    for _ in range(30):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if eps_of(mid) > epsilon else (lo, mid)
-    return hi * (1 + 1e-6)
+    sigma = dp.binary_search_param(chain, d_in=sens, d_out=(float(epsilon), delta), bounds=(float(sigma0), None))
+    # The map also depends (about 1e-12 relative) on the lattice, which follows the number of values released:
+    # the margin keeps a release of any size within (ε, δ).
+    return float(sigma) * (1 + 1e-6)
 
 
 SELECTION_METHODS = tuple(m.value for m in SelectionMethod)  # the names, for messages and pickers

@@ -163,6 +163,26 @@ def test_opendp_gaussian_sigma_is_the_smallest_sigma_opendp_certifies(l2, eps, d
         opendp_gaussian_sigma(l2, eps, delta, 0.0)
 
 
+@pytest.mark.parametrize(("l2", "eps", "delta"), [(1 / 3, 1.0, DELTA_900), (0.02, 0.3, 1e-7)])
+def test_opendp_gaussian_sigma_is_opendps_own_boundary_and_holds_at_every_size(l2, eps, delta):
+    """The σ is OpenDP's binary-search boundary of the release chain (discrete Gaussian, zCDP, δ fixed) times
+    1 + 1e-6: the chain certifies (ε, δ) at σ / (1 + 1e-6) and not 1e-9 below it; releases of 1 to 10⁴ values
+    (each on its own lattice) at σ are charged at most ε."""
+    from eyedp_core.dp.calibration import gaussian_sigma
+
+    sigma = opendp_gaussian_sigma(l2, eps, delta, gaussian_sigma(l2, eps, delta))
+
+    def certified(s: float) -> bool:
+        meas = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float, nan=False), size=1),
+                                  dp.l2_distance(T=float), scale=s, k=lattice_k(s, 1, l2, "l2"))
+        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), delta).check(l2, (eps, delta))
+
+    boundary = sigma / (1 + 1e-6)
+    assert certified(boundary) and not certified(boundary * (1 - 1e-9))
+    for n in (1, 100, 10_000):
+        assert release_gaussian(np.zeros(n), sigma, sensitivity=l2, delta=delta)[1]["epsilon"] <= eps
+
+
 def test_release_argmin_exponential_is_the_exponential_mechanism():
     scores = np.array([0.3, 0.1, 0.5, 0.2])
     sens, eps, draws = 0.05, 0.7, 4000
