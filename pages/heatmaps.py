@@ -24,7 +24,7 @@ from streamlit.delta_generator import DeltaGenerator
 import ui.share
 from eyedp_core.heatmaps.calibration import privacy_warnings
 from eyedp_core.heatmaps.preview import TooFewObservers
-from eyedp_core.plan import OutputKind
+from eyedp_core.plan.schema import OutputKind
 from ui import risk_line, runlog, state
 from ui.fragment import fragment
 from ui.heatmaps import noise, panels, previews, release, risk, settings, view

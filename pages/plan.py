@@ -7,8 +7,8 @@ import streamlit as st
 
 import ui.share
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import HeatmapOutput
 from eyedp_core.plan.inputs import table_stimuli
+from eyedp_core.plan.schema import HeatmapOutput
 from eyedp_core.settings.schema import MAX_TEXT_CHARS
 from ui import runlog, state
 from ui.plan import panels, session, view

@@ -6,7 +6,8 @@ import streamlit as st
 
 from eyedp_core.dp.accounting import COMPOSITION_RULE
 from eyedp_core.io import uploads
-from eyedp_core.report import epsilon_reading, person_table, releases_table
+from eyedp_core.report.html import epsilon_reading
+from eyedp_core.report.tables import person_table, releases_table
 from ui import runlog, state
 from ui.fragment import fragment
 from ui.share import report

@@ -21,7 +21,8 @@ from typing import Any
 
 import streamlit as st
 
-from eyedp_core.settings import Schema, decode_json, decode_query, encode_json, encode_query
+from eyedp_core.settings.codec import decode_json, decode_query, encode_json, encode_query
+from eyedp_core.settings.schema import Schema
 from ui.fragment import after_rerun, before_rerun
 from ui.text import md_text
 

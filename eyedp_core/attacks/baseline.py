@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from eyedp_core.attacks.classifiers import Classifier
-from eyedp_core.attacks.engine import DEFAULT_MAX_TRAIN, TASKS, TrainOn, evaluate
+from eyedp_core.attacks.engine import DEFAULT_MAX_TRAIN, TrainOn, evaluate
 from eyedp_core.attacks.grid import available_tasks
+from eyedp_core.attacks.splits import TASKS
 from eyedp_core.attacks.tables import AttackTable
 
 __all__ = ["Traps", "clean_baseline", "measure_traps"]

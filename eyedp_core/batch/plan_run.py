@@ -42,16 +42,9 @@ from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
 from eyedp_core.heatmaps.release import release_table
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import (
-    ALL_STIMULI,
-    Allocation,
-    AoiOutput,
-    HeatmapBasis,
-    HeatmapOutput,
-    PlanInputs,
-    StudyPlan,
-    allocate,
-)
+from eyedp_core.plan.allocate import Allocation, allocate
+from eyedp_core.plan.models import HeatmapBasis, PlanInputs
+from eyedp_core.plan.schema import ALL_STIMULI, AoiOutput, HeatmapOutput, StudyPlan
 
 __all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]

@@ -22,7 +22,7 @@ from eyedp_core.aoi.shapes import Aoi, grid
 from eyedp_core.data import derived
 from eyedp_core.dp.calibration import calibrate_laplace
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import OutputKind
+from eyedp_core.plan.schema import OutputKind
 from ui import risk_line, state
 from ui.aoi import figs, risk, tables, view
 from ui.fragment import fragment

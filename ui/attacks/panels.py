@@ -14,8 +14,9 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core import attacks
-from eyedp_core.attacks import AttackTable, ceiling
+from eyedp_core.attacks import ceiling
 from eyedp_core.attacks.classifiers import Classifier
+from eyedp_core.attacks.tables import AttackTable
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
 from ui.attacks.view import RunSettings

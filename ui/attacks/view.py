@@ -17,9 +17,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
-from eyedp_core.attacks import AttackTable, Point, Runner, ceiling, store
+from eyedp_core.attacks import ceiling, store
 from eyedp_core.attacks.classifiers import Classifier
+from eyedp_core.attacks.engine import Point
+from eyedp_core.attacks.grid import Runner
 from eyedp_core.attacks.privatize import resolve_bounds
+from eyedp_core.attacks.tables import AttackTable
 from ui.attacks import figs
 
 BOUNDS_RULE = "auto"  # documented public bounds where known; observed range (flagged) for unknown features

@@ -7,7 +7,7 @@ import streamlit as st
 
 from eyedp_core.aoi.observers import AoiBounds
 from eyedp_core.dp.registry import Family, GaussianMethod
-from eyedp_core.plan import AoiOutput, HeatmapOutput, PlanOutput
+from eyedp_core.plan.schema import AoiOutput, HeatmapOutput, PlanOutput
 from ui import state
 from ui.plan import session
 from ui.text import md_text

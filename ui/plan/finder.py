@@ -9,8 +9,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import OutputKind
-from eyedp_core.plan.schema import slug
+from eyedp_core.plan.schema import OutputKind, slug
 from ui import state
 from ui.plan import session, view
 from ui.text import md_text

@@ -13,9 +13,11 @@ import streamlit as st
 from eyedp_core.aoi.shapes import grid
 from eyedp_core.data import derived
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import (
+from eyedp_core.plan.allocate import Allocation
+from eyedp_core.plan.inputs import table_stimuli
+from eyedp_core.plan.schema import (
+    AOI_METRIC_NAMES,
     Accountant,
-    Allocation,
     AoiOutput,
     Cap,
     HeatmapOutput,
@@ -25,9 +27,8 @@ from eyedp_core.plan import (
     StudyPlan,
     Target,
     TargetMeasure,
+    slug,
 )
-from eyedp_core.plan.inputs import table_stimuli
-from eyedp_core.plan.schema import AOI_METRIC_NAMES, slug
 from eyedp_core.timeseries.forms import Form
 from ui import settings, state
 from ui.heatmaps import images

@@ -20,7 +20,8 @@ from eyedp_core.batch.plan_run import InMemorySources, PlanBundle, release_plan
 from eyedp_core.dp.accounting import Release
 from eyedp_core.heatmaps import maps, preview
 from eyedp_core.heatmaps.release import VIEW as HEATMAP_VIEW
-from eyedp_core.plan import Allocation, AoiOutput, HeatmapOutput, StudyPlan
+from eyedp_core.plan.allocate import Allocation
+from eyedp_core.plan.schema import AoiOutput, HeatmapOutput, StudyPlan
 
 __all__ = ["PlannedCharge", "bundle_zip", "draw_bundle", "first_over_cap", "planned_charges", "released_in_app"]
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan import Cap, PlanOutput, StudyPlan
+from eyedp_core.plan.schema import Cap, PlanOutput, StudyPlan
 from ui import settings
 
 __all__ = ["PAGE", "PLAN_KEY", "add_output", "current", "set_plan"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-from eyedp_core.settings import Schema, Setting
+from eyedp_core.settings.schema import Schema, Setting
 
 DATA_SOURCE_KEYS = ("sel_",)
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,8 @@ from typing import Any
 import streamlit as st
 
 from eyedp_core.dp.accounting import Release
-from eyedp_core.exports import release_feature_table, release_gaze_samples
+from eyedp_core.exports.gaze import release_gaze_samples
+from eyedp_core.exports.timeseries import release_feature_table
 from eyedp_core.gazestream.kaleido import KaleidoBound, person_bound_of
 from eyedp_core.io import uploads
 from ui import state

@@ -20,9 +20,9 @@ import streamlit as st
 
 from eyedp_core import attacks
 from eyedp_core.dp.store import EventKind
-from eyedp_core.report import Artefact, ReleasedAois, ReportInput, build_html
+from eyedp_core.report.aoi import ReleasedAois
 from eyedp_core.report.chain import report_ledger
-from eyedp_core.report.html import PERSON_SETTING
+from eyedp_core.report.html import PERSON_SETTING, Artefact, ReportInput, build_html
 from eyedp_core.settings import encode_json
 from ui import settings, state, theme
 from ui.share.facts import finished

@@ -22,12 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from eyedp_core.data.bundled import SAMPLE_DIR, SAMPLE_SCREEN, STIMULUS_DIR, write_summary
+from eyedp_core.data.bundled import SAMPLE_DIR, STIMULUS_DIR, write_summary
 from eyedp_core.data.simulator.freeview import freeview_fixations
 from eyedp_core.data.simulator.people import Modulation, draw_people, ou_paths, situational
 from eyedp_core.data.simulator.samples import Viewing, synthesize
 from eyedp_core.data.simulator.stimuli import STIMULI, comic_layout, render_stimuli
 from eyedp_core.data.simulator.tasks import DOCUMENTS, TASK_EFFECTS, TASKS, comic_fixations, text_fixations
+from eyedp_core.gaze.events import SAMPLE_SCREEN
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES
 from eyedp_core.gaze.features import window_features
 
