@@ -43,7 +43,7 @@ elif variant == "counted through (before)":
     raw = gzipped.unpacked_head(data, name, pipeline.PEEK_BYTES, io.MAX_UNPACKED_BYTES)
     out = pipeline.format_of(raw, name)
 else:
-    out = len(io.Upload(data, name, io.Limits(**io.WEB_LIMITS)).preview())
+    out = len(io.Upload(data, name, io.WEB_LIMITS).preview())
 seconds = time.perf_counter() - t0
 print(json.dumps({{"variant": variant, "result": out, "extra_mb": rss_mb() - before, "seconds": seconds}}))
 '''

@@ -14,20 +14,23 @@ from eyedp_core.io.names import UPLOADS as _UPLOADS  # the light list: no upload
 # The names are loaded on first use (PEP 562): `eyedp_core.io.errors`, imported by the app's error guard at start,
 # then costs no pandas/pyarrow import.
 _RECORDING = ("FORMATS", "Recording")
-_PIPELINE = ("Upload", "Limits", "ReadOptions", "read_recording")
+_PIPELINE = ("Upload", "ReadOptions", "read_recording")
+_LIMITS = ("Limits",)
 _STEPS = ("Step", "StepReport")
 _PARTICIPANTS = ("read_participants",)
 _RECORDINGS = ("read_recordings",)
-__all__ = [*_UPLOADS, *_RECORDING, *_PIPELINE, *_STEPS, *_PARTICIPANTS, *_RECORDINGS]
+__all__ = [*_UPLOADS, *_RECORDING, *_PIPELINE, *_LIMITS, *_STEPS, *_PARTICIPANTS, *_RECORDINGS]
 
 
 def __getattr__(name: str) -> Any:
-    """A re-exported name -> the object from eyedp_core.io.uploads, .pipeline, .steps, .recording(s) or
+    """A re-exported name -> the object from eyedp_core.io.uploads, .pipeline, .limits, .steps, .recording(s) or
     .participants (imported on first use)."""
     if name in _RECORDINGS:
         return getattr(importlib.import_module("eyedp_core.io.recordings"), name)
     if name in _PARTICIPANTS:
         return getattr(importlib.import_module("eyedp_core.io.participants"), name)
+    if name in _LIMITS:
+        return getattr(importlib.import_module("eyedp_core.io.limits"), name)
     if name in _PIPELINE:
         return getattr(importlib.import_module("eyedp_core.io.pipeline"), name)
     if name in _STEPS:

@@ -6,7 +6,7 @@ detect the format from the first bytes (a gzip file is unpacked only that far), 
 vendor export once (the whole file, read once), map the columns to roles and validate, then derive (fixations
 from gaze: `Recording.detect_fixations`; feature windows: `Recording.features`).
 
-    up = Upload(data, "rec.csv.gz", Limits(**WEB_LIMITS))
+    up = Upload(data, "rec.csv.gz", WEB_LIMITS)
     up.format(); up.preview()                     # head only
     frame, mapping = up.converted("tobii")        # the whole file, converted once
     rec = up.finish(frame, mapping, ReadOptions(kind="gaze"))
@@ -18,7 +18,7 @@ import os
 import re
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -28,6 +28,7 @@ from eyedp_core.gaze.geometry import PRESETS, UNITS, Geometry
 from eyedp_core.io.asc import looks_like_asc, parse_asc
 from eyedp_core.io.errors import DataError, DataWarning, megabytes
 from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unpacked_head
+from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.lines import check_lines
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
 from eyedp_core.io.recording import FORMATS, Recording
@@ -61,16 +62,6 @@ _TOBII_KEYS = {
     "fixationpointxadcspx",
     "fixationpointyadcspx", "fixationpointxdacspx", "fixationpointydacspx", "recordingname",
 }
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Size limits of one read (None: none): bytes as given, bytes once unpacked, rows, bytes per line."""
-
-    max_bytes: int | None = None
-    max_unpacked: int | None = None
-    max_rows: int | None = None
-    max_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -174,7 +165,7 @@ class Upload:
     """One file through the pipeline. Each step runs at most once per argument (kept on the object); `reports`
     lists what each step did, `convert_calls` counts the vendor conversions (one per file and choice)."""
 
-    def __init__(self, source: Any, filename: str | None = None, limits: Limits = Limits()) -> None:
+    def __init__(self, source: Any, filename: str | None = None, limits: Limits = NO_LIMITS) -> None:
         """Path, bytes or binary file object [, a file name for messages, size limits]; DataError when the file
         cannot be opened or is over the size limit. A path is read piece by piece, never held whole."""
         self.limits = limits
@@ -244,18 +235,14 @@ class Upload:
         lim = self.limits
         if nrows is None:
             self._count_through()
-        kw = dict(max_bytes=lim.max_bytes, max_unpacked=lim.max_unpacked, max_rows=lim.max_rows,
-                  max_line=lim.max_line, usecols=cols, nrows=nrows,
-                  chunk_rows=None if nrows is not None else CHUNK_ROWS, progress=progress)
+        kw = dict(usecols=cols, nrows=nrows, chunk_rows=None if nrows is not None else CHUNK_ROWS, progress=progress)
         if self._data is not None:
-            return parse_table(self._data, self.name, **kw)
-        _, table = read_source(self._path, self.name, max_bytes=lim.max_bytes, max_unpacked=lim.max_unpacked,
-                               max_rows=lim.max_rows, max_line=lim.max_line, usecols=cols, nrows=nrows,
-                               chunk_rows=kw["chunk_rows"], progress=progress)
+            return parse_table(self._data, self.name, lim, **kw)
+        _, table = read_source(self._path, self.name, lim, **kw)
         if table is not None:
             return table
         with open(self._path, "rb") as fh:
-            return parse_table(fh.read(), self.name, **kw)
+            return parse_table(fh.read(), self.name, lim, **kw)
 
     def preview(self, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
         """Preview step -> the first rows of the table (only the head of the file is read)."""
@@ -501,21 +488,19 @@ def guess_kind(head: pd.DataFrame, rate_given: bool = False) -> str:
 
 
 def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geometry | str | None = None, *,
-                   units: str | None = None, mapping: dict[str, Any] | None = None, kind: str | None = None,
-                   min_confidence: float = DEFAULT_MIN_CONFIDENCE, participant: str | None = None,
-                   eye: str = "mean", drop_missing: bool = True, filename: str | None = None,
-                   max_bytes: int | None = None, max_line: int | None = None,
-                   sampling_rate_hz: float | None = None,
+                   options: ReadOptions = ReadOptions(), mapping: dict[str, Any] | None = None,
+                   filename: str | None = None, limits: Limits = NO_LIMITS,
                    progress: Callable[[float], None] | None = None) -> Recording:
     """A recording (path, bytes or binary file; gzip allowed) -> Recording (tidy samples, the format, and a
     report of every pipeline step): the upload pipeline (Upload.recording) in one call.
 
     format: one of FORMATS, or None to detect it. geometry: a Geometry or a PRESETS name; needed when the
-    positions are not pixels (units 'norm', 'mm', 'deg'; GazeBase brings its own). mapping: your own role ->
-    column mapping (for the generic reader); kind: 'gaze' or 'fixations' when the file does not say.
-    max_bytes / max_line: limits on the size (as given and unpacked) and on the bytes of one line (None: none).
-    sampling_rate_hz: the rate of recordings whose time column is empty throughout; their time is rebuilt as
-    sample number / rate (None: their rows are dropped and counted, the report says the rate would keep them).
+    positions are not pixels (units 'norm', 'mm', 'deg'; GazeBase brings its own). options: how to read it
+    (ReadOptions: kind 'gaze' or 'fixations' when the file does not say, units, minimum confidence, eye, one
+    participant name, rows with empty cells dropped or refused, sampling_rate_hz: the rate of recordings whose
+    time column is empty throughout, rebuilt as sample number / rate); its geometry or this one, not both.
+    mapping: your own role -> column mapping (for the generic reader). limits: size as given and unpacked (the
+    unpacked cap is max_bytes unless max_unpacked is set), rows, bytes of one line (Limits(): none).
     Raises DataError for anything that cannot be read, naming file, row and column.
     """
     if isinstance(geometry, str):
@@ -525,17 +510,19 @@ def read_recording(path_or_buffer: Any, format: str | None = None, geometry: Geo
         geometry = PRESETS[geometry]
     if geometry is not None and not isinstance(geometry, Geometry):
         raise DataError("geometry must be an io.Geometry or a preset name.", expected="a Geometry")
+    if geometry is not None and options.geometry is not None and geometry != options.geometry:
+        raise DataError("two geometries were given (geometry= and options.geometry); give one.",
+                        expected="one geometry")
     if format is not None and format not in FORMATS:
         raise DataError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}.",
                         expected="a format name")
-    if units is not None and units not in UNITS:
-        raise DataError(f"units must be one of {', '.join(UNITS)}, got {units!r}.",
+    if options.units is not None and options.units not in UNITS:
+        raise DataError(f"units must be one of {', '.join(UNITS)}, got {options.units!r}.",
                         expected="px, norm, mm or deg")
-    if kind is not None and kind not in KINDS:
-        raise DataError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}.",
+    if options.kind is not None and options.kind not in KINDS:
+        raise DataError(f"kind must be one of {', '.join(KINDS)}, got {options.kind!r}.",
                         expected="gaze, fixations or features")
-    upload = Upload(path_or_buffer, filename, Limits(max_bytes=max_bytes, max_unpacked=max_bytes, max_line=max_line))
-    options = ReadOptions(kind=kind, geometry=geometry, units=units, drop_missing=drop_missing,
-                          participant=participant, min_confidence=min_confidence, eye=eye,
-                          sampling_rate_hz=sampling_rate_hz)
+    upload = Upload(path_or_buffer, filename, replace(limits, max_unpacked=limits.unpacked()))
+    if geometry is not None:
+        options = replace(options, geometry=geometry)
     return upload.recording(options, format=format, mapping=mapping, progress=progress)

@@ -1,7 +1,7 @@
 """Many raw gaze recordings at once: files, zip archives of them or a folder, each file one recording, read into
 one table.
 
-    rec = read_recordings(["P01.csv", "P02.csv"], sampling_rate_hz=500)   # or "session.zip", or a folder
+    rec = read_recordings(["P01.csv", "P02.csv"], options=ReadOptions(sampling_rate_hz=500))   # or "session.zip", or a folder
     rec.samples          # every file's samples; participant (and stimulus) name each file's recordings
 
 Each file is read by the upload pipeline as it would be alone. A file without a participant column is one
@@ -259,9 +259,9 @@ def _sources(sources: Any) -> list[tuple[str, Any]]:
 def read_recordings(sources: Any, *, progress: Callable[[float], None] | None = None,
                     **options: Any) -> Recording:
     """Several gaze recordings -> one Recording: `sources` is a folder, a zip archive, paths, or (name, bytes)
-    pairs (zips among them unpacked), each file one recording; `options` are read_recording's (format, geometry,
-    units, mapping, kind, sampling_rate_hz, …), used for every file. No size limit unless max_bytes / max_line
-    are given (per file). Raises DataError naming the file for anything that cannot be read."""
+    pairs (zips among them unpacked), each file one recording; `options` are read_recording's keywords (format,
+    geometry, options=ReadOptions(...), mapping, limits), used for every file. No size limit unless limits are
+    given (per file). Raises DataError naming the file for anything that cannot be read."""
     from eyedp_core.io.pipeline import read_recording
 
     files = _sources(sources)

@@ -21,6 +21,7 @@ import pandas as pd
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.gzipped import too_large
 from eyedp_core.io.layout import MAX_COLUMNS, sniff_layout
+from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.lines import LineMeter, check_lines
 from eyedp_core.io.text import _check_size, _parser_error, _refuse_binary, concat_chunks, finish_frame, row_limit
 
@@ -151,13 +152,13 @@ def decode_head(head: bytes) -> tuple[str, str] | None:
         return None
 
 
-def stream_table(source: Source, *, max_unpacked: int | None = None, max_rows: int | None = None,
-                 max_columns: int | None = MAX_COLUMNS, max_line: int | None = None,
-                 usecols: list[str] | None = None,
-                 nrows: int | None = None, chunk_rows: int | None = CHUNK_ROWS,
+def stream_table(source: Source, limits: Limits = NO_LIMITS, *, max_columns: int | None = MAX_COLUMNS,
+                 usecols: list[str] | None = None, nrows: int | None = None, chunk_rows: int | None = CHUNK_ROWS,
                  progress: Callable[[float], None] | None = None) -> pd.DataFrame | None:
-    """Source -> the same DataFrame as parse_table, parsed from a stream in chunks; None when the source must
-    be read in memory instead (see the module docstring). Progress is the fraction of the file read."""
+    """Source [, limits: unpacked bytes, rows, bytes per line] -> the same DataFrame as parse_table, parsed from a
+    stream in chunks; None when the source must be read in memory instead (see the module docstring). Progress
+    is the fraction of the file read."""
+    max_unpacked, max_rows, max_line = limits.max_unpacked, limits.max_rows, limits.max_line
     name = source.filename
     if source.gzip and max_unpacked is not None and source.trailer > max_unpacked:
         raise too_large(name, max_unpacked, source.size, source.trailer)
@@ -214,14 +215,14 @@ def _parse(stream: _Limited, raw: BinaryIO, size: int, kw: dict, chunk_rows: int
     return concat_chunks(parts, columns, kw.get("decimal", "."))
 
 
-def read_source(obj: Any, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,
-                **kw: Any) -> tuple[Source, pd.DataFrame | None]:
-    """Path or bytes -> (Source, the table streamed in chunks, or None when it is small or must be read in
-    memory); the size as given is checked against max_bytes first, the unpacked size while streaming."""
+def read_source(obj: Any, filename: str, limits: Limits = NO_LIMITS, **kw: Any) -> tuple[Source, pd.DataFrame | None]:
+    """Path or bytes [, limits; stream_table's options] -> (Source, the table streamed in chunks, or None when it
+    is small or must be read in memory); the size as given is checked against limits.max_bytes first, the
+    unpacked size while streaming."""
     source = Source(obj, filename)
-    _check_size(source.size, filename, max_bytes)
+    _check_size(source.size, filename, limits.max_bytes)
     # A gzip file is always opened as a stream: its packed size says nothing about its unpacked size, and
     # stream_table hands back (None) only what fits in its head or must be read in memory.
     if source.unpacked_size() < STREAM_MIN_BYTES and not source.gzip:
         return source, None
-    return source, stream_table(source, max_unpacked=max_unpacked, **kw)
+    return source, stream_table(source, limits, **kw)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pandas as pd
 
 from eyedp_core.io.errors import DataError
 from eyedp_core.io.gzipped import is_gzip, too_large, trailer_size, unpacked_head
 from eyedp_core.io.layout import MAX_COLUMNS
+from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.lines import check_lines
 from eyedp_core.io.stream import read_source
 from eyedp_core.io.text import _check_size, decode_text, is_blank, parse_text, unpack
@@ -19,37 +21,34 @@ _STREAM_FROM = 2**20
 PREVIEW_BYTES = 16 * 2**20
 
 
-def parse_table(data: bytes, filename: str, max_bytes: int | None = None, max_rows: int | None = None, *,
-                max_unpacked: int | None = None, max_columns: int | None = MAX_COLUMNS,
-                max_line: int | None = None,
+def parse_table(data: bytes, filename: str, limits: Limits = NO_LIMITS, *, max_columns: int | None = MAX_COLUMNS,
                 usecols: list[str] | None = None, nrows: int | None = None, chunk_rows: int | None = None,
                 progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Uploaded bytes -> DataFrame indexed by spreadsheet row number (index name 'row').
 
-    max_bytes / max_unpacked / max_rows / max_line (bytes per line): limits (None: none); max_columns is checked
+    limits: bytes as given, unpacked (None: as given), rows, bytes per line (None: none); max_columns is checked
     on the header before parsing. A gzip file is unpacked as a stream (never whole) unless it is small. usecols: parse only these (cleaned) column names; nrows: only the first rows (a preview);
     chunk_rows and progress: parse in chunks and report the fraction done (0-1) after each.
     """
+    max_bytes, unpacked = limits.max_bytes, limits.unpacked()
     if isinstance(data, (bytes, bytearray, memoryview)) and (len(data) > _STREAM_FROM or is_gzip(data)):
-        unpacked = max_unpacked if max_unpacked is not None else max_bytes
-        _, df = read_source(data, filename, max_bytes=max_bytes, max_unpacked=unpacked, max_rows=max_rows,
-                            max_columns=max_columns, max_line=max_line, usecols=usecols, nrows=nrows,
-                            chunk_rows=chunk_rows, progress=progress)
+        _, df = read_source(data, filename, replace(limits, max_unpacked=unpacked), max_columns=max_columns,
+                            usecols=usecols, nrows=nrows, chunk_rows=chunk_rows, progress=progress)
         if df is not None:
             return df
     prefix = None
     if nrows is not None and isinstance(data, (bytes, bytearray, memoryview)):
-        prefix = _preview_prefix(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
+        prefix = _preview_prefix(data, filename, max_bytes, unpacked)
     if prefix is not None:
         data = prefix
     else:
-        data = unpack(data, filename, max_bytes, max_unpacked if max_unpacked is not None else max_bytes)
+        data = unpack(data, filename, max_bytes, unpacked)
     if is_blank(data):
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
-    check_lines(data, filename, max_line)
+    check_lines(data, filename, limits.max_line)
     text = decode_text(data, filename)
     del data
-    return parse_text(text, filename, max_rows=max_rows, max_columns=max_columns, usecols=usecols,
+    return parse_text(text, filename, max_rows=limits.max_rows, max_columns=max_columns, usecols=usecols,
                       nrows=nrows, chunk_rows=chunk_rows, progress=progress)
 
 

@@ -5,7 +5,7 @@ error messages quote at most one shortened cell value.
 
 Flow used by the *Your data* page::
 
-    raw = read_table(data, filename, **WEB_LIMITS)   # DataFrame, index = spreadsheet row number ("row")
+    raw = read_table(data, filename, limits=WEB_LIMITS)   # DataFrame, index = spreadsheet row number ("row")
     guess = guess_mapping(raw, kind)            # role -> column (pre-fills the select boxes)
     table = apply_mapping(raw, mapping, kind, filename, drop_missing=..., geometry=...)
     table.attrs["warnings"], table.attrs["counts"]
@@ -33,6 +33,7 @@ from eyedp_core.io.checks import fit_to_canvas
 from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
 from eyedp_core.io.images import decode_image
 from eyedp_core.io.layout import MAX_COLUMNS
+from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.pipeline import MIN_LENGTH_RATIO, PEEK_BYTES, format_of, head_bytes, map_and_validate
 from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
@@ -75,23 +76,21 @@ MAX_ROWS = 5_000_000
 # 16,384 px (a 1 x 12,000,000 px strip passes the pixel cap but no preview could show it).
 MAX_IMAGE_PIXELS = 12_000_000
 MAX_IMAGE_SIDE = 16_384
-WEB_LIMITS: dict[str, int] = {"max_bytes": MAX_UPLOAD_BYTES, "max_unpacked": MAX_UNPACKED_BYTES,
-                              "max_rows": MAX_ROWS, "max_line": MAX_LINE_BYTES}
+WEB_LIMITS = Limits(max_bytes=MAX_UPLOAD_BYTES, max_unpacked=MAX_UNPACKED_BYTES, max_rows=MAX_ROWS,
+                    max_line=MAX_LINE_BYTES)
 # The first unpacked bytes peek_format reads to tell an ASC recording from a table.
 
 
-def read_table(data: bytes, filename: str, *, max_bytes: int | None = None, max_unpacked: int | None = None,
-               max_rows: int | None = None, max_line: int | None = None, usecols: list[str] | None = None,
+def read_table(data: bytes, filename: str, *, limits: Limits = NO_LIMITS, usecols: list[str] | None = None,
                nrows: int | None = None, chunk_rows: int | None = None,
                progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """CSV/TSV bytes (may be gzip) -> DataFrame indexed by spreadsheet row; DataError if unreadable.
 
-    No size, row or line-length limit unless given (the page passes WEB_LIMITS); more than MAX_COLUMNS columns
-    are refused before parsing. usecols/nrows read part of the table (a gzip file is unpacked only as far as
-    needed); chunk_rows + progress report progress.
+    No size, row or line-length limit unless given (the page passes limits=WEB_LIMITS); more than MAX_COLUMNS
+    columns are refused before parsing. usecols/nrows read part of the table (a gzip file is unpacked only as far
+    as needed); chunk_rows + progress report progress.
     """
-    return parse_table(data, filename, max_bytes=max_bytes, max_rows=max_rows, max_unpacked=max_unpacked,
-                       max_line=max_line, usecols=usecols, nrows=nrows, chunk_rows=chunk_rows, progress=progress)
+    return parse_table(data, filename, limits, usecols=usecols, nrows=nrows, chunk_rows=chunk_rows, progress=progress)
 
 
 def apply_mapping(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str, *,

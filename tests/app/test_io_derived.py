@@ -57,7 +57,7 @@ def test_fixations_from_a_recording_use_its_geometry():
     t = np.arange(3000) / 500
     x = np.repeat(np.linspace(-10, 10, 15), 200)
     df = pd.DataFrame({"n": t * 1000, "x": x, "y": 0.0 * x})
-    rec = io.read_recording(df.to_csv(index=False).encode(), filename="deg.csv", units="deg", geometry="desktop_24")
+    rec = io.read_recording(df.to_csv(index=False).encode(), filename="deg.csv", geometry="desktop_24", options=io.ReadOptions(units="deg"))
     fix, how = rec.detect_fixations()
     assert 13 <= len(fix) <= 15 and how.geometry.width_px == 1920
     assert np.all(np.diff(fix["x"].to_numpy()) > 0)  # left to right, as the gaze stepped

@@ -110,8 +110,8 @@ def test_gzip_bomb_is_refused_in_bounded_memory_and_time(isize):
             return csv_bomb(isize={isize})
         def run():
             attempt("peek", io.peek_format, INPUT, "bomb.csv.gz", **{WEB_PEEK})
-            attempt("preview", io.read_table, INPUT, "bomb.csv.gz", nrows=5000, **io.WEB_LIMITS)
-            attempt("full", io.Upload(INPUT, "bomb.csv.gz", io.Limits(**io.WEB_LIMITS)).full_table)
+            attempt("preview", io.read_table, INPUT, "bomb.csv.gz", nrows=5000, limits=io.WEB_LIMITS)
+            attempt("full", io.Upload(INPUT, "bomb.csv.gz", io.WEB_LIMITS).full_table)
     ''')
     assert out["peak_mb"] < PEAK_MB and out["seconds"] < SECONDS
     full = out["full"]["error"]
@@ -137,7 +137,7 @@ def test_gzip_the_stream_cannot_read_previews_from_a_bounded_prefix(kind):
             return repeated_gzip(b"a,b,c,d\\r", b"1,2,3,4\\r" * 116508, 900)
         def run():
             attempt("peek", io.peek_format, INPUT, "wide.csv.gz", **{WEB_PEEK})
-            attempt("preview", io.read_table, INPUT, "wide.csv.gz", nrows=5000, **io.WEB_LIMITS)
+            attempt("preview", io.read_table, INPUT, "wide.csv.gz", nrows=5000, limits=io.WEB_LIMITS)
     ''')
     assert out["peak_mb"] < PEAK_MB and out["seconds"] < SECONDS
     assert out["peek"] == {"ok": "table"} and out["preview"] == {"ok": 5000}
@@ -154,9 +154,9 @@ def test_gzip_over_the_stream_head_that_must_be_read_in_memory_reads_whole(encod
     monkeypatch.setattr(table, "PREVIEW_BYTES", 8192)
     raw = encode("participant,x,y\n" + "".join(f"p{i % 3},{i},{i + 1}\n" for i in range(3000)))
     want = io.read_table(raw, "t.csv")
-    got = io.read_table(gzip.compress(raw), "t.csv.gz", **io.WEB_LIMITS)
+    got = io.read_table(gzip.compress(raw), "t.csv.gz", limits=io.WEB_LIMITS)
     assert len(want) == 3000 and got.equals(want)
-    head = io.read_table(gzip.compress(raw), "t.csv.gz", nrows=5000, **io.WEB_LIMITS)
+    head = io.read_table(gzip.compress(raw), "t.csv.gz", nrows=5000, limits=io.WEB_LIMITS)
     assert 0 < len(head) < 3000 and head.equals(want.iloc[: len(head)])
 
 
@@ -182,8 +182,8 @@ def test_first_data_line_of_300_mb_is_refused_from_a_bounded_prefix():
             return repeated_gzip(b"a,b\\n1,", b"2" * 10**6, 300, b"\\n")
         def run():
             attempt("peek", io.peek_format, INPUT, "line.csv.gz", **''' + WEB_PEEK + ''')
-            attempt("web", io.read_table, INPUT, "line.csv.gz", nrows=5000, **io.WEB_LIMITS)
-            attempt("line_cap", io.read_table, INPUT, "line.csv.gz", max_line=io.MAX_LINE_BYTES)
+            attempt("web", io.read_table, INPUT, "line.csv.gz", nrows=5000, limits=io.WEB_LIMITS)
+            attempt("line_cap", io.read_table, INPUT, "line.csv.gz", limits=io.Limits(max_line=io.MAX_LINE_BYTES))
     ''')
     assert out["peak_mb"] < PEAK_MB and out["seconds"] < SECONDS
     assert out["peek"] == {"ok": "table"}
@@ -196,15 +196,15 @@ def test_long_lines_are_refused_under_the_web_caps_wherever_they_are(monkeypatch
     streamed): DataError naming the row; a library read without the cap takes them."""
     first = b"a,b\n1," + b"2" * 20_000_000 + b"\n3,4\n"
     with pytest.raises(io.DataError, match=r"^first.csv, row 2: this line is longer than 1,000,000 bytes"):
-        io.read_table(first, "first.csv", nrows=5000, **io.WEB_LIMITS)
+        io.read_table(first, "first.csv", nrows=5000, limits=io.WEB_LIMITS)
     late = b"a,b\n" + b"1,2\n" * 9998 + b"1," + b"3" * 1_100_000 + b"\n5,6\n"
     with pytest.raises(io.DataError, match=r"^late.csv, row 10000: this line is longer"):
-        io.read_table(late, "late.csv", **io.WEB_LIMITS)
+        io.read_table(late, "late.csv", limits=io.WEB_LIMITS)
     monkeypatch.setattr(stream, "HEAD_BYTES", 16_384)
     monkeypatch.setattr(stream, "STREAM_MIN_BYTES", 65_536)
     monkeypatch.setattr(table, "_STREAM_FROM", 0)
     with pytest.raises(io.DataError, match=r"^late.csv, row 10000: this line is longer"):
-        io.read_table(late, "late.csv", chunk_rows=1000, **io.WEB_LIMITS)
+        io.read_table(late, "late.csv", chunk_rows=1000, limits=io.WEB_LIMITS)
     assert len(io.read_table(late, "late.csv")) == 10_000
 
 
@@ -213,7 +213,7 @@ def test_asc_recording_with_a_long_line_is_refused_under_the_line_cap():
     asc = (b"** CONVERTED FROM x.edf\nMSG\t1000 DISPLAY_COORDS 0 0 1279 1023\nSTART\t1000 \tLEFT\tSAMPLES\tEVENTS\n"
            b"MSG\t1001 " + b"x" * 2_000_000 + b"\n1002\t 500.0\t 400.0\t 1000.0\t...\nEND\t1003 \tSAMPLES\n")
     with pytest.raises(io.DataError, match=r"^rec.asc, row 4: this line is longer than 1,000,000 bytes"):
-        io.read_recording(asc, filename="rec.asc", max_bytes=io.MAX_UNPACKED_BYTES, max_line=io.MAX_LINE_BYTES)
+        io.read_recording(asc, filename="rec.asc", limits=io.Limits(max_bytes=io.MAX_UNPACKED_BYTES, max_line=io.MAX_LINE_BYTES))
 
 
 def test_line_meter_counts_across_pieces_and_crlf():
@@ -229,10 +229,10 @@ def test_first_line_field_over_the_csv_limit_names_the_line_and_limit():
     """Not `_csv.Error: field larger than field limit` from the layout sniffer but a DataError on row 1 naming
     131,072 characters, quoted or not, with and without the web caps."""
     for body in (b"a," + b"x" * 200_000 + b"\n1,2\n", b'a,"' + b"x" * 200_000 + b'"\n1,2\n'):
-        for limits in ({}, io.WEB_LIMITS):
+        for limits in (io.Limits(), io.WEB_LIMITS):
             with pytest.raises(io.DataError, match=r"^field.csv, row 1: a field on this line is longer than "
                                                    r"131,072 characters"):
-                io.read_table(body, "field.csv", **limits)
+                io.read_table(body, "field.csv", limits=limits)
 
 
 WIDE = b"participant,t,x,y,code\np1,1," + b"9" * 30 + b",2,-" + b"8" * 25 + b"\np1,2,3,4,5\n"
@@ -303,11 +303,11 @@ def test_unicode_line_separators_are_named(sep, name):
     big = ("participant,t,x,y" + sep + f"p1,1,2,3{sep}" * 200_000).encode()
     import gzip
 
-    for data, limits in ((small, {}), (small, io.WEB_LIMITS), (big, {}), (big, io.WEB_LIMITS),
+    for data, limits in ((small, io.Limits()), (small, io.WEB_LIMITS), (big, io.Limits()), (big, io.WEB_LIMITS),
                          (gzip.compress(big), io.WEB_LIMITS)):
         with pytest.raises(io.DataError, match=re.escape(f"row 1: the first line holds the character {name}: the "
                                                          f"file seems to use {name.split()[0]} as its line end")):
-            io.read_table(data, "sep.csv", **limits)
+            io.read_table(data, "sep.csv", limits=limits)
 
 
 def test_unicode_line_separator_inside_a_cell_stays_text():

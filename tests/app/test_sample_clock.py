@@ -35,8 +35,7 @@ MAPPING = {"participant": "participant", "t_s": "time_ms", "x": "x", "y": "y"}
 
 
 def test_rate_rebuilds_time_per_recording_from_its_sample_number():
-    rec = io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, kind="gaze",
-                            sampling_rate_hz=250)
+    rec = io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", sampling_rate_hz=250))
     s = rec.samples
     # A keeps its own clock, read in ms (the unit is guessed from A alone).
     assert s.loc[s.participant == "A", "t_s"].tolist() == pytest.approx([1.0, 1.004, 1.008, 1.012])
@@ -55,7 +54,7 @@ def test_rate_rebuilds_time_per_recording_from_its_sample_number():
 
 
 def test_without_a_rate_the_rows_are_dropped_and_the_sentence_offers_the_rate():
-    rec = io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, kind="gaze")
+    rec = io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze"))
     # C's zero stamp is padding, not a clock: C goes with B.
     assert rec.counts["dropped_missing"] == 8 and rec.counts["zero_time_dropped"] == 1
     assert set(rec.samples["participant"]) == {"A"}
@@ -71,32 +70,30 @@ def test_without_a_rate_the_rows_are_dropped_and_the_sentence_offers_the_rate():
 def test_a_recording_with_some_missing_times_is_not_rebuilt():
     df = _synthetic()
     df.loc[1, "time_ms"] = np.nan  # A loses one stamp: A has a clock, its empty row is dropped as before
-    rec = io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, kind="gaze", sampling_rate_hz=250)
+    rec = io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", sampling_rate_hz=250))
     assert rec.counts["dropped_missing"] == 1 and rec.counts["time_rebuilt"] == 8
     assert "belong to" not in " ".join(str(w) for w in rec.warnings)
 
 
 def test_without_drop_missing_the_rate_still_rebuilds_and_no_rate_refuses():
     data = _csv(_synthetic())
-    rec = io.read_recording(data, filename="s.csv", mapping=MAPPING, kind="gaze", sampling_rate_hz=250,
-                            drop_missing=False)
+    rec = io.read_recording(data, filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", sampling_rate_hz=250, drop_missing=False))
     assert len(rec.samples) == 12
     with pytest.raises(DataError):
-        io.read_recording(data, filename="s.csv", mapping=MAPPING, kind="gaze", drop_missing=False)
+        io.read_recording(data, filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", drop_missing=False))
 
 
 @pytest.mark.parametrize("rate", [0, -500, float("nan"), float("inf"), 1e9, "fast"])
 def test_an_impossible_rate_is_refused_with_a_message(rate):
     with pytest.raises(DataError, match="sampling rate"):
-        io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, kind="gaze",
-                          sampling_rate_hz=rate)
+        io.read_recording(_csv(_synthetic()), filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", sampling_rate_hz=rate))
 
 
 def test_a_text_cell_in_a_recording_without_clock_is_still_named():
     df = _synthetic().astype({"time_ms": object})
     df.loc[5, "time_ms"] = "later"
     with pytest.raises(DataError) as err:
-        io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, kind="gaze", sampling_rate_hz=250)
+        io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", sampling_rate_hz=250))
     assert err.value.row == 7 and err.value.column == "time_ms"
 
 
@@ -122,7 +119,7 @@ def test_lund2013_moving_dot_recordings_at_500_hz():
     assert without.counts["dropped_missing"] == empty_rows
     assert "21,326 of them belong to 24 recordings without any timestamp" in " ".join(map(str, without.warnings))
 
-    rec = io.read_recording(LUND, sampling_rate_hz=500)
+    rec = io.read_recording(LUND, options=io.ReadOptions(sampling_rate_hz=500))
     s = rec.samples
     assert len(s) == len(raw) - zeros and s.groupby(key).ngroups == 63
     assert rec.counts["time_rebuilt"] == empty_rows and "dropped_missing" not in rec.counts
@@ -191,4 +188,4 @@ def test_a_recording_stamped_all_zeros_is_still_refused_by_the_time_check():
     df = _synthetic()
     df.loc[df.participant == "A", "time_ms"] = 0.0  # no empty cell: not a recording without timestamps
     with pytest.raises(DataError, match="strictly increase"):
-        io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, kind="gaze", sampling_rate_hz=250)
+        io.read_recording(_csv(df), filename="s.csv", mapping=MAPPING, options=io.ReadOptions(kind="gaze", sampling_rate_hz=250))

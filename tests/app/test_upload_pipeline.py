@@ -147,7 +147,7 @@ def test_peek_reads_only_the_head_of_a_gzip_file(monkeypatch):
                           max_unpacked=io.MAX_UNPACKED_BYTES) == "table"
     assert sum(pieces) <= gzipped.PIECE_BYTES < len(body)
     pieces.clear()
-    up = io.Upload(data, "big.csv.gz", io.Limits(**io.WEB_LIMITS))
+    up = io.Upload(data, "big.csv.gz", io.WEB_LIMITS)
     assert up.format() == pipeline.TABLE and sum(pieces) <= gzipped.PIECE_BYTES
     tracemalloc.start()
     io.peek_format(data, "big.csv.gz", max_bytes=io.MAX_UPLOAD_BYTES, max_unpacked=io.MAX_UNPACKED_BYTES)
@@ -174,7 +174,7 @@ def test_a_forged_gzip_trailer_is_refused_when_read_from_a_path(tmp_path):
     path = tmp_path / "forged.csv.gz"
     path.write_bytes(csv_bomb(unpacked=8 * 2**20, isize=10))
     with pytest.raises(io.DataError, match="forged.csv.gz: the file expands to more than"):
-        io.read_recording(path, max_bytes=2 * 2**20)
+        io.read_recording(path, limits=io.Limits(max_bytes=2 * 2**20))
 
 
 # --- the one geometry ------------------------------------------------------------------------------------
@@ -245,7 +245,7 @@ def test_the_screen_given_on_your_data_reaches_heatmaps_and_gaze_samples():
 def test_finishing_a_converted_table_twice_gives_the_same_warnings():
     """'Use this data' pressed twice maps the one converted table twice: the converted table is not changed, so
     the second recording carries the same warnings (the preset screen's note once), not more."""
-    up = io.Upload(GAZEBASE.read_bytes(), GAZEBASE.name, io.Limits(**io.WEB_LIMITS))
+    up = io.Upload(GAZEBASE.read_bytes(), GAZEBASE.name, io.WEB_LIMITS)
     frame, mapping = up.converted("gazebase")
     first = up.finish(frame, mapping, io.ReadOptions(kind="gaze"), reader="gazebase")
     again = up.finish(frame, mapping, io.ReadOptions(kind="gaze"), reader="gazebase")

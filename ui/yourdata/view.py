@@ -65,7 +65,7 @@ def cap_text(kind: str) -> str:
 
 def web_upload(data: bytes, name: str) -> io.Upload:
     """-> a file's upload pipeline under this site's limits."""
-    return io.Upload(data, name, io.Limits(**io.WEB_LIMITS))
+    return io.Upload(data, name, io.WEB_LIMITS)
 
 
 def upload(data: bytes, name: str, token: str) -> io.Upload:

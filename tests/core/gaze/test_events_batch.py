@@ -88,7 +88,7 @@ def test_many_recordings_equal_the_plain_loop_synthetic(method, opts):
 def test_many_recordings_equal_the_plain_loop_lund(method):
     from eyedp_core import io
 
-    samples = io.read_recording(LUND, sampling_rate_hz=500).samples
+    samples = io.read_recording(LUND, options=io.ReadOptions(sampling_rate_hz=500)).samples
     got = detect_events(samples, LUND_SCREEN, method)
     want = _plain_loop(samples, LUND_SCREEN, method)
     assert got.groupby(["participant", "stimulus"]).ngroups == 63 and len(got) > 3000

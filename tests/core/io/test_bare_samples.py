@@ -32,7 +32,7 @@ def _bare(frame: pd.DataFrame, header: bool = False) -> bytes:
 
 def test_real_bare_samples_get_the_clock_the_tracker_had():
     raw = _example()
-    rec = io.read_recording(_bare(raw), filename="example_xy.csv", sampling_rate_hz=250)
+    rec = io.read_recording(_bare(raw), filename="example_xy.csv", options=io.ReadOptions(sampling_rate_hz=250))
     s = rec.samples
     assert rec.kind == "gaze" and len(s) == len(raw) == 148
     # The tracker's own clock (ms, every step 4 ms) and the rebuilt one agree sample for sample.
@@ -55,7 +55,7 @@ def test_real_bare_samples_get_the_clock_the_tracker_had():
 
 def test_a_header_row_is_not_reported_as_data():
     raw = _example()
-    rec = io.read_recording(_bare(raw, header=True), filename="xy.csv", sampling_rate_hz=250)
+    rec = io.read_recording(_bare(raw, header=True), filename="xy.csv", options=io.ReadOptions(sampling_rate_hz=250))
     assert len(rec.samples) == 148 and rec.samples.index[0] == 2
     assert "no header row" not in " ".join(map(str, rec.warnings))
     assert "no header" not in " ".join(r.sentence() for r in rec.reports)
@@ -64,16 +64,16 @@ def test_a_header_row_is_not_reported_as_data():
 def test_without_a_rate_the_refusal_says_what_to_give():
     raw = _example()
     with pytest.raises(DataError, match=r"no sampling rate is given.*sampling_rate_hz="):
-        io.read_recording(_bare(raw), filename="xy.csv", kind="gaze")
+        io.read_recording(_bare(raw), filename="xy.csv", options=io.ReadOptions(kind="gaze"))
 
 
 def test_normalised_bare_samples_need_their_units_and_screen():
     raw = _example()
     norm = raw.assign(x=raw["x"] / 640, y=raw["y"] / 480)
     with pytest.raises(DataError, match="normalised coordinates"):
-        io.read_recording(_bare(norm), filename="n.csv", sampling_rate_hz=250)
+        io.read_recording(_bare(norm), filename="n.csv", options=io.ReadOptions(sampling_rate_hz=250))
     screen = io.Geometry(640, 480, 400.0, 300.0, 600.0, "the study's screen")
-    rec = io.read_recording(_bare(norm), filename="n.csv", sampling_rate_hz=250, units="norm", geometry=screen)
+    rec = io.read_recording(_bare(norm), filename="n.csv", geometry=screen, options=io.ReadOptions(sampling_rate_hz=250, units="norm"))
     np.testing.assert_allclose(rec.samples["x"].to_numpy(), raw["x"].to_numpy(), rtol=1e-12)
     np.testing.assert_allclose(rec.samples["t_s"].to_numpy(), np.arange(148) / 250.0)
 
@@ -81,16 +81,14 @@ def test_normalised_bare_samples_need_their_units_and_screen():
 def test_each_recording_of_a_bare_table_starts_its_own_clock_and_lost_samples_keep_their_slot():
     frame = pd.DataFrame({"participant": ["A"] * 4 + ["B"] * 3,
                           "x": [10.0, np.nan, 12, 13, 20, 21, 22], "y": [5.0, np.nan, 7, 8, 9, 9, 9]})
-    rec = io.read_recording(frame.to_csv(index=False).encode(), filename="two.csv", kind="gaze",
-                            mapping={"participant": "participant", "x": "x", "y": "y"}, sampling_rate_hz=100)
+    rec = io.read_recording(frame.to_csv(index=False).encode(), filename="two.csv", mapping={"participant": "participant", "x": "x", "y": "y"}, options=io.ReadOptions(kind="gaze", sampling_rate_hz=100))
     s = rec.samples
     assert s.loc[s.participant == "A", "t_s"].tolist() == pytest.approx([0.0, 0.01, 0.02, 0.03])
     assert s.loc[s.participant == "B", "t_s"].tolist() == pytest.approx([0.0, 0.01, 0.02])
     assert int(s["x"].isna().sum()) == 1
     # One time column already present: the rate changes nothing for a recording that has a clock.
     timed = frame.assign(t=np.r_[np.arange(4), np.arange(3)] * 0.004)
-    kept = io.read_recording(timed.to_csv(index=False).encode(), filename="t.csv", kind="gaze",
-                             sampling_rate_hz=100)
+    kept = io.read_recording(timed.to_csv(index=False).encode(), filename="t.csv", options=io.ReadOptions(kind="gaze", sampling_rate_hz=100))
     assert kept.samples["t_s"].tolist() == pytest.approx([0, 0.004, 0.008, 0.012, 0, 0.004, 0.008])
     assert "time_rebuilt" not in kept.counts
 
@@ -117,9 +115,8 @@ def test_real_gazebase_as_bare_degrees_reads_and_windows_as_the_file_with_its_cl
     lost = int((raw["val"] != 0).sum())
     assert lost == 2005 and raw["n"].diff().dropna().eq(1).all() and raw["n"].iloc[0] == 0
     original = io.read_recording(GAZEBASE)
-    rec = io.read_recording(bare, filename=GAZEBASE.name, kind="gaze", geometry="gazebase", sampling_rate_hz=1000,
-                            mapping={"participant": io.WHOLE_FILE, "x": "col1", "y": "col2", "units": "deg",
-                                     "y_up": True})
+    rec = io.read_recording(bare, filename=GAZEBASE.name, geometry="gazebase", mapping={"participant": io.WHOLE_FILE, "x": "col1", "y": "col2", "units": "deg",
+                                     "y_up": True}, options=io.ReadOptions(kind="gaze", sampling_rate_hz=1000))
     a, b = original.samples, rec.samples
     assert len(b) == len(a) == len(raw) and rec.counts["time_rebuilt"] == len(raw)
     np.testing.assert_allclose(b["t_s"].to_numpy(), a["t_s"].to_numpy(), atol=1e-9)
@@ -142,10 +139,9 @@ def test_an_empty_line_keeps_its_slot_in_a_recording_whose_time_column_is_empty(
     text = ("participant,t,x,y\n"
             "A,0.000,1,1\nA,0.004,2,2\n"
             "B,,10,10\n,,,\nB,,12,12\nB,,13,13\n")
-    rec = io.read_recording(text.encode(), filename="gap.csv", kind="gaze", sampling_rate_hz=100,
-                            mapping={"participant": "participant", "t_s": "t", "x": "x", "y": "y"})
+    rec = io.read_recording(text.encode(), filename="gap.csv", mapping={"participant": "participant", "t_s": "t", "x": "x", "y": "y"}, options=io.ReadOptions(kind="gaze", sampling_rate_hz=100))
     b = rec.samples[rec.samples.participant == "B"]
     assert b["t_s"].tolist() == pytest.approx([0.0, 0.02, 0.03])
-    bare = io.read_recording(b"10,10\n\n12,12\n13,13\n", filename="g.csv", sampling_rate_hz=100)
+    bare = io.read_recording(b"10,10\n\n12,12\n13,13\n", filename="g.csv", options=io.ReadOptions(sampling_rate_hz=100))
     assert bare.samples["t_s"].tolist() == pytest.approx([0.0, 0.01, 0.02, 0.03])
     assert bare.samples["x"].isna().tolist() == [False, True, False, False]

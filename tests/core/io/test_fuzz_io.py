@@ -149,11 +149,12 @@ def _exercise_table(raw: pd.DataFrame, name: str, unit: str, drop: bool) -> None
 @given(data=mutated(), unit=st.sampled_from(["px", "px", "norm", "mm", "deg"]), drop=st.booleans())
 def test_tables_and_recordings_give_a_valid_table_or_a_data_error(data, unit, drop):
     """read_table, every guess/mapping/reader, and read_recording: valid or DataError."""
-    raw = _record("read_table", io.read_table, data, "fuzz.csv", max_rows=100_000, max_unpacked=2**24)
+    raw = _record("read_table", io.read_table, data, "fuzz.csv",
+                  limits=io.Limits(max_rows=100_000, max_unpacked=2**24))
     if raw is not None:
         _exercise_table(raw, "fuzz.csv", unit, drop)
     rec = _record("read_recording", io.read_recording, data, filename="fuzz.csv",
-                  geometry=GEOMETRY if unit != "px" else None, max_bytes=2**24)
+                  geometry=GEOMETRY if unit != "px" else None, limits=io.Limits(max_bytes=2**24))
     if rec is not None:
         table, fmt = rec
         assert fmt in io.FORMATS and isinstance(table, pd.DataFrame)
@@ -171,14 +172,14 @@ def test_streamed_tables_give_a_valid_table_or_a_data_error(data, gz):
     saved = (stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, table._STREAM_FROM)
     stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, table._STREAM_FROM = 256, 0, 0
     try:
-        got = _record("read_table[stream]", io.read_table, data, "fuzz.csv", max_rows=100_000, max_unpacked=2**24,
-                      chunk_rows=7)
+        got = _record("read_table[stream]", io.read_table, data, "fuzz.csv",
+                      limits=io.Limits(max_rows=100_000, max_unpacked=2**24), chunk_rows=7)
     finally:
         stream.HEAD_BYTES, stream.STREAM_MIN_BYTES, table._STREAM_FROM = saved
     if got is not None:
         assert got.columns.is_unique and all(isinstance(c, str) for c in got.columns)
         try:
-            want = io.read_table(data, "fuzz.csv", max_rows=100_000, max_unpacked=2**24)
+            want = io.read_table(data, "fuzz.csv", limits=io.Limits(max_rows=100_000, max_unpacked=2**24))
         except io.DataError:
             want = None
         if want is not None and len(data) > 4 * 256:  # the head then holds what the sniffer reads of small files
@@ -241,16 +242,16 @@ def test_arbitrary_bytes_give_a_table_or_a_data_error(data, web, fmt):
 
     from ui.tables import preview_frame
 
-    limits = io.WEB_LIMITS if web else {}
+    limits = io.WEB_LIMITS if web else io.Limits()
     peek = {"max_bytes": io.MAX_UPLOAD_BYTES, "max_unpacked": io.MAX_UNPACKED_BYTES} if web else {}
     fmt_seen = _record("peek_format[any]", io.peek_format, data, "any.csv", **peek)
     assert fmt_seen in (None, "table", "eyelink_asc")
     for target, kw in (("read_table[any]", {}), ("read_table[any preview]", {"nrows": 50})):
-        df = _record(target, io.read_table, data, "any.csv", **limits, **kw)
+        df = _record(target, io.read_table, data, "any.csv", limits=limits, **kw)
         if df is not None:
             pa.Table.from_pandas(preview_frame(df, 8))
     rec = _record(f"read_recording[{fmt}]", io.read_recording, data, format=fmt, filename="any.csv",
-                  geometry=GEOMETRY, max_bytes=io.MAX_UPLOAD_BYTES if web else None)
+                  geometry=GEOMETRY, limits=io.Limits(max_bytes=io.MAX_UPLOAD_BYTES if web else None))
     if rec is not None:
         pa.Table.from_pandas(preview_frame(rec.samples, 8))
 

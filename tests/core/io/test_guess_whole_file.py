@@ -41,10 +41,10 @@ def test_the_head_alone_would_pick_the_index() -> None:
 
 def test_page_pipeline_and_library_choose_the_file_name_column() -> None:
     data = misleading_fixations()
-    up = io.Upload(data, "fix.csv", io.Limits(**io.WEB_LIMITS))
+    up = io.Upload(data, "fix.csv", io.WEB_LIMITS)
     assert len(up.preview()) == PREVIEW_ROWS  # the page sees only the head
     mapping, notes = up.guess("fixations", [str(c) for c in up.preview().columns])
-    rec = io.read_recording(data, kind="fixations", filename="fix.csv")
+    rec = io.read_recording(data, filename="fix.csv", options=io.ReadOptions(kind="fixations"))
     library = io.guess_mapping(io.read_table(data, "fix.csv"), "fixations")
     assert mapping["stimulus"] == library["stimulus"] == "filename"
     assert mapping == library
@@ -94,8 +94,8 @@ def test_real_files_longer_than_the_preview_get_the_librarys_mapping(path: str, 
     if not file.exists():
         pytest.skip(f"{file} is not here")
     data = file.read_bytes()
-    up = io.Upload(data, file.name, io.Limits(**io.WEB_LIMITS))
+    up = io.Upload(data, file.name, io.WEB_LIMITS)
     page, _ = up.guess(kind)
-    whole = io.read_table(data, file.name, **io.WEB_LIMITS)
+    whole = io.read_table(data, file.name, limits=io.WEB_LIMITS)
     assert len(whole) > len(up.preview()) == PREVIEW_ROWS
     assert page == io.guess_mapping(whole, kind) and page["stimulus"] == stimulus

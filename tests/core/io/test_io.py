@@ -113,14 +113,15 @@ def test_participant_ids_keep_leading_zeros():
 
 def test_size_and_row_limits():
     """Byte, decompressed-byte and row limits refuse large uploads, state the real size, and accept ones at the limit."""
-    err = _raises(io.read_table, b"a,b\n" + b"1,2\n" * 300, "big.csv", max_bytes=1000, match="limit is")
+    err = _raises(io.read_table, b"a,b\n" + b"1,2\n" * 300, "big.csv", limits=io.Limits(max_bytes=1000), match="limit is")
     assert "1,204 bytes" in str(err) and "1,000 bytes" in str(err)  # the real size, not just the limit
     bomb = gzip.compress(b"a,b\n" + b"1,2\n" * 10_000)  # ~40 kB unpacked from well under 1 kB
     assert len(bomb) < 1000
-    err = _raises(io.read_table, bomb, "bomb.csv.gz", max_bytes=1000, max_unpacked=1000, match="once decompressed")
+    err = _raises(io.read_table, bomb, "bomb.csv.gz", limits=io.Limits(max_bytes=1000, max_unpacked=1000),
+                  match="once decompressed")
     assert "40,004 bytes once decompressed" in str(err) and "limit is 1,000 bytes" in str(err)
-    _raises(io.read_table, b"a,b\n" + b"1,2\n" * 101, "rows.csv", max_rows=100, match="more than 100 data rows")
-    assert len(io.read_table(b"a,b\n" + b"1,2\n" * 100, "ok.csv", max_rows=100)) == 100
+    _raises(io.read_table, b"a,b\n" + b"1,2\n" * 101, "rows.csv", limits=io.Limits(max_rows=100), match="more than 100 data rows")
+    assert len(io.read_table(b"a,b\n" + b"1,2\n" * 100, "ok.csv", limits=io.Limits(max_rows=100))) == 100
     assert len(io.read_table(gzip.compress(b"a,b\n1,2\n"), "ok.csv.gz")) == 1
 
 
@@ -133,7 +134,7 @@ def test_library_reads_have_no_size_limit_but_the_web_limits_are_stated():
     assert len(io.read_table(b"a,b\n" + b"1,2\n" * 300, "big.csv")) == 300
     config = tomllib.loads((Path(__file__).resolve().parents[3] / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] * 10**6 == io.MAX_UPLOAD_BYTES >= 200 * 10**6
-    assert io.WEB_LIMITS["max_bytes"] == io.MAX_UPLOAD_BYTES
+    assert io.WEB_LIMITS.max_bytes == io.MAX_UPLOAD_BYTES
 
 
 # --- guess_mapping -------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def test_gzip_bomb_states_its_real_size():
     """Was '50.0 MB once decompressed; the limit is 50 MB': the real unpacked size is read from the trailer."""
     bomb = gzip.compress(b"a,b\n" + b"1,2\n" * 3_000_000)  # 12 MB unpacked
     with pytest.raises(io.DataError) as info:
-        io.read_table(bomb, "bomb.csv.gz", max_unpacked=5 * 10**6)
+        io.read_table(bomb, "bomb.csv.gz", limits=io.Limits(max_unpacked=5 * 10**6))
     assert "expands to 12.0 MB once decompressed" in str(info.value)
     assert "the limit is 5 MB once decompressed" in str(info.value)
 

@@ -70,9 +70,9 @@ def test_streamed_limits_are_data_errors_with_real_sizes(small_stream):
     data = gzip.compress(_table(21_000))
     with pytest.raises(io.DataError, match=r"expands to [\d,]+ bytes once decompressed \([\d,]+ bytes as "
                                            r"uploaded\); the limit is 300,000 bytes"):
-        io.read_table(data, "t.csv.gz", max_unpacked=300_000)
+        io.read_table(data, "t.csv.gz", limits=io.Limits(max_unpacked=300_000))
     with pytest.raises(io.DataError, match="more than 1,000 data rows"):
-        io.read_table(data, "t.csv.gz", max_rows=1000)
+        io.read_table(data, "t.csv.gz", limits=io.Limits(max_rows=1000))
     with pytest.raises(io.DataError, match="damaged or truncated"):
         io.read_table(data[: len(data) // 2] + b"\x00" * 64, "t.csv.gz")
 

@@ -55,7 +55,7 @@ def test_eyelink_asc_binocular_with_missing_samples_and_events():
     assert list(s["event"].iloc[20:24]) == ["blink"] * 4 and s["event"].iloc[0] == "fixation"
     fix = rec.fixations()
     assert len(fix) == 2 and fix["duration_ms"].tolist() == [40, 72] and fix["x"].iloc[0] == 905.0
-    left = io.read_recording(FIX / "eyelink_binocular.asc", eye="left")
+    left = io.read_recording(FIX / "eyelink_binocular.asc", options=io.ReadOptions(eye="left"))
     assert left.samples["x"].iloc[0] == pytest.approx(900.0) and np.isnan(left.samples["x"].iloc[30])
 
 
@@ -82,10 +82,10 @@ def test_pupil_player_gaze_needs_geometry_and_sets_aside_low_confidence():
     s = rec.samples
     assert rec.counts["low_confidence"] == 5 and s["x"].isna().sum() == 5
     assert s["x"].iloc[0] == pytest.approx(640) and s["y"].iloc[0] == pytest.approx(540)  # (0.5, 0.25) bottom-left
-    lax = io.read_recording(FIX / "pupil_gaze_positions.csv", geometry=SCENE, min_confidence=0.3)
+    lax = io.read_recording(FIX / "pupil_gaze_positions.csv", geometry=SCENE, options=io.ReadOptions(min_confidence=0.3))
     assert "low_confidence" not in lax.counts and lax.samples["x"].notna().all()
     with pytest.raises(io.DataError, match="every cell of this column is empty"):
-        io.read_recording(FIX / "pupil_gaze_positions.csv", geometry=SCENE, min_confidence=0.99)
+        io.read_recording(FIX / "pupil_gaze_positions.csv", geometry=SCENE, options=io.ReadOptions(min_confidence=0.99))
 
 
 def test_pupil_fixations_surface_and_cloud():
@@ -121,7 +121,7 @@ def test_read_recording_from_bytes_gzip_file_object_and_tuple_unpacking():
     with pytest.raises(io.DataError, match="unknown format"):
         io.read_recording(data, format="smi")
     with pytest.raises(io.DataError, match="limit is"):
-        io.read_recording(data, max_bytes=100)
+        io.read_recording(data, limits=io.Limits(max_bytes=100))
 
 
 def test_geometry_conversions_and_presets():

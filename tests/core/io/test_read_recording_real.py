@@ -88,7 +88,7 @@ def test_lund2013_zero_timestamps_signal_loss_and_missing_clock():
 
 def test_sbsat_trial_report_as_features_and_osie_fixations():
     """SB-SAT trial report: booleans/text skipped, empty cells dropped and counted; OSIE fixations as is."""
-    sb = io.read_recording(REALDATA / "sbsat" / "18sat_trialfinal.csv", kind="features")
+    sb = io.read_recording(REALDATA / "sbsat" / "18sat_trialfinal.csv", options=io.ReadOptions(kind="features"))
     assert sb.kind == "features" and sb.samples["participant"].nunique() == 95
     assert "Trial_Recycled_" not in sb.samples.columns and sb.counts["dropped_missing"] > 0
     osie = io.read_recording(REALDATA / "osie" / "osie_fixations.csv.gz")

@@ -98,8 +98,7 @@ def test_files_on_different_screens_and_of_different_kinds_are_refused():
     other = io.read_recording(_csv(_gaze(20, 100)), filename="b.csv", geometry="laptop_14")
     with pytest.raises(DataError, match="different screens"):
         combine([one, other])
-    fix = io.read_recording(_csv(pd.DataFrame({"x": [1.0, 2], "y": [1.0, 2], "duration_ms": [200, 300]})),
-                            filename="f.csv", kind="fixations")
+    fix = io.read_recording(_csv(pd.DataFrame({"x": [1.0, 2], "y": [1.0, 2], "duration_ms": [200, 300]})), filename="f.csv", options=io.ReadOptions(kind="fixations"))
     with pytest.raises(DataError, match="different kinds"):
         combine([one, fix])
 
@@ -125,8 +124,8 @@ def test_lund2013_split_per_recording_in_folders_reads_as_the_combined_file():
     members = {f"{p}/{s}.csv": _csv(g.drop(columns=["participant", "stimulus"]))
                for (p, s), g in raw.groupby(["participant", "stimulus"], sort=True)}
     assert any(k.endswith("/trial17.csv") for k in members) and len(members) >= 12
-    rec = io.read_recordings(("lund.zip", _zip(members)), sampling_rate_hz=500)
-    whole = io.read_recording(raw.to_csv(index=False).encode(), filename="lund.csv", sampling_rate_hz=500)
+    rec = io.read_recordings(("lund.zip", _zip(members)), options=io.ReadOptions(sampling_rate_hz=500))
+    whole = io.read_recording(raw.to_csv(index=False).encode(), filename="lund.csv", options=io.ReadOptions(sampling_rate_hz=500))
     key = ["participant", "stimulus"]
     got = rec.samples.sort_values(key, kind="stable").reset_index(drop=True)
     want = whole.samples.sort_values(key, kind="stable").reset_index(drop=True)
@@ -150,9 +149,9 @@ def test_files_named_as_people_say_the_guarantee_is_per_file_unless_labelled():
 def test_fixation_files_combine_by_observer_and_feature_tables_are_refused():
     def fix(n: int) -> bytes:
         return _csv(pd.DataFrame({"x": 100.0 + np.arange(n), "y": 200.0 + np.arange(n), "duration_ms": 250.0}))
-    rec = io.read_recordings([("O1.csv", fix(3)), ("O2.csv", fix(4))], kind="fixations")
+    rec = io.read_recordings([("O1.csv", fix(3)), ("O2.csv", fix(4))], options=io.ReadOptions(kind="fixations"))
     assert rec.kind == "fixations" and "participant" not in rec.samples.columns
     assert rec.samples.groupby("observer").size().to_dict() == {"O1": 3, "O2": 4}
     feats = _csv(pd.DataFrame({"participant": ["a", "b"], "window": [0, 0], "f1": [1.0, 2.0]}))
     with pytest.raises(DataError, match="feature tables are not combined"):
-        io.read_recordings([("a.csv", feats), ("b.csv", feats)], kind="features")
+        io.read_recordings([("a.csv", feats), ("b.csv", feats)], options=io.ReadOptions(kind="features"))
