@@ -12,10 +12,12 @@ Order, so that a plan over its cap or a setting an engine cannot certify writes 
    PipelineDP's own pass and noise);
 5. every file is written into a temporary folder beside DIR and moved into place only when all are written.
 
-AOI outputs that give their `shapes` are released too (`plan_aoi`: the AOI page's table and OpenDP release, read
-before the allocation so that a metric the shards cannot give is refused first). AOI outputs without shapes,
-series forms and gaze-sample exports need inputs the fixation shards do not hold: their allotted ε is listed in the
-manifest as reserved for the app, counted in the plan's total, and no file is written for them.
+AOI outputs that give their `shapes` are released too (`plan_aoi`: the AOI page's clipped contributions summed
+partition by partition of observers, in memory flat in their number, and its OpenDP release; read before the
+allocation so that a metric the shards cannot give is refused first). Series forms and gaze samples are released
+from their own tables (`--series` feature-window tables, `--samples` gaze-sample tables; exports.plan_parts, as in
+the app), read and checked before any noise. AOI outputs without shapes, and series forms or gaze samples whose
+table is not given, are listed in the manifest with their ε reserved, counted in the plan's total, and no file.
 """
 from __future__ import annotations
 
@@ -34,17 +36,28 @@ from pyarrow import csv
 
 from eyedp_core.aoi.observers import ObserverTable
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate
-from eyedp_core.batch.plan_aoi import aoi_table, release_aoi_files
+from eyedp_core.batch.plan_aoi import aoi_sums, release_aoi_files
 from eyedp_core.batch.plan_png import legend_png
 from eyedp_core.batch.plan_sources import clean_aggregates
+from eyedp_core.batch.plan_tables import read_tables
 from eyedp_core.batch.run import check_noise, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
+from eyedp_core.exports.plan_parts import PartInputs, PartTables, part_inputs, release_gaze_part, release_series_part
+from eyedp_core.gaze.events import SAMPLE_SCREEN
 from eyedp_core.heatmaps.release import release_table
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan.allocate import Allocation, allocate
-from eyedp_core.plan.models import HeatmapBasis, PlanInputs
-from eyedp_core.plan.schema import ALL_STIMULI, AoiOutput, HeatmapOutput, StudyPlan
+from eyedp_core.plan.inputs import series_basis
+from eyedp_core.plan.models import HeatmapBasis, PlanInputs, SeriesBasis
+from eyedp_core.plan.schema import (
+    ALL_STIMULI,
+    AoiOutput,
+    GazeSamplesOutput,
+    HeatmapOutput,
+    SeriesFormOutput,
+    StudyPlan,
+)
 
 __all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]
@@ -139,11 +152,14 @@ def _refuse_over_cap(a: Allocation) -> None:
 
 def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMPY, *, master: str = "local[*]",
                  partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
-                 R: int = 200, in_memory: InMemorySources | None = None) -> PlanBundle:
+                 R: int = 200, in_memory: InMemorySources | None = None,
+                 parts: PartInputs | None = None) -> PlanBundle:
     """Shards, plan and engine in, the PlanBundle out (nothing written). ValueError before any noise is drawn when
     the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input.
     `in_memory`: the app's clean maps and AOI tables of an expanded plan, built from its table in memory (numpy
-    engine, no shard read), so the app's bundle is this one."""
+    engine, no shard read), so the app's bundle is this one. `parts`: the series of the series forms and the
+    streams of the gaze-samples outputs (exports.plan_parts, the app's and `--series` / `--samples`); an output
+    without its input keeps its ε reserved and writes no file."""
     if any(isinstance(o, HeatmapOutput) and o.stimulus == ALL_STIMULI for o in plan.outputs):
         plan = plan.expanded(scan_stimuli(files))
     _refuse_over_cap(allocate(plan, plan.cap))  # pins alone over the cap: refused before any data is read
@@ -161,12 +177,14 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
     else:
         cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=partitions,
                                   chunk_rows=chunk_rows, tmp_dir=tmp_dir, reports=reports) if heat else []
-        aoi_tables = {o.label: aoi_table(files, o) for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes}
+        aoi_tables = dict(aoi_sums(files, [o for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes],
+                                   partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir))
     clean_of = {o.label: c for o, c in zip(heat, cleans)}
     observers = {o.stimulus: c.n_observers for o, c in zip(heat, cleans)}
     observers.update({o.stimulus: aoi_tables[o.label].n for o in plan.outputs if o.label in aoi_tables})
+    parts = parts or PartInputs({}, {}, {})
     inputs = PlanInputs(heatmaps={o.label: HeatmapBasis(c.aggregate, c.n_observers) for o, c in zip(heat, cleans)},
-                        observers=observers, R=R)
+                        observers=observers, series=_series_bases(plan, parts), R=R)
     alloc = allocate(plan, plan.cap, inputs)
     _refuse_over_cap(alloc)
     rows = {r.label: r for r in alloc.outputs}
@@ -201,11 +219,22 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
             entry.update(released=True, guarantee=f"pure ε = {r.epsilon:g}-DP for each observer, for these AOI "
                                                   "metrics", queries=aoi_manifest["queries"],
                          files=[{"name": k, "sha256": _sha(v)} for k, v in own.items()])
+        elif isinstance(r.output, (SeriesFormOutput, GazeSamplesOutput)) and (
+                r.label in parts.series or r.label in parts.gaze):
+            stem = f"{r.label}_{eps_tag(r.epsilon)}"
+            part = (release_series_part(r.output, r.epsilon, parts.series[r.label], stem)
+                    if isinstance(r.output, SeriesFormOutput) else
+                    release_gaze_part(r.output, r.epsilon, parts.gaze[r.label], stem))
+            files_out.update(part.files)
+            entry.update(released=True, guarantee=part.manifest["guarantee"],
+                         epsilon_per_person=part.manifest["epsilon_per_person"],
+                         files=[{"name": k, "sha256": _sha(v)} for k, v in part.files.items()])
         else:
             entry.update(released=False, files=[],
-                         note="not on the batch path (an AOI output without 'shapes', a series form or gaze "
-                              "samples: the shards hold no outlines, series or streams): its ε is reserved in the "
-                              "plan's total for its release from the app")
+                         note="not released here (an AOI output without 'shapes', or a series form or gaze samples "
+                              "without their table: `--series` / `--samples` on the batch path): its ε is reserved "
+                              "in the plan's total" + (f" ({parts.missing[r.label]})" if r.label in parts.missing
+                                                       else ""))
         entries.append(entry)
     files_out["plan.json"] = plan.to_json().encode("utf-8") + b"\n"
     manifest = {"eyedp_bundle": BUNDLE_VERSION, "study": plan.study, "engine": engine.value,
@@ -217,6 +246,20 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
                                 "utility (tuning: not itself private, as on the Heatmaps page); n is public"}
     files_out["manifest.json"] = _json_bytes(manifest)
     return PlanBundle(files_out, manifest, alloc, reports)
+
+
+def _series_bases(plan: StudyPlan, parts: PartInputs) -> dict[str, SeriesBasis]:
+    """-> the models' inputs of every series form with its series (read as the Time series form comparison reads
+    them: private spreads, tuning); a form whose count check fails has none (its release refuses first)."""
+    out = {}
+    for o in plan.outputs:
+        s = parts.series.get(o.label)
+        if isinstance(o, SeriesFormOutput) and s is not None:
+            try:
+                out[o.label] = series_basis(s.x, s.lo, s.hi, s.recs, o)
+            except ValueError:
+                continue
+    return out
 
 
 def write_bundle(out_dir: str, bundle: PlanBundle) -> list[str]:
@@ -241,9 +284,28 @@ def write_bundle(out_dir: str, bundle: PlanBundle) -> list[str]:
     return [os.path.join(out, name) for name in bundle.files]
 
 
+def plan_parts(plan: StudyPlan, series: list[str] | None, samples: list[str] | None) -> PartInputs:
+    """A plan and the `--series` / `--samples` files (None: not given) in, the inputs of its series forms and gaze
+    samples out. A table given but unusable for an output of its kind is refused naming the output (ValueError,
+    before any noise); an output whose table was not given keeps its ε reserved."""
+    features = read_tables(series, ("participant",), "feature-window") if series else None
+    gaze = read_tables(samples, ("participant", "t_s", "x", "y"), "gaze-sample") if samples else None
+    tables = PartTables(features, gaze, "--series tables", "--samples tables",
+                        (int(SAMPLE_SCREEN.width_px), int(SAMPLE_SCREEN.height_px)))
+    parts = part_inputs(plan.outputs, tables)
+    for o in plan.outputs:
+        given = features is not None if isinstance(o, SeriesFormOutput) else gaze is not None
+        if isinstance(o, (SeriesFormOutput, GazeSamplesOutput)) and given and o.label in parts.missing:
+            raise ValueError(f"nothing released: {o.label} cannot be released from the given table: "
+                             f"{parts.missing[o.label]}")
+    return parts
+
+
 def run_plan_command(plan_path: str, files: list[str], engine: Engine, out: str, *, master: str = "local[*]",
-                     partitions: int = DEFAULT_PARTITIONS, tmp_dir: str | None = None) -> dict[str, Any]:
-    """The `plan` subcommand's work: plan file, shards, engine and folder in, the run report out."""
+                     partitions: int = DEFAULT_PARTITIONS, tmp_dir: str | None = None, series: list[str] | None = None,
+                     samples: list[str] | None = None) -> dict[str, Any]:
+    """The `plan` subcommand's work: plan file, shards, engine, folder and the series / sample files in, the run
+    report out."""
     try:
         with open(plan_path, encoding="utf-8") as f:
             text = f.read()
@@ -254,7 +316,8 @@ def run_plan_command(plan_path: str, files: list[str], engine: Engine, out: str,
     except DataError as err:
         err.file = os.path.basename(plan_path)
         raise DataError(err.message, file=err.file, row=err.row, expected=err.expected) from None
-    bundle = release_plan(files, plan, engine, master=master, partitions=partitions, tmp_dir=tmp_dir)
+    bundle = release_plan(files, plan, engine, master=master, partitions=partitions, tmp_dir=tmp_dir,
+                          parts=plan_parts(plan, series, samples))
     paths = write_bundle(out, bundle)
     m = bundle.manifest
     return {"released": paths, "total_per_person": m["total_per_person"], "sentence": m["sentence"],
