@@ -19,6 +19,7 @@ Warnings are returned in `out.attrs["warnings"]` (a list of DataWarning), counts
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,7 +53,7 @@ from eyedp_core.io.roles import (
     name_conflict,
     role_candidates,
 )
-from eyedp_core.io.sample_clock import check_rate, timeless
+from eyedp_core.io.sample_clock import Timeless, check_rate, timeless
 
 # uploads imports the table-level checks from here, next to canonical_table
 __all__ = ["canonical_table", "check_in_bounds", "check_lengths"]
@@ -386,12 +387,66 @@ def _positions(columns: dict[str, Any], mapping: dict[str, Any], kind: str, file
     return units, warnings
 
 
+@dataclass
+class _Build:
+    """One canonical_table call: the resolved mapping and what its steps report (the table's attrs)."""
+
+    kind: str
+    mapping: dict[str, Any]
+    filename: str
+    cols: dict[str, str]
+    warnings: list[DataWarning]
+    counts: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+    clock: Timeless | None = None
+    rate: float | None = None
+
+
 def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str,
                     min_length_ratio: float = 0.5, *, drop_missing: bool = False,
                     geometry: Geometry | None = None, sampling_rate_hz: float | None = None) -> pd.DataFrame:
     """Raw table, mapping, kind -> canonical table (index = spreadsheet row); warnings, counts and the steps'
     notes in attrs. sampling_rate_hz: the rate of gaze recordings whose time column is empty throughout (their
     time is rebuilt as sample number / rate; without it their rows are dropped or refused as empty)."""
+    df, b = _start(df, mapping, kind, filename, sampling_rate_hz)
+    df, hints = _stamp_timeless(df, b)
+    if drop_missing:
+        df = _drop_empty_cells(df, b, hints)
+    columns, raw_times = _read_columns(df, b)
+    rebuilt = (b.clock.rows.reindex(df.index).to_numpy(dtype=bool) if b.clock is not None and b.rate is not None
+               else None)
+    unit = _times_in_seconds(df, b, columns, raw_times, rebuilt)
+    if kind == "gaze":
+        _check_gaze_positions(columns, b)
+    if kind == "features":
+        b.warnings += _add_features(df, mapping, b.cols, columns, filename)
+    index = df.index
+    if kind == "gaze":
+        index, columns, raw_t = _drop_padding(index, columns, raw_times["t_s"], b)
+    if kind in ("gaze", "fixations"):
+        units, more = _positions(columns, mapping, kind, filename, str(b.cols["x"]), geometry, b.counts)
+        b.warnings += more
+    out = pd.DataFrame(columns, index=index)
+    if kind == "gaze":
+        check_increasing(out, raw_t, filename, str(b.cols["t_s"]), unit)
+    if kind == "fixations":
+        out, more = _fixation_times(out, mapping, b.cols, filename, b.counts)
+        b.warnings += more
+    if kind in ("gaze", "fixations"):
+        _check_positions(out, b, units)
+    if kind == "features":
+        warn = check_lengths(out, filename, min_length_ratio)
+        if warn is not None:
+            b.warnings.append(warn)
+    b.counts["rows_kept"] = len(out)
+    out.attrs = {"warnings": b.warnings, "source_file": filename, "counts": b.counts, "notes": b.notes}
+    return out
+
+
+def _start(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filename: str,
+           sampling_rate_hz: float | None) -> tuple[pd.DataFrame, _Build]:
+    """Raw table and the call's arguments -> (text columns made text, the build with the mapping resolved,
+    conflicting names warned about, the sampling rate checked and the empty gaze clock found)."""
     if kind not in ROLES:
         raise ValueError(f"kind must be one of {tuple(ROLES)}, got {kind!r}")
     if not isinstance(mapping, dict):
@@ -399,127 +454,136 @@ def canonical_table(df: pd.DataFrame, mapping: dict[str, Any], kind: str, filena
                         expected="a mapping of roles to columns")
     df = _text_columns(df, filename)
     cols = _resolve(df, mapping, kind, filename)
-    used = [c for c in cols.values() if c != WHOLE_FILE]
-    _check_unique(df, used, filename)
-    warnings: list[DataWarning] = list(_conflict_warnings(cols, filename))
-    counts: dict[str, int] = {"rows_read": len(df)}
-    notes: list[str] = []
-    roles = {r.name: r for r in ROLES[kind]}
-    rate = check_rate(sampling_rate_hz, filename)
-    clock = timeless(df, cols) if kind == "gaze" else None
+    _check_unique(df, [c for c in cols.values() if c != WHOLE_FILE], filename)
+    b = _Build(kind, mapping, filename, cols, list(_conflict_warnings(cols, filename)), {"rows_read": len(df)})
+    b.rate = check_rate(sampling_rate_hz, filename)
+    b.clock = timeless(df, cols) if kind == "gaze" else None
+    return df, b
+
+
+def _stamp_timeless(df: pd.DataFrame, b: _Build) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Gaze rows without a clock -> (with a placeholder time when the rate is given, else unchanged; the hint
+    the empty-cell step gives for the time column)."""
     hints: dict[str, str] = {}
-    if clock is not None and rate is not None:
+    if b.clock is not None and b.rate is not None:
         # A placeholder keeps these rows through the empty-cell step; the rebuilt time replaces it below.
-        t_col = cols["t_s"]
-        df = df.assign(**{t_col: df[t_col].where(~clock.rows, clock.position / rate)})
-        _note(counts, "time_rebuilt", clock.n_rows)
-        notes.append(clock.note(rate))
-        warnings.append(DataWarning(clock.note(rate)[:1].upper() + clock.note(rate)[1:] + ".", file=filename,
-                                    column=str(t_col), details={"time_rebuilt": clock.n_rows,
-                                                                "recordings": clock.recordings}))
-    elif clock is not None:
-        hints[cols["t_s"]] = clock.hint()
-        notes.append(clock.missing_note())
-    if drop_missing:
-        strict = [c for r, c in cols.items() if c != WHOLE_FILE and not roles[r].allow_missing]
-        if kind == "features":
-            feats, _ = _feature_columns(df, mapping, set(used), filename)
-            chosen = set(strict)
-            strict += [c for c in feats if c in df.columns and c not in chosen]
-            _check_unique(df, strict, filename)
-        df, warn = _drop_missing(df, strict, filename, hints)
-        if warn is not None and hints and clock is not None:
-            warn.details.update(no_time_recordings=clock.recordings, no_time_rows=clock.n_rows)
-        if warn is not None:
-            warnings.append(warn)
-            _note(counts, "dropped_missing", warn.details["dropped_missing"])
+        t_col = b.cols["t_s"]
+        df = df.assign(**{t_col: df[t_col].where(~b.clock.rows, b.clock.position / b.rate)})
+        _note(b.counts, "time_rebuilt", b.clock.n_rows)
+        b.notes.append(b.clock.note(b.rate))
+        note = b.clock.note(b.rate)
+        b.warnings.append(DataWarning(note[:1].upper() + note[1:] + ".", file=b.filename, column=str(t_col),
+                                      details={"time_rebuilt": b.clock.n_rows, "recordings": b.clock.recordings}))
+    elif b.clock is not None:
+        hints[b.cols["t_s"]] = b.clock.hint()
+        b.notes.append(b.clock.missing_note())
+    return df, hints
+
+
+def _drop_empty_cells(df: pd.DataFrame, b: _Build, hints: dict[str, str]) -> pd.DataFrame:
+    """drop_missing: rows with an empty cell in a column that must not be empty are dropped and counted."""
+    roles = {r.name: r for r in ROLES[b.kind]}
+    strict = [c for r, c in b.cols.items() if c != WHOLE_FILE and not roles[r].allow_missing]
+    if b.kind == "features":
+        used = {c for c in b.cols.values() if c != WHOLE_FILE}
+        feats, _ = _feature_columns(df, b.mapping, used, b.filename)
+        chosen = set(strict)
+        strict += [c for c in feats if c in df.columns and c not in chosen]
+        _check_unique(df, strict, b.filename)
+    df, warn = _drop_missing(df, strict, b.filename, hints)
+    if warn is not None and hints and b.clock is not None:
+        warn.details.update(no_time_recordings=b.clock.recordings, no_time_rows=b.clock.n_rows)
+    if warn is not None:
+        b.warnings.append(warn)
+        _note(b.counts, "dropped_missing", warn.details["dropped_missing"])
+    return df
+
+
+def _read_columns(df: pd.DataFrame, b: _Build) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The mapped columns as the roles' values -> ({role: values}, {time role: its raw numbers})."""
     columns: dict[str, Any] = {}
     raw_times: dict[str, np.ndarray] = {}
-    for role in ROLES[kind]:
-        col = cols.get(role.name)
+    for role in ROLES[b.kind]:
+        col = b.cols.get(role.name)
         if col is None:
             continue
         if col == WHOLE_FILE:
-            columns[role.name] = pd.Series(_file_label(filename), index=df.index, dtype="str")
+            columns[role.name] = pd.Series(_file_label(b.filename), index=df.index, dtype="str")
         elif role.expected == "text":
-            columns[role.name] = as_text(df, col, filename, role.allow_missing, _expected(role))
+            columns[role.name] = as_text(df, col, b.filename, role.allow_missing, _expected(role))
         else:
-            values = as_number(df, col, filename, role.allow_missing, role.nonnegative, _expected(role))
+            values = as_number(df, col, b.filename, role.allow_missing, role.nonnegative, _expected(role))
             if role.expected == "time":
                 raw_times[role.name] = values
             columns[role.name] = values
+    return columns, raw_times
+
+
+def _times_in_seconds(df: pd.DataFrame, b: _Build, columns: dict[str, Any], raw_times: dict[str, np.ndarray],
+                      rebuilt: np.ndarray | None) -> str:
+    """Time columns (in `columns`) converted to seconds, the rebuilt clock's rows given their time -> the unit
+    the times came in (given or guessed; "s" for a table without times)."""
     unit = "s"
-    rebuilt = (clock.rows.reindex(df.index).to_numpy(dtype=bool) if clock is not None and rate is not None
-               else None)
-    if kind in ("gaze", "fixations") and raw_times:
-        unit_given = mapping.get(TIME_UNIT_KEY)
+    if b.kind in ("gaze", "fixations") and raw_times:
+        unit_given = b.mapping.get(TIME_UNIT_KEY)
         first_time = next(iter(raw_times))
         if unit_given is None:
-            stamped = df[cols[first_time]] if rebuilt is None else df[cols[first_time]][~rebuilt]
-            unit = guess_time_unit(stamped, cols[first_time], events=kind == "fixations")
+            stamped = df[b.cols[first_time]] if rebuilt is None else df[b.cols[first_time]][~rebuilt]
+            unit = guess_time_unit(stamped, b.cols[first_time], events=b.kind == "fixations")
         else:
             unit = canonical_unit(unit_given)
         if unit is None:
             raise DataError(f"the time unit must be one of {', '.join(TIME_UNITS)}, got {unit_given!r}.",
-                            file=filename, column=str(cols[first_time]), expected="s, ms, us or ns")
+                            file=b.filename, column=str(b.cols[first_time]), expected="s, ms, us or ns")
         for name, values in raw_times.items():
             columns[name] = values * TIME_UNITS[unit]
-    if rebuilt is not None and clock is not None and rate is not None:
-        seconds = clock.position.reindex(df.index).to_numpy(dtype=float) / rate
+    if rebuilt is not None and b.clock is not None and b.rate is not None:
+        seconds = b.clock.position.reindex(df.index).to_numpy(dtype=float) / b.rate
         columns["t_s"] = np.where(rebuilt, seconds, columns["t_s"])
         # No raw value exists for these rows: NaN is never taken for tracker padding (a zero timestamp).
         raw_times["t_s"] = np.where(rebuilt, np.nan, raw_times["t_s"])
-    if kind == "gaze":
-        for c in ("x", "y"):
-            if np.isnan(columns[c]).all():
-                raise DataError("every cell of this column is empty.", file=filename, column=str(cols[c]),
-                                expected="gaze positions")
-    if kind == "features":
-        warnings += _add_features(df, mapping, cols, columns, filename)
-    index = df.index
-    if kind == "gaze":
-        raw_t = raw_times["t_s"]
-        ids = pd.DataFrame({k: columns[k] for k in ("participant", "stimulus") if k in columns}, index=index)
-        pad = _zero_time_rows(ids, raw_t)
-        if clock is not None:
-            # A recording whose only stamps are zeros has no clock: those rows are padding (dropped, counted).
-            pad |= clock.padding.reindex(index).to_numpy(dtype=bool)
-        if pad.any():
-            keep = ~pad
-            columns = {k: (v[keep] if isinstance(v, (pd.Series, np.ndarray)) else v)
-                       for k, v in columns.items()}
-            index, raw_t = index[keep], raw_t[keep]
-            _note(counts, "zero_time_dropped", int(pad.sum()))
-            warnings.append(DataWarning(f"{int(pad.sum()):,} rows with a zero timestamp at the start or end "
-                                        "of a recording (tracker padding) were left out.", file=filename,
-                                        column=str(cols["t_s"])))
-    if kind in ("gaze", "fixations"):
-        units, more = _positions(columns, mapping, kind, filename, str(cols["x"]), geometry, counts)
-        warnings += more
-    out = pd.DataFrame(columns, index=index)
-    if kind == "gaze":
-        check_increasing(out, raw_t, filename, str(cols["t_s"]), unit)
-    if kind == "fixations":
-        out, more = _fixation_times(out, mapping, cols, filename, counts)
-        warnings += more
-    if kind in ("gaze", "fixations"):
-        if counts.get("lost_xy_zero"):
-            n = counts["lost_xy_zero"]
-            what = ("set to missing (signal loss)" if kind == "gaze"
-                    else "left out (no position: signal loss)")
-            warnings.append(DataWarning(f"{n:,} rows with x = y = 0 were {what}.", file=filename,
-                                        details={"lost_xy_zero": n}))
-        if units == "px":
-            check_pixel_units(out, filename, str(cols["x"]))
-        if out.empty:
-            raise DataError("no row with a position is left.", file=filename, expected="rows with positions")
-    if kind == "features":
-        warn = check_lengths(out, filename, min_length_ratio)
-        if warn is not None:
-            warnings.append(warn)
-    counts["rows_kept"] = len(out)
-    out.attrs = {"warnings": warnings, "source_file": filename, "counts": counts, "notes": notes}
-    return out
+    return unit
+
+
+def _check_gaze_positions(columns: dict[str, Any], b: _Build) -> None:
+    """DataError when the gaze x or y column is empty in every row."""
+    for c in ("x", "y"):
+        if np.isnan(columns[c]).all():
+            raise DataError("every cell of this column is empty.", file=b.filename, column=str(b.cols[c]),
+                            expected="gaze positions")
+
+
+def _drop_padding(index: pd.Index, columns: dict[str, Any], raw_t: np.ndarray,
+                  b: _Build) -> tuple[pd.Index, dict[str, Any], np.ndarray]:
+    """Gaze rows with a zero timestamp at a recording's start or end (tracker padding) -> dropped and counted."""
+    ids = pd.DataFrame({k: columns[k] for k in ("participant", "stimulus") if k in columns}, index=index)
+    pad = _zero_time_rows(ids, raw_t)
+    if b.clock is not None:
+        # A recording whose only stamps are zeros has no clock: those rows are padding (dropped, counted).
+        pad |= b.clock.padding.reindex(index).to_numpy(dtype=bool)
+    if pad.any():
+        keep = ~pad
+        columns = {k: (v[keep] if isinstance(v, (pd.Series, np.ndarray)) else v) for k, v in columns.items()}
+        index, raw_t = index[keep], raw_t[keep]
+        _note(b.counts, "zero_time_dropped", int(pad.sum()))
+        b.warnings.append(DataWarning(f"{int(pad.sum()):,} rows with a zero timestamp at the start or end of a "
+                                      "recording (tracker padding) were left out.", file=b.filename,
+                                      column=str(b.cols["t_s"])))
+    return index, columns, raw_t
+
+
+def _check_positions(out: pd.DataFrame, b: _Build, units: str) -> None:
+    """Gaze or fixations with positions in pixels: the x = y = 0 rows told about, pixel units checked, and a
+    table with no position left refused."""
+    if b.counts.get("lost_xy_zero"):
+        n = b.counts["lost_xy_zero"]
+        what = "set to missing (signal loss)" if b.kind == "gaze" else "left out (no position: signal loss)"
+        b.warnings.append(DataWarning(f"{n:,} rows with x = y = 0 were {what}.", file=b.filename,
+                                      details={"lost_xy_zero": n}))
+    if units == "px":
+        check_pixel_units(out, b.filename, str(b.cols["x"]))
+    if out.empty:
+        raise DataError("no row with a position is left.", file=b.filename, expected="rows with positions")
 
 
 def _fixation_times(out: pd.DataFrame, mapping: dict[str, Any], cols: dict[str, str], filename: str,
