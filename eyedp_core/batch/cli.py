@@ -103,6 +103,14 @@ def _plan_parser(sub) -> None:  # noqa: ANN001 - argparse's private subparsers t
     pl.add_argument("--plan", required=True, help="the plan file (JSON; see README 'Study plans')")
     pl.add_argument("--input", required=True, action="append",
                     help="glob of Parquet / CSV / CSV.gz fixation shards (observer, x, y, stimulus); repeatable")
+    pl.add_argument("--series", action="append",
+                    help="glob of Parquet / CSV feature-window tables (participant[, task], window, feature columns) "
+                         "for the plan's series forms; repeatable. Without it a series form writes nothing: its ε "
+                         "stays reserved in the plan's total (a manifest note says so)")
+    pl.add_argument("--samples", action="append",
+                    help="glob of Parquet / CSV gaze-sample tables (participant[, task], t_s, x, y in px) for the "
+                         "plan's gaze-samples outputs (Kaleido); repeatable. Without it a gaze-samples output writes "
+                         "nothing: its ε stays reserved in the plan's total (a manifest note says so)")
     pl.add_argument("--engine", choices=[e.value for e in Engine], default=Engine.NUMPY.value)
     pl.add_argument("--out", required=True, help="output folder (written only when every output is released)")
     pl.add_argument("--master", default="local[*]", help="Spark master URL (engine spark)")
@@ -188,14 +196,17 @@ def main(argv: list[str] | None = None) -> int:
         files = expand_inputs(args.input)
         if args.command == "audit-canaries":  # writes no release: none of the output checks apply
             return _audit_command(args, files)
-        check_paths(args, files)
+        series = expand_inputs(args.series) if getattr(args, "series", None) else None
+        samples = expand_inputs(args.samples) if getattr(args, "samples", None) else None
+        check_paths(args, [*files, *(series or []), *(samples or [])])
         if args.partitions < 1:
             raise ValueError(f"--partitions must be at least 1, got {args.partitions}")
         if args.command == "plan":
             if not os.path.isfile(args.plan):
                 raise ValueError(f"--plan '{args.plan}' is not a file")
             report = run_plan_command(args.plan, files, Engine(args.engine), args.out, master=args.master,
-                                      partitions=args.partitions, tmp_dir=args.tmp_dir)
+                                      partitions=args.partitions, tmp_dir=args.tmp_dir, series=series,
+                                      samples=samples)
             return _done(json.dumps(report, indent=2, default=str), args.report)
         settings = settings_from_args(args)
         rel = release_batch(files, settings, Engine(args.engine), master=args.master, partitions=args.partitions,

@@ -262,6 +262,8 @@ class SeriesFormOutput(PlanOutput):
     blocks: int = 1
     recordings_per_person: int = 1
     by_task: bool = True
+    features: tuple[str, ...] = ()  # released feature columns (empty: every column with public bounds)
+    length: int = 600  # public length T (windows) every recording is cut or padded to, as on the Time series page
 
     kind = OutputKind.SERIES_FORM
 
@@ -273,7 +275,19 @@ class SeriesFormOutput(PlanOutput):
 
 @dataclass(frozen=True, kw_only=True)
 class GazeSamplesOutput(PlanOutput):
-    """Gaze-sample export (Kaleido, pure ε per participant over their windows); no utility model in the plan."""
+    """Gaze-sample export (Kaleido, pure ε per participant over their windows); no utility model in the plan.
+
+    The allotted ε is the person-level bound: the ε per window is that ε / (windows of the person with the most ×
+    d_max/r). The Kaleido settings default to the Gaze samples page's; the screen (px) defaults to the data's."""
+
+    w: int = 60  # samples per window
+    r: float = 50.0  # px radius of a protected move inside one window
+    t_skip: int = 12
+    l_thresh: float = 60.0
+    h: float = 2.0  # 1/h of the window's ε goes to the tests
+    min_pub_share: float = 1 / 16  # the smallest publication, as a share of ε − ε/h
+    width_px: int | None = None  # the screen the gaze is clamped to (None: the session's or the sample's screen)
+    height_px: int | None = None
 
     kind = OutputKind.GAZE_SAMPLES
 
@@ -486,13 +500,19 @@ def _shapes(v: Any, where: str) -> tuple[Aoi, ...]:
 
 
 def _series(d: dict[str, Any], where: str) -> SeriesFormOutput:
-    _check_keys(d, where, _COMMON | {"form", "blocks", "recordings_per_person", "by_task"})
+    _check_keys(d, where, _COMMON | {"form", "blocks", "recordings_per_person", "by_task", "features", "length"})
     kw = _common(d, where, OutputKind.SERIES_FORM)
     if "form" in d:
         kw["form"] = _choice(d["form"], f"{where}.form", Form)
-    for key in ("blocks", "recordings_per_person"):
+    for key in ("blocks", "recordings_per_person", "length"):
         if key in d:
             kw[key] = _number(d[key], f"{where}.{key}", low=1, high=100_000, integer=True)
+    if d.get("features"):
+        if not isinstance(d["features"], list):
+            raise _fail(f"{where}.features", f"expected a list of feature column names, found {d['features']!r}")
+        kw["features"] = tuple(dict.fromkeys(_text(f, f"{where}.features[{i}]") for i, f in enumerate(d["features"])))
+    if kw.get("blocks", 1) > kw.get("length", 600):
+        raise _fail(f"{where}.blocks", f"more coarse windows ({kw['blocks']}) than the public length T allows")
     if "by_task" in d:
         if not isinstance(d["by_task"], bool):
             raise _fail(f"{where}.by_task", f"expected true or false, found {d['by_task']!r}")
@@ -500,9 +520,20 @@ def _series(d: dict[str, Any], where: str) -> SeriesFormOutput:
     return SeriesFormOutput(**kw)
 
 
+_KALEIDO_LIMITS = {"w": (1, 100_000, True), "r": (0.5, 10_000, False), "t_skip": (0, 100_000, True),
+                   "l_thresh": (0, 100_000, False), "h": (1.0, 1_000, False), "min_pub_share": (0, 1, False),
+                   "width_px": (1, 100_000, True), "height_px": (1, 100_000, True)}
+
+
 def _gaze(d: dict[str, Any], where: str) -> GazeSamplesOutput:
-    _check_keys(d, where, _COMMON)
-    return GazeSamplesOutput(**_common(d, where, OutputKind.GAZE_SAMPLES))
+    _check_keys(d, where, _COMMON | set(_KALEIDO_LIMITS))
+    kw = _common(d, where, OutputKind.GAZE_SAMPLES)
+    for key, (low, high, integer) in _KALEIDO_LIMITS.items():
+        if d.get(key) is not None:
+            kw[key] = _number(d[key], f"{where}.{key}", low=low, low_open=key == "h", high=high, integer=integer)
+    if (kw.get("width_px") is None) != (kw.get("height_px") is None):
+        raise _fail(where, "give the screen as both 'width_px' and 'height_px', or neither")
+    return GazeSamplesOutput(**kw)
 
 
 _READERS = {OutputKind.HEATMAP: _heatmap, OutputKind.AOI: _aoi, OutputKind.SERIES_FORM: _series,

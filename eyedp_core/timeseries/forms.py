@@ -33,7 +33,7 @@ from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.gaze.contributions import contributions
 
 __all__ = ["Form", "FormSetting", "FormCalibration", "FormRelease", "FormRow", "block_means", "group_table",
-           "group_sizes", "max_recordings", "calibrate", "release", "person_spread", "expected_db", "crossing_epsilon", "crossing_people",
+           "group_sizes", "form_values", "max_recordings", "calibrate", "release", "person_spread", "expected_db", "crossing_epsilon", "crossing_people",
            "usable_sentence", "compare_forms", "overall_sentence", "FORM_WORDS"]
 
 
@@ -175,9 +175,10 @@ def group_sizes(recs: pd.DataFrame) -> tuple[int, ...]:
     return tuple(np.bincount(pairs["g"].to_numpy(), minlength=len(names)).astype(int).tolist())
 
 
-def _clean(setting: FormSetting, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-           recs: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, tuple[int, ...]]:
-    """-> (unit labels, clean values (units, F, blocks), participants per group)."""
+def form_values(setting: FormSetting, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                recs: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, tuple[int, ...]]:
+    """Form setting, series (recordings, F, T), bounds and recordings table in, (unit labels, clean values (units,
+    F, blocks), participants per group) out: what a form releases before its noise (preview and release alike)."""
     _check_count(setting, recs)
     means = block_means(x, lo, hi, setting.blocks)
     if setting.form is Form.RECORDING:
@@ -193,7 +194,7 @@ def release(setting: FormSetting, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     """Form setting, series (recordings, F, T), bounds, recordings table, preview Generator in, the release out.
 
     The noise is drawn through eyedp_core.dp.noise (one Laplace mechanism in range units, scaled per feature)."""
-    units, clean, sizes = _clean(setting, x, lo, hi, recs)
+    units, clean, sizes = form_values(setting, x, lo, hi, recs)
     cal = calibrate(setting, lo, hi, sizes)
     mech = LaplaceMechanism(epsilon=setting.epsilon, sensitivity=cal.l1_sensitivity)
     scale = np.broadcast_to(cal.feature_scale[None, :, None], clean.shape)
