@@ -10,7 +10,7 @@ import streamlit as st
 
 from eyedp_core.dp.risk import Curve, TradeOff
 from eyedp_core.dp.risk_views import RiskTarget, combined, epsilon_for_risk, line_risk, repeated
-from eyedp_core.dp.risk_words import risk_line
+from eyedp_core.dp.risk_words import LINE_FPR, risk_line
 from ui.widgets import fmt_num
 
 ROSTER = "in the loaded data"
@@ -86,7 +86,7 @@ def calibrated_words(eps: float | None, target: RiskTarget, level: float, unit: 
 def formulas(t: TradeOff, n: int) -> tuple[str, ...]:
     """A person's composed trade-off and n -> the LaTeX behind the risk line's two figures, numbers plugged in."""
     r = line_risk(t, n)
-    tpr = rf"\mathrm{{TPR}}(5\,\%) = {100 * r.tpr:.4g}\,\%"
+    tpr = rf"\mathrm{{TPR}}(5\,\%) = {100 * r.tpr_at(LINE_FPR):.4g}\,\%"
     single = (r"P(\text{single out}) \le \min_{\varepsilon'} \frac{e^{\varepsilon'} + (n-1)\,\delta(\varepsilon')}"
               rf"{{e^{{\varepsilon'}} + n - 1}} = {100 * r.singling_out:.4g}\,\%\quad (n = {n},\ 1/n = "
               rf"{100 / n:.3g}\,\%)")

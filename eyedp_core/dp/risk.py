@@ -29,12 +29,12 @@ from scipy.special import ndtr, ndtri
 from scipy.stats import binom
 
 from eyedp_core.dp.registry import Family
+from eyedp_core.dp.risk_words import Risk
 
 __all__ = [
     "ATTACK_FPRS",
     "Curve",
     "LossDistribution",
-    "Risk",
     "TradeOff",
     "attribute_inference",
     "compose",
@@ -343,28 +343,6 @@ def compose(parts: Sequence[TradeOff]) -> TradeOff:
     return TradeOff.approx(sum(p.total_epsilon for p in parts), min(1.0, sum(p.delta * p.count for p in parts)))
 
 
-@dataclass(frozen=True)
-class Risk:
-    """What a trade-off allows an attacker, in the numbers the pages and the report print."""
-
-    advantage: float
-    tpr: tuple[tuple[float, float], ...]  # (FPR, highest TPR at that FPR)
-    n: int
-    singling_out: float
-    prior: float
-    attribute: float
-
-    @property
-    def singling_out_guess(self) -> float:
-        """The success of singling one person out by guessing alone (1/n)."""
-        return 1.0 / self.n
-
-    @property
-    def attribute_guess(self) -> float:
-        """The success of inferring the attribute by guessing the likelier value."""
-        return max(self.prior, 1.0 - self.prior)
-
-
 def risk_of(t: TradeOff, n: int, prior: float = 0.5) -> Risk:
     """A trade-off, the number of people and an attribute's prior in, every risk figure out."""
     return Risk(advantage=max_advantage(t), tpr=tuple((f, tpr_at(t, f)) for f in ATTACK_FPRS), n=int(n),
@@ -380,7 +358,7 @@ def _pct(v: float) -> str:
 
 
 def risk_sentence(r: Risk, unit: str = "person") -> str:
-    """A Risk in, one plain sentence of what any attacker can do at most out."""
+    """A Risk with every figure (risk_of's) in, one plain sentence of what any attacker can do at most out."""
     fpr, tpr = r.tpr[-1]
     return (f"At this ε, an attacker who knows everything else can tell whether a given {unit} was in the data with "
             f"up to {_pct(tpr)} true positives at {_pct(fpr)} false positives; singling one {unit} out of "

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from eyedp_core.dp.risk import Curve, TradeOff, compose, singling_out, tpr_at
-from eyedp_core.dp.risk_words import LINE_FPR, LineRisk
+from eyedp_core.dp.risk_words import LINE_FPR, Risk
 
 __all__ = ["RiskTarget", "combined", "epsilon_for_risk", "line_risk", "repeated", "risk_value"]
 
@@ -83,11 +83,11 @@ def _singling_out(t: TradeOff, n: int) -> float:
     return singling_out(t, n)
 
 
-def line_risk(t: TradeOff, n: int) -> LineRisk:
+def line_risk(t: TradeOff, n: int) -> Risk:
     """A person's composed trade-off and the roster size n in, the two figures of the risk line out."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
-    return LineRisk(tpr=tpr_at(t, LINE_FPR), fpr=LINE_FPR, singling_out=_singling_out(t, int(n)), n=int(n))
+    return Risk(tpr=((LINE_FPR, tpr_at(t, LINE_FPR)),), n=int(n), singling_out=_singling_out(t, int(n)))
 
 
 def risk_value(t: TradeOff, target: RiskTarget, n: int) -> float:

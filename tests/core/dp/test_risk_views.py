@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -58,7 +60,7 @@ def test_combined_parts() -> None:
 def test_repeated_gaussian_is_sqrt_count() -> None:
     """k Gaussian releases of μ each are one of μ√k: the TPR at 5 % FPR is 1 − Φ(Φ⁻¹(0.95) − μ√k)."""
     t = repeated(TradeOff.gaussian(2.0, 4.0), 9)
-    assert line_risk(t, 10).tpr == pytest.approx(1 - norm.cdf(norm.ppf(0.95) - 0.5 * 3), abs=1e-12)
+    assert line_risk(t, 10).tpr_at(LINE_FPR) == pytest.approx(1 - norm.cdf(norm.ppf(0.95) - 0.5 * 3), abs=1e-12)
 
 
 @pytest.mark.parametrize(("eps", "delta"), [(0.3, 0.0), (1.0, 1e-5), (3.0, 6.3e-4), (8.0, 1e-3)])
@@ -85,7 +87,7 @@ def test_approx_singling_out_matches_the_profile_at_the_curves_kinks(eps: float,
 def test_line_risk_other_curves_are_risk_module_figures(t: TradeOff) -> None:
     """For Gaussian and Laplace curves the line reads risk.tpr_at and risk.singling_out unchanged."""
     r = line_risk(t, 40)
-    assert r.tpr == risk.tpr_at(t, LINE_FPR)
+    assert r.tpr_at(LINE_FPR) == risk.tpr_at(t, LINE_FPR)
     assert r.singling_out == risk.singling_out(t, 40)
     assert r.singling_out_guess == 1 / 40
 
@@ -93,7 +95,7 @@ def test_line_risk_other_curves_are_risk_module_figures(t: TradeOff) -> None:
 def test_at_zero_epsilon_every_figure_is_its_guessing_baseline() -> None:
     """ε = 0 allows nothing beyond guessing: TPR = FPR and singling out = 1/n."""
     r = line_risk(TradeOff.approx(0.0, 0.0), 40)
-    assert r.tpr == pytest.approx(LINE_FPR, abs=1e-12)
+    assert r.tpr_at(LINE_FPR) == pytest.approx(LINE_FPR, abs=1e-12)
     assert r.singling_out == pytest.approx(1 / 40, abs=1e-12)
 
 
@@ -101,7 +103,7 @@ def test_risk_line_words_carry_the_numbers() -> None:
     """The sentence prints the figures, n and the guessing baseline."""
     r = line_risk(TradeOff.approx(1.0), 40)
     text = risk_line(r, "observer", "in the loaded data")
-    assert f"{100 * r.tpr:.3g} %" in text and f"{100 * r.singling_out:.3g} %" in text
+    assert f"{100 * r.tpr_at(LINE_FPR):.3g} %" in text and f"{100 * r.singling_out:.3g} %" in text
     assert "one out of 40 (40 observers in the loaded data" in text and "2.5 % by guessing" in text
 
 
@@ -156,5 +158,27 @@ def test_pure_line_risk_equals_the_generic_route(eps: float, n: int) -> None:
     """The scipy-free closed forms (Home's slider) equal risk.tpr_at on the (ε, 0) curve and the singling-out
     bound of an (ε, 0) trade-off."""
     r, t = pure_line_risk(eps, n), TradeOff.approx(eps)
-    assert r.tpr == pytest.approx(risk.tpr_at(t, LINE_FPR), abs=1e-12)
+    assert r.tpr_at(LINE_FPR) == pytest.approx(risk.tpr_at(t, LINE_FPR), abs=1e-12)
     assert r.singling_out == pytest.approx(line_risk(t, n).singling_out, abs=1e-12)
+
+
+def test_the_risk_line_and_the_report_share_one_risk_type() -> None:
+    """One Risk type: the line's figures are the report's at the line's FPR (a Gaussian curve, where both read
+    risk.tpr_at and risk.singling_out), and an FPR the Risk does not quote is refused, not guessed."""
+    t = TradeOff.gaussian(1.0, 0.8)
+    line, full = line_risk(t, 40), risk.risk_of(t, 40)
+    assert type(line) is type(full)
+    assert line.tpr_at(LINE_FPR) == full.tpr_at(LINE_FPR) == risk.tpr_at(t, LINE_FPR)
+    assert line.singling_out == full.singling_out and line.n == full.n == 40
+    assert line.advantage is None and line.attribute is None
+    assert full.advantage == risk.max_advantage(t) and full.attribute == risk.attribute_inference(t, 0.5)
+    with pytest.raises(KeyError):
+        line.tpr_at(0.01)
+
+
+def test_the_risk_type_and_the_risk_line_import_no_scipy() -> None:
+    """Home's slider reads Risk and risk_line: their module stays free of scipy (and so of risk's curves)."""
+    code = ("import sys; from eyedp_core.dp.risk_words import pure_line_risk, risk_line; "
+            "risk_line(pure_line_risk(1.0, 40)); print('scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
