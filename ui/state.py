@@ -14,6 +14,7 @@ from streamlit.errors import StreamlitAPIException
 
 from eyedp_core.data import bundled
 from eyedp_core.dp import budget, store
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.accounting import Ledger
 from eyedp_core.io.errors import DataError
 from ui import export_scale, settings
@@ -411,9 +412,11 @@ def set_epsilon_cap(cap: float) -> None:
         _store_cap(led, float(cap))
 
 
-def refusal(releases: list | tuple) -> str | None:
-    """Why these releases would be refused under the study's cap (None: they fit); nothing is charged."""
-    return budget.refusal(ledger(), list(releases), epsilon_cap())
+def refusal(releases: list | tuple, accountant: Accountant = Accountant.BASIC,
+            delta_cap: float | None = None) -> str | None:
+    """Why these releases would be refused under the study's cap, counted by the accountant (zCDP at `delta_cap`;
+    None: they fit); nothing is charged."""
+    return budget.refusal(ledger(), list(releases), epsilon_cap(), delta_cap, accountant)
 
 
 def caps_at_charge() -> list[float | None]:
@@ -452,8 +455,10 @@ OUTCOME_KEY = "eyedp_charge_outcome"  # the last refused charge: where its butto
 
 def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str, ...] = (),
            place: str | None = None, facts: Mapping[str, Any] | None = None,
-           settings_used: Mapping[str, Any] | None = None) -> bool:
-    """The one way a release enters the ledger: added unless it pushes anyone over the study's cap.
+           settings_used: Mapping[str, Any] | None = None,
+           counted: tuple[Accountant, float | None] = (Accountant.BASIC, None)) -> bool:
+    """The one way a release enters the ledger: added unless it pushes anyone it covers over the study's cap,
+    counted by `counted` (an accountant and its δ cap: a plan's zCDP charge is checked at the plan's δ).
 
     Each entry keeps ITS OWN facts and settings: `facts`/`settings_used` when the release says what it was made
     with (a private choice of m is not the page's preview), else the page's current ones. Refused: nothing is
@@ -469,10 +474,11 @@ def charge(releases: list | tuple, *, page: str | None = None, shown: tuple[str,
     context = {"page": page, "facts": dict(facts) if facts else None,
                "settings": dict(settings_used) if settings_used else None, "cap": cap, CHARGE_ID: uuid.uuid4().hex}
     try:
+        accountant, delta_cap = counted
         if isinstance(led, store.StoredLedger):  # the cap check and the insert: one transaction in the store
-            led.charge(list(releases), cap, context=context)
+            led.charge(list(releases), cap, delta_cap, context=context, accountant=accountant)
         else:
-            budget.charge(led, list(releases), cap)
+            budget.charge(led, list(releases), cap, delta_cap, accountant)
     except budget.BudgetExceeded as err:
         text = md_text(err)  # shown as markdown; labels quote data names
         st.session_state[REFUSED_KEY] = text

@@ -1,15 +1,22 @@
-"""The privacy ledger: per-participant basic composition of every release (docs/PRIVACY_MODEL.md §0.6, §10).
+"""The privacy ledger: per-participant composition of every release (docs/PRIVACY_MODEL.md §0.6, §10, §17).
 
-The rule is COMPOSITION_RULE: every release composes. `Ledger.add` is the only way a release enters and
+The rule is COMPOSITION_RULE: every release composes. A person's total is counted by an accountant: basic
+composition (ε and δ add up), or zCDP, where the entries with a zCDP ρ (Gaussian ones carry theirs, a pure ε-DP
+entry is ε²/2-zCDP) add up in ρ and are converted to (ε, δ) at the δ cap, the other entries adding on top. `Ledger.add` is the only way a release enters and
 nothing replaces or refunds an entry; `clear` starts a new accounting session from nothing.
 Plain Python objects only (no locks, no callables) so a Ledger pickles into Streamlit session state.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from eyedp_core.dp.accountants import Accountant
+from eyedp_core.dp.calibration import gaussian_sigma
+from eyedp_core.dp.registry import GaussianMethod
 
 if TYPE_CHECKING:  # pandas is imported where a table is built (app start needs none)
     import pandas as pd
@@ -21,8 +28,11 @@ __all__ = [
     "PARTICIPANT_UNITS",
     "UNITS",
     "Ledger",
+    "PersonTotal",
     "Release",
     "advanced_composition",
+    "compose",
+    "gaussian_rho",
     "group_privacy",
     "zcdp_rho",
     "zcdp_to_dp",
@@ -65,6 +75,9 @@ class Release:
     # What ε and the count mean when that is not plain "per unit, summed over the person's units" (e.g. Kaleido:
     # ε per window within a radius, and how the person-level bound charged here is built).
     meaning: str = ""
+    # zCDP ρ of one invocation, set by the creator of a Gaussian entry (`gaussian_rho`, or Δ2²/(2σ²) when σ is
+    # known); None: a pure entry (δ = 0, finite ε) is ε²/2-zCDP, any other entry composes only basically.
+    rho: float | None = None
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -92,6 +105,20 @@ class Release:
         if isinstance(self.data_derived_parameters, str):
             raise ValueError("data_derived_parameters must be a sequence of descriptions, not a single string")
         object.__setattr__(self, "data_derived_parameters", tuple(str(p) for p in self.data_derived_parameters))
+        if self.rho is not None:
+            rho = float(self.rho)
+            if not math.isfinite(rho) or rho < 0:
+                raise ValueError(f"rho must be a finite number >= 0, got {self.rho!r}")
+            object.__setattr__(self, "rho", rho)
+
+    @property
+    def rho_total(self) -> float | None:
+        """zCDP ρ charged to each covered participant, ρ·count (None: this entry has no zCDP statement)."""
+        if self.rho is not None:
+            return self.rho * self.count
+        if self.delta == 0.0 and math.isfinite(self.epsilon):
+            return self.epsilon * self.epsilon / 2.0 * self.count  # ε-DP implies ε²/2-zCDP (Bun–Steinke 2016)
+        return None
 
     @property
     def epsilon_total(self) -> float:
@@ -136,6 +163,17 @@ class Ledger:
     def clear(self) -> None:
         """Forget every release: a new accounting session that starts from nothing."""
         self._releases.clear()
+        self._accounting = (Accountant.BASIC, None)
+
+    def accounting(self) -> tuple[Accountant, float | None]:
+        """The accountant this ledger's totals are stated under and its δ cap: zCDP once a charge was checked under
+        it (at that charge's δ cap), else basic composition (no δ cap needed)."""
+        return getattr(self, "_accounting", (Accountant.BASIC, None))
+
+    def note_accounting(self, accountant: Accountant, delta_cap: float | None) -> None:
+        """A charge was checked under this accountant: a zCDP one makes zCDP (at its δ cap) the stated count."""
+        if Accountant(accountant) is Accountant.ZCDP:
+            self._accounting = (Accountant.ZCDP, delta_cap)
 
     def _universe(self, all_participants: Sequence[str] | None) -> list[str]:
         named = [str(p) for p in all_participants] if all_participants is not None else []
@@ -144,57 +182,72 @@ class Ledger:
         return named + extra
 
     @staticmethod
-    def _sums(releases: Iterable[Release]) -> tuple[float, float, int, int]:
+    def _sums(releases: Iterable[Release], accountant: Accountant = Accountant.BASIC,
+              delta_cap: float | None = None) -> tuple[PersonTotal, int, int]:
         rs = list(releases)
-        return (math.fsum(r.epsilon_total for r in rs), math.fsum(r.delta_total for r in rs),
-                len(rs), sum(r.count for r in rs))
+        return compose(rs, accountant, delta_cap), len(rs), sum(r.count for r in rs)
 
-    def _person(self, participant: str) -> tuple[float, float, int, int]:
-        return self._sums(r for r in self._releases if r.covers(participant))
-
-    def _rows(self, all_participants: Sequence[str] | None = None) -> list[tuple[str, float, float, int, int]]:
-        """The rows of `per_participant`, as tuples (no pandas: the sidebar's total runs at app start)."""
+    def _rows(self, all_participants: Sequence[str] | None = None, accountant: Accountant = Accountant.BASIC,
+              delta_cap: float | None = None) -> list[tuple[str, PersonTotal, int, int]]:
+        """The rows of `per_participant` (person, total, releases, invocations), as tuples (no pandas: the sidebar's
+        total runs at app start)."""
         people = self._universe(all_participants)
         everyone = [r for r in self._releases if r.participants is None]
         if not people:
-            return [(EVERYONE, *self._sums(everyone))] if self._releases else []
+            return [(EVERYONE, *self._sums(everyone, accountant, delta_cap))] if self._releases else []
         # One pass over the named releases: cost grows with the ids listed, not ids x releases.
         named: dict[str, list[Release]] = {p: [] for p in people}
         for r in self._releases:
             for p in set(r.participants or ()):
                 named[p].append(r)
-        rows = [(p, *self._sums(everyone + named[p])) for p in people]
+        rows = [(p, *self._sums(everyone + named[p], accountant, delta_cap)) for p in people]
         if everyone and all_participants is None:  # people no entry names (e.g. participants of a time-series
             # release beside heatmap observers) are still covered: without a list of everyone they get one row
-            rows.append((EVERYONE_ELSE, *self._sums(everyone)))
+            rows.append((EVERYONE_ELSE, *self._sums(everyone, accountant, delta_cap)))
         return rows
 
-    def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
+    def per_participant(self, all_participants: Sequence[str] | None = None, *,
+                        accountant: Accountant = Accountant.BASIC, delta_cap: float | None = None) -> pd.DataFrame:
         """Optional participant ids in, table (participant, epsilon, delta, n_releases, n_invocations) out.
 
         Releases with participants=None cover everyone. If no participant is named anywhere the table
         has one row, EVERYONE, holding the total that applies to each participant; otherwise, when some release
-        covers everyone, a last row EVERYONE_ELSE holds the total of the people no release names.
+        covers everyone, a last row EVERYONE_ELSE holds the total of the people no release names. Under zCDP
+        (`delta_cap` needed) epsilon and delta are the zCDP total and basic_epsilon, basic_delta and rho are added.
         """
         import pandas as pd
 
-        return pd.DataFrame(self._rows(all_participants),
-                            columns=["participant", "epsilon", "delta", "n_releases", "n_invocations"])
+        zcdp = Accountant(accountant) is Accountant.ZCDP
+        rows = []
+        for who, t, n, inv in self._rows(all_participants, accountant, delta_cap):
+            row = {"participant": who, "epsilon": t.epsilon, "delta": t.delta, "n_releases": n, "n_invocations": inv}
+            if zcdp:
+                row.update(basic_epsilon=t.basic_epsilon, basic_delta=t.basic_delta, rho=t.rho)
+            rows.append(row)
+        cols = ["participant", "epsilon", "delta", "n_releases", "n_invocations"]
+        return pd.DataFrame(rows, columns=cols + (["basic_epsilon", "basic_delta", "rho"] if zcdp else []))
 
-    def total(self, participant: str | None = None,
-              all_participants: Sequence[str] | None = None) -> tuple[float, float]:
-        """Participant id (or None) in, composed (ε, δ) out; None gives the worst-case participant.
+    def total(self, participant: str | None = None, all_participants: Sequence[str] | None = None, *,
+              accountant: Accountant = Accountant.BASIC, delta_cap: float | None = None) -> tuple[float, float]:
+        """Participant id (or None) in, composed (ε, δ) under the accountant out; None gives the worst-case participant.
 
         For None the result is (max ε, max δ) over participants, a bound valid for every participant.
         """
-        if participant is not None:
-            eps, dlt, _, _ = self._person(str(participant))
-            return eps, dlt
-        rows = self._rows(all_participants)
-        if not rows:
-            return 0.0, 0.0
-        return float(max(r[1] for r in rows)), float(max(r[2] for r in rows))
+        t = self.worst_case(participant, all_participants, accountant=accountant, delta_cap=delta_cap)
+        return t.epsilon, t.delta
 
+    def worst_case(self, participant: str | None = None, all_participants: Sequence[str] | None = None, *,
+                   accountant: Accountant = Accountant.BASIC, delta_cap: float | None = None) -> PersonTotal:
+        """As `total`, with basic composition beside the accountant's count (each field its max over people)."""
+        if participant is not None:
+            return compose([r for r in self._releases if r.covers(str(participant))], accountant, delta_cap)
+        totals = [t for _, t, _, _ in self._rows(all_participants, accountant, delta_cap)]
+        if not totals:
+            return compose([], accountant, delta_cap)
+        rhos = [t.rho for t in totals if t.rho is not None]
+        return PersonTotal(Accountant(accountant), max(t.epsilon for t in totals), max(t.delta for t in totals),
+                           max(t.basic_epsilon for t in totals), max(t.basic_delta for t in totals),
+                           max(rhos) if rhos else None)
 
     def to_frame(self) -> pd.DataFrame:
         """Ledger in, one table row per release (inputs plus the ε·count, δ·count charged) out."""
@@ -323,3 +376,65 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "cks20") -> float:
                           options={"xatol": 1e-12, "maxiter": 500})
     best = min(float(res.fun), _cks20_objective(r, log_inv, 1.0 + math.exp(centre)), standard)
     return max(best, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# a person's total under an accountant
+
+
+def gaussian_rho(epsilon: float, delta: float, method: GaussianMethod = GaussianMethod.ANALYTIC) -> float:
+    """(ε, δ) of a Gaussian release (and the method that calibrated σ) in, the zCDP ρ = Δ2²/(2σ²) of its σ out.
+
+    With the analytic method σ is the smallest σ/Δ2 of ANY Gaussian mechanism that is (ε, δ)-DP (Balle–Wang 2018),
+    so this ρ is valid, and conservative, for every Gaussian mechanism stated at (ε, δ); a creator that knows σ
+    and Δ2 may state zcdp_rho(Δ2, σ) instead (never larger)."""
+    return zcdp_rho(1.0, gaussian_sigma(1.0, float(epsilon), float(delta), method))
+
+
+@dataclass(frozen=True)
+class PersonTotal:
+    """A person's composed (ε, δ) under an accountant, with basic composition beside it and Σρ (zCDP)."""
+
+    accountant: Accountant
+    epsilon: float
+    delta: float
+    basic_epsilon: float
+    basic_delta: float
+    rho: float | None = None  # Σρ of the entries composed in zCDP (None under basic or when no entry has one)
+
+
+def compose(releases: Iterable[Release], accountant: Accountant = Accountant.BASIC,
+            delta_cap: float | None = None) -> PersonTotal:
+    """One person's releases, the accountant and (for zCDP) the δ cap in, the person's total out.
+
+    zCDP (docs/PRIVACY_MODEL.md §10): the entries with a ρ compose in zCDP, Σρ converted to (ε_z, δ_z)-DP at
+    δ_z = δ_cap − Σδ of the others (Canonne–Kamath–Steinke 2020); the others add basically on top, so the total is
+    (ε_z + Σε_other, δ_cap) by sequential composition of the two groups. The stated total is the smaller valid of
+    that and basic composition (which holds whenever its Σδ ≤ δ_cap); basic when δ_z would be ≤ 0."""
+    rs = list(releases)
+    basic_e = math.fsum(r.epsilon_total for r in rs)
+    basic_d = math.fsum(r.delta_total for r in rs)
+    acct = Accountant(accountant)
+    basic = PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, None)
+    if acct is Accountant.BASIC:
+        return basic
+    if delta_cap is None or not (0.0 < float(delta_cap) < 1.0):
+        raise ValueError(f"the zCDP accountant needs a δ cap strictly between 0 and 1, got {delta_cap!r}")
+    rhos = [r.rho_total for r in rs]
+    group = [rho for rho in rhos if rho is not None]
+    if not group:
+        return basic
+    rho = math.fsum(group)
+    slack = float(delta_cap) - math.fsum(r.delta_total for r, q in zip(rs, rhos) if q is None)
+    if slack <= 0.0:
+        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho)
+    eps = _zcdp_epsilon(rho, slack) + math.fsum(r.epsilon_total for r, q in zip(rs, rhos) if q is None)
+    if basic_d <= float(delta_cap) and basic_e <= eps:
+        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho)
+    return PersonTotal(acct, eps, float(delta_cap), basic_e, basic_d, rho)
+
+
+@functools.lru_cache(maxsize=4096)
+def _zcdp_epsilon(rho: float, delta: float) -> float:
+    # Cached: people with the same entries share one conversion (each is a numerical minimisation).
+    return zcdp_to_dp(rho, delta)

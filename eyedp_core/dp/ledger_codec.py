@@ -17,6 +17,8 @@ from eyedp_core.dp.accounting import Release
 
 __all__ = ["canonical_json", "entry_hash", "float_text", "plain_json", "release_from_json", "release_to_json"]
 
+# Release fields that entries stored before them do not hold: written only when set.
+_LATER_FIELDS = ("rho",)
 
 
 def canonical_json(value: Any) -> str:
@@ -55,10 +57,15 @@ def float_text(x: float | None) -> str | None:
 
 
 def release_to_json(release: Release) -> dict[str, Any]:
-    """Release -> a JSON dict of every field (floats as their exact repr text, tuples as lists)."""
+    """Release -> a JSON dict of every field (floats as their exact repr text, tuples as lists).
+
+    A field added after entries were first stored is written only when it is not its default, so an entry that
+    does not use it encodes (and hashes) exactly as before it existed."""
     out: dict[str, Any] = {}
     for f in dataclasses.fields(Release):
         v = getattr(release, f.name)
+        if f.name in _LATER_FIELDS and v == f.default:
+            continue
         if isinstance(v, float):
             out[f.name] = float_text(v)
         elif isinstance(v, tuple):
@@ -75,7 +82,7 @@ def release_from_json(data: Mapping[str, Any]) -> Release:
         if f.name not in data:
             continue
         v = data[f.name]
-        if f.name in ("epsilon", "delta"):
+        if f.name in ("epsilon", "delta") or (f.name == "rho" and v is not None):
             v = float(v)
         elif isinstance(v, list):
             v = tuple(v)

@@ -21,7 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eyedp_core.dp.accounting import Ledger, Release
+from eyedp_core.dp.accountants import Accountant
+from eyedp_core.dp.accounting import Ledger, PersonTotal, Release
 from eyedp_core.dp.budget import BudgetExceeded, refusal
 from eyedp_core.dp.ledger_codec import (
     canonical_json,
@@ -283,7 +284,8 @@ class StoredLedger(Ledger):
         self.path = Path(path)
         self.study = study
         self._cache_seq = -1
-        self._cache: tuple[list[Release], list[dict[str, Any]], list[float | None], list[int]] = ([], [], [], [])
+        self._cache: tuple[list[Release], list[dict[str, Any]], list[float | None], list[int],
+                           list[tuple[Accountant, float | None]]] = ([], [], [], [], [])
 
     def __repr__(self) -> str:
         return f"StoredLedger({str(self.path)!r}, study={self.study!r})"
@@ -360,8 +362,10 @@ class StoredLedger(Ledger):
             raise StoreError(f"{self.path}: entry {seq} of study {self.study!r} is not a JSON object.")
         return value
 
-    def _live(self) -> tuple[list[Release], list[dict[str, Any]], list[float | None], list[int]]:
-        """The releases since the last archive with their contexts, caps and charge ids (cached per last entry)."""
+    def _live(self) -> tuple[list[Release], list[dict[str, Any]], list[float | None], list[int],
+                             list[tuple[Accountant, float | None]]]:
+        """The releases since the last archive with their contexts, caps, charge ids and the accountant (with its
+        δ cap) each was charged under (cached per last entry)."""
         con = self._con()
         try:
             con.execute("BEGIN")  # one read snapshot: the rows are exactly those up to `last`
@@ -374,7 +378,7 @@ class StoredLedger(Ledger):
             raise self._fail("reading", err) from err
         finally:
             con.close()
-        releases, contexts, caps, charges = [], [], [], []
+        releases, contexts, caps, charges, accountings = [], [], [], [], []
         for seq, text in rows:
             data = self._decode(seq, text)
             try:
@@ -386,7 +390,10 @@ class StoredLedger(Ledger):
             cap = data.get("epsilon_cap")
             caps.append(None if cap is None else float(cap))
             charges.append(int(data.get("charge", seq)))
-        self._cache_seq, self._cache = last, (releases, contexts, caps, charges)
+            dcap = data.get("delta_cap")  # entries charged before accountants were recorded: basic composition
+            accountings.append((Accountant(data.get("accountant", Accountant.BASIC.value)),
+                                None if dcap is None else float(dcap)))
+        self._cache_seq, self._cache = last, (releases, contexts, caps, charges, accountings)
         return self._cache
 
     @property
@@ -399,7 +406,20 @@ class StoredLedger(Ledger):
         return list(self._live()[0])
 
     def _snapshot(self) -> Ledger:
-        return Ledger(self._live()[0])
+        live = self._live()
+        led = Ledger(live[0])
+        for accountant, delta_cap in live[4]:
+            led.note_accounting(accountant, delta_cap)
+        return led
+
+    def accounting(self) -> tuple[Accountant, float | None]:
+        """The accountant the study's totals are stated under: zCDP (at its δ cap) once a release since the last
+        archive was charged under it, else basic composition."""
+        return self._snapshot().accounting()
+
+    def accountings(self) -> list[tuple[Accountant, float | None]]:
+        """Per release entry (aligned with `releases`), the accountant and δ cap its charge was checked under."""
+        return list(self._live()[4])
 
     def __len__(self) -> int:
         return len(self._live()[0])
@@ -407,14 +427,20 @@ class StoredLedger(Ledger):
     def __iter__(self) -> Iterator[Release]:
         return iter(list(self._live()[0]))
 
-    def total(self, participant: str | None = None,
-              all_participants: Sequence[str] | None = None) -> tuple[float, float]:
+    def total(self, participant: str | None = None, all_participants: Sequence[str] | None = None, *,
+              accountant: Accountant = Accountant.BASIC, delta_cap: float | None = None) -> tuple[float, float]:
         """Participant id (or None) in, composed (ε, δ) over the releases since the last archive out."""
-        return self._snapshot().total(participant, all_participants)
+        return self._snapshot().total(participant, all_participants, accountant=accountant, delta_cap=delta_cap)
 
-    def per_participant(self, all_participants: Sequence[str] | None = None) -> pd.DataFrame:
+    def worst_case(self, participant: str | None = None, all_participants: Sequence[str] | None = None, *,
+                   accountant: Accountant = Accountant.BASIC, delta_cap: float | None = None) -> PersonTotal:
+        """As Ledger.worst_case, on one consistent read of the store."""
+        return self._snapshot().worst_case(participant, all_participants, accountant=accountant, delta_cap=delta_cap)
+
+    def per_participant(self, all_participants: Sequence[str] | None = None, *,
+                        accountant: Accountant = Accountant.BASIC, delta_cap: float | None = None) -> pd.DataFrame:
         """As Ledger.per_participant, on one consistent read of the store."""
-        return self._snapshot().per_participant(all_participants)
+        return self._snapshot().per_participant(all_participants, accountant=accountant, delta_cap=delta_cap)
 
     def to_frame(self) -> pd.DataFrame:
         """As Ledger.to_frame, on one consistent read of the store."""
@@ -480,7 +506,7 @@ class StoredLedger(Ledger):
         report's releases and the head it states belong together even while other sessions charge."""
         for _ in range(100):
             entries, head = self.chain_position()
-            releases, contexts, _, _ = self._live()
+            releases, contexts = self._live()[:2]
             if self._cache_seq == entries:  # no entry was added between the two reads
                 return list(releases), [dict(c) for c in contexts], entries, head
         raise StoreError(f"{self.path}: study {self.study!r} changed on every read; try again.")
@@ -544,12 +570,18 @@ class StoredLedger(Ledger):
     # --- writing
 
     def charge(self, releases: Sequence[Release], epsilon_cap: float | None, delta_cap: float | None = None,
-               *, context: Mapping[str, Any] | None = None) -> None:
+               *, context: Mapping[str, Any] | None = None, accountant: Accountant = Accountant.BASIC) -> None:
         """Check the releases against the cap and store them, in one transaction; BudgetExceeded when refused.
 
         The cap checked is the stricter of `epsilon_cap` and the study's stored cap (so a cap another session
-        lowered holds here at once, and raising a cap leaves an entry through `set_cap`). A refusal stores a
+        lowered holds here at once, and raising a cap leaves an entry through `set_cap`), for every person the
+        releases cover, under `accountant` (zCDP needs `delta_cap`); a non-basic accountant is stored with each
+        entry (absent: basic, as every entry made before accountants were recorded). A refusal stores a
         REFUSAL entry, which charges nothing."""
+        acct = Accountant(accountant)
+        if acct is Accountant.ZCDP and delta_cap is None:
+            raise ValueError("a charge under the zCDP accountant needs its δ cap")
+        counted = {} if acct is Accountant.BASIC else {"accountant": acct.value}
         batch = list(releases)
         for r in batch:
             if not isinstance(r, Release):
@@ -571,16 +603,16 @@ class StoredLedger(Ledger):
             else:
                 now = Ledger(release_from_json(self._decode(seq, text)["release"])
                              for seq, text in self._live_rows(con, self.study))
-            why = refusal(now, batch, cap, delta_cap)
+            why = refusal(now, batch, cap, delta_cap, acct)
             if why is not None:
                 self._append(con, EventKind.REFUSAL, {
                     "reason": why, "releases": [release_to_json(r) for r in batch], "context": ctx,
-                    "epsilon_cap": float_text(cap), "delta_cap": float_text(delta_cap)})
+                    "epsilon_cap": float_text(cap), "delta_cap": float_text(delta_cap), **counted})
                 return why
             first = None
             for i, r in enumerate(batch):
                 payload = {"release": release_to_json(r), "context": ctx, "epsilon_cap": float_text(cap),
-                           "delta_cap": float_text(delta_cap), "part": i + 1, "parts": len(batch)}
+                           "delta_cap": float_text(delta_cap), "part": i + 1, "parts": len(batch), **counted}
                 if first is not None:
                     payload["charge"] = first
                 event = self._append(con, EventKind.RELEASE, payload)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eyedp_core.dp.accounting import Release
+from eyedp_core.dp.accounting import Release, zcdp_rho
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family, GaussianMethod, Mech, SelectionMethod
 from eyedp_core.dp.release import opendp_gaussian_sigma, release_gaussian, release_laplace
@@ -211,9 +211,11 @@ def release_heatmap(export: HeatmapExport, scale: float) -> HeatmapRelease:
                 delta_requested=delta, calibration=str(cal.method), preview_scale=cal.scale, epsilon_charged=eps_charged,
                 l1_sensitivity=sens.l1, l2_sensitivity=sens.l2, tuned_on_private_data=export.tuned_on_private_data,
                 png_note=f"PNG: smoothed with σ = {export.sigma_px:.1f} px after the release (post-processing)")
+    # A Gaussian draw's zCDP ρ from its own σ and L2 sensitivity (exact for what was drawn).
+    rho = zcdp_rho(sens.l2, float(scale)) if gaussian else None
     entry = Release(view=VIEW, label=label, unit="observer", mechanism=f"{cal.mechanism} ({cal.method})",
                     sensitivity_type="public", epsilon=eps_charged, delta=delta, participants=export.source.observers,
-                    tuned_on_private_data=export.tuned_on_private_data)
+                    tuned_on_private_data=export.tuned_on_private_data, rho=rho)
     return HeatmapRelease(values, meta, float(scale), eps_charged, None if eps_lib is None else float(eps_lib),
                           label, entry)
 

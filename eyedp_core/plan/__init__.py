@@ -6,13 +6,13 @@
     a = allocate(plan, 10, inputs)                       # per output ε, δ, expected utility, target met, needs
     a.table(); a.sentence; a.total.to_dict(); a.affordable("heatmap_1001-jpg")
 """
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.allocate import Allocation, OutputAllocation, allocate
 from eyedp_core.plan.inputs import inputs_from_fixations, series_basis
 from eyedp_core.plan.models import HeatmapBasis, PlanInputs, SeriesBasis, Utility
 from eyedp_core.plan.schema import (
     ALL_STIMULI,
-    Accountant,
     AoiOutput,
     Cap,
     GazeSamplesOutput,

@@ -7,20 +7,22 @@ table; a participant's series feed each form), so they compose sequentially, nev
 * zCDP: a Gaussian release with std σ and L2 sensitivity Δ2 is ρ-zCDP with ρ = Δ2²/(2σ²) (Bun–Steinke 2016;
   σ/Δ2 depends only on (ε_i, δ_i) and the calibration method); a pure ε-DP release is ε²/2-zCDP. ρ adds up and
   is converted to (ε, δ_cap)-DP (Canonne–Kamath–Steinke 2020, dp.accounting.zcdp_to_dp). Basic composition is
-  also a valid (Σ ε_i, Σ δ_i) statement, which implies (Σ ε_i, δ_cap) when Σ δ_i ≤ δ_cap, so the stated total is
-  the smaller of the two.
+  also a valid (Σ ε_i, Σ δ_i) statement when Σ δ_i ≤ δ_cap, so the stated total is the smaller of the two.
+
+The total is the ledger's own count (dp.accounting.compose) of the plan's entries, each carrying `release_rho`, so
+the plan states exactly what a release of it is charged and checked at.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eyedp_core.dp.accounting import zcdp_rho, zcdp_to_dp
-from eyedp_core.dp.calibration import gaussian_sigma
+from eyedp_core.dp.accountants import Accountant
+from eyedp_core.dp.accounting import Release, compose, gaussian_rho
 from eyedp_core.dp.registry import GaussianMethod
-from eyedp_core.plan.schema import Accountant, Cap, HeatmapOutput, PlanOutput
+from eyedp_core.plan.schema import Cap, HeatmapOutput, PlanOutput
 
-__all__ = ["PlanTotal", "plan_total", "release_rho"]
+__all__ = ["PlanTotal", "plan_total", "planned_release", "release_rho"]
 
 
 @dataclass(frozen=True)
@@ -56,19 +58,20 @@ def release_rho(output: PlanOutput, epsilon: float) -> float:
             else GaussianMethod.ANALYTIC
         if method is GaussianMethod.CLASSICAL and epsilon >= 1:
             method = GaussianMethod.ANALYTIC  # the page's rule (heatmaps.preview.gaussian_method)
-        return zcdp_rho(1.0, gaussian_sigma(1.0, epsilon, output.delta, method))
+        return gaussian_rho(epsilon, output.delta, method)
     return epsilon * epsilon / 2.0
+
+
+def planned_release(output: PlanOutput, epsilon: float) -> Release:
+    """Output and its ε in, the one ledger entry that stands for its release in the plan's total (its ρ set)."""
+    e = float(epsilon)
+    return Release(view="plan", label=output.label, unit="participant", mechanism=output.kind.value,
+                   sensitivity_type="public", epsilon=e, delta=output.release_delta if e > 0 else 0.0,
+                   rho=release_rho(output, e))
 
 
 def plan_total(outputs: Sequence[PlanOutput], epsilons: Sequence[float], cap: Cap) -> PlanTotal:
     """Outputs, their ε per person and the cap in, the total per person under the cap's accountant out."""
-    eps = [float(e) for e in epsilons]
-    basic_e = float(sum(eps))
-    basic_d = float(sum(o.release_delta for o, e in zip(outputs, eps) if e > 0))
-    if cap.accountant is Accountant.BASIC:
-        return PlanTotal(Accountant.BASIC, basic_e, basic_d, basic_e, basic_d, None)
-    rho = float(sum(release_rho(o, e) for o, e in zip(outputs, eps)))
-    z = zcdp_to_dp(rho, cap.delta) if rho > 0 else 0.0
-    if basic_d <= cap.delta and basic_e <= z:
-        return PlanTotal(Accountant.ZCDP, basic_e, cap.delta, basic_e, basic_d, rho)
-    return PlanTotal(Accountant.ZCDP, z, cap.delta, basic_e, basic_d, rho)
+    t = compose([planned_release(o, e) for o, e in zip(outputs, epsilons)], cap.accountant, cap.delta)
+    return PlanTotal(t.accountant, t.epsilon, t.delta, t.basic_epsilon, t.basic_delta,
+                     None if t.accountant is Accountant.BASIC else (t.rho or 0.0))

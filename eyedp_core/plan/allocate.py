@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.plan.accounting import PlanTotal, plan_total
 from eyedp_core.plan.models import PlanInputs, Utility, epsilon_needed, people_needed, utility_at
-from eyedp_core.plan.schema import Accountant, Cap, HeatmapOutput, OutputKind, PlanOutput, StudyPlan, TargetMeasure
+from eyedp_core.plan.schema import Cap, HeatmapOutput, OutputKind, PlanOutput, StudyPlan, TargetMeasure
 
 __all__ = ["Allocation", "OutputAllocation", "allocate"]
 

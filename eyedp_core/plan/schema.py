@@ -21,11 +21,12 @@ from eyedp_core.aoi.metrics import AoiMetric
 from eyedp_core.aoi.observers import AoiBounds
 from eyedp_core.aoi.parse import aois_from_records
 from eyedp_core.aoi.shapes import MAX_AOIS, Aoi, ShapeKind
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.io.errors import DataError
 from eyedp_core.timeseries.forms import Form
 
-__all__ = ["ALL_STIMULI", "AOI_METRIC_NAMES", "Accountant", "AoiOutput", "Cap", "GazeSamplesOutput", "HeatmapOutput",
+__all__ = ["ALL_STIMULI", "AOI_METRIC_NAMES", "AoiOutput", "Cap", "GazeSamplesOutput", "HeatmapOutput",
            "OutputKind", "PlanOutput", "SeriesFormOutput", "StudyPlan", "Target", "TargetMeasure", "shape_record",
            "slug"]
 
@@ -82,20 +83,6 @@ _KIND_MEASURES = {
 }
 AOI_TARGET_METRIC = {TargetMeasure.DWELL_S: AoiMetric.DWELL, TargetMeasure.HIT_RATIO_POINTS: AoiMetric.HIT_RATIO,
                      TargetMeasure.FIXATIONS: AoiMetric.FIXATIONS, TargetMeasure.REVISITS: AoiMetric.REVISITS}
-
-
-class Accountant(StrEnum):
-    """How the per-person total of the plan's releases is counted against the cap."""
-
-    BASIC = "basic"  # sequential composition: Σ ε_i, Σ δ_i (valid for every mechanism)
-    ZCDP = "zcdp"  # Gaussian releases as ρ = Δ2²/(2σ²), pure-ε ones as ε²/2, Σρ converted at the cap's δ
-
-    @property
-    def words(self) -> str:
-        """Plain words for tables and manifests."""
-        return {Accountant.BASIC: "basic composition (ε and δ add up)",
-                Accountant.ZCDP: "zCDP: ρ adds up, converted to (ε, δ) at the cap's δ (Canonne–Kamath–Steinke "
-                                 "2020)"}[self]
 
 
 @dataclass(frozen=True)
