@@ -41,7 +41,7 @@ def run(repeats: int = 5) -> list[dict]:
     t_floor = median_time(lambda: planar_laplace(np.nan_to_num(pts), 0.02, rng), repeats)
     rows = []
     for skip in (12, 6, 1):
-        t = median_time(lambda: gazestream.kaleido(g60, t_skip=skip, rng=rng, bounds=(1280, 800), **KALEIDO), repeats)
+        t = median_time(lambda: gazestream.kaleido(g60, gazestream.kaleido_plan(t_skip=skip, **KALEIDO), rng, (1280, 800)), repeats)
         rows.append(dict(name=f"Kaleido 10 x 60 s x 120 Hz, t_skip={skip} (target < 0.2 s)", seconds=t,
                          baseline_seconds=t_floor))
     full = bundled.load_sample("gaze_streams")

@@ -27,7 +27,7 @@ from eyedp_core import attacks, io  # noqa: E402
 from eyedp_core.data import derived  # noqa: E402
 from eyedp_core.dp.registry import Mech  # noqa: E402
 from eyedp_core.gaze.feature_specs import feature_bounds  # noqa: E402
-from eyedp_core.gazestream.kaleido import kaleido_run  # noqa: E402
+from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run  # noqa: E402
 from eyedp_core.gazestream.streams import prepare_streams  # noqa: E402
 from eyedp_core.heatmaps import maps, preview  # noqa: E402
 from eyedp_core.io import windows  # noqa: E402
@@ -104,8 +104,8 @@ def views(path: Path) -> list[tuple[str, str, float]]:
         streams = prepare_streams(rec.samples, width_px=geometry.width_px, height_px=geometry.height_px)
         df = streams.frame
         one = df[df["participant"] == df["participant"].iloc[0]].head(2000)
-        _, out = kaleido_run(one, epsilon=1.0, w=60, l_thresh=20.0, t_skip=12, r=50.0, h=2.0,
-                             rng=np.random.default_rng(0), bounds=(geometry.width_px, geometry.height_px))
+        plan = kaleido_plan(epsilon=1.0, w=60, l_thresh=20.0, t_skip=12, r=50.0, h=2.0)
+        _, out = kaleido_run(one, plan, np.random.default_rng(0), (geometry.width_px, geometry.height_px))
         return f"{len(df)} samples in streams; Kaleido on {len(out)}"
 
     for name, fn in (("Heatmaps", heatmaps), ("Time series", time_series), ("Attacks", attack),

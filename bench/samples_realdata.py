@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from eyedp_core import gazestream  # noqa: E402
 from eyedp_core.gaze.geometry import Geometry  # noqa: E402
+from eyedp_core.gazestream.deniability import PDSettings  # noqa: E402
 from eyedp_core.gazestream.evaluate import evaluate, reference, reidentification  # noqa: E402
 
 UNISS_SCREEN = Geometry.from_cm(1280, 1024, 33.8, 27.0, 67.5)
@@ -87,9 +88,9 @@ def run_all(frame: pd.DataFrame, geometry: Geometry, *, k: int, window_s: float,
     outputs: dict[str, pd.DataFrame] = {}
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    plan = gazestream.kaleido_plan(epsilon=5.0, w=w, l_thresh=60.0, t_skip=t_skip, r=50.0, h=2.0)
     outputs[f"Kaleido (ε=5 per {w} samples, r=50 px)"], _ = gazestream.kaleido(
-        df, epsilon=5.0, w=w, l_thresh=60.0, t_skip=t_skip, r=50.0, h=2.0, rng=np.random.default_rng([seed, 1]),
-        bounds=(geometry.width_px, geometry.height_px))
+        df, plan, np.random.default_rng([seed, 1]), (geometry.width_px, geometry.height_px))
     timings["Kaleido"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     ep = gazestream.event_params(df, geometry)
@@ -104,8 +105,8 @@ def run_all(frame: pd.DataFrame, geometry: Geometry, *, k: int, window_s: float,
     timings["k-same-synth"] = time.perf_counter() - t0
     for form, sid in (("published", 3), ("randomised", 4)):
         t0 = time.perf_counter()
-        r = gazestream.event_synth_pd(df, k=2, gamma=2.0, rng=np.random.default_rng([seed, sid]), form=form, eps0=1.0,
-                                   max_tries=20, geometry=geometry, events=ep)
+        r = gazestream.event_synth_pd(df, PDSettings(k=2, gamma=2.0, eps0=1.0, max_tries=20),
+                                      np.random.default_rng([seed, sid]), form=form, geometry=geometry, events=ep)
         timings[f"PD {form}"] = time.perf_counter() - t0
         outputs[f"PD {form} (k=2, γ=2)"] = r.samples
         info[f"PD {form} published"] = f"{r.n_published}/{r.n_events}"

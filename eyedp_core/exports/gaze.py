@@ -60,18 +60,17 @@ def kaleido_calibration(plan: KaleidoPlan, screen_px: tuple[int, int]) -> dict[s
             "screen_diagonal_px": math.hypot(*screen_px)}
 
 
-def release_gaze_samples(frame: pd.DataFrame, *, epsilon: float, w: int, l_thresh: float, t_skip: int, r: float,
-                         h: float, min_pub: float | None, bounds: tuple[int, int]) -> GazeRelease:
-    """Checked gaze samples and Kaleido's settings in, the released samples out (OpenDP noise, no seed; every
-    published coordinate a point of the lattice, docs/PRIVACY_MODEL.md §11.2).
+def release_gaze_samples(frame: pd.DataFrame, plan: KaleidoPlan, bounds: tuple[int, int]) -> GazeRelease:
+    """Checked gaze samples, Kaleido's plan and the screen (W, H) in, the released samples out (OpenDP noise, no
+    seed; every published coordinate a point of the lattice, docs/PRIVACY_MODEL.md §11.2).
 
     The guarantee is ε per window of w samples within radius r; a person is charged Σ_s ⌈n_s/w⌉ windows over their
     streams s (each stream restarts the window; basic composition), and a person-level bound also needs the
     distance factor d_max/r, d_max the diagonal of the screen `bounds` the gaze is clamped to."""
     t0 = time.perf_counter()
+    epsilon, w, r = plan.epsilon, plan.w, plan.r
     src = ReleaseSource()
-    run, table = kaleido_run(frame, epsilon=epsilon, w=w, l_thresh=l_thresh, t_skip=t_skip, r=r, h=h, rng=src,
-                             min_pub=min_pub, bounds=bounds)
+    run, table = kaleido_run(frame, plan, src, bounds)
     keep = [c for c in KEPT if c in table.columns]
     out = table[keep + ["x", "y"]].dropna(subset=["x", "y"]).reset_index(drop=True)
     per = stream_windows(frame, w)
@@ -93,8 +92,8 @@ def release_gaze_samples(frame: pd.DataFrame, *, epsilon: float, w: int, l_thres
         calibration={**cal, "epsilon_per_window": float(epsilon), "windows_per_person": windows,
                      "distance_factor_d_max_over_r": distance_factor,
                      "epsilon_per_person_bound": person_bound},
-        parameters={"w": int(w), "t_skip": int(t_skip), "r_px": float(r), "l_thresh_px": float(l_thresh),
-                    "h": float(h), "min_pub": min_pub, "screen_px": list(bounds), "streams": int(per["streams"].sum()),
+        parameters={"w": int(w), "t_skip": int(plan.t_skip), "r_px": float(r), "l_thresh_px": float(plan.l_thresh),
+                    "h": float(plan.h), "min_pub": plan.min_pub, "screen_px": list(bounds), "streams": int(per["streams"].sum()),
                     "participants": int(len(people))},
         values_drawn=src.values_drawn, seconds=time.perf_counter() - t0,
         files={"csv": ", ".join(keep + ["x", "y"]) + " (pupil and other raw columns are not released)"},

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,26 @@ EVENT_COLUMNS = ["type", "start_s", "end_s", "duration_ms", "x", "y", "x_end", "
 GAP_FACTOR = 2.5
 
 
+@dataclass(frozen=True)
+class IvtSettings:
+    """I-VT thresholds: saccade velocity (deg/s), shortest fixation and saccade (ms), the velocity's smoothing
+    ('savgol' or 'central') and its Savitzky-Golay window (ms)."""
+
+    velocity_threshold_deg_s: float = 30.0
+    min_fixation_ms: float = 60.0
+    min_saccade_ms: float = 6.0
+    smooth: str = "savgol"
+    savgol_ms: float = 20.0
+
+
+@dataclass(frozen=True)
+class IdtSettings:
+    """I-DT thresholds: the largest dispersion of a fixation (x range + y range, deg) and its shortest duration (ms)."""
+
+    dispersion_threshold_deg: float = 1.0
+    min_duration_ms: float = 100.0
+
+
 # The simulated sample screen: a 22" 16:10 desktop monitor at 60 cm, about 43 x 28 deg, 28 px per degree.
 SAMPLE_SCREEN = Geometry.from_cm(1280, 800, 47.5, 29.7, 60.0)
 
@@ -42,9 +63,8 @@ def _to_cm(x_px: Any, y_px: Any, geometry: Geometry) -> tuple[np.ndarray, np.nda
 
 
 def pix_to_deg(x_px: Any, y_px: Any, geometry: Geometry) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel positions -> (x_deg, y_deg), exact atan angles relative to the screen centre."""
-    x, y = _to_cm(x_px, y_px, geometry)
-    return np.degrees(np.arctan2(x, geometry.distance_cm)), np.degrees(np.arctan2(y, geometry.distance_cm))
+    """Pixel positions -> (x_deg, y_deg), exact atan angles relative to the screen centre (Geometry.px_to_deg)."""
+    return geometry.px_to_deg(x_px, y_px)
 
 
 def angular_distance_deg(x1: Any, y1: Any, x2: Any, y2: Any, geometry: Geometry) -> np.ndarray:
@@ -234,38 +254,35 @@ def _ivt_labels(t: np.ndarray, v: np.ndarray, threshold: float, min_fixation_ms:
     return labels
 
 
-def detect_ivt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry,
-               velocity_threshold_deg_s: float = 30.0, min_fixation_ms: float = 60.0,
-               min_saccade_ms: float = 6.0, *, pupil: Any = None, smooth: str = "savgol",
-               savgol_ms: float = 20.0, blinks: bool = True) -> np.ndarray:
+def detect_ivt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry, settings: IvtSettings = IvtSettings(), *,
+               pupil: Any = None, blinks: bool = True) -> np.ndarray:
     """Samples -> per-sample labels (0 none, 1 fixation, 2 saccade, 3 blink) by velocity threshold.
 
-    Saccade runs shorter than `min_saccade_ms` become fixation (noise spikes); fixation runs shorter
-    than `min_fixation_ms` become 0. Velocity as in `velocity_deg_s(smooth, savgol_ms)`.
+    Saccade runs shorter than `settings.min_saccade_ms` become fixation (noise spikes); fixation runs shorter
+    than `settings.min_fixation_ms` become 0. Velocity as in `velocity_deg_s(smooth, savgol_ms)`.
     """
     t = _check_time(t_s)
-    v = velocity_deg_s(t, x_px, y_px, geometry, smooth=smooth, savgol_ms=savgol_ms)
-    labels = _ivt_labels(t, v, velocity_threshold_deg_s, min_fixation_ms, min_saccade_ms)
+    v = velocity_deg_s(t, x_px, y_px, geometry, smooth=settings.smooth, savgol_ms=settings.savgol_ms)
+    labels = _ivt_labels(t, v, settings.velocity_threshold_deg_s, settings.min_fixation_ms, settings.min_saccade_ms)
     return _finish_labels(t, x_px, y_px, labels, pupil, blinks)
 
 
-def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry,
-               dispersion_threshold_deg: float = 1.0, min_duration_ms: float = 100.0, *,
+def detect_idt(t_s: Any, x_px: Any, y_px: Any, geometry: Geometry, settings: IdtSettings = IdtSettings(), *,
                pupil: Any = None, blinks: bool = True) -> np.ndarray:
     """Samples -> per-sample labels (0 none, 1 fixation, 2 saccade, 3 blink) by dispersion threshold.
 
-    Every window of `min_duration_ms` whose dispersion (x range + y range, degrees) is within the
+    Every window of `settings.min_duration_ms` whose dispersion (x range + y range, degrees) is within the
     threshold marks its samples as fixation; overlapping windows merge into one fixation. Valid
     samples covered by no such window are saccade samples (as in Salvucci & Goldberg 2000).
     """
     t = _check_time(t_s)
-    return _idt_labels(t, x_px, y_px, geometry, dispersion_threshold_deg, min_duration_ms, pupil, blinks,
-                       _timing(t))
+    return _idt_labels(t, x_px, y_px, geometry, settings, pupil, blinks, _timing(t))
 
 
-def _idt_labels(t: np.ndarray, x_px: Any, y_px: Any, geometry: Geometry, dispersion_threshold_deg: float,
-                min_duration_ms: float, pupil: Any, blinks: bool, timing: Timing) -> np.ndarray:
+def _idt_labels(t: np.ndarray, x_px: Any, y_px: Any, geometry: Geometry, settings: IdtSettings, pupil: Any,
+                blinks: bool, timing: Timing) -> np.ndarray:
     """detect_idt on checked timestamps and their timing (computed once per recording)."""
+    dispersion_threshold_deg, min_duration_ms = settings.dispersion_threshold_deg, settings.min_duration_ms
     n = t.size
     xd, yd = pix_to_deg(x_px, y_px, geometry)
     valid = np.isfinite(xd) & np.isfinite(yd)
@@ -381,24 +398,24 @@ def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt"
                   **thresholds: Any) -> pd.DataFrame:
     """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
 
-    method "ivt" or "idt"; `thresholds` go to detect_ivt / detect_idt. Samples are processed in the
+    method "ivt" or "idt"; `thresholds`: the fields of IvtSettings / IdtSettings, and `blinks`. Samples are processed in the
     given order within each group; timestamps must strictly increase there (ValueError names the row).
     """
-    detectors = {"ivt": detect_ivt, "idt": detect_idt}
-    if method not in detectors:
-        raise ValueError(f"method must be one of {sorted(detectors)}, got {method!r}")
+    settings_of = {"ivt": IvtSettings, "idt": IdtSettings}
+    if method not in settings_of:
+        raise ValueError(f"method must be one of {sorted(settings_of)}, got {method!r}")
     missing = [c for c in ("t_s", "x", "y") if c not in samples.columns]
     if missing:
         raise ValueError(f"samples lack required column(s) {missing}; have {list(samples.columns)}")
     groups = [c for c in GROUP_COLUMNS if c in samples.columns]
     has_pupil = "pupil" in samples.columns
-    params = inspect.signature(detectors[method]).parameters
-    allowed = set(params) - {"t_s", "x_px", "y_px", "geometry", "pupil"}
+    allowed = {f.name for f in fields(settings_of[method])} | {"blinks"}
     unknown = set(thresholds) - allowed
     if unknown:
         raise TypeError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
                         f"allowed: {sorted(allowed)}")
-    opts = {k: params[k].default for k in allowed} | thresholds
+    settings = settings_of[method](**{k: v for k, v in thresholds.items() if k != "blinks"})
+    opts = asdict(settings) | {"blinks": thresholds.get("blinks", True)}
     parts: list[dict[str, np.ndarray]] = []
     keys = []
     # Columns are taken out once: slicing arrays per recording is cheap, taking rows of the frame is not.
@@ -424,8 +441,7 @@ def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt"
                                  opts["min_saccade_ms"], timing)
             labels = _finish_labels(t, x, y, labels, pupil, opts["blinks"], timing)
         else:
-            labels = _idt_labels(t, x, y, geometry, opts["dispersion_threshold_deg"], opts["min_duration_ms"],
-                                 pupil, opts["blinks"], timing)
+            labels = _idt_labels(t, x, y, geometry, settings, pupil, opts["blinks"], timing)
             v = _velocity(t, x, y, geometry, "savgol", 20.0, timing)
         parts.append(_event_columns(t, x, y, np.asarray(labels), geometry, pupil, v, timing))
     if not parts:

@@ -3,7 +3,8 @@
     from eyedp_core import gazestream
     table, scheme = gazestream.k_anonymize(demographics, k=4)       # k-anonymity (NOT DP)
     synth = gazestream.k_same_synth(stream_table, 3, rng)           # k-same-synth (NOT DP)
-    out, eps = gazestream.kaleido(stream, epsilon=1, w=60, l_thresh=40, t_skip=6, r=50, h=2, rng=rng)
+    plan = gazestream.kaleido_plan(epsilon=1, w=60, l_thresh=40, t_skip=6, r=50, h=2)  # Kaleido (w-event DP)
+    out, eps = gazestream.kaleido(stream, plan, rng)
 
 Modules: `streams` (input checks with plain messages), `events` (event parameters, saccade velocity-profile
 fits), `kanon`, `synth`, `deniability` (event-synth-PD), `kaleido` (on the planar Laplace of

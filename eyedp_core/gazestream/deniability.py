@@ -42,9 +42,20 @@ from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.events import EventParams, event_params
 from eyedp_core.gazestream.streams import selection_column, stream_columns
 
-__all__ = ["FORMS", "PDResult", "bucket", "event_synth_pd", "pd_guarantee"]
+__all__ = ["FORMS", "PDResult", "PDSettings", "bucket", "event_synth_pd", "pd_guarantee"]
 
 FORMS = ("published", "randomised")
+
+
+@dataclass(frozen=True)
+class PDSettings:
+    """The PD event privacy test (k, γ) and its forms' knobs: ε0 of the randomised threshold, the retries of the
+    published form."""
+
+    k: int
+    gamma: float
+    eps0: float = 1.0
+    max_tries: int = 20
 
 
 def bucket(log_density: np.ndarray, gamma: float) -> np.ndarray:
@@ -87,9 +98,12 @@ class PDResult:
         return self.n_events - self.n_published
 
 
-def _loglik(sx: np.ndarray, sy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, n: int, mu_x: np.ndarray,
-            mu_y: np.ndarray, sd_x: np.ndarray, sd_y: np.ndarray) -> np.ndarray:
-    """Sufficient statistics of candidates (P,) and records (R,) -> ln Pr[y | d_a] as (P, R)."""
+def _loglik(yx: np.ndarray, yy: np.ndarray, mu_x: np.ndarray, mu_y: np.ndarray, sd_x: np.ndarray,
+            sd_y: np.ndarray) -> np.ndarray:
+    """Candidates' samples (P, n) and records' parameters (R,) -> ln Pr[y | d_a] as (P, R), from the candidates'
+    sufficient statistics."""
+    n = yx.shape[1]
+    sx, sy, sxx, syy = yx.sum(1), yy.sum(1), (yx ** 2).sum(1), (yy ** 2).sum(1)
     qx = (sxx[:, None] - 2 * mu_x[None] * sx[:, None] + n * mu_x[None] ** 2) / (2 * sd_x[None] ** 2)
     qy = (syy[:, None] - 2 * mu_y[None] * sy[:, None] + n * mu_y[None] ** 2) / (2 * sd_y[None] ** 2)
     return -n * np.log(2 * math.pi * sd_x * sd_y)[None] - qx - qy
@@ -121,14 +135,15 @@ def _other_identities(b: np.ndarray, pending: np.ndarray, onehot: np.ndarray, ow
     return match.sum(1)
 
 
-def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.random.Generator,
-                   form: str = "published", eps0: float = 1.0, max_tries: int = 20,
-                   geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt", threshold: float | None = None,
-                   events: EventParams | None = None) -> PDResult:
-    """Raw samples, (k, γ), form and a Generator -> PDResult: fixations re-drawn where they pass the PD test.
+def event_synth_pd(samples: pd.DataFrame, settings: PDSettings, rng: np.random.Generator, *,
+                   form: str = "published", geometry: Geometry = SAMPLE_SCREEN, method: str = "ivt",
+                   threshold: float | None = None, events: EventParams | None = None) -> PDResult:
+    """Raw samples, the test's settings (k, γ, ε0, max_tries), a Generator and the form -> PDResult: fixations
+    re-drawn where they pass the PD test.
 
     form "published" retries up to max_tries; "randomised" draws once against k − 1 + Lap(1/ε0) and drops
     failures. Records are compared within the same stimulus (the `stimulus`/`task` column)."""
+    k, gamma, eps0, max_tries = settings.k, settings.gamma, settings.eps0, settings.max_tries
     _check_arguments(samples, form, k, gamma, max_tries, rng)
     k = int(k)
     ep = events if events is not None else event_params(samples, geometry, method=method, threshold=threshold)
@@ -161,8 +176,7 @@ def event_synth_pd(samples: pd.DataFrame, *, k: int, gamma: float, rng: np.rando
             z = rng.standard_normal((pending.size, n, 2))
             yx = mu_x[tgt, None] + sd_x[tgt, None] * z[:, :, 0]
             yy = mu_y[tgt, None] + sd_y[tgt, None] * z[:, :, 1]
-            ll = _loglik(yx.sum(1), yy.sum(1), (yx ** 2).sum(1), (yy ** 2).sum(1), n,
-                         mu_x[idx], mu_y[idx], sd_x[idx], sd_y[idx])
+            ll = _loglik(yx, yy, mu_x[idx], mu_y[idx], sd_x[idx], sd_y[idx])
             count = _other_identities(bucket(ll, gamma), pending, onehot, own)
             need = k - 1 + (thr_noise.sample(rng, pending.size) if thr_noise is not None else 0.0)
             ok = count >= need

@@ -20,7 +20,16 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from eyedp_core.gaze.events import SAMPLE_SCREEN, detect_idt, detect_ivt, label_runs, labels_to_events, velocity_deg_s
+from eyedp_core.gaze.events import (
+    SAMPLE_SCREEN,
+    IdtSettings,
+    IvtSettings,
+    detect_idt,
+    detect_ivt,
+    label_runs,
+    labels_to_events,
+    velocity_deg_s,
+)
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.streams import stream_columns
 
@@ -155,9 +164,9 @@ def _stream_events(t: np.ndarray, x: np.ndarray, y: np.ndarray, geometry: Geomet
                    threshold: float) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """One stream -> (event table, run starts, run stops, central-difference speed) for fixations/saccades."""
     if method == "ivt":
-        labels = detect_ivt(t, x, y, geometry, velocity_threshold_deg_s=threshold)
+        labels = detect_ivt(t, x, y, geometry, IvtSettings(velocity_threshold_deg_s=threshold))
     elif method == "idt":
-        labels = detect_idt(t, x, y, geometry, dispersion_threshold_deg=threshold)
+        labels = detect_idt(t, x, y, geometry, IdtSettings(dispersion_threshold_deg=threshold))
     else:
         raise ValueError(f"method must be 'ivt' or 'idt', got {method!r}")
     starts, ends, vals = label_runs(t, labels)

@@ -244,12 +244,10 @@ def _as_batch(stream: np.ndarray) -> tuple[np.ndarray, bool]:
     raise ValueError(f"a stream is an (n, 2) array of pixel positions (or (streams, n, 2)); got shape {arr.shape}")
 
 
-def kaleido_run(stream: np.ndarray | pd.DataFrame, *, epsilon: float, w: int, l_thresh: float, t_skip: int,
-                r: float, h: float, rng: np.random.Generator, min_pub: float | None = None,
+def kaleido_run(stream: np.ndarray | pd.DataFrame, plan: KaleidoPlan, rng: np.random.Generator,
                 bounds: tuple[float, float] | None = None) -> KaleidoRun | tuple[KaleidoRun, pd.DataFrame]:
     """Like `kaleido`, with the tests and publications: arrays give a KaleidoRun; a table gives
     (KaleidoRun over its padded streams, the table with x, y replaced and columns eps, tested, new_point)."""
-    plan = kaleido_plan(epsilon=epsilon, w=w, t_skip=t_skip, h=h, r=r, l_thresh=l_thresh, min_pub=min_pub)
     if isinstance(stream, pd.DataFrame):
         keys = stream_columns(stream)
         n = len(stream)
@@ -280,17 +278,17 @@ def kaleido_run(stream: np.ndarray | pd.DataFrame, *, epsilon: float, w: int, l_
     return run
 
 
-def kaleido(stream: np.ndarray | pd.DataFrame, *, epsilon: float, w: int, l_thresh: float, t_skip: int, r: float,
-            h: float, rng: np.random.Generator, min_pub: float | None = None,
+def kaleido(stream: np.ndarray | pd.DataFrame, plan: KaleidoPlan, rng: np.random.Generator,
             bounds: tuple[float, float] | None = None) -> tuple[np.ndarray | pd.DataFrame, np.ndarray]:
-    """Gaze stream -> (published stream, budget spent per sample); ε per w-sample window, radius r.
+    """Gaze stream and its plan (`kaleido_plan(...)`: ε per w-sample window, radius r) -> (published stream,
+    budget spent per sample).
 
     `stream`: an (n, 2) array of pixel positions in time order (NaN = missing), a (streams, n, 2) batch,
     or a table with x, y (and participant/stimulus columns: each stream is processed on its own, in the
-    table's row order). w and t_skip are in samples, r and l_thresh in px, h > 1. Returns the same shape
-    (a table gets x, y replaced) and the per-sample ε spent (tests + publications)."""
-    res = kaleido_run(stream, epsilon=epsilon, w=w, l_thresh=l_thresh, t_skip=t_skip, r=r, h=h, rng=rng,
-                      min_pub=min_pub, bounds=bounds)
+    table's row order). w and t_skip are in samples, r and l_thresh in px, h > 1; bounds: the screen (W, H)
+    the gaze is clamped to. Returns the same shape (a table gets x, y replaced) and the per-sample ε spent
+    (tests + publications)."""
+    res = kaleido_run(stream, plan, rng, bounds)
     if isinstance(res, tuple):
         run, table = res
         return table.drop(columns=["eps", "tested", "new_point"]), table["eps"].to_numpy()

@@ -88,12 +88,13 @@ def time_series_script(p: dict[str, Any]) -> str:
 def gaze_samples_script(p: dict[str, Any]) -> str:
     """Gaze-samples view parameters in, the script (checked streams, seeded Kaleido preview) out."""
     return (_header("Gaze samples", p) + _load("gaze", p["gaze_source"], "gaze")
-            + "from eyedp_core.gazestream.kaleido import kaleido_run\n"
+            + "from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run\n"
               "from eyedp_core.gazestream.streams import prepare_streams\n\n"
             f"df = prepare_streams(gaze, width_px={p['width_px']!r}, height_px={p['height_px']!r}).frame\n"
-            f"_, table = kaleido_run(df, epsilon={p['epsilon']!r}, w={p['w']!r}, l_thresh={p['l_thresh']!r}, "
-            f"t_skip={p['t_skip']!r}, r={p['r']!r}, h={p['h']!r}, rng=np.random.default_rng([{p['seed']!r}, 1]), "
-            f"min_pub={p['min_pub']!r}, bounds=({p['width_px']!r}, {p['height_px']!r}))\n"
+            f"plan = kaleido_plan(epsilon={p['epsilon']!r}, w={p['w']!r}, l_thresh={p['l_thresh']!r}, "
+            f"t_skip={p['t_skip']!r}, r={p['r']!r}, h={p['h']!r}, min_pub={p['min_pub']!r})\n"
+            f"_, table = kaleido_run(df, plan, np.random.default_rng([{p['seed']!r}, 1]), "
+            f"({p['width_px']!r}, {p['height_px']!r}))\n"
             "shift = np.hypot(table['x'].to_numpy() - df['x'].to_numpy(), table['y'].to_numpy() - df['y'].to_numpy())\n"
             "print(f'samples: {len(table)}')\n"
             "print(f'mean shift of the Kaleido preview (px): {float(np.nanmean(shift))!r}')\n"

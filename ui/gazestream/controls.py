@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from eyedp_core.gazestream.deniability import PDSettings
 from ui import settings
 from ui.gazestream import view
 from ui.widgets import fmt_num, log_slider, value_in_force
@@ -68,10 +69,10 @@ def synth_kept(n_people: int) -> int:
     return 2 if n_people < 3 else int(kept("gs_syn_k", min(3, n_people), 2, n_people))
 
 
-def pd_kept(n_people: int) -> view.PDSettings:
+def pd_kept(n_people: int) -> PDSettings:
     """Plausible deniability's settings while its sliders are not drawn."""
     k = 2 if n_people < 3 else int(kept("gs_pd_k", 2, 2, n_people))
-    return view.PDSettings(k, float(_kept("gs_pd_gamma")), float(_kept("gs_pd_eps0")),
+    return PDSettings(k, float(_kept("gs_pd_gamma")), float(_kept("gs_pd_eps0")),
                            int(_kept("gs_pd_tries")))
 
 
@@ -119,7 +120,7 @@ def synth_controls(n_people: int) -> int:
                          **keep_value("gs_syn_k", min(3, n_people), 2, n_people)))
 
 
-def pd_controls(n_people: int) -> view.PDSettings:
+def pd_controls(n_people: int) -> PDSettings:
     """Plausible deniability's sliders -> its settings."""
     if n_people < 3:
         k = 2
@@ -134,4 +135,4 @@ def pd_controls(n_people: int) -> view.PDSettings:
                                    **keep_value("gs_pd_eps0", DEFAULTS["gs_pd_eps0"])))
     tries = int(row.slider("max draws (as published: until pass)", 1, 50, key="gs_pd_tries", width=SLIDER_WIDTH,
                            **keep_value("gs_pd_tries", DEFAULTS["gs_pd_tries"])))
-    return view.PDSettings(k, gamma, eps0, tries)
+    return PDSettings(k, gamma, eps0, tries)

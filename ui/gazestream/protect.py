@@ -21,6 +21,7 @@ import streamlit as st
 from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import explain
+from eyedp_core.gazestream.deniability import PDSettings
 from eyedp_core.gazestream.kaleido import stream_windows
 from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
@@ -78,7 +79,7 @@ class Settings:
 
     kal: view.KaleidoSettings
     syn: int
-    pd: view.PDSettings
+    pd: PDSettings
 
 
 @fragment(name="gs_protect")
@@ -233,7 +234,7 @@ def pd_part(scope: Scope, shown: str) -> None:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _pd_words(form: str, s: view.PDSettings) -> explain.Guarantee:
+def _pd_words(form: str, s: PDSettings) -> explain.Guarantee:
     """PD form and settings -> its guarantee (the randomised form's (ε, δ) table is computed once per setting)."""
     return explain.pd_guarantee_words(form, s.k, s.gamma, s.eps0)
 
@@ -254,7 +255,7 @@ def _synth(scope: Scope, k: int):
     return view.synth(scope.token, k, scope.seed, scope.geometry, scope.prep.frame, ep)
 
 
-def _deniability(scope: Scope, form: str, s: view.PDSettings):
+def _deniability(scope: Scope, form: str, s: PDSettings):
     ep = view.params(scope.token, scope.geometry, scope.prep.frame)
     return view.deniability(scope.token, form, s, scope.seed, scope.geometry, scope.prep.frame, ep)
 

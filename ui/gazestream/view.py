@@ -18,10 +18,10 @@ import streamlit as st
 
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import display, streams
-from eyedp_core.gazestream.deniability import PDResult, event_synth_pd
+from eyedp_core.gazestream.deniability import PDResult, PDSettings, event_synth_pd
 from eyedp_core.gazestream.evaluate import Reference, evaluate, reference, reidentification
 from eyedp_core.gazestream.events import EventParams, event_params
-from eyedp_core.gazestream.kaleido import kaleido_run, window_sums
+from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run, window_sums
 from eyedp_core.gazestream.synth import SynthResult, k_same_synth
 from ui.gazestream import figs, scanpath_image
 from ui.text import html_text
@@ -42,16 +42,6 @@ class KaleidoSettings:
     l_thresh: float
     h: float
     min_pub_share: float  # smallest publication budget, as a share of ε − ε/h
-
-
-@dataclass(frozen=True)
-class PDSettings:
-    """The plausible-deniability sliders."""
-
-    k: int
-    gamma: float
-    eps0: float
-    max_tries: int
 
 
 def rng_for(seed: int, method: str) -> np.random.Generator:
@@ -82,8 +72,8 @@ def params(token: str, geometry: Geometry, _frame: pd.DataFrame) -> EventParams:
 def kaleido(token: str, s: KaleidoSettings, seed: int, bounds: tuple[int, int], _frame: pd.DataFrame) -> pd.DataFrame:
     """Checked samples and settings -> published table (x, y, eps, tested, new_point), all streams."""
     pub = s.min_pub_share * (s.epsilon - s.epsilon / s.h)
-    _, table = kaleido_run(_frame, epsilon=s.epsilon, w=s.w, l_thresh=s.l_thresh, t_skip=s.t_skip, r=s.r, h=s.h,
-                           rng=rng_for(seed, "kaleido"), min_pub=pub, bounds=bounds)
+    plan = kaleido_plan(epsilon=s.epsilon, w=s.w, l_thresh=s.l_thresh, t_skip=s.t_skip, r=s.r, h=s.h, min_pub=pub)
+    _, table = kaleido_run(_frame, plan, rng_for(seed, "kaleido"), bounds)
     return table
 
 
@@ -98,8 +88,7 @@ def synth(token: str, k: int, seed: int, geometry: Geometry, _frame: pd.DataFram
 def deniability(token: str, form: str, s: PDSettings, seed: int, geometry: Geometry, _frame: pd.DataFrame,
                 _ep: EventParams) -> PDResult:
     """Checked samples, form and settings -> PDResult."""
-    return event_synth_pd(_frame, k=s.k, gamma=s.gamma, rng=rng_for(seed, f"pd-{form}"), form=form, eps0=s.eps0,
-                          max_tries=s.max_tries, geometry=geometry, events=_ep)
+    return event_synth_pd(_frame, s, rng_for(seed, f"pd-{form}"), form=form, geometry=geometry, events=_ep)
 
 
 @st.cache_resource(show_spinner="Measuring the original stream (heatmap, fixations, clean attacker)…",

@@ -14,7 +14,7 @@ import streamlit as st
 from eyedp_core.dp.accounting import Release
 from eyedp_core.exports.gaze import release_gaze_samples
 from eyedp_core.exports.timeseries import release_feature_table
-from eyedp_core.gazestream.kaleido import KaleidoBound, person_bound_of
+from eyedp_core.gazestream.kaleido import KaleidoBound, kaleido_plan, person_bound_of
 from eyedp_core.io import uploads
 from ui import state
 from ui.timeseries import context
@@ -140,9 +140,9 @@ def gaze_samples_export(scope: Mapping[str, Any] | None) -> None:
         _charge_then("gaze_samples", [entry])
         pub = s_kal.min_pub_share * (s_kal.epsilon - s_kal.epsilon / s_kal.h)
         with st.spinner("Drawing OpenDP noise for every stream…"):
-            rel = release_gaze_samples(df, epsilon=s_kal.epsilon, w=s_kal.w, l_thresh=s_kal.l_thresh,
-                                       t_skip=s_kal.t_skip, r=s_kal.r, h=s_kal.h, min_pub=pub,
-                                       bounds=(geometry.width_px, geometry.height_px))
+            plan = kaleido_plan(epsilon=s_kal.epsilon, w=s_kal.w, l_thresh=s_kal.l_thresh, t_skip=s_kal.t_skip,
+                                r=s_kal.r, h=s_kal.h, min_pub=pub)
+            rel = release_gaze_samples(df, plan, (geometry.width_px, geometry.height_px))
         st.session_state[RESULT_KEY.format(page="gaze_samples")] = {"csv": uploads.to_csv_bytes(rel.table),
                                                                     "manifest": rel.manifest}
         st.rerun()

@@ -16,6 +16,7 @@ from eyedp_core.dp.lattice import FLOAT_INFLATION, lattice_k, round_to_lattice
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports import release_feature_table, release_gaze_samples
+from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.gazestream.streams import prepare_streams
 from eyedp_core.timeseries.calibration import fpa_calibration, lpa_calibration
 from eyedp_core.timeseries.mechanisms import run
@@ -136,8 +137,8 @@ def test_gaze_export_leaves_no_residue_for_float64_neighbours() -> None:
     coarse[["x", "y"]] = np.round(coarse[["x", "y"]] * 16) / 16
     for frame in (fine, coarse):
         for _ in range(5):
-            rel = release_gaze_samples(frame, epsilon=5.0, w=60, l_thresh=60, t_skip=12, r=50, h=2.0, min_pub=0.15,
-                                       bounds=(1280, 800))
+            plan = kaleido_plan(epsilon=5.0, w=60, l_thresh=60, t_skip=12, r=50, h=2.0, min_pub=0.15)
+            rel = release_gaze_samples(frame, plan, (1280, 800))
             step = rel.manifest["calibration"]["lattice_step_px"]
             assert step == 2.0 ** (math.floor(math.log2(50)) - 40)
             xy = rel.table[["x", "y"]].to_numpy()
@@ -222,8 +223,8 @@ def test_gaze_manifest_numbers_equal_the_core_calibration() -> None:
     g = g[g["participant"].isin(["P01", "P02"])].groupby("participant").head(600).reset_index(drop=True)
     df = prepare_streams(g, width_px=1280, height_px=800).frame
     eps, w, t_skip, r, h = 2.0, 60, 12, 40.0, 2.0
-    rel = release_gaze_samples(df, epsilon=eps, w=w, l_thresh=60, t_skip=t_skip, r=r, h=h, min_pub=0.1,
-                               bounds=(1280, 800))
+    plan = kaleido_plan(epsilon=eps, w=w, l_thresh=60, t_skip=t_skip, r=r, h=h, min_pub=0.1)
+    rel = release_gaze_samples(df, plan, (1280, 800))
     man, cal = rel.manifest, rel.manifest["calibration"]
     step = 2.0 ** (math.floor(math.log2(r)) - 40)
     radius = r + 3 * step

@@ -14,6 +14,7 @@ from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism
 from eyedp_core.dp.registry import Mech
 from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports import release_feature_table, release_gaze_samples
+from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.gazestream.streams import prepare_streams
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
@@ -59,8 +60,8 @@ def test_gaze_export_reimports_drops_pupil_and_moves_every_point() -> None:
     g = bundled.load_sample("gaze_streams")
     g = g[g["participant"].isin(["P01", "P02"])].reset_index(drop=True)
     df = prepare_streams(g, width_px=1280, height_px=800).frame
-    rel = release_gaze_samples(df, epsilon=5.0, w=60, l_thresh=60, t_skip=12, r=50, h=2.0, min_pub=0.15,
-                               bounds=(1280, 800))
+    plan = kaleido_plan(epsilon=5.0, w=60, l_thresh=60, t_skip=12, r=50, h=2.0, min_pub=0.15)
+    rel = release_gaze_samples(df, plan, (1280, 800))
     assert "pupil" not in rel.table.columns
     csv = io.to_csv_bytes(rel.table)
     raw_back = io.read_table(csv, "eyedp_gaze_release.csv")

@@ -8,6 +8,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from eyedp_core.gaze.events import (
     EVENT_COLUMNS,
+    IdtSettings,
+    IvtSettings,
     angular_distance_deg,
     detect_blinks,
     detect_events,
@@ -156,7 +158,7 @@ def _runs_of(labels: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("rate,jitter", [(120, 0.0), (300, 0.1), (500, 0.0), (1000, 0.0)])
 def test_ivt_segments_synthetic(rate, jitter, rng):
     t, x, y, first, last, _ = _synthetic(rate, rng, jitter)
-    lab = detect_ivt(t, x, y, LUND, smooth="central")
+    lab = detect_ivt(t, x, y, LUND, IvtSettings(smooth="central"))
     f0, f1 = _runs_of(lab, 1)
     s0, s1 = _runs_of(lab, 2)
     assert len(f0) == 6 and len(s0) == 5
@@ -186,7 +188,7 @@ def test_ivt_segments_synthetic(rate, jitter, rng):
 @pytest.mark.parametrize("rate", [120, 300, 500, 1000])
 def test_idt_segments_synthetic(rate, rng):
     t, x, y, first, last, clean = _synthetic(rate, rng)
-    lab = detect_idt(t, x, y, LUND, dispersion_threshold_deg=1.0, min_duration_ms=100.0)
+    lab = detect_idt(t, x, y, LUND, IdtSettings(dispersion_threshold_deg=1.0, min_duration_ms=100.0))
     f0, f1 = _runs_of(lab, 1)
     assert len(f0) == 6
     # I-DT keeps ramp samples whose x-range + y-range to the target is within the threshold.
@@ -233,7 +235,7 @@ def test_idt_matches_plain_loop_reference(rng):
     xd, yd = pix_to_deg(pos[:, 0], pos[:, 1], LUND)
     for thr, ms in [(1.0, 100.0), (0.5, 40.0), (2.0, 20.0)]:
         w = max(2, int(np.ceil(ms / 1000 / np.median(np.diff(t)) - 1e-9)))
-        got = detect_idt(t, pos[:, 0], pos[:, 1], LUND, dispersion_threshold_deg=thr, min_duration_ms=ms,
+        got = detect_idt(t, pos[:, 0], pos[:, 1], LUND, IdtSettings(dispersion_threshold_deg=thr, min_duration_ms=ms),
                          blinks=False)
         np.testing.assert_array_equal(got, _idt_reference(xd, yd, t, thr, w))
 
@@ -243,15 +245,15 @@ def test_short_runs_are_cleaned():
     x = np.full(300, 512.0)
     x[150] += 20.0  # a one-sample spike (0.63 deg): its neighbours see 0.63 deg / 4 ms = 160 deg/s
     y = np.full(300, 384.0)
-    raw = detect_ivt(t, x, y, LUND, smooth="central", min_saccade_ms=0.0)
+    raw = detect_ivt(t, x, y, LUND, IvtSettings(smooth="central", min_saccade_ms=0.0))
     # The spike sample itself (neighbours equal) is a 2 ms fixation, too short, so it becomes 0.
     assert len(_runs_of(raw, 1)[0]) == 2 and list(raw[149:152]) == [2, 0, 2]
-    assert (detect_ivt(t, x, y, LUND, smooth="central", min_saccade_ms=10.0) == 1).all()
+    assert (detect_ivt(t, x, y, LUND, IvtSettings(smooth="central", min_saccade_ms=10.0)) == 1).all()
     # A 40 ms stationary stretch between two fast movements is too short for a fixation.
     x2 = np.r_[np.full(100, 200.0), np.linspace(200, 500, 6)[1:], np.full(20, 500.0),
                np.linspace(500, 800, 6)[1:], np.full(100, 800.0)]
-    lab = detect_ivt(np.arange(len(x2)) / 500.0, x2, np.full(len(x2), 384.0), LUND, smooth="central",
-                     min_fixation_ms=60.0)
+    lab = detect_ivt(np.arange(len(x2)) / 500.0, x2, np.full(len(x2), 384.0), LUND,
+                     IvtSettings(smooth="central", min_fixation_ms=60.0))
     assert len(_runs_of(lab, 1)[0]) == 2 and (lab[106:124] == 0).all()
 
 

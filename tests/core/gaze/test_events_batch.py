@@ -12,6 +12,8 @@ from scipy.signal import savgol_filter
 
 from eyedp_core.gaze import events
 from eyedp_core.gaze.events import (
+    IdtSettings,
+    IvtSettings,
     detect_events,
     detect_idt,
     detect_ivt,
@@ -36,10 +38,12 @@ def _plain_loop(samples: pd.DataFrame, geometry: Geometry, method: str, **opts) 
         if method == "ivt":
             v = velocity_deg_s(t, x, y, geometry, smooth=opts.get("smooth", "savgol"),
                                savgol_ms=opts.get("savgol_ms", 20.0))
-            labels = detect_ivt(t, x, y, geometry, pupil=pupil, **opts)
+            settings = IvtSettings(**{k: v for k, v in opts.items() if k != "blinks"})
+            labels = detect_ivt(t, x, y, geometry, settings, pupil=pupil, blinks=opts.get("blinks", True))
         else:
             v = None
-            labels = detect_idt(t, x, y, geometry, pupil=pupil, **opts)
+            settings = IdtSettings(**{k: v for k, v in opts.items() if k != "blinks"})
+            labels = detect_idt(t, x, y, geometry, settings, pupil=pupil, blinks=opts.get("blinks", True))
         frames.append(labels_to_events(t, x, y, labels, geometry, pupil, velocity=v))
         keys.append(key if isinstance(key, tuple) else (key,))
     out = pd.concat(frames, ignore_index=True)

@@ -71,12 +71,12 @@ def _streams(draw):
 @given(_streams())
 def test_kaleido_never_spends_more_than_epsilon_in_any_window(case):
     pts, p, seed = case
-    out, eps = gazestream.kaleido(pts, rng=np.random.default_rng(seed), **p)
+    out, eps = gazestream.kaleido(pts, kaleido_plan(**p), np.random.default_rng(seed))
     assert out.shape == pts.shape and eps.shape == (len(pts),)
     assert np.all(eps >= 0)
     assert window_sums(eps, p["w"]).max(initial=0.0) <= p["epsilon"] * (1 + 1e-9)
     # Tests alone never exceed ε/h per window (at most ⌈w/t_skip⌉ test slots fit in w samples).
-    run = kaleido_run(pts, rng=np.random.default_rng(seed), **p)
+    run = kaleido_run(pts, kaleido_plan(**p), np.random.default_rng(seed))
     tests = np.where(run.tested, run.plan.eps_test, 0.0)
     assert window_sums(tests, p["w"]).max(initial=0.0) <= p["epsilon"] / p["h"] * (1 + 1e-9)
 
@@ -85,7 +85,7 @@ def test_budget_refills_in_a_sliding_window(rng):
     """With the pseudocode's whole-history sum the budget would run out after the first window; with the
     sliding window new points keep being published throughout a long stream."""
     pts = rng.uniform(0, 1280, (6000, 2))  # a jump every sample: every test wants to publish
-    run = kaleido_run(pts, epsilon=1, w=60, l_thresh=0, t_skip=6, r=50, h=2, rng=rng)
+    run = kaleido_run(pts, kaleido_plan(epsilon=1, w=60, l_thresh=0, t_skip=6, r=50, h=2), rng)
     late = run.new_point[3000:]
     assert late.sum() > 100
     assert window_sums(run.eps, 60).max() <= 1.0
@@ -96,8 +96,8 @@ def test_noise_is_in_pixels_scaling_the_screen_scales_the_output():
     (Lap(r/ε_test)) and the planar noise (ε/r) are in pixel units (the pseudocode's Lap(1/ε_test) is not)."""
     base = np.cumsum(np.random.default_rng(3).normal(0, 15, (2000, 2)), axis=0) + 600
     kw = dict(epsilon=2.0, w=60, t_skip=6, h=2.0)
-    a, ea = gazestream.kaleido(base, r=40.0, l_thresh=30.0, rng=np.random.default_rng(9), **kw)
-    b, eb = gazestream.kaleido(base * 3, r=120.0, l_thresh=90.0, rng=np.random.default_rng(9), **kw)
+    a, ea = gazestream.kaleido(base, kaleido_plan(r=40.0, l_thresh=30.0, **kw), np.random.default_rng(9))
+    b, eb = gazestream.kaleido(base * 3, kaleido_plan(r=120.0, l_thresh=90.0, **kw), np.random.default_rng(9))
     assert np.allclose(b, 3 * a, equal_nan=True, rtol=1e-9, atol=1e-6) and np.array_equal(ea, eb)
 
 
@@ -107,7 +107,7 @@ def test_kaleido_on_a_table_keeps_streams_apart(rng):
     t = np.arange(300) / 120
     df = pd.DataFrame({"participant": np.repeat(["A", "B"], 300), "t_s": np.r_[t, t],
                        "x": rng.uniform(0, 1280, 600), "y": rng.uniform(0, 800, 600)})
-    out, eps = gazestream.kaleido(df, epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=2, rng=rng, bounds=(1280, 800))
+    out, eps = gazestream.kaleido(df, kaleido_plan(epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=2), rng, (1280, 800))
     assert list(out.columns) == list(df.columns) and len(eps) == 600
     for who in "AB":
         e = eps[(df["participant"] == who).to_numpy()]
@@ -115,4 +115,4 @@ def test_kaleido_on_a_table_keeps_streams_apart(rng):
     x = out["x"].to_numpy()
     assert np.nanmin(x) >= 0 and np.nanmax(x) <= 1280
     with pytest.raises(ValueError, match="h must be > 1"):
-        gazestream.kaleido(df, epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=1, rng=rng)
+        gazestream.kaleido(df, kaleido_plan(epsilon=1, w=30, l_thresh=10, t_skip=3, r=50, h=1), rng)

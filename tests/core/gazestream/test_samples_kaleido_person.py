@@ -78,8 +78,7 @@ def _losses(raw: np.ndarray, raw_other: np.ndarray, draws: int, clamp: bool, see
     from the first (summed over the streams): with the clamp to the screen, or reading the gaze as it is."""
     plan = kaleido_plan(epsilon=EPS, w=WIN, t_skip=t_skip, h=HH, r=R, l_thresh=L_THRESH)
     batch = np.repeat(raw[None], draws, axis=0).reshape(-1, raw.shape[1], 2)
-    run = kaleido_run(batch, epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=t_skip, r=R, h=HH,
-                      rng=np.random.default_rng(seed), bounds=screen if clamp else None)
+    run = kaleido_run(batch, plan, np.random.default_rng(seed), screen if clamp else None)
     # Which slots showed a new point, read off the output itself (a continuous draw never repeats a point).
     pts = run.points
     prev = np.concatenate([np.full_like(pts[:, :1], np.nan), pts[:, :-1]], axis=1)
@@ -104,8 +103,8 @@ def test_a_person_with_six_short_streams_is_charged_six_windows() -> None:
     assert bound.person_epsilon == pytest.approx(EPS * 6 * math.hypot(W, H) / R)
     # The pooled count ⌈60/60⌉ = 1 would undercharge: each task restarts the window.
     assert person_bound(epsilon=EPS, w=WIN, r=R, n_max=STREAMS * N, screen_px=(W, H)).windows == 1
-    rel = release_gaze_samples(frame, epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH, min_pub=None,
-                               bounds=(W, H))
+    rel = release_gaze_samples(frame, kaleido_plan(epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH),
+                               (W, H))
     man = rel.manifest
     assert rel.windows_per_person == 6 == man["calibration"]["windows_per_person"]
     assert man["epsilon_per_person"] == pytest.approx(bound.person_epsilon)
@@ -119,12 +118,12 @@ def test_off_screen_gaze_is_clamped_before_the_mechanism_reads_it() -> None:
     raw = np.array([[-0.9 * W, -0.5 * H], [1.7 * W, 300.0], [640.0, 1.9 * H], [np.nan, np.nan], [700.0, 400.0]])
     clamped = admissible(raw, (W, H))
     assert np.array_equal(clamped, [[0, 0], [W, 300], [640, H], [np.nan, np.nan], [700, 400]], equal_nan=True)
-    kw = dict(epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH, bounds=(W, H))
-    a = kaleido_run(raw, rng=np.random.default_rng(5), **kw)
-    b = kaleido_run(clamped, rng=np.random.default_rng(5), **kw)
+    plan = kaleido_plan(epsilon=EPS, w=WIN, l_thresh=L_THRESH, t_skip=T_SKIP, r=R, h=HH)
+    a = kaleido_run(raw, plan, np.random.default_rng(5), (W, H))
+    b = kaleido_run(clamped, plan, np.random.default_rng(5), (W, H))
     assert np.array_equal(a.points, b.points, equal_nan=True) and np.array_equal(a.eps, b.eps)
     # Without the screen the raw positions are read: the first publication is centred elsewhere.
-    c = kaleido_run(raw, rng=np.random.default_rng(5), **{**kw, "bounds": None})
+    c = kaleido_run(raw, plan, np.random.default_rng(5), None)
     assert not np.allclose(c.points[0], a.points[0])
     # prepare_streams keeps such glances (within one screen size) as gaze, so the clamp is what bounds them.
     table = pd.DataFrame({"t_s": np.arange(5) / 60.0, "x": raw[:, 0], "y": raw[:, 1]})

@@ -7,7 +7,7 @@ import pytest
 
 from eyedp_core import gazestream
 from eyedp_core.data import bundled
-from eyedp_core.gazestream.deniability import bucket, event_synth_pd, pd_guarantee
+from eyedp_core.gazestream.deniability import PDSettings, bucket, event_synth_pd, pd_guarantee
 from eyedp_core.gazestream.events import FIXATION_PARAMS, SACCADE_PARAMS, event_params
 from eyedp_core.gazestream.synth import k_same_clusters
 
@@ -82,17 +82,17 @@ def _twins(n_people: int, unique: bool, rng: np.random.Generator) -> pd.DataFram
 
 
 def test_pd_passes_with_plausible_others_and_fails_without(rng):
-    same = event_synth_pd(_twins(4, False, rng), k=3, gamma=1e6, rng=rng, max_tries=10)
+    same = event_synth_pd(_twins(4, False, rng), PDSettings(k=3, gamma=1e6, max_tries=10), rng)
     assert same.n_published > 0.8 * same.n_events
     assert (same.records.loc[same.records["passed"], "plausible_identities"] >= 2).all()
-    apart = event_synth_pd(_twins(4, True, rng), k=3, gamma=1e6, rng=rng, max_tries=10)
+    apart = event_synth_pd(_twins(4, True, rng), PDSettings(k=3, gamma=1e6, max_tries=10), rng)
     assert apart.n_published == 0 and (apart.records["tries"] == 10).all()
     x = apart.samples["x"].to_numpy()
     assert np.isnan(x).all()  # nothing published: nothing of the person is shown
 
 
 def test_pd_randomised_form_draws_once_and_drops(rng):
-    res = event_synth_pd(_twins(4, False, rng), k=3, gamma=1e6, rng=rng, form="randomised", eps0=1.0)
+    res = event_synth_pd(_twins(4, False, rng), PDSettings(k=3, gamma=1e6, eps0=1.0), rng, form="randomised")
     assert (res.records["tries"] == 1).all() and 0 < res.n_dropped < res.n_events
     tab = pd_guarantee(5, 2.0, 1.0)
     assert tab["epsilon"].iloc[0] == pytest.approx(1.0 + np.log(3.0))
