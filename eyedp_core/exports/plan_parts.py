@@ -21,7 +21,7 @@ from eyedp_core.dp.accounting import Release
 from eyedp_core.exports.forms import FormSeries, form_entry, release_form_table
 from eyedp_core.exports.gaze import release_gaze_samples
 from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
-from eyedp_core.gazestream.kaleido import person_bound_of
+from eyedp_core.gazestream.kaleido import kaleido_plan, person_bound_of
 from eyedp_core.gazestream.streams import StreamError, prepare_streams
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan.schema import GazeSamplesOutput, PlanOutput, SeriesFormOutput
@@ -171,8 +171,9 @@ def release_gaze_part(output: GazeSamplesOutput, epsilon: float, gaze: GazeInput
     out: Kaleido with fresh OpenDP noise, no seed."""
     per = gaze_window_epsilon(output, epsilon, gaze)
     pub = output.min_pub_share * (per - per / output.h)
-    rel = release_gaze_samples(gaze.frame, epsilon=per, w=output.w, l_thresh=output.l_thresh, t_skip=output.t_skip,
-                               r=output.r, h=output.h, min_pub=pub, bounds=gaze.screen)
+    plan = kaleido_plan(epsilon=per, w=output.w, l_thresh=output.l_thresh, t_skip=output.t_skip, r=output.r,
+                        h=output.h, min_pub=pub)
+    rel = release_gaze_samples(gaze.frame, plan, gaze.screen)
     files = {f"{stem}.csv": rel.table.to_csv(index=False, lineterminator="\n").encode("utf-8"),
              f"{stem}.json": (json.dumps(rel.manifest, indent=2, default=str, ensure_ascii=False) + "\n").encode()}
     return PartFiles(files, rel.manifest)
