@@ -12,6 +12,8 @@ import streamlit as st
 
 from eyedp_core.aoi.shapes import grid
 from eyedp_core.data import derived
+from eyedp_core.exports.plan_parts import PartInputs
+from eyedp_core.gaze.contributions import contributions
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan.allocate import Allocation
 from eyedp_core.plan.inputs import table_stimuli
@@ -32,7 +34,7 @@ from eyedp_core.plan.schema import (
 from eyedp_core.timeseries.forms import Form
 from ui import settings, state
 from ui.heatmaps import images
-from ui.plan import release, session, view
+from ui.plan import parts, release, session, view
 from ui.share import report
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, badge, fmt_num
@@ -98,8 +100,12 @@ def _add_aoi(canvases: dict[str, tuple[int, int]], cap: float, study: str) -> No
 
 
 def _add_series(cap: float, study: str) -> None:
+    feats = state.current("features").frame
+    # Recordings per person counted from the table's structure (as the Time series page counts them), so that a
+    # per-recording form's Δ1 covers the participant with the most recordings.
+    most = contributions(feats).max_recordings if "participant" in feats.columns else 1
     for f in st.session_state.get("planedit_forms") or []:
-        session.add_output(SeriesFormOutput(form=Form(f)), cap, study)
+        session.add_output(SeriesFormOutput(form=Form(f), recordings_per_person=most), cap, study)
 
 
 def _edit_output() -> None:
@@ -163,7 +169,9 @@ def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, 
                   icon=":material/playlist_add:")
     with b:
         st.multiselect("Time-series release forms", [f.value for f in Form], key="planedit_forms",
-                       help="Planned here (their ε is reserved in the total); released from the Time series page.")
+                       help="Released with the plan from the feature-window table in use (sidebar): every feature "
+                            "with public bounds at T = 600 windows (the plan file's 'features' and 'length' change "
+                            "it).")
         st.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
                   icon=":material/playlist_add:")
     with st.container(border=True):
@@ -301,12 +309,15 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
     res = st.session_state.get(RESULT_KEY)
     if res is not None and res["key"] != key:  # the plan or the data changed: its release box goes
         st.session_state.pop(RESULT_KEY, None)
+    inputs = parts.session_parts(alloc.plan)
     try:
-        charges = release.planned_charges(alloc, fix.frame, fix.name, data_derived)
+        charges = release.planned_charges(alloc, fix.frame, fix.name, data_derived, inputs)
     except (ValueError, DataError) as err:  # e.g. dwell asked of a table without durations: nothing can be charged
         st.error(f"The plan cannot be released from this table: {md_text(err)}", icon=":material/error:")
         return
-    skipped = [r.label for r in alloc.outputs if not release.released_in_app(r.output)]
+    blocked = release.not_releasable(alloc.plan, inputs)
+    skipped = [r.label for r in alloc.outputs if not release.released_in_app(r.output, inputs)
+               and r.label not in dict(blocked)]
     st.markdown(f"One click draws the {len(charges)} output{'s' if len(charges) != 1 else ''} with fresh OpenDP noise "
                 "(no seed, not the previews above), charges the study's ledger for all of them in one step (all or "
                 "nothing) and offers one zip: per output its files named for what they hold (heatmap PNGs with a "
@@ -315,9 +326,13 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
     if skipped:
         st.caption("Not released here (their ε stays reserved in the plan's total): "
                    + ", ".join(md_text(s) for s in skipped) + ". Release them from their page at their allotted ε.")
+    for label, why in blocked:  # said before the click: the whole plan is refused while one output cannot be drawn
+        st.error(f"**{md_text(label)} cannot be released from this session's data**: {md_text(why)}. The plan is "
+                 "released whole or not at all: drop this output (choose it under *Outputs and targets* and press "
+                 "*Drop*) or choose a usable table in the sidebar.", icon=":material/block:")
     if st.button("Release the whole plan", type="primary", key="plan_release", icon=":material/ios_share:",
-                 disabled=not charges or not alloc.within_cap):
-        _release(alloc, fix, key, charges, data_derived)
+                 disabled=not charges or not alloc.within_cap or bool(blocked)):
+        _release(alloc, fix, key, charges, data_derived, inputs)
         st.rerun()
     ref = st.session_state.get(REFUSED_KEY)
     if ref is not None:
@@ -334,7 +349,7 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
 
 
 def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charges: list[release.PlannedCharge],
-             data_derived: tuple[str, ...]) -> None:
+             data_derived: tuple[str, ...], inputs: PartInputs) -> None:
     st.session_state.pop(RESULT_KEY, None)
     st.session_state.pop(REFUSED_KEY, None)
     cap = state.epsilon_cap()
@@ -345,11 +360,11 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
         return
     with st.spinner("Drawing OpenDP noise for every output of the plan…"):
         try:
-            bundle = release.draw_bundle(fix.frame, fix.name, alloc.plan)
+            bundle = release.draw_bundle(fix.frame, fix.name, alloc.plan, inputs)
         except (ValueError, DataError) as err:
             st.session_state[REFUSED_KEY] = (key, f"Nothing was released or charged: {err}", _mark())
             return
-    drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name, data_derived)
+    drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name, data_derived, inputs)
     entries = [e for c in drawn for e in c.entries]
     if not state.charge(entries, page=session.PAGE, place="plan_release"):
         spent, _ = state.ledger().total()
@@ -364,7 +379,7 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
     st.session_state[RESULT_KEY] = {
         "key": key, "zip": data, "name": f"{slug(alloc.plan.study)}_plan_bundle.zip",
         "summary": (f"Released {len(drawn)} outputs ({len(names)} files) and charged the ledger ε = "
-                    f"{fmt_num(sum(e.epsilon for e in entries))} per person in one step.")}
+                    f"{fmt_num(sum(e.epsilon * e.count for e in entries))} per person in one step.")}
 
 
 def _refusal_text(label: str, cap: float, spent: float, charges: list[release.PlannedCharge]) -> str:

@@ -18,12 +18,14 @@ from eyedp_core.aoi.release import ledger_releases
 from eyedp_core.batch.numpy_engine import CleanAggregate
 from eyedp_core.batch.plan_run import InMemorySources, PlanBundle, release_plan
 from eyedp_core.dp.accounting import Release
+from eyedp_core.exports.plan_parts import PartInputs, gaze_entry, series_entry
 from eyedp_core.heatmaps import maps, preview
 from eyedp_core.heatmaps.release import VIEW as HEATMAP_VIEW
 from eyedp_core.plan.allocate import Allocation
-from eyedp_core.plan.schema import AoiOutput, HeatmapOutput, StudyPlan
+from eyedp_core.plan.schema import AoiOutput, GazeSamplesOutput, HeatmapOutput, SeriesFormOutput, StudyPlan
 
-__all__ = ["PlannedCharge", "bundle_zip", "draw_bundle", "first_over_cap", "planned_charges", "released_in_app"]
+__all__ = ["PlannedCharge", "bundle_zip", "draw_bundle", "first_over_cap", "not_releasable", "planned_charges",
+           "released_in_app"]
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,19 @@ class PlannedCharge:
     entries: tuple[Release, ...]
 
 
-def released_in_app(output: object) -> bool:
-    """Whether the in-app release draws this output (heatmaps, and AOI outputs that carry their outlines)."""
+def released_in_app(output: object, parts: PartInputs | None = None) -> bool:
+    """Whether the in-app release draws this output (heatmaps, AOI outputs that carry their outlines, and series
+    forms and gaze samples with their session table in `parts`)."""
+    if isinstance(output, (SeriesFormOutput, GazeSamplesOutput)):
+        return parts is not None and (output.label in parts.series or output.label in parts.gaze)
     return isinstance(output, HeatmapOutput) or (isinstance(output, AoiOutput) and bool(output.shapes))
+
+
+def not_releasable(plan: StudyPlan, parts: PartInputs) -> list[tuple[str, str]]:
+    """-> (label, why) of each series form or gaze-samples output the session's tables cannot release (the plan
+    is then refused whole: nothing drawn, nothing charged)."""
+    return [(o.label, parts.missing.get(o.label, "no input")) for o in plan.outputs
+            if isinstance(o, (SeriesFormOutput, GazeSamplesOutput)) and not released_in_app(o, parts)]
 
 
 def _stimulus_rows(frame: pd.DataFrame, table_name: str, o: HeatmapOutput | AoiOutput) -> pd.DataFrame:
@@ -70,9 +82,10 @@ def sources(frame: pd.DataFrame, table_name: str, plan: StudyPlan) -> InMemorySo
 
 
 def planned_charges(alloc: Allocation, frame: pd.DataFrame, table_name: str,
-                    data_derived: tuple[str, ...] = ()) -> list[PlannedCharge]:
+                    data_derived: tuple[str, ...] = (), parts: PartInputs | None = None) -> list[PlannedCharge]:
     """The allocation in, per output released in the app its ledger entries at its allotted ε (unit: observer;
-    the observers of its stimulus covered)."""
+    the observers of its stimulus covered; a series form's participants, a gaze-samples output's w-event windows
+    of the person charged most, from `parts`)."""
     out = []
     study = alloc.plan.study
     for r in alloc.outputs:
@@ -90,6 +103,10 @@ def planned_charges(alloc: Allocation, frame: pd.DataFrame, table_name: str,
             table = _aoi_table(frame, table_name, o)
             out.append(PlannedCharge(r.label, tuple(ledger_releases(table, o.metrics, r.epsilon, o.stimulus or "",
                                                                     data_derived=data_derived))))
+        elif isinstance(o, SeriesFormOutput) and parts is not None and o.label in parts.series:
+            out.append(PlannedCharge(r.label, (series_entry(o, r.epsilon, parts.series[o.label], study),)))
+        elif isinstance(o, GazeSamplesOutput) and parts is not None and o.label in parts.gaze:
+            out.append(PlannedCharge(r.label, (gaze_entry(o, r.epsilon, parts.gaze[o.label], study),)))
     return out
 
 
@@ -104,10 +121,16 @@ def first_over_cap(charges: list[PlannedCharge], fits: object) -> str | None:
     return None
 
 
-def draw_bundle(frame: pd.DataFrame, table_name: str, plan: StudyPlan) -> PlanBundle:
-    """An expanded plan and the app's fixation table in, the batch writer's bundle out (fresh OpenDP noise, no
-    seed). ValueError when the plan does not fit its cap; nothing is charged here."""
-    return release_plan([], plan, in_memory=sources(frame, table_name, plan))
+def draw_bundle(frame: pd.DataFrame, table_name: str, plan: StudyPlan, parts: PartInputs | None = None) -> PlanBundle:
+    """An expanded plan, the app's fixation table and the session's series and gaze inputs in, the batch writer's
+    bundle out (fresh OpenDP noise, no seed). ValueError when the plan does not fit its cap or a series form or
+    gaze-samples output has no input here (naming it); nothing is charged here."""
+    parts = parts or PartInputs({}, {}, {})
+    blocked = not_releasable(plan, parts)
+    if blocked:
+        raise ValueError("nothing released: " + "; ".join(f"{label} cannot be released here ({why})"
+                                                           for label, why in blocked))
+    return release_plan([], plan, in_memory=sources(frame, table_name, plan), parts=parts)
 
 
 def _sha(data: bytes) -> str:
