@@ -131,10 +131,21 @@ class Geometry:
             # Angles at or beyond ±90° have no point on the screen plane.
             ax = np.where(np.abs(ax) < 90, ax, np.nan)
             ay = np.where(np.abs(ay) < 90, ay, np.nan)
-            x = self.width_px / 2 + self.distance_mm * np.tan(np.radians(ax)) / mx
+            x = self.width_px / 2 + self._offset_px(ax, mx)
             sy = -1.0 if y_up else 1.0
-            y = self.height_px / 2 + sy * self.distance_mm * np.tan(np.radians(ay)) / my
+            y = self.height_px / 2 + sy * self._offset_px(ay, my)
         return x, y
+
+    def _offset_px(self, angle_deg: np.ndarray | float, mm_per_px: float) -> np.ndarray:
+        """An angle from the line of sight (deg) and the pixel pitch along one axis -> the pixel offset from the
+        screen centre (d·tan(angle) mm over the pitch): the one angle-to-pixel formula of the core."""
+        return self.distance_mm * np.tan(np.radians(angle_deg)) / mm_per_px
+
+    def span_px(self, deg: float) -> tuple[float, float]:
+        """A visual angle centred on the line of sight (deg) -> its extent in pixels (horizontally, vertically):
+        2·d·tan(deg/2) mm over the pixel pitch (kernel widths given in degrees)."""
+        mx, my = self.mm_per_px
+        return float(2.0 * self._offset_px(deg / 2.0, mx)), float(2.0 * self._offset_px(deg / 2.0, my))
 
     def px_to_deg(self, x: np.ndarray, y: np.ndarray, y_up: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Pixels (origin top-left) -> angles from the centre in degrees (y down unless y_up)."""
