@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
@@ -42,15 +41,6 @@ MECHANISM_COLORS: dict[str, str] = {
 }
 CATEGORY = ["#0072b2", "#d55e00", "#009e73", "#e69f00", "#cc79a7", "#56b4e9", "#f0e442", "#6b7785"]
 
-# Sequential scale for densities: transparent at zero so the stimulus stays visible under a heatmap.
-HEAT_SCALE = [
-    [0.0, "rgba(255,255,255,0)"],
-    [0.08, "rgba(49,54,149,0.35)"],
-    [0.3, "rgba(69,117,180,0.6)"],
-    [0.5, "rgba(254,224,144,0.75)"],
-    [0.75, "rgba(244,109,67,0.85)"],
-    [1.0, "rgba(165,0,38,0.95)"],
-]
 DIVERGING = "RdBu_r"
 
 
@@ -110,28 +100,9 @@ def inject_css() -> None:
     st.html(f"<style>{css}</style>")
 
 
-def _rgba(text: str) -> tuple[float, float, float, float]:
-    """'rgba(r,g,b,a)', 'rgb(r,g,b)' or '#rrggbb' -> (r, g, b, a) floats (r, g, b in 0..255, a in 0..1)."""
-    t = text.strip()
-    if t.startswith("#"):
-        return float(int(t[1:3], 16)), float(int(t[3:5], 16)), float(int(t[5:7], 16)), 1.0
-    parts = [float(p) for p in t[t.index("(") + 1:t.index(")")].split(",")]
-    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
-
-
 def rgba(color: str, alpha: float) -> str:
     """'#rrggbb' colour and opacity in, 'rgba(r,g,b,a)' out (other colour strings are returned unchanged)."""
     if not (color.startswith("#") and len(color) == 7):
         return color
     r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
     return f"rgba({r},{g},{b},{alpha})"
-
-
-def heat_lut(size: int = 256) -> np.ndarray:
-    """Number of levels -> (size, 4) uint8 RGBA look-up table interpolated from HEAT_SCALE (level 0 transparent)."""
-    stops = np.array([s for s, _ in HEAT_SCALE], dtype=float)
-    cols = np.array([_rgba(c) for _, c in HEAT_SCALE], dtype=float)
-    cols[:, 3] *= 255.0
-    x = np.linspace(0.0, 1.0, size)
-    lut = np.stack([np.interp(x, stops, cols[:, k]) for k in range(4)], axis=1)
-    return np.clip(np.rint(lut), 0, 255).astype(np.uint8)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from eyedp_core.heatmaps.colour import paint
 from eyedp_core.heatmaps.maps import smooth
 from eyedp_core.heatmaps.release import colour_range, release_table
 
@@ -21,15 +22,15 @@ FILES = ("heatmap.csv", "heatmap.png", "manifest.json", "settings.json")
 
 
 def png_bytes(values: np.ndarray, cell_px: int, sigma_px: float, width: int, height: int) -> bytes:
-    """Released map in, a PNG of it (smoothed after the release: post-processing) at canvas size out."""
+    """Released map in, a PNG of it (smoothed after the release: post-processing) at canvas size out, in the app's
+    heatmap colours (eyedp_core.heatmaps.colour) over white, each cell a block of its pixels."""
     sm = smooth(values, sigma_px, cell_px)
+    # The colour range comes from the released map, never from the clean one.
     top = colour_range(sm)
-    t = np.clip(sm / top, 0.0, 1.0)
-    # A black-red-yellow-white ramp: the colour range comes from the released map, never from the clean one.
-    rgb = np.stack([np.clip(3 * t, 0, 1), np.clip(3 * t - 1, 0, 1), np.clip(3 * t - 2, 0, 1)], axis=-1)
-    img = np.repeat(np.repeat((rgb * 255).astype(np.uint8), cell_px, axis=0), cell_px, axis=1)[:height, :width]
+    cells = np.repeat(np.repeat(sm, cell_px, axis=0), cell_px, axis=1)[:height, :width]
+    white = Image.new("RGBA", (cells.shape[1], cells.shape[0]), (255, 255, 255, 255))
     buf = io.BytesIO()
-    Image.fromarray(img, "RGB").save(buf, format="PNG")
+    paint(white, cells, top).save(buf, format="PNG")
     return buf.getvalue()
 
 

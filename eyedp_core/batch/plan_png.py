@@ -1,6 +1,7 @@
 """A bundle's heatmap picture says what it is: the released map (batch.outputs.png_bytes, unchanged) above a band
-with its colour legend (the same ramp, from 0 to the top of the colour range, which is read off the released map)
-and a caption with the output, ε and δ. Everything drawn is post-processing of the released map."""
+with its colour legend (the app's ramp, eyedp_core.heatmaps.colour, over white, from 0 to the top of the colour
+range, which is read off the released map) and a caption with the output, ε and δ. Everything drawn is
+post-processing of the released map."""
 from __future__ import annotations
 
 import io
@@ -9,21 +10,15 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from eyedp_core.batch.outputs import png_bytes
+from eyedp_core.heatmaps.colour import heat_rgb
 from eyedp_core.heatmaps.maps import smooth
 from eyedp_core.heatmaps.release import colour_range
 
-__all__ = ["BAND_PX", "LEGEND_PX", "legend_png", "ramp"]
+__all__ = ["BAND_PX", "LEGEND_PX", "legend_png"]
 
 BAND_PX = 44  # height of the band under the map
 LEGEND_PX = 12  # height of the colour bar inside it
 _MARGIN = 8
-
-
-def ramp(t: np.ndarray) -> np.ndarray:
-    """Shares t in [0, 1] in, the black-red-yellow-white colours of batch.outputs.png_bytes out (uint8, …×3)."""
-    t = np.clip(np.asarray(t, float), 0.0, 1.0)
-    rgb = np.stack([np.clip(3 * t, 0, 1), np.clip(3 * t - 1, 0, 1), np.clip(3 * t - 2, 0, 1)], axis=-1)
-    return (rgb * 255).astype(np.uint8)
 
 
 def legend_png(values: np.ndarray, cell_px: int, sigma_px: float, width: int, height: int, caption: str) -> bytes:
@@ -35,7 +30,7 @@ def legend_png(values: np.ndarray, cell_px: int, sigma_px: float, width: int, he
     out = Image.new("RGB", (w, h + BAND_PX), (255, 255, 255))
     out.paste(picture, (0, 0))
     bar_w = max(2, w - 2 * _MARGIN)
-    bar = np.repeat(ramp(np.linspace(0.0, 1.0, bar_w))[None, :, :], LEGEND_PX, axis=0)
+    bar = np.repeat(heat_rgb(np.linspace(0.0, 1.0, bar_w))[None, :, :], LEGEND_PX, axis=0)
     out.paste(Image.fromarray(bar, "RGB"), (_MARGIN, h + 4))
     draw = ImageDraw.Draw(out)
     font = ImageFont.load_default()

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from eyedp_core.dp.registry import HEATMAP, Family
+from eyedp_core.heatmaps.colour import HEAT_SCALE
 from ui import theme
 
 # Keyed by the registry's families (their stored names look them up too: Family is a StrEnum).
@@ -39,7 +40,7 @@ def overlay_figure(uri: str, width: int, height: int, display_w: int, vmax: floa
     # it sits under the image so that the image can use the full width of its column.
     fig.add_trace(go.Scatter(
         x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
-        marker=dict(colorscale=theme.HEAT_SCALE, cmin=0.0, cmax=vmax, color=[0.0], showscale=True,
+        marker=dict(colorscale=HEAT_SCALE, cmin=0.0, cmax=vmax, color=[0.0], showscale=True,
                     colorbar=dict(title=dict(text=unit, side="top", font=dict(size=12)), orientation="h",
                                   x=0.5, xanchor="center", y=-40 / plot_h, yanchor="top", len=1.0, thickness=10,
                                   outlinewidth=0, tickformat=".2g", ypad=0))))

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from PIL import Image
 
-from ui import theme
+from eyedp_core.heatmaps.colour import HEAT_SCALE, paint
 from ui.heatmaps import figs
 from ui.heatmaps.view import BAR_UNITS, DISPLAY_WIDTH, Context  # overlays go to the browser at most this wide
 
@@ -32,12 +32,6 @@ def _base(stim_token: str, _image: np.ndarray) -> Image.Image:
     return (img.resize((dw, dh), Image.BILINEAR) if dw != w else img).convert("RGBA")
 
 
-@st.cache_resource(show_spinner=False)
-def _palette() -> bytes:
-    """theme.HEAT_SCALE as a 256-entry RGBA palette (level 0 transparent)."""
-    return theme.heat_lut(256).ravel().tobytes()
-
-
 def _overlay(base: Image.Image, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> Image.Image:
     """Stimulus as an RGBA image at output size, the stimulus pixels, map on the cell grid, cell size and colour
     range (0..vmax) -> the overlay as an RGB image of the same size.
@@ -48,10 +42,7 @@ def _overlay(base: Image.Image, image: np.ndarray, map_: np.ndarray, cell: int, 
     h, w = image.shape[:2]
     grid = Image.fromarray(np.ascontiguousarray(map_, dtype=np.float32), mode="F")
     vals = grid.resize((dw, dh), Image.BILINEAR, box=(0.0, 0.0, w / cell, h / cell))
-    idx = np.clip(np.asarray(vals) * (255.0 / max(float(vmax), 1e-300)), 0.0, 255.0).astype(np.uint8)
-    layer = Image.fromarray(idx, mode="L")
-    layer.putpalette(_palette(), rawmode="RGBA")
-    return Image.alpha_composite(base, layer.convert("RGBA")).convert("RGB")
+    return paint(base, np.asarray(vals), vmax)
 
 
 def overlay_jpeg(stim_token: str, image: np.ndarray, map_: np.ndarray, cell: int, vmax: float) -> bytes:
@@ -136,7 +127,7 @@ def _tick(v: float) -> str:
 
 def colour_bar_html(vmax: float, unit: str) -> str:
     """Colour range and unit -> HTML of a horizontal colour bar with ticks at 0, ½ and the maximum."""
-    stops = ", ".join(f"{c} {s * 100:.0f}%" for s, c in theme.HEAT_SCALE)
+    stops = ", ".join(f"{c} {s * 100:.0f}%" for s, c in HEAT_SCALE)
     ticks = "".join(f'<span style="position:absolute;left:{p}%;transform:translateX(-{p}%);">{_tick(vmax * p / 100)}'
                     f"</span>" for p in (0, 50, 100))
     return (

@@ -240,12 +240,14 @@ def test_an_aoi_metric_the_shards_cannot_give_writes_nothing(two_stimuli, tmp_pa
 
 
 def test_the_png_carries_its_legend_and_caption(two_stimuli, tmp_path):
-    """Pixel check: the map's pixels are the plain release picture's, the band under it holds the colour bar from
-    black to white in the map's own ramp, and the caption's text is drawn (dark pixels under the bar)."""
+    """Pixel check: the map's pixels are the plain release picture's, the band under it holds the colour bar of the
+    app's ramp over white from 0 (transparent: white) to the top colour, and the caption's text is drawn (dark
+    pixels under the bar)."""
     from PIL import Image
 
     from eyedp_core.batch.outputs import png_bytes
-    from eyedp_core.batch.plan_png import BAND_PX, LEGEND_PX, ramp
+    from eyedp_core.batch.plan_png import BAND_PX, LEGEND_PX
+    from eyedp_core.heatmaps.colour import heat_lut, heat_rgb
 
     _, glob = two_stimuli
     plan = StudyPlan.from_dict({"study": "ux", "cap": {"epsilon": 3.0}, "outputs": [
@@ -261,9 +263,11 @@ def test_the_png_carries_its_legend_and_caption(two_stimuli, tmp_path):
     np.testing.assert_array_equal(img[:H], plain)
     bar = img[H + 4 + LEGEND_PX // 2]
     inside = bar[8:W - 8]
-    np.testing.assert_array_equal(inside[0], ramp(0.0))
-    np.testing.assert_array_equal(inside[-1], ramp(1.0))
-    assert (np.diff(inside.astype(int).sum(axis=1)) >= 0).all()  # brighter from left to right
+    np.testing.assert_array_equal(inside, heat_rgb(np.linspace(0.0, 1.0, W - 16)))
+    np.testing.assert_array_equal(inside[0], [255, 255, 255])
+    top = heat_lut()[-1].astype(float)  # the top colour, alpha-blended over white
+    expected = top[:3] * top[3] / 255 + 255 * (1 - top[3] / 255)
+    assert np.abs(inside[-1] - expected).max() <= 1
     text = img[H + 4 + LEGEND_PX + 2:]
     assert (text.sum(axis=2) < 200).sum() > 200  # labels and caption drawn in black on white
 
