@@ -30,7 +30,8 @@ from eyedp_core.io.errors import DataError, DataWarning, megabytes
 from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unpacked_head
 from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.lines import check_lines
-from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, detect_reader, key, tobii_fixations
+from eyedp_core.io.reader_base import DEFAULT_MIN_CONFIDENCE, key
+from eyedp_core.io.readers import READERS, detect_reader
 from eyedp_core.io.recording import FORMATS, Recording
 from eyedp_core.io.roles import KINDS, UNITS_KEY, WHOLE_FILE, guess_mapping, guess_notes, stimulus_columns
 from eyedp_core.io.sample_clock import timeless, with_rebuilt_clock
@@ -39,6 +40,7 @@ from eyedp_core.io.stream import Source, read_source
 from eyedp_core.io.table import parse_table
 from eyedp_core.io.text import _check_size, decode_text, is_blank, unpack
 from eyedp_core.io.validate import canonical_table
+from eyedp_core.io.vendor_tobii import tobii_fixations
 
 # The first bytes a format is recognised from (an ASC header, an EDF signature).
 PEEK_BYTES = 65536

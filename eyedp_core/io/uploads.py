@@ -29,14 +29,16 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.gaze.geometry import ON_SCREEN_TOLERANCE, PRESETS, UNIT_LABELS, UNITS, Geometry
-from eyedp_core.io.checks import fit_to_canvas
+from eyedp_core.io.checks import check_in_bounds as _check_in_bounds
+from eyedp_core.io.checks import check_lengths, fit_to_canvas
 from eyedp_core.io.errors import MEGABYTE, DataError, DataWarning, row_numbers
 from eyedp_core.io.images import decode_image
 from eyedp_core.io.layout import MAX_COLUMNS
 from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.names import UPLOADS
 from eyedp_core.io.pipeline import MIN_LENGTH_RATIO, PEEK_BYTES, format_of, head_bytes, map_and_validate
-from eyedp_core.io.readers import DEFAULT_MIN_CONFIDENCE, READERS, Reader, detect_reader, register_reader
+from eyedp_core.io.reader_base import DEFAULT_MIN_CONFIDENCE, Reader
+from eyedp_core.io.readers import READERS, detect_reader, register_reader
 from eyedp_core.io.roles import (
     FEATURES_KEY,
     KINDS,
@@ -54,8 +56,7 @@ from eyedp_core.io.roles import (
 )
 from eyedp_core.io.table import parse_table
 from eyedp_core.io.text import _check_size
-from eyedp_core.io.validate import canonical_table, check_lengths
-from eyedp_core.io.validate import check_in_bounds as _check_in_bounds
+from eyedp_core.io.validate import canonical_table
 
 __all__ = list(UPLOADS)
 

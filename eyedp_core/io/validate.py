@@ -32,7 +32,6 @@ from eyedp_core.io.checks import (
     _file_label,
     as_number,
     as_text,
-    check_in_bounds,
     check_increasing,
     check_lengths,
     check_pixel_units,
@@ -55,8 +54,7 @@ from eyedp_core.io.roles import (
 )
 from eyedp_core.io.sample_clock import Timeless, check_rate, timeless
 
-# uploads imports the table-level checks from here, next to canonical_table
-__all__ = ["canonical_table", "check_in_bounds", "check_lengths"]
+__all__ = ["canonical_table"]
 
 # A frame with more columns than this is refused before any column is looked at (the parser refuses the
 # same for files).
