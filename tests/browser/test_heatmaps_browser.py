@@ -159,5 +159,15 @@ def test_main_sliders_redraw_and_screenshots(browser, app_url, shots, width):
             _no_exception(page)
         page.locator('[data-testid="stMain"]').get_by_text("Noisy heatmap").first.wait_for(timeout=60_000)
         harness.screenshot(page, str(shots / f"heatmaps_{width}_moved.png"), width)
+        # The difference attack's table shows every column without a horizontal scroll bar.
+        page.locator('[data-testid="stMain"] button', has_text="Difference attack").first.click()
+        harness.wait_idle(page)
+        grid = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]', has_text="mechanism").last
+        grid.wait_for(timeout=60_000)
+        grid.locator(".dvn-scroller").first.wait_for(timeout=60_000)
+        sizes = grid.evaluate("d => { const s = d.querySelector('.dvn-scroller'); "
+                              "return [s.scrollWidth, s.clientWidth]; }")
+        assert sizes[0] <= sizes[1] + 1, f"attack table cut at {width} px: content {sizes[0]} px in {sizes[1]} px"
+        harness.screenshot(page, str(shots / f"heatmaps_{width}_attack.png"), width)
     finally:
         ctx.close()

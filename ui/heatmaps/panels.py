@@ -295,10 +295,16 @@ def attack_panel(ctx: view.Context) -> None:
     st.plotly_chart(figs.attack_figure(table), key="hm_attack_bar", theme=None)
     show = table[["label", "privacy", "exact_recovery", "mse", "max_abs_error", "target_drawn"]].rename(
         columns={"label": "mechanism", "exact_recovery": "exact recovery", "mse": "MSE per cell",
-                 "max_abs_error": "max |error|", "target_drawn": "target drawn? (random selection)"})
+                 "max_abs_error": "max |error|", "target_drawn": "target drawn?"})
+    # Short headers with the detail in their help: the six columns fit the main area at 1280 px.
     st.dataframe(show, hide_index=True, column_config={
-        "MSE per cell": st.column_config.NumberColumn(format="%.3g"),
-        "max |error|": st.column_config.NumberColumn(format="%.3g")})
+        "mechanism": st.column_config.TextColumn(width=245),
+        "privacy": st.column_config.TextColumn(width=210),
+        "exact recovery": st.column_config.CheckboxColumn(width=100),
+        "MSE per cell": st.column_config.NumberColumn(format="%.3g", width=90),
+        "max |error|": st.column_config.NumberColumn(format="%.3g", width=75),
+        "target drawn?": st.column_config.CheckboxColumn(
+            width=95, help="Random selection only: whether the target's map was among the drawn ones")})
     st.caption("Noise-free mean and random selection are NOT differentially private: shown only to demonstrate "
                "the attack (docs/PRIVACY_MODEL.md §6.4), never offered as privacy options.")
 
