@@ -9,17 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from PIL import Image
 
+from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from ui import theme
-
-METHOD_COLORS = {
-    "original": theme.CLEAN,
-    "Kaleido": theme.CATEGORY[1],
-    "k-same-synth": theme.CATEGORY[2],
-    "PD (as published)": theme.CATEGORY[4],
-    "PD (randomised threshold)": theme.CATEGORY[3],
-}
-
+from ui.gazestream.methods import METHOD_COLORS, METHOD_LABELS, ORIGINAL_COLOR
 
 MAX_POINTS = 2500  # per trace on screen: more is invisible at display size and slows every redraw
 
@@ -127,16 +120,15 @@ def image_uri(image: np.ndarray, max_width: int = 640) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: Geometry,
+def compare_scanpath(original: pd.DataFrame, protected: pd.DataFrame, method: Mech, geometry: Geometry,
                      title: str, stimulus: str | None = None, width: int = 820) -> go.Figure:
     """Trailing samples of the original and the protected stream -> both scanpaths over the screen (or stimulus)."""
     fig = go.Figure()
     if stimulus is not None:
         fig.add_layout_image(dict(source=stimulus, xref="x", yref="y", x=0, y=0, sizex=geometry.width_px,
                                   sizey=geometry.height_px, sizing="stretch", layer="below", opacity=0.55))
-    color = METHOD_COLORS.get(method, theme.CATEGORY[1])
-    for frame, name, col, lw in ((original, "original", METHOD_COLORS["original"], 1.2),
-                                    (protected, method, color, 1.6)):
+    for frame, name, col, lw in ((original, "original", ORIGINAL_COLOR, 1.2),
+                                    (protected, METHOD_LABELS[method], METHOD_COLORS[method], 1.6)):
         # Lines only: one SVG path per stream (markers cost a node each on every redraw); the ring marks "now".
         fig.add_scatter(x=frame["x"], y=frame["y"], mode="lines", name=name,
                         line=dict(color=theme.rgba(col, 0.75) if col.startswith("#") else col, width=lw))
@@ -166,7 +158,7 @@ def budget_chart(t: np.ndarray, window: np.ndarray, new_point: np.ndarray, epsil
     fig = go.Figure()
     t_line, y_line = envelope(t, window)
     fig.add_scatter(x=t_line, y=y_line, mode="lines", name=f"spent in the last {w} samples",
-                    line=dict(color=METHOD_COLORS["Kaleido"], width=1.5))
+                    line=dict(color=METHOD_COLORS[Mech.KALEIDO], width=1.5))
     fig.add_hline(y=epsilon, line=dict(color=theme.DANGER, dash="dash"),
                   annotation_text=f"ε = {epsilon:g} per window", annotation_position="top left")
     fig.add_hline(y=tests_share, line=dict(color=theme.MUTED, dash="dot"),

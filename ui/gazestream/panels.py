@@ -3,6 +3,8 @@ the utility/privacy table and the k-anonymity view. Slider-driven parts are frag
 slider move re-runs only its own section; figures and computations are cached in ui.gazestream.view."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -21,10 +23,6 @@ from ui.text import html_text, md_cells, md_text
 from ui.widgets import badge
 
 BADGE_KIND = {"w-event": "dp", "record": "paper", "not-dp": "notdp"}
-# The method picker's labels (what links store) and the registry mechanism each one runs.
-METHODS: dict[str, Mech] = {Mech.KALEIDO.value: Mech.KALEIDO, Mech.K_SAME_SYNTH.value: Mech.K_SAME_SYNTH,
-                            "PD (as published)": Mech.EVENT_SYNTH_PD,
-                            "PD (randomised threshold)": Mech.EVENT_SYNTH_PD_RANDOMISED}
 SEED_KS = (4, 6, 8, 15)
 
 
@@ -53,6 +51,29 @@ RAW_FIGURES = {"time": "Over time (x, y, pupil)", "screen": "On the screen (scan
 RAW_LEGEND = "blue bands: fixations, orange: blinks; x blue, y orange, pupil green"
 
 
+@dataclass(frozen=True, eq=False)
+class RawStream:
+    """The stream the raw view shows: data token and stream key (what its caches are keyed on), its samples, the
+    participant's name and the screen its positions are on."""
+
+    token: str
+    key: str
+    one: pd.DataFrame
+    who: str
+    geometry: Geometry
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """An original stream and a method's protected one, under the key that names the protected stream (data,
+    stream, method, settings, seed)."""
+
+    key: tuple
+    original: pd.DataFrame
+    protected: pd.DataFrame
+    method: Mech
+
+
 def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry,
                 data_name: str) -> None:
     """Detector, figure kind and chart switch (one row outside the fragments: a change re-runs the page), then
@@ -64,37 +85,39 @@ def raw_section(token: str, stream_key: str, one: pd.DataFrame, who: str, geomet
     # A picture by default: the threshold and the window redraw it on every move (ui/gazestream/scanpath_image.py).
     interactive = shown == "screen" or row.toggle("Interactive chart (hover, zoom; slower to redraw)",
                                                   key="gs_raw_interactive")
-    raw_events(token, stream_key, one, who, geometry, data_name, method, shown, interactive)
+    raw_events(RawStream(token, stream_key, one, who, geometry), data_name, method, shown, interactive)
 
 
 @fragment(name="gs_raw")
-def raw_events(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry, data_name: str,
-               method: str, shown: str, interactive: bool) -> None:
+def raw_events(stream: RawStream, data_name: str, method: str, shown: str, interactive: bool) -> None:
     """The detector's threshold -> events, then the time window's numbers and figure (a fragment: moving the
     threshold re-runs only this section)."""
     if method == "ivt":
         threshold = st.slider("Velocity threshold (deg/s)", 10.0, 100.0, 30.0, 5.0, key="gs_vt")
     else:
         threshold = st.slider("Dispersion threshold (deg)", 0.25, 3.0, 1.0, 0.25, key="gs_dt")
+    key = view.RawKey(stream.token, stream.key, method, threshold)
     try:
-        ev = view.detect(token, stream_key, method, threshold, geometry, one)
+        ev = view.detect(key, stream.geometry, stream.one)
     except ValueError as err:
-        st.error(f"{md_text(data_name)}, participant {md_text(who)}: {md_text(err)}")
+        st.error(f"{md_text(data_name)}, participant {md_text(stream.who)}: {md_text(err)}")
         return
-    t0, t1 = float(one["t_s"].min()), float(one["t_s"].max())
+    t0, t1 = float(stream.one["t_s"].min()), float(stream.one["t_s"].max())
     spec = display.time_slider(t0, t1)
     if spec is None:
-        st.info(f"Participant {md_text(who)}'s samples all share one time stamp: there is no time axis to show.")
+        st.info(f"Participant {md_text(stream.who)}'s samples all share one time stamp: there is no time axis to "
+                "show.")
         return
-    raw_window(token, stream_key, one, who, geometry, method, threshold, ev, spec, shown, interactive)
+    raw_window(stream, key, ev, spec, shown, interactive)
 
 
 @fragment(name="gs_raw_window")
-def raw_window(token: str, stream_key: str, one: pd.DataFrame, who: str, geometry: Geometry, method: str,
-               threshold: float, ev: pd.DataFrame, spec: display.SliderSpec, shown: str, interactive: bool) -> None:
+def raw_window(stream: RawStream, key: view.RawKey, ev: pd.DataFrame, spec: display.SliderSpec, shown: str,
+               interactive: bool) -> None:
     """The time window -> its headline numbers, then the raw trace (a picture unless interactive) or the scanpath,
     under one line that says what it shows and how many events fall in the window (a fragment: the window does
     not re-detect events). A window without length or without samples shows words only, no stale numbers."""
+    one, who, method = stream.one, stream.who, key.method
     settings.clamp("gs_window", spec.lo, spec.hi)  # a window restored for another recording
     span = st.slider("Time window (s)", spec.lo, spec.hi, spec.value, spec.step, key="gs_window")
     if not span[1] > span[0]:  # one time point: no rate, no trace to draw
@@ -105,16 +128,15 @@ def raw_window(token: str, stream_key: str, one: pd.DataFrame, who: str, geometr
         st.info(f"No samples between {span[0]:g} and {span[1]:g} s for this participant; widen the window.",
                 icon=":material/filter_alt_off:")
         return
-    numbers = view.summary(token, stream_key, method, threshold, geometry, float(span[0]), float(span[1]), ev)
+    numbers = view.summary(key, stream.geometry, float(span[0]), float(span[1]), ev)
     st.markdown(numbers_html([Number(label, value, f"Events that start between {span[0]:.2f} and {span[1]:.2f} s "
                                                    "(the time window below).")
                               for label, value in numbers.items()]), unsafe_allow_html=True)
     if not interactive:
-        jpeg, counts = view.raw_picture(token, stream_key, method, threshold, tuple(span), one, ev)
+        jpeg, counts = view.raw_picture(key, tuple(span), one, ev)
         head = f"**Raw gaze of {md_text(who)}: x and y (px) and the pupil (mm) over time** — {RAW_LEGEND}"
     else:
-        fig, counts = view.raw_figure(shown, token, stream_key, method, threshold, geometry, tuple(span), who, one,
-                                      ev)
+        fig, counts = view.raw_figure(shown, key, stream.geometry, tuple(span), who, one, ev)
         head = ""
     note = (f"{counts[0]} fixations, {counts[1]} saccades and {counts[2]} blinks in the window; detected with "
             f"{display.DETECTORS[method]} on the raw samples.")
@@ -154,11 +176,11 @@ def guarantee_card(g: explain.Guarantee, title: str, formulas: bool | None = Non
 
 
 @fragment
-def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, method: str, geometry: Geometry,
-                 who: str, stimulus_uri: str | None, stimulus_note: str, interactive: bool = False) -> None:
+def compare_view(pair: Comparison, geometry: Geometry, who: str, stimulus_uri: str | None, stimulus_note: str,
+                 interactive: bool = False) -> None:
     """Time slider + trail length -> the original and protected scanpaths up to that time, as a picture or (when
-    `interactive`) the Plotly chart (a fragment; `key` names the protected stream: data, stream, method, settings
-    and seed)."""
+    `interactive`) the Plotly chart (a fragment)."""
+    key, original, protected, method = pair.key, pair.original, pair.protected, pair.method
     t_lo = float(np.nanmin([original["t_s"].min(), protected["t_s"].min()]))
     t_hi = float(np.nanmax([original["t_s"].max(), protected["t_s"].max()]))
     spec = display.time_slider(t_lo, t_hi)
@@ -172,15 +194,16 @@ def compare_view(key: tuple, original: pd.DataFrame, protected: pd.DataFrame, me
                        **keep_value("gs_t", default, spec.lo, spec.hi))
     trail = float(row.select_slider("Trail (s)", [0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="gs_trail", width=220,
                                     **keep_value("gs_trail", 3.0)))
+    moment = view.Trail(float(t_end), trail)
     if interactive:
-        fig = view.compare_figure(key, float(t_end), trail, method, geometry, who, stimulus_uri, original, protected)
+        fig = view.compare_figure(key, moment, method, geometry, who, stimulus_uri, original, protected)
         st.caption(stimulus_note)
         st.plotly_chart(fig, key="gs_compare", width="content", theme=None, config={"staticPlot": True})
     else:
         # The title and what lies underneath as one element: the title changes on every move.
-        st.markdown(f"**{md_text(view.compare_title(who, method, float(t_end), trail))}** — {stimulus_note}")
-        st.image(view.compare_picture(key, float(t_end), trail, method, geometry, stimulus_uri, original,
-                                      protected), width="content", output_format="JPEG")
+        st.markdown(f"**{md_text(view.compare_title(who, method, moment))}** — {stimulus_note}")
+        st.image(view.compare_picture(key, moment, method, geometry, stimulus_uri, original, protected),
+                 width="content", output_format="JPEG")
 
 
 def kaleido_budget(one: pd.DataFrame, s: view.KaleidoSettings, key: tuple) -> None:

@@ -27,12 +27,12 @@ from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
 from ui.gazestream import controls, figs, panels, risk, view
+from ui.gazestream.methods import METHOD_LABELS, method_of
 from ui.gazestream.table import utility_table
 from ui.share.tools import remember, share_box, share_toggle
 from ui.text import md_text
 from ui.widgets import preview_watermark
 
-METHODS = panels.METHODS
 LEAD = ("**What each method promises.** **Kaleido** is differential privacy *per window of samples*: any "
         "w consecutive samples are protected at ε for moves up to r pixels — not the whole recording. "
         "**k-same-synth** is **NOT differential privacy**: every released event parameter is the mean of at least "
@@ -91,12 +91,13 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
     seed = int(c[0].number_input("Preview seed", 0, 2**31 - 1, key="gs_seed", **controls.keep_value("gs_seed", 0),
                                  help="Every protected stream here is drawn from a numpy Generator seeded with "
                                       "this number (reproducible previews, docs/PRIVACY_MODEL.md §11)."))
-    shown = c[1].radio("Method", list(METHODS), horizontal=True, key="gs_show")
+    # The picker holds labels (settings files and share links store them); the page works on the member.
+    shown = c[1].radio("Method", list(METHOD_LABELS.values()), horizontal=True, key="gs_show")
     with c[2]:
         preview_watermark()
     one = view.pick(prep.frame, who, stim_name, sel)
     uri, note = _stimulus(stim_name, geometry)
-    mech = METHODS[shown]  # the picker's label, parsed once
+    mech = method_of(shown)  # the picker's label, parsed once
     figure, interactive, formulas, every_setting = _switches(mech)
     part = st.container()  # the method's part, drawn last: the switches under it are not re-sent on its moves
     attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
@@ -109,7 +110,7 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
         elif mech is Mech.K_SAME_SYNTH:
             synth_part(scope)
         else:
-            pd_part(scope, shown)
+            pd_part(scope, mech)
 
 
 DETAIL = {Mech.KALEIDO: "Budget per window", Mech.EVENT_SYNTH_PD: "Draws per fixation",
@@ -169,13 +170,14 @@ def kaleido_part(scope: Scope) -> None:
         streams = _person_streams(scope, plan.w)
         panels.guarantee_card(explain.kaleido_guarantee(plan, scope.prep.rate_hz, len(scope.one), scope.geometry,
                                                         streams),
-                              "Kaleido", scope.formulas,
+                              METHOD_LABELS[Mech.KALEIDO], scope.formulas,
                               risk.kaleido_line(plan.epsilon, plan.w, plan.r, len(scope.one), scope.geometry,
                                                    streams, len(scope.prep.participants)))
     kal = _kaleido(scope, s_kal)
-    prot = view.one_of(scope.token, "Kaleido", s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel, kal)
+    prot = view.one_of(scope.token, Mech.KALEIDO, s_kal, scope.seed, str(scope.who), scope.stim_name, scope.sel,
+                       kal)
     if scope.figure == "scanpath":
-        _scanpaths(scope, "Kaleido", s_kal, prot)
+        _scanpaths(scope, Mech.KALEIDO, s_kal, prot)
     else:
         panels.kaleido_budget(prot, s_kal, (*scope.stream_key, scope.seed))
     _table_and_share(scope, Mech.KALEIDO, s_kal, kal)
@@ -187,24 +189,24 @@ def synth_part(scope: Scope) -> None:
     card = st.container()  # the promise leads; it follows the control drawn under it
     k_syn = controls.synth_controls(len(scope.prep.participants))
     with card:
-        panels.guarantee_card(explain.synth_guarantee(k_syn), "k-same-synth", scope.formulas)
+        panels.guarantee_card(explain.synth_guarantee(k_syn), METHOD_LABELS[Mech.K_SAME_SYNTH], scope.formulas)
     try:
         res = _synth(scope, k_syn)
     except ValueError as err:
         st.info(f"k-same-synth published nothing for {md_text(scope.who)}. {md_text(err)}")
     else:
-        prot = view.one_of(scope.token, "k-same-synth", k_syn, scope.seed, str(scope.who), scope.stim_name,
+        prot = view.one_of(scope.token, Mech.K_SAME_SYNTH, k_syn, scope.seed, str(scope.who), scope.stim_name,
                            scope.sel, res.samples)
-        _scanpaths(scope, "k-same-synth", k_syn, prot)
+        _scanpaths(scope, Mech.K_SAME_SYNTH, k_syn, prot)
         st.caption(" ".join(res.notes) + " Blinks are not synthesised; the synthetic stream is as long as the "
                    "aligned events.")
     _table_and_share(scope, Mech.K_SAME_SYNTH, k_syn)
 
 
 @fragment(name="gs_pd")
-def pd_part(scope: Scope, shown: str) -> None:
+def pd_part(scope: Scope, shown: Mech) -> None:
     """Plausible deniability's promise (the shown form), controls, scanpath or draws chart, and the table."""
-    form = "randomised" if "randomised" in shown else "published"
+    form = "randomised" if shown is Mech.EVENT_SYNTH_PD_RANDOMISED else "published"
     other = "published" if form == "randomised" else "randomised"
     card = st.container()  # the promise leads; it follows the controls drawn under it
     s_pd = controls.pd_controls(len(scope.prep.participants))
@@ -226,7 +228,7 @@ def pd_part(scope: Scope, shown: str) -> None:
                + " A fixation passes only if another person has a fixation with the same number of samples "
                  "under which the draw is almost as likely — with tracker noise of a few pixels, that needs "
                  "a fixation within a few pixels of this one.")
-    _table_and_share(scope, METHODS[shown], s_pd)
+    _table_and_share(scope, shown, s_pd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,22 +262,23 @@ def _deniability(scope: Scope, form: str, s: PDSettings):
     return view.deniability(scope.token, form, s, scope.seed, scope.geometry, scope.prep.frame, ep)
 
 
-def _scanpaths(scope: Scope, method: str, settings: object, prot: pd.DataFrame) -> None:
+def _scanpaths(scope: Scope, method: Mech, settings: object, prot: pd.DataFrame) -> None:
     """The original and protected scanpaths of the chosen stream, with the time slider (a nested fragment)."""
     if prot.empty or not prot[["x", "y"]].notna().any().any():
-        st.info(f"{method} published nothing for {md_text(scope.who)}.")
+        st.info(f"{METHOD_LABELS[method]} published nothing for {md_text(scope.who)}.")
         return
     key = (*scope.stream_key, method, settings, scope.seed)
-    panels.compare_view(key, scope.one, prot, method, scope.geometry, str(scope.who), scope.uri, scope.note,
+    pair = panels.Comparison(key, scope.one, prot, method)
+    panels.compare_view(pair, scope.geometry, str(scope.who), scope.uri, scope.note,
                         scope.interactive)
 
 
-GUARANTEE_TEXT: dict[str, Callable[[Settings], str]] = {
-    "Kaleido": lambda s: f"ε = {s.kal.epsilon:g} per {s.kal.w}-sample window, r = {s.kal.r:g} px",
-    "k-same-synth": lambda s: f"each event vector shared by ≥ {s.syn} (not DP)",
-    "PD (as published)": lambda s: (f"≥ {s.pd.k - 1} other plausible identit{'y' if s.pd.k == 2 else 'ies'} "
+GUARANTEE_TEXT: dict[Mech, Callable[[Settings], str]] = {
+    Mech.KALEIDO: lambda s: f"ε = {s.kal.epsilon:g} per {s.kal.w}-sample window, r = {s.kal.r:g} px",
+    Mech.K_SAME_SYNTH: lambda s: f"each event vector shared by ≥ {s.syn} (not DP)",
+    Mech.EVENT_SYNTH_PD: lambda s: (f"≥ {s.pd.k - 1} other plausible identit{'y' if s.pd.k == 2 else 'ies'} "
                                     "per fixation (not DP)"),
-    "PD (randomised threshold)": lambda s: "not DP as implemented (records keep their seed's participant)",
+    Mech.EVENT_SYNTH_PD_RANDOMISED: lambda s: "not DP as implemented (records keep their seed's participant)",
 }
 
 
@@ -283,30 +286,31 @@ def _rows(scope: Scope, s: Settings, kal: pd.DataFrame, attack: bool) -> list[di
     """Every method's figures at the current settings, each from its cache (a method's row is measured once per
     settings and seed); re-identification only where measured, or measured now when `attack`."""
     df, g, token, seed = scope.prep.frame, scope.geometry, scope.token, scope.seed
-    outputs: dict[str, pd.DataFrame] = {"Kaleido": kal}
-    notes: dict[str, str] = {}
+    outputs: dict[Mech, pd.DataFrame] = {Mech.KALEIDO: kal}
+    notes: dict[Mech, str] = {}
     try:
-        outputs["k-same-synth"] = _synth(scope, s.syn).samples
+        outputs[Mech.K_SAME_SYNTH] = _synth(scope, s.syn).samples
     except ValueError as err:
-        notes["k-same-synth"] = str(err)
-    for form, name in (("published", "PD (as published)"), ("randomised", "PD (randomised threshold)")):
+        notes[Mech.K_SAME_SYNTH] = str(err)
+    for form, mech in (("published", Mech.EVENT_SYNTH_PD), ("randomised", Mech.EVENT_SYNTH_PD_RANDOMISED)):
         run = _deniability(scope, form, s.pd)
-        outputs[name] = run.samples
+        outputs[mech] = run.samples
         if run.n_published == 0:
-            notes[name] = f"nothing published: 0 of {run.n_events:,} fixations passed the test"
-    per = {"Kaleido": s.kal, "k-same-synth": s.syn, "PD (as published)": s.pd, "PD (randomised threshold)": s.pd}
+            notes[mech] = f"nothing published: 0 of {run.n_events:,} fixations passed the test"
+    per: dict[Mech, object] = {Mech.KALEIDO: s.kal, Mech.K_SAME_SYNTH: s.syn, Mech.EVENT_SYNTH_PD: s.pd,
+                               Mech.EVENT_SYNTH_PD_RANDOMISED: s.pd}
     base = dict(method="original (no protection)", guarantee="none", note="",
                 **view.baseline(token, g, df, len(scope.prep.participants)))
-    got = view.reid(token, "original", None, seed, g, df, None, attack)
+    got = view.reid(token, None, None, seed, g, df, None, attack)
     if got is not None:
         base["reid_accuracy"] = got[0]
     rows = [base]
-    for name in METHODS:
-        row: dict[str, Any] = dict(method=name, guarantee=GUARANTEE_TEXT[name](s), note=notes.get(name, ""))
-        if name in outputs:
+    for mech, label in METHOD_LABELS.items():
+        row: dict[str, Any] = dict(method=label, guarantee=GUARANTEE_TEXT[mech](s), note=notes.get(mech, ""))
+        if mech in outputs:
             try:
-                row.update(view.figures(token, name, per[name], seed, g, df, outputs[name]))
-                got = view.reid(token, name, per[name], seed, g, df, outputs[name], attack)
+                row.update(view.figures(token, mech, per[mech], seed, g, df, outputs[mech]))
+                got = view.reid(token, mech, per[mech], seed, g, df, outputs[mech], attack)
                 if got is not None:
                     row["reid_accuracy"] = got[0]
             except ValueError as err:

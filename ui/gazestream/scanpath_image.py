@@ -3,7 +3,7 @@
 Why a picture: the time and method sliders redraw this figure on every move, and a Plotly redraw costs the browser
 ~40 ms (more than a trivial page's whole re-render); drawing two polylines on the stimulus with PIL costs a few
 ms and the browser only swaps an image. The Plotly figure (axes in px, zoom) is one toggle away. Colours are the
-page's (ui/gazestream/figs.METHOD_COLORS, from ui/theme.py).
+page's (ui/gazestream/methods.METHOD_COLORS, from ui/theme.py).
 """
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from eyedp_core.dp.registry import Mech
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream import display, streams
 from eyedp_core.gazestream.deniability import PDResult, PDSettings, event_synth_pd
@@ -24,6 +25,7 @@ from eyedp_core.gazestream.events import EventParams, event_params
 from eyedp_core.gazestream.kaleido import kaleido_plan, kaleido_run, window_sums
 from eyedp_core.gazestream.synth import SynthResult, k_same_synth
 from ui.gazestream import figs, scanpath_image
+from ui.gazestream.methods import METHOD_COLORS, METHOD_LABELS, ORIGINAL_COLOR
 from ui.text import html_text
 
 # Stable numbers that separate the methods' random streams under one preview seed.
@@ -44,6 +46,24 @@ class KaleidoSettings:
     min_pub_share: float  # smallest publication budget, as a share of ε − ε/h
 
 
+@dataclass(frozen=True)
+class RawKey:
+    """What one stream's event views are cached on: the data token, the stream, the detector and its threshold."""
+
+    token: str
+    stream: str
+    method: str
+    threshold: float
+
+
+@dataclass(frozen=True)
+class Trail:
+    """The time point the compared scanpaths reach (s) and how many seconds of them are drawn before it."""
+
+    t_end: float
+    seconds: float
+
+
 def rng_for(seed: int, method: str) -> np.random.Generator:
     """Preview seed and method -> its own reproducible Generator (docs/PRIVACY_MODEL.md §11: preview only)."""
     return np.random.default_rng([int(seed), STREAM_IDS[method]])
@@ -56,10 +76,9 @@ def prepared(token: str, width_px: int, height_px: int, _frame: pd.DataFrame) ->
 
 
 @st.cache_resource(show_spinner="Detecting events…", max_entries=32)
-def detect(token: str, who: str, method: str, threshold: float, geometry: Geometry,
-           _one: pd.DataFrame) -> pd.DataFrame:
-    """One participant's samples -> event table (cached on data token, participant and thresholds)."""
-    return display.detect_for_display(_one, geometry, method, threshold)
+def detect(key: RawKey, geometry: Geometry, _one: pd.DataFrame) -> pd.DataFrame:
+    """One participant's samples -> event table (cached on data token, stream, detector and threshold)."""
+    return display.detect_for_display(_one, geometry, key.method, key.threshold)
 
 
 @st.cache_resource(show_spinner="Fitting event parameters (fixations, saccade velocity profiles)…", max_entries=8)
@@ -99,7 +118,7 @@ def clean_reference(token: str, geometry: Geometry, _original: pd.DataFrame) -> 
 
 
 @st.cache_data(show_spinner="Measuring utility…", max_entries=64)
-def figures(token: str, method: str, settings: object, seed: int, geometry: Geometry,
+def figures(token: str, method: Mech, settings: object, seed: int, geometry: Geometry,
             _original: pd.DataFrame, _protected: pd.DataFrame) -> dict[str, float]:
     """One method's protected samples (keyed by method, settings and seed) -> its utility figures (the
     re-identification attack is `reid`, run only when asked for)."""
@@ -115,9 +134,9 @@ def reid_store(token: str) -> dict:
     return {}
 
 
-def reid(token: str, method: str, settings: object, seed: int, geometry: Geometry, _original: pd.DataFrame,
+def reid(token: str, method: Mech | None, settings: object, seed: int, geometry: Geometry, _original: pd.DataFrame,
          _protected: pd.DataFrame | None, run: bool) -> tuple[float, int] | None:
-    """The attack on one method's protected samples (None: the clean data) -> (accuracy, windows attacked); when
+    """The attack on one method's protected samples (method and _protected None: the clean data) -> (accuracy, windows attacked); when
     not measured yet, measured only if `run` (it trains nothing new but extracts every window's features)."""
     store = reid_store(token)
     key = (method, settings, seed, geometry)
@@ -134,9 +153,8 @@ def baseline(token: str, geometry: Geometry, _original: pd.DataFrame, n_people: 
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def raw_figure(kind: str, token: str, stream_key: str, method: str, threshold: float, geometry: Geometry,
-               span: tuple[float, float], who: str, _one: pd.DataFrame, _ev: pd.DataFrame
-               ) -> tuple[go.Figure, tuple[int, int, int]]:
+def raw_figure(kind: str, key: RawKey, geometry: Geometry, span: tuple[float, float], who: str, _one: pd.DataFrame,
+               _ev: pd.DataFrame) -> tuple[go.Figure, tuple[int, int, int]]:
     """One stream's samples and events in a time window (keyed by token, stream, detector, threshold, window) ->
     (the raw trace when kind is "time", else the scanpath; counts of fixations, saccades and blinks in the window)."""
     part, fx, sc, bl = _window(_one, _ev, span)
@@ -151,8 +169,8 @@ def _window(one: pd.DataFrame, ev: pd.DataFrame, span: tuple[float, float]) -> t
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def raw_picture(token: str, stream_key: str, method: str, threshold: float, span: tuple[float, float],
-                _one: pd.DataFrame, _ev: pd.DataFrame) -> tuple[bytes, tuple[int, int, int]]:
+def raw_picture(key: RawKey, span: tuple[float, float], _one: pd.DataFrame,
+                _ev: pd.DataFrame) -> tuple[bytes, tuple[int, int, int]]:
     """Like `raw_figure` for kind "time", as a JPEG (ui/gazestream/scanpath_image.raw_trace_image), cached the same way:
     (the picture, counts of fixations, saccades and blinks in the window)."""
     part, fx, sc, bl = _window(_one, _ev, span)
@@ -165,8 +183,7 @@ def raw_picture(token: str, stream_key: str, method: str, threshold: float, span
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def summary(token: str, stream_key: str, method: str, threshold: float, geometry: Geometry, t0: float,
-            t1: float, _ev: pd.DataFrame) -> dict[str, str]:
+def summary(key: RawKey, geometry: Geometry, t0: float, t1: float, _ev: pd.DataFrame) -> dict[str, str]:
     """One stream's events (keyed like `detect`) and a time window t0 < t1 -> the four headline numbers of the
     events that start in it, formatted."""
     return display.window_summary(_ev, (t0, t1))
@@ -181,7 +198,7 @@ def pick(frame: pd.DataFrame, who: object, stim_name: str | None, sel: str | Non
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def one_of(token: str, method: str, settings: object, seed: int, who: str, stim_name: str | None, sel: str | None,
+def one_of(token: str, method: Mech, settings: object, seed: int, who: str, stim_name: str | None, sel: str | None,
            _frame: pd.DataFrame) -> pd.DataFrame:
     """A method's protected table (keyed by method, settings and seed) -> the chosen stream's rows (cached: the
     mask over every stream costs a few ms per move)."""
@@ -200,32 +217,31 @@ def fingerprint(image: np.ndarray) -> tuple:
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def compare_figure(key: tuple, t_end: float, trail_s: float, method: str, geometry: Geometry, who: str,
-                   stimulus_uri: str | None, _original: pd.DataFrame, _protected: pd.DataFrame) -> go.Figure:
+def compare_figure(key: tuple, trail: Trail, method: Mech, geometry: Geometry, who: str, stimulus_uri: str | None,
+                   _original: pd.DataFrame, _protected: pd.DataFrame) -> go.Figure:
     """The original and protected streams (keyed by `key`: token, method, settings, seed, stream) and a time
     point -> the trailing scanpaths figure (cached: moving back to a time point re-sends an identical figure)."""
-    a = display.trail(_original, t_end, trail_s)
-    b = display.trail(_protected, t_end, trail_s)
-    return figs.compare_scanpath(a, b, method, geometry, compare_title(html_text(who), method, t_end, trail_s),
-                                 stimulus_uri)
+    a = display.trail(_original, trail.t_end, trail.seconds)
+    b = display.trail(_protected, trail.t_end, trail.seconds)
+    return figs.compare_scanpath(a, b, method, geometry, compare_title(html_text(who), method, trail), stimulus_uri)
 
 
-def compare_title(who: str, method: str, t_end: float, trail_s: float) -> str:
+def compare_title(who: str, method: Mech, trail: Trail) -> str:
     """The scanpaths' title: who, which method, which seconds."""
-    start = min(max(t_end - trail_s, 0.0), t_end)  # the trail never reaches before time 0
-    return f"{who}: original and {method}, {start:.1f}–{t_end:.1f} s (PREVIEW)"
+    start = min(max(trail.t_end - trail.seconds, 0.0), trail.t_end)  # the trail never reaches before time 0
+    return f"{who}: original and {METHOD_LABELS[method]}, {start:.1f}–{trail.t_end:.1f} s (PREVIEW)"
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def compare_picture(key: tuple, t_end: float, trail_s: float, method: str, geometry: Geometry,
-                    stimulus_uri: str | None, _original: pd.DataFrame, _protected: pd.DataFrame) -> bytes:
+def compare_picture(key: tuple, trail: Trail, method: Mech, geometry: Geometry, stimulus_uri: str | None,
+                    _original: pd.DataFrame, _protected: pd.DataFrame) -> bytes:
     """Like `compare_figure`, as a JPEG over the stimulus (cached: the time slider re-sends known pictures)."""
-    a = display.trail(_original, t_end, trail_s)
-    b = display.trail(_protected, t_end, trail_s)
-    colors = (figs.METHOD_COLORS["original"], figs.METHOD_COLORS.get(method, figs.theme.CATEGORY[1]))
+    a = display.trail(_original, trail.t_end, trail.seconds)
+    b = display.trail(_protected, trail.t_end, trail.seconds)
+    colors = (ORIGINAL_COLOR, METHOD_COLORS[method])
     return scanpath_image.scanpath_jpeg(a[["x", "y"]].to_numpy(float), b[["x", "y"]].to_numpy(float),
-                                        ("original", method), colors, (geometry.width_px, geometry.height_px),
-                                        stimulus_uri)
+                                        ("original", METHOD_LABELS[method]), colors,
+                                        (geometry.width_px, geometry.height_px), stimulus_uri)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
