@@ -10,7 +10,6 @@ private release (OpenDP export, ledger entries) in `release`.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -22,6 +21,7 @@ from scipy import fft
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import sample_noise
 from eyedp_core.dp.registry import Family, GaussianMethod
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap, noise_family
 
 __all__ = [
@@ -211,10 +211,11 @@ def smooth(map_: np.ndarray, sigma_px: float, cell: int = 1, truncate: float = 4
 
 def sigma_px_from_degrees(deg: float, width_px: int, width_cm: float, distance_cm: float) -> float:
     """Visual angle in degrees, screen width in px and cm, viewing distance in cm in, the same extent in
-    px out (centred on the line of sight: 2·d·tan(deg/2) cm)."""
+    px out (centred on the line of sight: Geometry.span_px, 2·d·tan(deg/2) over the pixel pitch)."""
     if width_cm <= 0 or distance_cm <= 0 or width_px <= 0:
         raise ValueError("screen width (px, cm) and viewing distance must be > 0")
-    return 2.0 * distance_cm * math.tan(math.radians(deg) / 2.0) * width_px / width_cm
+    # Only the width is read: the width stands in for the height, which does not change x.
+    return Geometry.from_cm(width_px, width_px, width_cm, width_cm, distance_cm).span_px(deg)[0]
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.heatmaps import maps, preview
-from eyedp_core.plan import Allocation, HeatmapOutput, StudyPlan, allocate, inputs_from_fixations
+from eyedp_core.plan.allocate import Allocation, allocate
+from eyedp_core.plan.inputs import inputs_from_fixations
+from eyedp_core.plan.schema import HeatmapOutput, StudyPlan
 
 __all__ = ["PREVIEW_SEED", "allocation", "heatmap_preview"]
 

@@ -23,7 +23,7 @@ from eyedp_core.dp.store import EventKind
 from eyedp_core.report.aoi import ReleasedAois
 from eyedp_core.report.chain import report_ledger
 from eyedp_core.report.html import PERSON_SETTING, Artefact, ReportInput, build_html
-from eyedp_core.settings import encode_json
+from eyedp_core.settings.codec import encode_json
 from ui import settings, state, theme
 from ui.share.facts import finished
 from ui.share.labels import setting_labels
