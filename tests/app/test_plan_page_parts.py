@@ -51,11 +51,22 @@ def _ledger(at):
     return list(at.session_state["eyedp_ledger"].releases)
 
 
-def test_the_bundle_holds_every_output_named_hashed_and_charged_in_one_step() -> None:
+def test_the_bundle_holds_every_output_named_hashed_and_charged_in_one_step(monkeypatch) -> None:
+    import ui.state
+
     text = _plan_text()
     at = _open(text)
+    calls = []
+    charge = ui.state.charge
+
+    def counted(releases, **kwargs) -> bool:
+        calls.append(len(releases))
+        return charge(releases, **kwargs)
+
+    monkeypatch.setattr(ui.state, "charge", counted)
     at.button(key="plan_release").click().run()
     assert not at.exception, at.exception
+    assert calls == [3]  # one call holding the heatmap's, the series form's and the gaze samples' entries
     alloc = _allocation(text)
     eps = {r.label: r.epsilon for r in alloc.outputs}
     assert set(eps) == {"heatmap_comic", "series_group_1w", "gaze_samples"} and sum(eps.values()) == pytest.approx(10)

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from eyedp_core.data.bundled import load_sample
+from eyedp_core.batch.cli import main
+from eyedp_core.data.bundled import SAMPLE_DIR, load_sample
 from eyedp_core.exports.forms import release_form_table
 from eyedp_core.exports.plan_parts import (
     PartTables,
@@ -21,7 +22,8 @@ from eyedp_core.exports.plan_parts import (
     series_setting,
 )
 from eyedp_core.gaze.contributions import contributions
-from eyedp_core.plan.schema import GazeSamplesOutput, SeriesFormOutput
+from eyedp_core.io.errors import DataError
+from eyedp_core.plan.schema import GazeSamplesOutput, SeriesFormOutput, StudyPlan
 from eyedp_core.timeseries.forms import Form
 from tests.core.timeseries.app_made import feature_windows
 
@@ -113,3 +115,32 @@ def test_gaze_samples_are_charged_their_allotted_epsilon() -> None:
     assert set(part.files) == {"gaze_samples_eps3.csv", "gaze_samples_eps3.json"}
     assert part.manifest["epsilon_per_person"] == pytest.approx(3.0, rel=1e-12)
     assert part.manifest["epsilon"] == pytest.approx(3.0 / (windows * d), rel=1e-12)
+
+
+def test_the_plan_file_fields_of_series_forms_and_gaze_samples_round_trip_and_are_checked() -> None:
+    text = ('{"cap": {"epsilon": 4}, "outputs": [{"kind": "series_form", "features": ["fix_rate_hz"], "length": 50},'
+            ' {"kind": "gaze_samples", "w": 30, "r": 20, "width_px": 1920, "height_px": 1080}]}')
+    plan = StudyPlan.from_json(text)
+    s, g = plan.outputs
+    assert (s.features, s.length) == (("fix_rate_hz",), 50)
+    assert (g.w, g.r, g.width_px, g.height_px, g.t_skip) == (30, 20.0, 1920, 1080, 12)
+    assert StudyPlan.from_json(plan.to_json()) == plan
+    bad = {'"width_px": 1920': "width_px", '"length": 0': "outputs[0].length", '"features": "x"': "outputs[0].features",
+           '"h": 1': "outputs[0].h", '"blocks": 9, "length": 5': "outputs[0].blocks"}
+    for field, where in bad.items():
+        kind = "gaze_samples" if field.startswith(('"width', '"h"')) else "series_form"
+        with pytest.raises(DataError, match=where.replace("[", r"\[").replace("]", r"\]")):
+            StudyPlan.from_json('{"cap": {"epsilon": 4}, "outputs": [{"kind": "%s", %s}]}' % (kind, field))
+
+
+def test_the_batch_refuses_a_series_table_it_cannot_release_and_writes_nothing(tmp_path, capsys) -> None:
+    """--series given, but the plan names a feature the table lacks: exit 2 naming the output, no folder."""
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"cap": {"epsilon": 4}, "outputs": [{"kind": "heatmap", "stimulus": "comic", "width": 1280, '
+                    '"height": 800}, {"kind": "series_form", "features": ["no_such_feature"]}]}')
+    out = tmp_path / "bundle"
+    code = main(["plan", "--plan", str(plan), "--input", str(SAMPLE_DIR / "fixations.parquet"),
+                 "--series", str(SAMPLE_DIR / "reading_features.parquet"), "--out", str(out)])
+    assert code == 2 and not out.exists()
+    err = capsys.readouterr().err
+    assert "series_group_1w cannot be released" in err and "no_such_feature" in err
