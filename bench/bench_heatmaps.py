@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.timing import median_time  # noqa: E402
 from eyedp_core.heatmaps import cap  # noqa: E402
 from eyedp_core.heatmaps import maps as hm  # noqa: E402
-from eyedp_core.heatmaps.calibration import heatmap_sensitivity  # noqa: E402
-from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
+from eyedp_core.heatmaps.calibration import HeatmapSetting, heatmap_sensitivity  # noqa: E402
+from eyedp_core.heatmaps.curves import CurveSpec, eps_curves  # noqa: E402
 from eyedp_core.heatmaps.saliency import heatmap_metrics  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 800
@@ -122,20 +122,20 @@ def run(repeats: int = 5) -> list[dict]:
 
     def rerender():
         a = hm.aggregate(gm, 1.0)
-        pm = hm.privatize(a, 1.0, n ** -1.5, "gaussian", sens, rng)
+        pm = hm.privatize(a, HeatmapSetting(1.0, n ** -1.5, "gaussian"), sens, rng)
         hm.smooth(pm.map, SIGMA_PX)
 
     rows.append(dict(name=f"eps/m change: aggregate+privatize+smooth ({label})",
                      seconds=_time(rerender, repeats), baseline_seconds=t_floor))
 
     def priv_smooth():
-        hm.smooth(hm.privatize(agg, 1.0, n ** -1.5, "gaussian", sens, rng).map, SIGMA_PX)
+        hm.smooth(hm.privatize(agg, HeatmapSetting(1.0, n ** -1.5, "gaussian"), sens, rng).map, SIGMA_PX)
 
     rows.append(dict(name="privatize+smooth at full res 1280x800", seconds=_time(priv_smooth, repeats),
                      baseline_seconds=t_floor))
 
     def hot_path():  # what the page computes on a slider move at 1 px cells, before drawing (EMD on request)
-        noisy = hm.smooth(hm.privatize(agg, 1.0, n ** -2.0, "gaussian", sens, rng).map, SIGMA_PX)
+        noisy = hm.smooth(hm.privatize(agg, HeatmapSetting(1.0, n ** -2.0, "gaussian"), sens, rng).map, SIGMA_PX)
         heatmap_metrics(clean_s, noisy, emd_bins=None)
 
     clean_s = hm.smooth(agg, SIGMA_PX)
@@ -143,7 +143,8 @@ def run(repeats: int = 5) -> list[dict]:
                      baseline_seconds=t_floor))
 
     eps = np.linspace(0.5, 5.0, 10)
-    t_curves = _time(lambda: eps_curves(agg, sens, eps, n ** -1.5, rng, R=100, sigma_px=SIGMA_PX), 1)
+    t_curves = _time(lambda: eps_curves(agg, sens, HeatmapSetting(delta=n ** -1.5, sigma_px=SIGMA_PX),
+                                        CurveSpec(epsilons=tuple(eps), R=100), rng), 1)
     rows.append(dict(name="eps-curves R=100 x 10 eps x 2 mechanisms, 1280x800", seconds=t_curves,
                      baseline_seconds=t_floor))
 

@@ -19,9 +19,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from eyedp_core.data import bundled  # noqa: E402
-from eyedp_core.heatmaps import maps, preview, targets  # noqa: E402
-from eyedp_core.heatmaps.calibration import preset_delta  # noqa: E402
-from eyedp_core.heatmaps.curves import eps_curves  # noqa: E402
+from eyedp_core.heatmaps import cap, maps, preview, targets  # noqa: E402
+from eyedp_core.heatmaps.calibration import HeatmapSetting, preset_delta  # noqa: E402
+from eyedp_core.heatmaps.curves import CurveSpec, eps_curves  # noqa: E402
 
 OSIE = ROOT.parent / "shared" / "realdata" / "osie" / "osie_fixations.csv.gz"
 # Panel label -> (its button, what marks it drawn: the default page draws no Plotly chart, only pictures).
@@ -54,20 +54,19 @@ def core_figures() -> list[dict]:
         n = gm.n_observers
         agg = maps.aggregate(gm, 1.0, 30.0)
         sens = preview.maps_sensitivity(gm, 1.0, 30.0)
-        s = targets.Setting(3.0, preset_delta(n), cap_m=1.0, cap_total=30.0)
+        s = HeatmapSetting(3.0, preset_delta(n), cap_m=1.0, cap_total=30.0, cell_px=32, sigma_px=SIGMA_PX)
         calls = {
             "ε-curves core (5 ε × R = 100 × 2 mechanisms, CC and hot spots)": lambda: eps_curves(
-                agg, sens, list(np.geomspace(0.1, 10, 5)), s.delta, np.random.default_rng(0), R=100,
-                sigma_px=SIGMA_PX, cell=32, hot_spots_q=targets.DEFAULT_Q),
+                agg, sens, s, CurveSpec(epsilons=tuple(np.geomspace(0.1, 10, 5)), R=100, hot_spots_q=targets.DEFAULT_Q),
+                np.random.default_rng(0)),
             "target finder core (ε and N answers, R = 100)": lambda: (
                 targets.epsilon_for_target(agg, n, s, targets.Measure.CC, 0.8, np.random.default_rng(0),
-                                           basis=targets.Basis.PRIVATE, sigma_px=SIGMA_PX, cell=32),
+                                           basis=targets.Basis.PRIVATE),
                 targets.observers_for_target(agg, s, targets.Measure.CC, 0.8, np.random.default_rng(0),
-                                             basis=targets.Basis.PLANNING, sigma_px=SIGMA_PX, cell=32)),
+                                             basis=targets.Basis.PLANNING)),
             "private m vs fixed m core (11 candidates, R = 50)": lambda: targets.cap_choice_utility(
-                gm, fixed_m=1.0, candidates=(1, 2, 3, 4, 5, 6, 8, 10), raw_bound=10.0, selection_epsilon=0.1,
-                selection_method="exponential", setting=s, rng=np.random.default_rng(0), basis=targets.Basis.PRIVATE,
-                R=50, sigma_px=SIGMA_PX),
+                gm, fixed_m=1.0, candidates=(1, 2, 3, 4, 5, 6, 8, 10), selection=cap.SelectionSpec(10.0, 0.1),
+                setting=s, rng=np.random.default_rng(0), basis=targets.Basis.PRIVATE, draws=targets.DrawSpec(R=50)),
         }
         for name, call in calls.items():
             t = []

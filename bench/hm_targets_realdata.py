@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from eyedp_core.data import bundled  # noqa: E402
 from eyedp_core.heatmaps import cap, maps, preview, targets  # noqa: E402
-from eyedp_core.heatmaps.calibration import preset_delta  # noqa: E402
+from eyedp_core.heatmaps.calibration import HeatmapSetting, preset_delta  # noqa: E402
 
 OSIE = ROOT.parent / "shared" / "realdata" / "osie" / "osie_fixations.csv.gz"
 SIGMA_PX = maps.sigma_px_from_degrees(1.5, bundled.SAMPLE_SCREEN.width_px, bundled.SAMPLE_SCREEN.width_cm,
@@ -51,26 +51,25 @@ def figures(gms: list[maps.GazeMaps]) -> dict[str, str]:
     for gm in gms:
         n = gm.n_observers
         agg = maps.aggregate(gm, 1.0, 30.0)
-        s = targets.Setting(10.0, preset_delta(n), cap_m=1.0, cap_total=30.0)
-        d = targets.utility_at_stds(agg, [targets.Setting(e, s.delta, cap_m=1.0, cap_total=30.0).std(n, gm.n_cells)
-                                          for e in EPS], np.random.default_rng(0), R=R, sigma_px=SIGMA_PX, cell=32)
+        s = HeatmapSetting(10.0, preset_delta(n), cap_m=1.0, cap_total=30.0, cell_px=32, sigma_px=SIGMA_PX)
+        d = targets.utility_at_stds(agg, [s.with_epsilon(e).std(n, gm.n_cells) for e in EPS],
+                                    np.random.default_rng(0), s, targets.DrawSpec(R=R))
         for i, e in enumerate(EPS):
             cc[e].append(d.cc[i])
             kept[e].append(d.kept[i])
-        kw = dict(basis=targets.Basis.PRIVATE, R=R, sigma_px=SIGMA_PX, cell=32)
+        kw = dict(basis=targets.Basis.PRIVATE, draws=targets.DrawSpec(R=R))
         for key, meas in (("cc", targets.Measure.CC), ("kept", targets.Measure.HOT_SPOTS)):
             a = targets.epsilon_for_target(agg, n, s, meas, TARGET, np.random.default_rng(0), **kw)
             b = targets.observers_for_target(agg, s, meas, TARGET, np.random.default_rng(0), **kw)
             ans[f"eps_{key}"].append((a.value, a.low, a.high))
             ans[f"n_{key}"].append((b.value, b.low, b.high))
-            c = targets.observers_by_subsample(gm, targets.Setting(30.0, s.delta, cap_m=1.0, cap_total=30.0), meas,
-                                               TARGET, np.random.default_rng(0), basis=targets.Basis.PRIVATE, R=R,
-                                               sigma_px=SIGMA_PX)
+            c = targets.observers_by_subsample(gm, s.with_epsilon(30.0), meas, TARGET, np.random.default_rng(0),
+                                               basis=targets.Basis.PRIVATE, draws=targets.DrawSpec(R=R))
             ans[f"sub_{key}"].append((c.value, c.low, c.high))
         c = targets.cap_choice_utility(gm, fixed_m=1.0, candidates=cap.public_candidates("count", 10.0),
-                                       raw_bound=10.0, selection_epsilon=0.1, selection_method="exponential",
-                                       setting=s, rng=np.random.default_rng(0), basis=targets.Basis.PRIVATE, R=50,
-                                       sigma_px=SIGMA_PX)
+                                       selection=cap.SelectionSpec(10.0, 0.1, "exponential"), setting=s,
+                                       rng=np.random.default_rng(0), basis=targets.Basis.PRIVATE,
+                                       draws=targets.DrawSpec(R=50))
         mcomp.append((c.summary(targets.Measure.CC), c.summary(targets.Measure.HOT_SPOTS)))
     out = {}
     for e in EPS:

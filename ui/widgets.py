@@ -93,14 +93,14 @@ def snap_to_options(key: str, options: list[float]) -> None:
         st.session_state[key] = _nearest_log(options, float(cur))
 
 
-def log_slider(label: str, lo: float, hi: float, default: float, key: str, help: str | None = None,
-               per_decade: int = 6, *, extra: tuple[float, ...] = (), on_change=None,
-               disabled: bool = False) -> float:
-    """A select-slider over round log-spaced values (plus exact `extra` ones, e.g. a preset's δ = n^-1.5)."""
+def log_slider(label: str, lo: float, hi: float, default: float, key: str, per_decade: int = 6, *,
+               extra: tuple[float, ...] = (), **widget: Any) -> float:
+    """A select-slider over round log-spaced values (plus exact `extra` ones, e.g. a preset's δ = n^-1.5);
+    `widget`: st.select_slider's own options (help, on_change, disabled), passed on as they are."""
     vals = log_options(lo, hi, per_decade, extra)
     snap_to_options(key, vals)
     return float(st.select_slider(label, options=vals, value=value_in_force(key, _nearest_log(vals, default)),
-                                  format_func=fmt_num, key=key, help=help, on_change=on_change, disabled=disabled))
+                                  format_func=fmt_num, key=key, **widget))
 
 
 # Words for very large factors: a teacher reads "more than a million to one", not "4.9e+08".

@@ -25,7 +25,7 @@ from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.dp.planar import planar_laplace
 from eyedp_core.dp.registry import Family, GaussianMethod, Mech
 from eyedp_core.gazestream.kaleido import KaleidoPlan
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize
 from eyedp_core.timeseries.forms import Form, FormSetting
 from eyedp_core.timeseries.forms import release as release_form
@@ -144,11 +144,12 @@ def heatmap_case(s: HeatmapAudit) -> AuditCase:
 
     def draw(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
         out = []
+        setting = HeatmapSetting(s.epsilon, s.delta, cal.mechanism, s.method)
         for a in (a0, a1):
             agg = a.reshape(s.rows, s.cols)
             # One map at a time: a grid of a million cells is 8 MB a draw, never a stack of them.
-            out.append(np.array([stat(privatize(agg, s.epsilon, s.delta, cal.mechanism, sens, rng, s.method,
-                                                calibration=cal, dtype=np.float64).map) for _ in range(count)]))
+            out.append(np.array([stat(privatize(agg, setting, sens, rng, calibration=cal,
+                                                dtype=np.float64).map) for _ in range(count)]))
         return out[0], out[1]
 
     caps = f"m = {s.cap_m:g}" + (f", C = {s.cap_total:g}" if s.cap_total is not None else "")

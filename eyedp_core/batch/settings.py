@@ -11,6 +11,7 @@ from typing import Any
 
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import noise_family
+from eyedp_core.heatmaps.maps import grid_shape
 
 __all__ = ["Engine", "HeatmapSettings", "SETTINGS_VERSION"]
 
@@ -83,7 +84,7 @@ class HeatmapSettings:
     @property
     def grid_shape(self) -> tuple[int, int]:
         """(rows, cols) of cells on the public canvas."""
-        return -(-self.height // self.cell_px), -(-self.width // self.cell_px)
+        return grid_shape(self.width, self.height, self.cell_px)
 
     @property
     def n_cells(self) -> int:

@@ -5,14 +5,14 @@ everybody else's maps (the adversary of the DP definition).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from eyedp_core.dp.registry import Family, GaussianMethod
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.dp.registry import Family
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, privatize
 
 __all__ = [
@@ -128,11 +128,12 @@ def difference_attack(released_map: np.ndarray, maps: GazeMaps, target: int, cap
                         exact, float(np.mean(err * err)), float(np.max(np.abs(err), initial=0.0)), included)
 
 
-def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta: float,
-                rng: np.random.Generator, cap_total: float | None = None, fraction: float = 0.5,
-                method: GaussianMethod = GaussianMethod.ANALYTIC) -> pd.DataFrame:
-    """GazeMaps, target row, cap(s), (ε, δ), generator, sampling fraction and Gaussian method in, one row
-    per mechanism out: privacy status, whether the attack recovered the target exactly, its errors."""
+def attack_demo(maps: GazeMaps, target: int, setting: HeatmapSetting, rng: np.random.Generator, *,
+                fraction: float = 0.5) -> pd.DataFrame:
+    """GazeMaps, target row, the setting (caps, ε, δ, Gaussian method; both noise families are run), generator
+    and sampling fraction in, one row per mechanism out: privacy status, whether the attack recovered the target
+    exactly, its errors."""
+    cap_m, cap_total, epsilon, delta = setting.cap_m, setting.cap_total, setting.epsilon, setting.delta
     sens = heatmap_sensitivity(maps.n_cells, maps.n_observers, cap_m, cap_total)
     truth_total = float(cap_matrix(maps, cap_m, cap_total).getrow(target).sum())
     rows = []
@@ -144,8 +145,9 @@ def attack_demo(maps: GazeMaps, target: int, cap_m: float, epsilon: float, delta
         releases.append((name, rel.map, rel.k, f"not DP: δ ≥ c = {fraction:g}", drawn))
     agg = nf.map
     for fam in (Family.GAUSSIAN, Family.LAPLACE):
-        cal = calibrate_heatmap(sens, epsilon, delta, fam, method if fam is Family.GAUSSIAN else Family.LAPLACE)
-        pm = privatize(agg, epsilon, delta, fam, sens, rng, calibration=cal, dtype=np.float64)
+        cal = calibrate_heatmap(sens, epsilon, delta, fam,
+                                setting.method if fam is Family.GAUSSIAN else Family.LAPLACE)
+        pm = privatize(agg, replace(setting, mechanism=fam), sens, rng, calibration=cal, dtype=np.float64)
         releases.append((fam.value, pm.map, None, cal.guarantee, None))
     labels = {"noise-free": "Noise-free aggregate", "rs1": "Random selection, without replacement",
               "rs2": "Random selection, with replacement", Family.GAUSSIAN.value: "Gaussian noise",

@@ -20,12 +20,11 @@ from eyedp_core.dp.noise import GaussianMechanism, LaplaceMechanism, LiuGaussian
 from eyedp_core.dp.registry import Family, GaussianMethod
 
 __all__ = [
-    "GridChoice",
     "HeatmapSensitivity",
+    "HeatmapSetting",
     "PrivacyPreset",
     "calibrate_heatmap",
     "calibration_table",
-    "grid_for_sigma",
     "heatmap_sensitivity",
     "liu_thm35_std",
     "noise_family",
@@ -136,6 +135,41 @@ def noise_family(mechanism: Family | str) -> Family:
     if fam not in _HEATMAP_NOISE:
         raise ValueError(f"unknown mechanism {mechanism!r}; private options are 'gaussian' and 'laplace'")
     return fam
+
+
+@dataclass(frozen=True)
+class HeatmapSetting:
+    """One heatmap setting: privacy parameters, noise, caps, cell size and kernel (the public numbers that fix the
+    noise and the map). Frozen and hashable, so cached calls can key on it."""
+
+    epsilon: float = 1.0
+    delta: float = 1e-6
+    mechanism: Family = Family.GAUSSIAN
+    method: GaussianMethod = GaussianMethod.ANALYTIC
+    cap_m: float = 1.0
+    cap_total: float | None = None
+    cell_px: int = 1
+    sigma_px: float = 0.0  # smoothing kernel σ in stimulus px (post-processing)
+
+    def __post_init__(self) -> None:
+        # Settings, links and tests hand in names: parse them once, refusing unknown ones.
+        object.__setattr__(self, "mechanism", noise_family(self.mechanism))
+        if self.mechanism is Family.GAUSSIAN:  # Laplace noise takes no Gaussian method
+            object.__setattr__(self, "method", GaussianMethod(self.method))
+
+    def with_epsilon(self, epsilon: float) -> HeatmapSetting:
+        """ε in, the same setting at that ε out."""
+        return replace(self, epsilon=float(epsilon))
+
+    def calibration(self, n: int, r: int) -> Calibration:
+        """Observers n and cells r in, the calibration of this setting out (Laplace noise takes no Gaussian method)."""
+        sens = heatmap_sensitivity(r, n, self.cap_m, self.cap_total)
+        meth = self.method if self.mechanism == Family.GAUSSIAN else Family.LAPLACE
+        return calibrate_heatmap(sens, self.epsilon, self.delta, self.mechanism, meth)
+
+    def std(self, n: int, r: int) -> float:
+        """Observers n and cells r in, the per-cell noise std of this setting out."""
+        return float(self.calibration(n, r).std)
 
 
 def calibrate_heatmap(sensitivity: HeatmapSensitivity, epsilon: float, delta: float,
@@ -282,15 +316,18 @@ def noise_surface(n_values, sqrt_r_values, epsilon: float, delta: DeltaLike, m: 
                          "std": np.asarray(std).ravel()})
 
 
-def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike, m: float = 1.0,
-                     cap_total: float | None = None, mechanism: Family = Family.GAUSSIAN,
-                     method: GaussianMethod = GaussianMethod.ANALYTIC, n_max: int = 10**12) -> int | None:
-    """Target noise std, cells r, ε, δ (number or function of n) and caps in, the smallest n with
-    noise_std(n) <= target out (None if not reached by n_max)."""
+def observers_needed(target_std: float, r: int, setting: HeatmapSetting, *, delta_of_n: DeltaLike | None = None,
+                     n_max: int = 10**12) -> int | None:
+    """Target noise std, cells r, the setting (ε, δ, caps, noise) and optionally δ as a function of n in, the
+    smallest n with noise_std(n) <= target out (None if not reached by n_max)."""
+    s = setting
+    delta = s.delta if delta_of_n is None else delta_of_n
+    mechanism = s.mechanism
+
     def f(n: int) -> float:
         if noise_family(mechanism) is Family.GAUSSIAN and not 0 < float(_delta_of(delta, np.asarray(n))) < 1:
             return math.inf  # e.g. δ = n^-1.5 at n = 1: no Gaussian calibration exists
-        return float(noise_std(n, r, epsilon, delta, m, cap_total, mechanism, method))
+        return float(noise_std(n, r, s.epsilon, delta, s.cap_m, s.cap_total, mechanism, s.method))
 
     if f(1) <= target_std:
         return 1
@@ -307,28 +344,3 @@ def observers_needed(target_std: float, r: int, epsilon: float, delta: DeltaLike
         else:
             lo = mid
     return hi
-
-
-@dataclass(frozen=True)
-class GridChoice:
-    """Answer of the grid calculator: cell size in px, grid shape (rows, cols), cells r and the noise std."""
-
-    cell: int
-    grid_shape: tuple[int, int]
-    r: int
-    std: float
-
-
-def grid_for_sigma(target_std: float, n: int, width: int, height: int, epsilon: float, delta: DeltaLike,
-                   m: float = 1.0, cap_total: float | None = None, mechanism: Family = Family.GAUSSIAN,
-                   method: GaussianMethod = GaussianMethod.ANALYTIC) -> GridChoice | None:
-    """Target std, observers n, stimulus size, ε, δ, caps in, the finest grid (smallest cell) whose noise
-    std is <= target out (None if even a single cell is too noisy)."""
-    cells = np.arange(1, max(width, height) + 1)
-    rows, cols = -(-height // cells), -(-width // cells)
-    stds = noise_std(n, rows * cols, epsilon, delta, m, cap_total, mechanism, method)
-    ok = np.flatnonzero(stds <= target_std)
-    if ok.size == 0:
-        return None
-    i = ok[0]
-    return GridChoice(int(cells[i]), (int(rows[i]), int(cols[i])), int(rows[i] * cols[i]), float(stds[i]))

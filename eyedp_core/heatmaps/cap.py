@@ -22,6 +22,7 @@ __all__ = [
     "PUBLIC_CAPS",
     "CapCurve",
     "CapSelection",
+    "SelectionSpec",
     "bias_term",
     "cap_score_sensitivity",
     "cap_scores",
@@ -190,6 +191,19 @@ def selection_probabilities(scores, epsilon: float, sensitivity: float) -> np.nd
     logits = -epsilon * (s - s.min()) / (2.0 * sensitivity)
     p = np.exp(logits)
     return p / p.sum()
+
+
+@dataclass(frozen=True)
+class SelectionSpec:
+    """How m is chosen privately: the public bound B on the raw values, the selection's ε and its method."""
+
+    raw_bound: float
+    epsilon: float
+    method: SelectionMethod = SelectionMethod.EXPONENTIAL
+
+    def __post_init__(self) -> None:
+        # Settings and tests hand in names: parse them once, refusing unknown ones.
+        object.__setattr__(self, "method", SelectionMethod(self.method))
 
 
 @dataclass(frozen=True)

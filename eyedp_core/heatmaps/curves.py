@@ -14,6 +14,7 @@ drawn by the sampler of eyedp_core.dp.noise (`sample_noise`, through `maps.draw_
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -23,14 +24,15 @@ from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps.calibration import (
     DeltaLike,
     HeatmapSensitivity,
+    HeatmapSetting,
     calibrate_heatmap,
     heatmap_sensitivity,
     noise_family,
 )
 from eyedp_core.heatmaps.maps import draw_noise, kernel_spectrum, smooth
-from eyedp_core.heatmaps.targets import Measure, utility_at_stds
+from eyedp_core.heatmaps.targets import DrawSpec, Measure, utility_at_stds
 
-__all__ = ["eps_curves", "expected_noise_mse", "plan_study", "summarize_curves"]
+__all__ = ["CurveSpec", "eps_curves", "expected_noise_mse", "plan_study", "summarize_curves"]
 
 HOT_SPOT_CELLS = 200_000  # above this the hot spots (a partition of every noisy map) would slow the curves down
 
@@ -118,22 +120,35 @@ class _Engine:
         return {"cc": cc, "mse": mse, "nmse": nmse}
 
 
-def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons: Sequence[float],
-               delta: float, rng: np.random.Generator, R: int = 100, sigma_px: float = 0.0, cell: int = 1,
-               mechanisms: Sequence[Family] = (Family.GAUSSIAN, Family.LAPLACE),
-               method: GaussianMethod = GaussianMethod.ANALYTIC,
-               reference_map: np.ndarray | None = None, progress: Callable[[float], None] | None = None,
-               truncate: float = 4.0, tol: float = 1e-9, hot_spots_q: float | None = None) -> pd.DataFrame:
-    """Clean (capped) aggregate, its sensitivity, ε values, δ, generator, draws R, kernel σ in px, cell size,
-    mechanisms and Gaussian method in, tidy DataFrame (mechanism, method, eps, delta, draw, std, scale,
-    cc, mse, nmse) out: metrics of smoothed noisy map vs smoothed reference (default: the clean map).
+@dataclass(frozen=True, kw_only=True)
+class CurveSpec:
+    """What the ε-curves compute: the ε values, R draws per ε, the noise families, the hot-spot share q (None: no
+    hot spots kept), the kernel's truncation (in σ) and the share `tol` of Σ Λ² the retained DCT block may drop."""
 
-    The classical calibration is skipped for ε >= 1 (not proven there); see df.attrs["notes"]. With `hot_spots_q`
-    a column hot_spots holds hot spots kept (targets.hot_spots_kept, top share q) over R further draws per
-    mechanism, on grids of at most HOT_SPOT_CELLS cells (nan and a note above)."""
+    epsilons: tuple[float, ...]
+    R: int = 100
+    mechanisms: tuple[Family, ...] = (Family.GAUSSIAN, Family.LAPLACE)
+    hot_spots_q: float | None = None
+    truncate: float = 4.0
+    tol: float = 1e-9
+
+
+def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, setting: HeatmapSetting, spec: CurveSpec,
+               rng: np.random.Generator, *, reference_map: np.ndarray | None = None,
+               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Clean (capped) aggregate, its sensitivity, the setting (δ, Gaussian method, cell size, kernel σ in px; its ε
+    and noise family are those of `spec`), the curve spec (ε values, draws R, mechanisms, hot-spot share) and a
+    generator in, tidy DataFrame (mechanism, method, eps, delta, draw, std, scale, cc, mse, nmse) out: metrics of
+    smoothed noisy map vs smoothed reference (default: the clean map).
+
+    The classical calibration is skipped for ε >= 1 (not proven there); see df.attrs["notes"]. With
+    `spec.hot_spots_q` a column hot_spots holds hot spots kept (targets.hot_spots_kept, top share q) over R further
+    draws per mechanism, on grids of at most HOT_SPOT_CELLS cells (nan and a note above)."""
+    epsilons, R, mechanisms, hot_spots_q = spec.epsilons, spec.R, spec.mechanisms, spec.hot_spots_q
+    delta, method, sigma_px, cell = setting.delta, setting.method, setting.sigma_px, setting.cell_px
     clean = np.asarray(clean_map, dtype=float)
     ref = clean if reference_map is None else np.asarray(reference_map, dtype=float)
-    eng = _Engine(clean, ref, float(sigma_px) / cell, truncate, tol)
+    eng = _Engine(clean, ref, float(sigma_px) / cell, spec.truncate, spec.tol)
     frames, notes = [], []
     for i, name in enumerate(mechanisms):
         fam = noise_family(name)
@@ -149,9 +164,8 @@ def eps_curves(clean_map: np.ndarray, sensitivity: HeatmapSensitivity, epsilons:
         E = len(cals)
         kept = np.full((E, R), np.nan)
         if hot_spots_q is not None and clean.size <= HOT_SPOT_CELLS:
-            kept = utility_at_stds(clean, [c.std for c in cals], rng, R=R, sigma_px=sigma_px, cell=cell,
-                                   mechanism=fam, q=hot_spots_q, reference=ref,
-                                   measures=(Measure.HOT_SPOTS,)).kept
+            kept = utility_at_stds(clean, [c.std for c in cals], rng, replace(setting, mechanism=fam),
+                                   DrawSpec(R=R, q=hot_spots_q), reference=ref, measures=(Measure.HOT_SPOTS,)).kept
         elif hot_spots_q is not None:
             notes.append(f"hot spots kept left out: the grid has more than {HOT_SPOT_CELLS:,} cells")
         frames.append(pd.DataFrame({
@@ -187,14 +201,15 @@ def expected_noise_mse(std: float, shape: tuple[int, int], sigma_px: float, cell
     return std * std * float((lr * lr).sum() * (lc * lc).sum()) / (shape[0] * shape[1])
 
 
-def plan_study(clean_map: np.ndarray, n_values: Sequence[int], epsilon: float, delta: DeltaLike,
-               rng: np.random.Generator, m: float = 1.0, cap_total: float | None = None,
-               sigma_px: float = 0.0, cell: int = 1, mechanism: Family = Family.GAUSSIAN,
-               method: GaussianMethod = GaussianMethod.ANALYTIC, R: int = 50,
-               reference_map: np.ndarray | None = None, truncate: float = 4.0) -> pd.DataFrame:
-    """Clean aggregate (mean map of the observers at hand), hypothetical study sizes N, ε, δ (number or
-    function of N), generator, caps, kernel, mechanism in, one row per N out: noise std, exact expected
-    MSE, Monte-Carlo CC mean/sd over R draws and the planning-only label."""
+def plan_study(clean_map: np.ndarray, n_values: Sequence[int], setting: HeatmapSetting, rng: np.random.Generator, *,
+               delta_of_n: DeltaLike | None = None, R: int = 50, reference_map: np.ndarray | None = None,
+               truncate: float = 4.0) -> pd.DataFrame:
+    """Clean aggregate (mean map of the observers at hand), hypothetical study sizes N, the setting (ε, δ, caps,
+    noise, cell size, kernel), generator and optionally δ as a function of N in, one row per N out: noise std,
+    exact expected MSE, Monte-Carlo CC mean/sd over R draws and the planning-only label."""
+    epsilon, m, cap_total = setting.epsilon, setting.cap_m, setting.cap_total
+    sigma_px, cell, mechanism, method = setting.sigma_px, setting.cell_px, setting.mechanism, setting.method
+    delta = setting.delta if delta_of_n is None else delta_of_n
     clean = np.asarray(clean_map, dtype=float)
     ref = clean if reference_map is None else np.asarray(reference_map, dtype=float)
     eng = _Engine(clean, ref, float(sigma_px) / cell, truncate, 1e-9)

@@ -20,17 +20,27 @@ from scipy import fft
 
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.noise import sample_noise
-from eyedp_core.dp.registry import Family, GaussianMethod
+from eyedp_core.dp.registry import Family
 from eyedp_core.gaze.geometry import Geometry
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity, calibrate_heatmap, noise_family
+from eyedp_core.heatmaps.calibration import (
+    DeltaLike,
+    HeatmapSensitivity,
+    HeatmapSetting,
+    calibrate_heatmap,
+    noise_family,
+    noise_std,
+)
 
 __all__ = [
     "GazeMaps",
+    "GridChoice",
     "PrivateMap",
     "aggregate",
     "cap_matrix",
     "draw_noise",
     "gaze_maps",
+    "grid_for_sigma",
+    "grid_shape",
     "kernel_spectrum",
     "noise_family",
     "privatize",
@@ -39,6 +49,40 @@ __all__ = [
 ]
 
 OBSERVER_COLUMNS = ("observer", "participant", "subject")
+
+
+def grid_shape(width: int | np.ndarray, height: int | np.ndarray,
+               cell: int | np.ndarray) -> tuple[int | np.ndarray, int | np.ndarray]:
+    """Stimulus width and height in px and the cell size in px (numbers or numpy arrays) in, (rows, cols) of the
+    cell grid out: partial cells at the right and bottom edges count as whole cells."""
+    return -(-height // cell), -(-width // cell)
+
+
+@dataclass(frozen=True)
+class GridChoice:
+    """Answer of the grid calculator: cell size in px, grid shape (rows, cols), cells r and the noise std."""
+
+    cell: int
+    grid_shape: tuple[int, int]
+    r: int
+    std: float
+
+
+def grid_for_sigma(target_std: float, n: int, width: int, height: int, setting: HeatmapSetting, *,
+                   delta_of_n: DeltaLike | None = None) -> GridChoice | None:
+    """Target std, observers n, stimulus size, the setting (ε, δ, caps, noise; its cell size is what is sought)
+    and optionally δ as a function of n in, the finest grid (smallest cell) whose noise std is <= target out
+    (None if even a single cell is too noisy)."""
+    s = setting
+    cells = np.arange(1, max(width, height) + 1)
+    rows, cols = grid_shape(width, height, cells)
+    delta = s.delta if delta_of_n is None else delta_of_n
+    stds = noise_std(n, rows * cols, s.epsilon, delta, s.cap_m, s.cap_total, s.mechanism, s.method)
+    ok = np.flatnonzero(stds <= target_std)
+    if ok.size == 0:
+        return None
+    i = ok[0]
+    return GridChoice(int(cells[i]), (int(rows[i]), int(cols[i])), int(rows[i] * cols[i]), float(stds[i]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +174,7 @@ def gaze_maps(fixations: pd.DataFrame, width: int, height: int, cell: int = 1, w
         w = np.ones(len(x))
     with np.errstate(invalid="ignore"):
         ok = (x >= 0) & (x < width) & (y >= 0) & (y < height) & np.isfinite(w) & (codes >= 0)
-    rows, cols = -(-height // cell), -(-width // cell)
+    rows, cols = grid_shape(width, height, cell)
     idx = (y[ok] // cell).astype(np.int64) * cols + (x[ok] // cell).astype(np.int64)
     mat = sp.coo_matrix((w[ok], (codes[ok], idx)), shape=(len(ids), rows * cols)).tocsr()
     mat.sum_duplicates()
@@ -238,19 +282,18 @@ def draw_noise(rng: np.random.Generator, mechanism: Family, scale: float, shape:
     return sample_noise(rng, mechanism, scale, shape, dtype)
 
 
-def privatize(aggregate_map: np.ndarray, epsilon: float, delta: float, mechanism: Family,
-              sensitivity: HeatmapSensitivity, rng: np.random.Generator,
-              method: GaussianMethod = GaussianMethod.ANALYTIC, calibration: Calibration | None = None,
+def privatize(aggregate_map: np.ndarray, setting: HeatmapSetting, sensitivity: HeatmapSensitivity,
+              rng: np.random.Generator, *, calibration: Calibration | None = None,
               dtype: type = np.float32) -> PrivateMap:
-    """Aggregate map, ε, δ, noise family, sensitivity, generator and Gaussian method in, PrivateMap (noisy map,
-    calibration) out. A precomputed `calibration` skips the calibration step.
+    """Aggregate map, the setting (its ε, δ, noise family and Gaussian method), sensitivity and generator in,
+    PrivateMap (noisy map, calibration) out. A precomputed `calibration` skips the calibration step.
 
     PREVIEW noise (numpy), drawn at the scale of the calibration it reports, so the shown calibration is the
     one drawn: not for data releases (docs/PRIVACY_MODEL.md §11; those go through eyedp_core.heatmaps.release)."""
-    fam = noise_family(mechanism)
+    fam = setting.mechanism
     cal = calibration
     if cal is None:
-        cal = calibrate_heatmap(sensitivity, epsilon, delta, fam, method)
+        cal = calibrate_heatmap(sensitivity, setting.epsilon, setting.delta, fam, setting.method)
     if cal.mechanism != fam:
         raise ValueError(f"calibration is for {str(cal.mechanism)!r}, not {str(fam)!r}")
     a = np.asarray(aggregate_map)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from eyedp_core.dp.calibration import Calibration
 from eyedp_core.dp.registry import Family, GaussianMethod
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity, heatmap_sensitivity, noise_family
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity, HeatmapSetting, heatmap_sensitivity, noise_family
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize, smooth
 from eyedp_core.heatmaps.saliency import heatmap_metrics
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
@@ -139,17 +139,16 @@ class NoisyPreview:
     metrics: dict[str, float]
 
 
-def noisy_preview(clean: CleanMaps, sensitivity: HeatmapSensitivity, *, epsilon: float, delta: float,
-                  mechanism: Family, method: GaussianMethod, seed: int, sigma_px: float, cell_px: int,
+def noisy_preview(clean: CleanMaps, sensitivity: HeatmapSensitivity, setting: HeatmapSetting, *, seed: int,
                   emd_bins: int | None = 32) -> NoisyPreview:
-    """Clean maps, sensitivity, (ε, δ), mechanism, Gaussian method, preview seed, kernel and cell size in,
-    NoisyPreview out. emd_bins=None leaves the earth mover's distance (a linear program, the slowest metric)
-    out of the metrics, for pages that compute it only on request.
+    """Clean maps, sensitivity, the setting ((ε, δ), mechanism, Gaussian method, cell size and kernel) and the
+    preview seed in, NoisyPreview out. emd_bins=None leaves the earth mover's distance (a linear program, the
+    slowest metric) out of the metrics, for pages that compute it only on request.
 
     Seeded numpy noise (a PREVIEW, docs/PRIVACY_MODEL.md §11): the same seed gives the same noise field,
     rescaled when ε moves. Never exported or charged: exports go through eyedp_core.heatmaps.release."""
-    pm = privatize(clean.agg, epsilon, delta, mechanism, sensitivity, np.random.default_rng(seed), method)
-    sm = smooth(pm.map, sigma_px, cell_px)
-    met = heatmap_metrics(clean.smooth, sm, emd_bins=emd_bins, cell=cell_px)
+    pm = privatize(clean.agg, setting, sensitivity, np.random.default_rng(seed))
+    sm = smooth(pm.map, setting.sigma_px, setting.cell_px)
+    met = heatmap_metrics(clean.smooth, sm, emd_bins=emd_bins, cell=setting.cell_px)
     met["hot_spots"] = float(hot_spots_kept(clean.smooth, sm, DEFAULT_Q))
     return NoisyPreview(pm.calibration, pm.map, sm, met)

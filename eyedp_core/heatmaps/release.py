@@ -16,10 +16,10 @@ import pandas as pd
 
 from eyedp_core.dp.accounting import Release, zcdp_rho
 from eyedp_core.dp.calibration import Calibration
-from eyedp_core.dp.registry import Family, GaussianMethod, Mech, SelectionMethod
+from eyedp_core.dp.registry import Family, Mech, SelectionMethod
 from eyedp_core.dp.release import opendp_gaussian_sigma, release_gaussian, release_laplace
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity
-from eyedp_core.heatmaps.cap import noise_std_for_caps, public_candidates, select_cap_private
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity, HeatmapSetting
+from eyedp_core.heatmaps.cap import SelectionSpec, noise_std_for_caps, public_candidates, select_cap_private
 from eyedp_core.heatmaps.maps import GazeMaps
 
 __all__ = [
@@ -96,20 +96,21 @@ class CapChoice:
         return self.how == "algorithm1" and self.is_value(weight, m)
 
 
-def choose_cap_privately(maps: GazeMaps, source: MapsSource, *, weight: str, raw_bound: float,
-                         selection_epsilon: float, selection_method: SelectionMethod, epsilon: float,
-                         delta: float, mechanism: Family, method: GaussianMethod,
-                         cap_total: float | None) -> CapChoice:
-    """Gaze maps and their source, the public raw bound B, the selection's ε and method, and the heatmap's
-    privacy settings in, the ε-DP CapChoice out (drawn by OpenDP; charge `selection_release` of it).
+def choose_cap_privately(maps: GazeMaps, source: MapsSource, *, weight: str, selection: SelectionSpec,
+                         setting: HeatmapSetting) -> CapChoice:
+    """Gaze maps and their source, the weighting, the selection (public raw bound B, its ε and method) and the
+    heatmap's setting (ε, δ, noise, total cap C) in, the ε-DP CapChoice out (drawn by OpenDP; charge
+    `selection_release` of it).
 
     The candidates are the public list for this weighting (never derived from anyone's counts, §0.7)."""
+    raw_bound, s = selection.raw_bound, setting
     cands = public_candidates(weight, raw_bound)
     if not cands:
         raise ValueError(f"no public candidate cap is <= the bound B = {raw_bound:g}")
-    stds = noise_std_for_caps(maps.n_observers, maps.n_cells, cands, epsilon, delta, mechanism, method, cap_total)
-    sel = select_cap_private(maps, cands, raw_bound, stds, selection_epsilon, selection_method,
-                             raw_total_bound=cap_total)
+    stds = noise_std_for_caps(maps.n_observers, maps.n_cells, cands, s.epsilon, s.delta, s.mechanism, s.method,
+                              s.cap_total)
+    sel = select_cap_private(maps, cands, raw_bound, stds, selection.epsilon, selection.method,
+                             raw_total_bound=s.cap_total)
     return CapChoice(how="dp", m=sel.m, weight=weight, source=source, epsilon=sel.epsilon, method=sel.method,
                      note=sel.note, candidates=sel.candidates)
 

@@ -13,22 +13,28 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 
-from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity, noise_family
-from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
+from eyedp_core.dp.registry import Family, SelectionMethod
+from eyedp_core.heatmaps.calibration import HeatmapSetting, noise_family
+from eyedp_core.heatmaps.cap import (
+    SelectionSpec,
+    cap_score_sensitivity,
+    cap_scores,
+    noise_std_for_caps,
+    selection_probabilities,
+)
 from eyedp_core.heatmaps.maps import GazeMaps, aggregate, cap_matrix, draw_noise, smooth
 
 __all__ = [
     "DEFAULT_Q",
     "Basis",
     "CapComparison",
+    "DrawSpec",
     "Measure",
-    "Setting",
     "SettingUtility",
     "TargetAnswer",
     "UtilityDraws",
@@ -144,6 +150,16 @@ class UtilityDraws:
         return self.cc if measure is Measure.CC else self.kept
 
 
+@dataclass(frozen=True)
+class DrawSpec:
+    """How an answer is estimated: R seeded noise draws, the top share q whose cells are the hot spots, and the
+    grid of ε or N values an answer is searched on (None: EPS_GRID for ε, N_GRID for N)."""
+
+    R: int = 100
+    q: float = DEFAULT_Q
+    grid: tuple[float, ...] | None = None
+
+
 def estimate_seconds(cells: int, points: int, R: int, measure: Measure = Measure.CC, calls: int = 2) -> float:
     """Cells r, grid points, draws R, measure and the number of grids in, the expected seconds of that many
     `utility_at_stds` calls (for a notice before a long computation)."""
@@ -153,27 +169,28 @@ def estimate_seconds(cells: int, points: int, R: int, measure: Measure = Measure
     return 2.0 * calls * per_call + 0.05
 
 
-def utility_at_stds(clean_agg: np.ndarray, stds: Sequence[float], rng: np.random.Generator, *, R: int = 100,
-                    sigma_px: float = 0.0, cell: int = 1, mechanism: Family = Family.GAUSSIAN, q: float = DEFAULT_Q,
+def utility_at_stds(clean_agg: np.ndarray, stds: Sequence[float], rng: np.random.Generator,
+                    setting: HeatmapSetting = HeatmapSetting(), draws: DrawSpec = DrawSpec(), *,
                     reference: np.ndarray | None = None, grid: Sequence[float] | None = None,
                     measures: Sequence[Measure] = (Measure.CC, Measure.HOT_SPOTS)) -> UtilityDraws:
-    """Clean (capped) aggregate, per-cell noise stds, generator, draws R, kernel, cell size, mechanism, top share
-    q, reference map (default: the clean aggregate) and the measures wanted in, UtilityDraws out: CC and hot spots
-    kept of the smoothed noisy map against the smoothed reference for every (std, draw) (nan for a measure not
-    asked for).
+    """Clean (capped) aggregate, per-cell noise stds, generator, the setting (its noise family, cell size and
+    kernel), draws R and top share q, reference map (default: the clean aggregate), grid labels of the stds and
+    the measures wanted in, UtilityDraws out: CC and hot spots kept of the smoothed noisy map against the smoothed
+    reference for every (std, draw) (nan for a measure not asked for).
 
     Smoothing is linear, so smoothed noisy = K·clean + std·K·Z: each unit-variance draw Z is smoothed once and
     serves every std (common random numbers). CC needs only four dot products per draw (exact); hot spots kept
     needs each noisy map's top-|T| threshold, found in float32."""
+    R, q, cell = draws.R, draws.q, setting.cell_px
     clean = np.asarray(clean_agg, dtype=float)
     s = np.asarray(stds, dtype=float)
     ref = clean if reference is None else np.asarray(reference, dtype=float)
-    ks = float(sigma_px)
+    ks = float(setting.sigma_px)
     cs = smooth(clean, ks, cell).ravel()
     rs = smooth(ref, ks, cell).ravel()
     hot = top_cells(rs, q).ravel()
     want_kept = Measure.HOT_SPOTS in measures and hot.any()
-    fam = noise_family(mechanism)
+    fam = setting.mechanism
     unit = 1.0 if fam is Family.GAUSSIAN else 1.0 / math.sqrt(2.0)  # unit variance: Laplace b = 1/√2
     r, E = clean.size, s.size
     ac, bc = rs - rs.mean(), cs - cs.mean()
@@ -281,84 +298,62 @@ def _answer(draws: UtilityDraws, measure: Measure, target: float, basis: Basis, 
                         expected=exp_value, expected_band=band, draws=draws, q=q)
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One heatmap setting: privacy parameters and caps (the public numbers that fix the noise)."""
-
-    epsilon: float
-    delta: float
-    mechanism: Family = Family.GAUSSIAN
-    method: GaussianMethod = GaussianMethod.ANALYTIC
-    cap_m: float = 1.0
-    cap_total: float | None = None
-
-    def std(self, n: int, r: int) -> float:
-        """Observers n and cells r in, the per-cell noise std of this setting out."""
-        sens = heatmap_sensitivity(r, n, self.cap_m, self.cap_total)
-        meth = self.method if self.mechanism == Family.GAUSSIAN else Family.LAPLACE
-        return float(calibrate_heatmap(sens, self.epsilon, self.delta, self.mechanism, meth).std)
-
-
-def _stds_over_eps(s: Setting, n: int, r: int, eps_grid: Sequence[float]) -> np.ndarray:
+def _stds_over_eps(s: HeatmapSetting, n: int, r: int, eps_grid: Sequence[float]) -> np.ndarray:
     """Setting, n, r and an ε grid in, the noise std at each ε out."""
-    return np.array([Setting(e, s.delta, s.mechanism, s.method, s.cap_m, s.cap_total).std(n, r) for e in eps_grid])
+    return np.array([s.with_epsilon(e).std(n, r) for e in eps_grid])
 
 
-def _stds_over_n(s: Setting, r: int, n_grid: Sequence[int]) -> np.ndarray:
+def _stds_over_n(s: HeatmapSetting, r: int, n_grid: Sequence[int]) -> np.ndarray:
     """Setting, r and a grid of study sizes N in, the noise std at each N out."""
     return np.array([s.std(int(n), r) for n in n_grid])
 
 
-def epsilon_for_target(clean_agg: np.ndarray, n: int, setting: Setting, measure: Measure, target: float,
-                       rng: np.random.Generator, *, basis: Basis, R: int = 100, sigma_px: float = 0.0, cell: int = 1,
-                       q: float = DEFAULT_Q, eps_grid: Sequence[float] = EPS_GRID) -> TargetAnswer:
-    """Basis map (capped aggregate), its n, the setting (ε is varied), measure, target, generator, basis, draws,
-    kernel, cell and q in, the smallest ε per observer whose mean measure reaches the target out."""
-    grid = np.asarray(eps_grid, dtype=float)
+def epsilon_for_target(clean_agg: np.ndarray, n: int, setting: HeatmapSetting, measure: Measure, target: float,
+                       rng: np.random.Generator, *, basis: Basis, draws: DrawSpec = DrawSpec()) -> TargetAnswer:
+    """Basis map (capped aggregate), its n, the setting (ε is varied; its cell size and kernel), measure, target,
+    generator, basis and the draws (R, q, ε grid) in, the smallest ε per observer whose mean measure reaches the
+    target out."""
+    grid = np.asarray(EPS_GRID if draws.grid is None else draws.grid, dtype=float)
     stds = _stds_over_eps(setting, n, np.asarray(clean_agg).size, grid)
-    draws = utility_at_stds(clean_agg, stds, rng, R=R, sigma_px=sigma_px, cell=cell, mechanism=setting.mechanism,
-                            q=q, grid=grid, measures=(measure,))
+    got = utility_at_stds(clean_agg, stds, rng, setting, draws, grid=grid, measures=(measure,))
     seed = int(rng.integers(2**31))  # fresh draws at the answer itself
 
     def at_value(eps: float) -> np.ndarray:
         std = _stds_over_eps(setting, n, np.asarray(clean_agg).size, [eps])
-        d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), R=R, sigma_px=sigma_px, cell=cell,
-                            mechanism=setting.mechanism, q=q, measures=(measure,))
+        d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), setting, draws, measures=(measure,))
         return d.values(measure)[0]
 
-    return _answer(draws, measure, target, basis, "ε", q, at_value)
+    return _answer(got, measure, target, basis, "ε", draws.q, at_value)
 
 
-def observers_for_target(clean_agg: np.ndarray, setting: Setting, measure: Measure, target: float,
-                         rng: np.random.Generator, *, basis: Basis, R: int = 100, sigma_px: float = 0.0,
-                         cell: int = 1, q: float = DEFAULT_Q, n_grid: Sequence[int] = N_GRID) -> TargetAnswer:
-    """Basis map, the setting (its ε), measure, target, generator, basis, draws, kernel, cell and q in, the
-    number of observers N (planning model: N observers with maps like the basis map) whose mean measure
-    reaches the target at this ε out."""
-    grid = np.asarray(n_grid, dtype=float)
+def observers_for_target(clean_agg: np.ndarray, setting: HeatmapSetting, measure: Measure, target: float,
+                         rng: np.random.Generator, *, basis: Basis, draws: DrawSpec = DrawSpec()) -> TargetAnswer:
+    """Basis map, the setting (its ε, cell size and kernel), measure, target, generator, basis and the draws (R, q,
+    grid of N) in, the number of observers N (planning model: N observers with maps like the basis map) whose
+    mean measure reaches the target at this ε out."""
+    grid = np.asarray(N_GRID if draws.grid is None else draws.grid, dtype=float)
     r = np.asarray(clean_agg).size
     stds = _stds_over_n(setting, r, grid.astype(int))
-    draws = utility_at_stds(clean_agg, stds, rng, R=R, sigma_px=sigma_px, cell=cell, mechanism=setting.mechanism,
-                            q=q, grid=grid, measures=(measure,))
+    got = utility_at_stds(clean_agg, stds, rng, setting, draws, grid=grid, measures=(measure,))
     seed = int(rng.integers(2**31))  # fresh draws at the answer itself
 
     def at_value(N: float) -> np.ndarray:
         std = _stds_over_n(setting, r, [int(math.ceil(N))])
-        d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), R=R, sigma_px=sigma_px, cell=cell,
-                            mechanism=setting.mechanism, q=q, measures=(measure,))
+        d = utility_at_stds(clean_agg, std, np.random.default_rng(seed), setting, draws, measures=(measure,))
         return d.values(measure)[0]
 
-    return _answer(draws, measure, target, basis, "N", q, at_value)
+    return _answer(got, measure, target, basis, "N", draws.q, at_value)
 
 
 SUBSAMPLE_CELLS = 200_000  # subsample answers smooth R maps per study size: only on grids up to this size
 
 
-def _subsample_draws(gm: GazeMaps, setting: Setting, sizes: np.ndarray, rng: np.random.Generator, R: int,
-                     sigma_px: float, q: float, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
-    """Gaze maps, setting, study sizes N, generator, draws, kernel, q and measure in, (noise std per N, measure
-    per (N, draw)) out: each draw averages N observers drawn without replacement, adds the noise for N observers
-    and is compared with the smoothed clean map of all n."""
+def _subsample_draws(gm: GazeMaps, setting: HeatmapSetting, sizes: np.ndarray, rng: np.random.Generator,
+                     draws: DrawSpec, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+    """Gaze maps, setting (its kernel), study sizes N, generator, draws (R, q) and measure in, (noise std per N,
+    measure per (N, draw)) out: each draw averages N observers drawn without replacement, adds the noise for N
+    observers and is compared with the smoothed clean map of all n."""
+    R, q, sigma_px = draws.R, draws.q, setting.sigma_px
     n, r = gm.n_observers, gm.n_cells
     capped = cap_matrix(gm, setting.cap_m, setting.cap_total)
     rs = smooth(aggregate(gm, setting.cap_m, setting.cap_total), sigma_px, gm.cell).ravel()
@@ -383,25 +378,25 @@ def _subsample_draws(gm: GazeMaps, setting: Setting, sizes: np.ndarray, rng: np.
     return stds, out
 
 
-def observers_by_subsample(gm: GazeMaps, setting: Setting, measure: Measure, target: float,
-                           rng: np.random.Generator, *, basis: Basis, R: int = 100, sigma_px: float = 0.0,
-                           q: float = DEFAULT_Q, points: int = 12) -> TargetAnswer:
-    """Per-observer gaze maps (the basis), the setting (its ε), measure, target, generator, basis, draws, kernel,
-    q and the number of study sizes in, the smallest N <= n whose mean measure reaches the target when N of
+def observers_by_subsample(gm: GazeMaps, setting: HeatmapSetting, measure: Measure, target: float,
+                           rng: np.random.Generator, *, basis: Basis, draws: DrawSpec = DrawSpec(),
+                           points: int = 12) -> TargetAnswer:
+    """Per-observer gaze maps (the basis), the setting (its ε and kernel), measure, target, generator, basis, draws
+    (R, q) and the number of study sizes in, the smallest N <= n whose mean measure reaches the target when N of
     these observers are drawn without replacement (sampling error and noise; reference: the clean map of all n)
     out; value None when even all n do not reach it."""
     n = gm.n_observers
     sizes = np.unique(np.round(np.geomspace(2, n, max(2, min(points, n - 1)))).astype(int))
-    stds, vals = _subsample_draws(gm, setting, sizes, rng, R, sigma_px, q, measure)
+    stds, vals = _subsample_draws(gm, setting, sizes, rng, draws, measure)
     cc, kept = (vals, np.full_like(vals, np.nan)) if measure is Measure.CC else (np.full_like(vals, np.nan), vals)
-    draws = UtilityDraws(sizes.astype(float), stds, cc, kept)
+    got = UtilityDraws(sizes.astype(float), stds, cc, kept)
     seed = int(rng.integers(2**31))
 
     def at_value(N: float) -> np.ndarray:
         size = np.array([min(n, int(math.ceil(N)))])
-        return _subsample_draws(gm, setting, size, np.random.default_rng(seed), R, sigma_px, q, measure)[1][0]
+        return _subsample_draws(gm, setting, size, np.random.default_rng(seed), draws, measure)[1][0]
 
-    return _answer(draws, measure, target, basis, "N", q, at_value)
+    return _answer(got, measure, target, basis, "N", draws.q, at_value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -440,22 +435,25 @@ class CapComparison:
                 "private": (float((w * vals).sum() / w.sum()), qlo, qhi)}
 
 
-def cap_choice_utility(gm: GazeMaps, *, fixed_m: float, candidates: Sequence[float], raw_bound: float,
-                       selection_epsilon: float, selection_method: SelectionMethod, setting: Setting, rng: np.random.Generator,
-                       basis: Basis, R: int = 50, sigma_px: float = 0.0, q: float = DEFAULT_Q) -> CapComparison:
-    """Per-observer gaze maps (the basis), the fixed public m, the public candidates and bound B, the selection's
-    ε and method, the map's setting (ε, δ, noise, C), generator, basis, draws, kernel and q in, CapComparison
-    out: CC and hot spots kept against the uncapped clean map (the common reference) for every candidate m and
-    for the fixed m, and the probability that the DP selection picks each candidate.
+def cap_choice_utility(gm: GazeMaps, *, fixed_m: float, candidates: Sequence[float], selection: SelectionSpec,
+                       setting: HeatmapSetting, rng: np.random.Generator, basis: Basis,
+                       draws: DrawSpec = DrawSpec(R=50)) -> CapComparison:
+    """Per-observer gaze maps (the basis), the fixed public m, the public candidates, the selection (bound B, ε,
+    method), the map's setting (ε, δ, noise, C, kernel), generator, basis and draws (R, q) in, CapComparison out:
+    CC and hot spots kept against the uncapped clean map (the common reference) for every candidate m and for the
+    fixed m, and the probability that the DP selection picks each candidate.
 
     Report-noisy-min's probabilities are estimated from 20,000 simulated selections (planning only)."""
+    raw_bound, selection_epsilon = selection.raw_bound, selection.epsilon
+    on_grid = replace(setting, cell_px=gm.cell)
+    R = draws.R
     cands = np.asarray(candidates, dtype=float)
     n, r = gm.n_observers, gm.n_cells
     stds = noise_std_for_caps(n, r, cands, setting.epsilon, setting.delta, setting.mechanism, setting.method,
                               setting.cap_total)
     sens = cap_score_sensitivity(cands, raw_bound, n, r, setting.cap_total)
     scores = cap_scores(gm, cands, raw_bound, stds, setting.cap_total)
-    if selection_method == SelectionMethod.EXPONENTIAL:
+    if selection.method == SelectionMethod.EXPONENTIAL:
         probs = selection_probabilities(scores, selection_epsilon, sens)
     else:  # exponential noise of scale 2Δ/ε on each score, the smallest noisy score wins (dp.release_argmin)
         sim = np.random.default_rng(12345)
@@ -466,13 +464,13 @@ def cap_choice_utility(gm: GazeMaps, *, fixed_m: float, candidates: Sequence[flo
     kept = np.empty((cands.size, R))
     seed = int(rng.integers(2**31))
     for j, m in enumerate(cands):  # same noise fields for every m (common random numbers)
-        d = utility_at_stds(aggregate(gm, m, setting.cap_total), [stds[j]], np.random.default_rng(seed), R=R,
-                            sigma_px=sigma_px, cell=gm.cell, mechanism=setting.mechanism, q=q, reference=reference)
+        d = utility_at_stds(aggregate(gm, m, setting.cap_total), [stds[j]], np.random.default_rng(seed), on_grid,
+                            draws, reference=reference)
         cc[j], kept[j] = d.cc[0], d.kept[0]
     fixed_std = noise_std_for_caps(n, r, [fixed_m], setting.epsilon, setting.delta, setting.mechanism,
                                    setting.method, setting.cap_total)
-    d = utility_at_stds(aggregate(gm, fixed_m, setting.cap_total), fixed_std, np.random.default_rng(seed), R=R,
-                        sigma_px=sigma_px, cell=gm.cell, mechanism=setting.mechanism, q=q, reference=reference)
+    d = utility_at_stds(aggregate(gm, fixed_m, setting.cap_total), fixed_std, np.random.default_rng(seed), on_grid,
+                        draws, reference=reference)
     return CapComparison(float(fixed_m), cands, probs, cc, kept, d.cc[0], d.kept[0], float(selection_epsilon),
                          float(setting.epsilon), basis)
 

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eyedp_core.aoi.planning import epsilon_for_half_width, observers_for_half_width
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from eyedp_core.heatmaps.targets import (
     BAND,
     Basis,
+    DrawSpec,
     Measure,
-    Setting,
     epsilon_for_target,
     observers_for_target,
     utility_at_stds,
@@ -125,13 +126,13 @@ def measure_of(output: PlanOutput) -> TargetMeasure | None:
 # heatmaps
 
 
-def _setting(o: HeatmapOutput, epsilon: float) -> Setting:
-    return Setting(epsilon, o.delta, o.mechanism, o.method, o.cap_m, o.cap_total)
+def _setting(o: HeatmapOutput, epsilon: float) -> HeatmapSetting:
+    return HeatmapSetting(epsilon, o.delta, o.mechanism, o.method, o.cap_m, o.cap_total, o.cell_px, o.sigma_px)
 
 
 def _heatmap_draws(o: HeatmapOutput, b: HeatmapBasis, m: TargetMeasure, std: float, inputs: PlanInputs) -> np.ndarray:
-    d = utility_at_stds(b.aggregate, [std], np.random.default_rng(inputs.seed), R=inputs.R, sigma_px=o.sigma_px,
-                        cell=o.cell_px, mechanism=o.mechanism, q=o.q, measures=(_HEATMAP_MEASURE[m],))
+    d = utility_at_stds(b.aggregate, [std], np.random.default_rng(inputs.seed), _setting(o, 1.0),
+                        DrawSpec(R=inputs.R, q=o.q), measures=(_HEATMAP_MEASURE[m],))
     return d.values(_HEATMAP_MEASURE[m])[0]
 
 
@@ -199,8 +200,8 @@ def epsilon_needed(output: PlanOutput, inputs: PlanInputs) -> float | None:
         if b is None:
             return None
         ans = epsilon_for_target(b.aggregate, b.n, _setting(output, 1.0), _HEATMAP_MEASURE[t.measure], t.value,
-                                 np.random.default_rng(inputs.seed), basis=b.basis, R=inputs.R,
-                                 sigma_px=output.sigma_px, cell=output.cell_px, q=output.q)
+                                 np.random.default_rng(inputs.seed), basis=b.basis,
+                                 draws=DrawSpec(R=inputs.R, q=output.q))
         if ans.value is None:
             return None
         return _refine(ans.value, lambda e: utility_at(output, e, inputs), t.met_by, EPSILON_LIMIT)
@@ -228,8 +229,8 @@ def people_needed(output: PlanOutput, epsilon: float, inputs: PlanInputs) -> int
         if b is None:
             return None
         ans = observers_for_target(b.aggregate, _setting(output, epsilon), _HEATMAP_MEASURE[t.measure], t.value,
-                                   np.random.default_rng(inputs.seed), basis=Basis.PLANNING, R=inputs.R,
-                                   sigma_px=output.sigma_px, cell=output.cell_px, q=output.q)
+                                   np.random.default_rng(inputs.seed), basis=Basis.PLANNING,
+                                   draws=DrawSpec(R=inputs.R, q=output.q))
         if ans.value is None:
             return None
 

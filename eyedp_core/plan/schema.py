@@ -23,6 +23,7 @@ from eyedp_core.aoi.parse import aois_from_records
 from eyedp_core.aoi.shapes import MAX_AOIS, Aoi, ShapeKind
 from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.registry import Family, GaussianMethod
+from eyedp_core.heatmaps.maps import grid_shape
 from eyedp_core.io.errors import DataError
 from eyedp_core.timeseries.forms import Form
 
@@ -200,7 +201,7 @@ class HeatmapOutput(PlanOutput):
     @property
     def grid_shape(self) -> tuple[int, int]:
         """(rows, cols) of cells on the canvas."""
-        return -(-self.height // self.cell_px), -(-self.width // self.cell_px)
+        return grid_shape(self.width, self.height, self.cell_px)
 
     @property
     def label(self) -> str:

@@ -41,15 +41,17 @@ def heatmaps_script(p: dict[str, Any]) -> str:
     load = _load("fixations", p["fixations"], "fixations")
     if p.get("stimulus_sample") and "bundled" not in load:
         load = "from eyedp_core.data import bundled\n" + load
-    return (_header("Heatmaps", p) + load + image + "from eyedp_core.heatmaps import maps, preview\n\n"
+    return (_header("Heatmaps", p) + load + image + "from eyedp_core.heatmaps import maps, preview\n"
+            "from eyedp_core.heatmaps.calibration import HeatmapSetting\n\n"
             "H, W = image.shape[:2]\n"
             f"sub, how = preview.fixations_for_stimulus(fixations, {p['fixations']['name']!r}, {p['stimulus']!r}, W, H)\n"
             f"gm = maps.gaze_maps(sub, W, H, {p['cell_px']!r}, {p['weight']!r})\n"
             f"sens = preview.maps_sensitivity(gm, {p['cap_m']!r}, {p['cap_total']!r})\n"
             f"clean = preview.clean_maps(gm, {p['cap_m']!r}, {p['cap_total']!r}, {p['sigma_px']!r})\n"
-            f"prev = preview.noisy_preview(clean, sens, epsilon={p['epsilon']!r}, delta={p['delta']!r}, "
-            f"mechanism={p['mechanism']!r}, method={p['method']!r}, seed={p['seed']!r}, sigma_px={p['sigma_px']!r}, "
-            f"cell_px={p['cell_px']!r})\n"
+            f"setting = HeatmapSetting(epsilon={p['epsilon']!r}, delta={p['delta']!r}, mechanism={p['mechanism']!r}, "
+            f"method={p['method']!r}, cap_m={p['cap_m']!r}, cap_total={p['cap_total']!r}, cell_px={p['cell_px']!r}, "
+            f"sigma_px={p['sigma_px']!r})\n"
+            f"prev = preview.noisy_preview(clean, sens, setting, seed={p['seed']!r})\n"
             "print(prev.calibration.plugged_tex)\n"
             "from eyedp_core.heatmaps.targets import DEFAULT_Q\n"
             "print(f'observers: {gm.n_observers}')\n"

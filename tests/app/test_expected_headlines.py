@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from eyedp_core.data import bundled
 from eyedp_core.heatmaps import expectation, maps, preview
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from tests.apptest import metric_value, open_app, shown_numbers
 
 HEATMAPS = "pages/heatmaps.py"
@@ -40,9 +41,9 @@ def _heatmap_draws(at: AppTest) -> list[dict[str, float]]:
     sigma = maps.sigma_px_from_degrees(float(ss["hm_deg"]), g0.width_px, g0.width_cm, g0.distance_cm)
     clean = preview.clean_maps(gm, 1.0, 30.0, sigma)
     sens = preview.maps_sensitivity(gm, 1.0, 30.0)
-    return [preview.noisy_preview(clean, sens, epsilon=float(ss["hm_eps"]), delta=float(ss["hm_delta"]),
-                                  mechanism="gaussian", method="analytic", seed=expectation.EXPECTATION_SEED + i,
-                                  sigma_px=sigma, cell_px=gm.cell, emd_bins=None).metrics
+    setting = HeatmapSetting(epsilon=float(ss["hm_eps"]), delta=float(ss["hm_delta"]), mechanism="gaussian",
+                             method="analytic", sigma_px=sigma, cell_px=gm.cell)
+    return [preview.noisy_preview(clean, sens, setting, seed=expectation.EXPECTATION_SEED + i, emd_bins=None).metrics
             for i in range(expectation.EXPECTATION_DRAWS)]
 
 

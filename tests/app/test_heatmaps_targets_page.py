@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from eyedp_core.data import bundled
 from eyedp_core.heatmaps import cap, maps, preview, targets
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from tests.apptest import metric_value, open_app, page_text, shown_numbers
 from ui.widgets import fmt_num
 
@@ -30,7 +31,7 @@ def _core(at: AppTest):
     gm = maps.gaze_maps(sub, w, h, int(ss["hm_cell"]), "count")
     g0 = bundled.SAMPLE_SCREEN
     sigma = maps.sigma_px_from_degrees(float(ss["hm_deg"]), g0.width_px, g0.width_cm, g0.distance_cm)
-    s = targets.Setting(float(ss["hm_eps"]), float(ss["hm_delta"]), "gaussian", "analytic", 1.0, 30.0)
+    s = HeatmapSetting(float(ss["hm_eps"]), float(ss["hm_delta"]), "gaussian", "analytic", 1.0, 30.0, gm.cell, sigma)
     return gm, s, sigma, int(ss["hm_seed"])
 
 
@@ -38,9 +39,10 @@ def test_hot_spots_metric_is_the_core_value():
     at = _heatmaps()
     gm, s, sigma, seed = _core(at)
     clean = preview.clean_maps(gm, 1.0, 30.0, sigma)
-    prev = preview.noisy_preview(clean, preview.maps_sensitivity(gm, 1.0, 30.0), epsilon=s.epsilon, delta=s.delta,
-                                 mechanism="gaussian", method="analytic", seed=seed, sigma_px=sigma, cell_px=gm.cell,
-                                 emd_bins=None)
+    prev = preview.noisy_preview(clean, preview.maps_sensitivity(gm, 1.0, 30.0),
+                                 HeatmapSetting(epsilon=s.epsilon, delta=s.delta, mechanism="gaussian",
+                                                method="analytic", sigma_px=sigma, cell_px=gm.cell),
+                                 seed=seed, emd_bins=None)
     want = targets.hot_spots_kept(clean.smooth, prev.smooth, targets.DEFAULT_Q)
     assert metric_value(at, "Hot spots kept") == pytest.approx(round(100 * want), abs=0.5)
     assert metric_value(at, "CC") == pytest.approx(prev.metrics["cc"], abs=5e-4)
@@ -52,7 +54,7 @@ def test_target_finder_shows_the_core_answers_and_follows_the_target():
     assert not at.exception, at.exception
     gm, s, sigma, seed = _core(at)
     agg = maps.aggregate(gm, 1.0, 30.0)
-    kw = dict(R=100, sigma_px=sigma, cell=gm.cell, q=0.05)
+    kw = dict(draws=targets.DrawSpec(R=100, q=0.05))
     eps = targets.epsilon_for_target(agg, gm.n_observers, s, targets.Measure.CC, 0.8, np.random.default_rng(seed),
                                      basis=targets.Basis.PRIVATE, **kw)
     obs = targets.observers_for_target(agg, s, targets.Measure.CC, 0.8, np.random.default_rng(seed),
@@ -91,11 +93,11 @@ def test_compare_panel_numbers_are_the_core_values():
     gm, s, sigma, seed = _core(at)
     text = page_text(at, ["markdown"])
     std_a = s.std(gm.n_observers, gm.n_cells)
-    std_b = targets.Setting(10.0, s.delta, cap_m=1.0, cap_total=30.0).std(gm.n_observers, gm.n_cells)
+    std_b = HeatmapSetting(10.0, s.delta, cap_m=1.0, cap_total=30.0).std(gm.n_observers, gm.n_cells)
     assert _table_row(text, "noise std σ per cell") == [f"{std_a:.3g}", f"{std_b:.3g}"]
     assert _table_row(text, "ε per observer (this map)") == [fmt_num(s.epsilon), "10"]
     agg = maps.aggregate(gm, 1.0, 30.0)
-    d = targets.utility_at_stds(agg, [std_b], np.random.default_rng(seed), R=100, sigma_px=sigma, cell=gm.cell)
+    d = targets.utility_at_stds(agg, [std_b], np.random.default_rng(seed), s, targets.DrawSpec(R=100))
     cc_b = _table_row(text, "expected CC (10–90 %)")[1]
     assert cc_b.startswith(f"{np.nanmean(d.cc[0]):.2f} (")
     assert re.search(r"B spends ε = 10 per observer instead of [\d.]+ and adds [\d.]+× less noise than A", text)
@@ -110,9 +112,9 @@ def test_cap_panel_puts_the_private_choice_next_to_the_fixed_m():
     eps_sel = float(at.select_slider(key="hm_sel_eps").value)
     bound = float(at.number_input(key="hm_sel_bound_count").value)
     comp = targets.cap_choice_utility(gm, fixed_m=1.0, candidates=cap.public_candidates("count", bound),
-                                      raw_bound=bound, selection_epsilon=eps_sel, selection_method="exponential",
-                                      setting=s, rng=np.random.default_rng(seed), basis=targets.Basis.PRIVATE, R=50,
-                                      sigma_px=sigma)
+                                      selection=cap.SelectionSpec(bound, eps_sel, "exponential"),
+                                      setting=s, rng=np.random.default_rng(seed), basis=targets.Basis.PRIVATE,
+                                      draws=targets.DrawSpec(R=50))
     cc = comp.summary(targets.Measure.CC)
     text = page_text(at, ["markdown"])
     fixed = _table_row(text, "**fixed public m = 1 fixations**")
@@ -130,6 +132,6 @@ def test_target_finder_subsample_answer_is_the_core_value():
     assert not at.exception, at.exception
     gm, s, sigma, seed = _core(at)
     sub = targets.observers_by_subsample(gm, s, targets.Measure.CC, 0.8, np.random.default_rng(seed),
-                                         basis=targets.Basis.PRIVATE, R=100, sigma_px=sigma, q=0.05)
+                                         basis=targets.Basis.PRIVATE, draws=targets.DrawSpec(R=100, q=0.05))
     assert sub.value is not None and sub.value <= gm.n_observers
     assert f"**{int(sub.value)} of these {gm.n_observers} observers** at ε = 30" in page_text(at, ["markdown"])

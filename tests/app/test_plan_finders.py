@@ -16,6 +16,7 @@ from eyedp_core.aoi.metrics import AoiMetric
 from eyedp_core.aoi.observers import AoiBounds, observer_table
 from eyedp_core.data import bundled
 from eyedp_core.heatmaps import maps, preview, targets
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from eyedp_core.plan import AoiOutput, Cap, HeatmapOutput, StudyPlan, allocate, inputs_from_fixations
 from tests.apptest import open_app
 from ui.widgets import fmt_num
@@ -66,10 +67,10 @@ def _finder_epsilon(at) -> float | None:
     gm = maps.gaze_maps(sub, w, h, int(ss["hm_cell"]), "count")
     g0 = bundled.SAMPLE_SCREEN
     sigma = maps.sigma_px_from_degrees(float(ss["hm_deg"]), g0.width_px, g0.width_cm, g0.distance_cm)
-    s = targets.Setting(float(ss["hm_eps"]), float(ss["hm_delta"]), "gaussian", "analytic", 1.0, 30.0)
+    s = HeatmapSetting(float(ss["hm_eps"]), float(ss["hm_delta"]), "gaussian", "analytic", 1.0, 30.0, gm.cell, sigma)
     ans = targets.epsilon_for_target(maps.aggregate(gm, 1.0, 30.0), gm.n_observers, s, targets.Measure.CC, 0.8,
                                      np.random.default_rng(int(ss["hm_seed"])), basis=targets.Basis.PRIVATE,
-                                     R=int(ss["hm_tg_R"]), sigma_px=sigma, cell=gm.cell, q=float(ss["hm_q"]))
+                                     draws=targets.DrawSpec(R=int(ss["hm_tg_R"]), q=float(ss["hm_q"])))
     return ans.value
 
 

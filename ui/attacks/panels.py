@@ -412,10 +412,11 @@ def tradeoff_finder(token: str, settings: RunSettings, n_rows: int, s: pd.DataFr
     row = st.container(horizontal=True)
     target = row.slider("Task accuracy at least", 0.3, 1.0, 0.8, 0.05, key="at_target", disabled=util is None)
     margin = row.slider("Attacks at most chance +", 0.0, 0.3, 0.05, 0.01, key="at_margin")
+    ask = view.FinderTargets(target, margin, util, clf)
     sections = [("*Where the transition is* (the strongest attacker at each ε):",
-                 view.transition_sentences(token, settings, n_rows, target, margin, util, clf, s)),
+                 view.transition_sentences(token, settings, n_rows, ask, s)),
                 ("*Where both targets hold* (each sentence names the scenario it used):",
-                 view.tradeoff_sentences(token, settings, n_rows, target, margin, util, clf, None, s))]
+                 view.tradeoff_sentences(token, settings, n_rows, ask, s))]
     # Said once, before every answer of the finder (the number input's below too), not after each list.
     st.markdown((TUNED_ON_PRIVATE + "\n\n" if any(a for _, a in sections) else "") + _sections(sections))
     if util is not None:

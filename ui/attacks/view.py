@@ -56,6 +56,19 @@ class RunSettings:
                                    repetitions=self.repetitions, accounting=self.accounting, k=self.k)
 
 
+@dataclass(frozen=True)
+class FinderTargets:
+    """The trade-off finder's question: the task accuracy wanted (target), how far above chance the attacks may
+    stay (margin), the utility task (None: the attacks alone), the classifier and the training scenario (None: the
+    strongest per setting)."""
+
+    target: float
+    margin: float
+    utility: str | None
+    classifier: str
+    train_on: str | None = None
+
+
 @st.cache_resource(max_entries=8, show_spinner="Preparing the feature table…")
 def prepared(token: str, _frame: pd.DataFrame) -> AttackTable:
     """Data token (+ table, not hashed) -> the AttackTable (ValueError with a plain message if unusable)."""
@@ -188,12 +201,12 @@ def stored_steps(token: str, settings: RunSettings, at: AttackTable) -> tuple[in
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def transition_sentences(token: str, settings: RunSettings, n_rows: int, target: float, margin: float,
-                         utility: str | None, classifier: str, _summary: pd.DataFrame) -> list[str]:
+def transition_sentences(token: str, settings: RunSettings, n_rows: int, ask: FinderTargets,
+                         _summary: pd.DataFrame) -> list[str]:
     """A run's summary and the finder's targets -> per mechanism, where the strongest attack leaves chance and
     where the task recovers (or up to which ε neither happens), one sentence each."""
-    return [t.sentence for t in attacks.find_transitions(_summary, target=target, margin=margin, utility=utility,
-                                                         classifier=classifier)]
+    return [t.sentence for t in attacks.find_transitions(_summary, target=ask.target, margin=ask.margin,
+                                                         utility=ask.utility, classifier=ask.classifier)]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -205,12 +218,12 @@ def transition_figure(token: str, settings: RunSettings, n_rows: int, classifier
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def tradeoff_sentences(token: str, settings: RunSettings, n_rows: int, target: float, margin: float,
-                       utility: str | None, classifier: str, train_on: str | None,
+def tradeoff_sentences(token: str, settings: RunSettings, n_rows: int, ask: FinderTargets,
                        _summary: pd.DataFrame) -> list[str]:
     """A run's summary (keyed like `summary`) and the trade-off finder's settings -> its answers, one sentence each."""
-    return [a.sentence for a in attacks.find_tradeoff(_summary, target=target, margin=margin, utility=utility,
-                                                      classifier=classifier, train_on=train_on)]
+    return [a.sentence for a in attacks.find_tradeoff(_summary, target=ask.target, margin=ask.margin,
+                                                      utility=ask.utility, classifier=ask.classifier,
+                                                      train_on=ask.train_on)]
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -2,6 +2,8 @@
 noise calculator, the attack and the planning charts. Builders only: no Streamlit calls, no computing."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -15,11 +17,22 @@ from ui import theme
 MECH_LABEL: dict[Family, str] = {m.family: m.family.value.capitalize() for m in HEATMAP}
 
 
-def _band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, name: str, color: str,
-          row: int | None = None, col: int | None = None, legend: bool = True, dash: str | None = None) -> None:
-    """Add a mean line with a ±1 sd band (filled) to a figure."""
+@dataclass(frozen=True)
+class BandStyle:
+    """How a mean line with its band is drawn: legend name, colour, whether it shows in the legend, line dash."""
+
+    name: str
+    color: str
+    legend: bool = True
+    dash: str | None = None
+
+
+def _band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, style: BandStyle,
+          at: tuple[int, int] | None = None) -> None:
+    """Add a mean line with a ±1 sd band (filled) to a figure, in subplot `at` = (row, col) when given."""
+    name, color, legend, dash = style.name, style.color, style.legend, style.dash
     sd = np.nan_to_num(np.asarray(sd, dtype=float))
-    kw = dict(row=row, col=col) if row else {}
+    kw = dict(row=at[0], col=at[1]) if at else {}
     fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
                              mode="lines",
                              fillcolor=theme.rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
@@ -61,11 +74,11 @@ def curves_figure(summary: pd.DataFrame, current_eps: float, mse_unit: str) -> g
         name = MECH_LABEL.get(Family(mech), mech)
         color = theme.color_for(name)
         x = g["eps"].to_numpy()
-        _band(fig, x, g["cc_mean"].to_numpy(), g["cc_sd"].to_numpy(), name, color, 1, 1, True)
+        _band(fig, x, g["cc_mean"].to_numpy(), g["cc_sd"].to_numpy(), BandStyle(name, color), (1, 1))
         if "kept_mean" in g and g["kept_mean"].notna().any():
-            _band(fig, x, g["kept_mean"].to_numpy(), g["kept_sd"].to_numpy(), f"{name}: hot spots kept", color, 1, 1,
-                  True, dash="dash")
-        _band(fig, x, g["mse_mean"].to_numpy(), g["mse_sd"].to_numpy(), name, color, 1, 2, False)
+            _band(fig, x, g["kept_mean"].to_numpy(), g["kept_sd"].to_numpy(),
+                  BandStyle(f"{name}: hot spots kept", color, dash="dash"), (1, 1))
+        _band(fig, x, g["mse_mean"].to_numpy(), g["mse_sd"].to_numpy(), BandStyle(name, color, legend=False), (1, 2))
     move_eps_marker(fig, current_eps)
     fig.update_xaxes(type="log", title_text="ε (log scale)", tickvals=[0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])
     fig.update_yaxes(title_text="CC / share of hot spots kept", range=[-0.1, 1.05], row=1, col=1)
@@ -179,7 +192,8 @@ def plan_figure(plan: pd.DataFrame, n_now: int) -> go.Figure:
                         subplot_titles=("CC with the clean heatmap", "Noise std per cell"))
     x = plan["N"].to_numpy(dtype=float)
     color = theme.PRIMARY
-    _band(fig, x, plan["cc_mean"].to_numpy(), plan["cc_sd"].to_numpy(), "CC (planning)", color, 1, 1, False)
+    _band(fig, x, plan["cc_mean"].to_numpy(), plan["cc_sd"].to_numpy(), BandStyle("CC (planning)", color, legend=False),
+          (1, 1))
     fig.add_scatter(x=x, y=plan["std"], mode="lines+markers", line=dict(color=color), showlegend=False,
                     row=1, col=2)
     for c in (1, 2):

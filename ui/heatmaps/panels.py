@@ -10,8 +10,9 @@ import streamlit as st
 
 from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
 from eyedp_core.heatmaps import attacks, cap, maps, preview, release
-from eyedp_core.heatmaps.calibration import grid_for_sigma, noise_std, noise_surface, observers_needed
+from eyedp_core.heatmaps.calibration import noise_std, noise_surface, observers_needed
 from eyedp_core.heatmaps.curves import PLANNING_LABEL, summarize_curves
+from eyedp_core.heatmaps.maps import grid_for_sigma
 from ui import state, theme
 from ui.heatmaps import figs, images, targets, view
 from ui.heatmaps.release import selection_facts, selection_settings, with_canvas_caveat
@@ -124,10 +125,8 @@ def _use_algorithm1(ctx: view.Context, m: float) -> None:
 
 def _select_private(ctx: view.Context, bound: float, eps_sel: float, method: SelectionMethod) -> None:
     """Callback: choose m by the DP selection (OpenDP, no seed) and charge its ε to the observers it read."""
-    choice = release.choose_cap_privately(ctx.gaze_maps, ctx.source, weight=ctx.weight, raw_bound=bound,
-                                          selection_epsilon=eps_sel, selection_method=method, epsilon=ctx.epsilon,
-                                          delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
-                                          cap_total=ctx.cap_total)
+    choice = release.choose_cap_privately(ctx.gaze_maps, ctx.source, weight=ctx.weight,
+                                          selection=cap.SelectionSpec(bound, eps_sel, method), setting=ctx.setting)
     entry = with_canvas_caveat(release.selection_release(choice), ctx)
     if state.charge([entry], page="heatmaps", place="hm_select_private",  # refused over the cap: m unchanged
                     facts=selection_facts(choice, ctx, bound),
@@ -238,8 +237,8 @@ def calculator_panel(ctx: view.Context) -> None:
     }
     with right:
         st.plotly_chart(figs.calculator_slice(n_axis, series, target, n_now, sqrt_r), key="hm_calc_slice", theme=None)
-    needed = observers_needed(target, r, *setting, ctx.mechanism, ctx.method)
-    grid = grid_for_sigma(target, n_now, ctx.width, ctx.height, *setting, ctx.mechanism, ctx.method)
+    needed = observers_needed(target, r, ctx.setting, delta_of_n=dl)
+    grid = grid_for_sigma(target, n_now, ctx.width, ctx.height, ctx.setting, delta_of_n=dl)
     a, b, c = st.columns(3)
     a.metric("Noise std now", fmt_num(std_now), help=f"{ctx.mechanism}, n = {n_now}, r = {r:,} cells")
     b.metric(f"Observers needed at r = {r:,} cells", "not reachable" if needed is None else f"{needed:,}")
@@ -268,8 +267,7 @@ def attack_panel(ctx: view.Context) -> None:
     target = st.columns([1, 3])[0].selectbox("Target observer", ids, key="hm_target",
                                              index=index_in_force("hm_target", list(ids)))
     i = gm.index_of(gm.observers[ids.index(target)])
-    table = view.attack_table(ctx.maps_key, i, ctx.cap_m, ctx.cap_total, ctx.epsilon, ctx.delta, ctx.method,
-                              ctx.preview_seed, gm)
+    table = view.attack_table(ctx.maps_key, i, ctx.setting, ctx.preview_seed, gm)
     nf = attacks.difference_attack(ctx.clean.agg, gm, i, ctx.cap_m, ctx.cap_total, "noise-free")
     noisy = attacks.difference_attack(ctx.preview.noisy, gm, i, ctx.cap_m, ctx.cap_total, ctx.mechanism)
     truth_s = maps.smooth(nf.truth, ctx.sigma_px, ctx.cell_px)
@@ -331,8 +329,7 @@ def planning_panel(ctx: view.Context) -> None:
     if not ns:
         st.info("Choose at least one study size N.")
         return
-    plan = view.planning(ctx.maps_key, ctx.cell_px, tuple(sorted(ns)), ctx.epsilon, rule, ctx.delta, ctx.cap_m,
-                         ctx.cap_total, ctx.sigma_px, ctx.mechanism, ctx.method, R, ctx.preview_seed, ctx.clean)
+    plan = view.planning(ctx.maps_key, ctx.setting, tuple(sorted(ns)), rule, R, ctx.preview_seed, ctx.clean)
     st.plotly_chart(figs.plan_figure(plan, n_now), key="hm_plan_chart", theme=None)
     show = plan[["N", "delta", "std", "expected_mse", "cc_mean", "cc_sd", "label"]].rename(
         columns={"delta": "δ", "std": "noise std", "expected_mse": "E[MSE]", "cc_mean": "CC mean",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -17,7 +18,9 @@ from PIL import Image, ImageDraw
 from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family, GaussianMethod, SelectionMethod
 from eyedp_core.heatmaps import cap, maps, preview, targets
-from eyedp_core.heatmaps.targets import Basis, Measure, Setting
+from eyedp_core.heatmaps.calibration import HeatmapSetting
+from eyedp_core.heatmaps.cap import SelectionSpec
+from eyedp_core.heatmaps.targets import Basis, DrawSpec, Measure
 from eyedp_core.metrics import pearson_cc
 from ui import picture, theme
 from ui.fragment import fragment
@@ -43,12 +46,6 @@ def _pct(v: float) -> str:
 def q_value() -> float:
     """The top share q the hot-spots measure uses (a public parameter, hm_q)."""
     return float(st.session_state.get("hm_q", targets.DEFAULT_Q))
-
-
-def _setting(ctx: view.Context) -> Setting:
-    """The page's privacy setting and caps."""
-    return Setting(epsilon=ctx.epsilon, delta=ctx.delta, mechanism=ctx.mechanism, method=ctx.method,
-                   cap_m=ctx.cap_m, cap_total=ctx.cap_total)
 
 
 def _band(lo: float | None, hi: float | None, fmt) -> str:
@@ -79,21 +76,21 @@ def _basis_maps(ctx: view.Context, basis: Basis, pilot: str | None) -> tuple[tup
 
 # A shared object (st.cache_resource: no unpickled copy of every draw per move); nothing mutates the answers.
 @st.cache_resource(show_spinner=False, max_entries=24)
-def answers(key: tuple, n: int, setting: Setting, measure: str, target: float, q: float, R: int, seed: int,
-            sigma_px: float, basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
-    """Basis maps (by key), the study's n, the setting, measure, target, q, draws, seed, kernel and basis ->
-    (smallest ε, observers needed at the setting's ε by the planning model[, by subsamples of the basis'
-    observers on grids up to targets.SUBSAMPLE_CELLS cells])."""
+def answers(key: tuple, n: int, setting: HeatmapSetting, measure: str, target: float, draws: DrawSpec, seed: int,
+            basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
+    """Basis maps (by key), the study's n, the setting (privacy, caps, kernel), measure, target, draws (R, q), seed
+    and basis -> (smallest ε, observers needed at the setting's ε by the planning model[, by subsamples of the
+    basis' observers on grids up to targets.SUBSAMPLE_CELLS cells])."""
     agg = maps.aggregate(_gm, setting.cap_m, setting.cap_total)
-    kw = dict(R=R, sigma_px=sigma_px, cell=_gm.cell, q=q)
-    eps = targets.epsilon_for_target(agg, n, setting, Measure(measure), target, np.random.default_rng(seed),
-                                     basis=Basis(basis), **kw)
-    obs = targets.observers_for_target(agg, setting, Measure(measure), target, np.random.default_rng(seed),
-                                       basis=Basis.PLANNING, **kw)
+    on_grid = replace(setting, cell_px=_gm.cell)
+    eps = targets.epsilon_for_target(agg, n, on_grid, Measure(measure), target, np.random.default_rng(seed),
+                                     basis=Basis(basis), draws=draws)
+    obs = targets.observers_for_target(agg, on_grid, Measure(measure), target, np.random.default_rng(seed),
+                                       basis=Basis.PLANNING, draws=draws)
     if _gm.n_cells > targets.SUBSAMPLE_CELLS:
         return eps, obs
-    sub = targets.observers_by_subsample(_gm, setting, Measure(measure), target, np.random.default_rng(seed),
-                                         basis=Basis(basis), R=R, sigma_px=sigma_px, q=q)
+    sub = targets.observers_by_subsample(_gm, on_grid, Measure(measure), target, np.random.default_rng(seed),
+                                         basis=Basis(basis), draws=draws)
     return eps, obs, sub
 
 
@@ -230,14 +227,14 @@ def _target_part(ctx: view.Context, plan_note: PlanNote | None = None) -> None:
                                 "nothing. It is built at the page's cell size, weighting and caps.")
     R = row2.slider("Draws R", 20, 300, value_in_force("hm_tg_R", 100), 10, key="hm_tg_R")
     key, gm = _basis_maps(ctx, Basis(basis), pilot)
-    setting = _setting(ctx)
+    setting = ctx.setting
     est = targets.estimate_seconds(gm.n_cells, len(targets.EPS_GRID) + len(targets.N_GRID), R, Measure(measure))
     note = st.empty() if est > SLOW_SECONDS else None  # the time estimate only where it is slow
     if note is not None:
         note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
                   "cached.", icon=":material/schedule:")
-    answers_key = (key, ctx.n_observers, setting, measure, float(target), float(q), int(R), ctx.preview_seed,
-                   ctx.sigma_px, basis)
+    answers_key = (key, ctx.n_observers, setting, measure, float(target), DrawSpec(R=int(R), q=float(q)),
+                   ctx.preview_seed, basis)
     eps_ans, obs_ans, *sub = answers(*answers_key, gm)
     if note is not None:
         note.empty()
@@ -274,15 +271,13 @@ def _target_part(ctx: view.Context, plan_note: PlanNote | None = None) -> None:
 
 
 @st.cache_data(show_spinner="Simulating both choices of m…", max_entries=16)
-def cap_comparison(key: tuple, fixed_m: float, candidates: tuple[float, ...], raw_bound: float,
-                   selection_epsilon: float, selection_method: SelectionMethod, setting: Setting, q: float, R: int, seed: int,
-                   sigma_px: float, _gm: maps.GazeMaps) -> targets.CapComparison:
-    """Gaze maps (by key), the fixed m, the public candidates and bound, the selection's ε and method, the map's
-    setting, q, draws, seed and kernel -> CapComparison (on these private data: tuning)."""
-    return targets.cap_choice_utility(_gm, fixed_m=fixed_m, candidates=candidates, raw_bound=raw_bound,
-                                      selection_epsilon=selection_epsilon, selection_method=selection_method,
-                                      setting=setting, rng=np.random.default_rng(seed), basis=Basis.PRIVATE, R=R,
-                                      sigma_px=sigma_px, q=q)
+def cap_comparison(key: tuple, fixed_m: float, candidates: tuple[float, ...], selection: SelectionSpec,
+                   setting: HeatmapSetting, draws: DrawSpec, seed: int, _gm: maps.GazeMaps) -> targets.CapComparison:
+    """Gaze maps (by key), the fixed m, the public candidates, the selection (bound, ε, method), the map's setting
+    (privacy, caps, kernel), draws (R, q) and seed -> CapComparison (on these private data: tuning)."""
+    return targets.cap_choice_utility(_gm, fixed_m=fixed_m, candidates=candidates, selection=selection,
+                                      setting=setting, rng=np.random.default_rng(seed), basis=Basis.PRIVATE,
+                                      draws=draws)
 
 
 def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon: float, method: SelectionMethod,
@@ -292,8 +287,9 @@ def cap_comparison_block(ctx: view.Context, raw_bound: float, selection_epsilon:
     if not cands:
         return
     q = q_value()
-    comp = cap_comparison(ctx.maps_key, float(fixed_m), tuple(cands), float(raw_bound), float(selection_epsilon),
-                          method, _setting(ctx), q, 50, ctx.preview_seed, ctx.sigma_px, ctx.gaze_maps)
+    comp = cap_comparison(ctx.maps_key, float(fixed_m), tuple(cands),
+                          SelectionSpec(float(raw_bound), float(selection_epsilon), method), ctx.setting,
+                          DrawSpec(R=50, q=q), ctx.preview_seed, ctx.gaze_maps)
     cc, kept = comp.summary(Measure.CC), comp.summary(Measure.HOT_SPOTS)
     likely = comp.candidates[int(np.argmax(comp.probabilities))]
     u = ctx.short_unit
@@ -377,12 +373,12 @@ AB_DRAWS = 100
 def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: Family) -> dict:
     """One side of the A/B panel at (ε, m, noise) with the page's other settings -> picture, numbers, guarantee."""
     method = preview.gaussian_method(ctx.method, eps) if mechanism is Family.GAUSSIAN else GaussianMethod.ANALYTIC
+    setting = replace(ctx.setting, epsilon=eps, mechanism=mechanism, method=method, cap_m=m)
     sens = preview.maps_sensitivity(ctx.gaze_maps, m, ctx.cap_total)
     clean = view.clean_maps(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, ctx.gaze_maps)
-    prev = view.noisy_preview(ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism, method,
-                              ctx.preview_seed, clean, sens)
+    prev = view.noisy_preview(ctx.maps_key, setting, ctx.preview_seed, clean, sens)
     q = q_value()
-    nums = side_numbers(ctx, clean.agg, m, eps, mechanism, method, prev.smooth, q)
+    nums = side_numbers(ctx, clean.agg, setting, prev.smooth, q)
     delta = preview.delta_spent(mechanism, ctx.delta)
     jpeg = images.cached_overlay_jpeg(("ab", ctx.maps_key, m, ctx.cap_total, ctx.sigma_px, eps, ctx.delta, mechanism,
                                        method, ctx.preview_seed), ctx.stimulus.token, ctx.cell_px, ctx.clean.vmax,
@@ -395,16 +391,16 @@ def ab_side(ctx: view.Context, label: str, eps: float, m: float, mechanism: Fami
             "cc_band": nums["cc_band"], "kept_band": nums["kept_band"]}
 
 
-def side_numbers(ctx: view.Context, agg: np.ndarray, m: float, eps: float, mechanism: Family, method: GaussianMethod,
-                 noisy_smooth: np.ndarray, q: float) -> dict:
-    """One side's numbers against the page's clean map (cached per setting)."""
-    setting = Setting(eps, ctx.delta, mechanism, method, m, ctx.cap_total)
-    return _side_numbers(ctx.maps_key, setting, ctx.sigma_px, ctx.preview_seed, q, ctx.cap_m, ctx.n_observers,
+def side_numbers(ctx: view.Context, agg: np.ndarray, setting: HeatmapSetting, noisy_smooth: np.ndarray,
+                 q: float) -> dict:
+    """One side's numbers (its setting: ε, noise, m and the page's other settings) against the page's clean map
+    (cached per setting)."""
+    return _side_numbers(ctx.maps_key, setting, ctx.preview_seed, q, ctx.cap_m, ctx.n_observers,
                          (agg, ctx.clean.agg, ctx.clean.smooth, noisy_smooth))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _side_numbers(key: tuple, setting: Setting, sigma_px: float, seed: int, q: float, ref_m: float, n: int,
+def _side_numbers(key: tuple, setting: HeatmapSetting, seed: int, q: float, ref_m: float, n: int,
                   _maps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> dict:
     """One side's numbers, cached on everything they depend on (the reference is the page's clean map at cap
     ref_m; `_maps`: this side's aggregate, the reference aggregate, the smoothed reference and this side's
@@ -412,8 +408,8 @@ def _side_numbers(key: tuple, setting: Setting, sigma_px: float, seed: int, q: f
     preview."""
     _agg, _ref_agg, _ref_smooth, _noisy_smooth = _maps
     std = setting.std(n, _agg.size)
-    d = targets.utility_at_stds(_agg, [std], np.random.default_rng(seed), R=AB_DRAWS, sigma_px=sigma_px,
-                                cell=key[2], mechanism=setting.mechanism, q=q, reference=_ref_agg)
+    d = targets.utility_at_stds(_agg, [std], np.random.default_rng(seed), replace(setting, cell_px=key[2]),
+                                DrawSpec(R=AB_DRAWS, q=q), reference=_ref_agg)
     cc, kept = d.cc[0], d.kept[0]
     return {"std": std, "cc": float(np.nanmean(cc)), "kept": float(np.nanmean(kept)),
             "cc_band": "–".join(f"{v:.2f}" for v in np.nanquantile(cc, targets.BAND)),

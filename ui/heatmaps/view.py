@@ -18,7 +18,7 @@ import streamlit as st
 
 from eyedp_core.dp.registry import Family, GaussianMethod
 from eyedp_core.heatmaps import attacks, cap, curves, maps, preview, saliency
-from eyedp_core.heatmaps.calibration import HeatmapSensitivity
+from eyedp_core.heatmaps.calibration import HeatmapSensitivity, HeatmapSetting
 from eyedp_core.heatmaps.preview import CleanMaps, NoisyPreview
 from eyedp_core.heatmaps.release import CapChoice, MapsSource
 from ui.state import Dataset
@@ -66,13 +66,11 @@ def cap_curve(key: tuple, cap_total: float | None, eps: float, delta: float, mec
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def noisy_preview(key: tuple, m: float, cap_total: float | None, sigma_px: float, eps: float, delta: float,
-                  mechanism: Family, method: GaussianMethod, seed: int, _clean: CleanMaps,
+def noisy_preview(key: tuple, setting: HeatmapSetting, seed: int, _clean: CleanMaps,
                   _sens: HeatmapSensitivity) -> NoisyPreview:
-    """Gaze-map key, caps, kernel, privacy settings and seed -> the seeded preview without EMD (cached: moving a
-    slider back and forth redraws from the cache)."""
-    return preview.noisy_preview(_clean, _sens, epsilon=eps, delta=delta, mechanism=mechanism, method=method,
-                                 seed=seed, sigma_px=sigma_px, cell_px=key[2], emd_bins=None)
+    """Gaze-map key, the setting (caps, kernel, privacy; its cell size is the key's) and seed -> the seeded preview
+    without EMD (cached: moving a slider back and forth redraws from the cache)."""
+    return preview.noisy_preview(_clean, _sens, setting, seed=seed, emd_bins=None)
 
 
 EMD_BINS = 32  # the earth mover's distance is solved on at most 32 x 32 blocks (saliency.emd)
@@ -103,9 +101,9 @@ def curve_table(ctx: "Context", eps_list: tuple[float, ...], R: int, q: float,
     if k in store:
         store.move_to_end(k)
         return store[k]
-    df = curves.eps_curves(ctx.clean.agg, ctx.sensitivity, list(eps_list), ctx.delta,
-                           np.random.default_rng(ctx.preview_seed), R=R, sigma_px=ctx.sigma_px, cell=ctx.cell_px,
-                           method=ctx.method, progress=progress, hot_spots_q=q)
+    df = curves.eps_curves(ctx.clean.agg, ctx.sensitivity, ctx.setting,
+                           curves.CurveSpec(epsilons=tuple(eps_list), R=R, hot_spots_q=q),
+                           np.random.default_rng(ctx.preview_seed), progress=progress)
     store[k] = (df, list(df.attrs.get("notes", [])))
     while len(store) > CURVE_CACHE_SIZE:
         store.popitem(last=False)
@@ -113,21 +111,19 @@ def curve_table(ctx: "Context", eps_list: tuple[float, ...], R: int, q: float,
 
 
 @st.cache_data(show_spinner="Running the difference attack…", max_entries=24)
-def attack_table(key: tuple, target: int, m: float, cap_total: float | None, eps: float, delta: float,
-                 method: GaussianMethod, seed: int, _gm: maps.GazeMaps) -> pd.DataFrame:
-    """Gaze-map key, target row, caps, privacy settings and seed -> one row per mechanism (attack_demo)."""
-    return attacks.attack_demo(_gm, target, m, eps, delta, np.random.default_rng(seed), cap_total=cap_total,
-                               method=method)
+def attack_table(key: tuple, target: int, setting: HeatmapSetting, seed: int, _gm: maps.GazeMaps) -> pd.DataFrame:
+    """Gaze-map key, target row, the setting (caps, ε, δ, Gaussian method) and seed -> one row per mechanism
+    (attack_demo)."""
+    return attacks.attack_demo(_gm, target, setting, np.random.default_rng(seed))
 
 
 @st.cache_data(show_spinner="Simulating study sizes…", max_entries=24)
-def planning(key: tuple, cell: int, n_values: tuple[int, ...], eps: float, delta_rule: str, delta: float, m: float,
-             cap_total: float | None, sigma_px: float, mechanism: Family, method: GaussianMethod, R: int, seed: int,
+def planning(key: tuple, setting: HeatmapSetting, n_values: tuple[int, ...], delta_rule: str, R: int, seed: int,
              _clean: CleanMaps) -> pd.DataFrame:
-    """Map key, hypothetical study sizes N, privacy settings and kernel -> plan_study table (planning only)."""
-    return curves.plan_study(_clean.agg, list(n_values), eps, preview.delta_for_sizes(delta_rule, delta),
-                             np.random.default_rng(seed), m=m, cap_total=cap_total, sigma_px=sigma_px, cell=cell,
-                             mechanism=mechanism, method=method, R=R)
+    """Map key, the setting (privacy, caps, cell size, kernel), hypothetical study sizes N and the δ rule for
+    them -> plan_study table (planning only)."""
+    return curves.plan_study(_clean.agg, list(n_values), setting, np.random.default_rng(seed),
+                             delta_of_n=preview.delta_for_sizes(delta_rule, setting.delta), R=R)
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,6 +159,12 @@ class Context:
     def n_observers(self) -> int:
         """Number of observers (public)."""
         return self.gaze_maps.n_observers
+
+    @property
+    def setting(self) -> HeatmapSetting:
+        """The page's heatmap setting: privacy parameters, noise, caps, cell size and kernel."""
+        return HeatmapSetting(self.epsilon, self.delta, self.mechanism, self.method, self.cap_m, self.cap_total,
+                              self.cell_px, self.sigma_px)
 
     @property
     def delta_used(self) -> float:
@@ -239,8 +241,8 @@ def context(study: Study, s) -> Context:
     gm = gaze_maps(*key, W, H, study.fixations_on_stimulus)
     sens = preview.maps_sensitivity(gm, s.cap_m, s.cap_total)
     clean = clean_maps(key, s.cap_m, s.cap_total, s.sigma_px, gm)
-    prev = noisy_preview(key, s.cap_m, s.cap_total, s.sigma_px, s.epsilon, s.delta, s.mechanism, s.method, s.seed,
-                         clean, sens)
+    setting = HeatmapSetting(s.epsilon, s.delta, s.mechanism, s.method, s.cap_m, s.cap_total, s.cell, s.sigma_px)
+    prev = noisy_preview(key, setting, s.seed, clean, sens)
     ctx = Context(fixations=fix_ds, stimulus=stim, maps_key=key, gaze_maps=gm,
                   source=MapsSource.of(gm, fixations=fix_ds.token, stimulus=stim.token,
                                        stimulus_name=study.stimulus_name),

@@ -7,6 +7,7 @@ import streamlit as st
 
 from eyedp_core.aoi.observers import AoiBounds
 from eyedp_core.dp.registry import Family, GaussianMethod
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from eyedp_core.plan.schema import AoiOutput, HeatmapOutput, PlanOutput
 from ui import state
 from ui.plan import session
@@ -15,15 +16,17 @@ from ui.text import md_text
 __all__ = ["aoi_button", "aoi_output", "heatmap_button", "heatmap_output"]
 
 
-def heatmap_output(stimulus: str, width: int, height: int, *, cell_px: int, delta: float, mechanism: Family,
-                   method: GaussianMethod, cap_m: float, cap_total: float | None, sigma_px: float) -> HeatmapOutput:
-    """The Heatmaps page's settings in, the plan's heatmap output out (its ε is allotted by the plan)."""
+def heatmap_output(stimulus: str, width: int, height: int, setting: HeatmapSetting) -> HeatmapOutput:
+    """The Heatmaps page's stimulus, canvas and setting (grid, δ, noise, caps, kernel) in, the plan's heatmap output
+    out (its ε is allotted by the plan, so the setting's ε is not carried)."""
+    s = setting
+    method = s.method
     if method not in (GaussianMethod.ANALYTIC, GaussianMethod.CLASSICAL):
         method = GaussianMethod.ANALYTIC  # a plan takes the calibrations valid on every grid
-    return HeatmapOutput(stimulus=stimulus, width=int(width), height=int(height), cell_px=int(cell_px),
-                         delta=float(delta), mechanism=Family.LAPLACE if mechanism is Family.LAPLACE
-                         else Family.GAUSSIAN, method=method, cap_m=float(cap_m),
-                         cap_total=None if cap_total is None else float(cap_total), sigma_px=float(sigma_px))
+    return HeatmapOutput(stimulus=stimulus, width=int(width), height=int(height), cell_px=int(s.cell_px),
+                         delta=float(s.delta), mechanism=Family.LAPLACE if s.mechanism is Family.LAPLACE
+                         else Family.GAUSSIAN, method=method, cap_m=float(s.cap_m),
+                         cap_total=None if s.cap_total is None else float(s.cap_total), sigma_px=float(s.sigma_px))
 
 
 def aoi_output(stimulus: str, aois: tuple[Any, ...], metrics: tuple[Any, ...], bounds: AoiBounds) -> AoiOutput:
@@ -47,9 +50,7 @@ def _button(output: PlanOutput, key: str, what: str) -> None:
 
 def heatmap_button(ctx: Any) -> None:
     """Heatmaps page: add this stimulus' heatmap (grid, caps, kernel, noise family, δ) to the plan."""
-    out = heatmap_output(ctx.stimulus.name, ctx.width, ctx.height, cell_px=ctx.cell_px, delta=ctx.delta,
-                         mechanism=ctx.mechanism, method=ctx.method, cap_m=ctx.cap_m, cap_total=ctx.cap_total,
-                         sigma_px=ctx.sigma_px)
+    out = heatmap_output(ctx.stimulus.name, ctx.width, ctx.height, ctx.setting)
     _button(out, "hm_add_plan", f"the heatmap of '{ctx.stimulus.name}'")
     if ctx.weight != "count":  # the plan's models and its bundle are fixation-count maps (as the batch command's)
         st.caption("A plan's heatmaps weigh each fixation once (counts); this page's duration weighting is not "

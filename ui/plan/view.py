@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.heatmaps import maps, preview
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from eyedp_core.plan.allocate import Allocation, allocate
 from eyedp_core.plan.inputs import inputs_from_fixations
 from eyedp_core.plan.schema import HeatmapOutput, StudyPlan
@@ -33,7 +34,7 @@ def heatmap_preview(fix_token: str, table_name: str, output_json: str, epsilon: 
     gm = maps.gaze_maps(sub, o.width, o.height, o.cell_px, "count", observer_col="observer")
     clean = preview.clean_maps(gm, o.cap_m, o.cap_total, o.sigma_px)
     sens = preview.maps_sensitivity(gm, o.cap_m, o.cap_total)
-    noisy = preview.noisy_preview(clean, sens, epsilon=epsilon, delta=o.delta, mechanism=o.mechanism,
-                                  method=preview.gaussian_method(o.method, epsilon), seed=seed, sigma_px=o.sigma_px,
-                                  cell_px=o.cell_px, emd_bins=None)
+    setting = HeatmapSetting(epsilon, o.delta, o.mechanism, preview.gaussian_method(o.method, epsilon), o.cap_m,
+                             o.cap_total, o.cell_px, o.sigma_px)
+    noisy = preview.noisy_preview(clean, sens, setting, seed=seed, emd_bins=None)
     return clean.smooth, noisy.smooth, float(noisy.metrics.get("cc", float("nan")))

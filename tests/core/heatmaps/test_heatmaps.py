@@ -10,7 +10,7 @@ from scipy import ndimage, stats
 
 from eyedp_core.dp.noise import from_calibration
 from eyedp_core.heatmaps import maps as hm
-from eyedp_core.heatmaps.calibration import heatmap_sensitivity
+from eyedp_core.heatmaps.calibration import HeatmapSetting, heatmap_sensitivity
 
 
 def _fixations(rng: np.random.Generator, n_obs: int, per_obs: int, width: int, height: int) -> pd.DataFrame:
@@ -155,7 +155,7 @@ def test_privatize_noise_has_the_claimed_law(rng, mechanism):
     n, r_side = 400, 120
     sens = heatmap_sensitivity(r_side * r_side, n, 1.0, cap_total=50.0)
     agg = rng.random((r_side, r_side)) * 0.1
-    out = hm.privatize(agg, 1.0, n ** -1.5, mechanism, sens, rng)
+    out = hm.privatize(agg, HeatmapSetting(1.0, n ** -1.5, mechanism), sens, rng)
     cal = out.calibration
     z = (out.map.astype(float) - agg).ravel()
     if mechanism == "gaussian":
@@ -174,11 +174,11 @@ def test_privatize_noise_has_the_claimed_law(rng, mechanism):
 def test_privatize_guards(rng):
     sens = heatmap_sensitivity(100, 10)
     with pytest.raises(ValueError):
-        hm.privatize(np.zeros((10, 11)), 1.0, 1e-3, "gaussian", sens, rng)
+        hm.privatize(np.zeros((10, 11)), HeatmapSetting(1.0, 1e-3, "gaussian"), sens, rng)
     with pytest.raises(ValueError):
-        hm.privatize(np.zeros((10, 10)), 1.0, 1e-3, "random-selection", sens, rng)
-    same_a = hm.privatize(np.zeros((10, 10)), 1.0, 1e-3, "gaussian", sens, np.random.default_rng(5)).map
-    same_b = hm.privatize(np.zeros((10, 10)), 2.0, 1e-3, "gaussian", sens, np.random.default_rng(5)).map
+        hm.privatize(np.zeros((10, 10)), HeatmapSetting(1.0, 1e-3, "random-selection"), sens, rng)
+    same_a = hm.privatize(np.zeros((10, 10)), HeatmapSetting(1.0, 1e-3, "gaussian"), sens, np.random.default_rng(5)).map
+    same_b = hm.privatize(np.zeros((10, 10)), HeatmapSetting(2.0, 1e-3, "gaussian"), sens, np.random.default_rng(5)).map
     # Same seed, other ε: the same noise pattern rescaled (keeps the preview stable while ε moves).
     assert np.corrcoef(same_a.ravel(), same_b.ravel())[0, 1] > 0.999999
 
@@ -189,7 +189,7 @@ def test_privatize_draws_through_the_mechanism_object_of_its_calibration(mechani
     """One noise path: the preview noise is exactly what the calibration's mechanism object draws."""
     sens = heatmap_sensitivity(12 * 9, 20, 1.0)
     agg = np.linspace(0, 1, 12 * 9).reshape(12, 9)
-    out = hm.privatize(agg, 0.7, 1e-5, mechanism, sens, np.random.default_rng(8), method)
+    out = hm.privatize(agg, HeatmapSetting(0.7, 1e-5, mechanism, method), sens, np.random.default_rng(8))
     ref = from_calibration(out.calibration).sample(np.random.default_rng(8), agg.shape, np.float32)
     assert out.map.dtype == np.float32 and out.calibration.method == method
     np.testing.assert_array_equal(out.map, ref + agg.astype(np.float32))

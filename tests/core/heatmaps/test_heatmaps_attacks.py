@@ -10,7 +10,7 @@ import pytest
 
 from eyedp_core.heatmaps import attacks as ha
 from eyedp_core.heatmaps import maps as hm
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap, heatmap_sensitivity
 
 
 def _sparse_observers(rng, n=20, per=12, width=300, height=200, repeats=True):
@@ -41,7 +41,7 @@ def test_attack_fails_under_calibrated_noise(rng, mechanism):
     n, eps, delta = gm.n_observers, 1.0, gm.n_observers ** -1.5
     sens = heatmap_sensitivity(gm.n_cells, n, 1.0)
     agg = hm.aggregate(gm, 1.0)
-    pm = hm.privatize(agg, eps, delta, mechanism, sens, rng, dtype=np.float64)
+    pm = hm.privatize(agg, HeatmapSetting(eps, delta, mechanism), sens, rng, dtype=np.float64)
     res = ha.difference_attack(pm.map, gm, 3, 1.0, mechanism=mechanism)
     assert not res.exact
     # The attacker's error is n× the noise: per-cell error variance n²·std², checked to 4 standard errors.
@@ -80,7 +80,7 @@ def test_random_selection_mean_is_over_the_sample(rng):
 
 def test_attack_demo_table(rng):
     gm = _sparse_observers(rng, n=12)
-    df = ha.attack_demo(gm, 4, 1.0, 1.0, 12 ** -1.5, rng)
+    df = ha.attack_demo(gm, 4, HeatmapSetting(1.0, 12 ** -1.5, cap_m=1.0), rng)
     assert list(df["mechanism"]) == ["noise-free", "rs1", "rs2", "gaussian", "laplace"]
     row = df.set_index("mechanism")
     assert row.loc["noise-free", "exact_recovery"] and not row.loc["noise-free", "private"]

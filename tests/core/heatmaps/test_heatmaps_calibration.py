@@ -11,6 +11,7 @@ from scipy.stats import norm
 from eyedp_core.dp.calibration import gaussian_sigma
 from eyedp_core.dp.noise import liu_thm34_sigma, r_star
 from eyedp_core.heatmaps import calibration as hc
+from eyedp_core.heatmaps import maps as hm
 
 D900 = 900 ** -1.5
 
@@ -175,18 +176,18 @@ def test_observers_needed_is_minimal(delta, method):
             return d2 * math.sqrt(eps / 2 + math.log(r / d)) / eps
         return d2 * gaussian_sigma(1.0, eps, d)
 
-    n = hc.observers_needed(target, r, eps, dl, method=method)
+    n = hc.observers_needed(target, r, hc.HeatmapSetting(eps, method=method), delta_of_n=dl)
     assert sigma(n) <= target < sigma(n - 1)
     if method == "liu-thm-3.4" and delta == "n^-1.5":
         assert 900 < n < 1000  # the paper: σ = 1.5 needs "of the order of n = 900" at 300×300
     # Any target is met by the smallest n with a valid δ (δ = n^-1.5 needs n >= 2).
-    assert hc.observers_needed(1e9, r, eps, dl, method=method) == (2 if delta == "n^-1.5" else 1)
+    assert hc.observers_needed(1e9, r, hc.HeatmapSetting(eps, method=method), delta_of_n=dl) == (2 if delta == "n^-1.5" else 1)
 
 
 def test_grid_for_sigma_finest_grid_meeting_target():
     n, w, h, eps = 40, 800, 600, 1.0
     d = n ** -1.5
-    got = hc.grid_for_sigma(0.5, n, w, h, eps, d)
+    got = hm.grid_for_sigma(0.5, n, w, h, hc.HeatmapSetting(eps, d))
     assert got is not None
     unit = gaussian_sigma(1.0, eps, d)
 
@@ -196,7 +197,7 @@ def test_grid_for_sigma_finest_grid_meeting_target():
     assert got.grid_shape == (math.ceil(h / got.cell), math.ceil(w / got.cell))
     assert got.std == pytest.approx(std(got.cell), rel=1e-12)
     assert std(got.cell) <= 0.5 < std(got.cell - 1)
-    assert hc.grid_for_sigma(1e-6, n, w, h, eps, d) is None
+    assert hm.grid_for_sigma(1e-6, n, w, h, hc.HeatmapSetting(eps, d)) is None
     # With a total cap C the noise no longer grows with r: the full-resolution grid can qualify.
-    capped = hc.grid_for_sigma(2.0, 2000, w, h, eps, 2000 ** -1.5, m=1.0, cap_total=200)
+    capped = hm.grid_for_sigma(2.0, 2000, w, h, hc.HeatmapSetting(eps, 2000 ** -1.5, cap_m=1.0, cap_total=200))
     assert capped is not None and capped.cell == 1

@@ -8,7 +8,7 @@ import scipy.fft as sfft
 from scipy import ndimage, stats
 
 from eyedp_core.heatmaps import curves as hcur
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap, heatmap_sensitivity
 from eyedp_core.metrics import mse, nmse_by_energy, pearson_cc
 
 
@@ -44,8 +44,8 @@ def test_curves_match_brute_force_distribution(rng, mechanism):
     clean, ref = _maps(rng)
     n, eps, delta, sigma_px, cell, R = 30, 2.0, 30 ** -1.5, 6.0, 2, 400
     sens = heatmap_sensitivity(clean.size, n, 1.0, cap_total=6.0)
-    df = hcur.eps_curves(clean, sens, [eps], delta, rng, R=R, sigma_px=sigma_px, cell=cell,
-                         mechanisms=(mechanism,), reference_map=ref)
+    df = hcur.eps_curves(clean, sens, HeatmapSetting(delta=delta, sigma_px=sigma_px, cell_px=cell),
+                         hcur.CurveSpec(epsilons=(eps,), R=R, mechanisms=(mechanism,)), rng, reference_map=ref)
     assert len(df) == R and set(df["mechanism"]) == {mechanism}
     cal = calibrate_heatmap(sens, eps, delta, mechanism, "analytic" if mechanism == "gaussian" else "laplace")
     assert np.allclose(df["std"], cal.std) and np.allclose(df["scale"], cal.scale)
@@ -70,8 +70,8 @@ def test_curves_shape_monotonicity_progress_and_notes(rng):
     sens = heatmap_sensitivity(clean.size, 500, 1.0)
     seen = []
     eps = [0.25, 0.5, 0.9, 2.0]
-    df = hcur.eps_curves(clean, sens, eps, 1e-6, rng, R=30, sigma_px=3.0, method="classical",
-                         progress=seen.append)
+    df = hcur.eps_curves(clean, sens, HeatmapSetting(delta=1e-6, method="classical", sigma_px=3.0),
+                         hcur.CurveSpec(epsilons=tuple(eps), R=30), rng, progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == 1.0
     assert sorted(df.loc[df.mechanism == "gaussian", "eps"].unique()) == [0.25, 0.5, 0.9]
     assert df.attrs["notes"] and "ε ≥ 1" in df.attrs["notes"][0]
@@ -88,7 +88,7 @@ def test_curves_shape_monotonicity_progress_and_notes(rng):
 def test_plan_study(rng):
     clean, _ = _maps(rng)
     ns = [100, 1_000, 10_000]
-    df = hcur.plan_study(clean, ns, 1.0, 1e-6, rng, m=1.0, sigma_px=3.0, R=40)
+    df = hcur.plan_study(clean, ns, HeatmapSetting(1.0, 1e-6, cap_m=1.0, sigma_px=3.0), rng, R=40)
     assert list(df["N"]) == ns
     # σ ∝ 1/N at fixed δ
     assert np.allclose(df["std"].to_numpy() * df["N"].to_numpy(), df["std"].iloc[0] * 100)
@@ -96,5 +96,5 @@ def test_plan_study(rng):
     exp = [hcur.expected_noise_mse(s, clean.shape, 3.0) for s in df["std"]]
     assert np.allclose(df["expected_mse"], exp)  # reference = clean: no bias term
     assert np.all(np.diff(df["cc_mean"]) > 0)
-    d = hcur.plan_study(clean, [50, 500], 1.0, lambda N: N ** -1.5, rng, R=5)
+    d = hcur.plan_study(clean, [50, 500], HeatmapSetting(1.0), rng, delta_of_n=lambda N: N ** -1.5, R=5)
     assert np.allclose(d["delta"], [50 ** -1.5, 500 ** -1.5])

@@ -9,6 +9,7 @@ import pytest
 from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family
 from eyedp_core.heatmaps import expectation, maps, preview
+from eyedp_core.heatmaps.calibration import HeatmapSetting
 from eyedp_core.heatmaps.expectation import HeadlineMetric
 
 
@@ -26,9 +27,10 @@ def test_expectation_is_the_mean_of_seeded_preview_draws(study, mechanism, eps):
     gm, clean, sens = study
     R = 12
     fields = expectation.smoothed_unit_fields(gm.grid_shape, 40.0, gm.cell, mechanism, R=R)
-    draws = [preview.noisy_preview(clean, sens, epsilon=eps, delta=1e-5, mechanism=mechanism, method="analytic",
-                                   seed=expectation.EXPECTATION_SEED + i, sigma_px=40.0, cell_px=gm.cell,
-                                   emd_bins=None) for i in range(R)]
+    setting = HeatmapSetting(epsilon=eps, delta=1e-5, mechanism=mechanism, method="analytic", sigma_px=40.0,
+                             cell_px=gm.cell)
+    draws = [preview.noisy_preview(clean, sens, setting, seed=expectation.EXPECTATION_SEED + i, emd_bins=None)
+             for i in range(R)]
     got = expectation.expected_metrics(clean.smooth, fields, draws[0].calibration.scale)
     for m in HeadlineMetric:
         v = np.array([d.metrics[m.value] for d in draws])

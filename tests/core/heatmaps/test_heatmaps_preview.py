@@ -12,7 +12,7 @@ from scipy import stats
 from eyedp_core.dp.noise import from_calibration
 from eyedp_core.heatmaps import maps as hm
 from eyedp_core.heatmaps import preview, release
-from eyedp_core.heatmaps.calibration import calibrate_heatmap
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap
 from eyedp_core.heatmaps.saliency import heatmap_metrics
 from eyedp_core.heatmaps.targets import DEFAULT_Q, hot_spots_kept
 from eyedp_core.io.errors import DataError
@@ -72,7 +72,8 @@ def test_clean_maps_and_preview_show_the_noise_they_draw(rng):
     assert clean.vmax == pytest.approx(clean.smooth.max())
     sens = preview.maps_sensitivity(gm, 2.0, 20.0)
     assert (sens.r, sens.n) == (gm.n_cells, gm.n_observers)
-    kw = dict(epsilon=1.0, delta=1e-4, mechanism="laplace", method="analytic", seed=11, sigma_px=6.0, cell_px=4)
+    kw = dict(setting=HeatmapSetting(epsilon=1.0, delta=1e-4, mechanism="laplace", method="analytic", sigma_px=6.0,
+                                     cell_px=4), seed=11)
     prev = preview.noisy_preview(clean, sens, **kw)
     assert prev.calibration == calibrate_heatmap(sens, 1.0, 1e-4, "laplace")
     # The shown calibration is the one drawn: the same generator through its mechanism object gives the noise.

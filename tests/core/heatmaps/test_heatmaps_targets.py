@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,8 +13,14 @@ from scipy import ndimage
 
 from eyedp_core.heatmaps import maps
 from eyedp_core.heatmaps import targets as T
-from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
-from eyedp_core.heatmaps.cap import cap_score_sensitivity, cap_scores, noise_std_for_caps, selection_probabilities
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap, heatmap_sensitivity
+from eyedp_core.heatmaps.cap import (
+    SelectionSpec,
+    cap_score_sensitivity,
+    cap_scores,
+    noise_std_for_caps,
+    selection_probabilities,
+)
 
 
 def _brute_kept(clean: np.ndarray, noisy: np.ndarray, q: float) -> float:
@@ -79,7 +86,8 @@ def _small_map(seed: int = 3) -> np.ndarray:
 
 
 SIGMA_CELLS = 1.0
-SETTING = T.Setting(epsilon=1.0, delta=1e-4, mechanism="gaussian", method="analytic", cap_m=1.0, cap_total=None)
+SETTING = HeatmapSetting(epsilon=1.0, delta=1e-4, mechanism="gaussian", method="analytic", cap_m=1.0, cap_total=None,
+                         cell_px=1, sigma_px=SIGMA_CELLS)
 N_OBS = 20
 
 
@@ -106,7 +114,7 @@ def test_finder_agrees_with_brute_force_on_a_small_map():
     agg = _small_map()
     grid = tuple(np.geomspace(0.3, 300, 10))
     ans = {m: T.epsilon_for_target(agg, N_OBS, SETTING, m, 0.6, np.random.default_rng(0), basis=T.Basis.PILOT,
-                                   R=300, sigma_px=SIGMA_CELLS, cell=1, q=0.1, eps_grid=grid)
+                                   draws=T.DrawSpec(R=300, q=0.1, grid=grid))
            for m in T.Measure}
     cc_b, kept_b = _brute_curve(agg, grid, 150, 11, 0.1)
     # Mean curves agree within 4 standard errors of the difference of two Monte-Carlo means (300 and 150 draws).
@@ -127,22 +135,22 @@ def test_finder_agrees_with_brute_force_on_a_small_map():
 
 def test_finder_is_monotone_in_the_target_and_consistent_with_observers_needed():
     agg = _small_map()
-    kw = dict(basis=T.Basis.PRIVATE, R=120, sigma_px=SIGMA_CELLS, cell=1, q=0.1)
+    kw = dict(basis=T.Basis.PRIVATE, draws=T.DrawSpec(R=120, q=0.1))
     eps = [T.epsilon_for_target(agg, N_OBS, SETTING, T.Measure.CC, t, np.random.default_rng(0), **kw).value
            for t in (0.5, 0.7, 0.9)]
     assert eps[0] < eps[1] < eps[2]
     # Observers needed shrink as ε grows, and at the ε that reaches the target with n observers ≈ n are needed.
-    ns = [T.observers_for_target(agg, T.Setting(e, 1e-4), T.Measure.CC, 0.7, np.random.default_rng(0), **kw).value
+    ns = [T.observers_for_target(agg, HeatmapSetting(e, 1e-4, sigma_px=SIGMA_CELLS), T.Measure.CC, 0.7, np.random.default_rng(0), **kw).value
           for e in (0.5, 2.0, 8.0)]
     assert ns[0] > ns[1] > ns[2]
-    back = T.observers_for_target(agg, T.Setting(eps[1], 1e-4), T.Measure.CC, 0.7, np.random.default_rng(0), **kw)
+    back = T.observers_for_target(agg, HeatmapSetting(eps[1], 1e-4, sigma_px=SIGMA_CELLS), T.Measure.CC, 0.7, np.random.default_rng(0), **kw)
     assert back.value == pytest.approx(N_OBS, rel=0.12)
     assert back.what == "N" and back.value == int(back.value)
 
 
 def test_unreachable_target_says_so_and_answers_are_seeded():
     agg = _small_map()
-    kw = dict(basis=T.Basis.PILOT, R=40, sigma_px=SIGMA_CELLS, cell=1, eps_grid=(0.1, 0.2, 0.4))
+    kw = dict(basis=T.Basis.PILOT, draws=T.DrawSpec(R=40, grid=(0.1, 0.2, 0.4)))
     a = T.epsilon_for_target(agg, N_OBS, SETTING, T.Measure.CC, 0.99, np.random.default_rng(0), **kw)
     assert not a.reached and a.value is None and a.expected is None
     b1 = T.epsilon_for_target(agg, N_OBS, SETTING, T.Measure.CC, 0.3, np.random.default_rng(5), **kw)
@@ -152,12 +160,14 @@ def test_unreachable_target_says_so_and_answers_are_seeded():
 
 def test_utility_at_stds_zero_noise_and_laplace_variance():
     agg = _small_map()
-    d = T.utility_at_stds(agg, [0.0], np.random.default_rng(0), R=3, sigma_px=SIGMA_CELLS)
+    d = T.utility_at_stds(agg, [0.0], np.random.default_rng(0), HeatmapSetting(sigma_px=SIGMA_CELLS), T.DrawSpec(R=3))
     np.testing.assert_allclose(d.cc, 1.0, atol=1e-12)
     np.testing.assert_allclose(d.kept, 1.0)
     # Laplace draws are scaled to unit variance: same std, similar mean CC as Gaussian (±0.03 over 400 draws).
-    g = T.utility_at_stds(agg, [0.05], np.random.default_rng(1), R=400, mechanism="gaussian").cc.mean()
-    lap = T.utility_at_stds(agg, [0.05], np.random.default_rng(1), R=400, mechanism="laplace").cc.mean()
+    g = T.utility_at_stds(agg, [0.05], np.random.default_rng(1), HeatmapSetting(mechanism="gaussian"),
+                          T.DrawSpec(R=400)).cc.mean()
+    lap = T.utility_at_stds(agg, [0.05], np.random.default_rng(1), HeatmapSetting(mechanism="laplace"),
+                            T.DrawSpec(R=400)).cc.mean()
     assert lap == pytest.approx(g, abs=0.03)
 
 
@@ -180,9 +190,9 @@ def _gaze_maps(seed: int = 0, n: int = 25) -> maps.GazeMaps:
 def test_cap_choice_probabilities_and_mixture():
     gm = _gaze_maps()
     cands = (1.0, 2.0, 4.0, 8.0)
-    s = T.Setting(epsilon=5.0, delta=1e-4, cap_total=40.0)
-    kw = dict(fixed_m=1.0, candidates=cands, raw_bound=10.0, setting=s, basis=T.Basis.PRIVATE, R=30, sigma_px=10.0)
-    c = T.cap_choice_utility(gm, selection_epsilon=0.1, selection_method="exponential",
+    s = HeatmapSetting(epsilon=5.0, delta=1e-4, cap_total=40.0, sigma_px=10.0)
+    kw = dict(fixed_m=1.0, candidates=cands, setting=s, basis=T.Basis.PRIVATE, draws=T.DrawSpec(R=30))
+    c = T.cap_choice_utility(gm, selection=SelectionSpec(10.0, 0.1, "exponential"),
                              rng=np.random.default_rng(0), **kw)
     stds = noise_std_for_caps(gm.n_observers, gm.n_cells, cands, 5.0, 1e-4, "gaussian", "analytic", 40.0)
     want = selection_probabilities(cap_scores(gm, cands, 10.0, stds, 40.0), 0.1,
@@ -194,7 +204,7 @@ def test_cap_choice_probabilities_and_mixture():
     assert summ["private"][1] <= summ["private"][0] <= summ["private"][2]
     # A huge selection ε always picks the lowest score; report-noisy-min agrees with it there.
     for method in ("exponential", "report-noisy-min"):
-        big = T.cap_choice_utility(gm, selection_epsilon=1e6, selection_method=method,
+        big = T.cap_choice_utility(gm, selection=SelectionSpec(10.0, 1e6, method),
                                    rng=np.random.default_rng(0), **kw)
         assert big.probabilities.max() == pytest.approx(1.0, abs=1e-6)
         assert int(np.argmax(big.probabilities)) == int(np.argmax(want))
@@ -215,33 +225,34 @@ def test_eps_curves_carry_hot_spots_kept(monkeypatch):
 
     agg = _small_map()
     sens = heatmap_sensitivity(agg.size, N_OBS, 1.0, None)
-    df = curves.eps_curves(agg, sens, [0.01, 1e6], 1e-4, np.random.default_rng(0), R=60, sigma_px=SIGMA_CELLS,
-                           hot_spots_q=0.1)
+    df = curves.eps_curves(agg, sens, HeatmapSetting(delta=1e-4, sigma_px=SIGMA_CELLS),
+                           curves.CurveSpec(epsilons=(0.01, 1e6), R=60, hot_spots_q=0.1), np.random.default_rng(0))
     summ = curves.summarize_curves(df).set_index(["mechanism", "eps"])
     for mech in ("gaussian", "laplace"):
         assert summ.loc[(mech, 1e6), "kept_mean"] == pytest.approx(1.0, abs=0.02)  # next to no noise
         assert summ.loc[(mech, 0.01), "kept_mean"] < 0.4  # noise only: about the share q, by chance
     monkeypatch.setattr(curves, "HOT_SPOT_CELLS", 10)
-    df = curves.eps_curves(agg, sens, [1.0], 1e-4, np.random.default_rng(0), R=5, hot_spots_q=0.1)
+    df = curves.eps_curves(agg, sens, HeatmapSetting(delta=1e-4), curves.CurveSpec(epsilons=(1.0,), R=5, hot_spots_q=0.1),
+                           np.random.default_rng(0))
     assert df["hot_spots"].isna().all() and any("hot spots kept left out" in n for n in df.attrs["notes"])
 
 
 def test_observers_by_subsample_includes_sampling_error_and_meets_the_model_at_n():
     gm = _gaze_maps(n=30)
-    s = T.Setting(epsilon=20.0, delta=1e-4, cap_total=40.0)
-    kw = dict(basis=T.Basis.PRIVATE, R=150, sigma_px=10.0)
+    s = HeatmapSetting(epsilon=20.0, delta=1e-4, cap_total=40.0, sigma_px=10.0)
+    kw = dict(basis=T.Basis.PRIVATE, draws=T.DrawSpec(R=150))
     sub = T.observers_by_subsample(gm, s, T.Measure.CC, 0.8, np.random.default_rng(0), **kw)
     grid, mean, _, _ = sub.curve()
     assert grid[0] == 2 and grid[-1] == gm.n_observers
     assert mean[0] < mean[-1]  # fewer observers: more sampling error and more noise
     # With all n observers the subsample is the study itself: the planning model at N = n (noise only) agrees.
     agg = maps.aggregate(gm, 1.0, 40.0)
-    model = T.utility_at_stds(agg, [s.std(gm.n_observers, gm.n_cells)], np.random.default_rng(1), R=400,
-                              sigma_px=10.0, cell=gm.cell, measures=(T.Measure.CC,)).cc[0]
+    model = T.utility_at_stds(agg, [s.std(gm.n_observers, gm.n_cells)], np.random.default_rng(1),
+                              replace(s, cell_px=gm.cell), T.DrawSpec(R=400), measures=(T.Measure.CC,)).cc[0]
     se = model.std() * math.sqrt(1 / 400 + 1 / 150)
     assert abs(mean[-1] - model.mean()) <= 4 * se + 1e-3
     # Sampling error only adds: the subsample answer needs at least as many observers as the noise-only model.
-    plan = T.observers_for_target(agg, s, T.Measure.CC, 0.8, np.random.default_rng(0), **kw, cell=gm.cell)
+    plan = T.observers_for_target(agg, replace(s, cell_px=gm.cell), T.Measure.CC, 0.8, np.random.default_rng(0), **kw)
     assert sub.value is not None and plan.value - 1 <= sub.value <= gm.n_observers
     assert sub.low <= sub.value <= sub.high
     unreachable = T.observers_by_subsample(gm, s, T.Measure.CC, 0.999, np.random.default_rng(0), **kw)

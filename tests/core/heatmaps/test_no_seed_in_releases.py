@@ -12,7 +12,8 @@ import pytest
 from eyedp_core.dp import release as dp_release
 from eyedp_core.heatmaps import cap, preview, release
 from eyedp_core.heatmaps import maps as hm
-from eyedp_core.heatmaps.calibration import calibrate_heatmap
+from eyedp_core.heatmaps.calibration import HeatmapSetting, calibrate_heatmap
+from eyedp_core.heatmaps.cap import SelectionSpec
 
 # Everything on the Heatmaps side that is charged to the ledger or leaves the curator.
 CHARGED_OR_EXPORTED = [cap.select_cap_private, release.choose_cap_privately, release.release_heatmap,
@@ -30,9 +31,10 @@ def _maps() -> hm.GazeMaps:
 def _choose(maps: hm.GazeMaps) -> float:
     source = release.MapsSource.of(maps, fixations="f", stimulus="s", stimulus_name="stim")
     # ε tiny and eleven candidates: the choice is close to uniform, so a repeat by chance is unlikely.
-    return release.choose_cap_privately(maps, source, weight="count", raw_bound=20.0, selection_epsilon=0.01,
-                                        selection_method="exponential", epsilon=1.0, delta=1e-4,
-                                        mechanism="gaussian", method="analytic", cap_total=None).m
+    return release.choose_cap_privately(maps, source, weight="count",
+                                        selection=SelectionSpec(raw_bound=20.0, epsilon=0.01, method="exponential"),
+                                        setting=HeatmapSetting(epsilon=1.0, delta=1e-4, mechanism="gaussian",
+                                                               method="analytic", cap_total=None)).m
 
 
 def _export(maps: hm.GazeMaps, mechanism: str) -> release.HeatmapExport:

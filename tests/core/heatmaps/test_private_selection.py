@@ -10,6 +10,8 @@ import pytest
 
 from eyedp_core.heatmaps import cap, release
 from eyedp_core.heatmaps import maps as hm
+from eyedp_core.heatmaps.calibration import HeatmapSetting
+from eyedp_core.heatmaps.cap import SelectionSpec
 
 B, EPS_SEL, EPS, DELTA = 10.0, 0.1, 1.0, 1e-4
 
@@ -25,9 +27,10 @@ def _source(maps: hm.GazeMaps, stimulus: str = "stim-token", name: str = "comic"
 
 
 def _choose(maps: hm.GazeMaps, source: release.MapsSource | None = None) -> release.CapChoice:
-    return release.choose_cap_privately(maps, source or _source(maps), weight="count", raw_bound=B,
-                                        selection_epsilon=EPS_SEL, selection_method="exponential", epsilon=EPS,
-                                        delta=DELTA, mechanism="gaussian", method="analytic", cap_total=None)
+    return release.choose_cap_privately(maps, source or _source(maps), weight="count",
+                                        selection=SelectionSpec(raw_bound=B, epsilon=EPS_SEL, method="exponential"),
+                                        setting=HeatmapSetting(epsilon=EPS, delta=DELTA, mechanism="gaussian",
+                                                               method="analytic", cap_total=None))
 
 
 def test_neighbours_get_the_same_candidates_and_close_probabilities():
@@ -58,9 +61,9 @@ def test_public_candidates_are_the_fixed_grid_below_the_bound(weight, bound, exp
         cap.public_candidates("pixels", 1.0)
     with pytest.raises(ValueError, match="no public candidate"):
         release.choose_cap_privately(hm.gaze_maps(_fixations(3), 64, 64, cell=8), _source(
-            hm.gaze_maps(_fixations(3), 64, 64, cell=8)), weight="count", raw_bound=0.5, selection_epsilon=0.1,
-            selection_method="exponential", epsilon=1.0, delta=1e-4, mechanism="gaussian", method="analytic",
-            cap_total=None)
+            hm.gaze_maps(_fixations(3), 64, 64, cell=8)), weight="count",
+            selection=SelectionSpec(raw_bound=0.5, epsilon=0.1, method="exponential"),
+            setting=HeatmapSetting(epsilon=1.0, delta=1e-4, mechanism="gaussian", method="analytic", cap_total=None))
 
 
 def test_algorithm1_candidates_still_follow_the_paper():
