@@ -239,13 +239,22 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
     files_out["plan.json"] = plan.to_json().encode("utf-8") + b"\n"
     manifest = {"eyedp_bundle": BUNDLE_VERSION, "study": plan.study, "engine": engine.value,
                 "cap": plan.cap.to_dict(), "total_per_person": alloc.total.to_dict(), "sentence": alloc.sentence,
-                "unit": "person (observer): every output reads the same people, so their releases compose",
+                "unit": _unit_words(plan),
                 "outputs": entries,
                 "files": [{"name": "plan.json", "sha256": _sha(files_out["plan.json"])}],
                 "model_inputs": "the clean capped map of each stimulus, read off the private data to predict "
                                 "utility (tuning: not itself private, as on the Heatmaps page); n is public"}
     files_out["manifest.json"] = _json_bytes(manifest)
     return PlanBundle(files_out, manifest, alloc, reports)
+
+
+def _unit_words(plan: StudyPlan) -> str:
+    """-> the manifest's unit: observers (fixation outputs), participants (series forms, gaze samples) or both."""
+    kinds = {o.unit_words() for o in plan.outputs}
+    who = "observer" if kinds == {"observers"} else "participant" if kinds == {"participants"} else \
+        "observer or participant"
+    return (f"person ({who}): every output reads the same people, so their releases compose (the ledger adds them "
+            "per person id)")
 
 
 def _series_bases(plan: StudyPlan, parts: PartInputs) -> dict[str, SeriesBasis]:
