@@ -100,12 +100,13 @@ def series_input(table: pd.DataFrame, output: SeriesFormOutput, *, file: str = "
 
 
 def check_series_part(output: SeriesFormOutput, series: FormSeries) -> None:
-    """ValueError naming the output when its recordings per person undercount the table's (gaze.contributions):
-    a per-recording form's Δ1 would then understate what one person moves. Checked before any noise is drawn."""
+    """ValueError when a per-recording form counts fewer recordings per person than the table holds
+    (gaze.contributions): its Δ1 would then understate what one person moves. Checked before any noise is drawn;
+    the callers name the output."""
     have = max_recordings(series.recs)
     if output.form is Form.RECORDING and output.recordings_per_person < have:
-        raise ValueError(f"{output.label}: a participant has {have} recordings in the feature table, but the plan "
-                         f"counts {output.recordings_per_person} (recordings_per_person): its Δ1 would understate "
+        raise ValueError(f"a participant has {have} recordings in the feature table, but the plan counts "
+                         f"{output.recordings_per_person} (recordings_per_person): the form's Δ1 would understate "
                          f"what one person moves; set recordings_per_person to {have} or more")
 
 

@@ -67,7 +67,7 @@ def test_the_stated_sensitivity_covers_a_participant_with_several_recordings(app
 def test_a_per_recording_form_counting_too_few_recordings_is_refused(app_made) -> None:
     out = SeriesFormOutput(form=Form.RECORDING, recordings_per_person=1, length=6)
     series = series_input(app_made, out)
-    with pytest.raises(ValueError, match=r"series_recording_1w: a participant has 3 recordings"):
+    with pytest.raises(ValueError, match=r"a participant has 3 recordings in the feature table, but the plan counts 1"):
         check_series_part(out, series)
     with pytest.raises(ValueError, match="3 recordings"):
         release_form_table(series_setting(out, 1.0), series)
