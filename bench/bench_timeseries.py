@@ -37,6 +37,7 @@ from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.experiments import SweepSpec, sweep_utility
 from eyedp_core.timeseries.k_search import optimal_k
 from eyedp_core.timeseries.labels import SWEEP_LABELS
+from eyedp_core.timeseries.setting import MechanismSetting
 from eyedp_core.timeseries.signals import feature_tensor, run_mechanism
 
 EPSILONS = np.logspace(-1, 3, 10)
@@ -241,7 +242,7 @@ def _naive_sweep_estimate(x: np.ndarray, bounds: tuple, rng: np.random.Generator
 
     t0 = time.perf_counter()
     for label in SWEEP_LABELS:
-        out = run_mechanism(x, label, epsilon=10.0, rng=rng, bounds=bounds, k=2)
+        out = run_mechanism(x, MechanismSetting.from_label(label, epsilon=10.0, k=2), rng=rng, bounds=bounds)
         metrics.nmse(x, out, kind="var", bounds=bounds)
     per_setting = time.perf_counter() - t0  # one (ε, run, mode) for all mechanisms
     return per_setting * len(EPSILONS) * 20 * 2
@@ -255,7 +256,7 @@ def _optimal_k_timings(x: np.ndarray, bounds: tuple, rng: np.random.Generator) -
     for method, chunk in [(Mech.FPA, None), (Mech.CFPA, 32), (Mech.DCFPA, 32)]:
 
         def search(method=method, chunk=chunk) -> None:
-            optimal_k(one, method=method, epsilon=50.0, chunk=chunk, bounds=one_bounds, runs=100, rng=rng)
+            optimal_k(one, MechanismSetting(mech=method, epsilon=50.0, chunk=chunk), bounds=one_bounds, runs=100, rng=rng)
 
         n_bins = (one.shape[-1] if chunk is None else chunk) // 2 + 1
         sample_ks = np.unique(np.linspace(1, n_bins, min(n_bins, 8)).astype(int))

@@ -20,6 +20,7 @@ from ui.numbers import numbers_html
 from ui.shell import ensure_shell
 from ui.text import html_text, md_text
 from ui.timeseries import context, data, figs, headline, panels, risk, view
+from ui.timeseries.preview_image import PreviewLayout
 from ui.timeseries.steil import steil_panel
 from ui.widgets import WATERMARK_HTML, badge, calibration_box, fmt_num, log_slider
 
@@ -151,6 +152,20 @@ except data.SeriesProblem as err:
 # ---- mechanism, budget, preview and the views: one fragment, so a slider move re-runs only this part ----------
 
 
+def more_settings(row: DeltaGenerator) -> tuple[str, str, int, bool]:
+    """The settings folded under "More" -> (sensitivity mode, NMSE normaliser, preview seed, zoom to the bounds)."""
+    with row.expander("More: sensitivity, NMSE, seed, zoom", width=340):
+        sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
+                             help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s "
+                                  "Eq. 7, the largest distance between two observed recordings (not DP, "
+                                  "docs/PRIVACY_MODEL.md §0.4).")
+        nmse_kind = st.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
+                             format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
+        seed = int(st.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
+        zoom = st.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
+    return sens_mode, nmse_kind, seed, zoom
+
+
 @fragment(name="view")
 def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, public_t, names: tuple[str, ...],
                    kinds: tuple[str, ...]) -> None:
@@ -178,15 +193,7 @@ def mechanism_view(ds_token: str, info: data.TableInfo, series: data.Series, pub
                                            "minimum of the expected-error curve. Paper's optimal: Bozkir et al.'s "
                                            "search over noisy runs. Both read the private data: " + context.TUNED_NOTE
                                            + ". Manual: the k slider below.")
-        with row.expander("More: sensitivity, NMSE, seed, zoom", width=340):
-            sens_mode = st.radio("Sensitivity", list(SENS), format_func=SENS.get, key="ts_sens",
-                                 help="Public bounds: Δ from [L, U] (a DP guarantee). Data-derived: Bozkir et al.'s "
-                                      "Eq. 7, the largest distance between two observed recordings (not DP, "
-                                      "docs/PRIVACY_MODEL.md §0.4).")
-            nmse_kind = st.radio("NMSE normaliser", ["var", "range"], horizontal=True, key="ts_nmse",
-                                 format_func={"var": "variance of the series", "range": "(U − L)²"}.get)
-            seed = int(st.number_input("Preview seed", 0, 2**31 - 1, 20190625, key="ts_seed"))
-            zoom = st.toggle("Zoom the preview to the bounds [L, U]", value=False, key="ts_zoom")
+        sens_mode, nmse_kind, seed, zoom = more_settings(row)
     # The accounting changes the meaning of the ε slider, not its value: drawn here, it is not re-sent on a move.
     mode = st.radio("Accounting", list(headline.MODES), format_func=headline.MODES.get, horizontal=True,
                     key="ts_mode",
@@ -349,8 +356,8 @@ def preview_chart(v: context.BudgetViewSpec, ctx: context.Ctx, pkey: tuple) -> N
             theme=None, config={"displayModeBar": False})
     else:
         # A PNG at display size: the browser swaps one image instead of redrawing a Plotly chart.
-        st.image(headline.preview_png((*pkey, row), t, clean, prev.noisy[row], paper, label, true_len, chunk,
-                                      y_range, t_title, data.feature_label(feature)), width="stretch")
+        layout = PreviewLayout(label, true_len, chunk, y_range, t_title, data.feature_label(feature))
+        st.image(headline.preview_png((*pkey, row), t, clean, prev.noisy[row], paper, layout), width="stretch")
     paper_note = (" The thin red line reconstructs DCFPA with the two-term formula printed in the paper "
                   "(x̃ₜ = d̃ₜ + d̃ₜ₋₁), which is not the inverse of differencing (it returns xₜ − xₜ₋₂ on clean "
                   "data, docs/PRIVACY_MODEL.md §4); the product uses the cumulative sum."

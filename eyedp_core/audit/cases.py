@@ -30,6 +30,7 @@ from eyedp_core.heatmaps.maps import GazeMaps, aggregate, privatize
 from eyedp_core.timeseries.forms import Form, FormSetting
 from eyedp_core.timeseries.forms import release as release_form
 from eyedp_core.timeseries.mechanisms import run as run_series
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = ["AoiAudit", "AuditCase", "AuditKind", "FormAudit", "HeatmapAudit", "KaleidoAudit", "SeriesAudit", "aoi_case",
            "form_case", "heatmap_case", "kaleido_case", "series_case"]
@@ -185,8 +186,8 @@ def series_case(s: SeriesAudit) -> AuditCase:
     scale = [0.0]
 
     def once(x: np.ndarray, rng: np.random.Generator, count: int) -> np.ndarray:
-        out = run_series(np.broadcast_to(x, (count, n)).copy(), s.mech, epsilon=s.epsilon, rng=rng, bounds=s.bounds,
-                         k=s.k, chunk=chunk)
+        setting = MechanismSetting(mech=s.mech, epsilon=s.epsilon, k=s.k, chunk=chunk)
+        out = run_series(np.broadcast_to(x, (count, n)).copy(), setting, rng=rng, bounds=s.bounds)
         scale[0] = float(out.calibrations[0].scale)
         return out.values
 

@@ -14,6 +14,7 @@ from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports.manifest import ManifestSpec, manifest
 from eyedp_core.timeseries.mechanisms import run
 from eyedp_core.timeseries.private import PrivateSeries
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = ["PARTICIPANT_NEIGHBOURS", "FeatureRelease", "calibration_table", "release_feature_table"]
 
@@ -69,20 +70,24 @@ def _rows_table(out: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...]) -> 
 
 
 def release_feature_table(x: np.ndarray, recs: pd.DataFrame, names: tuple[str, ...], lo: np.ndarray,
-                          hi: np.ndarray, *, mech: Mech, chunk: int | None, k: int, epsilon: float,
-                          participant_epsilon: float, invocations: int) -> FeatureRelease:
+                          hi: np.ndarray, *, setting: MechanismSetting, participant_epsilon: float,
+                          invocations: int) -> FeatureRelease:
     """Series (recordings, F, T) at the public length T with their rows (participant, [task]), public bounds,
-    mechanism and per-invocation ε in, the released table out: exactly T rows per recording, whatever its true
-    length (each series was cut or padded to T before the mechanism; the length itself is not released).
+    the mechanism setting (mechanism, chunk, k, per-invocation ε) and the per-person total over its invocations
+    in, the released table out: exactly T rows per recording, whatever its true length (each series was cut or
+    padded to T before the mechanism; the length itself is not released).
 
     Only public sensitivities (from the bounds) are released: a data-derived sensitivity is not DP. Every noised
     value is rounded to its lattice before OpenDP's noise (docs/PRIVACY_MODEL.md §11.2)."""
+    mech, chunk, k, epsilon = setting.mech, setting.chunk, setting.k, setting.epsilon
     if mech in (Mech.STEIL, Mech.STEIL_PUBLISHED):
         raise ValueError("export the FFT mechanisms (LPA, FPA, CFPA, DCFPA); Steil's sampler is shown, not released")
+    if setting.sensitivity_type != "public":
+        raise ValueError("only public sensitivities (from the bounds) are released: a data-derived one is not DP")
     t0 = time.perf_counter()
     src = ReleaseSource()
     lo_a, hi_a = np.asarray(lo, float), np.asarray(hi, float)
-    private = run(x, mech, epsilon=epsilon, rng=src, bounds=(lo_a, hi_a), k=k, chunk=chunk)
+    private = run(x, setting, rng=src, bounds=(lo_a, hi_a))
     # Clamping to the public bounds is post-processing and keeps the table inside what the readers expect.
     out = np.clip(private.values, lo_a[None, :, None], hi_a[None, :, None])
     t_pub = int(x.shape[-1])

@@ -19,6 +19,7 @@ from eyedp_core.dp.calibration import Calibration, calibrate_laplace, tex_number
 from eyedp_core.dp.registry import Family
 from eyedp_core.timeseries.k import fpa_noise_variance
 from eyedp_core.timeseries.sensitivity import chunk_lengths, dcfpa_kept_l1, diff_l2_public, l2_public
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = [
     "NORMS",
@@ -203,22 +204,19 @@ def _plugged_lambda(d_tex: str, generic: bool, n: int, k: int, norm: Norm, sensi
 
 def fpa_calibration(
     n: int,
-    k: int,
-    epsilon: float,
+    setting: MechanismSetting,
     *,
     sensitivity: float | None = None,
     value_range: float | None = None,
-    norm: Norm = "backward",
-    difference: bool = False,
-    increment_bound: float | None = None,
-    sensitivity_type: str = "public",
 ) -> Calibration:
-    """Transform length n, k, ε, Δ2 or public range (DCFPA: of the differences) in, FPA Calibration out.
+    """Transform length n, the setting (k, ε, norm, DCFPA's difference and increment bound, sensitivity type; plain
+    numbers), Δ2 or public range (DCFPA: of the differences) in, FPA Calibration out.
 
     `scale` is λ per Re/Im part (coefficient units of `norm`); `std` = √2·λ; the note gives the
     time-domain noise variance per sample (same under every norm).
     """
-    n, k = int(n), int(k)
+    n, k, epsilon, norm = int(n), int(setting.k), setting.epsilon, setting.norm
+    difference, increment_bound = setting.difference, setting.increment_bound
     if sensitivity is None:
         if value_range is None:
             raise ValueError("give the L2 sensitivity or the public range R")
@@ -260,7 +258,7 @@ def fpa_calibration(
         guarantee="ε-DP (pure) per invocation",
         note=note,
     )
-    return mark_sensitivity(cal, sensitivity_type)
+    return mark_sensitivity(cal, setting.sensitivity_type)
 
 
 @dataclass(frozen=True)
@@ -275,36 +273,21 @@ class ChunkCalibration:
 
 def chunk_calibrations(
     length: int,
-    chunk: int,
-    k: int,
-    epsilon: float,
+    setting: MechanismSetting,
     *,
     sensitivity: float | None = None,
     value_range: float | None = None,
-    norm: Norm = "backward",
-    difference: bool = False,
-    increment_bound: float | None = None,
-    sensitivity_type: str = "public",
 ) -> list[ChunkCalibration]:
-    """Series length T, chunk length, k, per-chunk ε in, one ChunkCalibration per distinct chunk length out.
+    """Series length T, the setting (chunk length, k, per-chunk ε, …; plain numbers) in, one ChunkCalibration per
+    distinct chunk length out.
 
     The last partial chunk gets its own λ: its true length, Δ2 of that length, k capped at ⌊n_c/2⌋+1.
     """
-    lengths = chunk_lengths(int(length), int(chunk))
+    lengths = chunk_lengths(int(length), int(setting.chunk))
     out = []
     for n_c in sorted(set(lengths.tolist()), reverse=True):  # at most two distinct lengths
-        k_c = min(int(k), n_c // 2 + 1)
-        cal = fpa_calibration(
-            n_c,
-            k_c,
-            epsilon,
-            sensitivity=sensitivity,
-            value_range=value_range,
-            norm=norm,
-            difference=difference,
-            increment_bound=increment_bound,
-            sensitivity_type=sensitivity_type,
-        )
+        k_c = min(int(setting.k), n_c // 2 + 1)
+        cal = fpa_calibration(n_c, setting.replace(k=k_c), sensitivity=sensitivity, value_range=value_range)
         out.append(ChunkCalibration(length=n_c, count=int((lengths == n_c).sum()), k=k_c, calibration=cal))
     return out
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import experiments
+from eyedp_core.timeseries.preview import PreviewSetting
 
 __all__ = ["EXPECTATION_RUNS", "EXPECTATION_SEED", "ExpectedDb", "NmseModel", "expected_median_db", "nmse_model"]
 
@@ -49,15 +50,16 @@ class ExpectedDb:
     runs: int
 
 
-def nmse_model(x: np.ndarray, bounds: tuple, mech: Mech, chunk: int | None, k: int, nmse_kind: str, *,
-               sensitivity: str = "public", runs: int = EXPECTATION_RUNS,
+def nmse_model(x: np.ndarray, bounds: tuple, setting: PreviewSetting, *, runs: int = EXPECTATION_RUNS,
                seed: int = EXPECTATION_SEED) -> NmseModel:
-    """Series (recordings, F, T), public bounds (L, U), mechanism, chunk, k, NMSE kind ('var' | 'range'),
-    sensitivity ('public' | 'data-derived'), runs and seed in, the NmseModel of the setting out."""
-    spec = experiments.SweepSpec(epsilons=(1.0,), modes=("paper",), runs=runs, k_rule="fixed", k=int(k),
-                                 sensitivity=sensitivity, nmse_kind=nmse_kind)
-    data = experiments.prepare(x, bounds, nmse_kind)
-    err, _ = experiments.mechanism_errors(data, Mech(mech), chunk, 1.0 / _U, spec, np.random.default_rng(seed))
+    """Series (recordings, F, T), public bounds (L, U), the setting (mechanism, chunk, k, NMSE kind 'var' | 'range',
+    sensitivity type 'public' | 'data-derived'; its ε is not read: the model covers every ε), runs and seed in,
+    the NmseModel of the setting out."""
+    s = setting
+    spec = experiments.SweepSpec(epsilons=(1.0,), modes=("paper",), runs=runs, k_rule="fixed", k=int(s.k),
+                                 sensitivity=s.sensitivity_type, nmse_kind=s.nmse_kind)
+    data = experiments.prepare(x, bounds, s.nmse_kind)
+    err, _ = experiments.mechanism_errors(data, Mech(s.mech), s.chunk, 1.0 / _U, spec, np.random.default_rng(seed))
     nm = err * (data.inv_norm / data.length)[None, None]  # (3, R, Rec, F); NaN where a series has no normaliser
     coef = np.linalg.solve(np.vander(_U, 3, increasing=True), nm.reshape(3, -1)).reshape(nm.shape)
     return NmseModel(coef[0], coef[1], coef[2])

@@ -21,6 +21,7 @@ from eyedp_core.timeseries.blocks import row_blocks
 from eyedp_core.timeseries.calibration import lpa_scale
 from eyedp_core.timeseries.error_curves import dcfpa_errors, fft_errors, lpa_unit_squares, standard_noise
 from eyedp_core.timeseries.k import (
+    KPrior,
     dcfpa_reconstruction_errors,
     noise_unit_error,
     public_k,
@@ -148,8 +149,7 @@ def _public_ks(spec: SweepSpec, c: _ChunkNoise, rng_f: np.ndarray, eps: np.ndarr
             epsilon=eps,
             value_range=1.0,
             sensitivity=float(val),
-            signal_fraction=spec.signal_fraction,
-            decay=spec.decay,
+            prior=KPrior(spec.signal_fraction, spec.decay),
             difference=c.difference,
             increment_ratio=None if increment_ratio is None else float(b),
         )

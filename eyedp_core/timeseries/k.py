@@ -30,6 +30,8 @@ from eyedp_core.timeseries.sensitivity import (
 )
 
 __all__ = [
+    "DEFAULT_PRIOR",
+    "KPrior",
     "dcfpa_noise_basis",
     "dcfpa_noise_variance",
     "dcfpa_reconstruction_errors",
@@ -288,14 +290,25 @@ def prefix_quadratic(u: np.ndarray, gram: np.ndarray) -> np.ndarray:
     return np.cumsum(u * (2.0 * v - np.diag(gram) * u), axis=-1)
 
 
+@dataclass(frozen=True)
+class KPrior:
+    """The public prior `public_k` replaces the data's reconstruction error with: the series' standard deviation
+    as a fraction of the public range, and the power-law decay of its spectrum."""
+
+    signal_fraction: float = 0.1
+    decay: float = 2.0
+
+
+DEFAULT_PRIOR = KPrior()
+
+
 def public_k(
     n: int,
     *,
     epsilon: float | np.ndarray,
     value_range: float = 1.0,
     sensitivity: float | None = None,
-    signal_fraction: float = 0.1,
-    decay: float = 2.0,
+    prior: KPrior = DEFAULT_PRIOR,
     difference: bool = False,
     increment_bound: float | None = None,
     increment_ratio: float | None = None,
@@ -307,7 +320,7 @@ def public_k(
 
     Why this rule: the error trade-off RE(k) vs h(k)·Δ2²/ε² has a data-free half (noise) and a
     data half (RE). We replace RE by its expectation under a PUBLIC prior: the series' variance is
-    (signal_fraction·R)² and its spectrum falls as j^−decay. decay = 2 is the spectrum of a random
+    (prior.signal_fraction·R)² and its spectrum falls as j^−prior.decay. decay = 2 is the spectrum of a random
     walk / strongly smoothed signal — sliding-window features (30 s window, 0.5 s step) are such
     low-pass signals. The result depends only on n, ε, the public range and the prior, so it costs
     no privacy (docs/PRIVACY_MODEL.md §2.6 option 1). For DCFPA the same prior RE is used (cumulating the
@@ -320,11 +333,11 @@ def public_k(
     else:
         d2 = float(sensitivity)
     j = np.arange(1, nb, dtype=float)
-    prior = parseval_weights(n)[1:] * j ** (-float(decay))
-    total = prior.sum() if prior.size else 1.0
+    spectrum = parseval_weights(n)[1:] * j ** (-float(prior.decay))
+    total = spectrum.sum() if spectrum.size else 1.0
     # Prior RE(k) for k = 1 … nb: energy share of bins ≥ k of n·σ².
-    tail = np.concatenate([np.cumsum(prior[::-1])[::-1], [0.0]]) / total
-    re = n * (signal_fraction * r) ** 2 * tail
+    tail = np.concatenate([np.cumsum(spectrum[::-1])[::-1], [0.0]]) / total
+    re = n * (prior.signal_fraction * r) ** 2 * tail
     eps = np.asarray(epsilon, dtype=float)
     ratio = None
     if difference and sensitivity is None:

@@ -16,7 +16,6 @@ from eyedp_core.timeseries.calibration import fpa_scale
 from eyedp_core.timeseries.error_curves import standard_noise
 from eyedp_core.timeseries.k import (
     _BLOCK_ELEMS,
-    Method,
     _dcfpa_bin_paths,
     _groups,
     _k_index,
@@ -25,8 +24,8 @@ from eyedp_core.timeseries.k import (
     prefix_quadratic,
     reconstruction_errors,
 )
-from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.sensitivity import dcfpa_kept_ratio
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = ["OptimalK", "optimal_k"]
 
@@ -80,24 +79,23 @@ def _dcfpa_search_errors(
 
 def optimal_k(
     x: np.ndarray,
+    setting: MechanismSetting,
     *,
-    method: Method | Mech,
-    epsilon: float,
     rng: np.random.Generator,
-    chunk: int | None = None,
     sensitivity: float | np.ndarray | None = None,
     bounds: tuple | None = None,
-    increment_bound: float | np.ndarray | None = None,
     runs: int = 100,
     ks: np.ndarray | None = None,
 ) -> OptimalK:
-    """Series (..., T), method, ε, rng in, the paper's k minimising the mean error over `runs` draws out.
+    """Series (..., T), the setting (FPA, CFPA or DCFPA, ε per invocation, chunk, DCFPA's increment bound; its k is
+    not read), rng in, the paper's k minimising the mean error over `runs` draws out.
 
     All candidate k share the same draws and are evaluated at once: with Parseval the FPA/CFPA error
     is RE(k) + λ(k)²·(prefix energy of the standard noise); DCFPA uses a fixed noise basis and Gram
     prefix sums. Flagged as tuned on private data.
     """
-    groups, c = _groups(x, method, chunk, sensitivity, bounds, increment_bound)
+    method, epsilon = setting.mech, setting.epsilon
+    groups, c = _groups(x, method, setting.chunk, sensitivity, bounds, setting.increment_bound)
     nb_max = max(g.n // 2 + 1 for g in groups)
     ks = np.arange(1, nb_max + 1) if ks is None else np.asarray(ks, dtype=int)
     per_chunk = np.zeros((c, ks.size))
@@ -110,7 +108,7 @@ def optimal_k(
             lam = lam * dcfpa_kept_ratio(n, (idx + 1)[None, None, :], g.increment_ratio[:, :, None])
         # Standard Lap(1) Re/Im draws through dp.noise (Im of DC and Nyquist zero), shared by every k.
         z_re, z_im = standard_noise(rng, (runs, s_rows, c_g, nb), n)
-        if as_mech(method) is Mech.DCFPA:
+        if method is Mech.DCFPA:
             per_chunk[g.chunk_index] = _dcfpa_search_errors(g.rows, lam, idx, z_re, z_im) / runs / s_rows
         else:
             re = reconstruction_errors(g.rows)[..., idx]  # (S, C_g, K)

@@ -10,7 +10,8 @@ Sensitivity: pass `sensitivity` (L1 for LPA, L2 for the FFT family, of one serie
 arrays broadcast over the leading axes; the chunked methods also accept per-chunk arrays (..., C).
 
 One noise path: every invocation's scale is a `Calibration` from `timeseries.calibration`, and the noise is
-drawn by the `eyedp_core.dp.noise` mechanism object at exactly that scale. `run` returns the output with
+drawn by the `eyedp_core.dp.noise` mechanism object at exactly that scale. `run` takes the setting as one
+`MechanismSetting` (timeseries.setting: mechanism, ε, k, chunk, w, increment bound, norm) and returns the output with
 those calibrations (`PrivateSeries`); `lpa`/`fpa`/`cfpa`/`dcfpa` return the array alone. Noise comes from
 the caller's numpy Generator (previews), or, given a `ReleaseSource`, from OpenDP: then every noised value is
 rounded to the lattice of its invocation's `LatticeCalibration` (timeseries.release) before its noise, and
@@ -19,6 +20,7 @@ the scale is calibrated to the sensitivity that rounding inflates (docs/PRIVACY_
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache, partial
 
 import numpy as np
@@ -36,10 +38,9 @@ from eyedp_core.timeseries.calibration import (
     max_bins,
     norm_factor,
 )
-from eyedp_core.timeseries.labels import as_mech
 from eyedp_core.timeseries.private import PrivateSeries, group_invocations, group_scales, noise_source
 from eyedp_core.timeseries.release import group_magnitudes, lattice_arrays, release_lattices
-from eyedp_core.timeseries.runners import RowParams, fpa_rows, run_fft_blocks, run_lpa_blocks
+from eyedp_core.timeseries.runners import FftPlan, RowParams, fpa_rows, run_fft_blocks, run_lpa_blocks
 from eyedp_core.timeseries.sensitivity import (
     as_float_series,
     bounds_arrays,
@@ -48,6 +49,7 @@ from eyedp_core.timeseries.sensitivity import (
     row_param,
     value_range,
 )
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = [
     "NORMS",
@@ -142,14 +144,25 @@ def _lpa_group(length: int, epsilon: float, sensitivity_type: str, value_range: 
 
 
 @lru_cache(maxsize=4096)
-def _fpa_group(length: int, k: float, epsilon: float, *, norm: Norm, difference: bool, sensitivity_type: str,
-               value_range: float | None = None, sensitivity: float | None = None,
-               increment_bound: float | None = None) -> ChunkCalibration:
-    """One FPA-family parameter combination in, its calibration (λ = c·√(kn)·Δ2/ε) out."""
-    cal = fpa_calibration(int(length), int(k), epsilon, sensitivity=sensitivity, value_range=value_range,
-                          norm=norm, difference=difference, increment_bound=increment_bound,
-                          sensitivity_type=sensitivity_type)
-    return ChunkCalibration(length=int(length), count=0, k=int(k), calibration=cal)
+def _fpa_group(length: int, setting: MechanismSetting, value_range: float | None = None,
+               sensitivity: float | None = None) -> ChunkCalibration:
+    """One FPA-family parameter combination (a setting of plain numbers: hashable) in, its calibration
+    (λ = c·√(kn)·Δ2/ε) out."""
+    cal = fpa_calibration(int(length), setting, sensitivity=sensitivity, value_range=value_range)
+    return ChunkCalibration(length=int(length), count=0, k=int(setting.k), calibration=cal)
+
+
+def _fpa_builder(mech: Mech, norm: Norm, sensitivity_type: str) -> Callable[..., ChunkCalibration]:
+    """Mechanism, FFT norm and sensitivity type in, the `group_invocations` builder of one calibration group
+    (named as the parameter columns: length, k, epsilon, value_range or sensitivity, increment_bound) out."""
+
+    def build(length: int, k: float, epsilon: float, increment_bound: float | None = None,
+              **sensitivity: float) -> ChunkCalibration:
+        one = MechanismSetting(mech=mech, epsilon=epsilon, k=int(k), increment_bound=increment_bound, norm=norm,
+                               sensitivity_type=sensitivity_type)
+        return _fpa_group(length, one, **sensitivity)
+
+    return build
 
 
 def _sensitivity_column(sensitivity: object, bounds: tuple | None, lead: tuple[int, ...], c: int) -> dict:
@@ -188,11 +201,12 @@ def _lpa_run(x: np.ndarray, *, epsilon: object, sensitivity: object, rng: np.ran
     return PrivateSeries(out.reshape(arr.shape), Mech.LPA, groups, which, lattice=lattices)
 
 
-def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: int, sens_col: dict,
-             rng: np.random.Generator, norm: Norm, params: RowParams, increment_bound: object,
-             sensitivity_type: str) -> PrivateSeries:
+def _fft_run(arr: np.ndarray, setting: MechanismSetting, *, size: int, sens_col: dict, rng: np.random.Generator,
+             params: RowParams) -> PrivateSeries:
     """Rows (..., T) (unclamped) in, FPA on every chunk of `size` (tail at true length; DCFPA on the
     within-chunk differences) out, computed block by block."""
+    mech, k, norm = setting.mech, setting.k, setting.norm
+    increment_bound = setting.increment_bound if mech is Mech.DCFPA else None
     lead, t = arr.shape[:-1], arr.shape[-1]
     lengths = chunk_lengths(t, size)
     c = lengths.size
@@ -206,11 +220,10 @@ def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: i
         # The last partial chunk cannot keep more bins than it has.
         kk[..., -1] = np.minimum(_check_k(kk[..., -1], None, "the tail chunk"), int(lengths[-1]) // 2 + 1)
     kk = kk.astype(int)
-    cols = {"length": lengths, "k": kk, "epsilon": _chunk_param(epsilon, lead, c, "epsilon"), **sens_col}
+    cols = {"length": lengths, "k": kk, "epsilon": _chunk_param(setting.epsilon, lead, c, "epsilon"), **sens_col}
     if increment_bound is not None and "value_range" in sens_col:
         cols["increment_bound"] = row_param(increment_bound, lead, "increment bound")[..., None]
-    build = partial(_fpa_group, norm=norm, difference=mech is Mech.DCFPA, sensitivity_type=sensitivity_type)
-    groups, which = group_invocations(cols, build)
+    groups, which = group_invocations(cols, _fpa_builder(mech, norm, setting.sensitivity_type))
     lattices, lattice = None, None
     if isinstance(rng, ReleaseSource):
         lattices = release_lattices(groups, magnitude=_release_magnitude(params, which, len(groups)), norm=norm,
@@ -221,56 +234,50 @@ def _fft_run(arr: np.ndarray, mech: Mech, *, epsilon: object, k: object, size: i
         scales = group_scales(groups, which)
     lam = np.broadcast_to(scales, lead + (c,)).reshape(-1, c)
     k_rows = np.broadcast_to(kk, lead + (c,)).reshape(-1, c)
-    out = run_fft_blocks(_rows(arr), k_rows, lam, size, params, difference=mech is Mech.DCFPA,
-                         norm=norm, rng=rng, source=noise_source(groups), lattice=lattice)
+    plan = FftPlan(k=k_rows, lam=lam, size=size, norm=norm, difference=mech is Mech.DCFPA, lattice=lattice)
+    out = run_fft_blocks(_rows(arr), plan, params, rng=rng, source=noise_source(groups))
     return PrivateSeries(out.reshape(arr.shape), mech, groups, which, chunk=None if mech is Mech.FPA else size,
                          lattice=lattices)
 
 
 def run(
     x: np.ndarray,
-    mech: Mech | str,
+    setting: MechanismSetting,
     *,
-    epsilon: float | np.ndarray,
     rng: np.random.Generator,
     bounds: tuple | None = None,
     sensitivity: float | np.ndarray | None = None,
-    k: int | np.ndarray = 1,
-    chunk: int | None = None,
-    w: int = 1,
-    increment_bound: float | np.ndarray | None = None,
-    norm: Norm = "backward",
-    sensitivity_type: str = "public",
 ) -> PrivateSeries:
-    """Series (..., T), mechanism, per-invocation ε, rng, bounds or sensitivity in, PrivateSeries out:
-    the noisy output and the Calibrations its noise was drawn with (Steil: (..., ⌈T/w⌉) samples)."""
-    m = as_mech(mech)
+    """Series (..., T), the mechanism setting (mechanism, per-invocation ε, k, chunk, …), rng, bounds or
+    sensitivity in, PrivateSeries out: the noisy output and the Calibrations its noise was drawn with
+    (Steil: (..., ⌈T/w⌉) samples)."""
+    s = setting
+    m = s.mech
     if m is Mech.LPA:
-        return _lpa_run(x, epsilon=epsilon, sensitivity=sensitivity, rng=rng, bounds=bounds,
-                        sensitivity_type=sensitivity_type)
+        return _lpa_run(x, epsilon=s.epsilon, sensitivity=sensitivity, rng=rng, bounds=bounds,
+                        sensitivity_type=s.sensitivity_type)
     if m is Mech.STEIL:
-        return steil.faithful(x, epsilon=epsilon, rng=rng, bounds=bounds, sensitivity=sensitivity, w=w,
-                              sensitivity_type=sensitivity_type)
+        return steil.faithful(x, epsilon=s.epsilon, rng=rng, bounds=bounds, sensitivity=sensitivity, w=s.w,
+                              sensitivity_type=s.sensitivity_type)
     if m is Mech.STEIL_PUBLISHED:
         if bounds is None:
             raise ValueError("the published Steil sampler needs bounds=(L, U) for its range δ")
         lo, hi = bounds
-        return steil.published(x, epsilon=epsilon, rng=rng, w=w,
+        return steil.published(x, epsilon=s.epsilon, rng=rng, w=s.w,
                                value_range=np.asarray(hi, float) - np.asarray(lo, float))
     _need_bounds(sensitivity, bounds)
     arr = float_series(x)
-    inc = increment_bound if m is Mech.DCFPA else None
+    inc = s.increment_bound if m is Mech.DCFPA else None
     params = _row_params(bounds, arr.shape[:-1], inc)
     if m is Mech.FPA:
         size = arr.shape[-1]
-    elif chunk is None:
+    elif s.chunk is None:
         raise ValueError(f"{m.value} needs a chunk length")
     else:
-        size = int(chunk)
+        size = int(s.chunk)
     c = chunk_lengths(arr.shape[-1], size).size
     sens_col = _sensitivity_column(sensitivity, bounds, arr.shape[:-1], c)
-    return _fft_run(arr, m, epsilon=epsilon, k=k, size=size, sens_col=sens_col, rng=rng, norm=norm,
-                    params=params, increment_bound=inc, sensitivity_type=sensitivity_type)
+    return _fft_run(arr, s, size=size, sens_col=sens_col, rng=rng, params=params)
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,7 +293,8 @@ def lpa(
     bounds: tuple | None = None,
 ) -> np.ndarray:
     """Series (..., T), per-series ε, L1 sensitivity or public bounds in, x + i.i.d. Lap(Δ1/ε) out (§1)."""
-    return run(x, Mech.LPA, epsilon=epsilon, sensitivity=sensitivity, rng=rng, bounds=bounds).values
+    return run(x, MechanismSetting(mech=Mech.LPA, epsilon=epsilon), sensitivity=sensitivity, rng=rng,
+               bounds=bounds).values
 
 
 def fpa(
@@ -304,8 +312,8 @@ def fpa(
     Laplace noise of scale λ = c·√(kn)·Δ2/ε on Re and Im of the first k rfft bins (Im skipped for
     DC/Nyquist), all other bins zeroed, inverted with irfft under the same `norm`.
     """
-    return run(x, Mech.FPA, epsilon=epsilon, k=k, sensitivity=sensitivity, rng=rng, bounds=bounds,
-               norm=norm).values
+    return run(x, MechanismSetting(mech=Mech.FPA, epsilon=epsilon, k=k, norm=norm), sensitivity=sensitivity,
+               rng=rng, bounds=bounds).values
 
 
 def cfpa(
@@ -325,8 +333,8 @@ def cfpa(
     length and, with public bounds, gets Δ2 = √(n_c)·R of that length. k is capped at the tail's
     ⌊n_c/2⌋+1 there. ε is per chunk: the participant total is C·ε per feature (timeseries.accounting).
     """
-    return run(x, Mech.CFPA, epsilon=epsilon, k=k, chunk=chunk, sensitivity=sensitivity, rng=rng,
-               bounds=bounds, norm=norm).values
+    return run(x, MechanismSetting(mech=Mech.CFPA, epsilon=epsilon, k=k, chunk=chunk, norm=norm),
+               sensitivity=sensitivity, rng=rng, bounds=bounds).values
 
 
 def dcfpa(
@@ -339,16 +347,16 @@ def dcfpa(
     rng: np.random.Generator,
     bounds: tuple | None = None,
     increment_bound: float | np.ndarray | None = None,
-    norm: Norm = "backward",
 ) -> np.ndarray:
     """Series (..., T), per-chunk ε and k, chunk length, Δ2 of the DIFFERENCE chunk or bounds in, DCFPA out.
 
     Within-chunk differences (first sample kept and noised), optional public increment bound B
     (increments clipped to [−B, B]), FPA on the differences, reconstruction by cumulative sum inside
-    each chunk. Public Δ2(d) = √(R² + 4(n_c−1)·min(B, R)²) per chunk at its true length.
+    each chunk. Public Δ2(d) = √(R² + 4(n_c−1)·min(B, R)²) per chunk at its true length. The FFT norm is
+    "backward" (the time-domain noise is the same under every norm; another norm: `run` with a MechanismSetting).
     """
-    return run(x, Mech.DCFPA, epsilon=epsilon, k=k, chunk=chunk, sensitivity=sensitivity, rng=rng,
-               bounds=bounds, increment_bound=increment_bound, norm=norm).values
+    setting = MechanismSetting(mech=Mech.DCFPA, epsilon=epsilon, k=k, chunk=chunk, increment_bound=increment_bound)
+    return run(x, setting, sensitivity=sensitivity, rng=rng, bounds=bounds).values
 
 
 def dcfpa_paper_reconstruction(noisy_d: np.ndarray, chunk: int) -> np.ndarray:

@@ -20,6 +20,7 @@ from eyedp_core.timeseries.calibration import ChunkCalibration
 from eyedp_core.timeseries.mechanisms import dcfpa_paper_reconstruction, run
 from eyedp_core.timeseries.private import PrivateSeries
 from eyedp_core.timeseries.sensitivity import chunk_differences, empirical_chunk_sensitivity, empirical_sensitivity
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = ["Preview", "PreviewRun", "PreviewSetting", "data_derived_sensitivity", "preview_of", "representative", "run_all",
            "run_preview", "sensitivity_for_run"]
@@ -117,6 +118,11 @@ class PreviewSetting:
     nmse_kind: str  # "var" | "range"
     sensitivity_type: str = "public"
 
+    def mechanism(self) -> MechanismSetting:
+        """-> the mechanism part of the setting (what `mechanisms.run` takes)."""
+        return MechanismSetting(mech=self.mech, epsilon=self.epsilon, k=self.k, chunk=self.chunk,
+                                sensitivity_type=self.sensitivity_type)
+
 
 def run_all(x: np.ndarray, setting: PreviewSetting, *, bounds: tuple[np.ndarray, np.ndarray],
             rng: np.random.Generator, sensitivity: np.ndarray | None = None) -> PreviewRun:
@@ -125,9 +131,7 @@ def run_all(x: np.ndarray, setting: PreviewSetting, *, bounds: tuple[np.ndarray,
     t0 = time.perf_counter()
     s = setting
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
-    private = run(x, s.mech, epsilon=s.epsilon, rng=rng, bounds=(lo, hi), k=s.k,
-                  chunk=s.chunk, sensitivity=sensitivity_for_run(s.mech, sensitivity),
-                  sensitivity_type=s.sensitivity_type)
+    private = run(x, s.mechanism(), rng=rng, bounds=(lo, hi), sensitivity=sensitivity_for_run(s.mech, sensitivity))
     nmse_all, paper_all = _nmse_blocks(x, private.values, (lo, hi), s.nmse_kind)
     with np.errstate(all="ignore"):
         paper_med = np.nanmedian(np.where(np.isfinite(paper_all), paper_all, np.nan), axis=0)

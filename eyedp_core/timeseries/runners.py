@@ -20,7 +20,7 @@ from eyedp_core.timeseries.blocks import granules, noise_rows, row_blocks
 from eyedp_core.timeseries.calibration import Norm
 from eyedp_core.timeseries.sensitivity import chunk_cumsum, chunk_differences, clip_increments
 
-__all__ = ["RowParams", "fpa_rows", "run_fft_blocks", "run_lpa_blocks"]
+__all__ = ["FftPlan", "RowParams", "fpa_rows", "run_fft_blocks", "run_lpa_blocks"]
 
 
 _NOT_FINITE = ("series contain NaN or inf; fill missing samples with a public constant "
@@ -58,6 +58,24 @@ class RowParams:
         if bad is not None:
             out[bad] = np.clip(block[bad], lo[bad], hi[bad])
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class FftPlan:
+    """What the FFT-family loop draws with, per row and chunk: k and λ (R, C), the chunk length, the FFT norm,
+    whether the chunks are differenced first (DCFPA) and, in a release, the lattice exponents (R, C)."""
+
+    k: np.ndarray
+    lam: np.ndarray
+    size: int
+    norm: Norm
+    difference: bool = False
+    lattice: np.ndarray | None = None
+
+    def rows(self, block: slice) -> FftPlan:
+        """The same plan for one block of rows."""
+        lattice = None if self.lattice is None else self.lattice[block]
+        return FftPlan(self.k[block], self.lam[block], self.size, self.norm, self.difference, lattice)
 
 
 def _perturb_on_lattice(spec: np.ndarray, scale: np.ndarray, lattice: np.ndarray, n: int, rng: ReleaseSource,
@@ -138,11 +156,11 @@ def run_lpa_blocks(rows: np.ndarray, scale: np.ndarray, params: RowParams, rng: 
     return out
 
 
-def _fft_block(x: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, kmax: tuple[int, int], norm: Norm,
-               rng: np.random.Generator, source: NoiseMechanism, granule: int, block: slice,
-               out: np.ndarray, lattice: np.ndarray | None = None) -> None:
-    """One block of rows (b, T) (clamped; DCFPA: differences), k and λ (b, C) (release: lattice exponents
-    (b, C)) in; its FPA-per-chunk rows are written into `out` (b, T)."""
+def _fft_block(x: np.ndarray, plan: FftPlan, kmax: tuple[int, int], rng: np.random.Generator,
+               source: NoiseMechanism, draws: list[tuple[slice, slice]], out: np.ndarray) -> None:
+    """One block of rows (b, T) (clamped; DCFPA: differences), its plan (k and λ (b, C); release: lattice
+    exponents (b, C)) and its noise granules in draw order; its FPA-per-chunk rows are written into `out` (b, T)."""
+    k, lam, size, norm, lattice = plan.k, plan.lam, plan.size, plan.norm, plan.lattice
     b, t = x.shape
     full = t // size
     c = k.shape[1]
@@ -157,19 +175,19 @@ def _fft_block(x: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, kmax: t
         tail = x[:, full * size:]
         parts.append((_kept_spectrum(tail, k[:, -1], kmax[1], norm), k[:, -1], lam[:, -1], lat[:, -1], kmax[1],
                       t - full * size, out[:, full * size:]))
-    for _, rel in granules(block, granule):  # fixed draw order: granule by granule, body then tail
+    for _, rel in draws:  # fixed draw order: granule by granule, body then tail
         for spec, kk, ll, la, km, n, _ in parts:
             _add_noise(spec[rel], kk[rel], ll[rel], km, n, rng, source, None if lattice is None else la[rel])
     for spec, _, _, _, _, n, dest in parts:
         np.fft.irfft(spec, n=n, axis=-1, norm=norm, out=dest)
 
 
-def run_fft_blocks(rows: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, params: RowParams, *,
-                   difference: bool, norm: Norm, rng: np.random.Generator, source: NoiseMechanism,
-                   lattice: np.ndarray | None = None) -> np.ndarray:
-    """Rows (R, T), per-chunk k and λ (R, C), chunk length, bounds in, FPA on every chunk (tail at its true
-    length) out; difference=True: DCFPA (within-chunk differences in, cumulative sums out). Release: the
-    lattice exponent per chunk (R, C); every kept Re/Im part is rounded to it before its noise."""
+def run_fft_blocks(rows: np.ndarray, plan: FftPlan, params: RowParams, *, rng: np.random.Generator,
+                   source: NoiseMechanism) -> np.ndarray:
+    """Rows (R, T), the plan (per-chunk k and λ (R, C), chunk length, norm), bounds in, FPA on every chunk (tail
+    at its true length) out; plan.difference: DCFPA (within-chunk differences in, cumulative sums out). Release:
+    the plan's lattice exponent per chunk (R, C); every kept Re/Im part is rounded to it before its noise."""
+    k, size, difference = plan.k, plan.size, plan.difference
     n_rows, t = rows.shape
     full = t // size
     kmax = (int(k[:, :full].max()) if full and n_rows else 1,
@@ -185,8 +203,7 @@ def run_fft_blocks(rows: np.ndarray, k: np.ndarray, lam: np.ndarray, size: int, 
             x = chunk_differences(x, size)
             if params.increment_bound is not None:
                 x = clip_increments(x, size, params.increment_bound[block])
-        _fft_block(x, k[block], lam[block], size, kmax, norm, rng, source, granule, block, out[block],
-                   None if lattice is None else lattice[block])
+        _fft_block(x, plan.rows(block), kmax, rng, source, list(granules(block, granule)), out[block])
         if difference:
             out[block] = chunk_cumsum(out[block], size)
     return out

@@ -16,10 +16,10 @@ import pandas as pd
 
 from eyedp_core import metrics
 from eyedp_core.gaze.contributions import RECORDING_SPLITS
-from eyedp_core.timeseries.calibration import Norm
 from eyedp_core.timeseries.labels import SWEEP_LABELS, parse_label
 from eyedp_core.timeseries.mechanisms import run
 from eyedp_core.timeseries.sensitivity import chunk_differences, to_public_length
+from eyedp_core.timeseries.setting import MechanismSetting
 
 __all__ = [
     "DEFAULT_MECHANISMS",
@@ -91,24 +91,19 @@ def feature_tensor(
 
 def run_mechanism(
     x: np.ndarray,
-    label: str,
+    setting: MechanismSetting,
     *,
-    epsilon: float | np.ndarray,
     rng: np.random.Generator,
     bounds: tuple,
-    k: int | np.ndarray = 1,
     sensitivity: float | np.ndarray | None = None,
-    increment_bound: float | np.ndarray | None = None,
-    norm: Norm = "backward",
 ) -> np.ndarray:
-    """Series (..., T), mechanism label, per-invocation ε, rng, public bounds in, the mechanism's output out.
+    """Series (..., T), mechanism setting (from its label: `MechanismSetting.from_label("CFPA-32", epsilon=…)`),
+    rng, public bounds in, the mechanism's output out.
 
     Steil labels ("Steil-w", "Steil-published-w") return the subsampled length ⌈T/w⌉; every other
     label returns (..., T). `mechanisms.run` gives the same output with its calibrations.
     """
-    mech, size = parse_label(label)
-    return run(x, mech, epsilon=epsilon, rng=rng, bounds=bounds, k=k, chunk=size, w=size or 1,
-               sensitivity=sensitivity, increment_bound=increment_bound, norm=norm).values
+    return run(x, setting, rng=rng, bounds=bounds, sensitivity=sensitivity).values
 
 
 def difference_signal(x: np.ndarray) -> np.ndarray:

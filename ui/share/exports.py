@@ -16,6 +16,7 @@ from eyedp_core.exports.gaze import release_gaze_samples
 from eyedp_core.exports.timeseries import release_feature_table
 from eyedp_core.gazestream.kaleido import KaleidoBound, kaleido_plan, person_bound_of
 from eyedp_core.io import uploads
+from eyedp_core.timeseries.setting import MechanismSetting
 from ui import state
 from ui.timeseries import context
 from ui.widgets import badge
@@ -105,9 +106,9 @@ def time_series_export(ctx: Any) -> None:
         _charge_then("time_series", context.main_releases(ctx))
         s = ctx.series
         with st.spinner("Drawing OpenDP noise for every feature and recording…"):
-            rel = release_feature_table(s.x, s.recs, s.names, s.lo, s.hi, mech=ctx.setting.mech,
-                                        chunk=ctx.setting.chunk, k=int(ctx.setting.k),
-                                        epsilon=ctx.plan.per_invocation,
+            setting = MechanismSetting(mech=ctx.setting.mech, epsilon=ctx.plan.per_invocation, k=int(ctx.setting.k),
+                                       chunk=ctx.setting.chunk)
+            rel = release_feature_table(s.x, s.recs, s.names, s.lo, s.hi, setting=setting,
                                         participant_epsilon=ctx.plan.participant_total,
                                         invocations=ctx.plan.invocations)
         st.session_state[RESULT_KEY.format(page="time_series")] = {"csv": uploads.to_csv_bytes(rel.table),

@@ -10,10 +10,12 @@ import streamlit as st
 
 from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import expectation
+from eyedp_core.timeseries.preview import PreviewSetting
 from ui.numbers import Number
 from ui.timeseries import figs, preview_image, view
 from ui.timeseries.context import PRIVATE_EPS_NOTE, Ctx, fe
 from ui.timeseries.data import Series
+from ui.timeseries.preview_image import PreviewLayout
 
 # Words first, acronym second: what each mechanism does, for readers who do not know Bozkir et al.'s names.
 MECH_NAMES = {
@@ -110,11 +112,11 @@ def _best_form(data_key: str, per_person: int, feature: int, _keys: tuple, _d: S
 
 # A shared read-only object (st.cache_resource): the R runs of a setting are drawn once, every ε reads them.
 @st.cache_resource(max_entries=8, show_spinner=False)
-def nmse_model(data_key: str, mech: Mech, chunk: int | None, k: int, nmse_kind: str, sensitivity: str,
-               _x: np.ndarray, _lo: np.ndarray, _hi: np.ndarray) -> expectation.NmseModel:
-    """Data key (view.data_key of `_x` and the bounds), mechanism, chunk, k, NMSE kind and sensitivity -> the
-    expectation's R seeded runs as an NMSE model in 1/ε (eyedp_core.timeseries.expectation)."""
-    return expectation.nmse_model(_x, (_lo, _hi), mech, chunk, k, nmse_kind, sensitivity=sensitivity)
+def nmse_model(data_key: str, setting: PreviewSetting, _x: np.ndarray, _lo: np.ndarray,
+               _hi: np.ndarray) -> expectation.NmseModel:
+    """Data key (view.data_key of `_x` and the bounds), the setting (mechanism, chunk, k, NMSE kind, sensitivity
+    type) -> the expectation's R seeded runs as an NMSE model in 1/ε (eyedp_core.timeseries.expectation)."""
+    return expectation.nmse_model(_x, (_lo, _hi), setting)
 
 
 def expected_db(c: Ctx) -> expectation.ExpectedDb:
@@ -122,8 +124,10 @@ def expected_db(c: Ctx) -> expectation.ExpectedDb:
     (seeded runs independent of the preview seed; cached per setting, an ε move only rescales)."""
     d, s = c.series, c.setting
     sens = "data-derived" if c.sensitivity_type == "data-derived" else "public"
-    model = nmse_model(view.data_key(c.token, d.names, d.lo, d.hi, d.length), s.mech, s.chunk, int(s.k), s.nmse_kind,
-                       sens, d.x, d.lo, d.hi)
+    # The model covers every ε: the key holds a fixed ε, so moving ε reuses the cached runs.
+    setting = PreviewSetting(mech=s.mech, chunk=s.chunk, epsilon=1.0, k=int(s.k), nmse_kind=s.nmse_kind,
+                             sensitivity_type=sens)
+    model = nmse_model(view.data_key(c.token, d.names, d.lo, d.hi, d.length), setting, d.x, d.lo, d.hi)
     return expectation.expected_median_db(model, float(c.plan.per_invocation))
 
 
@@ -179,12 +183,10 @@ def preview_figure(axes: figs.TimeAxes, clean: np.ndarray, noisy: np.ndarray, pa
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def preview_png(key: tuple, _t: np.ndarray, _clean: np.ndarray, _noisy: np.ndarray, _paper: np.ndarray | None,
-                label: str, true_length: int, chunk: int | None, y_range: tuple[float, float] | None, x_title: str,
-                y_title: str) -> bytes:
+                layout: PreviewLayout) -> bytes:
     """The preview as PNG bytes, cached on `key` (the preview run's cache key and the shown row) and the drawing
     options; the same bytes again let the browser keep the image."""
-    return preview_image.preview_png(_t, _clean, _noisy, _paper, label, true_length, chunk, y_range, x_title,
-                                     y_title)
+    return preview_image.preview_png(_t, _clean, _noisy, _paper, layout)
 
 
 def legend_html(label: str, dcfpa_paper: bool) -> str:

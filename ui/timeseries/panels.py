@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.dp.accounting import advanced_composition
 from eyedp_core.dp.registry import Mech
@@ -21,6 +22,7 @@ from ui.text import md_cells, md_text
 from ui.timeseries import figs, view
 from ui.timeseries.context import PRIVATE_EPS_NOTE, TUNED_NOTE, Ctx, accounting_words, fe, ledger_table
 from ui.timeseries.data import feature_label, unit_of
+from ui.timeseries.preview_image import PreviewLayout
 from ui.widgets import WATERMARK_HTML, badge, fmt_num, index_in_force, preview_watermark, value_in_force
 
 PANELS = {"utility": "Utility vs ε", "k": "Choice of k", "corr": "Correlation", "acct": "Accounting",
@@ -32,11 +34,8 @@ EPS_RANGE = (0.001, 10000.0)  # the ε slider's range: the forms' crossings are 
 # panels
 
 
-def utility_panel(c: Ctx) -> None:
-    """Utility (dB) against log ε for the chosen mechanisms, both accountings, with Monte Carlo bands."""
-    labels = list(SWEEP_LABELS)
-    if c.setting.chunk and c.setting.chunk not in STANDARD_CHUNKS:
-        labels += [m.label(c.setting.chunk) for m in CHUNKED]
+def _sweep_controls(c: Ctx, labels: list[str]) -> tuple[list[str], str, bool, bool, tuple[int, int]]:
+    """The sweep's widgets -> (chosen mechanism labels, k rule, both accountings, run band, ε range exponents)."""
     a, b, d = st.columns([1.6, 1.2, 1], gap="medium")
     chosen = a.multiselect("Mechanisms to compare", labels, default=list(DEFAULT_SWEEP_LABELS), key="ts_sweep_mechs",
                            help="CFPA/DCFPA with 64 and 128 windows are on offer too; each adds a few seconds.")
@@ -52,6 +51,41 @@ def utility_panel(c: Ctx) -> None:
     lo_e, hi_e = st.select_slider("ε range of the sweep (10 log-spaced values)", options=list(range(-3, 6)),
                                   value=value_in_force("ts_sweep_range", (-2, 4)), format_func=lambda e: f"10^{e}" if e not in (0, 1) else str(10 ** e),
                                   key="ts_sweep_range")
+    return chosen, rule, both, band, (lo_e, hi_e)
+
+
+def _sweep_notes(c: Ctx, table: pd.DataFrame, secs: float, modes: list[str], rule: str) -> None:
+    """The sweep's caption (flags, what was averaged, how long it took), when each mechanism becomes usable, and the
+    numbers behind the chart."""
+    flags = []
+    if c.setting.sensitivity_mode == "empirical":
+        flags.append(badge("data-derived sensitivity — as in paper, not a DP guarantee", "notdp"))
+    if rule == "oracle":
+        flags.append(badge(TUNED_NOTE, "notdp"))
+    st.markdown(
+        " ".join(flags) + f" {c.series.x.shape[0]} recordings × {len(c.series.names)} features, T = {c.series.length}, "
+        f"R = {c.setting.runs} draws per ε (shared across ε). Utility as in the paper: MSE averaged over runs, "
+        f"NMSE ({c.setting.nmse_kind}) per series, averaged over recordings per feature, 1/NMSE averaged over features. "
+        f"Shaded: ±2 jackknife standard errors of that mean. Left: ε per invocation as the paper states it; "
+        f"right: the same total ε per participant (split over features × chunks × recordings), where chunking "
+        f"no longer looks free. Computed in {table.groupby('mechanism')['compute_s'].first().sum():.1f} s "
+        f"({'just now' if secs >= 0.8 * table.groupby('mechanism')['compute_s'].first().sum() else 'cached since'}).",
+        unsafe_allow_html=True)
+    words = {"paper": "ε per chunk / series as in the paper", "participant": "total ε per person"}
+    st.markdown(f"**When each becomes usable (0 dB, {words[c.setting.mode]}):**\n" + "\n".join(
+        f"- {line}" for line in crossing_sentences(table, c.setting.mode)))
+    with st.expander("Numbers (utility in dB)"):
+        piv = table[table["mode"].isin(modes)].pivot_table(index="epsilon", columns=["mode", "mechanism"],
+                                                           values="utility_db")
+        st.dataframe(piv.round(1))
+
+
+def utility_panel(c: Ctx) -> None:
+    """Utility (dB) against log ε for the chosen mechanisms, both accountings, with Monte Carlo bands."""
+    labels = list(SWEEP_LABELS)
+    if c.setting.chunk and c.setting.chunk not in STANDARD_CHUNKS:
+        labels += [m.label(c.setting.chunk) for m in CHUNKED]
+    chosen, rule, both, band, (lo_e, hi_e) = _sweep_controls(c, labels)
     if not chosen or lo_e >= hi_e:
         st.info("Choose at least one mechanism and an ε range.")
         return
@@ -72,27 +106,7 @@ def utility_panel(c: Ctx) -> None:
           "participant": "total ε per participant (log scale)"}
     st.plotly_chart(figs.utility_figure(table, modes, [m for m in labels if m in chosen], (c.setting.mode, c.setting.epsilon),
                                         band, xt), theme=None)
-    flags = []
-    if sens == "data-derived":
-        flags.append(badge("data-derived sensitivity — as in paper, not a DP guarantee", "notdp"))
-    if rule == "oracle":
-        flags.append(badge(TUNED_NOTE, "notdp"))
-    st.markdown(
-        " ".join(flags) + f" {c.series.x.shape[0]} recordings × {len(c.series.names)} features, T = {c.series.length}, "
-        f"R = {c.setting.runs} draws per ε (shared across ε). Utility as in the paper: MSE averaged over runs, "
-        f"NMSE ({c.setting.nmse_kind}) per series, averaged over recordings per feature, 1/NMSE averaged over features. "
-        f"Shaded: ±2 jackknife standard errors of that mean. Left: ε per invocation as the paper states it; "
-        f"right: the same total ε per participant (split over features × chunks × recordings), where chunking "
-        f"no longer looks free. Computed in {table.groupby('mechanism')['compute_s'].first().sum():.1f} s "
-        f"({'just now' if secs >= 0.8 * table.groupby('mechanism')['compute_s'].first().sum() else 'cached since'}).",
-        unsafe_allow_html=True)
-    words = {"paper": "ε per chunk / series as in the paper", "participant": "total ε per person"}
-    st.markdown(f"**When each becomes usable (0 dB, {words[c.setting.mode]}):**\n" + "\n".join(
-        f"- {line}" for line in crossing_sentences(table, c.setting.mode)))
-    with st.expander("Numbers (utility in dB)"):
-        piv = table[table["mode"].isin(modes)].pivot_table(index="epsilon", columns=["mode", "mechanism"],
-                                                           values="utility_db")
-        st.dataframe(piv.round(1))
+    _sweep_notes(c, table, secs, modes, rule)
 
 
 def k_panel(c: Ctx) -> None:
@@ -327,6 +341,26 @@ def table_panel(c: Ctx) -> None:
         f"DP guarantee until you confirm them.{sens_note}")
 
 
+def _form_controls(left: DeltaGenerator, right: DeltaGenerator, length: int) -> tuple[float, int]:
+    """The release forms' widgets (target utility; coarse windows per recording, up to the public T) -> (target dB,
+    coarse windows)."""
+    target = float(left.number_input("Target utility (dB)", -40.0, 40.0, value_in_force("ts_form_target", 0.0), 1.0, key="ts_form_target",
+                                     help="0 dB: the noise is as large as the spread between people of the "
+                                          "released values; +10 dB: ten times smaller in variance."))
+    # The range follows the data: a recording of T windows has at most T coarse windows.
+    top = min(60, length)
+    if top > 2:
+        settings.clamp("ts_form_blocks", 2, top)  # a value restored for a longer series
+        blocks = int(right.slider("Coarse windows per recording", 2, top,
+                                  min(value_in_force("ts_form_blocks", 10), top), key="ts_form_blocks",
+                                  help="Release the mean of each of this many equal parts of the public length "
+                                       f"T = {length} instead of every window."))
+    else:
+        blocks = top
+        right.caption(f"Coarse windows per recording: {blocks} (T = {length} windows)")
+    return target, blocks
+
+
 def forms_panel(c: Ctx) -> None:
     """Release forms with a small sensitivity per person: what each costs, its expected utility, when it is usable."""
     from eyedp_core.timeseries import forms
@@ -336,20 +370,7 @@ def forms_panel(c: Ctx) -> None:
     # One horizontal box, not three columns: fewer blocks re-sent on every move of its slider.
     row = st.container(horizontal=True, gap="medium")
     cols = (row, row, row)
-    target = float(cols[0].number_input("Target utility (dB)", -40.0, 40.0, value_in_force("ts_form_target", 0.0), 1.0, key="ts_form_target",
-                                        help="0 dB: the noise is as large as the spread between people of the "
-                                             "released values; +10 dB: ten times smaller in variance."))
-    # The range follows the data: a recording of T windows has at most T coarse windows.
-    top = min(60, d.length)
-    if top > 2:
-        settings.clamp("ts_form_blocks", 2, top)  # a value restored for a longer series
-        blocks = int(cols[1].slider("Coarse windows per recording", 2, top,
-                                    min(value_in_force("ts_form_blocks", 10), top), key="ts_form_blocks",
-                                    help="Release the mean of each of this many equal parts of the public length "
-                                         f"T = {d.length} instead of every window."))
-    else:
-        blocks = top
-        cols[1].caption(f"Coarse windows per recording: {blocks} (T = {d.length} windows)")
+    target, blocks = _form_controls(cols[0], cols[1], d.length)
     # Counted from the table's structure (the main accounting's own count), never from the number of tasks.
     per_person = c.info.n_recordings
     rows = view.form_rows(view.SeriesKey.of(c.keys, d.lo, d.hi), eps, blocks, per_person, c.feature_index, target,
@@ -438,10 +459,11 @@ def ab_panel(c: Ctx) -> None:
         with col:
             if c.row is not None:
                 clean = np.clip(d.x[c.row, c.feature_index], *c.bounds_f)
+                layout = PreviewLayout(lab, int(d.recs["length"].iloc[c.row]), chunk, None, t_title,
+                                       feature_label(c.feature))
                 st.image(headline.preview_png(("ab", name, dkey, lab, summ.epsilon_invocation, summ.scale, c.row,
-                                               c.feature_index), t, clean, prev.noisy[c.row], None, lab,
-                                              int(d.recs["length"].iloc[c.row]), chunk, None, t_title,
-                                              feature_label(c.feature)), width="stretch")
+                                               c.feature_index), t, clean, prev.noisy[c.row], None, layout),
+                         width="stretch")
             sym = "b" if Mech.parse(lab)[0] is Mech.LPA else "λ"
             # The title under the picture, with the numbers: one element per side.
             st.markdown(

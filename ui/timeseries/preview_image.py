@@ -47,6 +47,19 @@ class _Frame:
                        TOP + self.ph + 2)
 
 
+@dataclass(frozen=True)
+class PreviewLayout:
+    """How the preview is drawn: the mechanism label (its colour), the recording's true length (padding past it is
+    shaded), the chunk length (dotted boundaries), a fixed y range (None: the data's) and the axis titles."""
+
+    label: str
+    true_length: int
+    chunk: int | None = None
+    y_range: tuple[float, float] | None = None
+    x_title: str = ""
+    y_title: str = ""
+
+
 def _frame(t: np.ndarray, series: list[np.ndarray], y_range: tuple[float, float] | None) -> _Frame:
     """Time axis, the drawn series and an optional fixed y range -> the plot frame (6 % margin in y)."""
     if y_range is None:
@@ -101,11 +114,11 @@ def _label_axes(img: Image.Image, d: ImageDraw.ImageDraw, fr: _Frame, xt: np.nda
         img.paste(lab, (4, max(0, int(TOP + ph / 2 - lab.height / 2))))
 
 
-def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None, label: str,
-                true_length: int, chunk: int | None, y_range: tuple[float, float] | None, x_title: str = "",
-                y_title: str = "") -> bytes:
-    """Time axis, clean and noisy series (and the paper's DCFPA) in, the preview chart as PNG bytes out."""
-    fr = _frame(t, [s for s in (clean, noisy, paper) if s is not None], y_range)
+def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.ndarray | None,
+                layout: PreviewLayout) -> bytes:
+    """Time axis, clean and noisy series (and the paper's DCFPA), the layout in, the preview chart as PNG bytes out."""
+    label, true_length, chunk = layout.label, layout.true_length, layout.chunk
+    fr = _frame(t, [s for s in (clean, noisy, paper) if s is not None], layout.y_range)
     pw, ph = fr.pw, fr.ph
     xt, yt = nice_ticks(fr.x0, fr.x1, 8), nice_ticks(fr.lo_y, fr.hi_y, 6)
     img = Image.fromarray(_background(fr, t, true_length, chunk, xt, yt), "P")
@@ -122,7 +135,7 @@ def preview_png(t: np.ndarray, clean: np.ndarray, noisy: np.ndarray, paper: np.n
             ok = np.isfinite(s)
             d.line(np.column_stack([xs[ok], fr.py(s[ok])]).ravel().tolist(), fill=color, width=width, joint="curve")
     d.rectangle([LEFT, TOP, LEFT + pw, TOP + ph], outline=MUTED, width=1)
-    _label_axes(img, d, fr, xt, yt, (x_title, y_title))
+    _label_axes(img, d, fr, xt, yt, (layout.x_title, layout.y_title))
     if true_length < len(t):
         d.text((LEFT + pw - 6, TOP + 6), "padding to the public T", fill=MUTED, font=_font(13), anchor="rt")
     buf = io.BytesIO()

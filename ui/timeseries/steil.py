@@ -8,6 +8,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import steil
 from eyedp_core.timeseries.accounting import epsilon_plan, plan_releases
 from eyedp_core.timeseries.mechanisms import run
+from eyedp_core.timeseries.setting import MechanismSetting
 from ui import state, theme
 from ui.text import html_text
 from ui.timeseries import figs, view
@@ -32,8 +33,8 @@ def steil_panel(c: Ctx) -> None:
     eps_i = plan.per_invocation
     lo, hi = c.bounds_f
     series = np.asarray(c.series.x[c.row, c.feature_index, :])
-    drawn = run(series, Mech.STEIL, epsilon=eps_i, rng=np.random.default_rng([c.setting.seed, 10]),
-                bounds=(lo, hi), w=w, sensitivity_type=c.sensitivity_type)
+    setting = MechanismSetting(mech=Mech.STEIL, epsilon=eps_i, w=w, sensitivity_type=c.sensitivity_type)
+    drawn = run(series, setting, rng=np.random.default_rng([c.setting.seed, 10]), bounds=(lo, hi))
     t, t_title = figs.time_axis(t_len, c.info.step_s)
     clean = np.clip(series, lo, hi)
     y_title = html_text(feature_label(c.feature))  # Plotly text

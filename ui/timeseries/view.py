@@ -34,6 +34,7 @@ from eyedp_core.timeseries.preview import (
     preview_of,
 )
 from eyedp_core.timeseries.preview import run_all as core_run_all
+from eyedp_core.timeseries.setting import MechanismSetting
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 from eyedp_core.timeseries.steil import published_worst_log_ratio
 from eyedp_core.timeseries.temporal_leakage import discretise, transition_matrices
@@ -168,7 +169,9 @@ def k_curve(q: KQuery, _xf: np.ndarray, _sens: np.ndarray | None) -> pd.DataFram
 def k_optimal(q: KQuery, runs: int, seed: int, _xf: np.ndarray, _sens: np.ndarray | None) -> OptimalK:
     """One feature's series, mechanism, ε, R draws in, the paper's optimal k (flagged tuned on private data) out."""
     rng = np.random.default_rng([seed, 7])
-    return optimal_k(_xf, epsilon=q.eps_inv, rng=rng, runs=int(runs), **q.kwargs(_sens))
+    kw = q.kwargs(_sens)
+    setting = MechanismSetting(mech=kw.pop("method"), epsilon=q.eps_inv, chunk=kw.pop("chunk"))
+    return optimal_k(_xf, setting, rng=rng, runs=int(runs), **kw)
 
 
 def k_choice(q: KQuery, n: int, source: KSource, manual: int, runs: int, seed: int, xf: np.ndarray,

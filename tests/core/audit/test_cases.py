@@ -29,6 +29,7 @@ from eyedp_core.audit.cases import (
 from eyedp_core.audit.run import run_case
 from eyedp_core.dp.registry import Family, GaussianMethod, Mech
 from eyedp_core.gazestream.kaleido import kaleido_plan
+from eyedp_core.timeseries.setting import MechanismSetting
 
 # The pages' defaults on the bundled sample: 40 observers, a 1280 × 800 stimulus in 32 px cells (25 × 40).
 HEATMAP = HeatmapAudit(Family.GAUSSIAN, GaussianMethod.ANALYTIC, 3.0, 40 ** -1.5 / 6.4, 40, 25, 40, 1.0, 30.0)
@@ -79,9 +80,9 @@ def test_sigma_divided_by_ten_in_the_heatmap_is_caught(monkeypatch: pytest.Monke
 def test_a_missing_square_root_of_n_in_the_fourier_scale_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     real = cases.run_series
 
-    def without_sqrt_n(x: np.ndarray, mech: Mech, *, epsilon: float, **kw):
+    def without_sqrt_n(x: np.ndarray, setting: MechanismSetting, **kw):
         # λ = c·√(k n)·Δ2/ε without its √n is the right λ at ε·√n.
-        return real(x, mech, epsilon=epsilon * math.sqrt(x.shape[-1]), **kw)
+        return real(x, setting.replace(epsilon=setting.epsilon * math.sqrt(x.shape[-1])), **kw)
 
     monkeypatch.setattr(cases, "run_series", without_sqrt_n)
     case = series_case(SERIES)

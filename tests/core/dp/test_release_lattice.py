@@ -20,6 +20,7 @@ from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.gazestream.streams import prepare_streams
 from eyedp_core.timeseries.calibration import fpa_calibration, lpa_calibration
 from eyedp_core.timeseries.mechanisms import run
+from eyedp_core.timeseries.setting import MechanismSetting
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
 EXPORTS = 20  # exports per neighbour in the residue tests (each is a fresh, unseeded OpenDP release)
@@ -78,11 +79,12 @@ def test_feature_export_leaves_no_residue_for_float64_neighbours() -> None:
     for name, x in (("float64", x64), ("float32", x32)):
         res = []
         for _ in range(EXPORTS):
-            rel = release_feature_table(*_two_recordings(x), ("f",), np.array([0.0]), np.array([2.0]), mech=Mech.CFPA,
-                                        chunk=32, k=1, epsilon=100.0, participant_epsilon=400.0, invocations=4)
+            rel = release_feature_table(*_two_recordings(x), ("f",), np.array([0.0]), np.array([2.0]),
+                                        setting=MechanismSetting(mech=Mech.CFPA, chunk=32, k=1, epsilon=100.0),
+                                        participant_epsilon=400.0, invocations=4)
             row = rel.manifest["calibration"][0]
             step = row["lattice_step"]
-            lam = fpa_calibration(32, 1, 100.0, value_range=2.0).scale
+            lam = fpa_calibration(32, MechanismSetting(mech=Mech.CFPA, k=1, epsilon=100.0), value_range=2.0).scale
             assert step == 2.0 ** lattice_k(lam, 1, lam * 100.0)  # the lattice the core promises for λ, m = 1, Δ1
             dc = rel.table["f"].to_numpy()[[0, 32, 64, 96]] * 32  # exact: irfft of a DC-only chunk is DC/32
             res.append(_residue(dc, step))
@@ -112,8 +114,8 @@ def test_every_release_path_draws_on_its_lattice(monkeypatch, mech: Mech, chunk:
     monkeypatch.setattr(ReleaseSource, "perturb", spy)
     rng = np.random.default_rng(2)
     x = rng.uniform(0.1, 1.9, (3, 2, 70))  # T = 70: CFPA/DCFPA get a tail chunk of 6
-    private = run(x, mech, epsilon=1.0, rng=ReleaseSource(), bounds=(np.zeros(2), np.full(2, 2.0)), k=k,
-                  chunk=chunk, w=1)
+    private = run(x, MechanismSetting(mech=mech, epsilon=1.0, k=k, chunk=chunk, w=1), rng=ReleaseSource(),
+                  bounds=(np.zeros(2), np.full(2, 2.0)))
     assert seen and private.lattice is not None
     lattice_ks = {lc.k for lc in private.lattice}
     for out, ks, values in seen:
@@ -158,8 +160,9 @@ def test_feature_export_has_t_rows_per_recording_whatever_the_lengths() -> None:
     tables = []
     for lengths, seed in (({"A": 64, "B": 40, "C": 90}, 1), ({"A": 20, "B": 64, "C": 33}, 2)):
         x, recs = feature_tensor(_features_with_lengths(lengths, seed), ["f"], length=t)
-        rel = release_feature_table(x, recs, ("f",), np.array([0.0]), np.array([2.0]), mech=Mech.CFPA, chunk=32,
-                                    k=2, epsilon=1.0, participant_epsilon=6.0, invocations=6)
+        rel = release_feature_table(x, recs, ("f",), np.array([0.0]), np.array([2.0]),
+                                    setting=MechanismSetting(mech=Mech.CFPA, chunk=32, k=2, epsilon=1.0),
+                                    participant_epsilon=6.0, invocations=6)
         assert rel.table.groupby(["participant", "task"]).size().eq(t).all()
         assert rel.manifest["parameters"]["rows_per_recording"] == t
         tables.append(rel.table)
@@ -178,12 +181,12 @@ def test_feature_manifest_numbers_equal_the_core_calibration(mech: Mech, chunk: 
     lo, hi = np.nanmin(x, axis=(0, 2)) - 1.0, np.nanmax(x, axis=(0, 2)) + 1.0
     eps = 0.5
     chunks = 1 if mech is Mech.LPA else 4
-    rel = release_feature_table(x, recs, names, lo, hi, mech=mech, chunk=chunk, k=k, epsilon=eps,
+    rel = release_feature_table(x, recs, names, lo, hi, setting=MechanismSetting(mech=mech, chunk=chunk, k=k, epsilon=eps),
                                 participant_epsilon=eps * 3 * chunks * 4, invocations=3 * chunks * 4)
     man = rel.manifest
     assert man["epsilon_per_person"] == pytest.approx(eps * 3 * chunks * 4)
     assert "participant" in man["neighbouring_relation"] and man["unit_of_privacy"] == "participant"
-    preview = run(x, mech, epsilon=eps, rng=np.random.default_rng(0), bounds=(lo, hi), k=k, chunk=chunk)
+    preview = run(x, MechanismSetting(mech=mech, epsilon=eps, k=k, chunk=chunk), rng=np.random.default_rng(0), bounds=(lo, hi))
     page_scales = {round(c.scale, 12) for c in preview.calibrations}  # what the page shows as λ (or b)
     rows = man["calibration"]
     assert {(r["feature"], r["transform_length"]) for r in rows} == (
@@ -194,7 +197,7 @@ def test_feature_manifest_numbers_equal_the_core_calibration(mech: Mech, chunk: 
             lam, m, rho = lpa_calibration(n, eps, value_range=rng_f).scale, n, 0.0
         else:
             kk = min(k, n // 2 + 1)
-            lam = fpa_calibration(n, kk, eps, value_range=rng_f, difference=mech is Mech.DCFPA).scale
+            lam = fpa_calibration(n, MechanismSetting(mech=mech, k=kk, epsilon=eps), value_range=rng_f).scale
             m = 2 * kk - 1 - (1 if n % 2 == 0 and kk > n // 2 else 0)
             # FFT error bound √m·64·u·⌈log2 n⌉·n·M (M: largest |bound|, 2M for differences), twice, over Δ1.
             big = max(abs(lo[names.index(r["feature"])]), abs(hi[names.index(r["feature"])]))

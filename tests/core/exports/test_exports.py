@@ -16,6 +16,7 @@ from eyedp_core.dp.release_source import ReleaseSource
 from eyedp_core.exports import release_feature_table, release_gaze_samples
 from eyedp_core.gazestream.kaleido import kaleido_plan
 from eyedp_core.gazestream.streams import prepare_streams
+from eyedp_core.timeseries.setting import MechanismSetting
 from eyedp_core.timeseries.signals import feature_columns, feature_tensor
 
 # KS tests of unseeded draws (OpenDP, by design): a correct sampler fails once in a million runs, and N = 8,000
@@ -35,7 +36,8 @@ def features():
 
 def test_feature_export_reimports_and_holds_no_raw_value(features) -> None:
     raw, names, x, recs, lo, hi = features
-    rel = release_feature_table(x, recs, names, lo, hi, mech=Mech.CFPA, chunk=32, k=2, epsilon=1e4,
+    rel = release_feature_table(x, recs, names, lo, hi,
+                                setting=MechanismSetting(mech=Mech.CFPA, chunk=32, k=2, epsilon=1e4),
                                 participant_epsilon=1e4 * 6 * 19 * 3, invocations=6 * 19 * 3)
     csv = io.to_csv_bytes(rel.table)
     back = io.apply_mapping(io.read_table(csv, "eyedp_features_release.csv"),

@@ -9,6 +9,7 @@ from eyedp_core.exports import release_feature_table
 from eyedp_core.gaze.contributions import contributions
 from eyedp_core.gaze.feature_specs import feature_bounds
 from eyedp_core.timeseries.accounting import epsilon_plan
+from eyedp_core.timeseries.setting import MechanismSetting
 from eyedp_core.timeseries.signals import feature_tensor
 from tests.core.timeseries.app_made import feature_windows
 
@@ -21,8 +22,9 @@ def test_each_recording_keeps_its_key_and_the_epsilon_counts_three_recordings() 
     m = contributions(table).max_recordings
     plan = epsilon_plan("participant", 1.0, Mech.LPA, None, 7, len(names), m)
     assert m == 3 and plan.invocations == len(names) * 3
-    rel = release_feature_table(x, recs, names, lo, hi, mech=Mech.LPA, chunk=None, k=1,
-                                epsilon=plan.per_invocation, participant_epsilon=plan.participant_total,
+    rel = release_feature_table(x, recs, names, lo, hi,
+                                setting=MechanismSetting(mech=Mech.LPA, chunk=None, k=1, epsilon=plan.per_invocation),
+                                participant_epsilon=plan.participant_total,
                                 invocations=plan.invocations)
     out = rel.table
     assert len(out) == 8 * 3 * 7 and {"recording", "stimulus"} <= set(out.columns)

@@ -16,6 +16,7 @@ from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.calibration import fpa_calibration
 from eyedp_core.timeseries.sensitivity import dcfpa_kept_l1, dcfpa_kept_ratio, diff_l2_public
+from eyedp_core.timeseries.setting import MechanismSetting
 
 
 def _kept_params(d: np.ndarray, k: int) -> np.ndarray:
@@ -38,7 +39,7 @@ def test_k1_is_exactly_r_and_attained():
     assert np.abs(_kept_params(_diff(y), 1) - _kept_params(_diff(x), 1)).sum() == pytest.approx(r)
     # V-DCFPA-3 (docs/PRIVACY_MODEL.md §4): Δ2(d) = √(4n − 3) = 11.180340 for R = 1, n = 32; the generic λ·ε = √(kn)·Δ2(d).
     assert diff_l2_public(32, 1.0) == pytest.approx(11.180340, abs=1e-6)
-    cal = fpa_calibration(32, 1, 1.0, value_range=1.0, difference=True)
+    cal = fpa_calibration(32, MechanismSetting(mech=Mech.DCFPA, k=1, epsilon=1.0), value_range=1.0)
     assert cal.scale == pytest.approx(1.0) and cal.sensitivity == pytest.approx(1.0)
     assert np.sqrt(32) * 11.180340 == pytest.approx(63.245553, abs=1e-5)  # the generic √(kn)·Δ2(d) λ: 63× too large
 
@@ -79,7 +80,7 @@ def test_the_drawn_noise_has_the_smaller_scale():
     """run(DCFPA, k = 1) draws with λ = R/ε: the end of each chunk (x_n + Lap(λ)) has sd √2·R/ε."""
     rng = np.random.default_rng(4)
     x = np.full((4000, 32), 0.5)
-    res = ts.run(x, Mech.DCFPA, epsilon=2.0, rng=rng, bounds=(0.0, 1.0), k=1, chunk=32)
+    res = ts.run(x, MechanismSetting(mech=Mech.DCFPA, epsilon=2.0, k=1, chunk=32), rng=rng, bounds=(0.0, 1.0))
     assert res.calibrations[0].scale == pytest.approx(0.5)
     end = res.values[:, -1] - 0.5
     assert np.std(end) == pytest.approx(np.sqrt(2) * 0.5, rel=0.05)

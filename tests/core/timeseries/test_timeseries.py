@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from eyedp_core import metrics
+from eyedp_core.dp.registry import Mech
 from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.calibration import chunk_calibrations, fpa_calibration, lpa_calibration
+from eyedp_core.timeseries.setting import MechanismSetting
 
 
 def loop_fpa(x: np.ndarray, k: int, lam: float, z_re: np.ndarray, z_im: np.ndarray) -> np.ndarray:
@@ -80,7 +82,7 @@ def test_v_fpa_1_scale_per_norm(n, k, d2, eps, back, ortho, forward, var):
     assert ts.fpa_scale(n, k, d2, eps, "forward") == pytest.approx(forward, rel=1e-6)
     # Independent recomputation of the formula λ = c·√(kn)·Δ2/ε.
     assert back == pytest.approx(math.sqrt(k * n) * d2 / eps, rel=1e-6)
-    assert float(fpa_calibration(n, k, eps, sensitivity=d2).note.split()[-1]) == pytest.approx(var, rel=1e-3)
+    assert float(fpa_calibration(n, MechanismSetting(mech=Mech.FPA, k=k, epsilon=eps), sensitivity=d2).note.split()[-1]) == pytest.approx(var, rel=1e-3)
     assert 2 * back**2 * (4 * k - 3) / n**2 == pytest.approx(var, rel=1e-6)
 
 
@@ -252,7 +254,7 @@ def test_cfpa_batched_equals_per_chunk_loop_with_partial_tail(recording_rng):
 
 
 def test_cfpa_per_chunk_parameters_and_calibrations():
-    cals = chunk_calibrations(100, 32, 4, 0.8, value_range=2.0)
+    cals = chunk_calibrations(100, MechanismSetting(mech=Mech.CFPA, chunk=32, k=4, epsilon=0.8), value_range=2.0)
     assert [(c.length, c.count, c.k) for c in cals] == [(32, 3, 4), (4, 1, 3)]
     assert cals[1].calibration.scale == pytest.approx(math.sqrt(12) * 2 * 2.0 / 0.8)
     x = np.zeros((2, 100))

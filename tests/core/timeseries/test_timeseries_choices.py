@@ -18,6 +18,7 @@ from eyedp_core.timeseries.choices import (
 )
 from eyedp_core.timeseries.k import expected_error_curve, public_k
 from eyedp_core.timeseries.k_search import optimal_k
+from eyedp_core.timeseries.setting import MechanismSetting
 
 
 def test_default_length_is_the_same_for_any_data():
@@ -56,7 +57,7 @@ def test_choose_k_rule_analytic_optimal_manual_and_flags():
     analytic = choose_k(Mech.CFPA, 32, 20.0, "analytic", curve=curve)
     assert analytic.k == analytic_k(curve) == int(curve.k[curve.total.idxmin()])
     assert analytic.tuned_on_private_data
-    search = optimal_k(xf, method=Mech.CFPA, epsilon=20.0, chunk=32, bounds=(0, 1), runs=5, rng=rng)
+    search = optimal_k(xf, MechanismSetting(mech=Mech.CFPA, epsilon=20.0, chunk=32), bounds=(0, 1), runs=5, rng=rng)
     assert choose_k(Mech.CFPA, 32, 20.0, KSource.OPTIMAL, search=search).k == search.k
     manual = choose_k(Mech.DCFPA, 32, 20.0, KSource.MANUAL, manual=99)
     assert manual.k == 17 and not manual.tuned_on_private_data  # clipped to ⌊n/2⌋+1

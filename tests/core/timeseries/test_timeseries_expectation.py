@@ -22,7 +22,7 @@ def _series(seed: int = 3) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
 @pytest.mark.parametrize("mech, chunk", [(Mech.LPA, None), (Mech.FPA, None), (Mech.CFPA, 16), (Mech.DCFPA, 16)])
 def test_model_equals_the_sweep_error_at_any_epsilon(mech, chunk):
     x, bounds = _series()
-    model = nmse_model(x, bounds, mech, chunk, 3, "var", runs=6)
+    model = nmse_model(x, bounds, PreviewSetting(mech=mech, chunk=chunk, epsilon=1.0, k=3, nmse_kind="var"), runs=6)
     spec = experiments.SweepSpec(epsilons=(1.0,), modes=("paper",), runs=6, k_rule="fixed", k=3, nmse_kind="var")
     data = experiments.prepare(x, bounds, "var")
     for eps in (0.05, 0.7, 30.0):
@@ -35,7 +35,7 @@ def test_model_equals_the_sweep_error_at_any_epsilon(mech, chunk):
 def test_expected_median_db_agrees_with_preview_runs():
     x, bounds = _series()
     eps = 0.5
-    e = expected_median_db(nmse_model(x, bounds, Mech.CFPA, 16, 3, "var"), eps)
+    e = expected_median_db(nmse_model(x, bounds, PreviewSetting(mech=Mech.CFPA, chunk=16, epsilon=1.0, k=3, nmse_kind="var")), eps)
     setting = PreviewSetting(mech=Mech.CFPA, chunk=16, epsilon=eps, k=3, nmse_kind="var")
     meds = np.array([np.nanmedian(-10 * np.log10(np.nanmean(
         run_all(x, setting, bounds=bounds, rng=np.random.default_rng(s)).nmse_all, axis=0))) for s in range(40)])

@@ -11,6 +11,7 @@ from eyedp_core.timeseries import k as ts_k
 from eyedp_core.timeseries import mechanisms as ts
 from eyedp_core.timeseries.k_search import optimal_k
 from eyedp_core.timeseries.sensitivity import chunk_differences, l2_public
+from eyedp_core.timeseries.setting import MechanismSetting
 
 
 def _smooth(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -81,7 +82,7 @@ def test_optimal_k_search_agrees_with_expected_curve(rng):
     x = _smooth(rng, (6, 128))
     for method, chunk in [("fpa", None), ("cfpa", 32), ("dcfpa", 64)]:
         curve = ts_k.expected_error_curve(x, method=method, epsilon=300.0, chunk=chunk, bounds=(0, 1))
-        res = optimal_k(x, method=method, epsilon=300.0, chunk=chunk, bounds=(0, 1), runs=2000, rng=rng)
+        res = optimal_k(x, MechanismSetting(mech=method, epsilon=300.0, chunk=chunk), bounds=(0, 1), runs=2000, rng=rng)
         n_k = res.ks.size
         np.testing.assert_allclose(res.mean_error, curve.total[:n_k], rtol=0.06)
         assert res.tuned_on_private_data and "private" in res.note
@@ -93,7 +94,7 @@ def test_optimal_k_search_agrees_with_expected_curve(rng):
 
 def test_optimal_k_candidates_beyond_tail_are_capped(rng):
     x = _smooth(rng, (2, 70))  # tail chunk of 6 samples has only 4 bins
-    res = optimal_k(x, method="cfpa", epsilon=50.0, chunk=32, bounds=(0, 1), runs=50, rng=rng)
+    res = optimal_k(x, MechanismSetting(mech="cfpa", epsilon=50.0, chunk=32), bounds=(0, 1), runs=50, rng=rng)
     assert res.ks.tolist() == list(range(1, 18)) and res.per_chunk_k.shape == (3,)
     tail = res.per_chunk_error[2]
     assert np.all(tail[3:] == tail[3])  # k ≥ 4 is the same (capped) mechanism on the tail
@@ -102,7 +103,7 @@ def test_optimal_k_candidates_beyond_tail_are_capped(rng):
 def test_public_k_is_prior_argmin_and_monotone_in_epsilon():
     n, frac, decay = 32, 0.1, 2.0
     eps = np.array([0.1, 1.0, 10.0, 100.0, 1000.0, 1e4])
-    ks = ts_k.public_k(n, epsilon=eps, value_range=1.0, signal_fraction=frac, decay=decay)
+    ks = ts_k.public_k(n, epsilon=eps, value_range=1.0, prior=ts_k.KPrior(signal_fraction=frac, decay=decay))
     # Independent recomputation of the rule's cost.
     j = np.arange(1, 17)
     w = np.where(j == 16, 1.0, 2.0) * j**-decay
@@ -131,7 +132,7 @@ def _kept_l1_by_fft(n: int, k: int) -> float:
 def test_optimal_k_equals_loop_over_k_with_the_same_draws(recording_rng, method):
     x = _smooth(np.random.default_rng(8), (2, 40))  # chunks 16, 16, tail 8
     rec = recording_rng(4)
-    res = optimal_k(x, method=method, epsilon=30.0, chunk=16, bounds=(0, 1), runs=3, rng=rec)
+    res = optimal_k(x, MechanismSetting(mech=method, epsilon=30.0, chunk=16), bounds=(0, 1), runs=3, rng=rec)
     full_re, full_im, tail_re, tail_im = rec.draws  # one (runs, series, chunks, nb) pair per chunk length
     ref = np.zeros((3, 9))
     for c, (start, n) in enumerate([(0, 16), (16, 16), (32, 8)]):

@@ -15,6 +15,7 @@ from eyedp_core.timeseries.calibration import fpa_scale
 from eyedp_core.timeseries.labels import SWEEP_LABELS, as_mech, parse_label
 from eyedp_core.timeseries.preview import PreviewSetting, run_preview
 from eyedp_core.timeseries.sensitivity import chunk_differences
+from eyedp_core.timeseries.setting import MechanismSetting
 
 TOL = 0.05
 
@@ -28,7 +29,7 @@ def _coefficient_noise(noisy: np.ndarray, clean: np.ndarray, k: int) -> np.ndarr
 def test_lpa_noise_has_the_variance_of_the_returned_calibration(rng):
     """Would catch a shown calibration that is not the one drawn (a second route to b)."""
     x = np.full((400, 2, 100), 0.5)
-    out = mechanisms.run(x, Mech.LPA, epsilon=50.0, rng=rng, bounds=(np.zeros(2), np.array([1.0, 3.0])))
+    out = mechanisms.run(x, MechanismSetting(mech=Mech.LPA, epsilon=50.0), rng=rng, bounds=(np.zeros(2), np.array([1.0, 3.0])))
     assert len(out.groups) == 2  # one calibration per feature range
     for f in range(2):
         (group,) = out.used((slice(None), f))
@@ -43,7 +44,7 @@ def test_fft_coefficient_noise_has_the_variance_of_each_calibration(rng, mech):
     """Re parts of every retained bin carry Lap(λ), λ of that invocation's own calibration (tail included)."""
     t, chunk, k = 40, 32, 3
     x = np.broadcast_to(np.sin(np.arange(t) / 4.0) * 0.4 + 0.5, (20_000, t))
-    out = mechanisms.run(x, mech, epsilon=2.0, k=k, chunk=chunk, rng=rng, bounds=(0.0, 1.0))
+    out = mechanisms.run(x, MechanismSetting(mech=mech, epsilon=2.0, k=k, chunk=chunk), rng=rng, bounds=(0.0, 1.0))
     spans = [(0, t)] if mech is Mech.FPA else [(0, 32), (32, 40)]
     groups = out.used()
     assert [g.length for g in groups] == [e - s for s, e in spans]
@@ -57,8 +58,8 @@ def test_fft_coefficient_noise_has_the_variance_of_each_calibration(rng, mech):
 def test_dcfpa_difference_noise_has_the_variance_of_its_calibration(rng):
     """DCFPA: the noise on the retained bins of the difference signal matches the calibration drawn with."""
     x = np.broadcast_to(np.linspace(0.2, 0.8, 32), (40_000, 32))
-    out = mechanisms.run(x, "DCFPA", epsilon=5.0, k=2, chunk=32, rng=rng, bounds=(0.0, 1.0),
-                         increment_bound=0.1)
+    out = mechanisms.run(x, MechanismSetting(mech="DCFPA", epsilon=5.0, k=2, chunk=32, increment_bound=0.1), rng=rng,
+                         bounds=(0.0, 1.0))
     (group,) = out.groups
     assert group.calibration.sensitivity == pytest.approx(np.sqrt(1 + 4 * 31 * 0.01))
     noise = _coefficient_noise(chunk_differences(out.values, 32), chunk_differences(x[:1], 32), 2)
@@ -68,12 +69,12 @@ def test_dcfpa_difference_noise_has_the_variance_of_its_calibration(rng):
 def test_steil_faithful_returns_its_calibration_and_the_published_sampler_none(rng):
     """Steil's Laplace form exposes b = T'·R/ε; the published (non-DP) sampler exposes no calibration."""
     x = np.zeros((4000, 95))
-    out = mechanisms.run(x, Mech.STEIL, epsilon=2.0, w=10, rng=rng, bounds=(0.0, 1.0))
+    out = mechanisms.run(x, MechanismSetting(mech=Mech.STEIL, epsilon=2.0, w=10), rng=rng, bounds=(0.0, 1.0))
     (group,) = out.groups
     assert group.length == 10 and group.calibration.scale == pytest.approx(10 * 1.0 / 2.0)
     assert out.values.var() == pytest.approx(from_calibration(group.calibration).variance, rel=TOL)
     assert out.positions.shape == (4000, 10)
-    pub = mechanisms.run(x, Mech.STEIL_PUBLISHED, epsilon=2.0, w=10, rng=rng, bounds=(0.0, 1.0))
+    pub = mechanisms.run(x, MechanismSetting(mech=Mech.STEIL_PUBLISHED, epsilon=2.0, w=10), rng=rng, bounds=(0.0, 1.0))
     assert pub.calibrations == () and not pub.is_dp and np.isnan(pub.scale).all()
 
 
@@ -90,16 +91,15 @@ def test_array_functions_are_the_run_path():
          dict(mech=Mech.DCFPA, k=3, chunk=32)),
     ]
     for values, kw in pairs:
-        mech = kw.pop("mech")
-        again = mechanisms.run(x, mech, epsilon=1.0, bounds=(0, 1), rng=np.random.default_rng(5), **kw)
+        again = mechanisms.run(x, MechanismSetting(epsilon=1.0, **kw), bounds=(0, 1), rng=np.random.default_rng(5))
         np.testing.assert_array_equal(values, again.values)
 
 
 def test_data_derived_sensitivity_marks_every_calibration(rng):
     """A sensitivity read off the data: every calibration the noise was drawn with says it is not DP."""
     x = rng.random((5, 3, 64))
-    out = mechanisms.run(x, Mech.CFPA, epsilon=1.0, k=2, chunk=32, rng=rng, sensitivity=np.array([1.0, 2.0]),
-                 sensitivity_type="data-derived")
+    out = mechanisms.run(x, MechanismSetting(mech=Mech.CFPA, epsilon=1.0, k=2, chunk=32, sensitivity_type="data-derived"),
+                         rng=rng, sensitivity=np.array([1.0, 2.0]))
     assert len(out.groups) == 2 and not any(c.valid for c in out.calibrations)
     np.testing.assert_allclose(out.sensitivity, np.broadcast_to([1.0, 2.0], (5, 3, 2)))
 
@@ -115,7 +115,7 @@ def test_preview_shows_the_calibration_its_noise_was_drawn_with():
     noise = prev.noisy - 0.3
     assert noise.var() == pytest.approx(from_calibration(shown.calibration).variance, rel=TOL)
     np.testing.assert_allclose(prev.feature_scale, [1.5, 3.0])
-    again = mechanisms.run(x, Mech.LPA, epsilon=100.0, rng=np.random.default_rng(3), bounds=bounds)
+    again = mechanisms.run(x, MechanismSetting(mech=Mech.LPA, epsilon=100.0), rng=np.random.default_rng(3), bounds=bounds)
     assert shown.calibration in again.calibrations
 
 

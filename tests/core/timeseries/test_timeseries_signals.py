@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from eyedp_core.timeseries import sensitivity as sens
+from eyedp_core.timeseries.setting import MechanismSetting
 from eyedp_core.timeseries.signals import (
     acf_table,
     correlation_curves,
@@ -133,10 +134,10 @@ def test_run_mechanism_dispatch(rng):
     x = rng.random((2, 3, 100))
     assert parse_mechanism("cfpa-64") == ("cfpa", 64) and parse_mechanism("Steil-10") == ("steil", 10)
     for label in ["LPA", "FPA", "CFPA-32", "DCFPA-64"]:
-        assert run_mechanism(x, label, epsilon=1.0, rng=rng, bounds=(0, 1), k=2).shape == x.shape
-    assert run_mechanism(x, "Steil-10", epsilon=1.0, rng=rng, bounds=(0, 1)).shape == (2, 3, 10)
-    assert run_mechanism(x, "Steil-published-10", epsilon=1.0, rng=rng, bounds=(0, 1)).shape == (2, 3, 10)
-    exact = run_mechanism(x, "CFPA-32", epsilon=1e15, rng=rng, bounds=(0, 1), k=17)
+        assert run_mechanism(x, MechanismSetting.from_label(label, epsilon=1.0, k=2), rng=rng, bounds=(0, 1)).shape == x.shape
+    assert run_mechanism(x, MechanismSetting.from_label("Steil-10", epsilon=1.0), rng=rng, bounds=(0, 1)).shape == (2, 3, 10)
+    assert run_mechanism(x, MechanismSetting.from_label("Steil-published-10", epsilon=1.0), rng=rng, bounds=(0, 1)).shape == (2, 3, 10)
+    exact = run_mechanism(x, MechanismSetting.from_label("CFPA-32", epsilon=1e15, k=17), rng=rng, bounds=(0, 1))
     np.testing.assert_allclose(exact, x, atol=1e-6)
     with pytest.raises(ValueError):
         parse_mechanism("CFPA")
