@@ -154,7 +154,7 @@ class _StimulusRows:
     next_start: float = 0.0
     seen: set[str] = field(default_factory=set)
 
-    def frame(self, df: pd.DataFrame, key: int) -> pd.DataFrame:
+    def frame(self, df: pd.DataFrame, key: int) -> dict[str, np.ndarray]:
         """A chunk's rows of this stimulus in, the partition files' columns out (NaN for a missing time)."""
         self.rows += len(df)
         self.present.update(c for c in _TIMES if c in df.columns)
@@ -167,7 +167,7 @@ class _StimulusRows:
         # A running sum continued across chunks adds in the same order as one cumsum over all the rows.
         seq = np.cumsum(np.r_[self.next_start, step])
         out[_SEQUENCE], self.next_start = seq[:-1], float(seq[-1])
-        return pd.DataFrame(out)
+        return out
 
     def fixations(self, part: pd.DataFrame) -> pd.DataFrame:
         """A partition's rows of this stimulus in, the columns the in-memory table would have had out."""
@@ -194,22 +194,20 @@ def aoi_sums(files: list[str], outputs: Sequence[AoiOutput], *, partitions: int 
     state = [_StimulusRows() for _ in stimuli]
     running = {o.label: _Running(o) for o in outputs}
     with tempfile.TemporaryDirectory(prefix="eyedp-aoi-", dir=tmp_dir) as tmp:
-        paths = [os.path.join(tmp, f"part-{i:04d}.parquet") for i in range(partitions)]
-        writers: dict[int, pq.ParquetWriter] = {}
+        files_of = _Partitions(tmp, partitions, chunk_rows)
         try:
             for path in files:
                 for df in _frames(path, chunk_rows):
                     for key, stim in enumerate(stimuli):
                         rows = _of_stimulus(df, stim, state[key].seen)
                         if len(rows):
-                            _write(state[key].frame(rows, key), partitions, paths, writers)
+                            files_of.add(state[key].frame(rows, key))
         finally:
-            for wr in writers.values():
-                wr.close()
+            files_of.close()
         for key, stim in enumerate(stimuli):
             _check_found(files, stim, state[key].seen, state[key].rows)
-        for p in sorted(writers):
-            part = pq.read_table(paths[p]).to_pandas()
+        for path in files_of.written():
+            part = pq.read_table(path).to_pandas()
             for key, rows in part.groupby("stimulus", sort=False):
                 fix = state[int(key)].fixations(rows.reset_index(drop=True))
                 for o in outputs:
@@ -224,14 +222,46 @@ def aoi_sums(files: list[str], outputs: Sequence[AoiOutput], *, partitions: int 
     return out
 
 
-def _write(frame: pd.DataFrame, partitions: int, paths: list[str], writers: dict[int, pq.ParquetWriter]) -> None:
-    """Append a chunk's rows to the observer-hashed partition files."""
-    observer = frame["observer"].to_numpy()
-    for p, idx in partition_rows(observer, partitions):
-        table = pa.Table.from_pandas(frame.iloc[idx], schema=_SCHEMA, preserve_index=False)
-        if p not in writers:
-            writers[p] = pq.ParquetWriter(paths[p], _SCHEMA, compression="lz4")
-        writers[p].write_table(table)
+class _Partitions:
+    """Observer-hashed partition files in a folder: rows are buffered per partition and appended once a chunk's
+    worth is held (few large row groups, read back fast), so the buffers never hold more than `chunk_rows` rows."""
+
+    def __init__(self, folder: str, partitions: int, chunk_rows: int) -> None:
+        """Folder, number of partitions and the rows buffered at most."""
+        self.paths = [os.path.join(folder, f"part-{i:04d}.parquet") for i in range(partitions)]
+        self.chunk_rows = chunk_rows
+        self.writers: dict[int, pq.ParquetWriter] = {}
+        self.buffers: dict[int, list[pa.Table]] = {}
+        self.held = 0
+
+    def add(self, columns: dict[str, np.ndarray]) -> None:
+        """Split a chunk's rows by observer partition (numpy_engine.partition_rows) into the buffers."""
+        table = pa.table(columns, schema=_SCHEMA)
+        for p, idx in partition_rows(columns["observer"], len(self.paths)):
+            self.buffers.setdefault(p, []).append(table.take(idx))
+        self.held += table.num_rows
+        if self.held >= self.chunk_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Append every buffer to its partition's file."""
+        for p, pieces in self.buffers.items():
+            if p not in self.writers:
+                self.writers[p] = pq.ParquetWriter(self.paths[p], _SCHEMA, compression="lz4")
+            self.writers[p].write_table(pa.concat_tables(pieces))
+        self.buffers, self.held = {}, 0
+
+    def close(self) -> None:
+        """Write what is buffered and close the files."""
+        try:
+            self.flush()
+        finally:
+            for wr in self.writers.values():
+                wr.close()
+
+    def written(self) -> list[str]:
+        """The partition files that hold rows, in partition order."""
+        return [self.paths[p] for p in sorted(self.writers)]
 
 
 def release_aoi_files(output: AoiOutput, table: ObserverTable, epsilon: float, stem: str) -> tuple[dict[str, bytes],
