@@ -76,7 +76,7 @@ def _tail() -> Slots:
 def _study() -> None:
     """Data row; then the parts' region and the page's tail (stimulus and weighting change all of it)."""
     fix_ds = state.current("fixations")
-    settings.start_from_upload_geometry(fix_ds)  # the screen given on Your data sets the kernel's pixels
+    settings.start_from_screen(fix_ds)  # the table's screen (given on Your data) sets the kernel's pixels
     stims = state.stimuli()
     top = st.columns([1, 1.1, 2.2], gap="medium")
     stim_name = top[0].selectbox("Stimulus", list(stims), key="hm_stimulus",

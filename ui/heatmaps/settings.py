@@ -5,16 +5,16 @@ and the level, ε and δ (every widget keyed hm_…; the page runs them in three
 reads the values back from the session. Nothing is computed here but the preset values and the kernel width in pixels (a core call)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
 
 from eyedp_core.data import bundled
 from eyedp_core.dp.registry import Family, GaussianMethod
+from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.heatmaps import cap, preview
 from eyedp_core.heatmaps.calibration import preset_delta, privacy_level, privacy_presets
-from eyedp_core.heatmaps.maps import sigma_px_from_degrees
 from ui import state
 from ui.heatmaps import figs
 from ui.widgets import badge, fmt_num, log_options, log_slider, snap_to_options
@@ -41,6 +41,7 @@ class Settings:
     cell: int
     degrees: float
     sigma_px: float
+    screen: Geometry  # the fixation table's screen, the screen fields applied: σ in px is converted on it
     cap_m: float
     cap_total: float | None
 
@@ -158,20 +159,42 @@ def draw_grid(weight: str) -> None:
         row.select_slider("Cap m (seconds per observer per cell)", DURATION_CAPS, key=m_key)
 
 
-def start_from_upload_geometry(fixations: Any) -> None:
-    """A fixation dataset -> the screen fields start from the screen given for it on Your data (once per dataset),
-    so the kernel's width in degrees is converted on the upload's own screen."""
-    given = state.upload_geometry(fixations.name) if fixations.source == "upload" else None
-    if given is None or st.session_state.get("hm_geometry_of") == fixations.token:
+def screen(fixations: Any) -> Geometry:
+    """A fixation dataset -> the screen its positions are on: the one declared with an upload (Your data), else the
+    bundled sample's."""
+    return _declared_screen(fixations) or bundled.SAMPLE_SCREEN
+
+
+def _declared_screen(fixations: Any) -> Geometry | None:
+    """A fixation dataset -> the screen declared with it on Your data, or None (a sample, or none declared)."""
+    return state.upload_geometry(fixations.name) if fixations.source == "upload" else None
+
+
+def start_from_screen(fixations: Any) -> None:
+    """A fixation dataset -> the screen fields start from its screen once per dataset, so the kernel's width in
+    degrees is converted on the screen its positions are on; a value typed in a field overrides it until another
+    table is chosen. Until a table with a declared screen is chosen, the fields keep what they hold (the sample's
+    screen, or a shared link's values)."""
+    ss = st.session_state
+    seen = ss.get("hm_geometry_of")
+    if seen == fixations.token or (seen is None and _declared_screen(fixations) is None):
         return
-    st.session_state.update(hm_wpx=int(given.width_px), hm_wcm=float(given.width_cm),
-                            hm_dist=float(given.distance_cm), hm_geometry_of=fixations.token)
+    g = screen(fixations)
+    ss.update(hm_wpx=int(g.width_px), hm_wcm=float(g.width_cm), hm_dist=float(g.distance_cm),
+              hm_geometry_of=fixations.token)
+
+
+def _screen_fields(g: Geometry) -> Geometry:
+    """A screen -> the same screen with the values of the screen fields (width in px and cm, distance in cm)."""
+    ss = st.session_state
+    return replace(g, width_px=int(ss.get("hm_wpx", g.width_px)),
+                   width_mm=float(ss.get("hm_wcm", g.width_cm)) * 10.0,
+                   distance_mm=float(ss.get("hm_dist", g.distance_cm)) * 10.0)
 
 
 def read_settings(n: int, weight: str) -> Settings:
     """Observers n and the weighting -> the values the controls hold (defaults where one was never drawn)."""
     ss = st.session_state
-    g0 = bundled.SAMPLE_SCREEN
     eps = float(ss.get("hm_eps", 1.0))
     # The widgets (and links) hold the stored names: parsed here, once, for everything downstream.
     mech = Family(ss.get("hm_mech", Family.GAUSSIAN.value))
@@ -179,14 +202,14 @@ def read_settings(n: int, weight: str) -> Settings:
     if mech is Family.GAUSSIAN:
         method = preview.gaussian_method(GaussianMethod(ss.get("hm_method", GaussianMethod.ANALYTIC.value)), eps)
     deg = float(ss.get("hm_deg", 1.5))
-    sigma_px = sigma_px_from_degrees(deg, int(ss.get("hm_wpx", g0.width_px)), float(ss.get("hm_wcm", g0.width_cm)),
-                                     float(ss.get("hm_dist", g0.distance_cm)))
+    shown_on = _screen_fields(screen(state.current("fixations")))
+    sigma_px = shown_on.span_px(deg)[0]
     cap_total = None
     if ss.get("hm_use_c", True):
         cap_total = float(ss.get(f"hm_c_{weight}", DEFAULT_C[weight]))
     return Settings(epsilon=eps, delta=float(ss.get("hm_delta", preset_delta(n))), mechanism=mech, method=method,
                     seed=int(ss.get("hm_seed", 0)), cell=int(ss.get("hm_cell", 32)), degrees=deg, sigma_px=sigma_px,
-                    cap_m=float(ss.get(M_KEYS[weight], DEFAULT_M[weight])), cap_total=cap_total)
+                    screen=shown_on, cap_m=float(ss.get(M_KEYS[weight], DEFAULT_M[weight])), cap_total=cap_total)
 
 
 def level_markdown(s: Settings, n: int) -> str:
