@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -74,23 +74,33 @@ def _basis_maps(ctx: view.Context, basis: Basis, pilot: str | None) -> tuple[tup
     return ctx.maps_key, ctx.gaze_maps
 
 
+@dataclass(frozen=True)
+class Question:
+    """What the finder asks: the measure, the target its mean must reach, and the basis the answers are computed on."""
+
+    measure: Measure
+    target: float
+    basis: Basis
+
+
 # A shared object (st.cache_resource: no unpickled copy of every draw per move); nothing mutates the answers.
 @st.cache_resource(show_spinner=False, max_entries=24)
-def answers(key: tuple, n: int, setting: HeatmapSetting, measure: str, target: float, draws: DrawSpec, seed: int,
-            basis: str, _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
-    """Basis maps (by key), the study's n, the setting (privacy, caps, kernel), measure, target, draws (R, q), seed
-    and basis -> (smallest ε, observers needed at the setting's ε by the planning model[, by subsamples of the
-    basis' observers on grids up to targets.SUBSAMPLE_CELLS cells])."""
+def answers(key: tuple, n: int, setting: HeatmapSetting, question: Question, draws: DrawSpec, seed: int,
+            _gm: maps.GazeMaps) -> tuple[targets.TargetAnswer, ...]:
+    """Basis maps (by key), the study's n, the setting (privacy, caps, kernel), the question (measure, target,
+    basis), draws (R, q) and seed -> (smallest ε, observers needed at the setting's ε by the planning model[, by
+    subsamples of the basis' observers on grids up to targets.SUBSAMPLE_CELLS cells])."""
+    measure, target, basis = question.measure, question.target, question.basis
     agg = maps.aggregate(_gm, setting.cap_m, setting.cap_total)
     on_grid = replace(setting, cell_px=_gm.cell)
-    eps = targets.epsilon_for_target(agg, n, on_grid, Measure(measure), target, np.random.default_rng(seed),
-                                     basis=Basis(basis), draws=draws)
-    obs = targets.observers_for_target(agg, on_grid, Measure(measure), target, np.random.default_rng(seed),
+    eps = targets.epsilon_for_target(agg, n, on_grid, measure, target, np.random.default_rng(seed),
+                                     basis=basis, draws=draws)
+    obs = targets.observers_for_target(agg, on_grid, measure, target, np.random.default_rng(seed),
                                        basis=Basis.PLANNING, draws=draws)
     if _gm.n_cells > targets.SUBSAMPLE_CELLS:
         return eps, obs
-    sub = targets.observers_by_subsample(_gm, on_grid, Measure(measure), target, np.random.default_rng(seed),
-                                         basis=Basis(basis), draws=draws)
+    sub = targets.observers_by_subsample(_gm, on_grid, measure, target, np.random.default_rng(seed),
+                                         basis=basis, draws=draws)
     return eps, obs, sub
 
 
@@ -233,8 +243,8 @@ def _target_part(ctx: view.Context, plan_note: PlanNote | None = None) -> None:
     if note is not None:
         note.info(f"Estimated time: about {est:.0f} s ({gm.n_cells:,} cells × {R} draws); computed once, then "
                   "cached.", icon=":material/schedule:")
-    answers_key = (key, ctx.n_observers, setting, measure, float(target), DrawSpec(R=int(R), q=float(q)),
-                   ctx.preview_seed, basis)
+    answers_key = (key, ctx.n_observers, setting, Question(Measure(measure), float(target), Basis(basis)),
+                   DrawSpec(R=int(R), q=float(q)), ctx.preview_seed)
     eps_ans, obs_ans, *sub = answers(*answers_key, gm)
     if note is not None:
         note.empty()
