@@ -32,7 +32,7 @@ import pandas as pd
 from eyedp_core.dp.noise import LaplaceMechanism
 from eyedp_core.gaze.contributions import contributions
 
-__all__ = ["Form", "FormSetting", "FormCalibration", "FormRelease", "FormRow", "block_means", "group_table",
+__all__ = ["Form", "FormComparison", "FormSetting", "FormCalibration", "FormRelease", "FormRow", "block_means", "group_table",
            "group_sizes", "form_values", "max_recordings", "calibrate", "release", "person_spread", "expected_db", "crossing_epsilon", "crossing_people",
            "usable_sentence", "compare_forms", "overall_sentence", "FORM_WORDS"]
 
@@ -278,34 +278,49 @@ class FormRow:
     sentence: str
 
 
-def compare_forms(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFrame, *, epsilon: float,
-                  blocks: int, recordings_per_person: int, feature_index: int, target_db: float = 0.0,
-                  eps_range: tuple[float, float] = (0.001, 10000.0)) -> list[FormRow]:
-    """Series, bounds, recordings, ε per person, coarse windows, the shown feature in, one FormRow per form
-    (per-recording summary, coarse windows, group means) for all features and for the shown feature alone."""
+@dataclass(frozen=True)
+class FormComparison:
+    """What the release-form comparison asks: the total ε per person, the coarse windows of the coarse form, the
+    recordings per person (at least what the recordings table holds), the shown feature, the target utility (dB)
+    and the ε range its crossings are sought in."""
+
+    epsilon: float
+    blocks: int
+    recordings_per_person: int
+    feature_index: int
+    target_db: float = 0.0
+    eps_range: tuple[float, float] = (0.001, 10000.0)
+
+
+def compare_forms(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: pd.DataFrame,
+                  question: FormComparison) -> list[FormRow]:
+    """Series, bounds, recordings and the question (ε per person, coarse windows, the shown feature, target) in, one
+    FormRow per form (per-recording summary, coarse windows, group means) for all features and for the shown
+    feature alone."""
+    q = question
     sizes = group_sizes(recs)
     counted = max_recordings(recs)
-    if int(recordings_per_person) < counted:
-        raise ValueError(f"a participant has {counted} recordings here, but {recordings_per_person} were given: "
+    if int(q.recordings_per_person) < counted:
+        raise ValueError(f"a participant has {counted} recordings here, but {q.recordings_per_person} were given: "
                          "Δ1 would understate what one person moves")
     rows = []
-    subsets = [("all released features", slice(None)), ("shown feature only", [feature_index])]
-    forms_ = [(Form.RECORDING, 1), (Form.RECORDING, blocks), (Form.GROUP, 1)]
+    subsets = [("all released features", slice(None)), ("shown feature only", [q.feature_index])]
+    forms_ = [(Form.RECORDING, 1), (Form.RECORDING, q.blocks), (Form.GROUP, 1)]
     for words, sel in subsets:
         xs, los, his = x[:, sel], np.asarray(lo)[sel], np.asarray(hi)[sel]
-        shown = 0 if isinstance(sel, list) else feature_index
+        shown = 0 if isinstance(sel, list) else q.feature_index
         for form, b in dict.fromkeys(forms_):
-            setting = FormSetting(form, float(epsilon), int(b), int(recordings_per_person), "task" in recs.columns)
+            setting = FormSetting(form, float(q.epsilon), int(b), int(q.recordings_per_person), "task" in recs.columns)
             cal = calibrate(setting, los, his, sizes if form is Form.GROUP else ())
             spread = person_spread(xs, los, his, int(b))
-            per_person = (recordings_per_person if form is Form.RECORDING else len(sizes)) * b * los.size
+            per_person = (q.recordings_per_person if form is Form.RECORDING else len(sizes)) * b * los.size
             rows.append(FormRow(
                 label=f"{setting.words()} — {words}", setting=setting, features=int(los.size),
                 values_per_person=int(per_person), l1_sensitivity=cal.l1_sensitivity,
                 shown_scale=float(cal.feature_scale[shown]), utility_db=expected_db(cal, spread),
-                crossing_epsilon=crossing_epsilon(cal, spread, target_db),
-                crossing_people=crossing_people(cal, spread, target_db),
-                sentence=usable_sentence(cal, spread, target_db, eps_range)))
+                crossing_epsilon=crossing_epsilon(cal, spread, q.target_db),
+                crossing_people=crossing_people(cal, spread, q.target_db),
+                sentence=usable_sentence(cal, spread, q.target_db, q.eps_range)))
     return rows
 
 

@@ -34,8 +34,8 @@ def test_forms_panel_shows_a_crossing_inside_the_range_and_matches_the_core(form
     names = [c for c in df.columns if c not in ("participant", "gender", "task", "window", "t_start_s")]
     x, recs = feature_tensor(df, names, length=600, fill="edge", order_col="window")
     lo, hi = feature_bounds(names)
-    rows = forms.compare_forms(x, lo, hi, recs, epsilon=1.0, blocks=10, recordings_per_person=3,
-                               feature_index=names.index("sacc_large_ratio"))
+    rows = forms.compare_forms(x, lo, hi, recs, forms.FormComparison(epsilon=1.0, blocks=10, recordings_per_person=3,
+                                                                     feature_index=names.index("sacc_large_ratio")))
     best = min(r.crossing_epsilon for r in rows)
     assert eps_star == pytest.approx(best, rel=1e-2)
     assert "participants per task" in text and "reaches 0 dB from ε =" in text

@@ -281,9 +281,9 @@ def form_rows(data: SeriesKey, epsilon: float, blocks: int, recordings_per_perso
     (eyedp_core.timeseries.forms.compare_forms) out."""
     from eyedp_core.timeseries import forms
 
-    return forms.compare_forms(_x, np.asarray(data.lo), np.asarray(data.hi), _recs, epsilon=epsilon, blocks=blocks,
-                               recordings_per_person=recordings_per_person, feature_index=feature,
-                               target_db=target_db)
+    question = forms.FormComparison(epsilon=epsilon, blocks=blocks, recordings_per_person=recordings_per_person,
+                                    feature_index=feature, target_db=target_db)
+    return forms.compare_forms(_x, np.asarray(data.lo), np.asarray(data.hi), _recs, question)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -301,7 +301,7 @@ def test_a_series_form_gets_the_time_series_pages_numbers():
     from eyedp_core.plan import series_basis
     from eyedp_core.plan.models import PlanInputs
     from eyedp_core.timeseries.forms import Form as F
-    from eyedp_core.timeseries.forms import compare_forms
+    from eyedp_core.timeseries.forms import FormComparison, compare_forms
 
     rng = np.random.default_rng(4)
     recs = pd.DataFrame({"participant": [f"P{i:02d}" for i in range(12) for _ in range(2)],
@@ -315,8 +315,8 @@ def test_a_series_form_gets_the_time_series_pages_numbers():
     a = allocate(StudyPlan("s", Cap(2.0), (out,)), None, inputs)
     (r,) = a.outputs
     assert r.epsilon == pytest.approx(2.0)
-    row = next(w for w in compare_forms(x, lo, hi, recs, epsilon=2.0, blocks=1, recordings_per_person=2,
-                                        feature_index=0, target_db=1.0)
+    row = next(w for w in compare_forms(x, lo, hi, recs, FormComparison(epsilon=2.0, blocks=1, recordings_per_person=2,
+                                                                      feature_index=0, target_db=1.0))
                if w.setting.form is F.GROUP and w.features == 3)
     assert r.utility.value == pytest.approx(row.utility_db, rel=1e-12)
     assert r.target_met is False and row.utility_db < 1.0  # −3.0 dB at ε = 2

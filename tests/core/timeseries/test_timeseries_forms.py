@@ -157,5 +157,6 @@ def test_one_recording_gives_a_sentence_not_an_error():
         cal = forms.calibrate(forms.FormSetting(form, 1.0, 1, 1), LO, HI, (1,) if form is forms.Form.GROUP else ())
         assert forms.crossing_epsilon(cal, spread) == float("inf")
         assert "no spread" in forms.usable_sentence(cal, spread)
-    rows = forms.compare_forms(x, LO, HI, recs, epsilon=1.0, blocks=1, recordings_per_person=1, feature_index=0)
+    rows = forms.compare_forms(x, LO, HI, recs, forms.FormComparison(epsilon=1.0, blocks=1, recordings_per_person=1,
+                                                                       feature_index=0))
     assert "No release form reaches" in forms.overall_sentence(rows, 0.0, (0.001, 1e4))

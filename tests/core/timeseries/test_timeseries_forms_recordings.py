@@ -51,7 +51,8 @@ def test_the_count_comes_from_the_structure_not_from_the_tasks(app_made):
     assert forms.max_recordings(recs) == RECORDINGS
     # Counting tasks (there are none) said 1: such a setting is refused rather than calibrated too small.
     with pytest.raises(ValueError, match="3 recordings"):
-        forms.compare_forms(x, lo, hi, recs, epsilon=1.0, blocks=BLOCKS, recordings_per_person=1, feature_index=0)
+        forms.compare_forms(x, lo, hi, recs, forms.FormComparison(epsilon=1.0, blocks=BLOCKS, recordings_per_person=1,
+                                                                   feature_index=0))
 
 
 def test_contributions_count_trials_inside_a_task_and_empty_cells_as_their_own_recording():
@@ -124,8 +125,9 @@ def test_a_person_with_more_recordings_moves_a_group_mean_by_one_person_share():
 def test_compare_forms_states_the_counted_sensitivities(app_made):
     """The rows the page shows: 105-style numbers (3 × F) and F/40, not F and F/120."""
     table, x, recs, lo, hi = app_made
-    rows = forms.compare_forms(x, lo, hi, recs, epsilon=1.0, blocks=BLOCKS,
-                               recordings_per_person=contributions(table).max_recordings, feature_index=0)
+    question = forms.FormComparison(epsilon=1.0, blocks=BLOCKS, recordings_per_person=contributions(table).max_recordings,
+                                    feature_index=0)
+    rows = forms.compare_forms(x, lo, hi, recs, question)
     f = lo.size
     by = {(r.setting.form, r.setting.blocks, r.features): r for r in rows}
     assert by[(forms.Form.RECORDING, 1, f)].l1_sensitivity == RECORDINGS * f
