@@ -12,6 +12,7 @@ import streamlit as st
 
 from eyedp_core.aoi.shapes import grid
 from eyedp_core.data import derived
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.exports.plan_parts import PartInputs
 from eyedp_core.gaze.contributions import contributions
 from eyedp_core.io.errors import DataError
@@ -19,7 +20,6 @@ from eyedp_core.plan.allocate import Allocation
 from eyedp_core.plan.inputs import table_stimuli
 from eyedp_core.plan.schema import (
     AOI_METRIC_NAMES,
-    Accountant,
     AoiOutput,
     Cap,
     HeatmapOutput,
