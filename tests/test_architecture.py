@@ -187,3 +187,85 @@ def test_the_page_scan_sees_computation() -> None:
     long_body = "def _table():\n" + "    x = 1\n" * _PAGE_FUNCTION_LINES
     assert _page_computes("from eyedp_core import io\nimport eyedp_core.io.windows\n" + long_body) == [
         "from eyedp_core import …", "import eyedp_core.io.windows", f"_table: {_PAGE_FUNCTION_LINES + 1} lines"]
+
+
+# Internal code imports a name from the module that defines it; a package's re-exports are its public API for
+# users (README: `from eyedp_core.plan import StudyPlan`), not an import source inside the repository.
+def _module_file(module: str) -> Path | None:
+    """Dotted first-party module name -> its source file (module.py or package/__init__.py), None if not ours."""
+    base = ROOT.joinpath(*module.split("."))
+    return next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements, those inside module-level if/try/with blocks included (not function bodies)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.append(node)
+        for block in ("body", "orelse", "finalbody"):
+            if isinstance(node, (ast.If, ast.Try, ast.With)):
+                found += _module_level(getattr(node, block, []))
+        for handler in getattr(node, "handlers", []):
+            found += _module_level(handler.body)
+    return found
+
+
+def _bindings(path: Path) -> tuple[set[str], set[str]]:
+    """A module's source -> (names it defines, names it binds by importing them from elsewhere)."""
+    defined: set[str] = set()
+    imported: set[str] = set()
+    for node in _module_level(ast.parse(path.read_text()).body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.ImportFrom):
+            module = _module_file(f"{node.module}.{node.names[0].name}") if node.module else None
+            imported |= {a.asname or a.name for a in node.names if module is None}
+        elif isinstance(node, ast.Import):
+            imported |= {a.asname or a.name.split(".")[0] for a in node.names}
+    return defined, imported
+
+
+def _reexport_imports(source: str) -> list[str]:
+    """Python source -> 'from X import name' for each first-party name taken from a module X that does not define
+    it (X imports it, or loads it on first use through a module __getattr__); a submodule import is not one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                and node.module.split(".")[0] in _FIRST_PARTY and (path := _module_file(node.module))):
+            continue
+        defined, imported = _bindings(path)
+        for alias in node.names:
+            submodule = _module_file(f"{node.module}.{alias.name}") is not None and alias.name not in imported
+            if alias.name not in defined and not submodule:
+                found.append(f"from {node.module} import {alias.name}")
+    return found
+
+
+def test_names_are_imported_from_the_module_that_defines_them() -> None:
+    """docs/ARCHITECTURE.md: internal code (core, ui, pages, app) imports each name from its defining module.
+    The attack modules whose source keys the shipped precomputed results (attacks.store.CODE_FILES) wait for the
+    next recompute: editing one, even an import line, invalidates the shipped file."""
+    from eyedp_core.attacks.store import CODE_FILES
+
+    sources = [p for root in _FIRST_PARTY for p in sorted((ROOT / root).rglob("*.py"))] + [ROOT / "app.py"]
+    offenders = [f"{path.relative_to(ROOT)}: {imp}" for path in sources if path.resolve() not in set(CODE_FILES)
+                 for imp in _reexport_imports(path.read_text())]
+    assert offenders == []
+
+
+def test_the_reexport_scan_sees_a_reexport() -> None:
+    """The scan above is not blind: the package re-exports once used as import sources are each found (a function
+    re-exported under its submodule's name included); the defining module and a submodule are not."""
+    old = ["from eyedp_core.plan import allocate", "from eyedp_core.plan import StudyPlan, OutputKind",
+           "from eyedp_core.settings import encode_json", "from eyedp_core.report import build_html",
+           "def f():\n    from eyedp_core.io.readers import Reader"]
+    assert [_reexport_imports(src) for src in old] == [
+        ["from eyedp_core.plan import allocate"],
+        ["from eyedp_core.plan import StudyPlan", "from eyedp_core.plan import OutputKind"],
+        ["from eyedp_core.settings import encode_json"], ["from eyedp_core.report import build_html"],
+        ["from eyedp_core.io.readers import Reader"]]
+    assert _reexport_imports("from eyedp_core.plan.allocate import allocate\nfrom eyedp_core.heatmaps import "
+                             "calibration\nfrom eyedp_core.plan.schema import StudyPlan") == []
