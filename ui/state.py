@@ -45,6 +45,9 @@ class Dataset:
     frame: pd.DataFrame | None = None
     image: np.ndarray | None = field(default=None, repr=False)
     notes: tuple[str, ...] = ()
+    # How an upload was read (reader, columns, mapping, options: ui.yourdata.view.read_recipe), so that its
+    # downloadable script repeats the same read; None for samples and for tables derived on the page.
+    read: dict[str, Any] | None = field(default=None, repr=False)
 
 
 def content_token(obj: pd.DataFrame | np.ndarray | bytes) -> str:

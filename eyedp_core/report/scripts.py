@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from eyedp_core.io.pipeline import ASC
+
 __all__ = ["SCRIPTS", "areas_of_interest_script", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
            "time_series_script"]
 
@@ -24,13 +26,40 @@ def _header(view: str, params: dict[str, Any]) -> str:
 
 
 def _load(kind: str, source: dict[str, Any], var: str) -> str:
-    """Lines that load a data source: a bundled sample by name, or the user's own file (path to fill in)."""
+    """Lines that load a data source: a bundled sample by name, or the user's own file (path to fill in), read
+    as the page read it when the page kept how (`source["read"]`), else with read_table and guessed columns."""
     if source.get("sample"):
         return f"from eyedp_core.data import bundled\n\n{var} = bundled.load_sample({source['sample']!r})\n"
+    if source.get("read"):
+        return read_as_the_page(source["read"], var)
     return ("from pathlib import Path\n\nfrom eyedp_core import io\n\n"
             f"FILE = Path({source.get('name', 'your_file.csv')!r})  # the file you uploaded: put its path here\n"
             f"_raw = io.read_table(FILE.read_bytes(), FILE.name)\n"
             f"{var} = io.apply_mapping(_raw, io.guess_mapping(_raw, {kind!r}), {kind!r}, FILE.name)\n")
+
+
+def read_as_the_page(read: dict[str, Any], var: str) -> str:
+    """How the page read an upload (ui.yourdata.view.read_recipe) -> lines that read the file the same way: the
+    upload pipeline's steps with the reader the page used (a vendor reader's convert step, or the columns mapped
+    by hand), the same columns, mapping and options; `var` is the canonical table."""
+    head = ("from pathlib import Path\n\nfrom eyedp_core import io\nfrom eyedp_core.io.pipeline import usecols\n\n"
+            f"FILE = Path({read['file']!r})  # the file you uploaded: put its path here\n"
+            "_up = io.Upload(FILE.read_bytes(), FILE.name)  # the page's pipeline, without its size limits\n")
+    reader = read["reader"]
+    if reader == ASC:
+        part = ".fixations()" if read.get("table") == "fixations" else ".samples"
+        return head + f"{var} = _up.recording(io.ReadOptions(kind='gaze')){part}\n"
+    if read.get("table") == "vendor_fixations":  # the fixations a Tobii export lists, as the page added them
+        return head + f"{var} = _up.vendor_fixations({reader!r}, {read['kept']!r})\n"
+    geometry = "None" if read["geometry"] is None else f"io.Geometry(**{read['geometry']!r})"
+    lines = (f"KEPT = {read['kept']!r}  # the columns not left out\n"
+             f"MAPPING = {read['mapping']!r}\n"
+             f"OPTIONS = io.ReadOptions(**{read['options']!r}, geometry={geometry})\n")
+    if reader == "generic":
+        lines += f"_frame = _up.full_table(usecols(KEPT, None, MAPPING, {read['kind']!r}) or KEPT)\n"
+    else:
+        lines += f"_frame, _ = _up.converted({reader!r}, KEPT, {read['min_confidence']!r})  # the {reader} reader\n"
+    return head + lines + f"{var} = _up.finish(_frame, MAPPING, OPTIONS, reader={reader!r}).samples\n"
 
 
 def heatmaps_script(p: dict[str, Any]) -> str:

@@ -16,10 +16,11 @@ PARAMS_KEY = "share_script_params"  # page -> the parameters of its last run (te
 
 
 def _source(ds: Any) -> dict[str, Any]:
-    """A selected Dataset -> how a script loads it (a bundled sample by name, or the uploaded file's name)."""
+    """A selected Dataset -> how a script loads it (a bundled sample by name, or the uploaded file's name and, when
+    the page kept it, how the page read it)."""
     if ds.source == "sample":
         return {"sample": ds.token.split(":", 1)[1], "name": ds.name}
-    return {"name": ds.name}
+    return {"name": ds.name} if ds.read is None else {"name": ds.name, "read": ds.read}
 
 
 def heatmaps_params(ctx: Any) -> dict[str, Any]:

@@ -167,10 +167,13 @@ def _asc(kind: str, data: bytes, name: str, token: str, others: Files = ()) -> N
     if st.button("Use this data", type="primary"):
         table = table.copy()
         table.attrs = {"counts": rec.counts, "warnings": rec.warnings}
-        view.add(kind, label, table, rec.geometry)
+        single = not others  # a script repeats the read of one file
+        view.add(kind, label, table, rec.geometry,
+                 view.asc_recipe(name, "samples" if kind == "gaze" else "fixations") if single else None)
         extra = ""
         if also:
-            view.add("fixations", f"{label} (fixations)", fix, rec.geometry)
+            view.add("fixations", f"{label} (fixations)", fix, rec.geometry,
+                     view.asc_recipe(name, "fixations") if single else None)
             extra = f" Its {len(fix):,} fixations were added as 'Upload: {md_text(label)} (fixations)'."
         _done(kind, label, table, extra, tuple(rec.reports))
 
@@ -299,10 +302,12 @@ def _use(up: io.Upload, raw: pd.DataFrame, choice: view.TableRead, name: str, to
         bar.progress(0.95, text="Detecting fixations …")
         extra = view.derive_fixations(rec, label, detect)
     bar.empty()
-    view.add(choice.kind, label, table, rec.geometry)
+    recipe = view.read_recipe(choice, name) if not others else None  # a script repeats the read of one file
+    view.add(choice.kind, label, table, rec.geometry, recipe)
     if add_fix:
         fix = view.vendor_fixations(up, choice.reader_name, choice.kept)
         if fix is not None:
-            view.add("fixations", f"{label} (fixations)", fix, rec.geometry)
+            view.add("fixations", f"{label} (fixations)", fix, rec.geometry,
+                     None if recipe is None else {**recipe, "table": "vendor_fixations"})
             extra += f" Its {len(fix):,} fixations were added as 'Upload: {md_text(label)} (fixations)'."
     _done(choice.kind, label, table, extra, tuple(rec.reports))

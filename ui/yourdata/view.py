@@ -3,7 +3,7 @@ derivations, each run once per file and choice."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import pandas as pd
@@ -165,6 +165,22 @@ class TableRead:
     options: io.ReadOptions
 
 
+def read_recipe(choice: TableRead, name: str) -> dict[str, Any]:
+    """The user's choices for one table upload -> how a script repeats the page's read: the file, the reader the
+    page used ('generic': mapped by hand), the columns kept, the mapping and the read options (plain values;
+    eyedp_core.report.scripts writes the code)."""
+    opts = choice.options
+    return {"file": name, "reader": choice.reader_name if choice.use_reader else "generic", "kind": choice.kind,
+            "kept": list(choice.kept), "min_confidence": float(choice.min_confidence), "mapping": dict(choice.mapping),
+            "options": {f.name: getattr(opts, f.name) for f in fields(opts) if f.name != "geometry"},
+            "geometry": None if opts.geometry is None else asdict(opts.geometry)}
+
+
+def asc_recipe(name: str, table: str) -> dict[str, Any]:
+    """An EyeLink ASC upload and the table kept of it ('samples' or 'fixations') -> how a script repeats the read."""
+    return {"file": name, "reader": io.pipeline.ASC, "table": table}
+
+
 def read_table(up: io.Upload, raw: pd.DataFrame, choice: TableRead, name: str, others: Files,
                progress: Callable[[float, str], None]) -> io.Recording:
     """A table upload and the user's choices -> the recording (map and validate steps on the whole file; for a
@@ -192,11 +208,11 @@ def read_table(up: io.Upload, raw: pd.DataFrame, choice: TableRead, name: str, o
     return combine([rec, *read_alike(others, read_one, io.MAX_ROWS)], [name, *(p for p, _ in others)])
 
 
-def add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None) -> str:
-    """Keep a canonical table as an uploaded dataset of `kind` (with the screen its positions are on); -> its name
-    in the sidebar."""
+def add(kind: str, name: str, table: pd.DataFrame, geometry: Any = None, read: dict[str, Any] | None = None) -> str:
+    """Keep a canonical table as an uploaded dataset of `kind` (with the screen its positions are on and how it was
+    read: read_recipe); -> its name in the sidebar."""
     label = f"Upload: {name}"
-    state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table))
+    state.add_upload(state.Dataset(kind, label, "upload", state.content_token(table), frame=table, read=read))
     if kind in ("gaze", "fixations"):
         state.set_upload_geometry(label, geometry)
     return label
