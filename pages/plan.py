@@ -11,7 +11,7 @@ from eyedp_core.plan.inputs import table_stimuli
 from eyedp_core.plan.schema import HeatmapOutput
 from eyedp_core.settings.schema import MAX_TEXT_CHARS
 from ui import runlog, state
-from ui.plan import panels, session, view
+from ui.plan import panels, parts, session, view
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -33,7 +33,7 @@ plan, problem = session.current()
 alloc = None
 if plan is not None:
     try:
-        alloc = view.allocation(fix.token, fix.name, plan.to_json(), fix.frame)
+        alloc = view.allocation(fix.token, fix.name, plan.to_json(), fix.frame, *parts.series_models(plan))
     except DataError as err:
         problem = str(err)
 panels.lead(plan, alloc)

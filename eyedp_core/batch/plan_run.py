@@ -43,13 +43,19 @@ from eyedp_core.batch.plan_tables import read_tables
 from eyedp_core.batch.run import check_noise, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
-from eyedp_core.exports.plan_parts import PartInputs, PartTables, part_inputs, release_gaze_part, release_series_part
+from eyedp_core.exports.plan_parts import (
+    PartInputs,
+    PartTables,
+    part_inputs,
+    release_gaze_part,
+    release_series_part,
+    series_bases,
+)
 from eyedp_core.gaze.events import SAMPLE_SCREEN
 from eyedp_core.heatmaps.release import release_table
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan.allocate import Allocation, allocate
-from eyedp_core.plan.inputs import series_basis
-from eyedp_core.plan.models import HeatmapBasis, PlanInputs, SeriesBasis
+from eyedp_core.plan.models import HeatmapBasis, PlanInputs
 from eyedp_core.plan.schema import (
     ALL_STIMULI,
     AoiOutput,
@@ -184,7 +190,7 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
     observers.update({o.stimulus: aoi_tables[o.label].n for o in plan.outputs if o.label in aoi_tables})
     parts = parts or PartInputs({}, {}, {})
     inputs = PlanInputs(heatmaps={o.label: HeatmapBasis(c.aggregate, c.n_observers) for o, c in zip(heat, cleans)},
-                        observers=observers, series=_series_bases(plan, parts), R=R)
+                        observers=observers, series=series_bases(plan.outputs, parts), R=R)
     alloc = allocate(plan, plan.cap, inputs)
     _refuse_over_cap(alloc)
     rows = {r.label: r for r in alloc.outputs}
@@ -255,20 +261,6 @@ def _unit_words(plan: StudyPlan) -> str:
         "observer or participant"
     return (f"person ({who}): every output reads the same people, so their releases compose (the ledger adds them "
             "per person id)")
-
-
-def _series_bases(plan: StudyPlan, parts: PartInputs) -> dict[str, SeriesBasis]:
-    """-> the models' inputs of every series form with its series (read as the Time series form comparison reads
-    them: private spreads, tuning); a form whose count check fails has none (its release refuses first)."""
-    out = {}
-    for o in plan.outputs:
-        s = parts.series.get(o.label)
-        if isinstance(o, SeriesFormOutput) and s is not None:
-            try:
-                out[o.label] = series_basis(s.x, s.lo, s.hi, s.recs, o)
-            except ValueError:
-                continue
-    return out
 
 
 def write_bundle(out_dir: str, bundle: PlanBundle) -> list[str]:

@@ -24,12 +24,14 @@ from eyedp_core.gaze.feature_specs import FEATURE_SPECS, feature_bounds
 from eyedp_core.gazestream.kaleido import kaleido_plan, person_bound_of
 from eyedp_core.gazestream.streams import StreamError, prepare_streams
 from eyedp_core.io.errors import DataError
+from eyedp_core.plan.inputs import series_basis
+from eyedp_core.plan.models import SeriesBasis
 from eyedp_core.plan.schema import GazeSamplesOutput, PlanOutput, SeriesFormOutput
 from eyedp_core.timeseries.forms import Form, FormSetting, max_recordings
 from eyedp_core.timeseries.signals import RECORDING_COLUMNS, feature_columns, feature_tensor
 
 __all__ = ["GazeInput", "PartFiles", "PartInputs", "check_series_part", "gaze_entry", "gaze_input", "gaze_window_epsilon",
-           "PartTables", "part_inputs", "release_gaze_part", "release_series_part", "series_entry", "series_input", "series_setting"]
+           "PartTables", "part_inputs", "release_gaze_part", "series_bases", "release_series_part", "series_entry", "series_input", "series_setting"]
 
 
 @dataclass(frozen=True)
@@ -224,3 +226,18 @@ def part_inputs(outputs: tuple[PlanOutput, ...] | list[PlanOutput], tables: Part
             series.pop(o.label, None)
             missing[o.label] = str(err)
     return PartInputs(series, gaze, missing)
+
+
+def series_bases(outputs: tuple[PlanOutput, ...] | list[PlanOutput], parts: PartInputs) -> dict[str, SeriesBasis]:
+    """A plan's outputs and their inputs in, the models' inputs of every series form with its series (read as the
+    Time series form comparison reads them: private spreads, tuning); a form whose count check fails has none (its
+    release refuses first)."""
+    out = {}
+    for o in outputs:
+        s = parts.series.get(o.label)
+        if isinstance(o, SeriesFormOutput) and s is not None:
+            try:
+                out[o.label] = series_basis(s.x, s.lo, s.hi, s.recs, o)
+            except ValueError:
+                continue
+    return out

@@ -10,17 +10,19 @@ import io
 import json
 import os
 import zipfile
+from dataclasses import replace
 
+import pandas as pd
 import pytest
 
 from eyedp_core.batch.cli import main
 from eyedp_core.data.bundled import SAMPLE_DIR, load_sample
-from eyedp_core.exports.plan_parts import PartTables, part_inputs
+from eyedp_core.exports.plan_parts import PartTables, part_inputs, series_input
 from eyedp_core.plan.allocate import allocate
-from eyedp_core.plan.inputs import inputs_from_fixations
-from eyedp_core.plan.schema import StudyPlan
+from eyedp_core.plan.inputs import inputs_from_fixations, series_basis
+from eyedp_core.plan.schema import SeriesFormOutput, StudyPlan
 from tests.apptest import open_app
-from ui.plan import release
+from ui.plan import panels, release
 
 os.environ.setdefault("EYEDP_RAISE_ERRORS", "1")
 PAGE = "pages/plan.py"
@@ -43,8 +45,15 @@ def _open(text: str):
 
 
 def _allocation(text: str):
+    """The allocation computed here: the fixation models of the sample, and each series form's model on the
+    sample's feature windows (as the Time series form comparison reads them)."""
     expanded, inputs = inputs_from_fixations(load_sample("fixations"), StudyPlan.from_json(text), table_name=NAME)
-    return allocate(expanded, expanded.cap, inputs)
+    bases = {}
+    for o in expanded.outputs:
+        if isinstance(o, SeriesFormOutput) and o.recordings_per_person >= 3 and not o.features:
+            s = series_input(load_sample("reading_features"), o)  # the sample's readers have 3 recordings each
+            bases[o.label] = series_basis(s.x, s.lo, s.hi, s.recs, o)
+    return allocate(expanded, expanded.cap, replace(inputs, series=bases))
 
 
 def _ledger(at):
@@ -52,10 +61,16 @@ def _ledger(at):
 
 
 def test_the_bundle_holds_every_output_named_hashed_and_charged_in_one_step(monkeypatch) -> None:
+    """The series form carries a target: the page's allocation judges it on the feature windows, as the release's
+    does, so the ε the page shows is the ε released."""
     import ui.state
 
-    text = _plan_text()
+    text = _plan_text(series={"recordings_per_person": 3, "target": {"db": 0}})
     at = _open(text)
+    alloc = _allocation(text)
+    shown = at.dataframe[0].value.reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, panels.table_rows(alloc), check_dtype=False)
+    assert shown.set_index("Output").loc["series_group_1w", "Target met?"] in ("yes", "no")
     calls = []
     charge = ui.state.charge
 
@@ -67,7 +82,6 @@ def test_the_bundle_holds_every_output_named_hashed_and_charged_in_one_step(monk
     at.button(key="plan_release").click().run()
     assert not at.exception, at.exception
     assert calls == [3]  # one call holding the heatmap's, the series form's and the gaze samples' entries
-    alloc = _allocation(text)
     eps = {r.label: r.epsilon for r in alloc.outputs}
     assert set(eps) == {"heatmap_comic", "series_group_1w", "gaze_samples"} and sum(eps.values()) == pytest.approx(10)
     z = zipfile.ZipFile(io.BytesIO(at.session_state["planrel_result"]["zip"]))
@@ -76,6 +90,7 @@ def test_the_bundle_holds_every_output_named_hashed_and_charged_in_one_step(monk
     outs = {o["output"]: o for o in manifest["outputs"]}
     assert {k: o["epsilon"] for k, o in outs.items()} == pytest.approx(eps)
     assert all(o["released"] for o in outs.values())
+    assert outs["series_group_1w"]["target_met"] is not None and outs["series_group_1w"]["expected"] is not None
     tag = {k: release_tag(v) for k, v in eps.items()}
     assert [f["name"] for f in outs["series_group_1w"]["files"]] == \
         [f"series_group_1w_{tag['series_group_1w']}.csv", f"series_group_1w_{tag['series_group_1w']}.json"]

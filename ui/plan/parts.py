@@ -3,15 +3,18 @@ selected in the sidebar (the Time series and Gaze samples pages' own), built onc
 (exports.plan_parts.part_inputs, cached)."""
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import streamlit as st
 
-from eyedp_core.exports.plan_parts import PartInputs, PartTables, part_inputs
+from eyedp_core.exports.plan_parts import PartInputs, PartTables, part_inputs, series_bases
 from eyedp_core.gaze.events import SAMPLE_SCREEN
+from eyedp_core.plan.models import SeriesBasis
 from eyedp_core.plan.schema import GazeSamplesOutput, SeriesFormOutput, StudyPlan
 from ui import settings, state
 
-__all__ = ["gaze_screen", "session_parts"]
+__all__ = ["gaze_screen", "series_models", "session_parts"]
 
 GAZE_PAGE = "gaze_samples"
 
@@ -48,3 +51,18 @@ def session_parts(plan: StudyPlan) -> PartInputs:
     return _parts(feats.token if feats else "", gaze.token if gaze else "", text, screen,
                   (feats.name if feats else "features", gaze.name if gaze else "gaze"), outs,
                   feats.frame if feats else None, gaze.frame if gaze else None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _bases(key: str, _outputs: tuple, _parts: PartInputs) -> dict[str, SeriesBasis]:
+    return series_bases(_outputs, _parts)
+
+
+def series_models(plan: StudyPlan) -> tuple[str, dict[str, SeriesBasis]]:
+    """The plan in, (a key naming the session's feature table and the plan's series forms, their models' inputs)
+    out: what view.allocation adds so that the page's allocation is the release's."""
+    outs = tuple(o for o in plan.outputs if isinstance(o, SeriesFormOutput))
+    if not outs:
+        return "", {}
+    key = state.current("features").token + "|" + "|".join(json.dumps(o.to_dict(), sort_keys=True) for o in outs)
+    return key, _bases(key, outs, session_parts(plan))

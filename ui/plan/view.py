@@ -1,6 +1,9 @@
 """Cached compute of the Plan and release page, keyed on the fixation table's token and the plan's JSON."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -9,6 +12,7 @@ from eyedp_core.heatmaps import maps, preview
 from eyedp_core.heatmaps.calibration import HeatmapSetting
 from eyedp_core.plan.allocate import Allocation, allocate
 from eyedp_core.plan.inputs import inputs_from_fixations
+from eyedp_core.plan.models import SeriesBasis
 from eyedp_core.plan.schema import HeatmapOutput, StudyPlan
 
 __all__ = ["PREVIEW_SEED", "allocation", "heatmap_preview"]
@@ -17,10 +21,14 @@ PREVIEW_SEED = 1  # the pictures are seeded previews: the same plan shows the sa
 
 
 @st.cache_data(show_spinner="Splitting the cap over the plan's outputs…", max_entries=16)
-def allocation(fix_token: str, table_name: str, plan_json: str, _frame: pd.DataFrame) -> Allocation:
-    """Fixation table (by token), the plan's text in, `allocate(plan, plan.cap, inputs)` on that table out
+def allocation(fix_token: str, table_name: str, plan_json: str, _frame: pd.DataFrame, series_key: str = "",
+               _series: Mapping[str, SeriesBasis] | None = None) -> Allocation:
+    """Fixation table (by token), the plan's text and the series forms' model inputs (keyed by `series_key`: the
+    feature table's token) in, `allocate(plan, plan.cap, inputs)` on them out, as the release's own allocation
     (DataError when a stimulus of the plan has no fixations)."""
     plan, inputs = inputs_from_fixations(_frame, StudyPlan.from_json(plan_json), table_name=table_name)
+    if _series:
+        inputs = replace(inputs, series=dict(_series))
     return allocate(plan, plan.cap, inputs)
 
 
