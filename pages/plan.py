@@ -56,7 +56,7 @@ with st.expander("Plan file (JSON)"):
 if alloc is not None:
     st.subheader("Allocation")
     panels.allocation_table(alloc)
-    panels.budget(alloc)
+    panels.budget(alloc, fix)
     st.subheader("Previews at the allotted ε")
     panels.pictures(alloc, fix, stimuli)
     st.subheader("Release the whole plan")

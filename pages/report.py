@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.accounting import COMPOSITION_RULE
 from eyedp_core.io import uploads
 from eyedp_core.report.html import epsilon_reading
@@ -49,7 +50,8 @@ st.markdown(
 def cap_and_totals() -> None:
     """The cap slider -> the cap status, the per-person headline and the per-person table (cap left)."""
     ledger = state.ledger()
-    eps, delta = ledger.total()
+    stated = ledger.stated()  # under the accountant the study's charges were checked under, basic beside it
+    eps, delta = stated.epsilon, stated.delta
     st.text_input("Why the cap changes (optional; kept in the study's record with the change)",
                   key=state.CAP_REASON_KEY, placeholder="e.g. agreed with the review board",
                   help="Type it before moving the cap: every change of the cap is an entry of the stored record, "
@@ -73,6 +75,8 @@ def cap_and_totals() -> None:
               "noisy parts (an AOI export's sums) is one release of several entries.")
     if not ledger.releases:
         return
+    if stated.accountant is not Accountant.BASIC:
+        st.caption(md_text(f"Totals {stated.words}."))
     st.caption(epsilon_reading(eps, delta))
     st.markdown("**Total per person.** Each row is one person, protected as an observer (Heatmaps) or a participant "
                 "(time series); 'every …' rows hold the total that applies to each of them.")

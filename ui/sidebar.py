@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.io.errors import DataError
 from ui import state
 from ui.text import md_text
@@ -34,7 +35,8 @@ def render(*, cap_on_page: bool = False) -> None:
         except DataError as err:  # a ledger file that is not ours (or cannot be made): said, never overwritten
             st.error(md_text(err), icon=":material/error:")
             return
-        eps, delta = ledger.total()
+        stated = ledger.stated()  # under the accountant the study's charges were checked under
+        eps, delta = stated.epsilon, stated.delta
         cap = state.epsilon_cap()
         if cap_on_page:
             st.metric("Worst-case ε per person", f"{eps:.3g}", help=f"The {_TOTAL}. The study's cap on ε per "
@@ -47,7 +49,9 @@ def render(*, cap_on_page: bool = False) -> None:
         if not ledger.releases:
             st.caption(f"Nothing released yet in this study; {_CAP_HERE if cap_on_page else f'cap ε ≤ {cap:g} per person'}.")
         else:
-            st.caption(f"δ = {delta:.2g} · {state.releases_made()} release(s) · "
+            counted = "" if stated.accountant is Accountant.BASIC else (
+                f"zCDP (basic composition: ε = {stated.basic_epsilon:.3g}, δ = {stated.basic_delta:.2g}) · ")
+            st.caption(f"δ = {delta:.2g} · {md_text(counted)}{state.releases_made()} release(s) · "
                        + (_CAP_HERE if cap_on_page else f"cap ε ≤ {cap:g} per person · see the Report page"))
 
 

@@ -1,4 +1,4 @@
-"""How a person's releases are counted against the cap: the accountants (docs/PRIVACY_MODEL.md §10, §17).
+"""How a person's releases are counted against the cap: the accountants (docs/PRIVACY_MODEL.md §0.6, §17).
 
 A plan states one, every ledger charge records the one its cap was checked under, and the ledger's totals are
 given under it with basic composition beside them."""

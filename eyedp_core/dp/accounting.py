@@ -1,4 +1,4 @@
-"""The privacy ledger: per-participant composition of every release (docs/PRIVACY_MODEL.md §0.6, §10, §17).
+"""The privacy ledger: per-participant composition of every release (docs/PRIVACY_MODEL.md §0.6, §17).
 
 The rule is COMPOSITION_RULE: every release composes. A person's total is counted by an accountant: basic
 composition (ε and δ add up), or zCDP, where the entries with a zCDP ρ (Gaussian ones carry theirs, a pure ε-DP
@@ -49,7 +49,9 @@ EVERYONE_ELSE = "(everyone not named)"
 # The one ledger rule, in the words the Report page shows (docs/PRIVACY_MODEL.md §0.6).
 COMPOSITION_RULE = (
     "Every release composes. Each export, recording or private choice of a parameter is a new entry in the "
-    "ledger, and a person's total is the sum of the ε (and δ) of every entry that read their data. Releasing "
+    "ledger, and a person's total composes the ε (and δ) of every entry that read their data: their sum "
+    "(basic composition), or, where a charge was checked under zCDP, the smaller valid of that sum and the "
+    "zCDP count at the δ cap. Releasing "
     "again — the same setting twice, a new setting, or a re-recording — adds a new entry; nothing ever "
     "replaces, refunds or overwrites an earlier one. Only releases about different people do not add up."
 )
@@ -247,7 +249,13 @@ class Ledger:
         rhos = [t.rho for t in totals if t.rho is not None]
         return PersonTotal(Accountant(accountant), max(t.epsilon for t in totals), max(t.delta for t in totals),
                            max(t.basic_epsilon for t in totals), max(t.basic_delta for t in totals),
-                           max(rhos) if rhos else None)
+                           max(rhos) if rhos else None, totals[0].delta_cap)
+
+    def stated(self, all_participants: Sequence[str] | None = None) -> PersonTotal:
+        """The worst-case total per person under the accountant the ledger's charges were checked under
+        (`accounting`), basic composition beside it: what the screens, the report and the cap state."""
+        accountant, delta_cap = self.accounting()
+        return self.worst_case(None, all_participants, accountant=accountant, delta_cap=delta_cap)
 
     def to_frame(self) -> pd.DataFrame:
         """Ledger in, one table row per release (inputs plus the ε·count, δ·count charged) out."""
@@ -401,13 +409,23 @@ class PersonTotal:
     basic_epsilon: float
     basic_delta: float
     rho: float | None = None  # Σρ of the entries composed in zCDP (None under basic or when no entry has one)
+    delta_cap: float | None = None  # the δ the zCDP count is converted at (None under basic)
+
+    @property
+    def words(self) -> str:
+        """How this total is counted, in words, with basic composition beside it under another accountant."""
+        if self.accountant is Accountant.BASIC:
+            return "counted by basic composition (ε and δ add up)"
+        return (f"counted by zCDP at the δ cap {self.delta_cap:.2g} (ρ adds up over the Gaussian and pure-ε entries, "
+                f"converted to (ε, δ); other entries add on top; the smaller of that and basic composition is "
+                f"stated); basic composition counts ε = {self.basic_epsilon:.4g}, δ = {self.basic_delta:.2g}")
 
 
 def compose(releases: Iterable[Release], accountant: Accountant = Accountant.BASIC,
             delta_cap: float | None = None) -> PersonTotal:
     """One person's releases, the accountant and (for zCDP) the δ cap in, the person's total out.
 
-    zCDP (docs/PRIVACY_MODEL.md §10): the entries with a ρ compose in zCDP, Σρ converted to (ε_z, δ_z)-DP at
+    zCDP (docs/PRIVACY_MODEL.md §0.6, accountants of the ledger): the entries with a ρ compose in zCDP, Σρ converted to (ε_z, δ_z)-DP at
     δ_z = δ_cap − Σδ of the others (Canonne–Kamath–Steinke 2020); the others add basically on top, so the total is
     (ε_z + Σε_other, δ_cap) by sequential composition of the two groups. The stated total is the smaller valid of
     that and basic composition (which holds whenever its Σδ ≤ δ_cap); basic when δ_z would be ≤ 0."""
@@ -415,11 +433,12 @@ def compose(releases: Iterable[Release], accountant: Accountant = Accountant.BAS
     basic_e = math.fsum(r.epsilon_total for r in rs)
     basic_d = math.fsum(r.delta_total for r in rs)
     acct = Accountant(accountant)
-    basic = PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, None)
     if acct is Accountant.BASIC:
-        return basic
+        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, None)
     if delta_cap is None or not (0.0 < float(delta_cap) < 1.0):
         raise ValueError(f"the zCDP accountant needs a δ cap strictly between 0 and 1, got {delta_cap!r}")
+    cap = float(delta_cap)
+    basic = PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, None, cap)
     rhos = [r.rho_total for r in rs]
     group = [rho for rho in rhos if rho is not None]
     if not group:
@@ -427,11 +446,11 @@ def compose(releases: Iterable[Release], accountant: Accountant = Accountant.BAS
     rho = math.fsum(group)
     slack = float(delta_cap) - math.fsum(r.delta_total for r, q in zip(rs, rhos) if q is None)
     if slack <= 0.0:
-        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho)
+        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho, cap)
     eps = _zcdp_epsilon(rho, slack) + math.fsum(r.epsilon_total for r, q in zip(rs, rhos) if q is None)
-    if basic_d <= float(delta_cap) and basic_e <= eps:
-        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho)
-    return PersonTotal(acct, eps, float(delta_cap), basic_e, basic_d, rho)
+    if basic_d <= cap and basic_e <= eps:
+        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho, cap)
+    return PersonTotal(acct, eps, cap, basic_e, basic_d, rho, cap)
 
 
 @functools.lru_cache(maxsize=4096)

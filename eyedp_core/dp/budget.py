@@ -1,8 +1,8 @@
 """A cap on the privacy loss per person: releases that would push anyone over it are refused (§0.6).
 
 The cap is checked against the ledger *with* the candidate releases added, for every person the candidates cover,
-under the accountant the charge states (basic composition unless told; zCDP at the δ cap, docs/PRIVACY_MODEL.md
-§10), and a refused batch adds nothing: several entries of one release go in together or not at all.
+under the accountant the charge states (basic composition unless told; zCDP at the δ cap), and a refused batch
+adds nothing: several entries of one release go in together or not at all.
 """
 from __future__ import annotations
 

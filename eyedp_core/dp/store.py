@@ -412,6 +412,10 @@ class StoredLedger(Ledger):
             led.note_accounting(accountant, delta_cap)
         return led
 
+    def stated(self, all_participants: Sequence[str] | None = None) -> PersonTotal:
+        """As Ledger.stated, on one consistent read of the store."""
+        return self._snapshot().stated(all_participants)
+
     def accounting(self) -> tuple[Accountant, float | None]:
         """The accountant the study's totals are stated under: zCDP (at its δ cap) once a release since the last
         archive was charged under it, else basic composition."""
@@ -509,6 +513,16 @@ class StoredLedger(Ledger):
             releases, contexts = self._live()[:2]
             if self._cache_seq == entries:  # no entry was added between the two reads
                 return list(releases), [dict(c) for c in contexts], entries, head
+        raise StoreError(f"{self.path}: study {self.study!r} changed on every read; try again.")
+
+    def snapshot_ledger(self) -> tuple[Ledger, int, str]:
+        """(a plain ledger of the releases since the last archive, with the accountant they were charged under,
+        number of entries, chain head) as of one moment, as a report states them."""
+        for _ in range(100):
+            entries, head = self.chain_position()
+            led = self._snapshot()
+            if self._cache_seq == entries:  # no entry was added between the two reads
+                return led, entries, head
         raise StoreError(f"{self.path}: study {self.study!r} changed on every read; try again.")
 
     def chain_head(self) -> str:

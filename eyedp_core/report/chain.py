@@ -49,12 +49,15 @@ def stamp_of(ledger: Ledger, given: LedgerStamp | None = None) -> LedgerStamp | 
 
 
 def report_ledger(ledger: Ledger) -> tuple[Ledger, LedgerStamp | None]:
-    """The ledger a report is built from -> (a plain copy of its releases, its stamp), read at one moment so the
-    report lists exactly the releases up to the head it states (a plain ledger: a copy and no stamp)."""
+    """The ledger a report is built from -> (a plain copy of its releases and of the accountant they were charged
+    under, its stamp), read at one moment so the report lists exactly the releases up to the head it states (a
+    plain ledger: a copy and no stamp)."""
     if isinstance(ledger, StoredLedger):
-        releases, _, entries, head = ledger.snapshot()
-        return Ledger(releases), LedgerStamp(ledger.study, entries, head)
-    return Ledger(ledger.releases), None
+        copy, entries, head = ledger.snapshot_ledger()
+        return copy, LedgerStamp(ledger.study, entries, head)
+    copy = Ledger(ledger.releases)
+    copy.note_accounting(*ledger.accounting())
+    return copy, None
 
 
 def stamp_meta(stamp: LedgerStamp | None) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.accounting import COMPOSITION_RULE, PARTICIPANT_UNITS, Ledger, Release, group_privacy
 from eyedp_core.dp.registry import Family
 from eyedp_core.report.aoi import ReleasedAois, aoi_clean_html, aoi_section_html
@@ -220,8 +221,15 @@ def _at_released(rows: Sequence[Mapping[str, Any]], released: float | None) -> M
     return min(usable, key=lambda a: (abs(math.log(float(a["epsilon"]) / released)), -float(a["accuracy"])))
 
 
+def _counted(inp: ReportInput) -> str:
+    """How the ledger's totals are counted, when not by basic composition: zCDP, with basic beside it."""
+    t = inp.ledger.stated()
+    return "" if t.accountant is Accountant.BASIC else f" ({t.words})"
+
+
 def _verdict(inp: ReportInput) -> str:
-    eps, dlt = inp.ledger.total()
+    t = inp.ledger.stated()
+    eps, dlt = t.epsilon, t.delta
     rel = inp.ledger.releases
     items = []
     if not rel:
@@ -240,7 +248,7 @@ def _verdict(inp: ReportInput) -> str:
                     + "; ".join(_cap_change(c) for c in raised) + "): releases made under a raised cap count in full, "
                     "whatever the cap is now.")
         items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
-                     f"after adding up all {_made(inp)}: whether a person took part changes the chance of "
+                     f"after composing all {_made(inp)}{esc(_counted(inp))}: whether a person took part changes the chance of "
                      f"any conclusion by at most a factor {esc(factor)}. {esc(protection_words(eps))}{esc(cap)}")
     if inp.release_safe:
         items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
@@ -284,7 +292,8 @@ def _verdict(inp: ReportInput) -> str:
 
 
 def _summary(inp: ReportInput) -> str:
-    eps, dlt = inp.ledger.total()
+    t = inp.ledger.stated()
+    eps, dlt = t.epsilon, t.delta
     n = len(inp.ledger.releases)
     cap = (f" The study's cap is ε ≤ {fmt(inp.epsilon_cap)} per person; releases that would exceed it are refused."
            if inp.epsilon_cap is not None else " No cap on ε per person was set.")
@@ -293,7 +302,7 @@ def _summary(inp: ReportInput) -> str:
                 "views at their current settings (previews, not releases).")
     else:
         head = (f"Worst-case total privacy loss for any one person after composing all {_made(inp)}: "
-                f"<b>ε = {esc(fmt(eps))}</b>, <b>δ = {esc(fmt(dlt))}</b>.")
+                f"<b>ε = {esc(fmt(eps))}</b>, <b>δ = {esc(fmt(dlt))}</b>{esc(_counted(inp))}.")
     return f'<p class="headline">{head}{esc(cap)}</p><p>{esc(COMPOSITION_RULE)}</p>{_cap_history(inp)}'
 
 
@@ -518,7 +527,8 @@ def _unprotected(inp: ReportInput) -> str:
 
 
 def _reading(inp: ReportInput) -> str:
-    eps, dlt = inp.ledger.total()
+    t = inp.ledger.stated()
+    eps, dlt = t.epsilon, t.delta
     parts = [f"<p>{esc(epsilon_reading(eps, dlt))}</p>"] if inp.ledger.releases else []
     parts.append("<p>Reference points: ε = 0.1 → factor 1.105; ε = 1 → 2.72; ε = 3 → 20.1; ε = 10 → 22,026. "
                  "Above ε ≈ 10 the bound says little about any one person.</p>")

@@ -5,9 +5,16 @@ import math
 
 import pandas as pd
 
+from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.accounting import EVERYONE, EVERYONE_ELSE, PARTICIPANT_UNITS, Ledger
 
-__all__ = ["person_table", "releases_table"]
+__all__ = ["BASIC_DELTA", "BASIC_EPSILON", "ZCDP_DELTA", "ZCDP_EPSILON", "person_table", "releases_table"]
+
+# Column labels of a ledger counted under zCDP (its charges were checked under it), basic composition beside it.
+ZCDP_EPSILON = "Total ε (zCDP → (ε, δ))"
+ZCDP_DELTA = "Total δ (zCDP → (ε, δ))"
+BASIC_EPSILON = "ε (basic composition)"
+BASIC_DELTA = "δ (basic composition)"
 
 
 def _who(participants: tuple[str, ...] | None, unit: str) -> str:
@@ -57,8 +64,13 @@ def protected_as(unit: str) -> str:
 def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: bool = True) -> pd.DataFrame:
     """Ledger (and the cap) in, the composed total per person, labelled observer or participant per row, out.
 
-    grouped: people with the same unit and the same totals share one row ("O01 … O40 (40 people)")."""
-    table = ledger.per_participant()
+    grouped: people with the same unit and the same totals share one row ("O01 … O40 (40 people)"). The totals are
+    under the accountant the ledger's charges were checked under (`Ledger.accounting`): under zCDP the columns say
+    so and basic composition stands beside them."""
+    accountant, delta_cap = ledger.accounting()
+    zcdp = accountant is Accountant.ZCDP
+    table = ledger.per_participant(accountant=accountant, delta_cap=delta_cap)
+    total_e, total_d = (ZCDP_EPSILON, ZCDP_DELTA) if zcdp else ("Total ε", "Total δ")
     rows = []
     for rec in table.to_dict("records"):
         who = rec["participant"]
@@ -70,8 +82,10 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: b
         person = {EVERYONE: f"every {kind}",
                   EVERYONE_ELSE: "everyone else (named by no release)"}.get(who, str(who))
         eps = float(rec["epsilon"])
-        row = {"Person": person, "Protected as": kind, "Total ε": eps, "Total δ": float(rec["delta"]),
-               "Releases": int(rec["n_releases"]), "Mechanism invocations": int(rec["n_invocations"])}
+        row = {"Person": person, "Protected as": kind, total_e: eps, total_d: float(rec["delta"])}
+        if zcdp:
+            row.update({BASIC_EPSILON: float(rec["basic_epsilon"]), BASIC_DELTA: float(rec["basic_delta"])})
+        row.update({"Releases": int(rec["n_releases"]), "Mechanism invocations": int(rec["n_invocations"])})
         if epsilon_cap is not None:
             row["Cap left (ε)"] = (float(epsilon_cap) - eps) if math.isfinite(eps) else -math.inf
         rows.append(row)
@@ -87,4 +101,4 @@ def person_table(ledger: Ledger, epsilon_cap: float | None = None, *, grouped: b
             row["Person"] = (", ".join(names) if len(names) <= 4 else
                              f"{names[0]}, {names[1]} … {names[-1]} ({len(names)} people)")
         out.append(row)
-    return pd.DataFrame(out, columns=frame.columns).sort_values("Total ε", ascending=False, kind="stable")
+    return pd.DataFrame(out, columns=frame.columns).sort_values(total_e, ascending=False, kind="stable")

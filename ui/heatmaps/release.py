@@ -16,7 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core.batch.script import pipelinedp_script
 from eyedp_core.batch.settings import Engine, HeatmapSettings
-from eyedp_core.dp.accounting import Release
+from eyedp_core.dp.accounting import Release, gaussian_rho
 from eyedp_core.dp.registry import Family, SelectionMethod
 from eyedp_core.heatmaps import maps, preview, release
 from eyedp_core.heatmaps.cap import cap_score_sensitivity
@@ -119,7 +119,8 @@ def _planned_entry(ctx: view.Context) -> Release:
     gaussian = cal.mechanism is Family.GAUSSIAN
     return Release(view=release.VIEW, label=f"heatmap of '{ctx.source.stimulus_name}'", unit="observer",
                    mechanism=f"{cal.mechanism} ({cal.method})", sensitivity_type="public", epsilon=cal.epsilon,
-                   delta=cal.delta if gaussian else 0.0, participants=ctx.source.observers)
+                   delta=cal.delta if gaussian else 0.0, participants=ctx.source.observers,
+                   rho=gaussian_rho(cal.epsilon, cal.delta) if gaussian else None)
 
 
 # The heatmap settings a private choice of m reads (its scores weigh each candidate's noise at the map's ε and δ),

@@ -13,6 +13,8 @@ import streamlit as st
 from eyedp_core.aoi.shapes import grid
 from eyedp_core.data import derived
 from eyedp_core.dp.accountants import Accountant
+from eyedp_core.dp.accounting import Ledger, Release
+from eyedp_core.dp.budget import covered_total
 from eyedp_core.exports.plan_parts import PartInputs
 from eyedp_core.gaze.contributions import contributions
 from eyedp_core.io.errors import DataError
@@ -39,7 +41,7 @@ from ui.share import report
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, badge, fmt_num
 
-__all__ = ["allocation_table", "budget", "editor", "lead", "pictures", "release_section", "table_rows"]
+__all__ = ["allocation_table", "budget", "counted", "editor", "lead", "pictures", "release_section", "table_rows"]
 
 RESULT_KEY = "planrel_result"  # the last release: its key (data token, plan text), zip and summary
 REFUSED_KEY = "planrel_refused"  # the last refusal: its key, the text naming the output and the cap, the ledger mark
@@ -256,18 +258,47 @@ def allocation_table(alloc: Allocation) -> None:
     (st.success if alloc.all_targets_met and alloc.within_cap else st.warning)(md_text(alloc.sentence))
 
 
-def budget(alloc: Allocation) -> None:
-    """The study's stored ledger: spent, its cap, what is left, and whether this plan fits in it."""
-    spent, _ = state.ledger().total()
+def counted(alloc: Allocation) -> tuple[Accountant, float | None]:
+    """The accountant the plan's release is charged under and the δ it is checked at: the plan's own (basic, as
+    every page's charge, checks ε only)."""
+    cap = alloc.plan.cap
+    return cap.accountant, (cap.delta if cap.accountant is Accountant.ZCDP else None)
+
+
+def budget(alloc: Allocation, fix: state.Dataset) -> None:
+    """The study's stored ledger: spent and its cap under the plan's accountant (basic beside it), and whether this
+    plan's release fits: the very check its charge makes."""
+    acct, delta_cap = counted(alloc)
     cap = state.epsilon_cap()
-    left = max(0.0, cap - spent)
-    fits = alloc.total.basic_epsilon <= left * (1 + 1e-12)
+    try:
+        entries = [e for c in release.planned_charges(alloc, fix.frame, fix.name, (), parts.session_parts(alloc.plan))
+                   for e in c.entries]
+    except (ValueError, DataError):  # the release section says why the plan cannot be released from this table
+        entries = []
+    before = state.ledger().releases
+    fits = state.refusal(entries, acct, delta_cap) is None
+    if acct is Accountant.BASIC:
+        spent = Ledger(before).total()[0]
+        left = max(0.0, cap - spent)
+        st.markdown(
+            f"**Remaining budget of the study '{md_text(state.study())}': ε = {fmt_num(left)}** per person (cap ε ≤ {fmt_num(cap)}, "
+            f"recorded so far ε = {fmt_num(spent)}; the ledger adds up every release). Releasing this plan charges "
+            f"ε = {fmt_num(alloc.total.basic_epsilon)}, counted by basic composition "
+            + ("— it fits." if fits else "— **more than is left: the release will be refused.** Lower the plan's "
+               f"cap to {fmt_num(left)} or drop an output."))
+        return
+    now = Ledger(before).worst_case(accountant=acct, delta_cap=delta_cap)
+    after = covered_total(Ledger([*before, *entries]), entries, acct, delta_cap)
     st.markdown(
-        f"**Remaining budget of the study '{md_text(state.study())}': ε = {fmt_num(left)}** per person (cap ε ≤ "
-        f"{fmt_num(cap)}, recorded so far ε = {fmt_num(spent)}; the ledger adds up every release). Releasing this "
-        f"plan charges ε = {fmt_num(alloc.total.basic_epsilon)} "
-        + ("— it fits." if fits else "— **more than is left: the release will be refused.** Lower the plan's cap to "
-           f"{fmt_num(left)} or drop an output."))
+        f"**Budget of the study '{md_text(state.study())}': recorded so far ε = {fmt_num(now.epsilon)} per person**, counted by zCDP "
+        f"at the plan's δ = {fmt_num(delta_cap)} (basic composition: ε = {fmt_num(now.basic_epsilon)}, δ = "
+        f"{fmt_num(now.basic_delta)}), against the study's cap ε ≤ {fmt_num(cap)}. This plan's release is charged "
+        "under the plan's accountant: the ledger's entries and this plan's, counted together by zCDP (ρ adds up, "
+        f"converted at δ = {fmt_num(delta_cap)}), bring the people it reads to **ε = {fmt_num(after.epsilon)}, "
+        f"δ = {fmt_num(after.delta)} per person** (basic composition would count ε = "
+        f"{fmt_num(after.basic_epsilon)}, δ = {fmt_num(after.basic_delta)}); the cap is enforced on that zCDP total "
+        + ("— it fits." if fits else "— **above the cap: the release will be refused.** Lower the plan's cap or "
+           "drop an output."))
 
 
 def pictures(alloc: Allocation, fix: state.Dataset, stimuli: dict[str, state.Dataset]) -> None:
@@ -353,10 +384,11 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
     st.session_state.pop(RESULT_KEY, None)
     st.session_state.pop(REFUSED_KEY, None)
     cap = state.epsilon_cap()
-    over = release.first_over_cap(charges, state.refusal)
+    acct, delta_cap = counted(alloc)
+    over = release.first_over_cap(charges, lambda entries: state.refusal(entries, acct, delta_cap))
     if over is not None:
-        spent, _ = state.ledger().total()
-        st.session_state[REFUSED_KEY] = (key, _refusal_text(over, cap, spent, charges), _mark())
+        spent, _ = state.ledger().total(accountant=acct, delta_cap=delta_cap)
+        st.session_state[REFUSED_KEY] = (key, _refusal_text(over, cap, spent, charges, (acct, delta_cap)), _mark())
         return
     with st.spinner("Drawing OpenDP noise for every output of the plan…"):
         try:
@@ -366,10 +398,11 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
             return
     drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name, data_derived, inputs)
     entries = [e for c in drawn for e in c.entries]
-    if not state.charge(entries, page=session.PAGE, place="plan_release"):
-        spent, _ = state.ledger().total()
-        st.session_state[REFUSED_KEY] = (key, _refusal_text(release.first_over_cap(drawn, state.refusal) or
-                                                            drawn[-1].label, cap, spent, drawn), _mark())
+    if not state.charge(entries, page=session.PAGE, place="plan_release", counted=(acct, delta_cap)):
+        spent, _ = state.ledger().total(accountant=acct, delta_cap=delta_cap)
+        over = release.first_over_cap(drawn, lambda entries: state.refusal(entries, acct, delta_cap))
+        st.session_state[REFUSED_KEY] = (key, _refusal_text(over or drawn[-1].label, cap, spent, drawn,
+                                                            (acct, delta_cap)), _mark())
         return  # another session charged in between: the draw is discarded, nothing was handed out
     extra = {"settings.json": settings.config_json(session.PAGE).encode("utf-8"),
              "review_board_report.html": report.build_html(
@@ -378,12 +411,22 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
     names = [f["name"] for o in manifest["outputs"] for f in o.get("files", [])]
     st.session_state[RESULT_KEY] = {
         "key": key, "zip": data, "name": f"{slug(alloc.plan.study)}_plan_bundle.zip",
-        "summary": (f"Released {len(drawn)} outputs ({len(names)} files) and charged the ledger ε = "
-                    f"{fmt_num(sum(e.epsilon * e.count for e in entries))} per person in one step.")}
+        "summary": (f"Released {len(drawn)} outputs ({len(names)} files) and charged the ledger in one step: "
+                    + _charged_words(entries, acct, delta_cap) + ".")}
 
 
-def _refusal_text(label: str, cap: float, spent: float, charges: list[release.PlannedCharge]) -> str:
-    total = sum(e.epsilon for c in charges for e in c.entries)
+def _charged_words(entries: list[Release], acct: Accountant, delta_cap: float | None) -> str:
+    """What a release of these entries adds per person, counted by the accountant it was charged under."""
+    t = Ledger(entries).worst_case(accountant=acct, delta_cap=delta_cap)
+    if acct is Accountant.BASIC:
+        return f"ε = {fmt_num(t.epsilon)} per person (basic composition)"
+    return (f"ε = {fmt_num(t.epsilon)}, δ = {fmt_num(t.delta)} per person counted by zCDP (basic composition: "
+            f"ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)})")
+
+
+def _refusal_text(label: str, cap: float, spent: float, charges: list[release.PlannedCharge],
+                  how: tuple[Accountant, float | None] = (Accountant.BASIC, None)) -> str:
+    words = _charged_words([e for c in charges for e in c.entries], *how)
     return (f"Refused: releasing the plan would pass the study's cap ε ≤ {fmt_num(cap)} per person at "
-            f"'{label}' (recorded so far ε = {fmt_num(spent)}; the plan adds ε = {fmt_num(total)}). Nothing was "
+            f"'{label}' (recorded so far ε = {fmt_num(spent)}; the plan alone: {words}). Nothing was "
             "released or charged. Lower the plan's cap to what is left, or drop an output.")

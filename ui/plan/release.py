@@ -8,8 +8,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -21,6 +22,7 @@ from eyedp_core.dp.accounting import Release
 from eyedp_core.exports.plan_parts import PartInputs, gaze_entry, series_entry
 from eyedp_core.heatmaps import maps, preview
 from eyedp_core.heatmaps.release import VIEW as HEATMAP_VIEW
+from eyedp_core.plan.accounting import release_rho
 from eyedp_core.plan.allocate import Allocation
 from eyedp_core.plan.schema import AoiOutput, GazeSamplesOutput, HeatmapOutput, SeriesFormOutput, StudyPlan
 
@@ -97,7 +99,7 @@ def planned_charges(alloc: Allocation, frame: pd.DataFrame, table_name: str,
                             mechanism=f"{o.mechanism} ({preview.gaussian_method(o.method, r.epsilon)})" if gaussian
                             else f"{o.mechanism}", sensitivity_type="public", epsilon=r.epsilon,
                             delta=o.delta if gaussian else 0.0, participants=obs,
-                            data_derived_parameters=data_derived)
+                            data_derived_parameters=data_derived, rho=release_rho(o, r.epsilon) if gaussian else None)
             out.append(PlannedCharge(r.label, (entry,)))
         elif isinstance(o, AoiOutput) and o.shapes:
             table = _aoi_table(frame, table_name, o)
@@ -107,7 +109,17 @@ def planned_charges(alloc: Allocation, frame: pd.DataFrame, table_name: str,
             out.append(PlannedCharge(r.label, (series_entry(o, r.epsilon, parts.series[o.label], study),)))
         elif isinstance(o, GazeSamplesOutput) and parts is not None and o.label in parts.gaze:
             out.append(PlannedCharge(r.label, (gaze_entry(o, r.epsilon, parts.gaze[o.label], study),)))
-    return out
+    allotted = {r.label: r.epsilon for r in alloc.outputs}
+    return [PlannedCharge(c.label, tuple(_plan_rho(e, allotted[c.label]) for e in c.entries)) for c in out]
+
+
+def _plan_rho(entry: Release, epsilon: float) -> Release:
+    """A pure entry of an output allotted ε in, stated at ρ = ε_entry·ε/2 per invocation out (≥ ε_entry²/2, so
+    valid): an output's entries then add up to the ε²/2 the plan counts for it, and the ledger counts the plan's
+    release as the plan states it (docs/PRIVACY_MODEL.md §17)."""
+    if entry.rho is not None or entry.delta > 0 or not math.isfinite(entry.epsilon):
+        return entry
+    return replace(entry, rho=entry.epsilon * epsilon / 2.0)
 
 
 def first_over_cap(charges: list[PlannedCharge], fits: object) -> str | None:

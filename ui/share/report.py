@@ -19,6 +19,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from eyedp_core import attacks
+from eyedp_core.dp.accountants import Accountant
+from eyedp_core.dp.accounting import Ledger
 from eyedp_core.dp.store import EventKind
 from eyedp_core.report.aoi import ReleasedAois
 from eyedp_core.report.chain import report_ledger
@@ -93,7 +95,7 @@ def cap_status(spent: float, cap: float) -> tuple[bool, str]:
     when = (f"the releases were charged under a cap of up to ε ≤ {max(earlier):g}, lowered since to {cap:g}"
             if earlier else f"the releases were charged under a higher cap than the present {cap:g}")
     return False, (f"Cap: ε ≤ {cap:g} per person. Spent so far: ε = {spent:.4g} (worst-case person): the ledger is "
-                   f"above this cap ({when}). Every new release is refused.")
+                   f"above this cap ({when}). Every new release that reads a person at or above the cap is refused.")
 
 
 def cap_history() -> list[dict[str, Any]]:
@@ -136,8 +138,14 @@ def ledger_figure() -> go.Figure | None:
     running = pd.Series(eps).cumsum()  # an upper bound: releases about different people do not really add up
     fig = go.Figure()
     fig.add_bar(x=labels, y=eps, name="ε charged by the release", marker_color=theme.PRIMARY)
-    fig.add_scatter(x=labels, y=list(running), name="running sum (upper bound per person)", mode="lines+markers",
-                    line=dict(color=theme.INK))
+    fig.add_scatter(x=labels, y=list(running), name="running sum, basic composition (upper bound per person)",
+                    mode="lines+markers", line=dict(color=theme.INK))
+    accountant, delta_cap = state.ledger().accounting()
+    if accountant is not Accountant.BASIC:  # the count the study's charges were checked under, beside basic
+        zcdp = [Ledger(rel[:i + 1]).worst_case(accountant=accountant, delta_cap=delta_cap).epsilon
+                for i in range(len(rel))]
+        fig.add_scatter(x=labels, y=zcdp, name=f"running total, zCDP at δ = {delta_cap:.2g} (worst-case person)",
+                        mode="lines+markers", line=dict(color=theme.PRIMARY, dash="dot"))
     cap = state.epsilon_cap()
     if cap is not None:
         fig.add_hline(y=cap, line_dash="dash", line_color=theme.DANGER, annotation_text=f"cap ε ≤ {cap:g}")

@@ -1,6 +1,6 @@
 """The ledger's accountants: zCDP per person (ρ-carrying entries in zCDP, the rest basic on top) against independent
 computations, the charge enforced under the accountant it states and stored with it, old chains still verifying
-(docs/PRIVACY_MODEL.md §10, §0.6)."""
+(docs/PRIVACY_MODEL.md §0.6)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from scipy.stats import norm
 
 from eyedp_core.dp import budget
 from eyedp_core.dp.accountants import Accountant
-from eyedp_core.dp.accounting import Ledger, Release, compose, gaussian_rho, zcdp_to_dp
+from eyedp_core.dp.accounting import Ledger, Release, compose, gaussian_rho
 from eyedp_core.dp.budget import BudgetExceeded
 from eyedp_core.dp.ledger_codec import release_from_json, release_to_json
 from eyedp_core.dp.store import EventKind, open_ledger
@@ -195,3 +195,26 @@ def test_entries_and_chains_written_before_the_accountant_still_verify_and_decod
     assert led.accountings() == [(BASIC, None), (ZCDP, 1e-5)]
     t = led.worst_case(accountant=ZCDP, delta_cap=1e-5)
     assert t.rho == pytest.approx(0.7 ** 2 / 2 + gaussian_rho(1.0, 1e-6), rel=1e-12)
+
+
+def test_the_report_states_the_total_under_the_accountant_its_charges_were_checked_under(tmp_path):
+    from eyedp_core.report.chain import report_ledger
+    from eyedp_core.report.html import ReportInput, build_html
+    from eyedp_core.report.tables import BASIC_EPSILON, ZCDP_EPSILON, person_table
+
+    led = open_ledger(tmp_path / "ledger.sqlite", "study")
+    led.charge([gauss(participants=("O1", "O2")) for _ in range(20)], 10.0, 1e-5, accountant=ZCDP)
+    copy, stamp = report_ledger(led)
+    assert copy.accounting() == (ZCDP, 1e-5) and stamp is not None and stamp.entries == 21
+    t = copy.stated()
+    assert t.epsilon == pytest.approx(cks_epsilon(20 * gaussian_rho(1.0, 1e-6), 1e-5), rel=1e-6)
+    people = person_table(copy, 10.0)
+    assert list(people[ZCDP_EPSILON]) == [pytest.approx(t.epsilon)] and list(people[BASIC_EPSILON]) == [20.0]
+    assert float(people["Cap left (ε)"].iloc[0]) == pytest.approx(10.0 - t.epsilon)
+    html = build_html(ReportInput(ledger=copy, artefacts=[], data={}, config_json="{}", version={},
+                                  epsilon_cap=10.0, chain=stamp))
+    assert f"{t.epsilon:.4g}" in html and "counted by zCDP at the δ cap 1e-05" in html
+    assert "basic composition counts ε = 20, δ = 2e-05" in html
+    # A ledger charged only under basic composition keeps its basic columns and words.
+    plain = Ledger([pure(1.0, participants=("O1",))])
+    assert "Total ε" in person_table(plain).columns and plain.stated().accountant is BASIC
