@@ -12,6 +12,7 @@ METHOD_LABELS: dict[Mech, str] = {
     Mech.EVENT_SYNTH_PD: "PD (as published)",
     Mech.EVENT_SYNTH_PD_RANDOMISED: "PD (randomised threshold)",
 }
+PICKER_LABELS = tuple(METHOD_LABELS.values())  # the picker's options, in order
 _BY_LABEL = {label: mech for mech, label in METHOD_LABELS.items()}
 
 ORIGINAL_COLOR = theme.CLEAN

@@ -27,7 +27,7 @@ from eyedp_core.gazestream.streams import PreparedStreams
 from ui import state
 from ui.fragment import fragment
 from ui.gazestream import controls, figs, panels, risk, view
-from ui.gazestream.methods import METHOD_LABELS, method_of
+from ui.gazestream.methods import METHOD_LABELS, PICKER_LABELS, method_of
 from ui.gazestream.table import utility_table
 from ui.share.tools import remember, share_box, share_toggle
 from ui.text import md_text
@@ -92,7 +92,7 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
                                  help="Every protected stream here is drawn from a numpy Generator seeded with "
                                       "this number (reproducible previews, docs/PRIVACY_MODEL.md §11)."))
     # The picker holds labels (settings files and share links store them); the page works on the member.
-    shown = c[1].radio("Method", list(METHOD_LABELS.values()), horizontal=True, key="gs_show")
+    shown = c[1].radio("Method", list(PICKER_LABELS), horizontal=True, key="gs_show")
     with c[2]:
         preview_watermark()
     one = view.pick(prep.frame, who, stim_name, sel)
