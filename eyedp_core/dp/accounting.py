@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -243,7 +243,18 @@ class Ledger:
         """As `total`, with basic composition beside the accountant's count (each field its max over people)."""
         if participant is not None:
             return compose([r for r in self._releases if r.covers(str(participant))], accountant, delta_cap)
-        totals = [t for _, t, _, _ in self._rows(all_participants, accountant, delta_cap)]
+        return self._worst([t for _, t, _, _ in self._rows(all_participants, accountant, delta_cap)], accountant,
+                           delta_cap)
+
+    def worst_case_among(self, people: Collection[str] | None, *, accountant: Accountant = Accountant.BASIC,
+                         delta_cap: float | None = None) -> PersonTotal:
+        """As `worst_case`, over the named people only (None: everyone); one pass over the entries."""
+        rows = self._rows(None, accountant, delta_cap)
+        return self._worst([t for who, t, _, _ in rows if people is None or who in people], accountant, delta_cap)
+
+    @staticmethod
+    def _worst(totals: list[PersonTotal], accountant: Accountant, delta_cap: float | None) -> PersonTotal:
+        """Per-person totals in, each field's max over them out (a bound valid for every one of them)."""
         if not totals:
             return compose([], accountant, delta_cap)
         rhos = [t.rho for t in totals if t.rho is not None]

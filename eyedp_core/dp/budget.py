@@ -25,11 +25,10 @@ def covered_total(ledger: Ledger, releases: Sequence[Release], accountant: Accou
     (everyone when one covers everyone; a person the candidates do not read keeps the total they had)."""
     if any(r.participants is None for r in releases):
         return ledger.worst_case(accountant=accountant, delta_cap=delta_cap)
-    people = sorted({p for r in releases for p in (r.participants or ())})
+    people = {p for r in releases for p in (r.participants or ())}
     if not people:  # entries that read nobody's data
         return PersonTotal(Accountant(accountant), 0.0, 0.0, 0.0, 0.0)
-    totals = [ledger.worst_case(p, accountant=accountant, delta_cap=delta_cap) for p in people]
-    return max(totals, key=lambda t: (t.epsilon, t.delta))
+    return ledger.worst_case_among(people, accountant=accountant, delta_cap=delta_cap)
 
 
 def refusal(ledger: Ledger, releases: Sequence[Release], epsilon_cap: float | None,
