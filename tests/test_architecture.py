@@ -245,14 +245,9 @@ def _reexport_imports(source: str) -> list[str]:
 
 
 def test_names_are_imported_from_the_module_that_defines_them() -> None:
-    """docs/ARCHITECTURE.md: internal code (core, ui, pages, app) imports each name from its defining module.
-    The attack modules whose source keys the shipped precomputed results (attacks.store.CODE_FILES) wait for the
-    next recompute: editing one, even an import line, invalidates the shipped file."""
-    from eyedp_core.attacks.store import CODE_FILES
-
+    """docs/ARCHITECTURE.md: internal code (core, ui, pages, app) imports each name from its defining module."""
     sources = [p for root in _FIRST_PARTY for p in sorted((ROOT / root).rglob("*.py"))] + [ROOT / "app.py"]
-    offenders = [f"{path.relative_to(ROOT)}: {imp}" for path in sources if path.resolve() not in set(CODE_FILES)
-                 for imp in _reexport_imports(path.read_text())]
+    offenders = [f"{path.relative_to(ROOT)}: {imp}" for path in sources for imp in _reexport_imports(path.read_text())]
     assert offenders == []
 
 

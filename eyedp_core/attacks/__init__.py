@@ -39,7 +39,14 @@ from eyedp_core.attacks.grid import (
     summarise,
     sweep,
 )
-from eyedp_core.attacks.privatize import ACCOUNTING, ATTACK_MECHANISMS, ReleasePlan, plan_release, release
+from eyedp_core.attacks.privatize import (
+    ACCOUNTING,
+    ATTACK_MECHANISMS,
+    ReleasePlan,
+    ReleaseSetting,
+    plan_release,
+    release,
+)
 from eyedp_core.attacks.splits import GAPS, TASKS, task_spec
 from eyedp_core.attacks.tables import AttackTable, label_columns, prepare
 from eyedp_core.attacks.tradeoff import TradeOff, epsilon_for_accuracy, find_tradeoff
@@ -51,5 +58,5 @@ __all__ = ["ACCOUNTING", "ATTACK_MECHANISMS", "AttackTable", "BELOW_CHANCE", "CL
            "Runner",
            "SweepRow", "TASKS", "TRAIN_ON", "TradeOff", "Traps", "available_tasks", "clean_baseline",
            "epsilon_for_accuracy", "evaluate", "find_tradeoff", "label_columns", "measure_traps", "paper_table",
-           "plan_points", "plan_release", "prepare", "release", "rows_frame", "run_point", "summarise", "sweep",
+           "plan_points", "plan_release", "prepare", "release", "ReleaseSetting", "rows_frame", "run_point", "summarise", "sweep",
            "task_spec"]

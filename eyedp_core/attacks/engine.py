@@ -42,7 +42,15 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from eyedp_core.attacks.classifiers import CLASSIFIERS, Classifier, Fitted, fit
-from eyedp_core.attacks.privatize import ACCOUNTING, Bounds, ReleasePlan, parse_mechanism, release, resolve_bounds
+from eyedp_core.attacks.privatize import (
+    ACCOUNTING,
+    Bounds,
+    ReleasePlan,
+    ReleaseSetting,
+    parse_mechanism,
+    release,
+    resolve_bounds,
+)
 from eyedp_core.attacks.splits import GAPS, TASKS, TaskSpec, seeded, task_spec
 from eyedp_core.attacks.tables import AttackTable, prepare
 
@@ -222,8 +230,8 @@ class PointData:
         if key not in self._cache:
             p = self.point
             rng = seeded(self.seed, 3, p.release_key(), p.repetition, zlib.crc32(rows_key), 0 if role == "test" else 1)
-            self._cache[key] = release(self.at, rows, p.mechanism, p.epsilon, bounds=self.bounds, rng=rng,
-                                       accounting=p.accounting, k=p.k, increment_bound=p.increment_bound)
+            setting = ReleaseSetting(p.mechanism, p.epsilon, p.accounting, p.k, p.increment_bound)
+            self._cache[key] = release(self.at, rows, setting, bounds=self.bounds, rng=rng)
         return self._cache[key]
 
     def matrices(self, spec: TaskSpec) -> tuple[np.ndarray, np.ndarray, tuple[ReleasePlan, ...]]:

@@ -22,15 +22,14 @@ from eyedp_core.attacks.engine import (
     EvalResult,
     Point,
     PointData,
-    TaskSpec,
     TrainOn,
     below_chance,
     collapsed,
     run_task,
-    task_spec,
     with_overrides,
 )
 from eyedp_core.attacks.privatize import resolve_bounds
+from eyedp_core.attacks.splits import TaskSpec, task_spec
 from eyedp_core.attacks.tables import AttackTable, prepare
 
 __all__ = ["DEFAULT_EPSILONS", "DEFAULT_MECHANISMS", "DEFAULT_SCENARIOS", "PAPER_EPSILONS", "GridOptions", "GridSpec", "Runner", "RunnerOptions", "SweepRow",

@@ -244,19 +244,31 @@ def _segments(at: AttackTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return seg, np.arange(rows.size) - starts[seg], lengths
 
 
-def release(at: AttackTable, rows: np.ndarray, label: str | Mech, epsilon: float, *, bounds: Bounds,
-            rng: np.random.Generator, accounting: str = "participant", k: int | str = "public",
-            increment_bound: float | None = None) -> tuple[np.ndarray, ReleasePlan]:
-    """Prepared table, rows to release (runs of consecutive windows), mechanism, ε, bounds, rng ->
+@dataclass(frozen=True)
+class ReleaseSetting:
+    """What one attack release spends: mechanism label, ε per person, accounting, k rule and DCFPA's public bound
+    B on |x_t − x_{t−1}| as a fraction of each feature's range."""
+
+    mechanism: str | Mech
+    epsilon: float
+    accounting: str = "participant"
+    k: int | str = "public"
+    increment_bound: float | None = None
+
+
+def release(at: AttackTable, rows: np.ndarray, setting: ReleaseSetting, *, bounds: Bounds,
+            rng: np.random.Generator) -> tuple[np.ndarray, ReleasePlan]:
+    """Prepared table, rows to release (runs of consecutive windows), setting, bounds, rng ->
     (private feature values (len(rows), F), the plan that spent the budget).
 
     Each run of consecutive windows of one recording is one released series; ε is per participant over
-    all the series of this release (see the module docstring). increment_bound: DCFPA's public bound B on
-    |x_t − x_{t−1}|, as a fraction of each feature's range.
+    all the series of this release (see the module docstring).
     """
     rows = np.sort(np.asarray(rows, dtype=int))
     if rows.size == 0:
         raise ValueError("nothing to release")
+    label, epsilon, accounting = setting.mechanism, setting.epsilon, setting.accounting
+    k, increment_bound = setting.k, setting.increment_bound
     mech, chunk = parse_mechanism(label)
     seg, pos, lengths = _segments(at, rows)
     t_pub = int(lengths.max())
