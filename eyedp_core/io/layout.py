@@ -191,9 +191,8 @@ class Layout:
         return kw
 
 
-def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLUMNS,
-                 usecols: list[str] | None = None) -> Layout:
-    """Decoded text (the whole table or its first lines) -> Layout; DataError when it is not a table."""
+def _table_body(text: str, filename: str) -> tuple[str, int]:
+    """Decoded text -> (the text from the first non-blank, non-comment line on, lines skipped before it)."""
     lead = _LEADING.match(text)
     skip_at = lead.end() if lead else 0
     body = text[skip_at:]
@@ -204,29 +203,99 @@ def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLU
         raise DataError("this is an EyeLink ASC file (converted from EDF), not a table. Upload it as raw "
                         "gaze samples (the page reads it with its EyeLink reader) or read it with "
                         "eyedp_core.io.read_recording.", file=filename, expected="a CSV or TSV table")
+    return body, skipped
+
+
+def _sniff_lines(body: str, filename: str) -> list[str]:
+    """Table body -> its first non-blank lines (at most SNIFF_LINES); DataError when there are none."""
     head = body[:SNIFF_BYTES]
     lines = [ln for ln in _NEWLINE.split(head)[: SNIFF_LINES + 1] if ln.strip()][:SNIFF_LINES]
     if not lines:
         raise DataError("the file is empty.", file=filename, expected="a CSV or TSV table with a header row")
+    return lines
+
+
+def _delimiter_and_preamble(lines: list[str]) -> tuple[str | None, list[str]]:
+    """First lines -> (delimiter or None, the 'key value' lines above the table)."""
     sep = sniff_delimiter(lines)
-    preamble: list[str] = []
     if sep is None:
         # Some exports put 'key value' lines above the table ("gaze 576 304", "geometry distance 0.75 ...");
         # skip up to MAX_PREAMBLE of them when the rest is a consistent table.
         for k in range(1, min(MAX_PREAMBLE, len(lines) - 2) + 1):
             sep = sniff_delimiter(lines[k:])
             if sep is not None:
-                preamble = lines[:k]
-                break
-    if preamble:
-        cut = 0
-        for _ in preamble:
-            cut = _BLANK_LINES.match(body, cut).end()
-            hit = _NEWLINE.search(body, cut)
-            cut = len(body) if hit is None else hit.end()
+                return sep, lines[:k]
+    return sep, []
+
+
+def _cut_preamble(body: str, preamble: list[str]) -> tuple[str, int]:
+    """Body and its preamble lines -> (the body from the header line on, lines cut off)."""
+    cut = 0
+    for _ in preamble:
         cut = _BLANK_LINES.match(body, cut).end()
-        skipped += len(_NEWLINE.findall(body, 0, cut))
-        body = body[cut:]
+        hit = _NEWLINE.search(body, cut)
+        cut = len(body) if hit is None else hit.end()
+    cut = _BLANK_LINES.match(body, cut).end()
+    return body[cut:], len(_NEWLINE.findall(body, 0, cut))
+
+
+def _check_width(first_line: str, sep: str, filename: str, row: int, max_columns: int | None) -> None:
+    """Header line -> nothing, or DataError when it has more than max_columns columns."""
+    if max_columns is None:
+        return
+    # Counting delimiters is an upper bound that costs nothing; the exact count only when it matters.
+    rough = len(first_line.split()) if sep == WHITESPACE else first_line.count(sep) + 1
+    if rough > max_columns:
+        n_cols = (rough if sep == WHITESPACE or '"' not in first_line
+                  else len(_fields(first_line, sep, filename, row)))
+        if n_cols > max_columns:
+            raise DataError(f"the first line has {n_cols:,} columns; the limit is {max_columns:,}. "
+                            "Is this a table with one row per sample (or fixation, or window)? Leave out "
+                            "columns you do not need before uploading.", file=filename, row=row,
+                            expected=f"at most {max_columns} columns", found=f"{n_cols} columns")
+
+
+def _header_names(raw_first: list[str], lines: list[str], sep: str, decimal: str, filename: str,
+                  skipped: int) -> tuple[list[str], list[DataWarning]]:
+    """Header fields and the lines below -> (unique column names, notes on them)."""
+    first = [f.strip() for f in raw_first]
+    notes: list[DataWarning] = []
+    names, renamed = unique_names(raw_first)
+    below = [[f.strip() for f in _fields(ln, sep, filename, skipped + 2 + i)] for i, ln in enumerate(lines[1:])]
+    if header_like_data(first, below, decimal):
+        shown_line = ", ".join(first[:4]) + (" …" if len(first) > 4 else "")
+        notes.append(DataWarning(f"the first line ({shown_line}) was taken as the header row (its values name "
+                                 "the columns) but looks like data: if the file has no header, add one (e.g. "
+                                 "participant, t, x, y); as it is, that row is not read as data.",
+                                 file=filename, row=skipped + 1, details={"header_like_data": True}))
+    if renamed:
+        listing = ", ".join(f"{orig!r} -> '{new}'" for new, orig in list(renamed.items())[:8])
+        notes.append(DataWarning(f"some column names were empty or the same once surrounding spaces "
+                                 f"were removed, so they were renamed: {listing}.", file=filename,
+                                 details={"renamed": renamed}))
+    return names, notes
+
+
+def _check_usecols(names: list[str], usecols: list[str] | None, filename: str) -> None:
+    """Column names and the columns asked for -> nothing, or DataError naming the first one missing."""
+    if usecols is None:
+        return
+    known = set(names)
+    missing = [c for c in usecols if c not in known]
+    if missing:
+        raise DataError("the column is not in the table.", file=filename, column=str(missing[0]),
+                        expected="a column of the table")
+
+
+def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLUMNS,
+                 usecols: list[str] | None = None) -> Layout:
+    """Decoded text (the whole table or its first lines) -> Layout; DataError when it is not a table."""
+    body, skipped = _table_body(text, filename)
+    lines = _sniff_lines(body, filename)
+    sep, preamble = _delimiter_and_preamble(lines)
+    if preamble:
+        body, cut_lines = _cut_preamble(body, preamble)
+        skipped += cut_lines
         lines = lines[len(preamble):]
     if sep is None:
         raise DataError(f"the file has only one column (first line: {lines[0][:40]!r}). Expected columns "
@@ -234,42 +303,13 @@ def sniff_layout(text: str, filename: str, *, max_columns: int | None = MAX_COLU
                         expected="at least two columns")
     first_line = _first_line(body)
     odd_line_ends(first_line, filename, skipped + 1)
-    if max_columns is not None:
-        # Counting delimiters is an upper bound that costs nothing; the exact count only when it matters.
-        rough = len(first_line.split()) if sep == WHITESPACE else first_line.count(sep) + 1
-        if rough > max_columns:
-            n_cols = (rough if sep == WHITESPACE or '"' not in first_line
-                      else len(_fields(first_line, sep, filename, skipped + 1)))
-            if n_cols > max_columns:
-                raise DataError(f"the first line has {n_cols:,} columns; the limit is {max_columns:,}. "
-                                "Is this a table with one row per sample (or fixation, or window)? Leave out "
-                                "columns you do not need before uploading.", file=filename, row=skipped + 1,
-                                expected=f"at most {max_columns} columns", found=f"{n_cols} columns")
+    _check_width(first_line, sep, filename, skipped + 1, max_columns)
     decimal = sniff_decimal(lines[1:], sep)
     raw_first = _fields(first_line, sep, filename, skipped + 1)
-    first = [f.strip() for f in raw_first]
-    header = has_header(first, decimal)
-    notes: list[DataWarning] = []
+    header = has_header([f.strip() for f in raw_first], decimal)
     if header:
-        names, renamed = unique_names(raw_first)
-        below = [[f.strip() for f in _fields(ln, sep, filename, skipped + 2 + i)] for i, ln in enumerate(lines[1:])]
-        if header_like_data(first, below, decimal):
-            shown_line = ", ".join(first[:4]) + (" …" if len(first) > 4 else "")
-            notes.append(DataWarning(f"the first line ({shown_line}) was taken as the header row (its values name "
-                                     "the columns) but looks like data: if the file has no header, add one (e.g. "
-                                     "participant, t, x, y); as it is, that row is not read as data.",
-                                     file=filename, row=skipped + 1, details={"header_like_data": True}))
-        if renamed:
-            listing = ", ".join(f"{orig!r} -> '{new}'" for new, orig in list(renamed.items())[:8])
-            notes.append(DataWarning(f"some column names were empty or the same once surrounding spaces "
-                                        f"were removed, so they were renamed: {listing}.", file=filename,
-                                        details={"renamed": renamed}))
+        names, notes = _header_names(raw_first, lines, sep, decimal, filename, skipped)
     else:
-        names = [f"col{i + 1}" for i in range(len(first))]
-    if usecols is not None:
-        known = set(names)
-        missing = [c for c in usecols if c not in known]
-        if missing:
-            raise DataError("the column is not in the table.", file=filename, column=str(missing[0]),
-                            expected="a column of the table")
+        names, notes = [f"col{i + 1}" for i in range(len(raw_first))], []
+    _check_usecols(names, usecols, filename)
     return Layout(sep, decimal, header, names, skipped, preamble, notes, body)
