@@ -421,6 +421,8 @@ class PersonTotal:
     basic_delta: float
     rho: float | None = None  # Σρ of the entries composed in zCDP (None under basic or when no entry has one)
     delta_cap: float | None = None  # the δ the zCDP count is converted at (None under basic)
+    # The zCDP count itself, before the smaller of it and basic composition is stated (None when not computed).
+    zcdp_epsilon: float | None = None
 
     @property
     def words(self) -> str:
@@ -460,8 +462,8 @@ def compose(releases: Iterable[Release], accountant: Accountant = Accountant.BAS
         return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho, cap)
     eps = _zcdp_epsilon(rho, slack) + math.fsum(r.epsilon_total for r, q in zip(rs, rhos) if q is None)
     if basic_d <= cap and basic_e <= eps:
-        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho, cap)
-    return PersonTotal(acct, eps, cap, basic_e, basic_d, rho, cap)
+        return PersonTotal(acct, basic_e, basic_d, basic_e, basic_d, rho, cap, eps)
+    return PersonTotal(acct, eps, cap, basic_e, basic_d, rho, cap, eps)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -35,6 +35,7 @@ class PlanTotal:
     basic_epsilon: float
     basic_delta: float
     rho: float | None  # zCDP only
+    zcdp_epsilon: float | None = None  # zCDP's own count, before the smaller of it and basic is stated
 
     def within(self, cap: Cap) -> bool:
         """Whether this total respects the cap (ε and δ)."""
@@ -46,7 +47,8 @@ class PlanTotal:
         return {"epsilon": self.epsilon, "delta": self.delta, "accountant": self.accountant.value,
                 "accountant_words": self.accountant.words,
                 "basic_composition": {"epsilon": self.basic_epsilon, "delta": self.basic_delta},
-                **({"rho": self.rho} if self.rho is not None else {})}
+                **({"rho": self.rho} if self.rho is not None else {}),
+                **({"zcdp_epsilon": self.zcdp_epsilon} if self.zcdp_epsilon is not None else {})}
 
 
 def release_rho(output: PlanOutput, epsilon: float) -> float:
@@ -74,4 +76,4 @@ def plan_total(outputs: Sequence[PlanOutput], epsilons: Sequence[float], cap: Ca
     """Outputs, their ε per person and the cap in, the total per person under the cap's accountant out."""
     t = compose([planned_release(o, e) for o, e in zip(outputs, epsilons)], cap.accountant, cap.delta)
     return PlanTotal(t.accountant, t.epsilon, t.delta, t.basic_epsilon, t.basic_delta,
-                     None if t.accountant is Accountant.BASIC else (t.rho or 0.0))
+                     None if t.accountant is Accountant.BASIC else (t.rho or 0.0), t.zcdp_epsilon)

@@ -61,3 +61,25 @@ def test_a_zcdp_plan_is_charged_its_zcdp_total_and_the_ledger_says_so() -> None:
     people = person_table(led.snapshot_ledger()[0])
     assert {ZCDP_EPSILON, BASIC_EPSILON} <= set(people.columns)
     assert float(people[ZCDP_EPSILON].max()) == pytest.approx(total.epsilon, rel=1e-9)
+
+
+def test_the_lead_says_when_basic_composition_is_the_smaller_total_under_zcdp() -> None:
+    """One Laplace heatmap under a zCDP cap of 10: zCDP's own count (ρ = ε²/2 = 50 at the cap's δ) is far above basic
+    composition's ε = 10, so the stated total is basic's and the lead says so with both numbers."""
+    from eyedp_core.dp.accounting import zcdp_to_dp
+    from eyedp_core.plan.accounting import plan_total
+
+    text = ('{"study": "one", "cap": {"epsilon": 10, "accountant": "zcdp"}, "outputs": [{"kind": "heatmap", '
+            '"stimulus": "comic", "width": 1280, "height": 800, "mechanism": "laplace"}]}')
+    plan = StudyPlan.from_json(text)
+    total = plan_total(plan.outputs, [10.0], plan.cap)
+    assert total.epsilon == pytest.approx(10.0) and total.rho is not None
+    assert total.zcdp_epsilon == pytest.approx(zcdp_to_dp(total.rho, plan.cap.delta), rel=1e-12)
+    assert total.zcdp_epsilon > 10.0
+    at = open_app(PAGE)
+    at.session_state["plan_json"] = text
+    at.run()
+    assert not at.exception, at.exception
+    lead = at.markdown[0].value
+    assert "basic composition (ε = 10, δ = 0) is smaller than the zCDP count (ε = 96" in lead, lead
+    assert "so it is the total stated" in lead

@@ -68,7 +68,10 @@ def lead(plan: StudyPlan | None, alloc: Allocation | None) -> None:
     t = alloc.total
     unit = _unit(alloc.plan)
     basic = "" if t.accountant is Accountant.BASIC else (
-        f" (basic composition would count ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)})")
+        f" (basic composition would count ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)})"
+        if t.zcdp_epsilon is None or t.zcdp_epsilon <= t.epsilon else
+        f"; here basic composition (ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)}) is smaller than "
+        f"the zCDP count (ε = {fmt_num(t.zcdp_epsilon)} at δ = {fmt_num(alloc.cap.delta)}), so it is the total stated")
     st.markdown(
         f"**Each {md_text(unit)} is protected with ε = {fmt_num(t.epsilon)}, δ = {fmt_num(t.delta)} in total over the "
         f"{len(alloc.outputs)} outputs of this plan**, counted by {md_text(t.accountant.words)}{md_text(basic)}, against the "
