@@ -12,7 +12,7 @@ import sys
 from eyedp_core.batch.canary import canary_audit
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import write_release
-from eyedp_core.batch.plan_run import run_plan_command
+from eyedp_core.batch.plan_run import RunOptions, run_plan_command
 from eyedp_core.batch.run import release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import expand_inputs
@@ -204,9 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "plan":
             if not os.path.isfile(args.plan):
                 raise ValueError(f"--plan '{args.plan}' is not a file")
-            report = run_plan_command(args.plan, files, Engine(args.engine), args.out, master=args.master,
-                                      partitions=args.partitions, tmp_dir=args.tmp_dir, series=series,
-                                      samples=samples)
+            run = RunOptions(Engine(args.engine), args.master, args.partitions, tmp_dir=args.tmp_dir)
+            report = run_plan_command(args.plan, files, args.out, run, series=series, samples=samples)
             return _done(json.dumps(report, indent=2, default=str), args.report)
         settings = settings_from_args(args)
         rel = release_batch(files, settings, Engine(args.engine), master=args.master, partitions=args.partitions,

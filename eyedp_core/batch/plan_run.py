@@ -54,7 +54,7 @@ from eyedp_core.exports.plan_parts import (
 from eyedp_core.gaze.events import SAMPLE_SCREEN
 from eyedp_core.heatmaps.release import release_table
 from eyedp_core.io.errors import DataError
-from eyedp_core.plan.allocate import Allocation, allocate
+from eyedp_core.plan.allocate import Allocation, OutputAllocation, allocate
 from eyedp_core.plan.models import HeatmapBasis, PlanInputs
 from eyedp_core.plan.schema import (
     ALL_STIMULI,
@@ -65,7 +65,7 @@ from eyedp_core.plan.schema import (
     StudyPlan,
 )
 
-__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
+__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "RunOptions", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]
 
 BUNDLE_VERSION = 1
@@ -156,94 +156,132 @@ def _refuse_over_cap(a: Allocation) -> None:
         raise ValueError(f"nothing released: {a.sentence}")
 
 
-def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMPY, *, master: str = "local[*]",
-                 partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS, tmp_dir: str | None = None,
-                 R: int = 200, in_memory: InMemorySources | None = None,
-                 parts: PartInputs | None = None) -> PlanBundle:
-    """Shards, plan and engine in, the PlanBundle out (nothing written). ValueError before any noise is drawn when
-    the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input.
-    `in_memory`: the app's clean maps and AOI tables of an expanded plan, built from its table in memory (numpy
-    engine, no shard read), so the app's bundle is this one. `parts`: the series of the series forms and the
-    streams of the gaze-samples outputs (exports.plan_parts, the app's and `--series` / `--samples`); an output
-    without its input keeps its ε reserved and writes no file."""
+@dataclass(frozen=True)
+class RunOptions:
+    """How a plan runs: the engine, Spark's master, the observer partitions, rows per chunk and the scratch
+    folder (None: the system's)."""
+
+    engine: Engine = Engine.NUMPY
+    master: str = "local[*]"
+    partitions: int = DEFAULT_PARTITIONS
+    chunk_rows: int = CHUNK_ROWS
+    tmp_dir: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class _Cleans:
+    """What the pass over the shards gave: per heatmap label its clean map, per AOI label its table or sums, the
+    rows read per stimulus, and the observers per stimulus."""
+
+    heat: dict[str, CleanAggregate]
+    aoi: dict[str, Any]
+    reports: dict[str, RowReport]
+    observers: dict[str | None, int]
+
+
+def _checked_plan(files: list[str], plan: StudyPlan, engine: Engine) -> StudyPlan:
+    """The plan with "*" expanded to the shards' stimuli, refused (before any data is read) when its pins alone
+    exceed the cap, two outputs share a label, or an engine cannot release a heatmap setting."""
     if any(isinstance(o, HeatmapOutput) and o.stimulus == ALL_STIMULI for o in plan.outputs):
         plan = plan.expanded(scan_stimuli(files))
-    _refuse_over_cap(allocate(plan, plan.cap))  # pins alone over the cap: refused before any data is read
-    heat = [o for o in plan.outputs if isinstance(o, HeatmapOutput)]
+    _refuse_over_cap(allocate(plan, plan.cap))
     labels = [o.label for o in plan.outputs]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ValueError(f"two outputs share the label {dup[0]!r}; give them different stimuli or names")
-    for o in heat:  # a setting no engine can release is refused before reading
-        check_noise(heatmap_settings(o, o.epsilon if o.epsilon is not None else 1.0), engine)
+    for o in plan.outputs:
+        if isinstance(o, HeatmapOutput):
+            check_noise(heatmap_settings(o, o.epsilon if o.epsilon is not None else 1.0), engine)
+    return plan
+
+
+def _read_cleans(files: list[str], plan: StudyPlan, run: RunOptions, in_memory: InMemorySources | None) -> _Cleans:
+    """Shards (or the app's tables in memory) in, every heatmap's clean map and every AOI output's sums out."""
+    heat = [o for o in plan.outputs if isinstance(o, HeatmapOutput)]
     reports: dict[str, RowReport] = {}
     if in_memory is not None:
         cleans = [in_memory.cleans[o.label] for o in heat]
-        aoi_tables = dict(in_memory.aoi_tables)
+        aoi = dict(in_memory.aoi_tables)
     else:
-        cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=partitions,
-                                  chunk_rows=chunk_rows, tmp_dir=tmp_dir, reports=reports) if heat else []
-        aoi_tables = dict(aoi_sums(files, [o for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes],
-                                   partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir))
-    clean_of = {o.label: c for o, c in zip(heat, cleans)}
-    observers = {o.stimulus: c.n_observers for o, c in zip(heat, cleans)}
-    observers.update({o.stimulus: aoi_tables[o.label].n for o in plan.outputs if o.label in aoi_tables})
+        cleans = clean_aggregates(files, [heatmap_settings(o, 1.0) for o in heat], partitions=run.partitions,
+                                  chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir, reports=reports) if heat else []
+        aoi = dict(aoi_sums(files, [o for o in plan.outputs if isinstance(o, AoiOutput) and o.shapes],
+                            partitions=run.partitions, chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir))
+    observers: dict[str | None, int] = {o.stimulus: c.n_observers for o, c in zip(heat, cleans)}
+    observers.update({o.stimulus: aoi[o.label].n for o in plan.outputs if o.label in aoi})
+    return _Cleans({o.label: c for o, c in zip(heat, cleans)}, aoi, reports, observers)
+
+
+def _heatmap_files(files: list[str], r: OutputAllocation, study: str, run: RunOptions,
+                   clean: CleanAggregate) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """One heatmap output at its allotted ε released on the run's engine -> (its files, its manifest fields)."""
+    s = heatmap_settings(r.output, r.epsilon)
+    rel = release_batch(files, s, run.engine, master=run.master, partitions=run.partitions,
+                        chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir,
+                        clean=clean if run.engine is Engine.NUMPY else None)
+    charged = float(rel.manifest["calibration"]["epsilon_charged"])
+    if charged > r.epsilon * (1 + 1e-9):  # the library's own accounting is above the allotted ε
+        raise ValueError(f"nothing released: {r.label} would be charged ε = {charged:.6g}, above its allotted "
+                         f"{r.epsilon:.6g}")
+    stem = f"{r.label}_{eps_tag(r.epsilon)}"
+    own = {f"{stem}.csv": release_table(rel.values, s.cell_px).to_csv(index=False, lineterminator="\n").encode("utf-8"),
+           f"{stem}.png": legend_png(rel.values, s.cell_px, s.sigma_px, s.width, s.height, _caption(study, s)),
+           f"{stem}.json": _json_bytes(rel.manifest)}
+    return own, {"guarantee": rel.manifest["guarantee"]["statement"],
+                 "noise_std": rel.manifest["calibration"]["noise_std"]}
+
+
+def _output_files(files: list[str], r: OutputAllocation, context: tuple[StudyPlan, RunOptions, _Cleans, PartInputs]
+                  ) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """One allotted output in, (its files, its manifest fields) out; no file for an output kept in reserve."""
+    plan, run, cleans, parts = context
+    stem = f"{r.label}_{eps_tag(r.epsilon)}"
+    if isinstance(r.output, HeatmapOutput):
+        return _heatmap_files(files, r, plan.study, run, cleans.heat[r.label])
+    if r.label in cleans.aoi:
+        own, aoi_manifest = release_aoi_files(r.output, cleans.aoi[r.label], r.epsilon, stem)
+        return own, {"guarantee": f"pure ε = {r.epsilon:g}-DP for each observer, for these AOI metrics",
+                     "queries": aoi_manifest["queries"]}
+    if isinstance(r.output, SeriesFormOutput) and r.label in parts.series:
+        part = release_series_part(r.output, r.epsilon, parts.series[r.label], stem)
+    elif isinstance(r.output, GazeSamplesOutput) and r.label in parts.gaze:
+        part = release_gaze_part(r.output, r.epsilon, parts.gaze[r.label], stem)
+    else:
+        missing = f" ({parts.missing[r.label]})" if r.label in parts.missing else ""
+        return {}, {"note": "not released here (an AOI output without 'shapes', or a series form or gaze samples "
+                            "without their table: `--series` / `--samples` on the batch path): its ε is reserved in "
+                            "the plan's total" + missing}
+    return dict(part.files), {"guarantee": part.manifest["guarantee"],
+                              "epsilon_per_person": part.manifest["epsilon_per_person"]}
+
+
+def release_plan(files: list[str], plan: StudyPlan, run: RunOptions = RunOptions(), *, R: int = 200,
+                 in_memory: InMemorySources | None = None, parts: PartInputs | None = None) -> PlanBundle:
+    """Shards, plan and how to run in, the PlanBundle out (nothing written). ValueError before any noise is drawn
+    when the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input.
+    `in_memory`: the app's clean maps and AOI tables of an expanded plan, built from its table in memory (numpy
+    engine, no shard read), so the app's bundle is this one. `parts`: the series of the series forms and the
+    streams of the gaze-samples outputs (exports.plan_parts, the app's and `--series` / `--samples`); an output
+    without its input keeps its ε reserved and writes no file."""
+    plan = _checked_plan(files, plan, run.engine)
+    cleans = _read_cleans(files, plan, run, in_memory)
     parts = parts or PartInputs({}, {}, {})
-    inputs = PlanInputs(heatmaps={o.label: HeatmapBasis(c.aggregate, c.n_observers) for o, c in zip(heat, cleans)},
-                        observers=observers, series=series_bases(plan.outputs, parts), R=R)
+    inputs = PlanInputs(heatmaps={k: HeatmapBasis(c.aggregate, c.n_observers) for k, c in cleans.heat.items()},
+                        observers=cleans.observers, series=series_bases(plan.outputs, parts), R=R)
     alloc = allocate(plan, plan.cap, inputs)
     _refuse_over_cap(alloc)
-    rows = {r.label: r for r in alloc.outputs}
-    for o in heat:
-        check_noise(heatmap_settings(o, rows[o.label].epsilon), engine)
+    for r in alloc.outputs:
+        if isinstance(r.output, HeatmapOutput):
+            check_noise(heatmap_settings(r.output, r.epsilon), run.engine)
     files_out: dict[str, bytes] = {}
     entries = []
     for r in alloc.outputs:
-        entry = {**r.to_dict(), "stimulus": getattr(r.output, "stimulus", None)}
-        if isinstance(r.output, HeatmapOutput):
-            s = heatmap_settings(r.output, r.epsilon)
-            rel = release_batch(files, s, engine, master=master, partitions=partitions, chunk_rows=chunk_rows,
-                                tmp_dir=tmp_dir, clean=clean_of[r.label] if engine is Engine.NUMPY else None)
-            charged = float(rel.manifest["calibration"]["epsilon_charged"])
-            if charged > r.epsilon * (1 + 1e-9):  # the library's own accounting is above the allotted ε
-                raise ValueError(f"nothing released: {r.label} would be charged ε = {charged:.6g}, above its allotted "
-                                 f"{r.epsilon:.6g}")
-            stem = f"{r.label}_{eps_tag(r.epsilon)}"
-            own = {f"{stem}.csv": release_table(rel.values, s.cell_px).to_csv(index=False, lineterminator="\n")
-                   .encode("utf-8"),
-                   f"{stem}.png": legend_png(rel.values, s.cell_px, s.sigma_px, s.width, s.height,
-                                             _caption(plan.study, s)),
-                   f"{stem}.json": _json_bytes(rel.manifest)}
-            files_out.update(own)
-            entry.update(released=True, guarantee=rel.manifest["guarantee"]["statement"],
-                         noise_std=rel.manifest["calibration"]["noise_std"],
-                         files=[{"name": k, "sha256": _sha(v)} for k, v in own.items()])
-        elif r.label in aoi_tables:
-            own, aoi_manifest = release_aoi_files(r.output, aoi_tables[r.label], r.epsilon,
-                                                  f"{r.label}_{eps_tag(r.epsilon)}")
-            files_out.update(own)
-            entry.update(released=True, guarantee=f"pure ε = {r.epsilon:g}-DP for each observer, for these AOI "
-                                                  "metrics", queries=aoi_manifest["queries"],
-                         files=[{"name": k, "sha256": _sha(v)} for k, v in own.items()])
-        elif isinstance(r.output, (SeriesFormOutput, GazeSamplesOutput)) and (
-                r.label in parts.series or r.label in parts.gaze):
-            stem = f"{r.label}_{eps_tag(r.epsilon)}"
-            part = (release_series_part(r.output, r.epsilon, parts.series[r.label], stem)
-                    if isinstance(r.output, SeriesFormOutput) else
-                    release_gaze_part(r.output, r.epsilon, parts.gaze[r.label], stem))
-            files_out.update(part.files)
-            entry.update(released=True, guarantee=part.manifest["guarantee"],
-                         epsilon_per_person=part.manifest["epsilon_per_person"],
-                         files=[{"name": k, "sha256": _sha(v)} for k, v in part.files.items()])
-        else:
-            entry.update(released=False, files=[],
-                         note="not released here (an AOI output without 'shapes', or a series form or gaze samples "
-                              "without their table: `--series` / `--samples` on the batch path): its ε is reserved "
-                              "in the plan's total" + (f" ({parts.missing[r.label]})" if r.label in parts.missing
-                                                       else ""))
-        entries.append(entry)
+        own, fields = _output_files(files, r, (plan, run, cleans, parts))
+        files_out.update(own)
+        entries.append({**r.to_dict(), "stimulus": getattr(r.output, "stimulus", None), "released": bool(own),
+                        **fields, "files": [{"name": k, "sha256": _sha(v)} for k, v in own.items()]})
     files_out["plan.json"] = plan.to_json().encode("utf-8") + b"\n"
-    manifest = {"eyedp_bundle": BUNDLE_VERSION, "study": plan.study, "engine": engine.value,
+    manifest = {"eyedp_bundle": BUNDLE_VERSION, "study": plan.study, "engine": run.engine.value,
                 "cap": plan.cap.to_dict(), "total_per_person": alloc.total.to_dict(), "sentence": alloc.sentence,
                 "unit": _unit_words(plan),
                 "outputs": entries,
@@ -251,7 +289,7 @@ def release_plan(files: list[str], plan: StudyPlan, engine: Engine = Engine.NUMP
                 "model_inputs": "the clean capped map of each stimulus, read off the private data to predict "
                                 "utility (tuning: not itself private, as on the Heatmaps page); n is public"}
     files_out["manifest.json"] = _json_bytes(manifest)
-    return PlanBundle(files_out, manifest, alloc, reports)
+    return PlanBundle(files_out, manifest, alloc, cleans.reports)
 
 
 def _unit_words(plan: StudyPlan) -> str:
@@ -259,8 +297,8 @@ def _unit_words(plan: StudyPlan) -> str:
     kinds = {o.unit_words() for o in plan.outputs}
     who = "observer" if kinds == {"observers"} else "participant" if kinds == {"participants"} else \
         "observer or participant"
-    return (f"person ({who}): every output reads the same people, so their releases compose (the ledger adds them "
-            "per person id)")
+    return (f"person ({who}): every output reads the same people, so their releases compose (a study's ledger "
+            "composes them per person id, under the plan's accountant)")
 
 
 def write_bundle(out_dir: str, bundle: PlanBundle) -> list[str]:
@@ -302,11 +340,10 @@ def plan_parts(plan: StudyPlan, series: list[str] | None, samples: list[str] | N
     return parts
 
 
-def run_plan_command(plan_path: str, files: list[str], engine: Engine, out: str, *, master: str = "local[*]",
-                     partitions: int = DEFAULT_PARTITIONS, tmp_dir: str | None = None, series: list[str] | None = None,
-                     samples: list[str] | None = None) -> dict[str, Any]:
-    """The `plan` subcommand's work: plan file, shards, engine, folder and the series / sample files in, the run
-    report out."""
+def run_plan_command(plan_path: str, files: list[str], out: str, run: RunOptions, *,
+                     series: list[str] | None = None, samples: list[str] | None = None) -> dict[str, Any]:
+    """The `plan` subcommand's work: plan file, shards, folder, how to run and the series / sample files in, the
+    run report out."""
     try:
         with open(plan_path, encoding="utf-8") as f:
             text = f.read()
@@ -317,8 +354,7 @@ def run_plan_command(plan_path: str, files: list[str], engine: Engine, out: str,
     except DataError as err:
         err.file = os.path.basename(plan_path)
         raise DataError(err.message, file=err.file, row=err.row, expected=err.expected) from None
-    bundle = release_plan(files, plan, engine, master=master, partitions=partitions, tmp_dir=tmp_dir,
-                          parts=plan_parts(plan, series, samples))
+    bundle = release_plan(files, plan, run, parts=plan_parts(plan, series, samples))
     paths = write_bundle(out, bundle)
     m = bundle.manifest
     return {"released": paths, "total_per_person": m["total_per_person"], "sentence": m["sentence"],

@@ -16,7 +16,7 @@ from scipy import stats
 
 from eyedp_core.batch.cli import main
 from eyedp_core.batch.numpy_engine import clean_aggregate
-from eyedp_core.batch.plan_run import eps_tag, heatmap_settings, release_plan
+from eyedp_core.batch.plan_run import RunOptions, eps_tag, heatmap_settings, release_plan
 from eyedp_core.batch.settings import Engine
 from eyedp_core.batch.sources import expand_inputs
 from eyedp_core.plan import StudyPlan
@@ -84,7 +84,7 @@ def test_bundle_maps_are_clean_maps_plus_the_manifests_noise(two_stimuli):
     plan = StudyPlan.from_dict({"cap": {"epsilon": 4.0}, "outputs": [
         {"kind": "heatmap", "stimulus": s, "width": W, "height": H, "cell_px": CELL, "cap_m": 2, "cap_total": 40}
         for s in ("1001.jpg", "2002.jpg")]})
-    bundle = release_plan(files, plan, Engine.NUMPY)
+    bundle = release_plan(files, plan, RunOptions(Engine.NUMPY))
     for entry in bundle.manifest["outputs"]:
         assert entry["epsilon"] == pytest.approx(2.0)
         csv = next(f["name"] for f in entry["files"] if f["name"].endswith(".csv"))
@@ -107,7 +107,7 @@ def test_neighbours_move_each_map_by_at_most_its_stated_sensitivity(two_stimuli,
     plan = StudyPlan.from_dict({"cap": {"epsilon": 2.0}, "outputs": [
         {"kind": "heatmap", "stimulus": s, "width": W, "height": H, "cell_px": CELL, "cap_m": 2, "cap_total": 40}
         for s in ("1001.jpg", "2002.jpg")]})
-    bundle = release_plan(files, plan, Engine.NUMPY)
+    bundle = release_plan(files, plan, RunOptions(Engine.NUMPY))
     other = df.copy()
     who = other["observer"] == "v0"
     other.loc[who, "x"] = 5.0  # v0 now looks at one corner cell, many times
@@ -252,7 +252,7 @@ def test_the_png_carries_its_legend_and_caption(two_stimuli, tmp_path):
     _, glob = two_stimuli
     plan = StudyPlan.from_dict({"study": "ux", "cap": {"epsilon": 3.0}, "outputs": [
         {"kind": "heatmap", "stimulus": "1001.jpg", "width": W, "height": H, "cap_m": 2, "cap_total": 40}]})
-    bundle = release_plan(expand_inputs(glob), plan, Engine.NUMPY)
+    bundle = release_plan(expand_inputs(glob), plan, RunOptions(Engine.NUMPY))
     name = next(n for n in bundle.files if n.endswith(".png"))
     assert name == "heatmap_1001-jpg_eps3.png"
     img = np.asarray(Image.open(io.BytesIO(bundle.files[name])).convert("RGB"))
@@ -282,7 +282,7 @@ def test_batch_allocation_equals_the_in_app_allocation(tmp_path):
     plan = StudyPlan.from_dict({"study": "sample", "cap": {"epsilon": 10}, "outputs": [
         {"kind": "heatmap", "stimulus": "*", "width": W, "height": H, "target": {"hot_spots_kept": 0.3}},
         {"kind": "aoi", "stimulus": "webpage", "n_aois": 4, "target": {"dwell_s": 0.5}}]})
-    bundle = release_plan(expand_inputs(glob), plan, Engine.NUMPY)
+    bundle = release_plan(expand_inputs(glob), plan, RunOptions(Engine.NUMPY))
     app_plan, inputs = inputs_from_fixations(df, plan)
     app = allocate(app_plan, None, inputs)
     batch = bundle.manifest["outputs"]
