@@ -121,57 +121,68 @@ def _guarantee(s: HeatmapSettings) -> dict[str, Any]:
             "composition": "heatmaps of several stimuli from the same observers add their ε and δ"}
 
 
-def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = Engine.NUMPY, *,
-                  master: str = "local[*]", partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS,
-                  tmp_dir: str | None = None, clean: CleanAggregate | None = None) -> BatchRelease:
-    """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise).
-    `clean`: the numpy engine's clean map of these shards and settings when already streamed (a plan streams
-    every stimulus in one pass), so the shards are not read again.
+@dataclass(frozen=True)
+class _RunOptions:
+    """How a batch run reads and where it runs: Spark master, partitions, rows per chunk, scratch folder."""
 
-    ValueError before any data is read when the engine's noise for the settings would fall below the calibrated
-    one; the run report counts every row read."""
-    s = settings
-    check_noise(s, engine)
-    report = RowReport()
-    base = {"eyedp_version": _eyedp_version(), "settings": s.to_dict(), "guarantee": _guarantee(s),
+    master: str
+    partitions: int
+    chunk_rows: int
+    tmp_dir: str | None
+
+
+def _base_manifest(files: list[str], s: HeatmapSettings) -> dict[str, Any]:
+    """Shards and settings -> the manifest entries every engine shares (version, settings, guarantee, grid)."""
+    return {"eyedp_version": _eyedp_version(), "settings": s.to_dict(), "guarantee": _guarantee(s),
             "input": {"files": len(files), "token": _token(files)},
             "grid": {"rows": s.grid_shape[0], "cols": s.grid_shape[1], "cells": s.n_cells, "cell_px": s.cell_px,
                      "canvas_px": [s.width, s.height]},
             "input_rows": {"rules": ROW_RULES, "counts": "in the run report (stdout of the command line), not here: "
                            "they describe the private input and are not differentially private"}}
-    if engine is Engine.NUMPY:
-        if clean is None:
-            clean = clean_aggregate(files, s, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir,
-                                    report=report)
-        sens, cal = reference_calibration(s, clean.n_observers, engine)
-        source = MapsSource(fixations=_token(files), stimulus=s.stimulus, stimulus_name=s.stimulus,
-                            observers=clean.observers)
-        export = HeatmapExport(aggregate=clean.aggregate, sensitivity=sens, calibration=cal, source=source,
-                               cell_px=s.cell_px, weight=s.weight, cap_m=s.cap_m, cap_total=s.cap_total,
-                               sigma_px=s.sigma_px)
-        scale = export_scale(export)
-        rel = release_heatmap(export, scale)
-        std = scale if s.gaussian else scale * np.sqrt(2.0)
-        meta = {k: v for k, v in rel.metadata.items() if k not in ("shape",)}
-        manifest = {**base, "engine": {"name": engine.value, "noise": "OpenDP (eyedp_core.dp.release)",
-                                       "versions": {"opendp": meta.get("opendp_version")}, "partitions": partitions},
-                    "n_observers": clean.n_observers,
-                    "bounds": {"cap_m": s.cap_m, "cap_total": s.cap_total,
-                               "how": "per cell min(G_ij, m); a map with total > C is scaled down to total C"},
-                    "calibration": {"mechanism": str(cal.mechanism), "method": str(cal.method), "l1_sensitivity": sens.l1,
-                                    "l2_sensitivity": sens.l2, "l1_formula": sens.l1_plugged,
-                                    "l2_formula": sens.l2_plugged, "calibrated_scale": cal.scale,
-                                    "scale": scale, "noise_std": float(std), "epsilon_charged": rel.epsilon_charged,
-                                    "epsilon_opendp": rel.epsilon_opendp},
-                    "release": meta}
-        return BatchRelease(rel.values, manifest, report)
-    pdp = release_pipelinedp(files, s, engine, master=master, chunk_rows=chunk_rows, tmp_dir=tmp_dir, report=report)
+
+
+def _release_numpy(files: list[str], s: HeatmapSettings, base: dict[str, Any], run: _RunOptions,
+                   clean: CleanAggregate | None, report: RowReport) -> BatchRelease:
+    """Shards (or their clean map) -> the numpy engine's BatchRelease, noise by OpenDP."""
+    engine = Engine.NUMPY
+    if clean is None:
+        clean = clean_aggregate(files, s, partitions=run.partitions, chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir,
+                                report=report)
+    sens, cal = reference_calibration(s, clean.n_observers, engine)
+    source = MapsSource(fixations=_token(files), stimulus=s.stimulus, stimulus_name=s.stimulus,
+                        observers=clean.observers)
+    export = HeatmapExport(aggregate=clean.aggregate, sensitivity=sens, calibration=cal, source=source,
+                           cell_px=s.cell_px, weight=s.weight, cap_m=s.cap_m, cap_total=s.cap_total,
+                           sigma_px=s.sigma_px)
+    scale = export_scale(export)
+    rel = release_heatmap(export, scale)
+    std = scale if s.gaussian else scale * np.sqrt(2.0)
+    meta = {k: v for k, v in rel.metadata.items() if k not in ("shape",)}
+    manifest = {**base, "engine": {"name": engine.value, "noise": "OpenDP (eyedp_core.dp.release)",
+                                   "versions": {"opendp": meta.get("opendp_version")}, "partitions": run.partitions},
+                "n_observers": clean.n_observers,
+                "bounds": {"cap_m": s.cap_m, "cap_total": s.cap_total,
+                           "how": "per cell min(G_ij, m); a map with total > C is scaled down to total C"},
+                "calibration": {"mechanism": str(cal.mechanism), "method": str(cal.method), "l1_sensitivity": sens.l1,
+                                "l2_sensitivity": sens.l2, "l1_formula": sens.l1_plugged,
+                                "l2_formula": sens.l2_plugged, "calibrated_scale": cal.scale,
+                                "scale": scale, "noise_std": float(std), "epsilon_charged": rel.epsilon_charged,
+                                "epsilon_opendp": rel.epsilon_opendp},
+                "release": meta}
+    return BatchRelease(rel.values, manifest, report)
+
+
+def _release_pdp(files: list[str], s: HeatmapSettings, engine: Engine, base: dict[str, Any], run: _RunOptions,
+                 report: RowReport) -> BatchRelease:
+    """Shards -> a PipelineDP engine's BatchRelease; ValueError when its noise falls below the calibrated one."""
+    pdp = release_pipelinedp(files, s, engine, master=run.master, chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir,
+                             report=report)
     sens, cal = reference_calibration(s, pdp.n_observers, engine)
     _refuse_below(pdp.std, cal.std, s, engine)
     b = pdp.bounds
     manifest = {**base, "engine": {"name": engine.value, "noise": "PipelineDP (Google's differential-privacy "
                                    "library through python-dp)", "versions": pdp.versions,
-                                   **({"master": master} if engine is Engine.SPARK else {}),
+                                   **({"master": run.master} if engine is Engine.SPARK else {}),
                                    "parameter_tuning": "not used"},
                 "n_observers": pdp.n_observers,
                 "bounds": {"cap_m": s.cap_m, "cap_total": s.cap_total, "max_contributions_per_partition": b.m,
@@ -189,3 +200,21 @@ def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = 
                                 "scale": pdp.std if s.gaussian else pdp.std / np.sqrt(2.0),
                                 "epsilon_charged": s.epsilon}}
     return BatchRelease(pdp.values, manifest, report)
+
+
+def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = Engine.NUMPY, *,
+                  master: str = "local[*]", partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS,
+                  tmp_dir: str | None = None, clean: CleanAggregate | None = None) -> BatchRelease:
+    """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise).
+    `clean`: the numpy engine's clean map of these shards and settings when already streamed (a plan streams
+    every stimulus in one pass), so the shards are not read again.
+
+    ValueError before any data is read when the engine's noise for the settings would fall below the calibrated
+    one; the run report counts every row read."""
+    check_noise(settings, engine)
+    report = RowReport()
+    base = _base_manifest(files, settings)
+    run = _RunOptions(master=master, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir)
+    if engine is Engine.NUMPY:
+        return _release_numpy(files, settings, base, run, clean, report)
+    return _release_pdp(files, settings, engine, base, run, report)
