@@ -110,13 +110,13 @@ def dataset_features(root: Path, rel: str, geometry: Geometry | str | None) -> t
     s = rec.samples
     note = []
     if rec.kind == "fixations":
-        s = s.rename(columns={"observer": "participant", "t_start_s": "start_s"})
-        if "start_s" in s.columns:
-            s = stitch(s, "participant", "start_s")
+        s = s.rename(columns={"observer": "participant"})
+        if "t_start_s" in s.columns:
+            s = stitch(s, "participant", "t_start_s")
         else:  # no onsets (OSIE): each observer's fixations end to end per image, images in file order
             s = s.drop(columns=[c for c in ("stimulus",) if c in s.columns])
-        if "start_s" in s.columns:
-            s = s.sort_values(["participant", "start_s"], kind="stable")
+        if "t_start_s" in s.columns:
+            s = s.sort_values(["participant", "t_start_s"], kind="stable")
     else:
         s = stitch(s, "participant", "t_s")
         if "pupil" in s.columns:

@@ -18,9 +18,10 @@ from eyedp_core.io.errors import DataError
 __all__ = ["FIXATION_COLUMNS", "START_COLUMNS", "AoiBounds", "ObserverTable", "clip_rows", "observer_table", "timing"]
 
 FIXATION_COLUMNS = ("observer", "x", "y")
-# Optional: the fixation start (bundled tables say start_s, uploads t_start_s) and its duration. Without a start
-# the row order is the fixation order (TTFF then counts fixations' durations); without a duration dwell is 0.
-START_COLUMNS = ("start_s", "t_start_s")
+# Optional: the fixation start (t_start_s, the canonical name; start_s is still read because batch shards do not
+# pass the upload's role guesser) and its duration. Without a start the row order is the fixation order (TTFF
+# then counts fixations' durations); without a duration dwell is 0.
+START_COLUMNS = ("t_start_s", "start_s")
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def _holds(fixations: pd.DataFrame, column: str) -> bool:
 
 
 def _normalised(fixations: pd.DataFrame, file: str) -> pd.DataFrame:
-    """Fixation table in, columns observer, x, y, duration_ms, start_s out (DataError naming missing columns or an
+    """Fixation table in, columns observer, x, y, duration_ms, t_start_s out (DataError naming missing columns or an
     empty table)."""
     missing = [c for c in FIXATION_COLUMNS if c not in fixations.columns]
     if missing:
@@ -117,7 +118,7 @@ def _normalised(fixations: pd.DataFrame, file: str) -> pd.DataFrame:
         start = np.cumsum(np.r_[0.0, np.nan_to_num(dur[:-1]) / 1000.0]) if len(dur) else dur
     return pd.DataFrame({"observer": fixations["observer"].astype(str).to_numpy(),
                          "x": _numbers(fixations, "x"), "y": _numbers(fixations, "y"),
-                         "duration_ms": dur, "start_s": start})
+                         "duration_ms": dur, "t_start_s": start})
 
 
 def _numbers(fixations: pd.DataFrame, column: str) -> np.ndarray:
@@ -130,13 +131,13 @@ def observer_table(fixations: pd.DataFrame, aois: tuple[Aoi, ...], bounds: AoiBo
     """Fixations of ONE stimulus (FIXATION_COLUMNS, optional duration_ms and start), AOIs and public bounds in, clipped per-observer
     contributions out. Fixations are taken in start order per observer; time to first fixation counts from
     the observer's first fixation on the stimulus; rows with missing x or y count as elsewhere."""
-    f = _normalised(fixations, file).sort_values(["observer", "start_s"], kind="stable")
+    f = _normalised(fixations, file).sort_values(["observer", "t_start_s"], kind="stable")
     obs_codes, observers = pd.factorize(f["observer"].astype(str), sort=True)
     n, k = len(observers), len(aois)
     member = membership(aois, f["x"].to_numpy(float), f["y"].to_numpy(float))  # NaN compares False: elsewhere
     dur = np.clip(f["duration_ms"].to_numpy(float) / 1000.0, 0.0, None)
     dur = np.where(np.isfinite(dur), dur, 0.0)
-    start = f["start_s"].to_numpy(float)
+    start = f["t_start_s"].to_numpy(float)
     onset = np.full(n, np.inf)
     np.minimum.at(onset, obs_codes, np.where(np.isfinite(start), start, np.inf))
     rel = start - onset[obs_codes]

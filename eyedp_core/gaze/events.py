@@ -24,7 +24,7 @@ _LABEL_LOOKUP = np.array([LABEL_NAMES.get(i) for i in range(max(LABEL_NAMES) + 1
 # Each recording is its own stream of samples: velocities and dispersions never bridge two recordings (two
 # sessions of one task included), so events are detected within the recording groups contributions counts.
 GROUP_COLUMNS: tuple[str, ...] = ("participant", *RECORDING_SPLITS)
-EVENT_COLUMNS = ["type", "start_s", "end_s", "duration_ms", "x", "y", "x_end", "y_end", "dx", "dy",
+EVENT_COLUMNS = ["type", "t_start_s", "t_end_s", "duration_ms", "x", "y", "x_end", "y_end", "dx", "dy",
                  "amplitude_deg", "peak_velocity_deg_s", "mean_pupil"]
 # A step longer than this many typical sample intervals is a gap (dropped samples), not signal.
 GAP_FACTOR = 2.5
@@ -379,7 +379,7 @@ def _event_columns(t: np.ndarray, x: np.ndarray, y: np.ndarray, lab: np.ndarray,
     amp = np.where(sac, angular_distance_deg(x0, y0, x1, y1, geometry), np.nan)
     columns = {
         "type": _LABEL_LOOKUP[np.clip(vals.astype(np.intp), 0, len(_LABEL_LOOKUP) - 1)],
-        "start_s": start_s, "end_s": end_s, "duration_ms": (end_s - start_s) * 1000,
+        "t_start_s": start_s, "t_end_s": end_s, "duration_ms": (end_s - start_s) * 1000,
         "x": ex, "y": ey, "x_end": ex_end, "y_end": ey_end, "dx": ex_end - ex, "dy": ey_end - ey,
         "amplitude_deg": amp, "peak_velocity_deg_s": np.where(blk, np.nan, vmax),
         "mean_pupil": np.where(blk, np.nan, mp),

@@ -51,14 +51,14 @@ _KINDS = ("fixation", "saccade", "blink")
 def input_kind(data: pd.DataFrame) -> str:
     """Table -> "events" (has `type`), "fixations" (duration_ms) or "samples" (t_s, x, y); else ValueError."""
     cols = set(data.columns)
-    if {"type", "start_s", "duration_ms"} <= cols:
+    if {"type", "t_start_s", "duration_ms"} <= cols:
         return "events"
     if {"x", "y", "duration_ms"} <= cols:
         return "fixations"
     if {"t_s", "x", "y"} <= cols:
         return "samples"
     raise ValueError("window_features needs raw samples (t_s, x, y[, pupil]), an event table (type, "
-                     "start_s, duration_ms, ...) or a fixation table (x, y, duration_ms[, start_s]); "
+                     "t_start_s, duration_ms, ...) or a fixation table (x, y, duration_ms[, t_start_s]); "
                      f"got {sorted(cols)}")
 
 
@@ -77,7 +77,7 @@ class _Events:
     def part(self, kind: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Events of one kind -> (recording ids, columns), sorted by (recording, start), ties in table order."""
         sel = np.flatnonzero(self.kind == _KINDS.index(kind))
-        order = sel[np.lexsort((self.values["start_s"][sel], self.rec[sel]))]
+        order = sel[np.lexsort((self.values["t_start_s"][sel], self.rec[sel]))]
         return self.rec[order], {k: v[order] for k, v in self.values.items()}
 
 
@@ -247,7 +247,7 @@ def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, s
 
     def part(kind: str) -> tuple[dict[str, np.ndarray], _Windows]:
         rec, e = ev.part(kind)
-        return e, _Windows(rec, e["start_s"], rec_w, ws, we, n_rec)
+        return e, _Windows(rec, e["t_start_s"], rec_w, ws, we, n_rec)
 
     fx, wf = part("fixation")
     fdur = fx["duration_ms"]
@@ -301,7 +301,7 @@ def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, s
 
     pupil = fx["mean_pupil"]
     n_p, pm, pvar = wf.moments(pupil)
-    tm = (fx["start_s"] - t0[wf.rec]) / 60.0
+    tm = (fx["t_start_s"] - t0[wf.rec]) / 60.0
     ok = np.isfinite(pupil)
     _, tmean, tvar = wf.moments(np.where(ok, tm, np.nan))
     _, ptmean, _ = wf.moments(np.where(ok, tm * pupil, np.nan))
@@ -314,11 +314,11 @@ def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, s
     f["pupil_slope_mm_min"] = np.where(has_p, slope, np.nan)
 
     ok_l = np.isfinite(amp) & valid_dir
-    f.update(_wordbook(letters[ok_l], wsac.rec[ok_l], sc["start_s"][ok_l], rec_w, ws, we))
+    f.update(_wordbook(letters[ok_l], wsac.rec[ok_l], sc["t_start_s"][ok_l], rec_w, ws, we))
     return rec_w, index, ws, f
 
 
-_EVENT_VALUES = ("start_s", "duration_ms", "x", "y", "dx", "dy", "amplitude_deg", "peak_velocity_deg_s",
+_EVENT_VALUES = ("t_start_s", "duration_ms", "x", "y", "dx", "dy", "amplitude_deg", "peak_velocity_deg_s",
                  "mean_pupil")
 
 
@@ -332,8 +332,8 @@ def _kind_codes(types: np.ndarray) -> np.ndarray:
 
 def _table_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int) -> tuple[_Events, np.ndarray, np.ndarray]:
     """Event table with its recording ids -> (events, first start and last end of each recording)."""
-    start = table["start_s"].to_numpy(float)
-    end = _col(table, "end_s")
+    start = table["t_start_s"].to_numpy(float)
+    end = _col(table, "t_end_s")
     end = np.where(np.isfinite(end), end, start + table["duration_ms"].to_numpy(float) / 1000.0)
     with np.errstate(invalid="ignore"):
         t0 = np.full(n_rec, np.inf)
@@ -349,7 +349,7 @@ def _fixation_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int,
     """Fixation table with its recording ids -> (events with a saccade between consecutive fixations of a recording,
     first start and last end of each recording). Without start times, fixations follow each other in table order."""
     dur = table["duration_ms"].to_numpy(float)
-    tcol = "start_s" if "start_s" in table.columns else ("t_s" if "t_s" in table.columns else None)
+    tcol = "t_start_s" if "t_start_s" in table.columns else ("t_s" if "t_s" in table.columns else None)
     timed = tcol is not None
     by_rec = np.argsort(rec, kind="stable")
     if timed:
@@ -373,7 +373,7 @@ def _fixation_events(table: pd.DataFrame, rec: np.ndarray, n_rec: int,
     nan_f, nan_s = np.full(dur.size, np.nan), np.full(pair.size, np.nan)
     sac_dur = (start[nxt] - end[pair]) * 1000.0 if timed else nan_s
     values = {
-        "start_s": np.r_[start, end[pair]], "duration_ms": np.r_[dur, sac_dur],
+        "t_start_s": np.r_[start, end[pair]], "duration_ms": np.r_[dur, sac_dur],
         "x": np.r_[x, x[pair]], "y": np.r_[y, y[pair]],
         "dx": np.r_[nan_f, x[nxt] - x[pair]], "dy": np.r_[nan_f, y[nxt] - y[pair]],
         "amplitude_deg": np.r_[nan_f, angular_distance_deg(x[pair], y[pair], x[nxt], y[nxt], geometry)],

@@ -190,6 +190,6 @@ def event_synth_pd(samples: pd.DataFrame, settings: PDSettings, rng: np.random.G
             pending = pending[~ok]
     published = samples.copy()
     published["x"], published["y"] = out_x, out_y
-    records = fx[[*keys, "index", "start_s", "duration_s", "n"]].assign(tries=tries, plausible_identities=plausible,
+    records = fx[[*keys, "index", "t_start_s", "duration_s", "n"]].assign(tries=tries, plausible_identities=plausible,
                                                                          passed=passed)
     return PDResult(published, records, form, k, float(gamma), float(eps0), int(max_tries))

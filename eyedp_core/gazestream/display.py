@@ -73,7 +73,7 @@ def visible(frame: pd.DataFrame, events: pd.DataFrame, span: tuple[float, float]
     """Samples, events and a time range -> the samples and events that fall in it."""
     lo, hi = span
     part = frame[(frame["t_s"] >= lo) & (frame["t_s"] <= hi)]
-    evw = events[(events["end_s"] >= lo) & (events["start_s"] <= hi)]
+    evw = events[(events["t_end_s"] >= lo) & (events["t_start_s"] <= hi)]
     return part, evw
 
 
@@ -89,7 +89,7 @@ def window_summary(events: pd.DataFrame, span: tuple[float, float]) -> dict[str,
     lo, hi = float(span[0]), float(span[1])
     if not hi > lo:
         raise ValueError(f"the time window {lo:g}–{hi:g} s has no length: its start must come before its end")
-    start = events["start_s"].to_numpy(float)
+    start = events["t_start_s"].to_numpy(float)
     return summary(events[(start >= lo) & (start <= hi)], lo, hi)
 
 

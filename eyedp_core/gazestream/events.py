@@ -46,7 +46,7 @@ class EventParams:
     """Per-event parameters of every stream: one row per fixation and per saccade, in time order.
 
     Both tables start with the stream's grouping columns, then `index` (order of the event of that type in
-    its stream), `start_s`, `end_s`, `duration_s`, `first`/`stop` (sample positions in the stream's rows,
+    its stream), `t_start_s`, `t_end_s`, `duration_s`, `first`/`stop` (sample positions in the stream's rows,
     stop exclusive). Fixations add mu_x, mu_y, sd_x, sd_y, n; saccades add amplitude_deg,
     peak_velocity_deg_s, a (deg/s), b (s), c (s), x0, y0, x1, y1 and fit_ok.
     """
@@ -177,8 +177,8 @@ def _stream_events(t: np.ndarray, x: np.ndarray, y: np.ndarray, geometry: Geomet
 
 
 # The columns of EventParams' tables after the stream's key columns.
-_FIXATION_COLUMNS = ("index", "start_s", "end_s", "duration_s", "first", "stop", "mu_x", "mu_y", "sd_x", "sd_y", "n")
-_SACCADE_COLUMNS = ("index", "start_s", "end_s", "duration_s", "first", "stop", "amplitude_deg", "peak_velocity_deg_s",
+_FIXATION_COLUMNS = ("index", "t_start_s", "t_end_s", "duration_s", "first", "stop", "mu_x", "mu_y", "sd_x", "sd_y", "n")
+_SACCADE_COLUMNS = ("index", "t_start_s", "t_end_s", "duration_s", "first", "stop", "amplitude_deg", "peak_velocity_deg_s",
                     "x0", "y0", "x1", "y1", "a", "b", "c", "fit_ok")
 
 
@@ -216,7 +216,7 @@ def _event_columns(ev: pd.DataFrame, mask: np.ndarray, first: np.ndarray, stop: 
     end, duration (s) and the sample run [first, stop)."""
     n = int(mask.sum())
     return {**{k: np.repeat(np.asarray([v], dtype=object), n) for k, v in ident.items()},
-            "index": np.arange(n), "start_s": ev["start_s"].to_numpy()[mask], "end_s": ev["end_s"].to_numpy()[mask],
+            "index": np.arange(n), "t_start_s": ev["t_start_s"].to_numpy()[mask], "t_end_s": ev["t_end_s"].to_numpy()[mask],
             "duration_s": (ev["duration_ms"].to_numpy() / 1000.0)[mask], "first": first, "stop": stop}
 
 

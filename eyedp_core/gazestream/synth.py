@@ -151,7 +151,7 @@ class SynthResult:
 
 def _aligned(ep_table: pd.DataFrame, who: list[str], cols: tuple[str, ...], count: int) -> np.ndarray:
     """Event table of one stimulus -> (count, N, D) parameters of the first `count` events of each identity."""
-    ordered = ep_table.sort_values(["participant", "start_s"], kind="stable")
+    ordered = ep_table.sort_values(["participant", "t_start_s"], kind="stable")
     rank = ordered.groupby("participant", sort=False).cumcount().to_numpy()
     col = pd.Index(who).get_indexer(ordered["participant"])
     keep = (rank < count) & (col >= 0)

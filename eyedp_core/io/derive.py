@@ -111,8 +111,8 @@ def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry, method: str =
     out["x"] = fix["x"].to_numpy(float)
     out["y"] = fix["y"].to_numpy(float)
     out["duration_ms"] = fix["duration_ms"].to_numpy(float)
-    out["t_start_s"] = fix["start_s"].to_numpy(float)
-    out["t_end_s"] = fix["end_s"].to_numpy(float)
+    out["t_start_s"] = fix["t_start_s"].to_numpy(float)
+    out["t_end_s"] = fix["t_end_s"].to_numpy(float)
     made_by = StepReport(STEPS[method], source, what="fixations").prefix()
     n_found = len(out)
     if n_found:

@@ -47,8 +47,6 @@ def _canonical(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     if "observer" in t.columns and "participant" not in t.columns:
         t = t.rename(columns={"observer": "participant"})
     if "duration_ms" in t.columns and {"x", "y"} <= set(t.columns):
-        # window_features times fixations by start_s / end_s (else it rebuilds time from the durations).
-        t = t.rename(columns={"t_start_s": "start_s", "t_end_s": "end_s"})
         return t, "fixations"
     if {"t_s", "x", "y"} <= set(t.columns):
         return t, "gaze"
@@ -120,9 +118,9 @@ def suggested_window_s(table: pd.DataFrame) -> float:
     if kind == "gaze":
         g = t.groupby(groups, sort=False)["t_s"]
         spans = (g.max() - g.min()).to_numpy(float)
-    elif "start_s" in t.columns:
-        g = t.assign(_end=t["start_s"] + t["duration_ms"] / 1000.0).groupby(groups, sort=False)
-        spans = (g["_end"].max() - g["start_s"].min()).to_numpy(float)
+    elif "t_start_s" in t.columns:
+        g = t.assign(_end=t["t_start_s"] + t["duration_ms"] / 1000.0).groupby(groups, sort=False)
+        spans = (g["_end"].max() - g["t_start_s"].min()).to_numpy(float)
     else:
         spans = (t.groupby(groups, sort=False)["duration_ms"].sum() / 1000.0).to_numpy(float)
     spans = spans[np.isfinite(spans)]
@@ -135,11 +133,11 @@ def _longest_recording_s(t: pd.DataFrame, kind: str, groups: list[str]) -> float
     if kind == "gaze":
         g = t.groupby(groups, sort=False)["t_s"]
         return float((g.max() - g.min()).max()) if len(t) else 0.0
-    start = t["start_s"] if "start_s" in t.columns else None
+    start = t["t_start_s"] if "t_start_s" in t.columns else None
     if start is None:
         return float(t.groupby(groups, sort=False)["duration_ms"].sum().max() / 1000.0) if len(t) else 0.0
     g = t.assign(_end=start + t["duration_ms"] / 1000.0).groupby(groups, sort=False)
-    return float((g["_end"].max() - g["start_s"].min()).max())
+    return float((g["_end"].max() - g["t_start_s"].min()).max())
 
 
 def _id_key(name: str) -> str:

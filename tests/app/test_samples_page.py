@@ -105,7 +105,7 @@ def _fixations_from(lo: float, hi: float) -> int:
                             height_px=screen.height_px).frame
     one = frame[(frame["participant"] == "P01") & (frame["task"] == sorted(frame["task"].unique())[0])]
     ev = detect_events(one[["t_s", "x", "y", "pupil"]], screen, method="ivt", velocity_threshold_deg_s=30.0)
-    start = ev.loc[ev["type"] == "fixation", "start_s"]
+    start = ev.loc[ev["type"] == "fixation", "t_start_s"]
     return int(((start >= lo) & (start <= hi)).sum())
 
 

@@ -79,7 +79,7 @@ def raw_trace(part: pd.DataFrame, fixations: pd.DataFrame, blinks: pd.DataFrame,
         layout["yaxis" if ya == "y" else "yaxis2"]["range"] = [lo, hi]
         for color, evs in (("rgba(0,114,178,0.10)", fixations), ("rgba(213,94,0,0.20)", blinks)):
             if len(evs):
-                bands.append(go.Scatter(x=_bands(evs["start_s"].to_numpy(), evs["end_s"].to_numpy()),
+                bands.append(go.Scatter(x=_bands(evs["t_start_s"].to_numpy(), evs["t_end_s"].to_numpy()),
                                         y=np.tile([lo, hi, hi, lo, np.nan], len(evs)), xaxis=xa, yaxis=ya,
                                         fill="toself", fillcolor=color, mode="none", showlegend=False,
                                         hoverinfo="skip"))

@@ -177,8 +177,8 @@ def raw_picture(key: RawKey, span: tuple[float, float], _one: pd.DataFrame,
     shown = figs.thin(part)
     pupil = shown["pupil"].to_numpy(float) if "pupil" in shown.columns else None
     jpeg = scanpath_image.raw_trace_image(shown["t_s"].to_numpy(float), shown["x"].to_numpy(float),
-                                          shown["y"].to_numpy(float), pupil, fx[["start_s", "end_s"]].to_numpy(float),
-                                          bl[["start_s", "end_s"]].to_numpy(float))
+                                          shown["y"].to_numpy(float), pupil, fx[["t_start_s", "t_end_s"]].to_numpy(float),
+                                          bl[["t_start_s", "t_end_s"]].to_numpy(float))
     return jpeg, (len(fx), len(sc), len(bl))
 
 

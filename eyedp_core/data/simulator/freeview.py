@@ -27,7 +27,7 @@ def idiosyncratic_spots(seed: int, n_observers: int) -> np.ndarray:
 
 def _one_viewing(rng: np.random.Generator, obs: pd.Series, spot: np.ndarray, regions: list[Region],
                  w: int, h: int, deg_per_px: float) -> dict[str, np.ndarray]:
-    """Observer traits, spot, regions, picture size -> one viewing: {x, y, duration_ms, start_s}."""
+    """Observer traits, spot, regions, picture size -> one viewing: {x, y, duration_ms, t_start_s}."""
     n = int(VIEW_S / 0.12) + 10
     dur = 70.0 + (obs["fix_median_ms"] * 1.12 - 70.0) * np.exp(rng.normal(0, obs["fix_log_sd"], n))
     p_idio = min(float(obs["idio_p"]), 0.5)
@@ -57,13 +57,13 @@ def _one_viewing(rng: np.random.Generator, obs: pd.Series, spot: np.ndarray, reg
     start = np.cumsum(sacc_s) + np.r_[0.0, np.cumsum(dur)[:-1] / 1000.0]
     keep = start + dur / 1000.0 <= VIEW_S
     keep[0] = True
-    return {"x": x[keep], "y": y[keep], "duration_ms": dur[keep], "start_s": start[keep]}
+    return {"x": x[keep], "y": y[keep], "duration_ms": dur[keep], "t_start_s": start[keep]}
 
 
 def freeview_fixations(seed: int, observers: pd.DataFrame, regions: dict[str, list[Region]],
                        screen: Geometry) -> pd.DataFrame:
     """Master seed, observers (traits), {stimulus: regions}, screen -> fixation table:
-    observer, stimulus, x, y, duration_ms, start_s (one VIEW_S viewing per observer and picture)."""
+    observer, stimulus, x, y, duration_ms, t_start_s (one VIEW_S viewing per observer and picture)."""
     spots = idiosyncratic_spots(seed, len(observers))
     deg_per_px = screen.deg_per_px()[0]
     frames = []
@@ -79,5 +79,5 @@ def freeview_fixations(seed: int, observers: pd.DataFrame, regions: dict[str, li
     out = pd.concat(frames, ignore_index=True)
     out[["x", "y"]] = out[["x", "y"]].round(1)
     out["duration_ms"] = out["duration_ms"].round(0)
-    out["start_s"] = out["start_s"].round(3)
+    out["t_start_s"] = out["t_start_s"].round(3)
     return out

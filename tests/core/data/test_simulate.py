@@ -115,7 +115,7 @@ def test_free_viewing_follows_regions_and_personal_spots():
     eyes = [r for r in regions if "eye" in r.name]
     on_eyes = sum(((p["x"] - r.x) / (2 * r.sx)) ** 2 + ((p["y"] - r.y) / (2 * r.sy)) ** 2 < 1 for r in eyes)
     assert on_eyes.mean() > 0.2  # eyes are 0.2 % of the picture's area
-    first = fx.sort_values("start_s").groupby(["observer", "stimulus"]).first()
+    first = fx.sort_values("t_start_s").groupby(["observer", "stimulus"]).first()
     assert (np.hypot(first["x"] - 640, first["y"] - 400) < 60).all()
 
 

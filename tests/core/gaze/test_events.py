@@ -277,7 +277,7 @@ def test_blinks_by_duration_and_pupil():
     assert (lab[expected] == 3).all() and (lab[900:1300] == 0).all()
     ev = detect_events(pd.DataFrame({"t_s": t, "x": x, "y": y, "pupil": pupil}), LUND)
     blinks = ev[ev["type"] == "blink"]
-    np.testing.assert_allclose(blinks[["start_s", "duration_ms"]].to_numpy(), [[0.8, 150.0], [3.2, 100.0]])
+    np.testing.assert_allclose(blinks[["t_start_s", "duration_ms"]].to_numpy(), [[0.8, 150.0], [3.2, 100.0]])
     assert blinks[["x", "amplitude_deg", "mean_pupil"]].isna().all().all()
 
 
@@ -290,8 +290,8 @@ def test_labels_to_events_by_hand():
     ev = labels_to_events(t, x, y, labels, LUND, pupil)
     assert list(ev.columns) == EVENT_COLUMNS
     assert list(ev["type"]) == ["fixation", "saccade", "fixation", "saccade"]
-    np.testing.assert_allclose(ev["start_s"], [0.0, 0.03, 0.06, 0.10])
-    np.testing.assert_allclose(ev["end_s"], [0.03, 0.05, 0.10, 0.12])
+    np.testing.assert_allclose(ev["t_start_s"], [0.0, 0.03, 0.06, 0.10])
+    np.testing.assert_allclose(ev["t_end_s"], [0.03, 0.05, 0.10, 0.12])
     np.testing.assert_allclose(ev["duration_ms"], [30, 20, 40, 20])
     # Saccades span from the valid sample before the run to the one after it; the first saccade is
     # followed by a lost sample and the second ends the recording, so they end on their own last sample.

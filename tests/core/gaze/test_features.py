@@ -30,31 +30,31 @@ def _random_events(rng: np.random.Generator, duration_s: float = 60.0) -> pd.Dat
     start = np.cumsum(np.r_[0.0, (fix_d + sac_d)[:-1]]) / 1000.0
     x = rng.uniform(0, 1280, n + 1)
     y = rng.uniform(0, 800, n + 1)
-    fix = pd.DataFrame({"type": "fixation", "start_s": start, "duration_ms": fix_d, "x": x[:-1], "y": y[:-1],
+    fix = pd.DataFrame({"type": "fixation", "t_start_s": start, "duration_ms": fix_d, "x": x[:-1], "y": y[:-1],
                         "mean_pupil": rng.uniform(2.5, 5.0, n)})
-    fix["end_s"] = fix["start_s"] + fix_d / 1000
-    sac = pd.DataFrame({"type": "saccade", "start_s": start + fix_d / 1000, "duration_ms": sac_d,
+    fix["t_end_s"] = fix["t_start_s"] + fix_d / 1000
+    sac = pd.DataFrame({"type": "saccade", "t_start_s": start + fix_d / 1000, "duration_ms": sac_d,
                         "x": x[:-1], "y": y[:-1], "dx": np.diff(x), "dy": np.diff(y),
                         "amplitude_deg": angular_distance_deg(x[:-1], y[:-1], x[1:], y[1:], SAMPLE_SCREEN),
                         "peak_velocity_deg_s": rng.uniform(50, 600, n)})
-    sac["end_s"] = sac["start_s"] + sac_d / 1000
+    sac["t_end_s"] = sac["t_start_s"] + sac_d / 1000
     nb = int(duration_s / 4)
     b_start = np.sort(rng.uniform(0, duration_s - 1, nb))
-    blink = pd.DataFrame({"type": "blink", "start_s": b_start, "duration_ms": rng.uniform(60, 400, nb)})
-    blink["end_s"] = blink["start_s"] + blink["duration_ms"] / 1000
-    ev = pd.concat([fix, sac, blink], ignore_index=True).sort_values("start_s", kind="stable")
+    blink = pd.DataFrame({"type": "blink", "t_start_s": b_start, "duration_ms": rng.uniform(60, 400, nb)})
+    blink["t_end_s"] = blink["t_start_s"] + blink["duration_ms"] / 1000
+    ev = pd.concat([fix, sac, blink], ignore_index=True).sort_values("t_start_s", kind="stable")
     return ev.reset_index(drop=True)
 
 
 def _reference(ev: pd.DataFrame, ws: float, we: float, window_s: float) -> dict[str, float]:
     """Straightforward per-window computation of the features (the slow, obviously-right way)."""
-    inw = ev[(ev["start_s"] >= ws) & (ev["start_s"] < we)]
+    inw = ev[(ev["t_start_s"] >= ws) & (ev["t_start_s"] < we)]
     f, s, b = (inw[inw["type"] == k] for k in ("fixation", "saccade", "blink"))
     d, a, pv, bd = (f["duration_ms"].to_numpy(), s["amplitude_deg"].to_numpy(),
                     s["peak_velocity_deg_s"].to_numpy(), b["duration_ms"].to_numpy())
     xd, yd = pix_to_deg(f["x"].to_numpy(), f["y"].to_numpy(), SAMPLE_SCREEN)
     p = f["mean_pupil"].to_numpy()
-    tm = (f["start_s"].to_numpy() - ev["start_s"].min()) / 60
+    tm = (f["t_start_s"].to_numpy() - ev["t_start_s"].min()) / 60
     letters = saccade_letters(s["dx"].to_numpy(), s["dy"].to_numpy(), a)
     r = {"fix_rate_hz": len(f) / window_s, "fix_dur_mean_ms": d.mean(), "fix_dur_var_ms2": d.var(),
          "fix_dur_max_ms": d.max(), "fix_dur_min_ms": d.min(),
@@ -75,7 +75,7 @@ def _reference(ev: pd.DataFrame, ws: float, we: float, window_s: float) -> dict[
     # n-grams over the whole saccade sequence, kept when their first and last saccade start in the window.
     all_s = ev[ev["type"] == "saccade"]
     all_l = saccade_letters(all_s["dx"].to_numpy(), all_s["dy"].to_numpy(), all_s["amplitude_deg"].to_numpy())
-    t = all_s["start_s"].to_numpy()
+    t = all_s["t_start_s"].to_numpy()
     for n in (1, 2, 3, 4):
         c = Counter(tuple(all_l[i:i + n]) for i in range(len(all_l) - n + 1)
                     if t[i] >= ws and t[i + n - 1] < we)
@@ -89,7 +89,7 @@ def test_event_table_features_match_brute_force(rng):
     ev = _random_events(rng, 60.0)
     ev.insert(0, "participant", "A")
     out = window_features(ev, window_s=10.0, step_s=0.5, geometry=SAMPLE_SCREEN)
-    t0, t_end = ev["start_s"].min(), ev["end_s"].max()
+    t0, t_end = ev["t_start_s"].min(), ev["t_end_s"].max()
     assert len(out) == int(np.floor((t_end - t0 - 10.0) / 0.5 + 1e-9)) + 1
     assert list(out.columns[:3]) == ["participant", "window", "t_start_s"]
     assert list(out.columns[3:]) == FEATURE_NAMES
@@ -128,7 +128,7 @@ def test_samples_path_recovers_known_gaze_pattern():
 
 
 def test_fixation_table_input(rng):
-    fx = pd.DataFrame({"observer": "O1", "start_s": np.arange(100) * 0.3, "duration_ms": 250.0,
+    fx = pd.DataFrame({"observer": "O1", "t_start_s": np.arange(100) * 0.3, "duration_ms": 250.0,
                        "x": rng.uniform(0, 1280, 100), "y": rng.uniform(0, 800, 100)})
     out = window_features(fx, window_s=10.0, step_s=1.0)
     assert len(out) == int(np.floor((29.7 + 0.25 - 10.0) / 1.0 + 1e-9)) + 1
@@ -143,7 +143,7 @@ def test_fixation_table_input(rng):
 
 
 def test_short_recordings_and_bad_input():
-    ev = pd.DataFrame({"participant": "A", "type": ["fixation"], "start_s": [0.0], "duration_ms": [200.0],
+    ev = pd.DataFrame({"participant": "A", "type": ["fixation"], "t_start_s": [0.0], "duration_ms": [200.0],
                        "x": [1.0], "y": [1.0]})
     out = window_features(ev, window_s=30.0)
     assert out.empty and list(out.columns) == ["participant", "window", "t_start_s"] + FEATURE_NAMES

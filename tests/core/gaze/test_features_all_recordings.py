@@ -46,7 +46,7 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
 def _events_from_fixations(g: pd.DataFrame, geometry: Geometry) -> tuple[pd.DataFrame, float, float]:
     """Fixation table of one recording -> (event table with saccades between fixations, t0, t_end)."""
     dur = g["duration_ms"].to_numpy(float)
-    tcol = "start_s" if "start_s" in g.columns else ("t_s" if "t_s" in g.columns else None)
+    tcol = "t_start_s" if "t_start_s" in g.columns else ("t_s" if "t_s" in g.columns else None)
     timed = tcol is not None
     start = g[tcol].to_numpy(float) if timed else np.r_[0.0, np.cumsum(dur)[:-1] / 1000.0]
     order = np.argsort(start, kind="stable")
@@ -54,11 +54,11 @@ def _events_from_fixations(g: pd.DataFrame, geometry: Geometry) -> tuple[pd.Data
     x, y = _col(g, "x")[order], _col(g, "y")[order]
     pupil = _col(g, "mean_pupil" if "mean_pupil" in g.columns else "pupil")[order]
     end = start + dur / 1000.0
-    fix = pd.DataFrame({"type": "fixation", "start_s": start, "end_s": end, "duration_ms": dur,
+    fix = pd.DataFrame({"type": "fixation", "t_start_s": start, "t_end_s": end, "duration_ms": dur,
                         "x": x, "y": y, "mean_pupil": pupil})
     s_start = end[:-1]
     s_dur = (start[1:] - end[:-1]) * 1000.0 if timed else np.full(s_start.size, np.nan)
-    sac = pd.DataFrame({"type": "saccade", "start_s": s_start, "duration_ms": s_dur, "x": x[:-1], "y": y[:-1],
+    sac = pd.DataFrame({"type": "saccade", "t_start_s": s_start, "duration_ms": s_dur, "x": x[:-1], "y": y[:-1],
                         "dx": np.diff(x), "dy": np.diff(y),
                         "amplitude_deg": angular_distance_deg(x[:-1], y[:-1], x[1:], y[1:], geometry)})
     ev = pd.concat([fix, sac], ignore_index=True)
@@ -162,8 +162,8 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
     f = {}
 
     def part(kind: str) -> tuple[pd.DataFrame, _Windows]:
-        e = ev[kinds == kind].sort_values("start_s", kind="stable")
-        return e, _Windows(e["start_s"].to_numpy(float), ws, we)
+        e = ev[kinds == kind].sort_values("t_start_s", kind="stable")
+        return e, _Windows(e["t_start_s"].to_numpy(float), ws, we)
 
     fx, wf = part("fixation")
     fdur = _col(fx, "duration_ms")
@@ -218,7 +218,7 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
 
     pupil = _col(fx, "mean_pupil")
     n_p, pm, pvar = wf.moments(pupil)
-    tm = (fx["start_s"].to_numpy(float) - t0) / 60.0
+    tm = (fx["t_start_s"].to_numpy(float) - t0) / 60.0
     ok = np.isfinite(pupil)
     _, tmean, tvar = wf.moments(np.where(ok, tm, np.nan))
     _, ptmean, _ = wf.moments(np.where(ok, tm * pupil, np.nan))
@@ -231,7 +231,7 @@ def _group_features(ev: pd.DataFrame, t0: float, t_end: float, window_s: float, 
     f["pupil_slope_mm_min"] = np.where(has_p, slope, np.nan)
 
     ok_l = np.isfinite(amp) & valid_dir
-    f.update(_wordbook(letters[ok_l], sc["start_s"].to_numpy(float)[ok_l], ws, we))
+    f.update(_wordbook(letters[ok_l], sc["t_start_s"].to_numpy(float)[ok_l], ws, we))
     return ws, f
 
 
@@ -246,8 +246,8 @@ def _recording_events(g: pd.DataFrame, kind: str, geometry: Geometry,
         dt = float(np.median(np.diff(t))) if t.size > 1 else 0.0
         return ev, float(t[0]), float(t[-1] + dt), True
     if kind == "events":
-        start = g["start_s"].to_numpy(float)
-        end = _col(g, "end_s")
+        start = g["t_start_s"].to_numpy(float)
+        end = _col(g, "t_end_s")
         end = np.where(np.isfinite(end), end, start + g["duration_ms"].to_numpy(float) / 1000.0)
         return g, float(np.nanmin(start)), float(np.nanmax(end)), True
     ev, t0, t1 = _events_from_fixations(g, geometry)
@@ -390,16 +390,16 @@ def _random_events(rng: np.random.Generator, duration_s: float) -> pd.DataFrame:
     start = np.cumsum(np.r_[0.0, (fix_d + sac_d)[:-1]]) / 1000.0
     x, y = rng.uniform(0, 1280, n + 1), rng.uniform(0, 800, n + 1)
     pupil = np.where(rng.random(n) < 0.2, np.nan, rng.uniform(2.5, 5.0, n))
-    fix = pd.DataFrame({"type": "fixation", "start_s": start, "duration_ms": fix_d, "x": x[:-1], "y": y[:-1],
+    fix = pd.DataFrame({"type": "fixation", "t_start_s": start, "duration_ms": fix_d, "x": x[:-1], "y": y[:-1],
                         "mean_pupil": pupil})
-    sac = pd.DataFrame({"type": "saccade", "start_s": start + fix_d / 1000, "duration_ms": sac_d,
+    sac = pd.DataFrame({"type": "saccade", "t_start_s": start + fix_d / 1000, "duration_ms": sac_d,
                         "x": x[:-1], "y": y[:-1], "dx": np.diff(x), "dy": np.diff(y),
                         "amplitude_deg": angular_distance_deg(x[:-1], y[:-1], x[1:], y[1:], SAMPLE_SCREEN),
                         "peak_velocity_deg_s": np.where(rng.random(n) < 0.1, np.nan, rng.uniform(50, 600, n))})
     nb = max(1, int(duration_s / 4))
     b_start = np.sort(rng.uniform(0, duration_s - 1, nb))
-    blink = pd.DataFrame({"type": "blink", "start_s": b_start, "duration_ms": rng.uniform(60, 400, nb)})
-    return pd.concat([fix, sac, blink], ignore_index=True).sort_values("start_s", kind="stable")
+    blink = pd.DataFrame({"type": "blink", "t_start_s": b_start, "duration_ms": rng.uniform(60, 400, nb)})
+    return pd.concat([fix, sac, blink], ignore_index=True).sort_values("t_start_s", kind="stable")
 
 
 def test_event_tables_of_many_recordings_give_the_reference_features(rng):
@@ -412,7 +412,7 @@ def test_event_tables_of_many_recordings_give_the_reference_features(rng):
             ev["peak_velocity_deg_s"] = np.nan
         parts.append(ev.assign(participant=f"P{i % 3}", trial=i))
     table = pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=3).reset_index(drop=True)
-    table = table.sort_values(["trial", "start_s"], kind="stable").reset_index(drop=True)
+    table = table.sort_values(["trial", "t_start_s"], kind="stable").reset_index(drop=True)
     table["participant"] = table["participant"].astype("category")
     for window_s, step_s in ((10.0, 0.5), (30.0, 30.0), (2.0, 0.1)):
         new = window_features(table, window_s, step_s, SAMPLE_SCREEN)

@@ -117,3 +117,27 @@ def test_a_fixation_export_read_as_gaze_is_said_and_the_reverse() -> None:
     assert "This file looks like gaze samples, not fixations: it has no duration column and its times ('t_ms') " \
            "are 2 ms apart." in notes[0]
     assert not any("looks like" in n for n in io.guess_notes(raw, "gaze"))
+
+
+def test_fixation_times_named_start_s_and_end_s_arrive_as_the_canonical_t_start_s_and_t_end_s() -> None:
+    """An upload naming its fixation times start_s / end_s maps to t_start_s / t_end_s, and the features are
+    timed by them: window 0's fixation rate and mean gap between fixations, counted by hand from the onsets."""
+    rng = np.random.default_rng(3)
+    n = 200
+    start = np.round(np.cumsum(rng.uniform(0.25, 0.45, n)), 4)
+    dur = np.round(rng.uniform(150, 300, n), 2)
+    end = np.round(start + dur / 1000, 4)
+    df = pd.DataFrame({"observer": "P1", "x": rng.uniform(0, 1000, n), "y": rng.uniform(0, 700, n),
+                       "duration_ms": dur, "start_s": start, "end_s": end})
+    rec = io.read_recording(df.to_csv(index=False).encode(), filename="f.csv")
+    assert rec.kind == "fixations"
+    assert list(rec.samples.columns) == ["observer", "x", "y", "duration_ms", "t_start_s", "t_end_s"]
+    np.testing.assert_allclose(rec.samples["t_start_s"], start)
+    first = rec.features(10.0).iloc[0]
+    assert first["t_start_s"] == pytest.approx(start[0])
+    inside = (start >= start[0]) & (start < start[0] + 10.0)
+    assert first["fix_rate_hz"] == pytest.approx(inside.sum() / 10.0)
+    # Between two fixations the features put a saccade from one's end (onset + duration) to the next onset.
+    sac_start = start[:-1] + dur[:-1] / 1000
+    gaps = (start[1:] - sac_start)[(sac_start >= start[0]) & (sac_start < start[0] + 10.0)] * 1000
+    assert first["sacc_dur_mean_ms"] == pytest.approx(gaps.mean(), rel=1e-9)
