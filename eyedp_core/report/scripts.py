@@ -143,17 +143,23 @@ def home_script(p: dict[str, Any]) -> str:
 
 
 def report_script(p: dict[str, Any]) -> str:
-    """Report parameters (the ledger's releases, the cap) in, the script (composition per person) out."""
+    """Report parameters (the ledger's releases, the cap, the accountant its charges were checked under) in, the
+    script (composition per person under that accountant, basic composition beside it) out."""
     rows = ",\n    ".join(repr(r) for r in p["releases"])
-    return (_header("Report", {"releases": len(p["releases"]), "epsilon_cap": p["epsilon_cap"]})
-            + "from eyedp_core.dp.accounting import Ledger, Release\n"
+    accountant = p.get("accountant", "basic")
+    return (_header("Report", {"releases": len(p["releases"]), "epsilon_cap": p["epsilon_cap"],
+                               "accountant": accountant})
+            + "from eyedp_core.dp.accountants import Accountant\n"
+              "from eyedp_core.dp.accounting import Ledger, Release\n"
               "from eyedp_core.report import person_table\n\n"
               "inf = float('inf')  # a release without a DP guarantee is recorded as ε = ∞\n"
             f"RELEASES = [\n    {rows},\n]\n"
             "ledger = Ledger(Release(**r) for r in RELEASES)\n"
-            "eps, delta = ledger.total()\n"
+            f"ledger.note_accounting(Accountant({accountant!r}), {p.get('delta_cap')!r})\n"
+            "t = ledger.stated()\n"
             f"print(person_table(ledger, {p['epsilon_cap']!r}).to_string(index=False))\n"
-            "print(json.dumps({'epsilon': eps, 'delta': delta, 'releases': len(ledger)}))\n")
+            "print(json.dumps({'epsilon': t.epsilon, 'delta': t.delta, 'accountant': t.accountant.value, "
+            "'basic_epsilon': t.basic_epsilon, 'releases': len(ledger)}))\n")
 
 
 def attacks_script(p: dict[str, Any]) -> str:

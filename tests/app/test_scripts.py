@@ -161,6 +161,27 @@ def test_report_script_recomposes_the_ledger(tmp_path, installed_python) -> None
     assert math.isinf(got["epsilon"]) and shown["Worst-case ε per person"] == "inf"
 
 
+def test_report_script_states_the_total_under_the_ledgers_accountant(tmp_path, installed_python) -> None:
+    """A ledger whose charges were checked under zCDP: the script's total is the page's zCDP total (below basic
+    composition), not basic composition's."""
+    from eyedp_core.dp.accountants import Accountant
+    from eyedp_core.dp.accounting import Ledger, Release, gaussian_rho
+
+    ledger = Ledger([Release(view="Heatmaps", label=f"s{i}", unit="observer", mechanism="gaussian",
+                             sensitivity_type="public", epsilon=1.0, delta=1e-6, participants=("O01", "O02"),
+                             rho=gaussian_rho(1.0, 1e-6)) for i in range(20)])
+    ledger.note_accounting(Accountant.ZCDP, 1e-5)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.session_state["eyedp_ledger"] = ledger
+    at.switch_page("pages/report.py").run()
+    assert not at.exception, at.exception
+    got = _run(SCRIPTS["report"](at.session_state["share_script_params"]["report"]), tmp_path, installed_python)
+    stated = ledger.stated()
+    assert got["accountant"] == "zcdp" and got["epsilon"] == pytest.approx(stated.epsilon, rel=1e-12)
+    assert got["epsilon"] < 10.0 < got["basic_epsilon"] == pytest.approx(20.0)
+
+
 def test_attacks_script_reproduces_the_page(tmp_path, installed_python) -> None:
     from ui.attacks.view import RunSettings
 

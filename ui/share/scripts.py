@@ -66,10 +66,13 @@ def home_params(_: Any) -> dict[str, Any]:
 
 def report_params(_: Any) -> dict[str, Any] | None:
     """Report -> the ledger's releases and the cap (None with an empty ledger)."""
-    releases = state.ledger().releases
+    ledger = state.ledger()
+    releases = ledger.releases
     if not releases:
         return None
-    return {"releases": [dataclasses.asdict(r) for r in releases], "epsilon_cap": state.epsilon_cap()}
+    accountant, delta_cap = ledger.accounting()
+    return {"releases": [dataclasses.asdict(r) for r in releases], "epsilon_cap": state.epsilon_cap(),
+            "accountant": accountant.value, "delta_cap": delta_cap}
 
 
 # Why a view offers no script right now, and what gives one.
