@@ -227,63 +227,76 @@ def _counted(inp: ReportInput) -> str:
     return "" if t.accountant is Accountant.BASIC else f" ({t.words})"
 
 
-def _verdict(inp: ReportInput) -> str:
+def _loss_items(inp: ReportInput) -> list[str]:
+    """Report input -> the verdict's items on who is protected and each person's worst-case loss (or none)."""
     t = inp.ledger.stated()
     eps, dlt = t.epsilon, t.delta
     rel = inp.ledger.releases
-    items = []
     if not rel:
-        items.append("<b>Nothing was released</b> in this session: the ledger is empty, so no person's data has left "
-                     "the curator's hands through EyeDP.")
-    else:
-        units = sorted({r.unit for r in rel})
-        who = "; ".join(esc(_who(u, rel)) for u in units)
-        items.append(f"<b>Who is protected:</b> {who}.")
-        factor = "∞" if math.isinf(eps) else fmt(math.exp(eps) if eps < 700 else math.inf)
-        cap = (f" The session refused any release that would have pushed a person above ε = {fmt(inp.epsilon_cap)}."
-               if inp.epsilon_cap is not None else "")
-        raised = _raises(inp)
-        if raised:
-            cap += (f" The cap was raised {len(raised)} time{'s' if len(raised) > 1 else ''} during the study ("
-                    + "; ".join(_cap_change(c) for c in raised) + "): releases made under a raised cap count in full, "
-                    "whatever the cap is now.")
-        items.append(f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
-                     f"after composing all {_made(inp)}{esc(_counted(inp))}: whether a person took part changes the chance of "
-                     f"any conclusion by at most a factor {esc(factor)}. {esc(protection_words(eps))}{esc(cap)}")
+        return ["<b>Nothing was released</b> in this session: the ledger is empty, so no person's data has left "
+                "the curator's hands through EyeDP."]
+    units = sorted({r.unit for r in rel})
+    who = "; ".join(esc(_who(u, rel)) for u in units)
+    factor = "∞" if math.isinf(eps) else fmt(math.exp(eps) if eps < 700 else math.inf)
+    cap = (f" The session refused any release that would have pushed a person above ε = {fmt(inp.epsilon_cap)}."
+           if inp.epsilon_cap is not None else "")
+    raised = _raises(inp)
+    if raised:
+        cap += (f" The cap was raised {len(raised)} time{'s' if len(raised) > 1 else ''} during the study ("
+                + "; ".join(_cap_change(c) for c in raised) + "): releases made under a raised cap count in full, "
+                "whatever the cap is now.")
+    return [f"<b>Who is protected:</b> {who}.",
+            f"<b>Worst-case privacy loss of any one person:</b> ε = {esc(fmt(eps))}, δ = {esc(fmt(dlt))} "
+            f"after composing all {_made(inp)}{esc(_counted(inp))}: whether a person took part changes the chance of "
+            f"any conclusion by at most a factor {esc(factor)}. {esc(protection_words(eps))}{esc(cap)}"]
+
+
+def _attack_line(task: str, rows: list[Mapping[str, Any]], released: float | None) -> str:
+    """One attack task's grid rows -> its chance, clean, at-the-released-ε and best accuracies in words."""
+    private = [a for a in rows if a["mechanism"] != "clean"]
+    clean = [a for a in rows if a["mechanism"] == "clean"]
+    best = max(private, key=lambda a: a["accuracy"]) if private else None
+    txt = f"{esc(task)}: chance {fmt(rows[0]['chance'])}"
+    if clean:
+        txt += f", on clean data {fmt(max(a['accuracy'] for a in clean))}"
+    at = _at_released(private, released)
+    if at is not None:
+        txt += (f", at the released ε = {esc(fmt(released))} per person {fmt(at['accuracy'])} "
+                f"({esc(at['mechanism'])}, measured at ε = {esc(fmt(at['epsilon']))})")
+    elif private:
+        txt += ", not measured at a released ε (no time-series release in this ledger)"
+    if best is not None:
+        txt += (f"; the grid's best over every ε tried, not the released one: {fmt(best['accuracy'])} "
+                f"(ε = {esc(fmt(best['epsilon']))})")
+    return txt
+
+
+def _attacks_item(inp: ReportInput) -> str:
+    """Report input -> the verdict's item on what the attacks showed (left out of the release-safe report)."""
     if inp.release_safe:
-        items.append("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
-                     "release-safe report leaves them out (the curator's full report has them).")
-    elif inp.attacks:
-        released = _series_epsilon(inp.ledger)
-        parts = []
-        for task in dict.fromkeys(a["task"] for a in inp.attacks):
-            rows = [a for a in inp.attacks if a["task"] == task]
-            private = [a for a in rows if a["mechanism"] != "clean"]
-            clean = [a for a in rows if a["mechanism"] == "clean"]
-            best = max(private, key=lambda a: a["accuracy"]) if private else None
-            txt = f"{esc(task)}: chance {fmt(rows[0]['chance'])}"
-            if clean:
-                txt += f", on clean data {fmt(max(a['accuracy'] for a in clean))}"
-            at = _at_released(private, released)
-            if at is not None:
-                txt += (f", at the released ε = {esc(fmt(released))} per person {fmt(at['accuracy'])} "
-                        f"({esc(at['mechanism'])}, measured at ε = {esc(fmt(at['epsilon']))})")
-            elif private:
-                txt += ", not measured at a released ε (no time-series release in this ledger)"
-            if best is not None:
-                txt += (f"; the grid's best over every ε tried, not the released one: {fmt(best['accuracy'])} "
-                        f"(ε = {esc(fmt(best['epsilon']))})")
-            parts.append(txt)
-        items.append("<b>What the attacks showed</b> (accuracy; measured on the unprotected data, for the curator "
-                     "only): " + "; ".join(parts) + ".")
-    else:
-        items.append("<b>What the attacks showed:</b> no attack was run in this session.")
+        return ("<b>What the attacks showed:</b> attack accuracies are measured on the unprotected data; this "
+                "release-safe report leaves them out (the curator's full report has them).")
+    if not inp.attacks:
+        return "<b>What the attacks showed:</b> no attack was run in this session."
+    released = _series_epsilon(inp.ledger)
+    parts = [_attack_line(task, [a for a in inp.attacks if a["task"] == task], released)
+             for task in dict.fromkeys(a["task"] for a in inp.attacks)]
+    return ("<b>What the attacks showed</b> (accuracy; measured on the unprotected data, for the curator "
+            "only): " + "; ".join(parts) + ".")
+
+
+def _caveats_item(inp: ReportInput) -> str:
+    """Report input -> the verdict's item naming the first caveat and how many more there are."""
     caveats = _caveat_items(inp)
     if caveats:
-        items.append(f"<b>Caveats ({len(caveats)}):</b> " + esc(caveats[0])
-                     + (f" (and {len(caveats) - 1} more in Caveats)." if len(caveats) > 1 else ""))
-    else:
-        items.append("<b>Caveats:</b> none applies to the releases in this ledger.")
+        return (f"<b>Caveats ({len(caveats)}):</b> " + esc(caveats[0])
+                + (f" (and {len(caveats) - 1} more in Caveats)." if len(caveats) > 1 else ""))
+    return "<b>Caveats:</b> none applies to the releases in this ledger."
+
+
+def _verdict(inp: ReportInput) -> str:
+    """Report input -> the verdict at the top of the report: protection, loss, attacks, caveats, which report."""
+    items = [*_loss_items(inp), _attacks_item(inp), _caveats_item(inp)]
     kind = ("This is the <b>release-safe report</b>: every number in it is either a public parameter or part of a "
             "release with the guarantee stated." if inp.release_safe else
             "This is the <b>curator's full report</b>: its last section holds figures computed on the unprotected "
