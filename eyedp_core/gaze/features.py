@@ -234,22 +234,27 @@ def _window_edges(t0: np.ndarray, t_end: np.ndarray, window_s: float,
     return rec_w, index, t0[rec_w] + index * step_s
 
 
-def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, step_s: float,
-              geometry: Geometry, has_blinks: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                   dict[str, np.ndarray]]:
-    """Events of all recordings, their spans, window settings -> (recording id, index and start of each window,
-    {feature: values})."""
-    n_rec = t0.size
-    rec_w, index, ws = _window_edges(t0, t_end, window_s, step_s)
-    we = ws + window_s
-    k = ws.size
-    f = {}
+_Columns = dict[str, np.ndarray]
 
-    def part(kind: str) -> tuple[dict[str, np.ndarray], _Windows]:
+
+@dataclass(frozen=True, eq=False)
+class _Grid:
+    """The windows of every recording: recording id, start and end of each window, number of recordings."""
+
+    rec_w: np.ndarray
+    ws: np.ndarray
+    we: np.ndarray
+    n_rec: int
+
+    def part(self, ev: _Events, kind: str) -> tuple[_Columns, _Windows]:
+        """Events and a kind -> (that kind's columns, sorted, and their windows)."""
         rec, e = ev.part(kind)
-        return e, _Windows(rec, e["t_start_s"], rec_w, ws, we, n_rec)
+        return e, _Windows(rec, e["t_start_s"], self.rec_w, self.ws, self.we, self.n_rec)
 
-    fx, wf = part("fixation")
+
+def _fixation_features(fx: _Columns, wf: _Windows, window_s: float, geometry: Geometry) -> _Columns:
+    """Fixations and their windows -> rate, duration moments and extremes, time ratio, dispersion in degrees."""
+    f = {}
     fdur = fx["duration_ms"]
     f["fix_rate_hz"] = wf.count / window_s
     _, f["fix_dur_mean_ms"], f["fix_dur_var_ms2"] = wf.moments(fdur)
@@ -258,16 +263,19 @@ def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, s
     xd, yd = pix_to_deg(fx["x"], fx["y"], geometry)
     f["fix_disp_x_deg"] = np.sqrt(wf.moments(xd)[2])
     f["fix_disp_y_deg"] = np.sqrt(wf.moments(yd)[2])
+    return f
 
-    sc, wsac = part("saccade")
-    amp, pv, sdur = sc["amplitude_deg"], sc["peak_velocity_deg_s"], sc["duration_ms"]
+
+def _saccade_directions(sc: _Columns) -> tuple[np.ndarray, np.ndarray]:
+    """Saccades -> (whether each has a direction, its wordbook letter)."""
     dx, dy = sc["dx"], sc["dy"]
-    f["sacc_rate_hz"] = wsac.count / window_s
-    n_amp, f["sacc_amp_mean_deg"], f["sacc_amp_var_deg2"] = wsac.moments(amp)
-    f["sacc_amp_max_deg"], f["sacc_amp_min_deg"] = wsac.extreme(amp, True), wsac.extreme(amp, False)
-    _, dur_mean, _ = wsac.moments(sdur)
-    # A recording whose saccades have no duration at all (untimed fixations) has none to average.
-    f["sacc_dur_mean_ms"] = np.where(wsac.any_per_recording(np.isfinite(sdur)), dur_mean, np.nan)
+    valid_dir = np.isfinite(dx) & np.isfinite(dy)
+    return valid_dir, saccade_letters(np.nan_to_num(dx), np.nan_to_num(dy), np.nan_to_num(sc["amplitude_deg"]))
+
+
+def _peak_velocity_features(sc: _Columns, wsac: _Windows) -> _Columns:
+    """Saccades and their windows -> peak-velocity mean, variance, maximum and velocity per degree."""
+    amp, pv = sc["amplitude_deg"], sc["peak_velocity_deg_s"]
     has_pv = wsac.any_per_recording(np.isfinite(pv))
     _, pv_mean, pv_var = wsac.moments(pv)
     both = np.isfinite(pv) & np.isfinite(amp)
@@ -275,30 +283,49 @@ def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, s
     s_amp = wsac._range_sum(np.where(both, amp, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         per_deg = np.where(s_amp > 0, s_pv / s_amp, 0.0)
-    f["sacc_peak_vel_mean_deg_s"] = np.where(has_pv, pv_mean, np.nan)
-    f["sacc_peak_vel_var"] = np.where(has_pv, pv_var, np.nan)
-    f["sacc_peak_vel_max_deg_s"] = np.where(has_pv, wsac.extreme(pv, True), np.nan)
-    f["sacc_vel_per_deg_hz"] = np.where(has_pv, per_deg, np.nan)
-    valid_dir = np.isfinite(dx) & np.isfinite(dy)
+    return {"sacc_peak_vel_mean_deg_s": np.where(has_pv, pv_mean, np.nan),
+            "sacc_peak_vel_var": np.where(has_pv, pv_var, np.nan),
+            "sacc_peak_vel_max_deg_s": np.where(has_pv, wsac.extreme(pv, True), np.nan),
+            "sacc_vel_per_deg_hz": np.where(has_pv, per_deg, np.nan)}
+
+
+def _saccade_features(sc: _Columns, wsac: _Windows, window_s: float, valid_dir: np.ndarray,
+                      letters: np.ndarray) -> _Columns:
+    """Saccades, their windows, directions and letters -> rate, amplitude, duration, velocity, direction ratios."""
+    f = {}
+    amp, sdur = sc["amplitude_deg"], sc["duration_ms"]
+    f["sacc_rate_hz"] = wsac.count / window_s
+    n_amp, f["sacc_amp_mean_deg"], f["sacc_amp_var_deg2"] = wsac.moments(amp)
+    f["sacc_amp_max_deg"], f["sacc_amp_min_deg"] = wsac.extreme(amp, True), wsac.extreme(amp, False)
+    _, dur_mean, _ = wsac.moments(sdur)
+    # A recording whose saccades have no duration at all (untimed fixations) has none to average.
+    f["sacc_dur_mean_ms"] = np.where(wsac.any_per_recording(np.isfinite(sdur)), dur_mean, np.nan)
+    f.update(_peak_velocity_features(sc, wsac))
     n_dir = wsac._range_sum(valid_dir.astype(float))
-    letters = saccade_letters(np.nan_to_num(dx), np.nan_to_num(dy), np.nan_to_num(amp))
     with np.errstate(invalid="ignore", divide="ignore"):
         n_large = wsac._range_sum((amp >= LARGE_SACCADE_DEG) * 1.0)
         f["sacc_large_ratio"] = np.where(n_amp > 0, n_large / n_amp, 0.0)
         for i, name in enumerate(("right", "left", "up", "down")):
             hit = valid_dir & (letters // 2 == i)
             f[f"sacc_{name}_ratio"] = np.where(n_dir > 0, wsac._range_sum(hit * 1.0) / n_dir, 0.0)
+    return f
 
-    if has_blinks:
-        bl, wb = part("blink")
-        bdur = bl["duration_ms"]
-        f["blink_rate_per_min"] = wb.count / window_s * 60.0
-        _, f["blink_dur_mean_ms"], f["blink_dur_var_ms2"] = wb.moments(bdur)
-        f["blink_dur_max_ms"] = wb.extreme(bdur, True)
-    else:
-        for name in ("blink_rate_per_min", "blink_dur_mean_ms", "blink_dur_var_ms2", "blink_dur_max_ms"):
-            f[name] = np.full(k, np.nan)
 
+def _blink_features(ev: _Events, grid: _Grid, window_s: float, has_blinks: bool) -> _Columns:
+    """Events and the windows -> blink rate and duration features (NaN when the input has no blinks)."""
+    names = ("blink_rate_per_min", "blink_dur_mean_ms", "blink_dur_var_ms2", "blink_dur_max_ms")
+    if not has_blinks:
+        return {name: np.full(grid.ws.size, np.nan) for name in names}
+    bl, wb = grid.part(ev, "blink")
+    bdur = bl["duration_ms"]
+    f = {"blink_rate_per_min": wb.count / window_s * 60.0}
+    _, f["blink_dur_mean_ms"], f["blink_dur_var_ms2"] = wb.moments(bdur)
+    f["blink_dur_max_ms"] = wb.extreme(bdur, True)
+    return f
+
+
+def _pupil_features(fx: _Columns, wf: _Windows, t0: np.ndarray) -> _Columns:
+    """Fixations, their windows, each recording's start -> pupil mean, variance, extremes and slope per minute."""
     pupil = fx["mean_pupil"]
     n_p, pm, pvar = wf.moments(pupil)
     tm = (fx["t_start_s"] - t0[wf.rec]) / 60.0
@@ -308,13 +335,28 @@ def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, s
     with np.errstate(invalid="ignore", divide="ignore"):
         slope = np.where(tvar > 0, (ptmean - tmean * pm) / tvar, 0.0)
     has_p = n_p > 0
-    f["pupil_mean_mm"], f["pupil_var_mm2"] = np.where(has_p, pm, np.nan), np.where(has_p, pvar, np.nan)
-    f["pupil_min_mm"] = np.where(has_p, wf.extreme(pupil, False), np.nan)
-    f["pupil_max_mm"] = np.where(has_p, wf.extreme(pupil, True), np.nan)
-    f["pupil_slope_mm_min"] = np.where(has_p, slope, np.nan)
+    return {"pupil_mean_mm": np.where(has_p, pm, np.nan), "pupil_var_mm2": np.where(has_p, pvar, np.nan),
+            "pupil_min_mm": np.where(has_p, wf.extreme(pupil, False), np.nan),
+            "pupil_max_mm": np.where(has_p, wf.extreme(pupil, True), np.nan),
+            "pupil_slope_mm_min": np.where(has_p, slope, np.nan)}
 
-    ok_l = np.isfinite(amp) & valid_dir
-    f.update(_wordbook(letters[ok_l], wsac.rec[ok_l], sc["t_start_s"][ok_l], rec_w, ws, we))
+
+def _features(ev: _Events, t0: np.ndarray, t_end: np.ndarray, window_s: float, step_s: float,
+              geometry: Geometry, has_blinks: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                   dict[str, np.ndarray]]:
+    """Events of all recordings, their spans, window settings -> (recording id, index and start of each window,
+    {feature: values})."""
+    rec_w, index, ws = _window_edges(t0, t_end, window_s, step_s)
+    grid = _Grid(rec_w, ws, ws + window_s, t0.size)
+    fx, wf = grid.part(ev, "fixation")
+    sc, wsac = grid.part(ev, "saccade")
+    valid_dir, letters = _saccade_directions(sc)
+    f = _fixation_features(fx, wf, window_s, geometry)
+    f.update(_saccade_features(sc, wsac, window_s, valid_dir, letters))
+    f.update(_blink_features(ev, grid, window_s, has_blinks))
+    f.update(_pupil_features(fx, wf, t0))
+    ok_l = np.isfinite(sc["amplitude_deg"]) & valid_dir
+    f.update(_wordbook(letters[ok_l], wsac.rec[ok_l], sc["t_start_s"][ok_l], rec_w, ws, grid.we))
     return rec_w, index, ws, f
 
 
