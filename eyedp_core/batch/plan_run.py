@@ -26,6 +26,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +66,7 @@ from eyedp_core.plan.schema import (
     StudyPlan,
 )
 
-__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "RunOptions", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
+__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "ReleaseStopped", "RunOptions", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]
 
 BUNDLE_VERSION = 1
@@ -255,14 +256,20 @@ def _output_files(files: list[str], r: OutputAllocation, context: tuple[StudyPla
                               "epsilon_per_person": part.manifest["epsilon_per_person"]}
 
 
+class ReleaseStopped(ValueError):
+    """The caller's progress callback asked to stop: no bundle, so nothing can be charged or written."""
+
+
 def release_plan(files: list[str], plan: StudyPlan, run: RunOptions = RunOptions(), *, R: int = 200,
-                 in_memory: InMemorySources | None = None, parts: PartInputs | None = None) -> PlanBundle:
+                 in_memory: InMemorySources | None = None, parts: PartInputs | None = None,
+                 progress: Callable[[int, int, str], bool] | None = None) -> PlanBundle:
     """Shards, plan and how to run in, the PlanBundle out (nothing written). ValueError before any noise is drawn
     when the plan does not fit its cap or an engine cannot certify an allotted ε; DataError on bad input.
     `in_memory`: the app's clean maps and AOI tables of an expanded plan, built from its table in memory (numpy
     engine, no shard read), so the app's bundle is this one. `parts`: the series of the series forms and the
     streams of the gaze-samples outputs (exports.plan_parts, the app's and `--series` / `--samples`); an output
-    without its input keeps its ε reserved and writes no file."""
+    without its input keeps its ε reserved and writes no file. `progress(i, n, label)` is called before output i of
+    n is drawn; False stops the release (ReleaseStopped) with nothing returned."""
     plan = _checked_plan(files, plan, run.engine)
     cleans = _read_cleans(files, plan, run, in_memory)
     parts = parts or PartInputs({}, {}, {})
@@ -275,7 +282,10 @@ def release_plan(files: list[str], plan: StudyPlan, run: RunOptions = RunOptions
             check_noise(heatmap_settings(r.output, r.epsilon), run.engine)
     files_out: dict[str, bytes] = {}
     entries = []
-    for r in alloc.outputs:
+    for i, r in enumerate(alloc.outputs):
+        if progress is not None and not progress(i, len(alloc.outputs), r.label):
+            raise ReleaseStopped(f"stopped before {r.label} ({i} of {len(alloc.outputs)} outputs drawn): nothing "
+                                 "was released or charged")
         own, fields = _output_files(files, r, (plan, run, cleans, parts))
         files_out.update(own)
         entries.append({**r.to_dict(), "stimulus": getattr(r.output, "stimulus", None), "released": bool(own),

@@ -10,6 +10,7 @@ import io
 import json
 import math
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -133,7 +134,8 @@ def first_over_cap(charges: list[PlannedCharge], fits: object) -> str | None:
     return None
 
 
-def draw_bundle(frame: pd.DataFrame, table_name: str, plan: StudyPlan, parts: PartInputs | None = None) -> PlanBundle:
+def draw_bundle(frame: pd.DataFrame, table_name: str, plan: StudyPlan, parts: PartInputs | None = None,
+                progress: Callable[[int, int, str], bool] | None = None) -> PlanBundle:
     """An expanded plan, the app's fixation table and the session's series and gaze inputs in, the batch writer's
     bundle out (fresh OpenDP noise, no seed). ValueError when the plan does not fit its cap or a series form or
     gaze-samples output has no input here (naming it); nothing is charged here."""
@@ -142,7 +144,7 @@ def draw_bundle(frame: pd.DataFrame, table_name: str, plan: StudyPlan, parts: Pa
     if blocked:
         raise ValueError("nothing released: " + "; ".join(f"{label} cannot be released here ({why})"
                                                            for label, why in blocked))
-    return release_plan([], plan, in_memory=sources(frame, table_name, plan), parts=parts)
+    return release_plan([], plan, in_memory=sources(frame, table_name, plan), parts=parts, progress=progress)
 
 
 def _sha(data: bytes) -> str:

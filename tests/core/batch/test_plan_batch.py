@@ -303,3 +303,22 @@ def test_an_aoi_output_without_its_stimulus_on_several_stimuli_writes_nothing(tw
     assert main(["plan", "--plan", str(path), "--input", glob, "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "names no stimulus but the shards hold 2 (1001.jpg, 2002.jpg)" in err and not out.exists()
+
+
+def test_progress_is_told_each_output_and_can_stop_the_release(two_stimuli):
+    """release_plan calls progress(i, n, label) before drawing output i of n, in the allocation's order; a False
+    answer stops the release with ReleaseStopped and no bundle (so nothing can be charged or written)."""
+    from eyedp_core.batch.plan_run import ReleaseStopped
+
+    _, glob = two_stimuli
+    files = expand_inputs(glob)
+    plan = StudyPlan.from_dict({"cap": {"epsilon": 4.0}, "outputs": [
+        {"kind": "heatmap", "stimulus": s, "width": W, "height": H, "cell_px": CELL} for s in ("1001.jpg", "2002.jpg")]})
+    calls: list[tuple[int, int, str]] = []
+    bundle = release_plan(files, plan, progress=lambda i, n, label: calls.append((i, n, label)) or True)
+    assert calls == [(0, 2, "heatmap_1001-jpg"), (1, 2, "heatmap_2002-jpg")]
+    assert [o["output"] for o in bundle.manifest["outputs"]] == [c[2] for c in calls]
+    seen: list[int] = []
+    with pytest.raises(ReleaseStopped, match="stopped before heatmap_2002-jpg"):
+        release_plan(files, plan, progress=lambda i, n, label: seen.append(i) or i < 1)
+    assert seen == [0, 1]
