@@ -394,21 +394,24 @@ def group_positions(frame: pd.DataFrame, groups: list[str]) -> list[tuple[Any, n
     return [(key, np.sort(pos)) for key, pos in frame.groupby(groups, sort=False, dropna=False).indices.items()]
 
 
-def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt",
-                  **thresholds: Any) -> pd.DataFrame:
-    """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
+@dataclass(frozen=True, eq=False)
+class _Detection:
+    """How events are detected in every recording: method, its settings (with `blinks`), screen geometry."""
 
-    method "ivt" or "idt"; `thresholds`: the fields of IvtSettings / IdtSettings, and `blinks`. Samples are processed in the
-    given order within each group; timestamps must strictly increase there (ValueError names the row).
-    """
+    method: str
+    settings: IvtSettings | IdtSettings
+    opts: dict[str, Any]
+    geometry: Geometry
+
+
+def _detection(samples: pd.DataFrame, geometry: Geometry, method: str, thresholds: dict[str, Any]) -> _Detection:
+    """Samples, method and options -> _Detection; ValueError / TypeError naming a bad method, column or option."""
     settings_of = {"ivt": IvtSettings, "idt": IdtSettings}
     if method not in settings_of:
         raise ValueError(f"method must be one of {sorted(settings_of)}, got {method!r}")
     missing = [c for c in ("t_s", "x", "y") if c not in samples.columns]
     if missing:
         raise ValueError(f"samples lack required column(s) {missing}; have {list(samples.columns)}")
-    groups = [c for c in GROUP_COLUMNS if c in samples.columns]
-    has_pupil = "pupil" in samples.columns
     allowed = {f.name for f in fields(settings_of[method])} | {"blinks"}
     unknown = set(thresholds) - allowed
     if unknown:
@@ -416,6 +419,30 @@ def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt"
                         f"allowed: {sorted(allowed)}")
     settings = settings_of[method](**{k: v for k, v in thresholds.items() if k != "blinks"})
     opts = asdict(settings) | {"blinks": thresholds.get("blinks", True)}
+    return _Detection(method, settings, opts, geometry)
+
+
+def _recording_events(t: np.ndarray, x: np.ndarray, y: np.ndarray, pupil: np.ndarray | None,
+                      det: _Detection) -> dict[str, np.ndarray]:
+    """One recording's samples (time checked, non-empty) -> its event columns."""
+    geometry, opts = det.geometry, det.opts
+    timing = _timing(t)  # once per recording, shared by every step below
+    if det.method == "ivt":
+        # Velocity is computed once and reused for the peak velocities of the events.
+        v = _velocity(t, x, y, geometry, opts["smooth"], opts["savgol_ms"], timing)
+        labels = _ivt_labels(t, v, opts["velocity_threshold_deg_s"], opts["min_fixation_ms"],
+                             opts["min_saccade_ms"], timing)
+        labels = _finish_labels(t, x, y, labels, pupil, opts["blinks"], timing)
+    else:
+        labels = _idt_labels(t, x, y, geometry, det.settings, pupil, opts["blinks"], timing)
+        v = _velocity(t, x, y, geometry, "savgol", 20.0, timing)
+    return _event_columns(t, x, y, np.asarray(labels), geometry, pupil, v, timing)
+
+
+def _group_events(samples: pd.DataFrame, groups: list[str],
+                  det: _Detection) -> tuple[list[dict[str, np.ndarray]], list[tuple]]:
+    """Samples and their grouping columns -> (event columns of each recording, {} when empty; its key)."""
+    has_pupil = "pupil" in samples.columns
     parts: list[dict[str, np.ndarray]] = []
     keys = []
     # Columns are taken out once: slicing arrays per recording is cheap, taking rows of the frame is not.
@@ -427,23 +454,17 @@ def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt"
         except ValueError:  # again with the rows' own labels, for the message (not paid by good recordings)
             _check_time(t_all[pos], samples.index[pos])
             raise
-        x, y = x_all[pos], y_all[pos]
-        pupil = p_all[pos] if has_pupil else None
         keys.append(key if isinstance(key, tuple) else (key,))
         if t.size == 0:
             parts.append({})
             continue
-        timing = _timing(t)  # once per recording, shared by every step below
-        if method == "ivt":
-            # Velocity is computed once and reused for the peak velocities of the events.
-            v = _velocity(t, x, y, geometry, opts["smooth"], opts["savgol_ms"], timing)
-            labels = _ivt_labels(t, v, opts["velocity_threshold_deg_s"], opts["min_fixation_ms"],
-                                 opts["min_saccade_ms"], timing)
-            labels = _finish_labels(t, x, y, labels, pupil, opts["blinks"], timing)
-        else:
-            labels = _idt_labels(t, x, y, geometry, settings, pupil, opts["blinks"], timing)
-            v = _velocity(t, x, y, geometry, "savgol", 20.0, timing)
-        parts.append(_event_columns(t, x, y, np.asarray(labels), geometry, pupil, v, timing))
+        parts.append(_recording_events(t, x_all[pos], y_all[pos], p_all[pos] if has_pupil else None, det))
+    return parts, keys
+
+
+def _joined_events(parts: list[dict[str, np.ndarray]], keys: list[tuple], groups: list[str],
+                   geometry: Geometry) -> pd.DataFrame:
+    """Event columns and key of each recording -> one event table, grouping columns first."""
     if not parts:
         return pd.DataFrame(columns=groups + EVENT_COLUMNS)
     filled = [p for p in parts if p]
@@ -460,6 +481,19 @@ def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt"
     for i, col in enumerate(groups):
         out.insert(i, col, pd.Series([k[i] for k in keys]).repeat(counts).to_numpy())
     return out
+
+
+def detect_events(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt",
+                  **thresholds: Any) -> pd.DataFrame:
+    """Samples (t_s, x, y, [pupil], [grouping columns]) -> event table per group, grouping columns first.
+
+    method "ivt" or "idt"; `thresholds`: the fields of IvtSettings / IdtSettings, and `blinks`. Samples are processed in the
+    given order within each group; timestamps must strictly increase there (ValueError names the row).
+    """
+    det = _detection(samples, geometry, method, thresholds)
+    groups = [c for c in GROUP_COLUMNS if c in samples.columns]
+    parts, keys = _group_events(samples, groups, det)
+    return _joined_events(parts, keys, groups, geometry)
 
 
 def label_runs(t_s: Any, labels: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
