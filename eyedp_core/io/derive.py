@@ -15,6 +15,7 @@ from eyedp_core.gaze.events import GROUP_COLUMNS, detect_events
 from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.io.checks import fit_to_canvas
 from eyedp_core.io.errors import DataError
+from eyedp_core.io.person_column import PersonColumn, with_person_column
 from eyedp_core.io.steps import Step, StepReport
 
 METHODS = {"ivt": "I-VT (velocity threshold)", "idt": "I-DT (dispersion threshold)"}
@@ -105,7 +106,7 @@ def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry, method: str =
     fix = ev[ev["type"] == "fixation"]
     finite = np.isfinite(fix["x"].to_numpy(float)) & np.isfinite(fix["y"].to_numpy(float))
     fix = fix[finite]
-    out = pd.DataFrame({"observer": fix["participant"].astype(str).to_numpy()})
+    out = with_person_column(fix[["participant"]].astype(str).reset_index(drop=True), PersonColumn.OBSERVER)
     if "stimulus" in fix.columns:
         out["stimulus"] = fix["stimulus"].astype(str).to_numpy()
     out["x"] = fix["x"].to_numpy(float)

@@ -30,6 +30,7 @@ from eyedp_core.io.errors import DataError, DataWarning, megabytes
 from eyedp_core.io.gzipped import inflate, is_gzip, too_large, trailer_size, unpacked_head
 from eyedp_core.io.limits import NO_LIMITS, Limits
 from eyedp_core.io.lines import check_lines
+from eyedp_core.io.person_column import PersonColumn, person_column_of, with_person_column
 from eyedp_core.io.reader_base import DEFAULT_MIN_CONFIDENCE, key
 from eyedp_core.io.readers import READERS, detect_reader
 from eyedp_core.io.recording import FORMATS, Recording
@@ -355,7 +356,7 @@ class Upload:
         if options.units is not None:
             used[UNITS_KEY] = options.units
         if options.participant is not None:
-            who = "observer" if kind == "fixations" else "participant"
+            who = person_column_of(kind).value
             frame = frame.assign(_participant=options.participant)
             used[who] = "_participant"
         geometry, notes = options.geometry, []
@@ -399,7 +400,7 @@ class Upload:
         if fmt == "tobii" and kind == "gaze":
             fix = self.vendor_fixations(fmt)
             if fix is not None:
-                events = fix.rename(columns={"observer": "participant"}).assign(type="fixation")
+                events = with_person_column(fix, PersonColumn.PARTICIPANT).assign(type="fixation")
                 events = events.reset_index(drop=True)
         rec = self.finish(frame, used, ReadOptions(**{**options.__dict__, "kind": kind}), reader=fmt, events=events)
         if progress is not None:

@@ -17,6 +17,7 @@ import pandas as pd
 from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io.derive import Derivation, fixations_from_gaze
 from eyedp_core.io.errors import DataError, DataWarning
+from eyedp_core.io.person_column import PersonColumn, person_column_of, with_person_column
 from eyedp_core.io.readers import READERS
 from eyedp_core.io.steps import StepReport
 from eyedp_core.io.windows import features_from_table
@@ -55,7 +56,7 @@ class Recording:
         fix = self.events[self.events["type"] == "fixation"]
         fix = fix[np.isfinite(fix["x"].to_numpy(dtype=float)) & np.isfinite(fix["y"].to_numpy(dtype=float))]
         cols = [c for c in ("stimulus", "x", "y", "duration_ms", "t_start_s", "t_end_s") if c in fix.columns]
-        out = fix[["participant", *cols]].rename(columns={"participant": "observer"}).reset_index(drop=True)
+        out = with_person_column(fix[["participant", *cols]], PersonColumn.OBSERVER).reset_index(drop=True)
         if "stimulus" in out.columns and not out["stimulus"].astype("str").str.len().gt(0).any():
             out = out.drop(columns=["stimulus"])
         return out
@@ -84,7 +85,7 @@ class Recording:
 
     def summary(self) -> str:
         """-> one line: format, rows, participants, what was dropped or blanked."""
-        who = "observer" if self.kind == "fixations" else "participant"
+        who = person_column_of(self.kind).value
         n_who = self.samples[who].nunique() if who in self.samples.columns else 0
         noun = {"fixations": "fixations", "features": "windows"}.get(self.kind, "samples")
         parts = [f"{self.format}: {len(self.samples):,} {noun}",

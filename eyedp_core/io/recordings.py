@@ -25,6 +25,7 @@ from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.io.checks import _file_label
 from eyedp_core.io.errors import DataError, DataWarning
 from eyedp_core.io.image_files import _hidden, is_zip_name, unpack_files
+from eyedp_core.io.person_column import PersonColumn, with_person_column
 from eyedp_core.io.recording import Recording
 from eyedp_core.io.roles import WHOLE_FILE
 from eyedp_core.io.steps import Step, StepReport
@@ -167,8 +168,8 @@ def combine(recs: list[Recording], paths: list[str] | None = None) -> Recording:
                         expected="gaze or fixation files")
     if kinds[0] == "fixations":
         # A fixation table names its person 'observer': the same rules, under the gaze name, and back.
-        out = _combine([_renamed_person(r, "observer", "participant") for r in recs], paths)
-        return _renamed_person(out, "participant", "observer")
+        out = _combine([_renamed_person(r, PersonColumn.PARTICIPANT) for r in recs], paths)
+        return _renamed_person(out, PersonColumn.OBSERVER)
     return _combine(recs, paths)
 
 
@@ -212,10 +213,12 @@ def _combine(recs: list[Recording], paths: list[str]) -> Recording:
                      f"{len(recs):,} files", reports, {})
 
 
-def _renamed_person(rec: Recording, old: str, new: str) -> Recording:
-    """A Recording -> the same with its person column and mapping role renamed from `old` to `new`."""
-    mapping = {(new if k == old else k): v for k, v in rec.mapping.items()}
-    return replace(rec, samples=rec.samples.rename(columns={old: new}), mapping=mapping)
+def _renamed_person(rec: Recording, to: PersonColumn) -> Recording:
+    """A Recording -> the same with its person column (with_person_column) and its mapping's person role named
+    `to`."""
+    roles = set(PersonColumn) - {to}
+    mapping = {(to.value if k in roles else k): v for k, v in rec.mapping.items()}
+    return replace(rec, samples=with_person_column(rec.samples, to), mapping=mapping)
 
 
 def _keys(samples: pd.DataFrame) -> list[str]:

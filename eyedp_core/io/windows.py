@@ -19,6 +19,7 @@ from eyedp_core.gaze.contributions import RECORDING_SPLITS
 from eyedp_core.gaze.features import window_features
 from eyedp_core.gaze.geometry import PRESETS, Geometry
 from eyedp_core.io.errors import DataError
+from eyedp_core.io.person_column import PersonColumn, with_person_column
 from eyedp_core.io.steps import Step, StepReport
 
 __all__ = ["WindowSettings", "add_participants", "features_from_table",
@@ -44,8 +45,7 @@ class WindowSettings:
 def _canonical(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """Gaze or fixation table -> (the table window_features reads, "gaze" or "fixations")."""
     t = table.reset_index(drop=True)
-    if "observer" in t.columns and "participant" not in t.columns:
-        t = t.rename(columns={"observer": "participant"})
+    t = with_person_column(t, PersonColumn.PARTICIPANT)
     if "duration_ms" in t.columns and {"x", "y"} <= set(t.columns):
         return t, "fixations"
     if {"t_s", "x", "y"} <= set(t.columns):
