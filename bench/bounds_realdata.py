@@ -41,6 +41,7 @@ from eyedp_core import io  # noqa: E402
 from eyedp_core.gaze.feature_specs import FEATURE_NAMES, feature_bounds  # noqa: E402
 from eyedp_core.gaze.features import window_features  # noqa: E402
 from eyedp_core.gaze.geometry import Geometry  # noqa: E402
+from eyedp_core.io.person_column import PersonColumn, with_person_column  # noqa: E402
 
 CACHE = Path("/tmp/eyedp_bounds_realdata.parquet")
 
@@ -110,7 +111,7 @@ def dataset_features(root: Path, rel: str, geometry: Geometry | str | None) -> t
     s = rec.samples
     note = []
     if rec.kind == "fixations":
-        s = s.rename(columns={"observer": "participant"})
+        s = with_person_column(s, PersonColumn.PARTICIPANT)
         if "t_start_s" in s.columns:
             s = stitch(s, "participant", "t_start_s")
         else:  # no onsets (OSIE): each observer's fixations end to end per image, images in file order
