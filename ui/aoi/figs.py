@@ -4,10 +4,11 @@ from __future__ import annotations
 import io
 import math
 import unicodedata
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from eyedp_core.aoi.metrics import AoiMetric, MetricResult
 from eyedp_core.aoi.shapes import Aoi
@@ -89,13 +90,46 @@ def matrix_picture(matrix: np.ndarray, names: tuple[str, ...], cell_px: int = 34
     return img
 
 
-def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int = 380) -> Image.Image:
-    """One metric's result in, the bar chart as a picture at display size out: clean (faded) and private bars per
-    AOI, the private ones with their 95 % error bars. A picture, not a Plotly chart: a Plotly redraw per ε move
-    costs the browser more than a trivial page's whole re-render."""
+@dataclass(frozen=True)
+class _Plot:
+    """Where the bar chart's plot sits in its picture, the y range it spans and how the AOI names are set."""
+    left: int
+    top: int
+    width: float
+    height: float
+    lo: float
+    hi: float
+    group: float
+    slant: bool
+    every: int
+
+    def y(self, v: float) -> float:
+        """A value -> its row in the picture."""
+        return self.top + (self.hi - v) / (self.hi - self.lo) * self.height
+
+
+def _bar_labels(result: MetricResult) -> list[str]:
+    """The AOI names as drawn under the bars: at most 18 characters, longer ones cut with '…'."""
+    return [label(n, 18) if len(str(n)) <= 18 else label(n, 17) + "…" for n in result.names]
+
+
+def _value_range(result: MetricResult) -> tuple[float, float]:
+    """The y range of the bar chart: every finite value, interval end and 0, padded by 5 % (not below 0 when
+    nothing is negative)."""
+    vals = np.concatenate([np.asarray(result.clean, float), np.asarray(result.private, float),
+                           np.asarray(result.lower, float), np.asarray(result.upper, float), [0.0]])
+    vals = vals[np.isfinite(vals)]
+    lo, hi = float(vals.min()), float(vals.max())
+    if hi <= lo:
+        hi = lo + 1.0
+    pad = 0.05 * (hi - lo)
+    return (lo - pad if lo < 0 else lo), hi + pad
+
+
+def _bar_plot(result: MetricResult, names: list[str], f: ImageFont.ImageFont,
+              width: int, height: int) -> tuple[_Plot, int]:
+    """The plot's place in the picture and the picture's height (grown for slanted names)."""
     left, right, top, bottom = 80, 16, 34, 60
-    f = picture.font(13)
-    names = [label(n, 18) if len(str(n)) <= 18 else label(n, 17) + "…" for n in result.names]
     group = (width - left - right) / max(len(names), 1)
     widest = max((f.getlength(n) for n in names), default=0.0)
     # Names wider than their bar group are slanted (and every n-th one kept when even slanted they would
@@ -106,59 +140,84 @@ def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int 
         extra = widest * math.sin(math.radians(LABEL_ANGLE)) + LABEL_LINE * math.cos(math.radians(LABEL_ANGLE))
         height += max(0, math.ceil(extra) + 14 - bottom)
         bottom = max(bottom, math.ceil(extra) + 14)
+    lo, hi = _value_range(result)
+    plot = _Plot(left=left, top=top, width=width - left - right, height=height - top - bottom, lo=lo, hi=hi,
+                 group=group, slant=slant, every=every)
+    return plot, height
+
+
+def _y_axis(d: ImageDraw.ImageDraw, plot: _Plot, unit: str, f: ImageFont.ImageFont) -> None:
+    """Grid lines with their tick labels, and the unit above the axis."""
+    muted, grid = picture.rgb(theme.MUTED), picture.rgb(theme.GRID)
+    ticks = picture.nice_ticks(plot.lo, plot.hi, 6)
+    step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    for v in ticks:
+        y = plot.y(float(v))
+        d.line((plot.left, y, plot.left + plot.width, y), fill=grid)
+        d.text((plot.left - 6, y), picture.tick_label(float(v), step), fill=muted, font=f, anchor="rm")
+    d.text((8, plot.top - 24), unit, fill=muted, font=f)
+
+
+def _faded_clean() -> tuple[int, ...]:
+    """The clean bars' colour: the theme's clean colour, faded towards white."""
+    return tuple(int(255 - 0.45 * (255 - c)) for c in picture.rgb(theme.CLEAN))
+
+
+def _aoi_bars(img: Image.Image, d: ImageDraw.ImageDraw, plot: _Plot, result: MetricResult, names: list[str],
+              f: ImageFont.ImageFont) -> None:
+    """Per AOI: its clean and private bars, the private one's 95 % interval and the AOI's name below."""
+    ink = picture.rgb(theme.INK)
     clean, private = np.asarray(result.clean, float), np.asarray(result.private, float)
     lower, upper = np.asarray(result.lower, float), np.asarray(result.upper, float)
     has_bar = np.isfinite(lower) & np.isfinite(upper) & (upper > lower)
-    vals = np.concatenate([clean, private, lower, upper, [0.0]])
-    vals = vals[np.isfinite(vals)]
-    lo, hi = float(vals.min()), float(vals.max())
-    if hi <= lo:
-        hi = lo + 1.0
-    pad = 0.05 * (hi - lo)
-    lo, hi = (lo - pad if lo < 0 else lo), hi + pad
-    pw, ph = width - left - right, height - top - bottom
-
-    def py(v: float) -> float:
-        return top + (hi - v) / (hi - lo) * ph
-
-    img = Image.new("RGB", (width, height), (255, 255, 255))
-    d = ImageDraw.Draw(img)
-    ink, muted, grid = picture.rgb(theme.INK), picture.rgb(theme.MUTED), picture.rgb(theme.GRID)
-    ticks = picture.nice_ticks(lo, hi, 6)
-    step = float(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
-    for v in ticks:
-        y = py(float(v))
-        d.line((left, y, left + pw, y), fill=grid)
-        d.text((left - 6, y), picture.tick_label(float(v), step), fill=muted, font=f, anchor="rm")
-    d.text((8, top - 24), unit, fill=muted, font=f)
-    k = len(clean)
-    bar = group * 0.36
-    faded = tuple(int(255 - 0.45 * (255 - c)) for c in picture.rgb(theme.CLEAN))
-    for i in range(k):
-        x = left + i * group + group * 0.14
+    bar = plot.group * 0.36
+    faded = _faded_clean()
+    for i in range(len(clean)):
+        x = plot.left + i * plot.group + plot.group * 0.14
         for j, (v, colour) in enumerate(((clean[i], faded), (private[i], picture.rgb(theme.PRIMARY)))):
             if not np.isfinite(v):
                 continue
             x0 = x + j * bar
-            y0, y1 = sorted((py(float(v)), py(max(lo, 0.0))))
+            y0, y1 = sorted((plot.y(float(v)), plot.y(max(plot.lo, 0.0))))
             d.rectangle((x0, y0, x0 + bar - 2, max(y1, y0 + 1)), fill=colour)
         if has_bar[i]:  # the interval is drawn even where no value is (TTFF below one noisy looker)
             xc = x + 1.5 * bar - 1
-            ya, yb = py(float(upper[i])), py(float(lower[i]))
+            ya, yb = plot.y(float(upper[i])), plot.y(float(lower[i]))
             d.line((xc, ya, xc, yb), fill=ink, width=2)
             d.line((xc - 5, ya, xc + 5, ya), fill=ink, width=2)
             d.line((xc - 5, yb, xc + 5, yb), fill=ink, width=2)
-        if not slant:
-            _text(d, (left + (i + 0.5) * group, top + ph + 8), names[i], fill=ink, font=f, anchor="ma")
-        elif i % every == 0:
+        centre = plot.left + (i + 0.5) * plot.group
+        if not plot.slant:
+            _text(d, (centre, plot.top + plot.height + 8), names[i], fill=ink, font=f, anchor="ma")
+        elif i % plot.every == 0:
             tag = picture.slanted_text(names[i], f, ink, LABEL_ANGLE)
-            img.paste(tag, (round(left + (i + 0.5) * group - tag.width), round(top + ph + 6)), tag)
-    d.line((left, top + ph, left + pw, top + ph), fill=muted)
-    lx = left + pw - 330
-    d.rectangle((lx, 8, lx + 14, 22), fill=faded)
+            img.paste(tag, (round(centre - tag.width), round(plot.top + plot.height + 6)), tag)
+
+
+def _bar_legend(d: ImageDraw.ImageDraw, plot: _Plot, f: ImageFont.ImageFont) -> None:
+    """The x-axis line and the legend (clean and private swatches) at the top right."""
+    ink = picture.rgb(theme.INK)
+    bottom = plot.top + plot.height
+    d.line((plot.left, bottom, plot.left + plot.width, bottom), fill=picture.rgb(theme.MUTED))
+    lx = plot.left + plot.width - 330
+    d.rectangle((lx, 8, lx + 14, 22), fill=_faded_clean())
     d.text((lx + 20, 15), "clean (clipped)", fill=ink, font=f, anchor="lm")
     d.rectangle((lx + 150, 8, lx + 164, 22), fill=picture.rgb(theme.PRIMARY))
     d.text((lx + 170, 15), "private ± 95 %", fill=ink, font=f, anchor="lm")
+
+
+def bar_picture(result: MetricResult, unit: str, width: int = 1100, height: int = 380) -> Image.Image:
+    """One metric's result in, the bar chart as a picture at display size out: clean (faded) and private bars per
+    AOI, the private ones with their 95 % error bars. A picture, not a Plotly chart: a Plotly redraw per ε move
+    costs the browser more than a trivial page's whole re-render."""
+    f = picture.font(13)
+    names = _bar_labels(result)
+    plot, height = _bar_plot(result, names, f, width, height)
+    img = Image.new("RGB", (width, height), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    _y_axis(d, plot, unit, f)
+    _aoi_bars(img, d, plot, result, names, f)
+    _bar_legend(d, plot, f)
     return img
 
 

@@ -53,6 +53,62 @@ def _epsilon_axes(fig: go.Figure, eps: pd.Series, cols: int, unit: str) -> None:
 CEILING_DASH = "dashdot"
 
 
+def _reference_lines(fig: go.Figure, t: pd.DataFrame, x_range: tuple[float, float], col: int) -> None:
+    """One task's chance level (red, dashed) and clean accuracy (grey) across the panel."""
+    chance = float(t["chance"].mean())
+    fig.add_scatter(x=list(x_range), y=[chance, chance], mode="lines", name="chance",
+                    line=dict(color=theme.DANGER, dash="dash", width=1.5), legendgroup="chance",
+                    showlegend=col == 1, row=1, col=col, hovertemplate=f"chance {chance:.2f}<extra></extra>")
+    clean = t[t["mechanism"] == "clean"]
+    if not clean.empty:
+        c = float(clean["accuracy"].iloc[0])
+        fig.add_scatter(x=list(x_range), y=[c, c], mode="lines", name="clean data", legendgroup="clean",
+                        line=dict(color=theme.MUTED, width=1.5), showlegend=col == 1, row=1, col=col,
+                        hovertemplate=f"clean {c:.2f}<extra></extra>")
+
+
+def _ceiling_line(fig: go.Figure, m_all: pd.DataFrame, mech: str, color: str, col: int) -> None:
+    """One mechanism's analytic ceiling (dash-dot), where known."""
+    if "ceiling" in m_all and m_all["ceiling"].notna().any():
+        ceil = m_all.groupby("epsilon", sort=True)["ceiling"].max().dropna()
+        fig.add_scatter(x=ceil.index, y=ceil.to_numpy(float), mode="lines", name=f"{mech}: ceiling",
+                        legendgroup=f"ceil-{mech}", showlegend=col == 1,
+                        line=dict(color=color, dash=CEILING_DASH, width=1.2), opacity=0.7, row=1, col=col,
+                        hovertemplate=f"{html_text(mech)}: the most any attacker can reach<br>ε = %{{x:g}}"
+                                      "<br>ceiling %{y:.3f}<extra></extra>")
+
+
+def _flagged_points(fig: go.Figure, m: pd.DataFrame, name: str, col: int, legend: bool) -> bool:
+    """A line's measured points flagged above their ceiling as red ✕; whether any were drawn."""
+    bad = m[m["defect"].fillna(False).astype(bool)] if "defect" in m else m.iloc[0:0]
+    if bad.empty:
+        return False
+    fig.add_scatter(x=bad["epsilon"], y=bad["accuracy"], mode="markers", name="above its ceiling",
+                    legendgroup="defect", showlegend=legend, row=1, col=col,
+                    marker=dict(symbol="x", size=14, color=theme.DANGER, line=dict(width=2)),
+                    customdata=bad["ceiling"].to_numpy(float),
+                    hovertemplate=f"{name}: ABOVE ITS CEILING<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}} "
+                                  "> ceiling %{customdata:.3f}<extra></extra>")
+    return True
+
+
+def _mechanism_lines(fig: go.Figure, m_all: pd.DataFrame, mech: str, color: str, scenarios: list[str], col: int,
+                     flagged_shown: bool) -> bool:
+    """One mechanism's accuracy line per scenario with its flagged points; whether the flag's legend is shown."""
+    for scen in scenarios:
+        m = m_all[m_all["train_on"] == scen].sort_values("epsilon")
+        if m.empty:
+            continue
+        name = mech if len(scenarios) == 1 else f"{mech}, {SCENARIO_NAMES.get(scen, scen)}"
+        fig.add_scatter(x=m["epsilon"], y=m["accuracy"], mode="lines+markers", name=name, legendgroup=name,
+                        showlegend=col == 1, line=dict(color=color, dash=SCENARIO_DASH.get(scen, "solid")),
+                        error_y=dict(type="data", array=m["accuracy_sd"], visible=bool((m["runs"] > 1).any())),
+                        row=1, col=col,
+                        hovertemplate=f"{name}<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}}<extra></extra>")
+        flagged_shown = _flagged_points(fig, m, name, col, not flagged_shown) or flagged_shown
+    return flagged_shown
+
+
 def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str,
                         scenarios: list[str], unit: str = "per person") -> go.Figure:
     """Summary (mean, sd over repetitions; `ceiling` and `defect` if known) -> one panel per task: accuracy vs ε,
@@ -70,45 +126,12 @@ def accuracy_vs_epsilon(summary: pd.DataFrame, tasks: list[str], classifier: str
         t = s[s["task"] == task]
         if t.empty:
             continue
-        chance = float(t["chance"].mean())
-        fig.add_scatter(x=list(x_range), y=[chance, chance], mode="lines", name="chance",
-                        line=dict(color=theme.DANGER, dash="dash", width=1.5), legendgroup="chance",
-                        showlegend=col == 1, row=1, col=col, hovertemplate=f"chance {chance:.2f}<extra></extra>")
-        clean = t[t["mechanism"] == "clean"]
-        if not clean.empty:
-            c = float(clean["accuracy"].iloc[0])
-            fig.add_scatter(x=list(x_range), y=[c, c], mode="lines", name="clean data", legendgroup="clean",
-                            line=dict(color=theme.MUTED, width=1.5), showlegend=col == 1, row=1, col=col,
-                            hovertemplate=f"clean {c:.2f}<extra></extra>")
+        _reference_lines(fig, t, x_range, col)
         for i, mech in enumerate(mechs):
             color = theme.color_for(mech, i)
             m_all = t[t["mechanism"] == mech]
-            if "ceiling" in m_all and m_all["ceiling"].notna().any():
-                ceil = m_all.groupby("epsilon", sort=True)["ceiling"].max().dropna()
-                fig.add_scatter(x=ceil.index, y=ceil.to_numpy(float), mode="lines", name=f"{mech}: ceiling",
-                                legendgroup=f"ceil-{mech}", showlegend=col == 1,
-                                line=dict(color=color, dash=CEILING_DASH, width=1.2), opacity=0.7, row=1, col=col,
-                                hovertemplate=f"{html_text(mech)}: the most any attacker can reach<br>ε = %{{x:g}}"
-                                              "<br>ceiling %{y:.3f}<extra></extra>")
-            for scen in scenarios:
-                m = m_all[m_all["train_on"] == scen].sort_values("epsilon")
-                if m.empty:
-                    continue
-                name = mech if len(scenarios) == 1 else f"{mech}, {SCENARIO_NAMES.get(scen, scen)}"
-                fig.add_scatter(x=m["epsilon"], y=m["accuracy"], mode="lines+markers", name=name, legendgroup=name,
-                                showlegend=col == 1, line=dict(color=color, dash=SCENARIO_DASH.get(scen, "solid")),
-                                error_y=dict(type="data", array=m["accuracy_sd"], visible=bool((m["runs"] > 1).any())),
-                                row=1, col=col,
-                                hovertemplate=f"{name}<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}}<extra></extra>")
-                bad = m[m["defect"].fillna(False).astype(bool)] if "defect" in m else m.iloc[0:0]
-                if not bad.empty:
-                    fig.add_scatter(x=bad["epsilon"], y=bad["accuracy"], mode="markers", name="above its ceiling",
-                                    legendgroup="defect", showlegend=not flagged_shown, row=1, col=col,
-                                    marker=dict(symbol="x", size=14, color=theme.DANGER, line=dict(width=2)),
-                                    customdata=bad["ceiling"].to_numpy(float),
-                                    hovertemplate=f"{name}: ABOVE ITS CEILING<br>ε = %{{x:g}}<br>accuracy %{{y:.2f}} "
-                                                  "> ceiling %{customdata:.3f}<extra></extra>")
-                    flagged_shown = True
+            _ceiling_line(fig, m_all, mech, color, col)
+            flagged_shown = _mechanism_lines(fig, m_all, mech, color, scenarios, col, flagged_shown)
     _epsilon_axes(fig, eps_all, len(tasks), unit)
     fig.update_yaxes(range=[0, 1], row=1, col=1, title_text="accuracy")
     fig.update_yaxes(range=[0, 1])

@@ -12,10 +12,12 @@ import time
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from eyedp_core import attacks
 from eyedp_core.attacks import ceiling
 from eyedp_core.attacks.classifiers import Classifier
+from eyedp_core.attacks.engine import Point
 from eyedp_core.attacks.tables import AttackTable
 from eyedp_core.attacks.tradeoff import k_one_phrase
 from ui.attacks import figs, view
@@ -202,15 +204,30 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
     points = settings.points()
     total = len(points) * len(settings.tasks)
     kept = st.session_state.get("atk_rows")
+    done = len(kept[2]) // max(1, len(settings.classifiers)) if kept and kept[:2] == (token, settings) else 0
     if st.session_state.get("atk_cancel"):
-        done = len(kept[2]) // max(1, len(settings.classifiers)) if kept and kept[:2] == (token, settings) else 0
         st.info(f"Run stopped after {done} of {total} steps. Press **Run attacks** to continue: finished steps "
                 "come from the cache.", icon=":material/pause_circle:")
         return
-    done_before = len(kept[2]) // max(1, len(settings.classifiers)) if kept and kept[:2] == (token, settings) else 0
+    note = _estimate_note(token, at, settings, done)
+    stop = st.empty()
+    stop.button("Stop the run", key="at_stop", on_click=_cancel, icon=":material/stop_circle:")
+    bar = st.progress(0.0, text=f"Running {total} steps…")
+    live = st.empty()
+    problems = _run_points(token, at, settings, points, bar, live)
+    stop.empty()
+    bar.empty()
+    live.empty()
+    note.empty()
+    for p in dict.fromkeys(problems):
+        st.warning(f"Skipped — {md_text(p)}", icon=":material/warning:")
+
+
+def _estimate_note(token: str, at: AttackTable, settings: RunSettings, done: int) -> DeltaGenerator:
+    """The run's estimated time (from the clean baseline's timing) when over 5 s, in a slot cleared after the run."""
     on_disk, _ = view.stored_steps(token, settings, at)
     try:
-        guess = view.estimate_seconds(view.baseline(token, at), settings, cached=max(done_before, on_disk))
+        guess = view.estimate_seconds(view.baseline(token, at), settings, cached=max(done, on_disk))
     except ValueError:
         guess = float("nan")
     note = st.empty()
@@ -218,13 +235,17 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
         note.caption(f"Estimated time: about {guess:.0f} s on this machine (from the clean baseline's timing)"
                      + (", plus larger ε if the grid extends itself" if settings.extend else "")
                      + ". Settings run before come back instantly.")
-    stop = st.empty()
-    stop.button("Stop the run", key="at_stop", on_click=_cancel, icon=":material/stop_circle:")
-    bar = st.progress(0.0, text=f"Running {total} steps…")
-    live = st.empty()
+    return note
+
+
+def _run_points(token: str, at: AttackTable, settings: RunSettings, points: list[Point], bar: DeltaGenerator,
+                live: DeltaGenerator) -> list[str]:
+    """Every point for every task, then the extension's larger ε, with the progress bar and the growing chart kept
+    current and the rows so far in the session; the problems met (a point's task skipped)."""
     rows: list[dict] = []
     problems: list[str] = []
     tasks = list(settings.tasks)
+    total = len(points) * len(tasks)
     unit = "as in the paper" if settings.accounting == "paper" else "per person"
     step = 0
     drawn = time.perf_counter()
@@ -251,12 +272,7 @@ def run(token: str, at: AttackTable, settings: RunSettings) -> None:
         if not queue:
             queue = view.extension_points(settings, rows)
             total += len(queue) * len(tasks)
-    stop.empty()
-    bar.empty()
-    live.empty()
-    note.empty()
-    for p in dict.fromkeys(problems):
-        st.warning(f"Skipped — {md_text(p)}", icon=":material/warning:")
+    return problems
 
 
 def _present(rows: list[dict], tasks: list[str]) -> list[str]:

@@ -196,13 +196,22 @@ def export_limit_text(ctx: view.Context) -> str:
 def export_section(ctx: view.Context) -> None:
     """The explicit private release: OpenDP noise at cell resolution, ledger entry, downloads (the page draws the
     heading). Its text depends on the grid and the noise family only, not on ε: an ε move does not redraw it."""
-    r = ctx.gaze_maps.n_cells
-    cal = ctx.preview.calibration
-    if r > release.MAX_EXPORT_CELLS:
+    if ctx.gaze_maps.n_cells > release.MAX_EXPORT_CELLS:
         st.info(export_limit_text(ctx), icon=":material/info:")
         return
-    gaussian = cal.mechanism is Family.GAUSSIAN
-    if gaussian:  # OpenDP's σ search takes ~0.1 s per (ε, δ): done when exporting, not on every slider move
+    _export_words(ctx)
+    if st.button("Export (private release)", type="primary", key="hm_export", icon=":material/ios_share:"):
+        if not _export_now(ctx):
+            return
+    state.outcome_here("hm_export")  # a refusal, next to the button that was pressed
+    _export_result()
+
+
+def _export_words(ctx: view.Context) -> None:
+    """What an export releases, with which noise, and a warning for each stimulus size read off the data."""
+    r = ctx.gaze_maps.n_cells
+    if ctx.preview.calibration.mechanism is Family.GAUSSIAN:
+        # OpenDP's σ search takes ~0.1 s per (ε, δ): done when exporting, not on every slider move
         noise = ("Gaussian noise with σ a little above the preview's σ (Noise scale above): OpenDP accounts its "
                  "discrete Gaussian through zCDP, which needs slightly more noise for the same (ε, δ) "
                  "(docs/PRIVACY_MODEL.md §11); the exact σ is found when you export and shown with the result")
@@ -217,46 +226,57 @@ def export_section(ctx: view.Context) -> None:
         st.warning(f"The {what} was read off the private data: it sets the grid and so the sensitivity, and the "
                    "ledger and the report flag every release drawn on it. Declare the stimulus size on *Your data* "
                    "(or upload the image) to make it public.", icon=":material/warning:")
-    if st.button("Export (private release)", type="primary", key="hm_export", icon=":material/ios_share:"):
-        # The requested ε is the least the export charges: over the cap, refuse before drawing anything.
-        ask = _planned_entry(ctx)
-        if state.refusal([ask]) is not None:
-            state.charge([ask], page="heatmaps", shown=(EXPORT_RESULT,), place="hm_export")  # refused: adds nothing
-            st.rerun()
-        with st.spinner(f"Drawing OpenDP noise for {r:,} cells…"):
-            scale = export_scale(ctx)
-            try:
-                rel = release.release_heatmap(_export(ctx), scale)
-            except ValueError as err:
-                st.error(f"The release failed: {md_text(err)}")
-                return
-        if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,),
-                            place="hm_export"):
-            st.rerun()  # OpenDP's own accounting pushed it over the study's cap: the draw is discarded
-        st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
-                                           "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
-                                           "scale": scale, "preview_scale": cal.scale, "gaussian": gaussian}
-        st.rerun()  # the sidebar's ledger summary was drawn before this run recorded the release
-    state.outcome_here("hm_export")  # a refusal, next to the button that was pressed
+
+
+def _export_now(ctx: view.Context) -> bool:
+    """The pressed export: refused over the cap, else drawn, charged and kept for the next run (which it starts);
+    False when the release failed (its error shown)."""
+    r, cal = ctx.gaze_maps.n_cells, ctx.preview.calibration
+    # The requested ε is the least the export charges: over the cap, refuse before drawing anything.
+    ask = _planned_entry(ctx)
+    if state.refusal([ask]) is not None:
+        state.charge([ask], page="heatmaps", shown=(EXPORT_RESULT,), place="hm_export")  # refused: adds nothing
+        st.rerun()
+    with st.spinner(f"Drawing OpenDP noise for {r:,} cells…"):
+        scale = export_scale(ctx)
+        try:
+            rel = release.release_heatmap(_export(ctx), scale)
+        except ValueError as err:
+            st.error(f"The release failed: {md_text(err)}")
+            return False
+    if not state.charge([with_canvas_caveat(rel.ledger_entry, ctx)], page="heatmaps", shown=(EXPORT_RESULT,),
+                        place="hm_export"):
+        st.rerun()  # OpenDP's own accounting pushed it over the study's cap: the draw is discarded
+    st.session_state[EXPORT_RESULT] = {"label": rel.label, "eps": rel.epsilon_charged,
+                                       "eps_lib": rel.epsilon_opendp, "files": _files(ctx, rel),
+                                       "scale": scale, "preview_scale": cal.scale,
+                                       "gaussian": cal.mechanism is Family.GAUSSIAN}
+    st.rerun()  # the sidebar's ledger summary was drawn before this run recorded the release
+    return True
+
+
+def _export_result() -> None:
+    """The last export of this session: what was charged, the σ used, and its downloads and picture."""
     res = st.session_state.get(EXPORT_RESULT)
-    if res:
-        lib = (f" (OpenDP's own accounting of the release: ε = {fmt_num(res['eps_lib'])}; the ledger charges the "
-               "larger of this and the requested ε)") if res["eps_lib"] is not None else ""
-        used = (f" Noise σ = {fmt_num(res['scale'])} ({res['scale'] / res['preview_scale']:.3f}× the preview's σ)."
-                if res.get("gaussian") else "")
-        st.success(f"Released {md_text(res['label'])}; ledger charged ε = {fmt_num(res['eps'])}{lib}.{used}",
-                   icon=":material/check_circle:")
-        st.markdown(badge("PRIVATE RELEASE (OpenDP)", "dp"), unsafe_allow_html=True)
-        a, b, c = st.columns(3)
-        a.download_button("Noisy aggregate (CSV)", res["files"]["csv"], "eyedp_heatmap_release.csv", "text/csv",
-                          key="hm_dl_csv")
-        b.download_button("Heatmap image (PNG)", res["files"]["png"], "eyedp_heatmap_release.png", "image/png",
-                          key="hm_dl_png")
-        c.download_button("Release metadata (JSON)", res["files"]["json"], "eyedp_heatmap_release.json",
-                          "application/json", key="hm_dl_json")
-        st.image(res["files"]["png"], width=640,
-                 caption="The released map, smoothed after the release (post-processing); colour range from the "
-                         "released map itself, since the clean map's maximum is private.")
+    if not res:
+        return
+    lib = (f" (OpenDP's own accounting of the release: ε = {fmt_num(res['eps_lib'])}; the ledger charges the "
+           "larger of this and the requested ε)") if res["eps_lib"] is not None else ""
+    used = (f" Noise σ = {fmt_num(res['scale'])} ({res['scale'] / res['preview_scale']:.3f}× the preview's σ)."
+            if res.get("gaussian") else "")
+    st.success(f"Released {md_text(res['label'])}; ledger charged ε = {fmt_num(res['eps'])}{lib}.{used}",
+               icon=":material/check_circle:")
+    st.markdown(badge("PRIVATE RELEASE (OpenDP)", "dp"), unsafe_allow_html=True)
+    a, b, c = st.columns(3)
+    a.download_button("Noisy aggregate (CSV)", res["files"]["csv"], "eyedp_heatmap_release.csv", "text/csv",
+                      key="hm_dl_csv")
+    b.download_button("Heatmap image (PNG)", res["files"]["png"], "eyedp_heatmap_release.png", "image/png",
+                      key="hm_dl_png")
+    c.download_button("Release metadata (JSON)", res["files"]["json"], "eyedp_heatmap_release.json",
+                      "application/json", key="hm_dl_json")
+    st.image(res["files"]["png"], width=640,
+             caption="The released map, smoothed after the release (post-processing); colour range from the "
+                     "released map itself, since the clean map's maximum is private.")
 
 
 def scale_out_expander() -> DeltaGenerator:

@@ -166,6 +166,15 @@ def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, 
     and accountant, and per output its target, a pinned ε or its priority."""
     cap, study = state.epsilon_cap(), state.study()
     stims = [s for s in table_stimuli(fixations) if s]
+    _add_heatmaps_and_series(stims, canvases, cap, study)
+    _add_aoi_grid(stims, canvases, cap, study)
+    if plan is None:
+        return
+    _edit_plan(plan)
+
+
+def _add_heatmaps_and_series(stims: list[str], canvases: dict[str, tuple[int, int]], cap: float, study: str) -> None:
+    """Side by side: heatmap outputs of the table's stimuli, and the time-series release forms."""
     a, b = st.columns(2)
     with a:
         st.multiselect("Heatmaps of stimuli", stims, key="planedit_stimuli",
@@ -179,6 +188,10 @@ def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, 
                             "it).")
         st.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
                   icon=":material/playlist_add:")
+
+
+def _add_aoi_grid(stims: list[str], canvases: dict[str, tuple[int, int]], cap: float, study: str) -> None:
+    """AOI metrics on a grid of AOIs over one stimulus (other AOIs come from their page)."""
     with st.container(border=True):
         st.markdown("**AOI metrics on a grid of AOIs**")
         g1, g2, g3, g4 = st.columns([2, 3, 1, 1])
@@ -191,8 +204,10 @@ def editor(plan: StudyPlan | None, fixations: pd.DataFrame, canvases: dict[str, 
         st.caption("Other AOIs: draw or upload them on the *Areas of interest* page and press *Add to plan* there "
                    "(their outlines travel with the plan). The Heatmaps page's *Add to plan* adds a heatmap with "
                    "its grid, caps and noise settings.")
-    if plan is None:
-        return
+
+
+def _edit_plan(plan: StudyPlan) -> None:
+    """The plan's study, cap and accountant, then one chosen output's target, pinned ε and priority."""
     labels = [o.label for o in plan.outputs]
     if st.session_state.get("planedit_out") not in labels:
         st.session_state["planedit_out"] = labels[0]
