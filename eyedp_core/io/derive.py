@@ -71,14 +71,9 @@ class Derivation:
         return self.report().message(text + (f" {self.fitted}" if self.fitted else ""))
 
 
-def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt", *,
-                        source: str = "the gaze table", **thresholds: float) -> tuple[pd.DataFrame, Derivation]:
-    """Canonical gaze table (participant, t_s, x, y[, pupil, stimulus, trial]) -> (fixation table, Derivation).
-
-    The fixation table has the fixations kind's canonical columns (observer, [stimulus], x, y, duration_ms,
-    t_start_s, t_end_s), one row per fixation. Raises DataError for an unknown method or threshold, a
-    table without the gaze columns, or timestamps that do not increase within a recording.
-    """
+def _thresholds_used(samples: pd.DataFrame, method: str, source: str,
+                     thresholds: dict[str, float]) -> dict[str, float]:
+    """Gaze table, method and thresholds given -> every threshold used; DataError for a bad method, value or table."""
     if method not in METHODS:
         raise DataError(f"unknown event detection method {method!r}; choose one of {', '.join(METHODS)}.",
                         file=source, expected="ivt or idt")
@@ -94,15 +89,22 @@ def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry, method: str =
     if missing:
         raise DataError(f"the gaze table lacks the column(s) {', '.join(missing)}.", file=source,
                         column=missing[0], expected="a canonical gaze table (participant, t_s, x, y)")
-    used = {**DEFAULT_THRESHOLDS[method], **{k: float(v) for k, v in thresholds.items()}}
-    geo = geometry
+    return {**DEFAULT_THRESHOLDS[method], **{k: float(v) for k, v in thresholds.items()}}
+
+
+def _gaze_events(samples: pd.DataFrame, geometry: Geometry, method: str, used: dict[str, float],
+                 source: str) -> pd.DataFrame:
+    """Gaze table and thresholds -> its event table; DataError when timestamps do not increase in a recording."""
     keep = [c for c in ("participant", "t_s", "x", "y", "pupil", *GROUP_COLUMNS) if c in samples.columns]
     try:
-        ev = detect_events(samples[list(dict.fromkeys(keep))], geo, method, **used)
+        return detect_events(samples[list(dict.fromkeys(keep))], geometry, method, **used)
     except ValueError as err:  # timestamps that do not increase inside one recording
         raise DataError(f"fixations cannot be detected: {err}", file=source,
                         expected="strictly increasing timestamps within each recording") from None
-    groups = [c for c in GROUP_COLUMNS if c in samples.columns]
+
+
+def _fixation_rows(ev: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """Event table -> (its fixations with a position, in the fixation table's columns; which fixations had one)."""
     fix = ev[ev["type"] == "fixation"]
     finite = np.isfinite(fix["x"].to_numpy(float)) & np.isfinite(fix["y"].to_numpy(float))
     fix = fix[finite]
@@ -114,17 +116,36 @@ def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry, method: str =
     out["duration_ms"] = fix["duration_ms"].to_numpy(float)
     out["t_start_s"] = fix["t_start_s"].to_numpy(float)
     out["t_end_s"] = fix["t_end_s"].to_numpy(float)
+    return out, finite
+
+
+def _on_screen(out: pd.DataFrame, geometry: Geometry, source: str, made_by: str) -> tuple[pd.DataFrame, str]:
+    """Fixation table -> (its fixations moved to the screen's edge or left out, what was done in words)."""
+    if not len(out):
+        return out, ""
+    # Samples up to the app's tolerance off the screen are kept, so fixations there are too: every view
+    # draws on the screen, so they go to its edge, and any further out are left out (both counted).
+    out, fitted = fit_to_canvas(out, geometry.width_px, geometry.height_px, source, made_by)
+    return out.reset_index(drop=True), fitted
+
+
+def fixations_from_gaze(samples: pd.DataFrame, geometry: Geometry, method: str = "ivt", *,
+                        source: str = "the gaze table", **thresholds: float) -> tuple[pd.DataFrame, Derivation]:
+    """Canonical gaze table (participant, t_s, x, y[, pupil, stimulus, trial]) -> (fixation table, Derivation).
+
+    The fixation table has the fixations kind's canonical columns (observer, [stimulus], x, y, duration_ms,
+    t_start_s, t_end_s), one row per fixation. Raises DataError for an unknown method or threshold, a
+    table without the gaze columns, or timestamps that do not increase within a recording.
+    """
+    used = _thresholds_used(samples, method, source, thresholds)
+    ev = _gaze_events(samples, geometry, method, used, source)
+    groups = [c for c in GROUP_COLUMNS if c in samples.columns]
+    out, finite = _fixation_rows(ev)
     made_by = StepReport(STEPS[method], source, what="fixations").prefix()
     n_found = len(out)
-    if n_found:
-        # Samples up to the app's tolerance off the screen are kept, so fixations there are too: every view
-        # draws on the screen, so they go to its edge, and any further out are left out (both counted).
-        out, fitted = fit_to_canvas(out, geo.width_px, geo.height_px, source, made_by)
-        out = out.reset_index(drop=True)
-    else:
-        fitted = ""
+    out, fitted = _on_screen(out, geometry, source, made_by)
     n_rec = int(samples.groupby(groups, sort=False, dropna=False).ngroups) if groups else 1
-    deriv = Derivation(source=source, method=method, thresholds=used, geometry=geo, samples=len(samples),
+    deriv = Derivation(source=source, method=method, thresholds=used, geometry=geometry, samples=len(samples),
                        recordings=n_rec, fixations=len(out), people=int(out["observer"].nunique()),
                        counts={"saccades": int((ev["type"] == "saccade").sum()),
                                "blinks": int((ev["type"] == "blink").sum()),
