@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from eyedp_core.audit.canary import CanaryBound, guess_top_bottom
-from eyedp_core.batch.run import release_batch
+from eyedp_core.batch.run import RunOptions, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 
 __all__ = ["CanaryAudit", "canary_audit", "canary_layout"]
@@ -107,7 +107,7 @@ def canary_audit(files: list[str], settings: HeatmapSettings, engine: Engine = E
     with tempfile.TemporaryDirectory(prefix="eyedp-canaries-", dir=tmp_dir) as tmp:
         shard = os.path.join(tmp, "canaries.parquet")
         _canary_shard(layout, included, ids).to_parquet(shard, index=False)
-        rel = release_batch([*files, shard], layout.settings, engine, tmp_dir=tmp_dir)
+        rel = release_batch([*files, shard], layout.settings, RunOptions(engine, tmp_dir=tmp_dir))
     flat = np.asarray(rel.values, dtype=float).ravel()
     scores = flat[layout.in_cells].sum(axis=1) - flat[layout.out_cells].sum(axis=1)
     guess = guess_top_bottom(scores, k_each, k_each)

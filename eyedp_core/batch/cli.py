@@ -12,8 +12,8 @@ import sys
 from eyedp_core.batch.canary import canary_audit
 from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS
 from eyedp_core.batch.outputs import write_release
-from eyedp_core.batch.plan_run import RunOptions, run_plan_command
-from eyedp_core.batch.run import release_batch
+from eyedp_core.batch.plan_run import run_plan_command
+from eyedp_core.batch.run import RunOptions, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import expand_inputs
 from eyedp_core.dp.registry import Family, GaussianMethod
@@ -201,15 +201,14 @@ def main(argv: list[str] | None = None) -> int:
         check_paths(args, [*files, *(series or []), *(samples or [])])
         if args.partitions < 1:
             raise ValueError(f"--partitions must be at least 1, got {args.partitions}")
+        run = RunOptions(Engine(args.engine), args.master, args.partitions, tmp_dir=args.tmp_dir)
         if args.command == "plan":
             if not os.path.isfile(args.plan):
                 raise ValueError(f"--plan '{args.plan}' is not a file")
-            run = RunOptions(Engine(args.engine), args.master, args.partitions, tmp_dir=args.tmp_dir)
             report = run_plan_command(args.plan, files, args.out, run, series=series, samples=samples)
             return _done(json.dumps(report, indent=2, default=str), args.report)
         settings = settings_from_args(args)
-        rel = release_batch(files, settings, Engine(args.engine), master=args.master, partitions=args.partitions,
-                            tmp_dir=args.tmp_dir)
+        rel = release_batch(files, settings, run)
         paths = write_release(args.out, rel.values, rel.manifest, settings.to_json(), cell_px=settings.cell_px,
                               sigma_px=settings.sigma_px, width=settings.width, height=settings.height)
         cal = rel.manifest["calibration"]

@@ -36,12 +36,12 @@ import pyarrow.parquet as pq
 from pyarrow import csv
 
 from eyedp_core.aoi.observers import ObserverTable
-from eyedp_core.batch.numpy_engine import DEFAULT_PARTITIONS, CleanAggregate
+from eyedp_core.batch.numpy_engine import CleanAggregate
 from eyedp_core.batch.plan_aoi import aoi_sums, release_aoi_files
 from eyedp_core.batch.plan_png import legend_png
 from eyedp_core.batch.plan_sources import clean_aggregates
 from eyedp_core.batch.plan_tables import read_tables
-from eyedp_core.batch.run import check_noise, release_batch
+from eyedp_core.batch.run import RunOptions, check_noise, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import CHUNK_ROWS, RowReport
 from eyedp_core.exports.plan_parts import (
@@ -66,7 +66,7 @@ from eyedp_core.plan.schema import (
     StudyPlan,
 )
 
-__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "ReleaseStopped", "RunOptions", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
+__all__ = ["BUNDLE_VERSION", "InMemorySources", "PlanBundle", "ReleaseStopped", "eps_tag", "heatmap_settings", "release_plan", "scan_stimuli",
            "write_bundle"]
 
 BUNDLE_VERSION = 1
@@ -157,18 +157,6 @@ def _refuse_over_cap(a: Allocation) -> None:
         raise ValueError(f"nothing released: {a.sentence}")
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """How a plan runs: the engine, Spark's master, the observer partitions, rows per chunk and the scratch
-    folder (None: the system's)."""
-
-    engine: Engine = Engine.NUMPY
-    master: str = "local[*]"
-    partitions: int = DEFAULT_PARTITIONS
-    chunk_rows: int = CHUNK_ROWS
-    tmp_dir: str | None = None
-
-
 @dataclass(frozen=True, eq=False)
 class _Cleans:
     """What the pass over the shards gave: per heatmap label its clean map, per AOI label its table or sums, the
@@ -217,9 +205,7 @@ def _heatmap_files(files: list[str], r: OutputAllocation, study: str, run: RunOp
                    clean: CleanAggregate) -> tuple[dict[str, bytes], dict[str, Any]]:
     """One heatmap output at its allotted ε released on the run's engine -> (its files, its manifest fields)."""
     s = heatmap_settings(r.output, r.epsilon)
-    rel = release_batch(files, s, run.engine, master=run.master, partitions=run.partitions,
-                        chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir,
-                        clean=clean if run.engine is Engine.NUMPY else None)
+    rel = release_batch(files, s, run, clean=clean if run.engine is Engine.NUMPY else None)
     charged = float(rel.manifest["calibration"]["epsilon_charged"])
     if charged > r.epsilon * (1 + 1e-9):  # the library's own accounting is above the allotted ε
         raise ValueError(f"nothing released: {r.label} would be charged ε = {charged:.6g}, above its allotted "

@@ -19,7 +19,7 @@ from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivi
 from eyedp_core.heatmaps.preview import gaussian_method
 from eyedp_core.heatmaps.release import HeatmapExport, MapsSource, export_scale, release_heatmap
 
-__all__ = ["BatchRelease", "NEIGHBOURS", "ROW_RULES", "check_noise", "reference_calibration", "release_batch"]
+__all__ = ["RunOptions", "BatchRelease", "NEIGHBOURS", "ROW_RULES", "check_noise", "reference_calibration", "release_batch"]
 
 NEIGHBOURS = ("replace one observer's whole gaze map on this stimulus (all of their fixations in every shard); "
               "the number of observers n and the canvas are public")
@@ -122,13 +122,15 @@ def _guarantee(s: HeatmapSettings) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _RunOptions:
-    """How a batch run reads and where it runs: Spark master, partitions, rows per chunk, scratch folder."""
+class RunOptions:
+    """How a batch run reads and where it runs: the engine, Spark's master, the observer partitions, rows per
+    chunk and the scratch folder (None: the system's)."""
 
-    master: str
-    partitions: int
-    chunk_rows: int
-    tmp_dir: str | None
+    engine: Engine = Engine.NUMPY
+    master: str = "local[*]"
+    partitions: int = DEFAULT_PARTITIONS
+    chunk_rows: int = CHUNK_ROWS
+    tmp_dir: str | None = None
 
 
 def _base_manifest(files: list[str], s: HeatmapSettings) -> dict[str, Any]:
@@ -141,7 +143,7 @@ def _base_manifest(files: list[str], s: HeatmapSettings) -> dict[str, Any]:
                            "they describe the private input and are not differentially private"}}
 
 
-def _release_numpy(files: list[str], s: HeatmapSettings, base: dict[str, Any], run: _RunOptions,
+def _release_numpy(files: list[str], s: HeatmapSettings, base: dict[str, Any], run: RunOptions,
                    clean: CleanAggregate | None, report: RowReport) -> BatchRelease:
     """Shards (or their clean map) -> the numpy engine's BatchRelease, noise by OpenDP."""
     engine = Engine.NUMPY
@@ -172,7 +174,7 @@ def _release_numpy(files: list[str], s: HeatmapSettings, base: dict[str, Any], r
     return BatchRelease(rel.values, manifest, report)
 
 
-def _release_pdp(files: list[str], s: HeatmapSettings, engine: Engine, base: dict[str, Any], run: _RunOptions,
+def _release_pdp(files: list[str], s: HeatmapSettings, engine: Engine, base: dict[str, Any], run: RunOptions,
                  report: RowReport) -> BatchRelease:
     """Shards -> a PipelineDP engine's BatchRelease; ValueError when its noise falls below the calibrated one."""
     pdp = release_pipelinedp(files, s, engine, master=run.master, chunk_rows=run.chunk_rows, tmp_dir=run.tmp_dir,
@@ -202,19 +204,17 @@ def _release_pdp(files: list[str], s: HeatmapSettings, engine: Engine, base: dic
     return BatchRelease(pdp.values, manifest, report)
 
 
-def release_batch(files: list[str], settings: HeatmapSettings, engine: Engine = Engine.NUMPY, *,
-                  master: str = "local[*]", partitions: int = DEFAULT_PARTITIONS, chunk_rows: int = CHUNK_ROWS,
-                  tmp_dir: str | None = None, clean: CleanAggregate | None = None) -> BatchRelease:
-    """Shards, settings and engine in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise).
+def release_batch(files: list[str], settings: HeatmapSettings, run: RunOptions = RunOptions(), *,
+                  clean: CleanAggregate | None = None) -> BatchRelease:
+    """Shards, settings and how to run in, the BatchRelease out (noise: OpenDP for numpy, PipelineDP otherwise).
     `clean`: the numpy engine's clean map of these shards and settings when already streamed (a plan streams
     every stimulus in one pass), so the shards are not read again.
 
     ValueError before any data is read when the engine's noise for the settings would fall below the calibrated
     one; the run report counts every row read."""
-    check_noise(settings, engine)
+    check_noise(settings, run.engine)
     report = RowReport()
     base = _base_manifest(files, settings)
-    run = _RunOptions(master=master, partitions=partitions, chunk_rows=chunk_rows, tmp_dir=tmp_dir)
-    if engine is Engine.NUMPY:
+    if run.engine is Engine.NUMPY:
         return _release_numpy(files, settings, base, run, clean, report)
-    return _release_pdp(files, settings, engine, base, run, report)
+    return _release_pdp(files, settings, run.engine, base, run, report)

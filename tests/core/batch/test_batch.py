@@ -15,7 +15,7 @@ from scipy import stats
 from eyedp_core.batch.cli import main, parser, settings_from_args
 from eyedp_core.batch.numpy_engine import clean_aggregate
 from eyedp_core.batch.pdp_engine import pdp_bounds
-from eyedp_core.batch.run import reference_calibration, release_batch
+from eyedp_core.batch.run import RunOptions, reference_calibration, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import expand_inputs
 from eyedp_core.heatmaps.calibration import calibrate_heatmap, heatmap_sensitivity
@@ -115,7 +115,7 @@ def _standardised_noise(values, df, std):
 def test_engines_release_clean_map_plus_noise_of_the_manifest(light, engine):
     df, files = light
     s = settings()
-    rel = release_batch(files, s, engine)
+    rel = release_batch(files, s, RunOptions(engine))
     man = rel.manifest
     assert man["n_observers"] == N_OBS and man["engine"]["name"] == engine.value
     std = man["calibration"]["noise_std"]
@@ -144,11 +144,11 @@ def test_calibrations_agree_to_pipelinedps_grid(light):
     pdp_sens, pdp_ref = reference_calibration(s, N_OBS, Engine.PIPELINEDP)
     # m = 2 divides C = 40: k = 20 cells of ≤ 2 have the same replace-one sensitivity as the total cap C.
     assert ref_sens.l2 == pytest.approx(pdp_sens.l2, rel=1e-12) == pytest.approx(2 * math.sqrt(40) / N_OBS)
-    rel = release_batch(files, s, Engine.PIPELINEDP).manifest["calibration"]
+    rel = release_batch(files, s, RunOptions(Engine.PIPELINEDP)).manifest["calibration"]
     assert rel["l2_sensitivity"] == pytest.approx(ref_sens.l2, rel=1e-12)
     # python-dp's analytic σ sits on its own grid, at most 0.1 % above the exact analytic σ.
     assert ref.scale <= rel["noise_std"] <= ref.scale * 1.001
-    num = release_batch(files, s, Engine.NUMPY).manifest["calibration"]
+    num = release_batch(files, s, RunOptions(Engine.NUMPY)).manifest["calibration"]
     assert num["calibrated_scale"] == ref.scale
     # OpenDP's zCDP accounting of its discrete Gaussian needs a little more σ than the analytic one (as the app's export).
     assert ref.scale <= num["noise_std"] <= ref.scale * 1.25
@@ -178,7 +178,7 @@ def test_pipelinedp_keeps_k_cells_and_m_per_cell(tmp_path):
     df["stimulus"] = "img1"
     files = expand_inputs(write_shards(df, tmp_path / "in", parts=1))
     s = settings(cap_m=1, cap_total=5, epsilon=50.0, delta=1e-3)
-    rel = release_batch(files, s, Engine.PIPELINEDP)
+    rel = release_batch(files, s, RunOptions(Engine.PIPELINEDP))
     std = rel.manifest["calibration"]["noise_std"]
     top_row = rel.values[0, :40].sum() + rel.values[1, :10].sum()  # the 50 cells of "big"
     sd_sum = std * 201 * math.sqrt(50)
@@ -235,7 +235,7 @@ def test_bad_input_names_the_file_and_writes_nothing(tmp_path, capsys, name, df,
 def test_bad_input_raises_data_error_from_the_core(tmp_path):
     files = expand_inputs(_bad(tmp_path, "no_x.parquet", GOOD.drop(columns="x")))
     with pytest.raises(DataError) as err:
-        release_batch(files, settings(), Engine.NUMPY)
+        release_batch(files, settings(), RunOptions(Engine.NUMPY))
     assert err.value.file == "no_x.parquet" and err.value.column == "x"
 
 

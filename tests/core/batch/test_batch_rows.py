@@ -17,7 +17,7 @@ import pytest
 
 from eyedp_core.batch.numpy_engine import clean_aggregate
 from eyedp_core.batch.pdp_engine import engine_noise_std
-from eyedp_core.batch.run import check_noise, reference_calibration, release_batch
+from eyedp_core.batch.run import RunOptions, check_noise, reference_calibration, release_batch
 from eyedp_core.batch.settings import Engine, HeatmapSettings
 from eyedp_core.batch.sources import MAX_NAMED, RowFate, RowReport, expand_inputs, read_chunks
 from eyedp_core.heatmaps.calibration import heatmap_sensitivity
@@ -166,7 +166,7 @@ def test_non_finite_only_fixation_neighbours_keep_n_on_local_engines(tmp_path, f
     sens = heatmap_sensitivity(s.n_cells, 5, 1, 30)
     assert 0 < np.linalg.norm(a.aggregate - b.aggregate) <= sens.l2 + 1e-12
     for f in files:
-        rel = release_batch(f, s, Engine.PIPELINEDP)
+        rel = release_batch(f, s, RunOptions(Engine.PIPELINEDP))
         assert rel.manifest["n_observers"] == 5
     assert rel.report.rows == 25
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from eyedp_core.batch.run import reference_calibration, release_batch
+from eyedp_core.batch.run import RunOptions, reference_calibration, release_batch
 from eyedp_core.batch.settings import Engine
 from eyedp_core.batch.sources import expand_inputs
 from tests.core.batch.test_batch import N_OBS, clean_mean_map, light_fixations, settings, write_shards
@@ -23,7 +23,7 @@ def test_spark_engine_matches_the_local_engines(tmp_path):
     df = light_fixations(np.random.default_rng(11))
     files = expand_inputs(write_shards(df, tmp_path / "in"))
     s = settings()
-    rel = release_batch(files, s, Engine.SPARK, master="local[2]")
+    rel = release_batch(files, s, RunOptions(Engine.SPARK, master="local[2]"))
     man = rel.manifest
     assert man["n_observers"] == N_OBS and man["engine"]["versions"]["pyspark"]
     _, ref = reference_calibration(s, N_OBS, Engine.NUMPY)

@@ -108,9 +108,9 @@ def test_one_release_through_the_engine_path(shards, monkeypatch):
     calls = []
     real = canary_mod.release_batch
 
-    def spy(files, s, engine, **kw):
-        calls.append((list(files), s, engine))
-        return real(files, s, engine, **kw)
+    def spy(files, s, run, **kw):
+        calls.append((list(files), s, run.engine))
+        return real(files, s, run, **kw)
 
     monkeypatch.setattr(canary_mod, "release_batch", spy)
     audit = canary_audit(shards, settings(), Engine.NUMPY, canaries=200, seed=1)

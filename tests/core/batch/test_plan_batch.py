@@ -16,7 +16,8 @@ from scipy import stats
 
 from eyedp_core.batch.cli import main
 from eyedp_core.batch.numpy_engine import clean_aggregate
-from eyedp_core.batch.plan_run import RunOptions, eps_tag, heatmap_settings, release_plan
+from eyedp_core.batch.plan_run import eps_tag, heatmap_settings, release_plan
+from eyedp_core.batch.run import RunOptions
 from eyedp_core.batch.settings import Engine
 from eyedp_core.batch.sources import expand_inputs
 from eyedp_core.plan import StudyPlan
