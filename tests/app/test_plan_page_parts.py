@@ -175,3 +175,30 @@ def test_the_batch_command_writes_the_app_bundle_names_and_epsilon(tmp_path) -> 
              if f["name"].endswith(".json"))
     assert json.loads((out / s).read_text())["calibration"]["feature_scale"] == \
         json.loads(app.files[s])["calibration"]["feature_scale"]
+
+
+def test_a_large_plan_previews_six_heatmaps_until_others_are_picked() -> None:
+    """Eight heatmaps: six previews by default (each one is a draw and a picture at every run), a picker names all
+    eight, and the previews follow the pick."""
+    outputs = [{"kind": "heatmap", "stimulus": "comic", "width": 1280, "height": 800, "name": f"h{i}"}
+               for i in range(8)]
+    at = _open(json.dumps({"study": "many", "cap": {"epsilon": 8}, "outputs": outputs}))
+    captions = [i.proto.imgs[0].caption for i in at.image]
+    assert len(captions) == 6 and all(c.startswith("PREVIEW h") for c in captions), captions
+    pick = at.multiselect(key="planpreview_pick")
+    assert pick.options == [f"h{i}" for i in range(8)] and pick.value == [f"h{i}" for i in range(6)]
+    pick.set_value(["h7"]).run()
+    assert not at.exception, at.exception
+    captions = [i.proto.imgs[0].caption for i in at.image]
+    assert len(captions) == 1 and captions[0].startswith("PREVIEW h7 at"), captions
+
+
+def test_a_stopped_release_says_nothing_was_charged() -> None:
+    """The Stop button's run: the page says the release stopped before the ledger was charged, and it was not."""
+    at = _open(_plan_text())
+    before = len(_ledger(at))
+    at.session_state["planrel_stopped"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert any("nothing was released or charged" in i.value for i in at.info)
+    assert len(_ledger(at)) == before and "planrel_result" not in at.session_state

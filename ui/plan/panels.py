@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from eyedp_core.aoi.shapes import grid
+from eyedp_core.batch.plan_run import PlanBundle
 from eyedp_core.data import derived
 from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.accounting import Ledger, Release
@@ -44,6 +46,8 @@ from ui.widgets import WATERMARK_HTML, badge, fmt_num
 __all__ = ["allocation_table", "budget", "counted", "editor", "lead", "pictures", "release_section", "table_rows"]
 
 RESULT_KEY = "planrel_result"  # the last release: its key (data token, plan text), zip and summary
+PREVIEW_LIMIT = 6  # previews drawn by default; a larger plan lets the user pick which
+STOPPED_KEY = "planrel_stopped"  # set by the Stop button while a release is drawn: the next run says so
 REFUSED_KEY = "planrel_refused"  # the last refusal: its key, the text naming the output and the cap, the ledger mark
 ACCOUNTANTS = {"basic": "basic composition", "zcdp": "zCDP (tighter for Gaussian)"}  # Accountant values
 KIND_MEASURES = {OutputKind.HEATMAP: (TargetMeasure.HOT_SPOTS_KEPT, TargetMeasure.CC),
@@ -325,6 +329,13 @@ def pictures(alloc: Allocation, fix: state.Dataset, stimuli: dict[str, state.Dat
     if not heat:
         return
     st.markdown(WATERMARK_HTML, unsafe_allow_html=True)
+    if len(heat) > PREVIEW_LIMIT:  # hundreds of stimuli: preview the ones asked for, not all at every run
+        labels = [r.label for r in heat]
+        pick = st.multiselect(f"Preview these heatmaps ({len(heat)} in the plan; the table above covers all)",
+                              labels, default=labels[:PREVIEW_LIMIT], key="planpreview_pick")
+        heat = [r for r in heat if r.label in set(pick)]
+        if not heat:
+            return
     cols = st.columns(min(3, len(heat)))
     for i, r in enumerate(heat):
         o = r.output
@@ -383,6 +394,9 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
                  disabled=not charges or not alloc.within_cap or bool(blocked)):
         _release(alloc, fix, key, charges, data_derived, inputs)
         st.rerun()
+    if st.session_state.pop(STOPPED_KEY, False):
+        st.info("Release stopped before the ledger was charged: nothing was released or charged.",
+                icon=":material/pause_circle:")
     ref = st.session_state.get(REFUSED_KEY)
     if ref is not None:
         if ref[0] == key and ref[2] == _mark():
@@ -397,6 +411,30 @@ def release_section(alloc: Allocation, fix: state.Dataset, plan_json: str,
                            key="planrel_download", icon=":material/download:")
 
 
+def _stopped() -> None:
+    st.session_state[STOPPED_KEY] = True
+
+
+def _draw(alloc: Allocation, fix: state.Dataset, inputs: PartInputs) -> PlanBundle:
+    """Every output drawn with a progress bar, the time left (from the outputs drawn so far) and a Stop button. A
+    press of Stop ends this run before the ledger is charged: nothing is released."""
+    stop = st.empty()
+    stop.button("Stop the release", key="planrel_stop", on_click=_stopped, icon=":material/stop_circle:")
+    bar = st.progress(0.0, text="Drawing OpenDP noise for every output of the plan…")
+    start = time.monotonic()
+
+    def tick(i: int, n: int, label: str) -> bool:
+        left = "" if i == 0 else f"; about {math.ceil((time.monotonic() - start) / i * (n - i))} s left"
+        bar.progress(i / n, text=f"Drawing {label} ({i + 1} of {n}){left}")
+        return True
+
+    try:
+        return release.draw_bundle(fix.frame, fix.name, alloc.plan, inputs, progress=tick)
+    finally:
+        bar.empty()
+        stop.empty()
+
+
 def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charges: list[release.PlannedCharge],
              data_derived: tuple[str, ...], inputs: PartInputs) -> None:
     st.session_state.pop(RESULT_KEY, None)
@@ -408,12 +446,11 @@ def _release(alloc: Allocation, fix: state.Dataset, key: tuple[str, str], charge
         spent, _ = state.ledger().total(accountant=acct, delta_cap=delta_cap)
         st.session_state[REFUSED_KEY] = (key, _refusal_text(over, cap, spent, charges, (acct, delta_cap)), _mark())
         return
-    with st.spinner("Drawing OpenDP noise for every output of the plan…"):
-        try:
-            bundle = release.draw_bundle(fix.frame, fix.name, alloc.plan, inputs)
-        except (ValueError, DataError) as err:
-            st.session_state[REFUSED_KEY] = (key, f"Nothing was released or charged: {err}", _mark())
-            return
+    try:
+        bundle = _draw(alloc, fix, inputs)
+    except (ValueError, DataError) as err:
+        st.session_state[REFUSED_KEY] = (key, f"Nothing was released or charged: {err}", _mark())
+        return
     drawn = release.planned_charges(bundle.allocation, fix.frame, fix.name, data_derived, inputs)
     entries = [e for c in drawn for e in c.entries]
     if not state.charge(entries, page=session.PAGE, place="plan_release", counted=(acct, delta_cap)):
