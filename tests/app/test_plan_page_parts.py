@@ -20,7 +20,7 @@ from eyedp_core.data.bundled import SAMPLE_DIR, load_sample
 from eyedp_core.exports.plan_parts import PartTables, part_inputs, series_input
 from eyedp_core.plan.allocate import allocate
 from eyedp_core.plan.inputs import inputs_from_fixations, series_basis
-from eyedp_core.plan.schema import SeriesFormOutput, StudyPlan
+from eyedp_core.plan.schema import GazeSamplesOutput, SeriesFormOutput, StudyPlan
 from tests.apptest import open_app
 from ui.plan import panels, release
 
@@ -202,3 +202,19 @@ def test_a_stopped_release_says_nothing_was_charged() -> None:
     assert not at.exception, at.exception
     assert any("nothing was released or charged" in i.value for i in at.info)
     assert len(_ledger(at)) == before and "planrel_result" not in at.session_state
+
+
+def test_add_gaze_samples_takes_the_gaze_samples_pages_kaleido_settings() -> None:
+    """The editor's 'Add gaze samples' adds one gaze-samples output with the Kaleido settings of the Gaze samples
+    page (as its sliders hold them), and the allocation gives it a share of the cap."""
+    at = open_app(PAGE)
+    at.session_state["gs_kal_w"] = 30
+    at.session_state["gs_kal_r"] = 80
+    at.run()
+    at.button(key="planedit_add_gs").click().run()
+    assert not at.exception, at.exception
+    plan = StudyPlan.from_json(at.session_state["plan_json"])
+    (o,) = plan.outputs
+    assert isinstance(o, GazeSamplesOutput) and (o.w, o.r, o.t_skip) == (30, 80.0, 12)
+    shown = at.dataframe[0].value
+    assert list(shown["Output"]) == ["gaze_samples"] and float(shown["ε"].iloc[0]) > 0

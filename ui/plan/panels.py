@@ -26,6 +26,7 @@ from eyedp_core.plan.schema import (
     AOI_METRIC_NAMES,
     AoiOutput,
     Cap,
+    GazeSamplesOutput,
     HeatmapOutput,
     OutputKind,
     PlanOutput,
@@ -37,6 +38,7 @@ from eyedp_core.plan.schema import (
 )
 from eyedp_core.timeseries.forms import Form
 from ui import settings, state
+from ui.gazestream import controls
 from ui.heatmaps import images
 from ui.plan import parts, release, session, view
 from ui.share import report
@@ -117,6 +119,14 @@ def _add_series(cap: float, study: str) -> None:
         session.add_output(SeriesFormOutput(form=Form(f), recordings_per_person=most), cap, study)
 
 
+def _add_gaze(cap: float, study: str) -> None:
+    """Gaze samples with the Gaze samples page's Kaleido settings (window, skip, radius, threshold, h, floor); the
+    screen is the session's (a Kaleido run clamps gaze to it)."""
+    k = controls.kaleido_kept()
+    session.add_output(GazeSamplesOutput(w=k.w, r=k.r, t_skip=k.t_skip, l_thresh=k.l_thresh, h=k.h,
+                                         min_pub_share=k.min_pub_share), cap, study)
+
+
 def _edit_output() -> None:
     plan, _ = session.current()
     label = st.session_state.get("planedit_out")
@@ -190,8 +200,13 @@ def _add_heatmaps_and_series(stims: list[str], canvases: dict[str, tuple[int, in
                        help="Released with the plan from the feature-window table in use (sidebar): every feature "
                             "with public bounds at T = 600 windows (the plan file's 'features' and 'length' change "
                             "it).")
-        st.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
+        c1, c2 = st.columns(2)
+        c1.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
                   icon=":material/playlist_add:")
+        c2.button("Add gaze samples", key="planedit_add_gs", on_click=_add_gaze, args=(cap, study),
+                  icon=":material/playlist_add:",
+                  help="The gaze samples in use (sidebar), released by Kaleido with the Gaze samples page's settings; "
+                       "the plan allots its ε per person (the ε per window follows from it).")
 
 
 def _add_aoi_grid(stims: list[str], canvases: dict[str, tuple[int, int]], cap: float, study: str) -> None:
@@ -425,7 +440,7 @@ def _draw(alloc: Allocation, fix: state.Dataset, inputs: PartInputs) -> PlanBund
 
     def tick(i: int, n: int, label: str) -> bool:
         left = "" if i == 0 else f"; about {math.ceil((time.monotonic() - start) / i * (n - i))} s left"
-        bar.progress(i / n, text=f"Drawing {label} ({i + 1} of {n}){left}")
+        bar.progress(i / n, text=md_text(f"Drawing {label} ({i + 1} of {n}){left}"))
         return True
 
     try:
