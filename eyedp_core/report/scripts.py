@@ -9,8 +9,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from eyedp_core.io.pipeline import ASC
-
 __all__ = ["SCRIPTS", "areas_of_interest_script", "attacks_script", "gaze_samples_script", "heatmaps_script", "home_script", "report_script",
            "time_series_script"]
 
@@ -45,6 +43,8 @@ def read_as_the_page(read: dict[str, Any], var: str) -> str:
     head = ("from pathlib import Path\n\nfrom eyedp_core import io\nfrom eyedp_core.io.pipeline import usecols\n\n"
             f"FILE = Path({read['file']!r})  # the file you uploaded: put its path here\n"
             "_up = io.Upload(FILE.read_bytes(), FILE.name)  # the page's pipeline, without its size limits\n")
+    from eyedp_core.io.pipeline import ASC  # here, not at import: the app's start imports this module, not pandas
+
     reader = read["reader"]
     if reader == ASC:
         part = ".fixations()" if read.get("table") == "fixations" else ".samples"
