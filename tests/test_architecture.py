@@ -264,3 +264,36 @@ def test_the_reexport_scan_sees_a_reexport() -> None:
         ["from eyedp_core.io.readers import Reader"]]
     assert _reexport_imports("from eyedp_core.plan.allocate import allocate\nfrom eyedp_core.heatmaps import "
                              "calibration\nfrom eyedp_core.plan.schema import StudyPlan") == []
+
+
+# Settings objects instead of long parameter lists, and functions short enough to read at once (bench/signatures.py
+# measures both): no exception in the core, the UI, the pages or app.py.
+
+
+def _signature_offenders(paths: list[Path]) -> list[str]:
+    """Python files -> 'where: N parameters' / 'where: N lines' for every function over the bounds of
+    bench/signatures.py."""
+    from bench.signatures import MAX_LINES, MAX_PARAMETERS, measure
+
+    many, long = measure(paths)
+    return ([f"{where}: {n} parameters (over {MAX_PARAMETERS})" for n, where in many]
+            + [f"{where}: {n} lines (over {MAX_LINES})" for n, where in long])
+
+
+def test_no_function_takes_over_8_parameters_or_runs_over_60_lines() -> None:
+    """House rule (docs/ARCHITECTURE.md): settings objects instead of long parameter lists, and small functions."""
+    paths = [p for root in _FIRST_PARTY for p in sorted((ROOT / root).rglob("*.py"))]
+    assert _signature_offenders([*paths, ROOT / "app.py"]) == []
+
+
+def test_the_signature_scan_sees_wide_and_long_functions(tmp_path: Path) -> None:
+    """The scan above is not blind: nine parameters and sixty-one lines are each found; eight and sixty are not,
+    and `self` does not count."""
+    src = ("def wide(a, b, c, d, e, f, g, h, i):\n    pass\n"
+           "def fits(a, b, c, d, e, f, g, h):\n    pass\n"
+           "class K:\n    def method(self, a, b, c, d, e, f, g, h):\n        pass\n"
+           "def long():\n" + "    x = 1\n" * 60
+           + "def short():\n" + "    x = 1\n" * 59)
+    (tmp_path / "m.py").write_text(src)
+    assert _signature_offenders([tmp_path / "m.py"]) == [
+        f"{tmp_path / 'm.py'}:wide: 9 parameters (over 8)", f"{tmp_path / 'm.py'}:long: 61 lines (over 60)"]
