@@ -218,3 +218,15 @@ def test_add_gaze_samples_takes_the_gaze_samples_pages_kaleido_settings() -> Non
     assert isinstance(o, GazeSamplesOutput) and (o.w, o.r, o.t_skip) == (30, 80.0, 12)
     shown = at.dataframe[0].value
     assert list(shown["Output"]) == ["gaze_samples"] and float(shown["ε"].iloc[0]) > 0
+
+
+def test_a_plan_over_its_delta_cap_leads_with_that_not_with_epsilon_0() -> None:
+    """Twelve Gaussian heatmaps at δ = 1e-6 each under basic composition exceed the cap's δ = 1e-5: the lead says the
+    plan does not fit (not 'protected with ε = 0'), the note says why and what would fit, and Release is off."""
+    outputs = [{"kind": "heatmap", "stimulus": "comic", "width": 1280, "height": 800, "name": f"h{i}"}
+               for i in range(12)]
+    at = _open(json.dumps({"study": "many", "cap": {"epsilon": 8}, "outputs": outputs}))
+    lead = at.markdown[0].value
+    assert "does not fit its cap ε ≤ 8, δ ≤ 1.0e-05 per observer" in lead and "ε = 0" not in lead, lead
+    assert any("use the zCDP accountant" in w.value for w in at.warning)
+    assert at.button(key="plan_release").disabled

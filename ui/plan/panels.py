@@ -73,6 +73,12 @@ def lead(plan: StudyPlan | None, alloc: Allocation | None) -> None:
         return
     t = alloc.total
     unit = _unit(alloc.plan)
+    if not alloc.within_cap:  # nothing is allotted: "ε = 0 in total" would read as perfect privacy
+        st.markdown(f"**This plan of {len(alloc.outputs)} outputs does not fit its cap ε ≤ {fmt_num(alloc.cap.epsilon)}, "
+                    f"δ ≤ {fmt_num(alloc.cap.delta)} per {md_text(unit)}, so nothing can be released as it stands** "
+                    "(why, and what would fit, under the table). **Unit of privacy: one "
+                    f"{md_text(unit)}** — every output reads the same people, so their releases compose.")
+        return
     basic = "" if t.accountant is Accountant.BASIC else (
         f" (basic composition would count ε = {fmt_num(t.basic_epsilon)}, δ = {fmt_num(t.basic_delta)})"
         if t.zcdp_epsilon is None or t.zcdp_epsilon <= t.epsilon else
