@@ -10,6 +10,7 @@ from eyedp_core.gaze.geometry import Geometry
 from eyedp_core.gazestream.streams import StreamError, selection_column
 from ui import runlog, state
 from ui.gazestream import panels, protect, view
+from ui.plan.add import gaze_plan_box
 from ui.shell import ensure_shell
 from ui.text import md_text
 
@@ -69,7 +70,8 @@ page_view = c2.radio("View", list(VIEWS), format_func=VIEWS.get, horizontal=True
 one = view.pick(df, who, stim_name, sel)
 
 if page_view == "protect":
-    protect.protect_view(ds.token, prep, who, stim_name, sel, geometry)  # closes with the share box and its export
+    # Closes with the share box and its export; Kaleido's part ends with the study plan's box.
+    protect.protect_view(ds.token, prep, who, stim_name, sel, geometry, gaze_plan_box)
 else:
     if page_view == "raw":
         panels.raw_section(ds.token, f"{who}|{stim_name}", one, str(who), geometry, ds.name)

@@ -17,6 +17,7 @@ from eyedp_core.timeseries.preview import PreviewSetting
 from ui import risk_line, runlog, settings, state
 from ui.fragment import fragment
 from ui.numbers import numbers_html
+from ui.plan import series_box
 from ui.shell import ensure_shell
 from ui.text import html_text, md_text
 from ui.timeseries import context, data, figs, headline, panels, risk, view
@@ -27,12 +28,18 @@ from ui.widgets import WATERMARK_HTML, badge, calibration_box, fmt_num, log_slid
 ensure_shell()
 runlog.note("page")
 
+
+def forms_view(ctx: context.Ctx) -> None:
+    """The release-forms panel with the study plan's box under its table."""
+    panels.forms_panel(ctx, series_box.plan_part)
+
+
 # Each secondary view is a fragment of its own (nested in `budget`): its controls (sweep range, lag, Markov
 # states, Steil's window) re-run that view alone; a move of ε, k or R re-runs it with the budget part.
 PANEL_VIEWS = {name: fragment(view_fn, name="panel") for name, view_fn in {
     "utility": panels.utility_panel, "k": panels.k_panel, "corr": panels.correlation_panel,
     "acct": panels.accounting_panel, "steil": steil_panel, "table": panels.table_panel,
-    "forms": panels.forms_panel, "ab": panels.ab_panel}.items()}
+    "forms": forms_view, "ab": panels.ab_panel}.items()}
 PANEL_KEY = "ts_panel"
 SENS = {"public": "Public bounds (DP)", "empirical": "Data-derived (as in paper, not a DP guarantee)"}
 CHUNKS = [*map(str, STANDARD_CHUNKS), "free"]

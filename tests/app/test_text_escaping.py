@@ -304,6 +304,10 @@ ALLOWED: dict[str, dict[str, str]] = {
                                                                 "words; the target, the plan's reading error and "
                                                                 "a DataError go through md_text inside",
     },
+    "ui/plan/add.py": {
+        "finder.gaze_text(state.current('fixations'))": "numbers and constant words; the plan's output labels, its "
+                                                         "reading error and a DataError go through md_text inside",
+    },
     "ui/aoi/panels.py": {
         "list(labels)": "the canvas choices (constants); their labels hold numbers only",
         "labels[0]": "a canvas label: constant words and pixel sizes",

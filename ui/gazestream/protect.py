@@ -67,6 +67,9 @@ class Scope:
     every_setting: bool  # Kaleido's four finer sliders drawn too (else their kept values, named above the part)
     attack: bool  # measure re-identification for the table
     share_box: Any  # the open share box's container (under its switch), or None while it is closed
+    # Draws the study plan's "Add to plan" box for Kaleido on this screen (px); the page passes it (ui.plan sits
+    # above this package), None: not drawn.
+    plan_box: Callable[[tuple[int, int]], None] | None = None
 
     @property
     def stream_key(self) -> tuple:
@@ -84,8 +87,9 @@ class Settings:
 
 @fragment(name="gs_protect")
 def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str | None, sel: str | None,
-                 geometry: Geometry) -> None:
-    """Checked streams, the chosen participant and stimulus -> the Protect view (a fragment)."""
+                 geometry: Geometry, plan_box: Callable[[tuple[int, int]], None] | None = None) -> None:
+    """Checked streams, the chosen participant and stimulus -> the Protect view (a fragment); `plan_box(screen)`
+    draws the study plan's box under Kaleido's part."""
     st.markdown(LEAD)
     c = st.columns([1, 3, 2])
     seed = int(c[0].number_input("Preview seed", 0, 2**31 - 1, key="gs_seed", **controls.keep_value("gs_seed", 0),
@@ -103,7 +107,7 @@ def protect_view(token: str, prep: PreparedStreams, who: object, stim_name: str 
     attack = st.toggle("Re-identification attack", key="gs_reid", help=REID_HELP)
     share = share_toggle()
     scope = Scope(token, prep, who, stim_name, sel, geometry, seed, one, uri, note, figure, interactive, formulas,
-                  every_setting, attack, st.container() if share else None)
+                  every_setting, attack, st.container() if share else None, plan_box)
     with part:
         if mech is Mech.KALEIDO:
             kaleido_part(scope)
@@ -181,6 +185,8 @@ def kaleido_part(scope: Scope) -> None:
     else:
         panels.kaleido_budget(prot, s_kal, (*scope.stream_key, scope.seed))
     _table_and_share(scope, Mech.KALEIDO, s_kal, kal)
+    if scope.plan_box is not None:
+        scope.plan_box((int(scope.geometry.width_px), int(scope.geometry.height_px)))
 
 
 @fragment(name="gs_synth")

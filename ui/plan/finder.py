@@ -11,14 +11,21 @@ import streamlit as st
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan.schema import OutputKind, slug
 from ui import state
-from ui.plan import session, view
+from ui.plan import parts, session, view
 from ui.text import md_text
 from ui.widgets import fmt_num
 
-__all__ = ["KIND_WORDS", "THIS_ONE", "heatmap_label", "note", "plan_text", "show"]
+__all__ = ["KIND_WORDS", "THIS_ONE", "UNIT", "gaze_text", "heatmap_label", "note", "plan_text", "show"]
 
-KIND_WORDS = {OutputKind.HEATMAP: ("heatmap", "heatmaps"), OutputKind.AOI: ("AOI table", "AOI tables")}
-THIS_ONE = {OutputKind.HEATMAP: "this stimulus", OutputKind.AOI: "this stimulus' AOI metrics"}  # the page's output
+KIND_WORDS = {OutputKind.HEATMAP: ("heatmap", "heatmaps"), OutputKind.AOI: ("AOI table", "AOI tables"),
+              OutputKind.SERIES_FORM: ("series form", "series forms"),
+              OutputKind.GAZE_SAMPLES: ("gaze-sample output", "gaze-sample outputs")}
+THIS_ONE = {OutputKind.HEATMAP: "this stimulus", OutputKind.AOI: "this stimulus' AOI metrics",
+            OutputKind.SERIES_FORM: "this form", OutputKind.GAZE_SAMPLES: "this page's gaze samples"}
+# The person an output's ε is counted per: heatmaps and AOI metrics read observers, the feature windows and gaze
+# samples participants (the schema's unit_words).
+UNIT = {OutputKind.HEATMAP: "observer", OutputKind.AOI: "observer", OutputKind.SERIES_FORM: "participant",
+        OutputKind.GAZE_SAMPLES: "participant"}
 
 
 def heatmap_label(stimulus: str) -> str:
@@ -38,11 +45,13 @@ def plan_text(fix: state.Dataset, kind: OutputKind, label: str, finder_epsilon: 
     plan, problem = session.current()
     if problem:
         return f"The session's plan cannot be read ({md_text(problem)}); see the Plan and release page."
+    unit = UNIT[kind]
     rows = ()
     alloc = None
     if plan is not None and fix.frame is not None and any(o.kind is kind for o in plan.outputs):
         try:
-            alloc = view.allocation(fix.token, fix.name, plan.to_json(), fix.frame)
+            # With the series forms' models, as the Plan and release page: the same allocation on both.
+            alloc = view.allocation(fix.token, fix.name, plan.to_json(), fix.frame, *parts.series_models(plan))
         except DataError as err:
             return f"The plan cannot be allotted on this table: {md_text(str(err))}"
         rows = alloc.of_kind(kind)
@@ -50,7 +59,7 @@ def plan_text(fix: state.Dataset, kind: OutputKind, label: str, finder_epsilon: 
     if alloc is None or not rows:
         if finder_epsilon is None or finder_epsilon <= 0:
             return (f"**Plan:** no ε reaches {md_text(target)}, so no {KIND_WORDS[kind][0]} meeting it fits under the "
-                    f"cap ε ≤ {fmt_num(cap)} per observer. Plan the study's outputs on the Plan and release page.")
+                    f"cap ε ≤ {fmt_num(cap)} per {unit}. Plan the study's outputs on the Plan and release page.")
         fit = math.floor(cap / finder_epsilon + 1e-9)  # basic composition: outputs of this ε that the cap holds
         others = 0 if plan is None else len(plan.outputs)
         shared = ("" if not others else
@@ -58,7 +67,7 @@ def plan_text(fix: state.Dataset, kind: OutputKind, label: str, finder_epsilon: 
                   f"{'s already share' if others != 1 else ' already shares'} that cap, so an output added here gets less.")
         over = " (the finder's ε alone exceeds the cap)" if fit == 0 else ""
         return (f"**Plan:** at the finder's ε = {fmt_num(finder_epsilon)} for {md_text(target)}, the cap ε ≤ "
-                f"{fmt_num(cap)} per observer holds **{_count(fit, kind)}** (⌊{fmt_num(cap)} / "
+                f"{fmt_num(cap)} per {unit} holds **{_count(fit, kind)}** (⌊{fmt_num(cap)} / "
                 f"{fmt_num(finder_epsilon)}⌋, basic composition){over}.{shared} Add outputs with *Add to plan* "
                 "and split the cap on the Plan and release page.")
     mine = next((r for r in rows if r.label == label), None)
@@ -76,8 +85,34 @@ def plan_text(fix: state.Dataset, kind: OutputKind, label: str, finder_epsilon: 
                f"met (the finder needs ε = {fmt_num(finder_epsilon)})" if eps >= finder_epsilon else
                f"not met (the finder needs ε = {fmt_num(finder_epsilon)})")
     return (f"**Plan:** your plan holds **{_count(len(rows), kind)}** ({included}); under the cap ε ≤ "
-            f"{fmt_num(alloc.cap.epsilon)} per observer {each} (total {fmt_num(t.epsilon)} per observer, "
+            f"{fmt_num(alloc.cap.epsilon)} per {unit} {each} (total {fmt_num(t.epsilon)} per {unit}, "
             f"{md_text(t.accountant.words)}). At ε = {fmt_num(eps)}, {md_text(target)} is **{verdict}**.")
+
+
+def gaze_text(fix: state.Dataset) -> str:
+    """Fixation table in, the Gaze samples page's plan sentence out: how many gaze-sample outputs the session's plan
+    holds and the ε each is allotted per participant, or that none is planned (gaze samples have no utility model in
+    the plan, so there is no target to meet)."""
+    plan, problem = session.current()
+    if problem:
+        return f"The session's plan cannot be read ({md_text(problem)}); see the Plan and release page."
+    kind = OutputKind.GAZE_SAMPLES
+    cap = plan.cap.epsilon if plan is not None else state.epsilon_cap()
+    if plan is None or fix.frame is None or not any(o.kind is kind for o in plan.outputs):
+        n = 0 if plan is None else len(plan.outputs)
+        held = "" if not n else f" (it holds {n} other output{'s' if n != 1 else ''})"
+        return (f"**Plan:** no gaze samples are planned{held}. *Add to plan* puts Kaleido's settings and this screen "
+                f"in the study plan, which splits the cap ε ≤ {fmt_num(cap)} per participant over all its outputs.")
+    try:
+        alloc = view.allocation(fix.token, fix.name, plan.to_json(), fix.frame, *parts.series_models(plan))
+    except DataError as err:
+        return f"The plan cannot be allotted on this table: {md_text(str(err))}"
+    rows = alloc.of_kind(kind)
+    each = "; ".join(f"'{md_text(r.label)}' gets ε = {fmt_num(r.epsilon)}" for r in rows)
+    return (f"**Plan:** your plan holds **{_count(len(rows), kind)}**; under the cap ε ≤ {fmt_num(alloc.cap.epsilon)} "
+            f"per participant {each} per participant (total {fmt_num(alloc.total.epsilon)} per participant, "
+            f"{md_text(alloc.total.accountant.words)}). Gaze samples have no utility model in the plan, so there is "
+            "no target to meet: Kaleido spreads that ε over each participant's windows at release.")
 
 
 def show(fix: state.Dataset, kind: OutputKind, label: str, finder_epsilon: float | None, target: str) -> None:

@@ -18,7 +18,6 @@ from eyedp_core.dp.accountants import Accountant
 from eyedp_core.dp.accounting import Ledger, Release
 from eyedp_core.dp.budget import covered_total
 from eyedp_core.exports.plan_parts import PartInputs
-from eyedp_core.gaze.contributions import contributions
 from eyedp_core.io.errors import DataError
 from eyedp_core.plan.allocate import Allocation
 from eyedp_core.plan.inputs import table_stimuli
@@ -26,7 +25,6 @@ from eyedp_core.plan.schema import (
     AOI_METRIC_NAMES,
     AoiOutput,
     Cap,
-    GazeSamplesOutput,
     HeatmapOutput,
     OutputKind,
     PlanOutput,
@@ -38,9 +36,8 @@ from eyedp_core.plan.schema import (
 )
 from eyedp_core.timeseries.forms import Form
 from ui import settings, state
-from ui.gazestream import controls
 from ui.heatmaps import images
-from ui.plan import parts, release, session, view
+from ui.plan import add, parts, release, session, view
 from ui.share import report
 from ui.text import md_text
 from ui.widgets import WATERMARK_HTML, badge, fmt_num
@@ -117,20 +114,9 @@ def _add_aoi(canvases: dict[str, tuple[int, int]], cap: float, study: str) -> No
 
 
 def _add_series(cap: float, study: str) -> None:
-    feats = state.current("features").frame
-    # Recordings per person counted from the table's structure (as the Time series page counts them), so that a
-    # per-recording form's Δ1 covers the participant with the most recordings.
-    most = contributions(feats).max_recordings if "participant" in feats.columns else 1
+    most = add.most_recordings(state.current("features").frame)
     for f in st.session_state.get("planedit_forms") or []:
         session.add_output(SeriesFormOutput(form=Form(f), recordings_per_person=most), cap, study)
-
-
-def _add_gaze(cap: float, study: str) -> None:
-    """Gaze samples with the Gaze samples page's Kaleido settings (window, skip, radius, threshold, h, floor); the
-    screen is the session's (a Kaleido run clamps gaze to it)."""
-    k = controls.kaleido_kept()
-    session.add_output(GazeSamplesOutput(w=k.w, r=k.r, t_skip=k.t_skip, l_thresh=k.l_thresh, h=k.h,
-                                         min_pub_share=k.min_pub_share), cap, study)
 
 
 def _edit_output() -> None:
@@ -209,7 +195,7 @@ def _add_heatmaps_and_series(stims: list[str], canvases: dict[str, tuple[int, in
         c1, c2 = st.columns(2)
         c1.button("Add series forms", key="planedit_add_ts", on_click=_add_series, args=(cap, study),
                   icon=":material/playlist_add:")
-        c2.button("Add gaze samples", key="planedit_add_gs", on_click=_add_gaze, args=(cap, study),
+        c2.button("Add gaze samples", key="planedit_add_gs", on_click=add.add_gaze, args=(None, cap, study),
                   icon=":material/playlist_add:",
                   help="The gaze samples in use (sidebar), released by Kaleido with the Gaze samples page's settings; "
                        "the plan allots its ε per person (the ε per window follows from it).")

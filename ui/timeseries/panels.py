@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -361,8 +362,10 @@ def _form_controls(left: DeltaGenerator, right: DeltaGenerator, length: int) -> 
     return target, blocks
 
 
-def forms_panel(c: Ctx) -> None:
-    """Release forms with a small sensitivity per person: what each costs, its expected utility, when it is usable."""
+def forms_panel(c: Ctx, plan_part: Callable[[Ctx, list, float, int], None] | None = None) -> None:
+    """Release forms with a small sensitivity per person: what each costs, its expected utility, when it is usable;
+    `plan_part(ctx, rows, target dB, coarse windows)` draws the study plan's box under the table (the page passes
+    it: ui.plan sits above this package)."""
     from eyedp_core.timeseries import forms
 
     d = c.series
@@ -396,6 +399,8 @@ def forms_panel(c: Ctx) -> None:
     })
     st.table(frame.style.format({"Δ₁ (ranges)": "{:.3g}", f"noise b of {md_text(c.feature)}": "{:.3g}",
                                  "expected utility (dB)": "{:+.1f}", f"ε for {target:g} dB": "{:.3g}"}))
+    if plan_part is not None:
+        plan_part(c, rows, target, blocks)
     st.markdown(f"Every ε in the column *ε for {target:g} dB* and below is {private}\n\n" +
                 "\n".join(f"- {r.sentence}" for r in rows), unsafe_allow_html=True)
     with st.expander("The formulas, and the shown feature's group means (preview)"):
