@@ -29,7 +29,7 @@ from ui.gazestream.view import KaleidoSettings
 from ui.plan import finder, session
 from ui.text import md_text
 
-__all__ = ["SERIES_CHOICE_KEY", "SeriesChoice", "add_gaze", "aoi_button", "aoi_output", "gaze_button", "gaze_output", "gaze_plan_box",
+__all__ = ["SERIES_CHOICE_KEY", "SeriesChoice", "add_gaze", "added_note", "aoi_button", "aoi_output", "gaze_button", "gaze_output", "gaze_plan_box",
            "heatmap_button", "heatmap_output", "most_recordings", "series_button", "series_form", "series_output"]
 
 SERIES_CHOICE_KEY = "ts_form_plan"  # the Time series release-forms panel's pick of the form its button adds
@@ -69,21 +69,28 @@ def aoi_output(stimulus: str, aois: tuple[Any, ...], metrics: tuple[Any, ...], b
                      metrics=tuple(metrics), bounds=bounds)
 
 
-def _button(output: PlanOutput, key: str, what: str) -> None:
+def _press(output: PlanOutput, key: str, what: str) -> None:
     st.button("Add to plan", key=key, icon=":material/playlist_add:", on_click=session.add_output,
               args=(output, state.epsilon_cap(), state.study()),
               help=f"Adds {md_text(what)} with the settings above to the study plan (Plan and release page), which splits "
                    "the cap per person over every output and releases them all in one click. An output already "
                    "in the plan is updated.")
-    _added_note(output.label)
 
 
-def _added_note(label: str) -> None:
+def _button(output: PlanOutput, key: str, what: str) -> None:
+    _press(output, key, what)
+    added_note(output.label)
+
+
+def added_note(label: str, link: bool = True) -> None:
+    """After a press of Add to plan: that the output is in the plan, how many it holds, and (with `link`) the way
+    to the Plan and release page."""
     if st.session_state.get(session.ADDED_KEY) == label:
         plan, _ = session.current()
         n = 0 if plan is None else len(plan.outputs)
         st.caption(f"'{md_text(label)}' is in the plan ({n:d} output{'s' if n != 1 else ''}).")
-        st.page_link("pages/plan.py", label="Open Plan and release", icon=":material/checklist:")
+        if link:
+            st.page_link("pages/plan.py", label="Open Plan and release", icon=":material/checklist:")
 
 
 def heatmap_button(ctx: Any) -> None:
@@ -124,8 +131,9 @@ def series_output(choice: SeriesChoice, blocks: int, features: pd.DataFrame, nam
 
 
 def series_button(output: SeriesFormOutput, what: str) -> None:
-    """Time series page: add this release form (coarse windows, recordings per person, target dB) to the plan."""
-    _button(output, "ts_add_plan", what)
+    """Time series page: add this release form (coarse windows, recordings per person, target dB) to the plan (the
+    note that it was added is the caller's, under the row the button shares with the form's picker)."""
+    _press(output, "ts_add_plan", what)
 
 
 def gaze_output(kaleido: KaleidoSettings, screen: tuple[int, int] | None) -> GazeSamplesOutput:
@@ -149,7 +157,7 @@ def gaze_button(screen: tuple[int, int]) -> None:
               args=(screen, state.epsilon_cap(), state.study()),
               help="Adds the gaze samples, released with Kaleido at the settings of the Protect view and this "
                    "screen, to the study plan (Plan and release page). An output already in the plan is updated.")
-    _added_note(GazeSamplesOutput().label)
+    added_note(GazeSamplesOutput().label)
 
 
 def gaze_plan_box(screen: tuple[int, int]) -> None:

@@ -38,6 +38,7 @@ def plan_part(c: Ctx, rows: list[FormRow], target: float, blocks: int) -> None:
                             (d.length, "task" in d.recs.columns, target))
     with right:
         add.series_button(out, _row(rows, pick, blocks).setting.words())
+    add.added_note(out.label, link=False)  # the plan sentence below links to the Plan and release page
     if not public:
         st.caption("The plan calibrates series forms on public bounds only: this page's declared or pre-filled "
                    "bounds are not carried, so the plan releases every feature with public bounds.")
